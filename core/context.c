@@ -1,0 +1,143 @@
+/* Context: chooses the backend, owns its state and the last error. */
+#include "core/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const backend_names[] = {"cpu", "cuda", "auto"};
+
+const char *sps_backend_name(sps_backend be) { return ((unsigned)be < 3) ? backend_names[be] : "?"; }
+
+sps_status sps_backend_from_name(const char *name, sps_backend *out)
+{
+    if (!name || !out) return SPS_ERR_ARG;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(name, backend_names[i]) == 0) { *out = (sps_backend)i; return SPS_OK; }
+    return SPS_ERR_ARG;
+}
+
+int sps_cuda_compiled(void)
+{
+#ifdef SPS_HAVE_CUDA
+    return 1;
+#else
+    return 0;
+#endif
+}
+
+int sps_cuda_available(void)
+{
+#ifdef SPS_HAVE_CUDA
+    return sps_cuda_device_count() > 0;
+#else
+    return 0;
+#endif
+}
+
+sps_status sps_context_create(sps_context *out, sps_backend be, int device)
+{
+    if (!out) return SPS_ERR_ARG;
+    *out = NULL;
+    sps_context ctx = calloc(1, sizeof *ctx);
+    if (!ctx) return SPS_ERR_ALLOC;
+    *out = ctx;
+    ctx->device = device;
+    /* start on the CPU so that a failed CUDA start still leaves a usable context
+       holding the reason */
+    ctx->backend = SPS_BACKEND_CPU;
+    ctx->be = &sps_cpu_backend;
+    if (be == SPS_BACKEND_AUTO) be = sps_cuda_available() ? SPS_BACKEND_CUDA : SPS_BACKEND_CPU;
+    if (be == SPS_BACKEND_CUDA) {
+#ifdef SPS_HAVE_CUDA
+        sps_status st = sps_cuda_backend.init(ctx, device);
+        if (st != SPS_OK) {
+            SPS_CHECK(sps_cpu_backend.init(ctx, 0));
+            return st;
+        }
+        ctx->backend = SPS_BACKEND_CUDA;
+        ctx->be = &sps_cuda_backend;
+        return SPS_OK;
+#else
+        SPS_CHECK(sps_cpu_backend.init(ctx, 0));
+        return sps_error(ctx, SPS_ERR_DEVICE,
+                         "backend 'cuda' requested, but this libspsolve was built without CUDA "
+                         "(configure with -DSPSOLVE_CUDA=ON where nvcc is available)");
+#endif
+    }
+    if (be != SPS_BACKEND_CPU) {
+        SPS_CHECK(sps_cpu_backend.init(ctx, 0));
+        return sps_error(ctx, SPS_ERR_ARG, "unknown backend %d", (int)be);
+    }
+    return sps_cpu_backend.init(ctx, 0);
+}
+
+void sps_context_destroy(sps_context ctx)
+{
+    if (!ctx) return;
+    if (ctx->be && ctx->be->fini) ctx->be->fini(ctx);
+    free(ctx);
+}
+
+sps_backend sps_context_backend(sps_context ctx) { return ctx ? ctx->backend : SPS_BACKEND_CPU; }
+const char *sps_context_device_name(sps_context ctx) { return ctx ? ctx->device_name : ""; }
+
+sps_status sps_context_synchronize(sps_context ctx)
+{
+    if (!ctx) return SPS_ERR_ARG;
+    return ctx->be->synchronize(ctx);
+}
+
+/* ---------------------------------------------------------------- memory */
+sps_status sps_dmalloc(sps_context ctx, void **p, size_t bytes)
+{
+    *p = NULL;
+    if (bytes == 0) bytes = 1; /* a valid, distinct pointer for empty arrays */
+    return ctx->be->alloc(ctx, p, bytes);
+}
+
+void sps_dfree(sps_context ctx, void *p)
+{
+    if (p) ctx->be->release(ctx, p);
+}
+
+sps_status sps_dcopy(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind)
+{
+    if (bytes == 0) return SPS_OK;
+    return ctx->be->copy(ctx, dst, src, bytes, kind);
+}
+
+sps_status sps_dupload(sps_context ctx, void **dst, const void *src, size_t bytes)
+{
+    SPS_CHECK(sps_dmalloc(ctx, dst, bytes));
+    sps_status st = sps_dcopy(ctx, *dst, src, bytes, SPS_COPY_H2D);
+    if (st != SPS_OK) {
+        sps_dfree(ctx, *dst);
+        *dst = NULL;
+    }
+    return st;
+}
+
+sps_status sps_ddownload(sps_context ctx, void **dst, const void *src, size_t bytes, const char *what)
+{
+    SPS_CHECK(sps_hmalloc(ctx, dst, bytes, what));
+    sps_status st = sps_dcopy(ctx, *dst, src, bytes, SPS_COPY_D2H);
+    if (st != SPS_OK) {
+        free(*dst);
+        *dst = NULL;
+    }
+    return st;
+}
+
+sps_status sps_hmalloc(sps_context ctx, void **p, size_t bytes, const char *what)
+{
+    *p = malloc(bytes ? bytes : 1);
+    if (!*p) return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for %s", bytes, what);
+    return SPS_OK;
+}
+
+sps_status sps_hcalloc(sps_context ctx, void **p, size_t bytes, const char *what)
+{
+    *p = calloc(1, bytes ? bytes : 1);
+    if (!*p) return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for %s", bytes, what);
+    return SPS_OK;
+}

@@ -1,0 +1,125 @@
+/* Operators: the format-agnostic handle solvers work on. */
+#include "core/internal.h"
+
+#include <stdlib.h>
+
+static sps_status check_apply(sps_operator op, sps_op_mode mode, sps_vector x, sps_vector y)
+{
+    if (!x || !y) return sps_error(op->ctx, SPS_ERR_ARG, "operator apply: NULL vector");
+    if (x->ctx != op->ctx || y->ctx != op->ctx)
+        return sps_error(op->ctx, SPS_ERR_ARG, "operator apply: vectors belong to another context");
+    if (x->t != op->t || y->t != op->t)
+        return sps_error(op->ctx, SPS_ERR_ARG, "operator apply: vector type %s/%s, operator type %s",
+                         sps_scalar_name(x->t), sps_scalar_name(y->t), sps_scalar_name(op->t));
+    const sps_index nin = mode == SPS_OP_N ? op->m : op->n, nout = mode == SPS_OP_N ? op->n : op->m;
+    if (x->n != nin || y->n != nout)
+        return sps_error(op->ctx, SPS_ERR_ARG, "operator apply%s: %d x %d operator, x has %d entries, y has %d",
+                         mode == SPS_OP_T ? " (transpose)" : "", (int)op->n, (int)op->m, (int)x->n, (int)y->n);
+    if (x == y) return sps_error(op->ctx, SPS_ERR_ARG, "operator apply: x and y must be different vectors");
+    return SPS_OK;
+}
+
+sps_status sps_op_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
+{
+    SPS_CHECK(check_apply(op, mode, x, y));
+    return op->vt->apply(op, mode, a, x, b, y);
+}
+
+sps_status sps_operator_apply(sps_operator op, sps_op_mode mode, const void *alpha, sps_vector x, const void *beta,
+                              sps_vector y)
+{
+    if (!op) return SPS_ERR_ARG;
+    if (mode != SPS_OP_N && mode != SPS_OP_T) return sps_error(op->ctx, SPS_ERR_ARG, "operator apply: bad mode %d", (int)mode);
+    return sps_op_apply(op, mode, sps_cplx_load(op->t, alpha, sps_cplx_make(1, 0)), x,
+                        sps_cplx_load(op->t, beta, sps_cplx_make(0, 0)), y);
+}
+
+sps_status sps_operator_size(sps_operator op, sps_index *n, sps_index *m)
+{
+    if (!op) return SPS_ERR_ARG;
+    if (n) *n = op->n;
+    if (m) *m = op->m;
+    return SPS_OK;
+}
+
+sps_scalar sps_operator_scalar(sps_operator op) { return op ? op->t : SPS_F64; }
+
+void sps_operator_destroy(sps_operator op)
+{
+    if (!op) return;
+    if (op->vt->destroy) op->vt->destroy(op);
+    sps_vector_destroy(op->tmp);
+    free(op);
+}
+
+/* ---------------------------------------------------------------- matrix operators */
+static sps_status mat_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
+{
+    return op->A->ops->spmv(op->A, mode, a, x->data, b, y->data);
+}
+
+static const sps_operator_vtbl mat_vtbl = {mat_apply, NULL};
+
+sps_status sps_operator_from_matrix(sps_matrix A, sps_operator *out)
+{
+    if (!A || !out) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_operator_from_matrix: NULL output") : SPS_ERR_ARG;
+    sps_operator op;
+    SPS_CHECK(sps_hcalloc(A->ctx, (void **)&op, sizeof *op, "an operator handle"));
+    op->ctx = A->ctx;
+    op->n = A->n;
+    op->m = A->m;
+    op->t = A->t;
+    op->vt = &mat_vtbl;
+    op->A = A;
+    *out = op;
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- shell operators */
+/* The callback computes t = op(A) x; alpha and beta are applied here (y = a t + b y)
+ * so users write only the plain product. */
+static sps_status shell_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
+{
+    sps_apply_fn fn = mode == SPS_OP_N ? op->apply_fn : op->apply_t_fn;
+    if (!fn) return sps_error(op->ctx, SPS_ERR_UNSUPPORTED, "shell operator has no transpose callback");
+    const int plain = a.re == 1.0 && a.im == 0.0 && b.re == 0.0 && b.im == 0.0;
+    if (plain) {
+        sps_status st = fn(op->user, x, y);
+        if (st != SPS_OK && sps_context_error(op->ctx)[0] == 0)
+            sps_error(op->ctx, st, "shell operator callback failed with %s", sps_status_name(st));
+        return st;
+    }
+    const sps_index nout = mode == SPS_OP_N ? op->n : op->m;
+    if (op->tmp && op->tmp->n != nout) {
+        sps_vector_destroy(op->tmp);
+        op->tmp = NULL;
+    }
+    if (!op->tmp) SPS_CHECK(sps_vector_create(op->ctx, nout, op->t, &op->tmp));
+    sps_status st = fn(op->user, x, op->tmp);
+    if (st != SPS_OK) return sps_error(op->ctx, st, "shell operator callback failed with %s", sps_status_name(st));
+    return sps_kern(op->ctx, op->t)->axpby(op->ctx, nout, a, op->tmp->data, b, y->data);
+}
+
+static const sps_operator_vtbl shell_vtbl = {shell_apply, NULL};
+
+sps_status sps_operator_shell(sps_context ctx, sps_index n, sps_index m, sps_scalar t, sps_apply_fn apply,
+                              sps_apply_fn apply_t, void *user, sps_operator *out)
+{
+    if (!ctx || !out) return SPS_ERR_ARG;
+    *out = NULL;
+    if (!apply) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: NULL apply callback");
+    if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: negative size");
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: bad scalar type");
+    sps_operator op;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&op, sizeof *op, "an operator handle"));
+    op->ctx = ctx;
+    op->n = n;
+    op->m = m;
+    op->t = t;
+    op->vt = &shell_vtbl;
+    op->apply_fn = apply;
+    op->apply_t_fn = apply_t;
+    op->user = user;
+    *out = op;
+    return SPS_OK;
+}

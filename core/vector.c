@@ -1,0 +1,197 @@
+/* Vectors: n scalars in the context's backend memory. */
+#include "core/internal.h"
+#include "formats/mmio.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static size_t vbytes(sps_vector v) { return (size_t)v->n * sps_scalar_size(v->t); }
+
+sps_status sps_vector_create(sps_context ctx, sps_index n, sps_scalar t, sps_vector *out)
+{
+    if (!ctx || !out) return SPS_ERR_ARG;
+    *out = NULL;
+    if (n < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_create: negative size %d", (int)n);
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_create: bad scalar type %d", (int)t);
+    sps_vector v;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&v, sizeof *v, "a vector handle"));
+    v->ctx = ctx;
+    v->n = n;
+    v->t = t;
+    sps_status st = sps_dmalloc(ctx, &v->data, vbytes(v));
+    if (st == SPS_OK) st = ctx->be->zero(ctx, v->data, vbytes(v));
+    if (st != SPS_OK) {
+        sps_vector_destroy(v);
+        return st;
+    }
+    *out = v;
+    return SPS_OK;
+}
+
+sps_status sps_vector_from_host(sps_context ctx, sps_index n, sps_scalar t, const void *vals, sps_vector *out)
+{
+    SPS_CHECK(sps_vector_create(ctx, n, t, out));
+    sps_status st = sps_vector_set(*out, vals);
+    if (st != SPS_OK) {
+        sps_vector_destroy(*out);
+        *out = NULL;
+    }
+    return st;
+}
+
+void sps_vector_destroy(sps_vector v)
+{
+    if (!v) return;
+    sps_dfree(v->ctx, v->data);
+    free(v);
+}
+
+sps_index sps_vector_size(sps_vector v) { return v ? v->n : 0; }
+sps_scalar sps_vector_scalar(sps_vector v) { return v ? v->t : SPS_F64; }
+sps_context sps_vector_context(sps_vector v) { return v ? v->ctx : NULL; }
+void *sps_vector_data(sps_vector v) { return v ? v->data : NULL; }
+
+sps_status sps_vector_set(sps_vector v, const void *host)
+{
+    if (!v) return SPS_ERR_ARG;
+    if (!host && v->n) return sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_set: NULL values");
+    return sps_dcopy(v->ctx, v->data, host, vbytes(v), SPS_COPY_H2D);
+}
+
+sps_status sps_vector_get(sps_vector v, void *host)
+{
+    if (!v) return SPS_ERR_ARG;
+    if (!host && v->n) return sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_get: NULL destination");
+    return sps_dcopy(v->ctx, host, v->data, vbytes(v), SPS_COPY_D2H);
+}
+
+sps_status sps_vector_check_pair(const char *fn, sps_vector x, sps_vector y)
+{
+    if (!x || !y) return SPS_ERR_ARG;
+    if (x->ctx != y->ctx) return sps_error(x->ctx, SPS_ERR_ARG, "%s: vectors belong to different contexts", fn);
+    if (x->t != y->t)
+        return sps_error(x->ctx, SPS_ERR_ARG, "%s: scalar types differ (%s vs %s)", fn, sps_scalar_name(x->t),
+                         sps_scalar_name(y->t));
+    if (x->n != y->n)
+        return sps_error(x->ctx, SPS_ERR_ARG, "%s: sizes differ (%d vs %d)", fn, (int)x->n, (int)y->n);
+    return SPS_OK;
+}
+
+sps_status sps_vector_fill(sps_vector v, const void *value)
+{
+    if (!v || !value) return v ? sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_fill: NULL value") : SPS_ERR_ARG;
+    return sps_kern(v->ctx, v->t)->fill(v->ctx, v->n, sps_cplx_load(v->t, value, sps_cplx_make(0, 0)), v->data);
+}
+
+sps_status sps_vector_copy(sps_vector x, sps_vector y)
+{
+    SPS_CHECK(sps_vector_check_pair("sps_vector_copy", x, y));
+    return sps_kern(x->ctx, x->t)->copy(x->ctx, x->n, x->data, y->data);
+}
+
+sps_status sps_vector_axpby(const void *alpha, sps_vector x, const void *beta, sps_vector y)
+{
+    SPS_CHECK(sps_vector_check_pair("sps_vector_axpby", x, y));
+    sps_cplx a = sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), b = sps_cplx_load(x->t, beta, sps_cplx_make(0, 0));
+    return sps_kern(x->ctx, x->t)->axpby(x->ctx, x->n, a, x->data, b, y->data);
+}
+
+sps_status sps_vector_scale(const void *alpha, sps_vector x)
+{
+    if (!x) return SPS_ERR_ARG;
+    return sps_kern(x->ctx, x->t)->scale(x->ctx, x->n, sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), x->data);
+}
+
+/* Reductions land in a slot in backend memory; one host read brings them back. */
+static sps_status reduce_to_host(sps_vector x, sps_vector y, sps_cplx *res)
+{
+    sps_context ctx = x->ctx;
+    sps_cplx *slot;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&slot, sizeof *slot));
+    const sps_kernels *k = sps_kern(ctx, x->t);
+    sps_status st = y ? k->dot(ctx, x->n, x->data, y->data, slot, 0) : k->nrm2(ctx, x->n, x->data, slot, 0);
+    if (st == SPS_OK) st = sps_dcopy(ctx, res, slot, sizeof *slot, SPS_COPY_D2H);
+    sps_dfree(ctx, slot);
+    return st;
+}
+
+sps_status sps_vector_dot(sps_vector x, sps_vector y, void *result)
+{
+    SPS_CHECK(sps_vector_check_pair("sps_vector_dot", x, y));
+    if (!result) return sps_error(x->ctx, SPS_ERR_ARG, "sps_vector_dot: NULL result");
+    sps_cplx r;
+    SPS_CHECK(reduce_to_host(x, y, &r));
+    sps_cplx_store(x->t, r, result);
+    return SPS_OK;
+}
+
+sps_status sps_vector_nrm2(sps_vector x, double *result)
+{
+    if (!x) return SPS_ERR_ARG;
+    if (!result) return sps_error(x->ctx, SPS_ERR_ARG, "sps_vector_nrm2: NULL result");
+    sps_cplx r;
+    SPS_CHECK(reduce_to_host(x, NULL, &r));
+    *result = r.re;
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- Matrix Market */
+static int is_single(sps_scalar t) { return t == SPS_F32 || t == SPS_C32; }
+
+sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_vector *out)
+{
+    if (!ctx || !path || !out) return SPS_ERR_ARG;
+    *out = NULL;
+    sps_mm_data d;
+    memset(&d, 0, sizeof d);
+    sps_mm_options o = {0};
+    char err[1024];
+    sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
+    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
+    if (d.rows != 1 && d.cols != 1) {
+        st = sps_error(ctx, SPS_ERR_ARG, "%s: a vector must be n x 1 or 1 x n, the file is %d x %d", path,
+                       (int)d.rows, (int)d.cols);
+        goto done;
+    }
+    const int cplx = d.field == SPS_MM_COMPLEX;
+    if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
+    sps_index n = d.rows == 1 ? d.cols : d.rows;
+    const size_t ss = sps_scalar_size(t);
+    unsigned char *h;
+    SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&h, (size_t)n * ss, "vector values"), done);
+    for (int64_t k = 0; k < d.nnz; k++) {
+        sps_index i = d.rows == 1 ? d.col[k] : d.row[k];
+        sps_cplx c = sps_cplx_make(cplx ? d.val[2 * k] : d.val[k], cplx ? d.val[2 * k + 1] : 0.0);
+        sps_cplx prev = sps_cplx_load(t, h + (size_t)i * ss, c);
+        if (d.is_array == 0) { c.re += prev.re; c.im += prev.im; } /* coordinate duplicates are summed */
+        sps_cplx_store(t, c, h + (size_t)i * ss);
+    }
+    st = sps_vector_from_host(ctx, n, t, h, out);
+    free(h);
+done:
+    sps_mm_data_free(&d);
+    return st;
+}
+
+sps_status sps_vector_write_mtx(sps_vector v, const char *path)
+{
+    if (!v || !path) return v ? sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_write_mtx: NULL path") : SPS_ERR_ARG;
+    sps_context ctx = v->ctx;
+    const int cplx = sps_scalar_is_complex(v->t);
+    const size_t k = (size_t)v->n * (cplx ? 2 : 1);
+    void *h;
+    double *dv;
+    SPS_CHECK(sps_hmalloc(ctx, &h, vbytes(v), "vector copy"));
+    sps_status st = sps_hmalloc(ctx, (void **)&dv, k * sizeof(double), "vector copy");
+    if (st != SPS_OK) { free(h); return st; }
+    st = sps_vector_get(v, h);
+    if (st == SPS_OK) {
+        for (size_t i = 0; i < k; i++) dv[i] = is_single(v->t) ? (double)((float *)h)[i] : ((double *)h)[i];
+        char err[1024];
+        st = sps_mm_write_vector(path, v->n, dv, cplx, is_single(v->t), "written by libspsolve", err, sizeof err);
+        if (st != SPS_OK) sps_error(ctx, st, "%s", err);
+    }
+    free(h);
+    free(dv);
+    return st;
+}

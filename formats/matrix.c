@@ -1,0 +1,271 @@
+/* Matrices: construction from host arrays and files, conversion between
+ * formats through canonical host CSR, description. */
+#include "core/internal.h"
+#include "formats/mmio.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_single(sps_scalar t) { return t == SPS_F32 || t == SPS_C32; }
+
+const char *sps_symmetry_name(sps_symmetry s)
+{
+    static const char *const names[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
+    return ((unsigned)s < 4) ? names[s] : "?";
+}
+
+sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt,
+                                    const sps_format_options *opt, sps_symmetry sym, sps_matrix *out)
+{
+    *out = NULL;
+    const sps_format_ops *ops = sps_format_lookup(fmt);
+    if (!ops)
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED, "format %d is not available in this build (available: %s)",
+                         (int)fmt, sps_format_list());
+    sps_matrix A;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle"));
+    A->ctx = ctx;
+    A->ops = ops;
+    A->t = csr->t;
+    A->n = csr->n;
+    A->m = csr->m;
+    A->nnz = csr->nnz;
+    A->sym = sym;
+    sps_format_options o;
+    memset(&o, 0, sizeof o);
+    if (opt) o = *opt;
+    sps_status st = ops->from_csr(A, csr, &o);
+    if (st != SPS_OK) {
+        sps_matrix_destroy(A);
+        return st;
+    }
+    *out = A;
+    return SPS_OK;
+}
+
+void sps_matrix_destroy(sps_matrix A)
+{
+    if (!A) return;
+    if (A->ops && A->ops->destroy) A->ops->destroy(A);
+    free(A);
+}
+
+sps_context sps_matrix_context(sps_matrix A) { return A ? A->ctx : NULL; }
+
+/* Values of type t as doubles (interleaved when complex), for the triplet builder. */
+static sps_status vals_to_double(sps_context ctx, sps_scalar t, int64_t nnz, const void *val, double **out)
+{
+    const size_t k = (size_t)nnz * (sps_scalar_is_complex(t) ? 2 : 1);
+    SPS_CHECK(sps_hmalloc(ctx, (void **)out, k * sizeof(double), "value copy"));
+    for (size_t i = 0; i < k; i++) (*out)[i] = is_single(t) ? (double)((const float *)val)[i] : ((const double *)val)[i];
+    for (size_t i = 0; i < k; i++)
+        if (!isfinite((*out)[i])) {
+            free(*out);
+            *out = NULL;
+            return sps_error(ctx, SPS_ERR_NUMERIC, "value of entry %zu is not finite", i / (sps_scalar_is_complex(t) ? 2 : 1));
+        }
+    return SPS_OK;
+}
+
+sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
+                               const sps_index *col, const void *val, sps_scalar t, sps_matrix *A)
+{
+    if (!ctx || !A) return SPS_ERR_ARG;
+    *A = NULL;
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: bad scalar type");
+    if (nnz > 0 && (!row || !col || !val)) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: NULL array");
+    double *dv = NULL;
+    SPS_CHECK(vals_to_double(ctx, t, nnz, val, &dv));
+    sps_csr_host h;
+    sps_status st = sps_csr_host_from_triplets(ctx, n, m, nnz, row, col, dv, sps_scalar_is_complex(t), t, &h);
+    free(dv);
+    SPS_CHECK(st);
+    st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_CSR, NULL, SPS_SYM_GENERAL, A);
+    sps_csr_host_free(&h);
+    return st;
+}
+
+sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                               const sps_index *col, const void *val, sps_scalar t, sps_matrix *A)
+{
+    if (!ctx || !A) return SPS_ERR_ARG;
+    *A = NULL;
+    if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: negative size %d x %d", (int)n, (int)m);
+    if (!rowptr) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: NULL rowptr");
+    if (rowptr[0] != 0) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: rowptr[0] = %d, expected 0", (int)rowptr[0]);
+    for (sps_index i = 0; i < n; i++)
+        if (rowptr[i + 1] < rowptr[i])
+            return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: rowptr decreases at row %d (%d > %d)", (int)i,
+                             (int)rowptr[i], (int)rowptr[i + 1]);
+    const int64_t nnz = rowptr[n];
+    sps_index *row;
+    SPS_CHECK(sps_hmalloc(ctx, (void **)&row, (size_t)nnz * sizeof *row, "row indices"));
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) row[k] = i;
+    sps_status st = sps_matrix_from_coo(ctx, n, m, nnz, row, col, val, t, A);
+    free(row);
+    return st;
+}
+
+static sps_symmetry mm_sym(sps_mm_symmetry s)
+{
+    switch (s) {
+    case SPS_MM_SYMMETRIC: return SPS_SYM_SYMMETRIC;
+    case SPS_MM_SKEW: return SPS_SYM_SKEW;
+    case SPS_MM_HERMITIAN: return SPS_SYM_HERMITIAN;
+    default: return SPS_SYM_GENERAL;
+    }
+}
+
+/* A parsed file becomes canonical CSR; a complex file promotes t to complex. */
+static sps_status from_mm(sps_context ctx, sps_mm_data *d, sps_scalar t, sps_matrix *A)
+{
+    const int cplx = d->field == SPS_MM_COMPLEX;
+    if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
+    sps_csr_host h;
+    SPS_CHECK(sps_csr_host_from_triplets(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx, t, &h));
+    sps_status st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_CSR, NULL, mm_sym(d->symmetry), A);
+    sps_csr_host_free(&h);
+    return st;
+}
+
+sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t, const sps_read_options *opt,
+                                    sps_matrix *A)
+{
+    if (!ctx || !A) return SPS_ERR_ARG;
+    *A = NULL;
+    if (!path) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx: NULL path");
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx: bad scalar type");
+    sps_mm_options o = {opt ? opt->allow_nonfinite : 0};
+    sps_mm_data d;
+    memset(&d, 0, sizeof d);
+    char err[1024];
+    sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
+    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
+    st = from_mm(ctx, &d, t, A);
+    sps_mm_data_free(&d);
+    return st;
+}
+
+sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A)
+{
+    return sps_matrix_read_mtx_opts(ctx, path, t, NULL, A);
+}
+
+sps_status sps_matrix_read_mtx_buffer(sps_context ctx, const char *buf, size_t len, const char *name, sps_scalar t,
+                                      const sps_read_options *opt, sps_matrix *A)
+{
+    if (!ctx || !A) return SPS_ERR_ARG;
+    *A = NULL;
+    if (!buf) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx_buffer: NULL buffer");
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx_buffer: bad scalar type");
+    sps_mm_options o = {opt ? opt->allow_nonfinite : 0};
+    sps_mm_data d;
+    memset(&d, 0, sizeof d);
+    char err[1024];
+    sps_status st = sps_mm_read_buffer(buf, len, name ? name : "<buffer>", &o, &d, err, sizeof err);
+    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
+    st = from_mm(ctx, &d, t, A);
+    sps_mm_data_free(&d);
+    return st;
+}
+
+/* Host CSR copy of any matrix. */
+static sps_status to_host(sps_matrix A, sps_csr_host *h)
+{
+    memset(h, 0, sizeof *h);
+    sps_status st = A->ops->to_csr(A, h);
+    if (st != SPS_OK) sps_csr_host_free(h);
+    return st;
+}
+
+sps_status sps_matrix_write_mtx(sps_matrix A, const char *path)
+{
+    if (!A) return SPS_ERR_ARG;
+    if (!path) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_write_mtx: NULL path");
+    sps_csr_host h;
+    SPS_CHECK(to_host(A, &h));
+    sps_status st;
+    sps_index *row = NULL;
+    double *dv = NULL;
+    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&row, (size_t)h.nnz * sizeof *row, "row indices"), done);
+    for (sps_index i = 0; i < h.n; i++)
+        for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) row[k] = i;
+    const int cplx = sps_scalar_is_complex(A->t);
+    const size_t nv = (size_t)h.nnz * (cplx ? 2 : 1);
+    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&dv, nv * sizeof *dv, "value copy"), done);
+    for (size_t i = 0; i < nv; i++) dv[i] = is_single(A->t) ? (double)((float *)h.val)[i] : ((double *)h.val)[i];
+    char err[1024];
+    st = sps_mm_write_coo(path, h.n, h.m, h.nnz, row, h.col, dv, cplx, is_single(A->t), "written by libspsolve", err,
+                          sizeof err);
+    if (st != SPS_OK) sps_error(A->ctx, st, "%s", err);
+done:
+    free(row);
+    free(dv);
+    sps_csr_host_free(&h);
+    return st;
+}
+
+sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, const sps_format_options *opt, sps_matrix *B)
+{
+    if (!A || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_convert: NULL output") : SPS_ERR_ARG;
+    *B = NULL;
+    if (fmt == SPS_FMT_AUTO) fmt = SPS_FMT_CSR;
+    if (!sps_format_lookup(fmt))
+        return sps_error(A->ctx, SPS_ERR_UNSUPPORTED, "format %d is not available in this build (available: %s)",
+                         (int)fmt, sps_format_list());
+    sps_csr_host h;
+    SPS_CHECK(to_host(A, &h));
+    sps_status st = sps_matrix_from_csr_host(A->ctx, &h, fmt, opt, A->sym, B);
+    sps_csr_host_free(&h);
+    return st;
+}
+
+sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col, void *val)
+{
+    if (!A) return SPS_ERR_ARG;
+    if (!rowptr || (A->nnz && (!col || !val))) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_export_csr: NULL array");
+    sps_csr_host h;
+    SPS_CHECK(to_host(A, &h));
+    memcpy(rowptr, h.rowptr, ((size_t)h.n + 1) * sizeof *rowptr);
+    if (h.nnz) {
+        memcpy(col, h.col, (size_t)h.nnz * sizeof *col);
+        memcpy(val, h.val, (size_t)h.nnz * sps_scalar_size(h.t));
+    }
+    sps_csr_host_free(&h);
+    return SPS_OK;
+}
+
+sps_status sps_matrix_info(sps_matrix A, sps_matrix_info_t *info)
+{
+    if (!A || !info) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_info: NULL info") : SPS_ERR_ARG;
+    memset(info, 0, sizeof *info);
+    info->rows = A->n;
+    info->cols = A->m;
+    info->nnz = A->nnz;
+    info->scalar = A->t;
+    info->format = A->ops->id;
+    info->format_name = A->ops->name;
+    info->symmetry = A->sym;
+    info->bytes = A->ops->footprint(A, &info->stored_entries);
+    info->fill_percent = A->nnz ? 100.0 * (double)(info->stored_entries - A->nnz) / (double)A->nnz : 0.0;
+    info->backend = A->ctx->backend;
+    return SPS_OK;
+}
+
+sps_status sps_matrix_diagonal(sps_matrix A, void *d)
+{
+    if (!A) return SPS_ERR_ARG;
+    if (!d) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_diagonal: NULL output");
+    sps_csr_host h;
+    SPS_CHECK(to_host(A, &h));
+    const size_t ss = sps_scalar_size(A->t);
+    const sps_index nd = A->n < A->m ? A->n : A->m;
+    memset(d, 0, (size_t)nd * ss);
+    for (sps_index i = 0; i < nd; i++)
+        for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++)
+            if (h.col[k] == i) memcpy((char *)d + (size_t)i * ss, (char *)h.val + (size_t)k * ss, ss);
+    sps_csr_host_free(&h);
+    return SPS_OK;
+}

@@ -1,0 +1,48 @@
+/* The format registry: adding a format is one file pair plus one line here. */
+#include "core/internal.h"
+
+#include <string.h>
+
+extern const sps_format_ops sps_format_csr, sps_format_coo;
+
+static const sps_format_ops *const registry[] = {
+    &sps_format_csr,
+    &sps_format_coo,
+};
+#define NREG ((int)(sizeof registry / sizeof registry[0]))
+
+int sps_format_count(void) { return NREG; }
+const sps_format_ops *sps_format_at(int i) { return (i >= 0 && i < NREG) ? registry[i] : NULL; }
+
+const sps_format_ops *sps_format_lookup(sps_format id)
+{
+    for (int i = 0; i < NREG; i++)
+        if (registry[i]->id == id) return registry[i];
+    return NULL;
+}
+
+sps_status sps_format_by_name(const char *name, sps_format *fmt)
+{
+    if (!name || !fmt) return SPS_ERR_ARG;
+    for (int i = 0; i < NREG; i++)
+        if (strcmp(registry[i]->name, name) == 0) { *fmt = registry[i]->id; return SPS_OK; }
+    return SPS_ERR_ARG;
+}
+
+const char *sps_format_name(sps_format fmt)
+{
+    const sps_format_ops *o = sps_format_lookup(fmt);
+    return o ? o->name : "?";
+}
+
+const char *sps_format_list(void)
+{
+    static char buf[512];
+    if (!buf[0]) {
+        for (int i = 0; i < NREG; i++) {
+            if (i) strncat(buf, ", ", sizeof buf - strlen(buf) - 1);
+            strncat(buf, registry[i]->name, sizeof buf - strlen(buf) - 1);
+        }
+    }
+    return buf;
+}

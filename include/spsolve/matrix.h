@@ -1,0 +1,104 @@
+/* libspsolve — sparse matrices.
+ *
+ * Host CSR is the interchange: readers produce it, every format converts from
+ * it.  A matrix is built once in a context; on the CUDA backend its arrays live
+ * in device memory. */
+#ifndef SPSOLVE_MATRIX_H
+#define SPSOLVE_MATRIX_H
+#include "spsolve/types.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Symmetry declared by the source (a Matrix Market header, or the generator). */
+typedef enum { SPS_SYM_GENERAL = 0, SPS_SYM_SYMMETRIC, SPS_SYM_SKEW, SPS_SYM_HERMITIAN } sps_symmetry;
+
+/** Format parameters for sps_matrix_convert; zero-initialise and set what you need
+ *  (0 means "the format's default").  Formats ignore the fields they do not use. */
+typedef struct {
+    int slice_height;      /**< SELL: C (16 or 32) */
+    int sort_window;       /**< SELL: sigma, rows sorted by length within windows */
+    int group_size;        /**< RgCSR: rows per group (32..256) */
+    int sort_rows;         /**< RgCSR/JDS: descending-length row order */
+    double max_fill;       /**< ELL/DIA: refuse when stored entries exceed max_fill * nnz */
+    int force;             /**< DIA/ELL: convert even beyond max_fill */
+    int transpose_explicit;/**< CUDA: build and cache A^T for SpMV^T (deterministic) */
+} sps_format_options;
+
+/** Description of a matrix (sps_matrix_info). */
+typedef struct {
+    sps_index rows, cols;
+    int64_t nnz;           /**< stored nonzeros (after symmetric expansion, duplicates summed) */
+    sps_scalar scalar;
+    sps_format format;
+    const char *format_name;
+    sps_symmetry symmetry; /**< as declared by the source; the storage is always general */
+    size_t bytes;          /**< memory footprint of the stored format, padding included */
+    int64_t stored_entries;/**< entries stored including padding (== nnz for CSR/COO) */
+    double fill_percent;   /**< padding as % of nnz */
+    sps_backend backend;   /**< where the arrays live */
+} sps_matrix_info_t;
+
+/** Options for reading Matrix Market files. */
+typedef struct {
+    int allow_nonfinite;   /**< accept NaN/Inf values (rejected by default) */
+} sps_read_options;
+
+/** Read a Matrix Market file (.mtx or .mtx.gz; coordinate or array; real, integer,
+ *  pattern or complex; general, symmetric, skew-symmetric or hermitian, expanded to
+ *  general; duplicates summed).  t gives the precision; a complex file gives a
+ *  complex matrix of that precision, a real file read as c32/c64 gets zero imaginary
+ *  parts.  Malformed input: SPS_ERR_PARSE with "file:line: what".  opt may be NULL. */
+SPS_API sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A);
+SPS_API sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t,
+                                            const sps_read_options *opt, sps_matrix *A);
+/** Same from a memory buffer; name is used in error messages. */
+SPS_API sps_status sps_matrix_read_mtx_buffer(sps_context ctx, const char *buf, size_t len, const char *name,
+                                              sps_scalar t, const sps_read_options *opt, sps_matrix *A);
+/** Write A as a Matrix Market coordinate general file with round-trip precision,
+ *  through a temporary file renamed over path. */
+SPS_API sps_status sps_matrix_write_mtx(sps_matrix A, const char *path);
+
+/** Build a CSR matrix from host arrays (0-based, copied).  Columns within a row may
+ *  be unsorted and repeated: they are sorted and duplicates summed.  Out-of-range
+ *  indices, a decreasing rowptr, or NaN/Inf values are SPS_ERR_ARG/SPS_ERR_NUMERIC
+ *  naming the row.  val holds nnz = rowptr[n] scalars of type t. */
+SPS_API sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                       const sps_index *col, const void *val, sps_scalar t, sps_matrix *A);
+/** Build a CSR matrix from 0-based triplets (any order; duplicates summed). */
+SPS_API sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                       const sps_index *row, const sps_index *col, const void *val,
+                                       sps_scalar t, sps_matrix *A);
+/** Built-in problems: "poisson2d:N" (5-point, N^2 rows), "poisson3d:N" (7-point, N^3
+ *  rows); both SPD with Dirichlet boundary.  See sps_matrix_generate_list(). */
+SPS_API sps_status sps_matrix_generate(sps_context ctx, const char *spec, sps_scalar t, sps_matrix *A);
+/** Comma-separated list of the generator names, e.g. "poisson2d:N, poisson3d:N". */
+SPS_API const char *sps_matrix_generate_list(void);
+
+/** Convert A to another storage format (a new matrix; A is unchanged).  opt may be NULL. */
+SPS_API sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, const sps_format_options *opt, sps_matrix *B);
+/** Copy A out as host CSR: rowptr has rows+1 entries, col and val nnz (type of A).
+ *  Columns sorted within each row. */
+SPS_API sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col, void *val);
+/** Describe A. */
+SPS_API sps_status sps_matrix_info(sps_matrix A, sps_matrix_info_t *info);
+/** Copy the main diagonal into d (host memory, min(rows, cols) scalars of A's type; zero where absent). */
+SPS_API sps_status sps_matrix_diagonal(sps_matrix A, void *d);
+/** Destroy a matrix.  NULL is ignored. */
+SPS_API void sps_matrix_destroy(sps_matrix A);
+/** The context the matrix belongs to. */
+SPS_API sps_context sps_matrix_context(sps_matrix A);
+
+/** Look a format up by name ("csr", "coo", ...).  Unknown names give SPS_ERR_ARG. */
+SPS_API sps_status sps_format_by_name(const char *name, sps_format *fmt);
+/** Name of a format, or "?" */
+SPS_API const char *sps_format_name(sps_format fmt);
+/** Comma-separated names of the formats this build provides, e.g. "csr, coo". */
+SPS_API const char *sps_format_list(void);
+/** Name of a symmetry: "general", "symmetric", "skew-symmetric", "hermitian". */
+SPS_API const char *sps_symmetry_name(sps_symmetry s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,71 @@
+/* libspsolve — Krylov solvers over operators.
+ *
+ * Stopping rule: ||b - A x||_2 <= max(rtol * ||b||_2, atol), checked on the
+ * (unpreconditioned) residual; before convergence is reported the true residual
+ * b - A x is recomputed.  Defaults: rtol 1e-8, atol 0, maxit 10000, GMRES restart 30. */
+#ifndef SPSOLVE_SOLVER_H
+#define SPSOLVE_SOLVER_H
+#include "spsolve/types.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { SPS_SOLVER_CG = 0, SPS_SOLVER_BICGSTAB = 1, SPS_SOLVER_GMRES = 2 } sps_solver_type;
+
+/** How a solve ended (sps_result.reason).  Kept apart from the call status. */
+typedef enum {
+    SPS_REASON_NONE = 0,          /**< no solve yet */
+    SPS_REASON_CONVERGED_RTOL,    /**< ||r|| <= rtol*||b|| */
+    SPS_REASON_CONVERGED_ATOL,    /**< ||r|| <= atol */
+    SPS_REASON_ZERO_RHS,          /**< b = 0: x = 0 returned after 0 iterations */
+    SPS_REASON_MAXIT,             /**< iteration limit reached (status SPS_ERR_NOT_CONVERGED) */
+    SPS_REASON_BREAKDOWN,         /**< rho = 0, omega = 0, ... (status SPS_ERR_BREAKDOWN) */
+    SPS_REASON_INDEFINITE,        /**< CG: p'Ap <= 0 (status SPS_ERR_BREAKDOWN) */
+    SPS_REASON_NAN                /**< NaN/Inf in the iteration (status SPS_ERR_NUMERIC) */
+} sps_reason;
+
+/** Result of a solve.  history points into the solver and stays valid until the
+ *  next solve or sps_solver_destroy. */
+typedef struct {
+    int iterations;
+    sps_reason reason;
+    double residual_norm;        /**< true ||b - A x||_2 at exit (recomputed, in the solve's precision) */
+    double rhs_norm;             /**< ||b||_2 */
+    double relative_residual;    /**< residual_norm / rhs_norm (or residual_norm when b = 0) */
+    const double *history;       /**< ||r_k||_2 for k = 0..history_len-1 (k = 0: initial residual) */
+    int history_len;
+    double time_setup;           /**< seconds: workspace allocation in the solve call */
+    double time_solve;           /**< seconds: the iteration */
+} sps_result;
+
+/** Monitor callback, called after every iteration with the residual norm the
+ *  solver tracks (recurrence or estimate).  Return nonzero to stop the solve
+ *  (reason SPS_REASON_MAXIT). */
+typedef int (*sps_monitor_fn)(void *user, int iteration, double residual_norm);
+
+SPS_API sps_status sps_solver_create(sps_context ctx, sps_solver_type type, sps_solver *s);
+/** By name: "cg", "bicgstab", "gmres"; an unknown name lists the available ones. */
+SPS_API sps_status sps_solver_create_by_name(sps_context ctx, const char *name, sps_solver *s);
+/** The operator (square).  Must outlive its use by the solver. */
+SPS_API sps_status sps_solver_set_operator(sps_solver s, sps_operator A);
+/** Preconditioner (right preconditioning for BiCGSTAB and GMRES, standard PCG for CG); NULL clears it. */
+SPS_API sps_status sps_solver_set_precond(sps_solver s, sps_precond P);
+/** rtol, atol >= 0, maxit >= 0. */
+SPS_API sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int maxit);
+/** GMRES restart length m >= 1 (ignored by other solvers). */
+SPS_API sps_status sps_solver_set_restart(sps_solver s, int m);
+SPS_API sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void *user);
+/** Solve A x = b; x holds the initial guess on entry.  Returns SPS_OK when converged,
+ *  SPS_ERR_NOT_CONVERGED, SPS_ERR_BREAKDOWN or SPS_ERR_NUMERIC otherwise (res is
+ *  filled in every case, and x never holds NaN marked converged). */
+SPS_API sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result *res);
+SPS_API const char *sps_solver_name(sps_solver s);
+/** Comma-separated names of the available solvers. */
+SPS_API const char *sps_solver_list(void);
+SPS_API const char *sps_reason_name(sps_reason r);
+SPS_API void sps_solver_destroy(sps_solver s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

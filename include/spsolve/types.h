@@ -1,0 +1,87 @@
+/* libspsolve — basic types shared by every public header.
+ *
+ * Every function of the library returns an sps_status; on failure the context
+ * keeps a message saying what failed and where (sps_context_error()).  Nothing
+ * in the library prints, exits or aborts. */
+#ifndef SPSOLVE_TYPES_H
+#define SPSOLVE_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(SPSOLVE_SHARED_BUILD)
+#define SPS_API __declspec(dllexport)
+#elif defined(__GNUC__)
+#define SPS_API __attribute__((visibility("default")))
+#else
+#define SPS_API
+#endif
+
+/** Status of every call.  SPS_OK is 0; everything else is a failure whose
+ *  text is in sps_context_error(). */
+typedef enum {
+    SPS_OK = 0,
+    SPS_ERR_ARG,           /**< invalid argument (NULL, size mismatch, bad option) */
+    SPS_ERR_IO,            /**< file cannot be opened, read, written or renamed */
+    SPS_ERR_PARSE,         /**< malformed input file; message is "file:line: what" */
+    SPS_ERR_ALLOC,         /**< out of host or device memory; message names the bytes */
+    SPS_ERR_DEVICE,        /**< CUDA / cuSPARSE / cuBLAS failure, or no device */
+    SPS_ERR_UNSUPPORTED,   /**< operation not provided by this format/backend/type */
+    SPS_ERR_NOT_CONVERGED, /**< solver reached maxit */
+    SPS_ERR_BREAKDOWN,     /**< solver breakdown (e.g. CG p'Ap <= 0, BiCGSTAB rho = 0) */
+    SPS_ERR_NUMERIC        /**< NaN/Inf in data or iterates, zero pivot, ... */
+} sps_status;
+
+/** The field a matrix, vector or solve works in. */
+typedef enum { SPS_F32 = 0, SPS_F64 = 1, SPS_C32 = 2, SPS_C64 = 3 } sps_scalar;
+#define SPS_NUM_SCALARS 4
+
+/** Kind of matrix entry (compound entries come with the block formats). */
+typedef enum { SPS_ENTRY_SCALAR = 0, SPS_ENTRY_QUATERNION, SPS_ENTRY_BLOCK } sps_entry;
+
+/** Where data lives and kernels run. AUTO picks CUDA when a GPU is usable. */
+typedef enum { SPS_BACKEND_CPU = 0, SPS_BACKEND_CUDA = 1, SPS_BACKEND_AUTO = 2 } sps_backend;
+
+/** Storage formats.  Not every one is available in every build: see
+ *  sps_format_by_name() / sps_format_list(). */
+typedef enum {
+    SPS_FMT_CSR = 0, SPS_FMT_COO, SPS_FMT_ELL, SPS_FMT_SELL, SPS_FMT_RGCSR, SPS_FMT_HYB,
+    SPS_FMT_JDS, SPS_FMT_DIA, SPS_FMT_BSR, SPS_FMT_HOLA, SPS_FMT_HISPARSE, SPS_FMT_AUTO
+} sps_format;
+#define SPS_NUM_FORMATS 12
+
+/** Operator application mode: y = a*op(A)*x + b*y with op(A) = A or A^T.
+ *  (SPS_OP_T is the plain transpose, not the conjugate transpose.) */
+typedef enum { SPS_OP_N = 0, SPS_OP_T = 1 } sps_op_mode;
+
+/** Row/column indices are 32-bit; larger problems are refused with SPS_ERR_ARG. */
+typedef int32_t sps_index;
+
+typedef struct sps_context_s  *sps_context;
+typedef struct sps_matrix_s   *sps_matrix;
+typedef struct sps_vector_s   *sps_vector;
+typedef struct sps_operator_s *sps_operator;
+typedef struct sps_solver_s   *sps_solver;
+typedef struct sps_precond_s  *sps_precond;
+
+/** Short name of a status, e.g. "SPS_ERR_PARSE". Never NULL. */
+SPS_API const char *sps_status_name(sps_status s);
+/** Name of a scalar type: "f32", "f64", "c32", "c64". */
+SPS_API const char *sps_scalar_name(sps_scalar s);
+/** Parse "f32"/"f64"/"c32"/"c64"; SPS_ERR_ARG otherwise. */
+SPS_API sps_status sps_scalar_from_name(const char *name, sps_scalar *out);
+/** Size in bytes of one scalar of type s (4, 8, 8, 16). */
+SPS_API size_t sps_scalar_size(sps_scalar s);
+/** Nonzero for c32/c64. */
+SPS_API int sps_scalar_is_complex(sps_scalar s);
+/** Library version string, e.g. "0.1.0". */
+SPS_API const char *sps_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,121 @@
+/* libspsolve — every compute kernel, declared once.
+ *
+ * SPS_KERNEL_LIST names each kernel with its argument list.  From it this header
+ * generates, for every backend (cpu, cuda) and scalar suffix (s, d, c, z):
+ *   - the prototype   sps_status sps_<backend>_<kernel>_<sfx>(args);
+ *   - the field       sps_kernels.<kernel>, a pointer to it,
+ * and kernels/<backend>/registry.* fills one sps_kernels table per scalar type
+ * from the prototypes, so a backend that forgets a kernel fails to link instead
+ * of diverging silently (Ginkgo's GKO_DECLARE_* idea, as an X-macro).
+ *
+ * Conventions shared by all kernels:
+ *   - vector/matrix arrays are backend pointers (host on cpu, device on cuda) of
+ *     the table's scalar type; complex values are interleaved (re, im);
+ *   - host-side coefficients are sps_cplx (imaginary part ignored for real types);
+ *   - `slots` is a small array of sps_cplx in backend memory: the solver's
+ *     scalar registers (rho, alpha, norms, ...), so a GPU solve never needs the
+ *     host to hand scalars back and forth (ARCHITECTURE §5).  Reductions write
+ *     into slots[out]; fused steps read their coefficients from slots.
+ *   - the CPU implementation is the reference every other backend is tested
+ *     against; reductions are deterministic (fixed order) on every backend.
+ */
+#ifndef SPS_KERNELS_H
+#define SPS_KERNELS_H
+
+#include "spsolve/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A scalar as the host passes it, and the type of a solver slot. */
+typedef struct { double re, im; } sps_cplx;
+
+static inline sps_cplx sps_cplx_make(double re, double im) { sps_cplx c; c.re = re; c.im = im; return c; }
+
+/** A coefficient computed from slots at kernel time:
+ *      c = sign * (num >= 0 ? slots[num] : 1) / (den >= 0 ? slots[den] : 1)
+ *  e.g. CG's alpha = rho / (p'q) is {+1, RHO, PQ}. */
+typedef struct { double sign; int num, den; } sps_scoef;
+
+/* ---------------------------------------------------------------- kernel list */
+/* X(P, S, name, args): P backend prefix, S scalar suffix (forwarded untouched). */
+#define SPS_KERNEL_LIST_BLAS1(X, P, S)                                                              \
+    /* x[i] = a */                                                                                  \
+    X(P, S, fill, (sps_context ctx, sps_index n, sps_cplx a, void *x))                              \
+    /* y = x */                                                                                     \
+    X(P, S, copy, (sps_context ctx, sps_index n, const void *x, void *y))                           \
+    /* x = a x */                                                                                   \
+    X(P, S, scale, (sps_context ctx, sps_index n, sps_cplx a, void *x))                             \
+    /* y = a x + b y  (b == 0: y is not read) */                                                    \
+    X(P, S, axpby, (sps_context ctx, sps_index n, sps_cplx a, const void *x, sps_cplx b, void *y))  \
+    /* slots[out] = x^H y  (conjugate x for complex) */                                             \
+    X(P, S, dot, (sps_context ctx, sps_index n, const void *x, const void *y, sps_cplx *slots, int out)) \
+    /* slots[out] = ||x||_2  (real part; imaginary 0) */                                            \
+    X(P, S, nrm2, (sps_context ctx, sps_index n, const void *x, sps_cplx *slots, int out))          \
+    /* y = d .* x  (pointwise; Jacobi) */                                                           \
+    X(P, S, pmul, (sps_context ctx, sps_index n, const void *d, const void *x, void *y))            \
+    /* y = y + c x with c from slots */                                                             \
+    X(P, S, axpy_s, (sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c, const void *x, void *y))            \
+    /* y = x + c y with c from slots */                                                             \
+    X(P, S, xpay_s, (sps_context ctx, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, void *y))            \
+    /* d[i] = 1 / d[i]; slots[out].re = index+1 of the first zero or non-finite entry, 0 if none */ \
+    X(P, S, invert, (sps_context ctx, sps_index n, void *d, sps_cplx *slots, int out))
+
+#define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
+    /* y = a A x + b y, A n x m in CSR; b == 0: y not read */                                       \
+    X(P, S, csr_spmv, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,          \
+                       const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
+    /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
+    X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \
+                        const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
+    /* y = a A x + b y, A in COO sorted by row (then column) */                                     \
+    X(P, S, coo_spmv, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
+                       const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
+    X(P, S, coo_spmvt, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
+                        const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))
+
+/* Solver-specific fused steps live in kernels/solver_kernels.h */
+#include "kernels/solver_kernels.h"
+
+#define SPS_KERNEL_LIST(X, P, S)     \
+    SPS_KERNEL_LIST_BLAS1(X, P, S)   \
+    SPS_KERNEL_LIST_SPMV(X, P, S)    \
+    SPS_KERNEL_LIST_SOLVER(X, P, S)
+
+/* ---------------------------------------------------------------- generated */
+#define SPS_KNAME(P, S, name) SPS_KNAME_(P, name, S)
+#define SPS_KNAME_(P, name, S) P##_##name##_##S
+
+#define SPS_KFIELD_(P, S, name, args) sps_status (*name) args;
+typedef struct sps_kernels {
+    SPS_KERNEL_LIST(SPS_KFIELD_, _, _)
+} sps_kernels;
+
+#define SPS_KPROTO_(P, S, name, args) sps_status SPS_KNAME(P, S, name) args;
+#define SPS_KINIT_(P, S, name, args) SPS_KNAME(P, S, name),
+
+/** Declare every kernel of backend P (e.g. sps_cpu) for suffix S (s, d, c, z). */
+#define SPS_DECLARE_KERNELS(P, S) SPS_KERNEL_LIST(SPS_KPROTO_, P, S)
+/** Initializer of an sps_kernels table, in list order, from backend P, suffix S. */
+#define SPS_KERNEL_TABLE(P, S) { SPS_KERNEL_LIST(SPS_KINIT_, P, S) }
+
+SPS_DECLARE_KERNELS(sps_cpu, s)
+SPS_DECLARE_KERNELS(sps_cpu, d)
+SPS_DECLARE_KERNELS(sps_cpu, c)
+SPS_DECLARE_KERNELS(sps_cpu, z)
+/** CPU tables indexed by sps_scalar. */
+extern const sps_kernels sps_cpu_kernels[SPS_NUM_SCALARS];
+
+#ifdef SPS_HAVE_CUDA
+SPS_DECLARE_KERNELS(sps_cuda, s)
+SPS_DECLARE_KERNELS(sps_cuda, d)
+SPS_DECLARE_KERNELS(sps_cuda, c)
+SPS_DECLARE_KERNELS(sps_cuda, z)
+extern const sps_kernels sps_cuda_kernels[SPS_NUM_SCALARS];
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
