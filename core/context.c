@@ -81,6 +81,8 @@ void sps_context_destroy(sps_context ctx)
 sps_backend sps_context_backend(sps_context ctx) { return ctx ? ctx->backend : SPS_BACKEND_CPU; }
 const char *sps_context_device_name(sps_context ctx) { return ctx ? ctx->device_name : ""; }
 
+void *sps_context_cuda_stream(sps_context ctx) { return ctx ? ctx->stream : NULL; }
+
 sps_status sps_context_synchronize(sps_context ctx)
 {
     if (!ctx) return SPS_ERR_ARG;

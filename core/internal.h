@@ -63,7 +63,8 @@ struct sps_context_s {
     sps_backend backend;
     int device;
     const sps_backend_ops *be;
-    void *be_state;               /* backend private (CUDA: stream, handles, workspace) */
+    void *be_state;               /* backend private (CUDA: handles, workspace) */
+    void *stream;                 /* CUDA: the cudaStream_t all work is queued on; NULL on the CPU */
     char device_name[256];
     sps_status last_status;
     char errmsg[2048];

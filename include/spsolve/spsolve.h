@@ -10,4 +10,5 @@
 #include "spsolve/operator.h"
 #include "spsolve/precond.h"
 #include "spsolve/solver.h"
+#include "spsolve/cuda.h"
 #endif
