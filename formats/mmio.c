@@ -1,0 +1,1096 @@
+/* libspsolve — Matrix Market reader/writer.  See mmio.h for the accepted
+ * syntax and the design choices. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* fileno, fsync, getpid, newlocale/uselocale */
+#endif
+
+#include "mmio.h"
+
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#if defined(__GNUC__)
+#define MM_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define MM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define MM_PRINTF(a, b)
+#define MM_LIKELY(x) (x)
+#define MM_UNLIKELY(x) (x)
+#endif
+
+/* ------------------------------------------------------------------------ */
+/* Error helpers                                                              */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) MM_PRINTF(3, 4);
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap); /* truncates and always NUL-terminates */
+    va_end(ap);
+}
+
+static sps_status alloc_fail(char *err, size_t errlen, size_t bytes)
+{
+    set_err(err, errlen, "out of memory allocating %zu bytes", bytes);
+    return SPS_ERR_ALLOC;
+}
+
+/* Allocation of n elements of size sz with overflow check; at least one
+ * element so that a successful result never holds NULL arrays. */
+static void *alloc_n(size_t n, size_t sz, size_t *bytes)
+{
+    if (n == 0) n = 1;
+    if (n > SIZE_MAX / sz) {
+        *bytes = SIZE_MAX;
+        return NULL;
+    }
+    *bytes = n * sz;
+    return malloc(*bytes);
+}
+
+static void *realloc_n(void *p, size_t n, size_t sz, size_t *bytes)
+{
+    if (n == 0) n = 1;
+    if (n > SIZE_MAX / sz) {
+        *bytes = SIZE_MAX;
+        return NULL;
+    }
+    *bytes = n * sz;
+    return realloc(p, *bytes);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Character classes.  The text always ends with a NUL sentinel (embedded NULs
+ * are rejected up front), so scanners may look one byte ahead freely.       */
+
+enum { C_BLANK = 1, C_NL = 2, C_NUL = 4 };
+static const unsigned char cls[256] = {
+    [' '] = C_BLANK, ['\t'] = C_BLANK, ['\r'] = C_BLANK, ['\v'] = C_BLANK, ['\f'] = C_BLANK,
+    ['\n'] = C_NL,   [0] = C_NUL,
+};
+#define IS_BLANK(ch) (cls[(unsigned char)(ch)] & C_BLANK)
+/* a token ends at a blank, a newline or the end of the text */
+#define IS_TERM(ch) (cls[(unsigned char)(ch)] != 0)
+#define IS_DIGIT(ch) ((unsigned)((unsigned char)(ch) - '0') < 10u)
+
+typedef struct {
+    const char *buf, *end; /* *end == '\0' */
+    const char *name;
+    int64_t line;          /* 1-based line of the current position */
+    int allow_nonfinite;
+    char *err;
+    size_t errlen;
+} mm_ctx;
+
+static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);
+static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...)
+{
+    if (c->err && c->errlen) {
+        int n = snprintf(c->err, c->errlen, "%s:%lld: ", c->name, (long long)line);
+        if (n >= 0 && (size_t)n < c->errlen) {
+            va_list ap;
+            va_start(ap, fmt);
+            vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
+            va_end(ap);
+        }
+    }
+    return SPS_ERR_PARSE;
+}
+
+/* Copy of the token at p for messages: at most 40 bytes, non-printable bytes
+ * shown as '?', "..." appended when cut. */
+typedef struct { char s[48]; } tokbuf;
+static tokbuf tok_show(const char *p)
+{
+    tokbuf t;
+    size_t n = 0;
+    while (!IS_TERM(p[n]) && n < 40) {
+        unsigned char ch = (unsigned char)p[n];
+        t.s[n] = (ch >= 0x20 && ch < 0x7f) ? (char)ch : '?';
+        n++;
+    }
+    if (!IS_TERM(p[n])) {
+        memcpy(t.s + n, "...", 3);
+        n += 3;
+    }
+    t.s[n] = '\0';
+    return t;
+}
+
+/* Line number to report when the text ends: the last line of the file. */
+static int64_t eof_line(const mm_ctx *c)
+{
+    size_t len = (size_t)(c->end - c->buf);
+    int64_t l = c->line;
+    if (len > 0 && c->end[-1] == '\n' && l > 1) l--;
+    return l;
+}
+
+/* Skip blanks, blank lines and comment lines, starting at a line start.
+ * Returns the first byte of the next content line (== end at EOF). */
+static inline const char *skip_noise(mm_ctx *c, const char *p)
+{
+    for (;;) {
+        while (IS_BLANK(*p)) p++;
+        if (*p == '\n') {
+            p++;
+            c->line++;
+            continue;
+        }
+        if (MM_UNLIKELY(*p == '%')) {
+            const char *nl = memchr(p, '\n', (size_t)(c->end - p));
+            if (!nl) return c->end;
+            p = nl + 1;
+            c->line++;
+            continue;
+        }
+        return p;
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* Numbers                                                                    */
+
+/* Exact powers of ten: every one up to 1e22 is representable in a double. */
+static const double pow10_exact[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                       1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+/* x87 80-bit long double (64-bit significand, little-endian layout): used to
+ * extend the fast path to the 16-19 digit tokens of round-trip output. */
+#if (defined(__x86_64__) || defined(__i386__)) && LDBL_MANT_DIG == 64 && FLT_EVAL_METHOD == 0
+#define MM_X87_EXT 1
+/* 10^k = 2^k * 5^k is exact in a 64-bit significand while 5^k < 2^64 (k <= 27). */
+static const long double pow10_ld[28] = {1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+                                         1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+                                         1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+#else
+#define MM_X87_EXT 0
+#endif
+
+/* Fast decimal -> double for plain tokens; exact (correctly rounded) or it
+ * declines.  Returns 0 without consuming anything for every token it cannot
+ * convert exactly, including malformed ones; the caller then tries strtod,
+ * which decides between "valid" and "error".
+ *  - Clinger: m <= 2^53 and |e| <= 22: m and 10^|e| are exact doubles, and one
+ *    IEEE multiplication/division rounds correctly.
+ *  - x87 (m < 2^64, |e| <= 27): m and 10^|e| are exact long doubles; the
+ *    long double result is rounded once, and rounding it again to double
+ *    gives the correctly rounded value unless it lies exactly on a midpoint
+ *    between two doubles (low 11 of its 64 significand bits == 0x400): any
+ *    midpoint strictly between the exact value and the long double result
+ *    would itself be a closer long double.  Midpoints go to strtod. */
+static inline int fast_double(const char **pp, double *out)
+{
+#if FLT_EVAL_METHOD == 0 /* excess precision (x87) would round twice */
+    const char *p = *pp;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    } else if (*p == '+') {
+        p++;
+    }
+    const char *start = p;
+    uint64_t m = 0;
+    while (*p == '0') p++; /* leading zeros are not significant */
+    const char *ds = p;
+    while (IS_DIGIT(*p)) {
+        m = m * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    int64_t nd = p - ds; /* significant digits so far */
+    int any = p != start;
+    int64_t e10 = 0;
+    if (*p == '.') {
+        p++;
+        const char *fs = p;
+        if (nd == 0)
+            while (*p == '0') p++;
+        const char *fd = p;
+        while (IS_DIGIT(*p)) {
+            m = m * 10 + (uint64_t)(*p - '0');
+            p++;
+        }
+        nd += p - fd;
+        e10 -= p - fs;
+        any |= p != fs;
+    }
+    if (!any) return 0;
+    if (*p == 'e' || *p == 'E') {
+        p++;
+        int eneg = 0;
+        if (*p == '-') {
+            eneg = 1;
+            p++;
+        } else if (*p == '+') {
+            p++;
+        }
+        if (!IS_DIGIT(*p)) return 0;
+        int64_t x = 0;
+        while (IS_DIGIT(*p)) {
+            if (x < 100000) x = x * 10 + (*p - '0');
+            p++;
+        }
+        e10 += eneg ? -x : x;
+    }
+    if (!IS_TERM(*p)) return 0;
+    if (nd > 19) return 0; /* m may have overflowed */
+    double d;
+    if (m == 0) {
+        d = 0.0;
+    } else if (m <= (UINT64_C(1) << 53) && e10 >= -22 && e10 <= 22) {
+        d = (double)m;
+        if (e10 < 0) d /= pow10_exact[-e10];
+        else d *= pow10_exact[e10];
+    }
+#if MM_X87_EXT
+    else if (e10 >= -27 && e10 <= 27) {
+        long double r = (long double)m;
+        if (e10 < 0) r /= pow10_ld[-e10];
+        else r *= pow10_ld[e10];
+        uint64_t sig;
+        memcpy(&sig, &r, sizeof sig);
+        if ((sig & 0x7FF) == 0x400) return 0;
+        d = (double)r;
+    }
+#endif
+    else {
+        return 0;
+    }
+    *out = neg ? -d : d;
+    *pp = p;
+    return 1;
+#else
+    (void)pp;
+    (void)out;
+    return 0;
+#endif
+}
+
+/* strtod on the token at *pp; the token must be consumed entirely.  Runs in
+ * the C locale (see sps_mm_read_buffer), and the token is parsed in place:
+ * strtod stops at the blank/newline/NUL that ends it. */
+static sps_status slow_double(mm_ctx *c, const char **pp, double *out, const char *what)
+{
+    const char *tok = *pp;
+    const char *te = tok;
+    while (!IS_TERM(*te)) te++;
+    char *e = NULL;
+    errno = 0;
+    double v = strtod(tok, &e);
+    if (e != te || te == tok) return perr(c, c->line, "cannot parse %s '%s'", what, tok_show(tok).s);
+    if (MM_UNLIKELY(!isfinite(v))) {
+        if (errno == ERANGE)
+            return perr(c, c->line, "%s '%s' is out of the double range", what, tok_show(tok).s);
+        if (!c->allow_nonfinite)
+            return perr(c, c->line, "non-finite value '%s' (allow it with the allow-nonfinite option)",
+                        tok_show(tok).s);
+    }
+    *out = v;
+    *pp = te;
+    return SPS_OK;
+}
+
+static inline sps_status parse_double(mm_ctx *c, const char **pp, double *out, const char *what)
+{
+    if (MM_LIKELY(fast_double(pp, out))) return SPS_OK;
+    return slow_double(c, pp, out, what);
+}
+
+/* 1-based index token -> 0-based, checked against 1..lim.  Plain digits only. */
+static inline int scan_index(const char **pp, int32_t lim, int32_t *out)
+{
+    const char *p = *pp;
+    const char *s = p;
+    uint64_t x = 0;
+    while (IS_DIGIT(*p)) {
+        if (x <= (uint64_t)INT64_MAX / 100) x = x * 10 + (uint64_t)(*p - '0');
+        p++;
+    }
+    if (p == s || !IS_TERM(*p) || x == 0 || x > (uint64_t)lim) return 0;
+    *out = (int32_t)(x - 1);
+    *pp = p;
+    return 1;
+}
+
+/* Error message for an index token that scan_index refused. */
+static sps_status index_error(mm_ctx *c, const char *p, const char *what, int32_t lim)
+{
+    const char *q = p;
+    if (*q == '-') q++;
+    const char *ds = q;
+    while (IS_DIGIT(*q)) q++;
+    if (q > ds && IS_TERM(*q))
+        return perr(c, c->line, "%s index %s out of range 1..%ld", what, tok_show(p).s, (long)lim);
+    return perr(c, c->line, "cannot parse %s index '%s'", what, tok_show(p).s);
+}
+
+/* Integer token of the size line.  Returns 0 ok, 1 not an integer, 2 overflow. */
+static int scan_i64(const char **pp, int64_t *out)
+{
+    const char *p = *pp;
+    int neg = 0;
+    if (*p == '-' || *p == '+') neg = *p++ == '-';
+    const char *s = p;
+    uint64_t x = 0;
+    int ovf = 0;
+    while (IS_DIGIT(*p)) {
+        unsigned d = (unsigned)(*p - '0');
+        if (x > ((uint64_t)INT64_MAX - d) / 10) ovf = 1;
+        else x = x * 10 + d;
+        p++;
+    }
+    if (p == s || !IS_TERM(*p)) return 1;
+    *pp = p;
+    if (ovf) return 2;
+    *out = neg ? -(int64_t)x : (int64_t)x;
+    return 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Banner and size line                                                       */
+
+static int tok_eq_ci(const char *t, size_t n, const char *word)
+{
+    size_t k = strlen(word);
+    if (n != k) return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char a = (unsigned char)t[i], b = (unsigned char)word[i];
+        if (a >= 'A' && a <= 'Z') a = (unsigned char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z') b = (unsigned char)(b - 'A' + 'a');
+        if (a != b) return 0;
+    }
+    return 1;
+}
+
+static int contains_ci(const char *t, size_t n, const char *word)
+{
+    size_t k = strlen(word);
+    for (size_t i = 0; i + k <= n; i++)
+        if (tok_eq_ci(t + i, k, word)) return 1;
+    return 0;
+}
+
+/* Next blank-separated token on the current line; 0 at end of line. */
+static int next_tok(const char **pp, const char **tok, size_t *len)
+{
+    const char *p = *pp;
+    while (IS_BLANK(*p)) p++;
+    if (*p == '\n' || *p == '\0') {
+        *pp = p;
+        return 0;
+    }
+    *tok = p;
+    while (!IS_TERM(*p)) p++;
+    *len = (size_t)(p - *tok);
+    *pp = p;
+    return 1;
+}
+
+static const char *field_name(sps_mm_field f)
+{
+    static const char *n[] = {"real", "integer", "pattern", "complex"};
+    return n[f];
+}
+static const char *sym_name(sps_mm_symmetry s)
+{
+    static const char *n[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
+    return n[s];
+}
+
+static sps_status parse_banner(mm_ctx *c, const char **pp, sps_mm_data *d)
+{
+    const char *p = *pp;
+    if (c->end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3; /* UTF-8 BOM */
+    for (;;) {                                                    /* leading blank lines */
+        while (IS_BLANK(*p)) p++;
+        if (*p != '\n') break;
+        p++;
+        c->line++;
+    }
+    if (p == c->end) return perr(c, 1, "empty file (no %%%%MatrixMarket banner)");
+
+    const char *t;
+    size_t n;
+    next_tok(&p, &t, &n);
+    if (!tok_eq_ci(t, n, "%%MatrixMarket")) {
+        if ((n >= 2 && t[0] == '%' && t[1] == '%') || contains_ci(t, n, "matrixmarket") ||
+            contains_ci(t, n, "market"))
+            return perr(c, c->line, "misspelled banner '%s' (expected %%%%MatrixMarket)", tok_show(t).s);
+        return perr(c, c->line, "missing %%%%MatrixMarket banner (first line starts with '%s')",
+                    tok_show(t).s);
+    }
+    static const char *const what[4] = {"object", "format", "field", "symmetry"};
+    const char *tk[4];
+    size_t tl[4];
+    for (int i = 0; i < 4; i++)
+        if (!next_tok(&p, &tk[i], &tl[i]))
+            return perr(c, c->line, "incomplete banner: missing %s (expected '%%%%MatrixMarket matrix "
+                                    "coordinate|array real|integer|pattern|complex "
+                                    "general|symmetric|skew-symmetric|hermitian')",
+                        what[i]);
+    if (!tok_eq_ci(tk[0], tl[0], "matrix"))
+        return perr(c, c->line, "unsupported object '%s' (only 'matrix')", tok_show(tk[0]).s);
+
+    if (tok_eq_ci(tk[1], tl[1], "coordinate")) d->is_array = 0;
+    else if (tok_eq_ci(tk[1], tl[1], "array")) d->is_array = 1;
+    else return perr(c, c->line, "unsupported format '%s' (coordinate or array)", tok_show(tk[1]).s);
+
+    if (tok_eq_ci(tk[2], tl[2], "real")) d->field = SPS_MM_REAL;
+    else if (tok_eq_ci(tk[2], tl[2], "integer")) d->field = SPS_MM_INTEGER;
+    else if (tok_eq_ci(tk[2], tl[2], "pattern")) d->field = SPS_MM_PATTERN;
+    else if (tok_eq_ci(tk[2], tl[2], "complex")) d->field = SPS_MM_COMPLEX;
+    else return perr(c, c->line, "unsupported field '%s' (real, integer, pattern or complex)", tok_show(tk[2]).s);
+
+    if (tok_eq_ci(tk[3], tl[3], "general")) d->symmetry = SPS_MM_GENERAL;
+    else if (tok_eq_ci(tk[3], tl[3], "symmetric")) d->symmetry = SPS_MM_SYMMETRIC;
+    else if (tok_eq_ci(tk[3], tl[3], "skew-symmetric")) d->symmetry = SPS_MM_SKEW;
+    else if (tok_eq_ci(tk[3], tl[3], "hermitian")) d->symmetry = SPS_MM_HERMITIAN;
+    else
+        return perr(c, c->line, "unsupported symmetry '%s' (general, symmetric, skew-symmetric or hermitian)",
+                    tok_show(tk[3]).s);
+
+    if (next_tok(&p, &t, &n)) return perr(c, c->line, "unexpected '%s' at the end of the banner", tok_show(t).s);
+
+    if (d->is_array && d->field == SPS_MM_PATTERN)
+        return perr(c, c->line, "unsupported combination: field 'pattern' with format 'array'");
+    if (d->symmetry == SPS_MM_HERMITIAN && d->field != SPS_MM_COMPLEX)
+        return perr(c, c->line, "unsupported combination: symmetry 'hermitian' needs field 'complex', not '%s'",
+                    field_name(d->field));
+    if (d->symmetry == SPS_MM_SKEW && d->field == SPS_MM_PATTERN)
+        return perr(c, c->line, "unsupported combination: symmetry 'skew-symmetric' with field 'pattern'");
+
+    if (*p == '\n') {
+        p++;
+        c->line++;
+    }
+    *pp = p;
+    return SPS_OK;
+}
+
+static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t *nnz_decl)
+{
+    const char *p = skip_noise(c, *pp);
+    if (p == c->end) return perr(c, eof_line(c), "missing size line");
+    const int ntok = d->is_array ? 2 : 3;
+    const char *shape = d->is_array ? "'rows cols'" : "'rows cols entries'";
+    int64_t v[3] = {0, 0, 0};
+    for (int i = 0; i < ntok; i++) {
+        while (IS_BLANK(*p)) p++;
+        if (*p == '\n' || *p == '\0') return perr(c, c->line, "bad size line: expected %s", shape);
+        const char *t = p;
+        int r = scan_i64(&p, &v[i]);
+        if (r == 1) return perr(c, c->line, "bad size line: '%s' is not an integer", tok_show(t).s);
+        if (r == 2 && i < 2) return perr(c, c->line, "size %s exceeds 32-bit index range", tok_show(t).s);
+        if (r == 2) return perr(c, c->line, "entry count %s is too large", tok_show(t).s);
+        if (v[i] < 0)
+            return perr(c, c->line, "negative %s %lld in size line", i < 2 ? "size" : "entry count",
+                        (long long)v[i]);
+        if (i < 2 && v[i] > INT32_MAX)
+            return perr(c, c->line, "size %lld exceeds 32-bit index range", (long long)v[i]);
+    }
+    const char *t;
+    size_t n;
+    if (next_tok(&p, &t, &n))
+        return perr(c, c->line, "bad size line: unexpected '%s' after %s", tok_show(t).s, shape);
+    d->rows = (int32_t)v[0];
+    d->cols = (int32_t)v[1];
+    if (d->symmetry != SPS_MM_GENERAL && d->rows != d->cols)
+        return perr(c, c->line, "%s matrix must be square, size line says %ld x %ld", sym_name(d->symmetry),
+                    (long)d->rows, (long)d->cols);
+    if (d->is_array) {
+        int64_t r = d->rows, k = d->cols;
+        if (d->symmetry == SPS_MM_GENERAL) *nnz_decl = r * k; /* < 2^62: cannot overflow */
+        else if (d->symmetry == SPS_MM_SKEW) *nnz_decl = r * (r - 1) / 2;
+        else *nnz_decl = r * (r + 1) / 2;
+    } else {
+        /* halved so that the symmetric expansion (at most 2x) fits int64 */
+        if (v[2] > INT64_MAX / 2) return perr(c, c->line, "entry count %lld is too large", (long long)v[2]);
+        *nnz_decl = v[2];
+    }
+    if (*p == '\n') {
+        p++;
+        c->line++;
+    }
+    *pp = p;
+    return SPS_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Entries                                                                    */
+
+typedef struct {
+    int32_t *row, *col;
+    double *val;
+    int64_t cap; /* entries allocated */
+    int nv;      /* doubles per entry: 1 or 2 */
+} mm_arrays;
+
+static sps_status arrays_resize(mm_arrays *a, int64_t cap, char *err, size_t errlen)
+{
+    size_t b;
+    void *r = realloc_n(a->row, (size_t)cap, sizeof(int32_t), &b);
+    if (!r) return alloc_fail(err, errlen, b);
+    a->row = r;
+    void *k = realloc_n(a->col, (size_t)cap, sizeof(int32_t), &b);
+    if (!k) return alloc_fail(err, errlen, b);
+    a->col = k;
+    void *v = realloc_n(a->val, (size_t)cap, sizeof(double) * (size_t)a->nv, &b);
+    if (!v) return alloc_fail(err, errlen, b);
+    a->val = v;
+    a->cap = cap;
+    return SPS_OK;
+}
+
+static void arrays_free(mm_arrays *a)
+{
+    free(a->row);
+    free(a->col);
+    free(a->val);
+    a->row = a->col = NULL;
+    a->val = NULL;
+}
+
+/* After an entry's last token: only blanks may follow before the newline. */
+static inline sps_status end_of_entry(mm_ctx *c, const char **pp)
+{
+    const char *p = *pp;
+    while (IS_BLANK(*p)) p++;
+    if (MM_LIKELY(*p == '\n')) {
+        *pp = p + 1;
+        c->line++;
+        return SPS_OK;
+    }
+    if (*p == '\0') {
+        *pp = p;
+        return SPS_OK;
+    }
+    return perr(c, c->line, "trailing garbage '%s' after the entry", tok_show(p).s);
+}
+
+/* Skip the blanks between two tokens; fails if the line ends first. */
+static inline int to_token(const char **pp)
+{
+    const char *p = *pp;
+    if (MM_UNLIKELY(!IS_BLANK(*p))) return 0;
+    do p++;
+    while (IS_BLANK(*p));
+    *pp = p;
+    return !(*p == '\n' || *p == '\0');
+}
+
+/* Reads the value(s) of one entry at *pp (positioned at the first token's
+ * separator for coordinate, or at the token for array when first != 0). */
+static inline sps_status read_values(mm_ctx *c, const char **pp, const sps_mm_data *d, double *v, int first)
+{
+    const char *p = *pp;
+    sps_status st;
+    if (!first && !to_token(&p))
+        return perr(c, c->line, "missing value after the indices (field '%s')", field_name(d->field));
+    const char *t0 = p;
+    if ((st = parse_double(c, &p, &v[0], "value")) != SPS_OK) return st;
+    if (d->field == SPS_MM_COMPLEX) {
+        if (!to_token(&p)) return perr(c, c->line, "missing imaginary part of a complex value");
+        if ((st = parse_double(c, &p, &v[1], "imaginary part")) != SPS_OK) return st;
+    } else if (MM_UNLIKELY(d->field == SPS_MM_INTEGER) && v[0] != trunc(v[0])) {
+        return perr(c, c->line, "non-integer value '%s' in an integer matrix", tok_show(t0).s);
+    }
+    *pp = p;
+    return SPS_OK;
+}
+
+static sps_status parse_coordinate(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t nnz_decl, mm_arrays *a,
+                                   int64_t *offdiag)
+{
+    const char *p = *pp;
+    const int sym = d->symmetry != SPS_MM_GENERAL;
+    const int has_val = d->field != SPS_MM_PATTERN;
+    const int nv = a->nv;
+    int tri = -1;       /* for symmetric storage: 0 lower, 1 upper, -1 none yet */
+    int64_t tri_line = 0;
+    int64_t off = 0;
+    sps_status st;
+    int64_t k = 0;
+    while (k < nnz_decl) {
+        p = skip_noise(c, p);
+        if (MM_UNLIKELY(p == c->end))
+            return perr(c, eof_line(c), "expected %lld entries, file ends after %lld", (long long)nnz_decl,
+                        (long long)k);
+        if (MM_UNLIKELY(k == a->cap) && (st = arrays_resize(a, a->cap * 2 + 16, c->err, c->errlen)) != SPS_OK)
+            return st;
+        int32_t i, j;
+        if (MM_UNLIKELY(!scan_index(&p, d->rows, &i))) return index_error(c, p, "row", d->rows);
+        if (MM_UNLIKELY(!to_token(&p))) return perr(c, c->line, "missing column index");
+        if (MM_UNLIKELY(!scan_index(&p, d->cols, &j))) return index_error(c, p, "column", d->cols);
+        double *v = a->val + k * nv;
+        if (has_val) {
+            if ((st = read_values(c, &p, d, v, 0)) != SPS_OK) return st;
+        } else {
+            v[0] = 1.0;
+        }
+        if (sym && i != j) {
+            int up = i < j;
+            if (MM_UNLIKELY(tri != up)) {
+                if (tri >= 0)
+                    return perr(c, c->line,
+                                "entry (%ld,%ld) is in the %s triangle but the %s entries so far are in the "
+                                "%s triangle (first at line %lld); store one triangle only",
+                                (long)i + 1, (long)j + 1, up ? "upper" : "lower", sym_name(d->symmetry),
+                                up ? "lower" : "upper", (long long)tri_line);
+                tri = up;
+                tri_line = c->line;
+            }
+            off++;
+        } else if (MM_UNLIKELY(sym && d->symmetry == SPS_MM_SKEW)) {
+            return perr(c, c->line, "diagonal entry (%ld,%ld) in a skew-symmetric matrix", (long)i + 1,
+                        (long)j + 1);
+        }
+        a->row[k] = i;
+        a->col[k] = j;
+        if ((st = end_of_entry(c, &p)) != SPS_OK) return st;
+        k++;
+    }
+    *offdiag = off;
+    *pp = p;
+    return SPS_OK;
+}
+
+static sps_status parse_array(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t nnz_decl, mm_arrays *a,
+                              int64_t *offdiag)
+{
+    const char *p = *pp;
+    const int nv = a->nv;
+    const int32_t n = d->rows;
+    /* column-major walk over the stored part: all rows (general), the lower
+     * triangle with diagonal, or the strict lower triangle (skew) */
+    const int general = d->symmetry == SPS_MM_GENERAL;
+    const int32_t skip = d->symmetry == SPS_MM_SKEW ? 1 : 0;
+    int32_t i = skip, j = 0;
+    int64_t off = 0;
+    sps_status st;
+    int64_t k = 0;
+    while (k < nnz_decl) {
+        p = skip_noise(c, p);
+        if (MM_UNLIKELY(p == c->end))
+            return perr(c, eof_line(c), "expected %lld entries, file ends after %lld", (long long)nnz_decl,
+                        (long long)k);
+        if (MM_UNLIKELY(k == a->cap) && (st = arrays_resize(a, a->cap * 2 + 16, c->err, c->errlen)) != SPS_OK)
+            return st;
+        if ((st = read_values(c, &p, d, a->val + k * nv, 1)) != SPS_OK) return st;
+        a->row[k] = i;
+        a->col[k] = j;
+        off += i != j;
+        if ((st = end_of_entry(c, &p)) != SPS_OK) return st;
+        k++;
+        if (++i == n) {
+            j++;
+            i = general ? 0 : j + skip;
+        }
+    }
+    *offdiag = d->symmetry == SPS_MM_GENERAL ? 0 : off;
+    *pp = p;
+    return SPS_OK;
+}
+
+/* Append the mirror of every off-diagonal entry (symmetric storage). */
+static void mirror(const sps_mm_data *d, mm_arrays *a, int64_t nfile)
+{
+    const int nv = a->nv;
+    const double s = d->symmetry == SPS_MM_SKEW ? -1.0 : 1.0;
+    const double si = d->symmetry == SPS_MM_HERMITIAN ? -s : s; /* conjugate */
+    int64_t m = nfile;
+    for (int64_t k = 0; k < nfile; k++) {
+        if (a->row[k] == a->col[k]) continue;
+        a->row[m] = a->col[k];
+        a->col[m] = a->row[k];
+        a->val[m * nv] = s * a->val[k * nv];
+        if (nv == 2) a->val[m * nv + 1] = si * a->val[k * nv + 1];
+        m++;
+    }
+}
+
+/* Parses the NUL-terminated text buf[0..len). */
+static sps_status parse_text(mm_ctx *c, sps_mm_data *out)
+{
+    sps_mm_data d;
+    memset(&d, 0, sizeof d);
+    mm_arrays a = {NULL, NULL, NULL, 0, 1};
+    sps_status st;
+
+    /* Embedded NUL bytes (binary or UTF-16 files) would end the scanners early. */
+    const char *z = memchr(c->buf, '\0', (size_t)(c->end - c->buf));
+    if (z) {
+        int64_t line = 1;
+        for (const char *q = c->buf; q < z; q++) line += *q == '\n';
+        return perr(c, line, "unexpected NUL byte (binary file?)");
+    }
+
+    const char *p = c->buf;
+    if ((st = parse_banner(c, &p, &d)) != SPS_OK) return st;
+    int64_t nnz_decl = 0;
+    if ((st = parse_size(c, &p, &d, &nnz_decl)) != SPS_OK) return st;
+
+    /* Preallocate no more entries than the remaining text can hold: each entry
+     * needs at least 2*tokens bytes (token + separator), so a forged huge
+     * count in a small file cannot trigger a huge allocation. */
+    a.nv = d.field == SPS_MM_COMPLEX ? 2 : 1;
+    int tokens = (d.is_array ? 0 : 2) + (d.field == SPS_MM_PATTERN ? 0 : a.nv);
+    int64_t bound = ((int64_t)(c->end - p) + 1) / (2 * tokens) + 1;
+    int64_t cap = nnz_decl < bound ? nnz_decl : bound;
+    if ((st = arrays_resize(&a, cap, c->err, c->errlen)) != SPS_OK) goto fail;
+
+    int64_t off = 0;
+    st = d.is_array ? parse_array(c, &p, &d, nnz_decl, &a, &off) : parse_coordinate(c, &p, &d, nnz_decl, &a, &off);
+    if (st != SPS_OK) goto fail;
+
+    p = skip_noise(c, p);
+    if (p != c->end) {
+        st = perr(c, c->line, "more entries than the %lld declared", (long long)nnz_decl);
+        goto fail;
+    }
+
+    d.nnz_file = nnz_decl;
+    d.nnz = nnz_decl + off;
+    if (d.nnz != a.cap && (st = arrays_resize(&a, d.nnz, c->err, c->errlen)) != SPS_OK) goto fail;
+    if (off) mirror(&d, &a, nnz_decl);
+    d.row = a.row;
+    d.col = a.col;
+    d.val = a.val;
+    *out = d;
+    return SPS_OK;
+fail:
+    arrays_free(&a);
+    return st;
+}
+
+/* text[len] must be '\0'. */
+static sps_status read_text(const char *text, size_t len, const char *name, const sps_mm_options *opt,
+                            sps_mm_data *out, char *err, size_t errlen)
+{
+    /* strtod honours LC_NUMERIC; switch this thread to "C" so a caller's
+     * setlocale() (decimal comma) cannot change how files are read. */
+    locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
+
+    mm_ctx c = {text, text + len, name ? name : "<buffer>", 1, opt ? opt->allow_nonfinite : 0, err, errlen};
+    sps_status st = parse_text(&c, out);
+
+    if (cloc) {
+        uselocale(old);
+        freelocale(cloc);
+    }
+    return st;
+}
+
+sps_status sps_mm_read_buffer(const char *buf, size_t len, const char *name, const sps_mm_options *opt,
+                              sps_mm_data *out, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (out) memset(out, 0, sizeof *out);
+    if (!out || (!buf && len)) {
+        set_err(err, errlen, "sps_mm_read_buffer: NULL %s", out ? "buffer" : "output");
+        return SPS_ERR_ARG;
+    }
+    if (len == SIZE_MAX) return alloc_fail(err, errlen, SIZE_MAX);
+    /* Private NUL-terminated copy: the scanners rely on the sentinel. */
+    size_t bytes;
+    char *text = alloc_n(len + 1, 1, &bytes);
+    if (!text) return alloc_fail(err, errlen, bytes);
+    if (len) memcpy(text, buf, len);
+    text[len] = '\0';
+    sps_status st = read_text(text, len, name, opt, out, err, errlen);
+    free(text);
+    return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* File reading                                                               */
+
+/* Reads the whole file (gunzipped if it has the gzip magic) into a malloc'ed,
+ * NUL-terminated buffer. */
+static sps_status slurp(const char *path, char **bufp, size_t *lenp, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return SPS_ERR_IO;
+    }
+    unsigned char magic[2] = {0, 0};
+    size_t nm = fread(magic, 1, 2, f);
+    if (ferror(f)) {
+        set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        fclose(f);
+        return SPS_ERR_IO;
+    }
+    struct stat sb;
+    size_t hint = 1 << 16;
+    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
+        hint = (size_t)sb.st_size;
+    int gz = nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+
+    char *buf = NULL;
+    size_t len = 0, cap = 0, bytes = 0;
+    if (!gz) {
+        cap = hint + 2; /* + the NUL, + one byte so the fread that sees EOF needs no growth */
+        buf = alloc_n(cap, 1, &bytes);
+        if (!buf) {
+            fclose(f);
+            return alloc_fail(err, errlen, bytes);
+        }
+        memcpy(buf, magic, nm);
+        len = nm;
+        for (;;) {
+            if (cap - len < 2) { /* keep room for the NUL */
+                char *nb = realloc_n(buf, cap * 2, 1, &bytes);
+                if (!nb) {
+                    free(buf);
+                    fclose(f);
+                    return alloc_fail(err, errlen, bytes);
+                }
+                buf = nb;
+                cap *= 2;
+            }
+            size_t r = fread(buf + len, 1, cap - len - 1, f);
+            len += r;
+            if (r == 0) break;
+        }
+        if (ferror(f)) {
+            set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+            free(buf);
+            fclose(f);
+            return SPS_ERR_IO;
+        }
+        fclose(f);
+    } else {
+        fclose(f);
+        gzFile g = gzopen(path, "rb");
+        if (!g) {
+            set_err(err, errlen, "cannot open '%s': %s", path, errno ? strerror(errno) : "zlib failure");
+            return SPS_ERR_IO;
+        }
+        gzbuffer(g, 1u << 18);
+        cap = hint > SIZE_MAX / 8 ? hint : hint * 4 + (1u << 16); /* text is typically 3-5x the gzip */
+        buf = alloc_n(cap, 1, &bytes);
+        if (!buf) {
+            gzclose(g);
+            return alloc_fail(err, errlen, bytes);
+        }
+        for (;;) {
+            if (cap - len < 2) {
+                char *nb = realloc_n(buf, cap * 2, 1, &bytes);
+                if (!nb) {
+                    free(buf);
+                    gzclose(g);
+                    return alloc_fail(err, errlen, bytes);
+                }
+                buf = nb;
+                cap *= 2;
+            }
+            size_t want = cap - len - 1;
+            if (want > (1u << 30)) want = 1u << 30; /* gzread takes an unsigned, returns an int */
+            int r = gzread(g, buf + len, (unsigned)want);
+            if (r < 0) break;
+            if (r == 0) break;
+            len += (size_t)r;
+        }
+        int errnum = Z_OK;
+        const char *msg = gzerror(g, &errnum);
+        if (errnum != Z_OK) { /* Z_BUF_ERROR: truncated stream; Z_DATA_ERROR: corrupt */
+            set_err(err, errlen, "cannot read '%s': gzip: %s", path,
+                    errnum == Z_ERRNO ? strerror(errno) : (msg && msg[0] ? msg : "error"));
+            free(buf);
+            gzclose(g);
+            return SPS_ERR_IO;
+        }
+        gzclose(g);
+    }
+    buf[len] = '\0';
+    *bufp = buf;
+    *lenp = len;
+    return SPS_OK;
+}
+
+sps_status sps_mm_read_file(const char *path, const sps_mm_options *opt, sps_mm_data *out, char *err,
+                            size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (out) memset(out, 0, sizeof *out);
+    if (!path || !out) {
+        set_err(err, errlen, "sps_mm_read_file: NULL %s", path ? "output" : "path");
+        return SPS_ERR_ARG;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    sps_status st = slurp(path, &buf, &len, err, errlen);
+    if (st != SPS_OK) return st;
+    st = read_text(buf, len, path, opt, out, err, errlen);
+    free(buf);
+    return st;
+}
+
+void sps_mm_data_free(sps_mm_data *d)
+{
+    if (!d) return;
+    free(d->row);
+    free(d->col);
+    free(d->val);
+    memset(d, 0, sizeof *d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writers                                                                    */
+
+typedef struct {
+    const char *path;
+    char *tmp;
+    FILE *f;
+} mm_out;
+
+static sps_status out_open(mm_out *o, const char *path, char *err, size_t errlen)
+{
+    o->path = path;
+    o->f = NULL;
+    size_t n = strlen(path) + 32;
+    o->tmp = malloc(n);
+    if (!o->tmp) return alloc_fail(err, errlen, n);
+    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
+    o->f = fopen(o->tmp, "wb");
+    if (!o->f) {
+        set_err(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
+        free(o->tmp);
+        o->tmp = NULL;
+        return SPS_ERR_IO;
+    }
+    setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+    return SPS_OK;
+}
+
+/* Flush, sync, close and rename; on any failure (ok == 0 included) remove the
+ * temp file so the old file at path stays as it was. */
+static sps_status out_close(mm_out *o, int ok, char *err, size_t errlen)
+{
+    sps_status st = SPS_OK;
+    if (!ok || fflush(o->f) != 0 || ferror(o->f)) {
+        if (ok) set_err(err, errlen, "cannot write '%s': %s", o->tmp, strerror(errno));
+        st = SPS_ERR_IO;
+    } else if (fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != ENOTSUP) {
+        /* EINVAL/ENOTSUP: the file system (a pipe, some FUSE) does not sync */
+        set_err(err, errlen, "cannot sync '%s': %s", o->tmp, strerror(errno));
+        st = SPS_ERR_IO;
+    }
+    if (fclose(o->f) != 0 && st == SPS_OK) {
+        set_err(err, errlen, "cannot write '%s': %s", o->tmp, strerror(errno));
+        st = SPS_ERR_IO;
+    }
+    if (st == SPS_OK && rename(o->tmp, o->path) != 0) {
+        set_err(err, errlen, "cannot rename '%s' to '%s': %s", o->tmp, o->path, strerror(errno));
+        st = SPS_ERR_IO;
+    }
+    if (st != SPS_OK) remove(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    o->f = NULL;
+    return st;
+}
+
+static int write_header(FILE *f, const char *format, const char *field, const char *comment)
+{
+    if (fprintf(f, "%%%%MatrixMarket matrix %s %s general\n", format, field) < 0) return 0;
+    if (comment && comment[0]) {
+        const char *s = comment;
+        for (;;) {
+            const char *nl = strchr(s, '\n');
+            size_t n = nl ? (size_t)(nl - s) : strlen(s);
+            if (n && s[n - 1] == '\r') n--;
+            if (fputs(n ? "% " : "%", f) < 0 || fwrite(s, 1, n, f) != n || fputc('\n', f) == EOF) return 0;
+            if (!nl || !nl[1]) break;
+            s = nl + 1;
+        }
+    }
+    return 1;
+}
+
+/* One value with round-trip precision.  In single mode the value is first
+ * rounded to float; values beyond the float range (which float data cannot
+ * hold) are written exactly instead of as inf. */
+static int put_val(FILE *f, double v, int single, const char *lead)
+{
+    if (single && fabs(v) <= FLT_MAX) return fprintf(f, "%s%.9g", lead, (double)(float)v) > 0;
+    return fprintf(f, "%s%.17g", lead, v) > 0;
+}
+
+sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_t nnz, const int32_t *row0,
+                            const int32_t *col0, const double *val, int is_complex, int single,
+                            const char *comment, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (!path || rows < 0 || cols < 0 || nnz < 0 || (nnz > 0 && (!row0 || !col0))) {
+        set_err(err, errlen, "sps_mm_write_coo: invalid argument (%s)",
+                !path ? "NULL path" : (rows < 0 || cols < 0) ? "negative size"
+                                    : nnz < 0                ? "negative nnz"
+                                                             : "NULL index array");
+        return SPS_ERR_ARG;
+    }
+    for (int64_t k = 0; k < nnz; k++)
+        if (row0[k] < 0 || row0[k] >= rows || col0[k] < 0 || col0[k] >= cols) {
+            set_err(err, errlen, "sps_mm_write_coo: entry %lld (%ld,%ld) out of range for %ld x %ld (0-based)",
+                    (long long)k, (long)row0[k], (long)col0[k], (long)rows, (long)cols);
+            return SPS_ERR_ARG;
+        }
+    mm_out o;
+    sps_status st = out_open(&o, path, err, errlen);
+    if (st != SPS_OK) return st;
+    const char *field = !val ? "pattern" : is_complex ? "complex" : "real";
+    int ok = write_header(o.f, "coordinate", field, comment) &&
+             fprintf(o.f, "%ld %ld %lld\n", (long)rows, (long)cols, (long long)nnz) > 0;
+    for (int64_t k = 0; ok && k < nnz; k++) {
+        ok = fprintf(o.f, "%ld %ld", (long)row0[k] + 1, (long)col0[k] + 1) > 0;
+        if (ok && val) {
+            if (is_complex) ok = put_val(o.f, val[2 * k], single, " ") && put_val(o.f, val[2 * k + 1], single, " ");
+            else ok = put_val(o.f, val[k], single, " ");
+        }
+        ok = ok && fputc('\n', o.f) != EOF;
+    }
+    if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
+    return out_close(&o, ok, err, errlen);
+}
+
+sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int is_complex, int single,
+                               const char *comment, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    if (!path || n < 0 || (n > 0 && !val)) {
+        set_err(err, errlen, "sps_mm_write_vector: invalid argument (%s)",
+                !path ? "NULL path" : n < 0 ? "negative length" : "NULL values");
+        return SPS_ERR_ARG;
+    }
+    mm_out o;
+    sps_status st = out_open(&o, path, err, errlen);
+    if (st != SPS_OK) return st;
+    int ok = write_header(o.f, "array", is_complex ? "complex" : "real", comment) &&
+             fprintf(o.f, "%ld 1\n", (long)n) > 0;
+    for (int32_t k = 0; ok && k < n; k++) {
+        if (is_complex) {
+            ok = put_val(o.f, val[2 * (size_t)k], single, "") && put_val(o.f, val[2 * (size_t)k + 1], single, " ");
+        } else {
+            ok = put_val(o.f, val[k], single, "");
+        }
+        ok = ok && fputc('\n', o.f) != EOF;
+    }
+    if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
+    return out_close(&o, ok, err, errlen);
+}
