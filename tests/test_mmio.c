@@ -1,0 +1,829 @@
+/* Tests of the Matrix Market reader/writer (formats/mmio.c).
+ *
+ *   test_mmio DATA_DIR [MATRIX_DIR]
+ *
+ * DATA_DIR is tests/data (or tests/data/bad itself): every bad/NAME.mtx must fail
+ * with the message substring listed in bad/EXPECTED.tsv.  MATRIX_DIR (or env
+ * SPS_MATRIX_DIR) is the real-matrix corpus with MANIFEST.tsv; without it
+ * that part prints "skipped".  Ends with "N passed, M failed". */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+#include "formats/mmio.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+static int n_pass, n_fail;
+
+static int check(int ok, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static int check(int ok, int line, const char *fmt, ...)
+{
+    if (ok) {
+        n_pass++;
+        return 1;
+    }
+    n_fail++;
+    fprintf(stderr, "FAIL test_mmio.c:%d: ", line);
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 0;
+}
+#define CHECK(cond, ...) check(!!(cond), __LINE__, __VA_ARGS__)
+
+static char err[1024];
+
+static sps_status rd(const char *text, int allow, sps_mm_data *d)
+{
+    sps_mm_options o = {allow};
+    return sps_mm_read_buffer(text, strlen(text), "<buffer>", &o, d, err, sizeof err);
+}
+
+static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
+
+/* Check entry k of d: 0-based (i,j), value re (+ im for complex). */
+static void check_entry(int line, const sps_mm_data *d, int64_t k, int32_t i, int32_t j, double re, double im)
+{
+    if (k >= d->nnz) {
+        check(0, line, "entry %lld beyond nnz %lld", (long long)k, (long long)d->nnz);
+        return;
+    }
+    int cplx = d->field == SPS_MM_COMPLEX;
+    double vr = cplx ? d->val[2 * k] : d->val[k], vi = cplx ? d->val[2 * k + 1] : 0.0;
+    check(d->row[k] == i && d->col[k] == j && same_bits(vr, re) && (!cplx || same_bits(vi, im)), line,
+          "entry %lld: got (%d,%d,%.17g,%.17g), want (%d,%d,%.17g,%.17g)", (long long)k, d->row[k], d->col[k], vr,
+          vi, i, j, re, im);
+}
+#define ENTRY(d, k, i, j, re, im) check_entry(__LINE__, (d), (k), (i), (j), (re), (im))
+
+/* ------------------------------------------------------------------------ */
+
+static void test_real_general(void)
+{
+    const char *lf = "%%MatrixMarket matrix coordinate real general\n"
+                     "% comment\n"
+                     "\n"
+                     "  % indented comment\n"
+                     "  3 4 3  \n"
+                     "1 1 1.5\n"
+                     "\n"
+                     "\t2  3\t-2e3  \n"
+                     "% comment between entries\n"
+                     "3 4 .25";
+    sps_mm_data d;
+    sps_status st = rd(lf, 0, &d);
+    CHECK(st == SPS_OK, "real general: %s", err);
+    if (st != SPS_OK) return;
+    CHECK(d.rows == 3 && d.cols == 4 && d.nnz == 3 && d.nnz_file == 3 && !d.is_array && d.field == SPS_MM_REAL &&
+              d.symmetry == SPS_MM_GENERAL,
+          "real general header");
+    ENTRY(&d, 0, 0, 0, 1.5, 0);
+    ENTRY(&d, 1, 1, 2, -2000.0, 0);
+    ENTRY(&d, 2, 2, 3, 0.25, 0);
+
+    /* the same text with CRLF line ends reads identically */
+    size_t n = strlen(lf);
+    char *crlf = malloc(2 * n + 1), *q = crlf;
+    for (size_t i = 0; i < n; i++) {
+        if (lf[i] == '\n') *q++ = '\r';
+        *q++ = lf[i];
+    }
+    *q = '\0';
+    sps_mm_data e;
+    st = rd(crlf, 0, &e);
+    CHECK(st == SPS_OK, "CRLF: %s", err);
+    if (st == SPS_OK) {
+        CHECK(e.nnz == d.nnz && !memcmp(e.row, d.row, 3 * sizeof(int32_t)) &&
+                  !memcmp(e.col, d.col, 3 * sizeof(int32_t)) && !memcmp(e.val, d.val, 3 * sizeof(double)),
+              "CRLF result differs from LF");
+        sps_mm_data_free(&e);
+    }
+    /* CRLF error line numbers stay right */
+    strcpy(crlf, "%%MatrixMarket matrix coordinate real general\r\n% c\r\n2 2 2\r\n1 1 1\r\n2 3 1\r\n");
+    st = rd(crlf, 0, &e);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:5: column index 3 out of range 1..2"), "CRLF error: %s", err);
+    free(crlf);
+    sps_mm_data_free(&d);
+    CHECK(d.row == NULL && d.val == NULL && d.nnz == 0, "data_free zeroes");
+    sps_mm_data_free(&d); /* twice is fine */
+}
+
+static void test_banner_variants(void)
+{
+    sps_mm_data d;
+    /* case-insensitive keywords, BOM and blank lines before the banner */
+    sps_status st = rd("\xEF\xBB\xBF\n  \n%%matrixmarket MATRIX Coordinate REAL General\n1 1 1\n1 1 2\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 1 && d.val[0] == 2.0, "banner variants: %s", err);
+    sps_mm_data_free(&d);
+    st = rd("%%MatrixMarket\tmatrix  coordinate\treal   general   \n1 1 1\n1 1 2\n", 0, &d);
+    CHECK(st == SPS_OK, "tabs in banner: %s", err);
+    sps_mm_data_free(&d);
+    /* an empty matrix still gets non-NULL arrays */
+    st = rd("%%MatrixMarket matrix coordinate real general\n3 3 0\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 0 && d.row && d.col && d.val && d.rows == 3, "empty matrix: %s", err);
+    sps_mm_data_free(&d);
+    st = rd("%%MatrixMarket matrix coordinate real general\n0 0 0\n\n% end\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 0 && d.rows == 0, "0x0 matrix: %s", err);
+    sps_mm_data_free(&d);
+    st = rd("%%MatrixMarket matrix array real general\n0 5\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 0 && d.cols == 5 && d.is_array, "0x5 array: %s", err);
+    sps_mm_data_free(&d);
+}
+
+static void test_integer_pattern(void)
+{
+    sps_mm_data d;
+    sps_status st = rd("%%MatrixMarket matrix coordinate integer general\n2 2 3\n1 1 7\n2 2 1.1E1\n1 2 -3\n", 0, &d);
+    CHECK(st == SPS_OK && d.field == SPS_MM_INTEGER, "integer: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 0, 7.0, 0);
+        ENTRY(&d, 1, 1, 1, 11.0, 0);
+        ENTRY(&d, 2, 0, 1, -3.0, 0);
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n3 1   \n", 0, &d);
+    CHECK(st == SPS_OK && d.field == SPS_MM_PATTERN && d.nnz == 2, "pattern general: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 1, 1.0, 0);
+        ENTRY(&d, 1, 2, 0, 1.0, 0);
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 3\n1 1\n2 1\n3 2\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 5 && d.nnz_file == 3 && d.symmetry == SPS_MM_SYMMETRIC, "pattern symmetric: %s",
+          err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 0, 1.0, 0);
+        ENTRY(&d, 1, 1, 0, 1.0, 0);
+        ENTRY(&d, 2, 2, 1, 1.0, 0);
+        ENTRY(&d, 3, 0, 1, 1.0, 0); /* mirrors follow, in file order */
+        ENTRY(&d, 4, 1, 2, 1.0, 0);
+    }
+    sps_mm_data_free(&d);
+}
+
+static void test_symmetry_real(void)
+{
+    sps_mm_data d;
+    sps_status st = rd("%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 4\n2 1 -1\n3 3 5\n3 1 0.5\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 6 && d.nnz_file == 4, "symmetric: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 0, 4.0, 0);
+        ENTRY(&d, 1, 1, 0, -1.0, 0);
+        ENTRY(&d, 2, 2, 2, 5.0, 0);
+        ENTRY(&d, 3, 2, 0, 0.5, 0);
+        ENTRY(&d, 4, 0, 1, -1.0, 0);
+        ENTRY(&d, 5, 0, 2, 0.5, 0);
+    }
+    sps_mm_data_free(&d);
+
+    /* upper-triangle storage is accepted too */
+    st = rd("%%MatrixMarket matrix coordinate real symmetric\n3 3 2\n1 2 3\n2 3 4\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 4, "symmetric upper: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 2, 1, 0, 3.0, 0);
+        ENTRY(&d, 3, 2, 1, 4.0, 0);
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1.5\n3 2 -2\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 4 && d.symmetry == SPS_MM_SKEW, "skew: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 1, 0, 1.5, 0);
+        ENTRY(&d, 1, 2, 1, -2.0, 0);
+        ENTRY(&d, 2, 0, 1, -1.5, 0);
+        ENTRY(&d, 3, 1, 2, 2.0, 0);
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix coordinate integer symmetric\n2 2 2\n1 1 3\n2 1 -7\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 3, "integer symmetric: %s", err);
+    if (st == SPS_OK) ENTRY(&d, 2, 0, 1, -7.0, 0);
+    sps_mm_data_free(&d);
+}
+
+static void test_complex(void)
+{
+    sps_mm_data d;
+    sps_status st = rd("%%MatrixMarket matrix coordinate complex general\n2 3 2\n1 3 1.5 -2\n2 1 0 1e-3\n", 0, &d);
+    CHECK(st == SPS_OK && d.field == SPS_MM_COMPLEX && d.nnz == 2, "complex general: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 2, 1.5, -2.0);
+        ENTRY(&d, 1, 1, 0, 0.0, 1e-3);
+    }
+    sps_mm_data_free(&d);
+
+    /* capitalised Hermitian as in real files; diagonal imaginary part kept */
+    st = rd("%%MatrixMarket matrix coordinate complex Hermitian\n3 3 3\n1 1 2 0\n3 1 1 2\n2 2 5 0.25\n", 0, &d);
+    CHECK(st == SPS_OK && d.symmetry == SPS_MM_HERMITIAN && d.nnz == 4, "hermitian: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 0, 2.0, 0.0);
+        ENTRY(&d, 1, 2, 0, 1.0, 2.0);
+        ENTRY(&d, 2, 1, 1, 5.0, 0.25);
+        ENTRY(&d, 3, 0, 2, 1.0, -2.0); /* conjugate */
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix coordinate complex symmetric\n2 2 1\n2 1 1 2\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 2, "complex symmetric: %s", err);
+    if (st == SPS_OK) ENTRY(&d, 1, 0, 1, 1.0, 2.0); /* no conjugate */
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix coordinate complex skew-symmetric\n2 2 1\n2 1 1 2\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 2, "complex skew: %s", err);
+    if (st == SPS_OK) ENTRY(&d, 1, 0, 1, -1.0, -2.0);
+    sps_mm_data_free(&d);
+}
+
+static void test_array(void)
+{
+    sps_mm_data d;
+    sps_status st = rd("%%MatrixMarket matrix array real general\n% c\n2 3\n1\n2\n\n3\n4\n5\n6\n", 0, &d);
+    CHECK(st == SPS_OK && d.is_array && d.nnz == 6 && d.nnz_file == 6 && d.rows == 2 && d.cols == 3,
+          "array general: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 0, 1.0, 0);
+        ENTRY(&d, 1, 1, 0, 2.0, 0);
+        ENTRY(&d, 2, 0, 1, 3.0, 0);
+        ENTRY(&d, 5, 1, 2, 6.0, 0);
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix array real general\n3 1\n0.5\n-1\n0\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 3 && d.cols == 1, "array vector: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 0, 0.5, 0);
+        ENTRY(&d, 2, 2, 0, 0.0, 0); /* zeros are kept in array format */
+    }
+    sps_mm_data_free(&d);
+
+    /* symmetric: lower triangle column-major: (1,1)(2,1)(3,1)(2,2)(3,2)(3,3) */
+    st = rd("%%MatrixMarket matrix array real symmetric\n3 3\n11\n21\n31\n22\n32\n33\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz_file == 6 && d.nnz == 9, "array symmetric: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 0, 0, 11.0, 0);
+        ENTRY(&d, 1, 1, 0, 21.0, 0);
+        ENTRY(&d, 2, 2, 0, 31.0, 0);
+        ENTRY(&d, 3, 1, 1, 22.0, 0);
+        ENTRY(&d, 4, 2, 1, 32.0, 0);
+        ENTRY(&d, 5, 2, 2, 33.0, 0);
+        ENTRY(&d, 6, 0, 1, 21.0, 0);
+        ENTRY(&d, 7, 0, 2, 31.0, 0);
+        ENTRY(&d, 8, 1, 2, 32.0, 0);
+    }
+    sps_mm_data_free(&d);
+
+    /* skew: strict lower triangle only */
+    st = rd("%%MatrixMarket matrix array real skew-symmetric\n3 3\n21\n31\n32\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz_file == 3 && d.nnz == 6, "array skew: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 0, 1, 0, 21.0, 0);
+        ENTRY(&d, 1, 2, 0, 31.0, 0);
+        ENTRY(&d, 2, 2, 1, 32.0, 0);
+        ENTRY(&d, 3, 0, 1, -21.0, 0);
+        ENTRY(&d, 5, 1, 2, -32.0, 0);
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix array complex hermitian\n2 2\n1 0\n2 3\n4 0\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz_file == 3 && d.nnz == 4, "array hermitian: %s", err);
+    if (st == SPS_OK) {
+        ENTRY(&d, 1, 1, 0, 2.0, 3.0);
+        ENTRY(&d, 2, 1, 1, 4.0, 0.0);
+        ENTRY(&d, 3, 0, 1, 2.0, -3.0);
+    }
+    sps_mm_data_free(&d);
+
+    st = rd("%%MatrixMarket matrix array integer general\n1 2\n3\n-4\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 2 && d.val[1] == -4.0, "array integer: %s", err);
+    sps_mm_data_free(&d);
+}
+
+/* Values against strtod, bit for bit (the fast path must be exact). */
+static void test_numbers(void)
+{
+    static const char *tok[] = {"1.1E1", "1e-3", "-.5", "+2", "0.1", "1.", "-0", "-0.0", "0e0", "00012.50",
+                                "1.7976931348623157e308", "4.9e-324", "2.2250738585072014e-308", "1e-400",
+                                "123456789012345678901234567890", "0.30000000000000004", "9007199254740993",
+                                "9007199254740993000", "9007199254740995e-3", "18446744073709551615",
+                                "18446744073709551616", "1e22", "1e23", "123456789e-27", "0x1p-3", "1E+00",
+                                "3.1085317326728e-01", ".0320886418015887", "-2.1846000000000e+02",
+                                "0.000000000000000000000000000000000000001", "7.2057594037927933e16",
+                                "1.0000000000000002", "2.4703282292062328e-324", "1234567890123456789e-5"};
+    size_t nt = sizeof tok / sizeof tok[0];
+    char buf[4096];
+    int n = snprintf(buf, sizeof buf, "%%%%MatrixMarket matrix array real general\n%zu 1\n", nt);
+    for (size_t i = 0; i < nt; i++) n += snprintf(buf + n, sizeof buf - (size_t)n, "  %s \n", tok[i]);
+    sps_mm_data d;
+    sps_status st = rd(buf, 0, &d);
+    CHECK(st == SPS_OK, "tricky numbers: %s", err);
+    if (st != SPS_OK) return;
+    for (size_t i = 0; i < nt; i++) {
+        double want = strtod(tok[i], NULL);
+        CHECK(same_bits(d.val[i], want), "token '%s': got %.17g, strtod %.17g", tok[i], d.val[i], want);
+    }
+    sps_mm_data_free(&d);
+}
+
+static uint64_t rng_s = 0x853c49e6748fea9bull;
+static uint64_t rng(void)
+{
+    rng_s ^= rng_s << 13;
+    rng_s ^= rng_s >> 7;
+    rng_s ^= rng_s << 17;
+    return rng_s;
+}
+
+/* Random doubles of all magnitudes printed in many shapes, including values
+ * within a few digits of the midpoint between two doubles (the hard cases of
+ * the fast path), compared with strtod. */
+static void test_numbers_random(void)
+{
+    const long n = 300000;
+    char *buf = malloc((size_t)n * 48 + 128);
+    long *start = malloc((size_t)n * sizeof(long));
+    int len = sprintf(buf, "%%%%MatrixMarket matrix array real general\n%ld 1\n", n);
+    for (long k = 0; k < n; k++) {
+        double x;
+        uint64_t b;
+        do {
+            b = rng();
+            memcpy(&x, &b, sizeof x);
+        } while (!isfinite(x) || x == 0.0);
+        int e2;
+        x = ldexp(frexp(x, &e2), (int)(rng() % 200) - 100);
+        start[k] = len;
+        switch (rng() % 6) {
+        case 0: len += sprintf(buf + len, "%.17g\n", x); break;
+        case 1: len += sprintf(buf + len, "%.*e\n", (int)(13 + rng() % 6), x); break;
+        case 2:
+        case 3: { /* near a midpoint, cut to 15..19 significant digits */
+            long double mid = ((long double)x + (long double)nextafter(x, INFINITY)) / 2;
+            len += sprintf(buf + len, "%.*Le\n", (int)(14 + rng() % 6), mid);
+            break;
+        }
+        case 4: len += sprintf(buf + len, "%llu\n", (unsigned long long)(rng() >> (rng() % 64))); break;
+        default: len += sprintf(buf + len, "%.*f\n", (int)(rng() % 20), x); break;
+        }
+    }
+    sps_mm_data d;
+    sps_status st = sps_mm_read_buffer(buf, (size_t)len, "<random>", NULL, &d, err, sizeof err);
+    CHECK(st == SPS_OK, "random numbers: %s", err);
+    if (st == SPS_OK) {
+        long bad = 0;
+        for (long k = 0; k < n; k++) {
+            double want = strtod(buf + start[k], NULL);
+            if (!same_bits(d.val[k], want) && bad++ < 5) {
+                char *nl = strchr(buf + start[k], '\n');
+                CHECK(0, "token '%.*s': got %.17g, strtod %.17g", (int)(nl - (buf + start[k])), buf + start[k],
+                      d.val[k], want);
+            }
+        }
+        CHECK(bad == 0, "%ld of %ld random tokens differ from strtod", bad, n);
+    }
+    sps_mm_data_free(&d);
+    free(start);
+    free(buf);
+}
+
+static void test_nonfinite_and_errors(void)
+{
+    const char *t = "%%MatrixMarket matrix coordinate real general\n2 2 4\n1 1 nan\n1 2 -inf\n2 1 Infinity\n2 2 NaN\n";
+    sps_mm_data d;
+    sps_status st = rd(t, 1, &d);
+    CHECK(st == SPS_OK && isnan(d.val[0]) && d.val[1] == -INFINITY && d.val[2] == INFINITY && isnan(d.val[3]),
+          "allow_nonfinite: %s", err);
+    sps_mm_data_free(&d);
+    st = rd(t, 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:3: non-finite value 'nan'"), "nan rejected: %s", err);
+    CHECK(d.row == NULL && d.nnz == 0, "out zeroed on error");
+    st = sps_mm_read_buffer(t, strlen(t), "A.mtx", NULL, &d, err, sizeof err); /* NULL options = defaults */
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "A.mtx:3: "), "NULL options: %s", err);
+
+    /* complex: non-finite imaginary part */
+    st = rd("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 0 inf\n", 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, ":3: non-finite value 'inf'"), "complex inf: %s", err);
+
+    /* err truncation and NULL err */
+    char small[8];
+    memset(small, 'x', sizeof small);
+    st = sps_mm_read_buffer("garbage", 7, "<buffer>", NULL, &d, small, sizeof small);
+    CHECK(st == SPS_ERR_PARSE && memchr(small, '\0', sizeof small) && !strncmp(small, "<buffer", 7),
+          "truncated err '%.8s'", small);
+    st = sps_mm_read_buffer("garbage", 7, "<buffer>", NULL, &d, NULL, 0);
+    CHECK(st == SPS_ERR_PARSE, "NULL err");
+    st = sps_mm_read_buffer(NULL, 5, "<buffer>", NULL, &d, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG, "NULL buffer");
+    st = sps_mm_read_buffer("x", 1, "<buffer>", NULL, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG, "NULL out");
+    st = sps_mm_read_file(NULL, NULL, &d, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG, "NULL path");
+    /* not NUL-terminated input: only len bytes are looked at */
+    const char full[] = "%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n9 9 9";
+    st = sps_mm_read_buffer(full, sizeof full - 1 - 5, "<buffer>", NULL, &d, err, sizeof err);
+    CHECK(st == SPS_OK && d.nnz == 1, "length-limited buffer: %s", err);
+    sps_mm_data_free(&d);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Files: gzip, plain, I/O errors                                             */
+
+static char tmpdir[256];
+
+static void test_files(void)
+{
+    const char *text = "%%MatrixMarket matrix coordinate real symmetric\n% gz test\n3 3 3\n1 1 1\n2 1 2.5\n3 3 -4\n";
+    char gzpath[512], noext[512], plain[512], trunc[512];
+    snprintf(gzpath, sizeof gzpath, "%s/a.mtx.gz", tmpdir);
+    snprintf(noext, sizeof noext, "%s/gzip_without_suffix.mtx", tmpdir);
+    snprintf(plain, sizeof plain, "%s/plain.mtx.gz", tmpdir); /* .gz name, plain content */
+    snprintf(trunc, sizeof trunc, "%s/truncated.mtx.gz", tmpdir);
+    const char *gzs[2] = {gzpath, noext};
+    for (int i = 0; i < 2; i++) {
+        gzFile g = gzopen(gzs[i], "wb");
+        CHECK(g != NULL, "gzopen %s", gzs[i]);
+        if (!g) return;
+        gzwrite(g, text, (unsigned)strlen(text));
+        gzclose(g);
+    }
+    FILE *f = fopen(plain, "wb");
+    fputs(text, f);
+    fclose(f);
+
+    const char *paths[3] = {gzpath, noext, plain};
+    for (int i = 0; i < 3; i++) {
+        sps_mm_data d;
+        sps_status st = sps_mm_read_file(paths[i], NULL, &d, err, sizeof err);
+        CHECK(st == SPS_OK && d.nnz == 4 && d.nnz_file == 3, "read %s: %s", paths[i], err);
+        if (st == SPS_OK) {
+            ENTRY(&d, 1, 1, 0, 2.5, 0);
+            ENTRY(&d, 3, 0, 1, 2.5, 0);
+        }
+        sps_mm_data_free(&d);
+    }
+
+    /* a truncated gzip stream is an I/O error, not a short matrix */
+    f = fopen(gzpath, "rb");
+    char raw[4096];
+    size_t n = fread(raw, 1, sizeof raw, f);
+    fclose(f);
+    f = fopen(trunc, "wb");
+    fwrite(raw, 1, n - 12, f);
+    fclose(f);
+    sps_mm_data d;
+    sps_status st = sps_mm_read_file(trunc, NULL, &d, err, sizeof err);
+    CHECK(st == SPS_ERR_IO && strstr(err, trunc) && strstr(err, "gzip"), "truncated gz: %s %s",
+          st == SPS_OK ? "OK" : "", err);
+    sps_mm_data_free(&d);
+
+    /* parse errors name the path and the line */
+    f = fopen(plain, "wb");
+    fputs("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1\n", f);
+    fclose(f);
+    st = sps_mm_read_file(plain, NULL, &d, err, sizeof err);
+    char want[600];
+    snprintf(want, sizeof want, "%s:3: column index 3 out of range 1..2", plain);
+    CHECK(st == SPS_ERR_PARSE && !strcmp(err, want), "file error: %s", err);
+
+    char missing[512];
+    snprintf(missing, sizeof missing, "%s/does_not_exist.mtx", tmpdir);
+    st = sps_mm_read_file(missing, NULL, &d, err, sizeof err);
+    CHECK(st == SPS_ERR_IO && strstr(err, missing) && strstr(err, strerror(ENOENT)), "missing file: %s", err);
+    st = sps_mm_read_file(tmpdir, NULL, &d, err, sizeof err); /* a directory */
+    CHECK(st == SPS_ERR_IO && strstr(err, tmpdir), "directory: %s", err);
+
+    remove(gzpath);
+    remove(noext);
+    remove(plain);
+    remove(trunc);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writers                                                                    */
+
+static double random_double(void)
+{
+    double x;
+    do {
+        uint64_t b = rng();
+        memcpy(&x, &b, sizeof x);
+    } while (!isfinite(x));
+    switch (rng() % 4) {
+    case 0: return x; /* any finite bit pattern, subnormals included */
+    case 1: return (double)(rng() % 2000) - 1000.0;
+    default: return ldexp((double)(rng() >> 11), (int)(rng() % 80) - 90);
+    }
+}
+
+static int count_tmp_files(const char *dir)
+{
+    DIR *dp = opendir(dir);
+    if (!dp) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(dp)))
+        if (strstr(e->d_name, ".tmp.")) n++;
+    closedir(dp);
+    return n;
+}
+
+static void test_roundtrip(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/rt.mtx", tmpdir);
+    const int32_t rows = 37, cols = 23;
+    const int64_t nnz = 500;
+    int32_t *r = malloc(nnz * sizeof *r), *c = malloc(nnz * sizeof *c);
+    double *v = malloc(2 * nnz * sizeof *v), *vs = malloc(2 * nnz * sizeof *vs);
+    for (int64_t k = 0; k < nnz; k++) {
+        r[k] = (int32_t)(rng() % rows);
+        c[k] = (int32_t)(rng() % cols);
+        v[2 * k] = random_double();
+        v[2 * k + 1] = random_double();
+    }
+    /* single-precision data: floats of every magnitude, subnormals included */
+    for (int64_t k = 0; k < 2 * nnz; k++)
+        vs[k] = (double)(float)ldexp((rng() & 1 ? -1.0 : 1.0) * (double)(rng() >> 11), (int)(rng() % 250) - 200);
+    v[0] = -0.0;
+    v[3] = 5e-324;
+    v[4] = 1.7976931348623157e308;
+    vs[0] = -0.0;
+    for (int cplx = 0; cplx < 2; cplx++)
+        for (int single = 0; single < 2; single++) {
+            sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, single ? vs : v, cplx, single,
+                                             "round trip\nline two", err, sizeof err);
+            CHECK(st == SPS_OK, "write_coo cplx=%d single=%d: %s", cplx, single, err);
+            sps_mm_data d;
+            st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
+            CHECK(st == SPS_OK && d.rows == rows && d.cols == cols && d.nnz == nnz &&
+                      d.field == (cplx ? SPS_MM_COMPLEX : SPS_MM_REAL),
+                  "read back cplx=%d single=%d: %s", cplx, single, err);
+            if (st != SPS_OK) continue;
+            int bad = 0;
+            for (int64_t k = 0; k < nnz; k++) {
+                bad += d.row[k] != r[k] || d.col[k] != c[k];
+                for (int p = 0; p <= cplx; p++) {
+                    const double *src = single ? vs : v;
+                    double want = cplx ? src[2 * k + p] : src[k], got = d.val[cplx ? 2 * k + p : k];
+                    if (single) {
+                        float fw = (float)want, fg = (float)got;
+                        bad += memcmp(&fw, &fg, sizeof fw) != 0;
+                    } else {
+                        bad += !same_bits(want, got);
+                    }
+                }
+            }
+            CHECK(bad == 0, "round trip cplx=%d single=%d: %d mismatches", cplx, single, bad);
+            sps_mm_data_free(&d);
+        }
+
+    /* pattern (val == NULL) */
+    sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, NULL, 0, 0, NULL, err, sizeof err);
+    sps_mm_data d;
+    CHECK(st == SPS_OK, "write pattern: %s", err);
+    st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
+    CHECK(st == SPS_OK && d.field == SPS_MM_PATTERN && d.nnz == nnz && d.val[7] == 1.0 && d.row[7] == r[7],
+          "read pattern: %s", err);
+    sps_mm_data_free(&d);
+
+    /* vectors */
+    for (int cplx = 0; cplx < 2; cplx++)
+        for (int single = 0; single < 2; single++) {
+            int32_t n = 101;
+            const double *src = single ? vs : v;
+            st = sps_mm_write_vector(path, n, src, cplx, single, "vector", err, sizeof err);
+            CHECK(st == SPS_OK, "write_vector: %s", err);
+            st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
+            CHECK(st == SPS_OK && d.is_array && d.rows == n && d.cols == 1 && d.nnz == n, "read vector: %s", err);
+            if (st != SPS_OK) continue;
+            int bad = 0;
+            for (int64_t k = 0; k < (cplx ? 2 : 1) * (int64_t)n; k++) {
+                if (single) {
+                    float fw = (float)vs[k], fg = (float)d.val[k];
+                    bad += memcmp(&fw, &fg, sizeof fw) != 0;
+                } else {
+                    bad += !same_bits(v[k], d.val[k]);
+                }
+                if (k < n) bad += d.row[k] != k || d.col[k] != 0;
+            }
+            CHECK(bad == 0, "vector round trip cplx=%d single=%d: %d mismatches", cplx, single, bad);
+            sps_mm_data_free(&d);
+        }
+
+    /* non-finite values are written and read back with allow_nonfinite */
+    double nf[3] = {NAN, INFINITY, -INFINITY};
+    st = sps_mm_write_vector(path, 3, nf, 0, 0, NULL, err, sizeof err);
+    sps_mm_options o = {1};
+    CHECK(st == SPS_OK && sps_mm_read_file(path, &o, &d, err, sizeof err) == SPS_OK && isnan(d.val[0]) &&
+              d.val[1] == INFINITY && d.val[2] == -INFINITY,
+          "non-finite vector: %s", err);
+    sps_mm_data_free(&d);
+
+    /* invalid arguments: nothing is created, the old file stays */
+    struct stat sb0, sb1;
+    stat(path, &sb0);
+    int32_t badr[1] = {rows};
+    st = sps_mm_write_coo(path, rows, cols, 1, badr, c, v, 0, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG && strstr(err, "out of range"), "bad index: %s", err);
+    st = sps_mm_write_coo(path, -1, cols, 0, NULL, NULL, NULL, 0, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG, "negative rows");
+    st = sps_mm_write_vector(path, 3, NULL, 0, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG, "NULL vector");
+    CHECK(stat(path, &sb1) == 0 && sb1.st_size == sb0.st_size && sps_mm_read_file(path, &o, &d, err, sizeof err) == SPS_OK &&
+              d.nnz == 3,
+          "old file kept after refused writes");
+    sps_mm_data_free(&d);
+
+    /* unwritable location: SPS_ERR_IO, nothing left behind */
+    char bad_path[600];
+    snprintf(bad_path, sizeof bad_path, "%s/no_such_dir/x.mtx", tmpdir);
+    st = sps_mm_write_vector(bad_path, 3, v, 0, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_IO && strstr(err, "no_such_dir") && strstr(err, strerror(ENOENT)), "unwritable: %s", err);
+    /* rename over a directory fails after the temp file was written: the
+     * temp must be removed and the directory untouched */
+    char dirpath[600];
+    snprintf(dirpath, sizeof dirpath, "%s/a_directory", tmpdir);
+    mkdir(dirpath, 0755);
+    st = sps_mm_write_coo(dirpath, rows, cols, nnz, r, c, v, 0, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_IO && strstr(err, "rename"), "rename over directory: %s", err);
+    struct stat sd;
+    CHECK(stat(dirpath, &sd) == 0 && S_ISDIR(sd.st_mode), "directory untouched");
+    CHECK(count_tmp_files(tmpdir) == 0, "temp files left: %d", count_tmp_files(tmpdir));
+    rmdir(dirpath);
+
+    /* an existing file is replaced */
+    double one = 42.0;
+    st = sps_mm_write_vector(path, 1, &one, 0, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_OK && sps_mm_read_file(path, NULL, &d, err, sizeof err) == SPS_OK && d.nnz == 1 &&
+              d.val[0] == 42.0,
+          "replace: %s", err);
+    sps_mm_data_free(&d);
+    remove(path);
+    free(r);
+    free(c);
+    free(v);
+    free(vs);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Malformed files with their expected messages                               */
+
+static void test_bad_files(const char *data_dir)
+{
+    char dir[1024], tsv[1100];
+    snprintf(dir, sizeof dir, "%s/bad", data_dir);
+    snprintf(tsv, sizeof tsv, "%s/EXPECTED.tsv", dir);
+    FILE *f = fopen(tsv, "r");
+    if (!f) { /* data_dir may be the bad/ folder itself */
+        snprintf(dir, sizeof dir, "%s", data_dir);
+        snprintf(tsv, sizeof tsv, "%s/EXPECTED.tsv", dir);
+        f = fopen(tsv, "r");
+    }
+    if (!CHECK(f != NULL, "cannot open %s", tsv)) return;
+    char line[2048];
+    int listed = 0;
+    char names[256][256];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        char *tab = strchr(line, '\t');
+        if (!line[0] || line[0] == '#') continue;
+        if (!CHECK(tab != NULL, "EXPECTED.tsv line without TAB: %s", line)) continue;
+        *tab = '\0';
+        const char *name = line, *want = tab + 1;
+        if (strlen(name) >= sizeof names[0] || !CHECK(strchr(name, '/') == NULL, "bad name %s", name)) continue;
+        if (listed < 256) memcpy(names[listed], name, strlen(name) + 1);
+        listed++;
+        char path[1300];
+        snprintf(path, sizeof path, "%.1000s/%.255s", dir, name);
+        sps_mm_data d;
+        sps_status st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
+        CHECK(st == SPS_ERR_PARSE && strstr(err, want), "%s: status %d, message '%s', want '%s'", name, (int)st, err,
+              want);
+        CHECK(d.row == NULL && d.col == NULL && d.val == NULL, "%s: out not zeroed", name);
+        sps_mm_data_free(&d);
+    }
+    fclose(f);
+    /* every .mtx in the folder has an expectation */
+    DIR *dp = opendir(dir);
+    int files = 0;
+    struct dirent *e;
+    while (dp && (e = readdir(dp))) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || strcmp(e->d_name + n - 4, ".mtx")) continue;
+        files++;
+        int found = 0;
+        for (int i = 0; i < listed && i < 256; i++) found |= !strcmp(names[i], e->d_name);
+        CHECK(found, "%s has no line in EXPECTED.tsv", e->d_name);
+    }
+    if (dp) closedir(dp);
+    CHECK(files == listed && listed >= 18, "%d bad files, %d expectations", files, listed);
+    printf("bad files: %d checked\n", listed);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Real matrices                                                              */
+
+static void test_real_matrices(const char *dir)
+{
+    if (!dir) {
+        printf("real matrices: skipped (no SPS_MATRIX_DIR)\n");
+        return;
+    }
+    char tsv[1100];
+    snprintf(tsv, sizeof tsv, "%s/MANIFEST.tsv", dir);
+    FILE *f = fopen(tsv, "r");
+    if (!f) {
+        printf("real matrices: skipped (%s not found)\n", tsv);
+        return;
+    }
+    char line[8192];
+    int count = 0;
+    long long bytes = 0;
+    while (fgets(line, sizeof line, f)) {
+        /* name group rows cols nnz_in_file symmetry field ... */
+        char *col[8] = {0};
+        int nc = 0;
+        for (char *s = line; nc < 8;) {
+            col[nc++] = s;
+            char *t = strchr(s, '\t');
+            if (!t) break;
+            *t = '\0';
+            s = t + 1;
+        }
+        if (nc < 7 || !strcmp(col[0], "name")) continue;
+        col[6][strcspn(col[6], "\r\n")] = '\0';
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s/%s.mtx.gz", dir, col[1], col[0]);
+        sps_mm_data d;
+        sps_status st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
+        if (!CHECK(st == SPS_OK, "%s: %s", path, err)) continue;
+        static const char *fields[] = {"real", "integer", "pattern", "complex"};
+        static const char *syms[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
+        CHECK(d.rows == atol(col[2]) && d.cols == atol(col[3]) && d.nnz_file == atoll(col[4]),
+              "%s: %d x %d, %lld entries; manifest %s x %s, %s", col[0], d.rows, d.cols, (long long)d.nnz_file,
+              col[2], col[3], col[4]);
+        CHECK(!strcmp(fields[d.field], col[6]) && !strcmp(syms[d.symmetry], col[5]), "%s: %s %s; manifest %s %s",
+              col[0], fields[d.field], syms[d.symmetry], col[6], col[5]);
+        int64_t diag = 0, bad = 0;
+        for (int64_t k = 0; k < d.nnz_file; k++) {
+            diag += d.row[k] == d.col[k];
+            bad += d.row[k] < 0 || d.row[k] >= d.rows || d.col[k] < 0 || d.col[k] >= d.cols;
+        }
+        int64_t want = d.symmetry == SPS_MM_GENERAL ? d.nnz_file : 2 * d.nnz_file - diag;
+        CHECK(d.nnz == want && bad == 0, "%s: nnz %lld, expected %lld, %lld bad indices", col[0], (long long)d.nnz,
+              (long long)want, (long long)bad);
+        bytes += d.nnz_file;
+        count++;
+        sps_mm_data_free(&d);
+    }
+    fclose(f);
+    CHECK(count > 0, "no matrices read from %s", tsv);
+    printf("real matrices: %d files, %lld entries\n", count, bytes);
+}
+
+int main(int argc, char **argv)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_mmio.%ld", (long)getpid());
+    if (mkdir(tmpdir, 0700) != 0) {
+        fprintf(stderr, "cannot create %s: %s\n", tmpdir, strerror(errno));
+        return 1;
+    }
+
+    test_real_general();
+    test_banner_variants();
+    test_integer_pattern();
+    test_symmetry_real();
+    test_complex();
+    test_array();
+    test_numbers();
+    test_numbers_random();
+    test_nonfinite_and_errors();
+    test_files();
+    test_roundtrip();
+    if (argc > 1 && argv[1][0]) test_bad_files(argv[1]);
+    else CHECK(0, "usage: test_mmio DATA_DIR [MATRIX_DIR]");
+
+    const char *mdir = argc > 2 && argv[2][0] ? argv[2] : getenv("SPS_MATRIX_DIR");
+    test_real_matrices(mdir && mdir[0] ? mdir : NULL);
+
+    rmdir(tmpdir);
+    printf("%d passed, %d failed\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}
