@@ -424,9 +424,9 @@ static sps_status parse_banner(mm_ctx *c, const char **pp, sps_mm_data *d)
     }
     if (p == c->end) return perr(c, 1, "empty file (no %%%%MatrixMarket banner)");
 
-    const char *t;
-    size_t n;
-    next_tok(&p, &t, &n);
+    const char *t = p;
+    size_t n = 0;
+    next_tok(&p, &t, &n); /* cannot fail: p is at a non-blank byte */
     if (!tok_eq_ci(t, n, "%%MatrixMarket")) {
         if ((n >= 2 && t[0] == '%' && t[1] == '%') || contains_ci(t, n, "matrixmarket") ||
             contains_ci(t, n, "market"))
@@ -503,8 +503,8 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
         if (i < 2 && v[i] > INT32_MAX)
             return perr(c, c->line, "size %lld exceeds 32-bit index range", (long long)v[i]);
     }
-    const char *t;
-    size_t n;
+    const char *t = p;
+    size_t n = 0;
     if (next_tok(&p, &t, &n))
         return perr(c, c->line, "bad size line: unexpected '%s' after %s", tok_show(t).s, shape);
     d->rows = (int32_t)v[0];

@@ -769,8 +769,8 @@ static void test_real_matrices(const char *dir)
         }
         if (nc < 7 || !strcmp(col[0], "name")) continue;
         col[6][strcspn(col[6], "\r\n")] = '\0';
-        char path[2048];
-        snprintf(path, sizeof path, "%s/%s/%s.mtx.gz", dir, col[1], col[0]);
+        char path[4096];
+        snprintf(path, sizeof path, "%.1500s/%.500s/%.500s.mtx.gz", dir, col[1], col[0]);
         sps_mm_data d;
         sps_status st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
         if (!CHECK(st == SPS_OK, "%s: %s", path, err)) continue;
