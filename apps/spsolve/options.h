@@ -1,0 +1,52 @@
+/* spsolve CLI: command-line options. */
+#ifndef SPSOLVE_CLI_OPTIONS_H
+#define SPSOLVE_CLI_OPTIONS_H
+
+#include "spsolve/spsolve.h"
+
+/* The README example: poisson3d:64 (262144 rows) converges with CG in a few
+ * seconds on a laptop CPU. */
+#define CLI_DEFAULT_PROBLEM "poisson3d:64"
+/* rtol defaults by precision: 1e-8 is below what a single-precision residual
+ * can resolve (unit roundoff 6e-8), so an f32 solve would only stagnate. */
+#define CLI_DEFAULT_RTOL_DOUBLE 1e-8
+#define CLI_DEFAULT_RTOL_SINGLE 1e-5
+#define CLI_DEFAULT_ATOL 0.0
+#define CLI_DEFAULT_MAXIT 10000
+#define CLI_DEFAULT_RESTART 30
+
+typedef struct {
+    const char *matrix;      /* -m: path or generator spec */
+    int matrix_generated;    /* matrix names a generator (poisson3d:N ...) */
+    const char *rhs;         /* -b: path or NULL (b = A*1) */
+    const char *x0;          /* --x0: path or NULL (x0 = 0) */
+    const char *output;      /* -o: path or NULL */
+    const char *history;     /* --history: path or NULL */
+    const char *solver;      /* NULL: chosen from the matrix's symmetry */
+    const char *precond;     /* "none" by default */
+    int restart;
+    double rtol, atol;
+    int rtol_set;            /* rtol given explicitly (else it follows the precision) */
+    int maxit;
+    const char *format_name; /* NULL: keep CSR */
+    sps_format format;
+    sps_backend backend;
+    int device;
+    sps_scalar precision;    /* f32/f64 (c32/c64 force a complex solve) */
+    int monitor;
+    int json;
+    int allow_nonfinite;
+} cli_options;
+
+/* What parsing decided. */
+typedef enum { CLI_PARSE_RUN, CLI_PARSE_EXIT_OK, CLI_PARSE_EXIT_USAGE } cli_parse_result;
+
+/** Parse argv into opt; prints --help / --version text to stdout and usage
+ *  errors to stderr itself. */
+cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt);
+
+/** Nonzero when `name` is one of the entries of a comma-separated list such as
+ *  sps_solver_list() ("cg, bicgstab, gmres"). */
+int cli_list_contains(const char *list, const char *name);
+
+#endif

@@ -1,0 +1,52 @@
+/* spsolve CLI: what a run found, printed as a human summary or one JSON object. */
+#ifndef SPSOLVE_CLI_REPORT_H
+#define SPSOLVE_CLI_REPORT_H
+
+#include "options.h"
+
+#include <stdio.h>
+
+#define CLI_STOPPING_RULE "||b-Ax|| <= max(rtol*||b||, atol)"
+
+typedef struct {
+    const cli_options *opt;
+    /* problem */
+    const char *matrix_source;   /* path or generator spec */
+    const char *matrix_kind;     /* "file" or "generated" */
+    sps_matrix_info_t info;      /* of the matrix the solver used (after conversion) */
+    const char *rhs_source;      /* path, or NULL for b = A*1 */
+    const char *x0_source;       /* path, or NULL for x0 = 0 */
+    /* execution */
+    const char *backend;
+    const char *device;
+    const char *solver;
+    const char *precond;
+    double rtol, atol;
+    int maxit, restart;
+    /* outcome */
+    sps_status status;           /* of sps_solver_solve */
+    sps_result res;
+    int converged;               /* the library reported convergence */
+    int verified;                /* the CLI's own residual meets the tolerance */
+    double true_residual_norm;   /* ||b - A x||_2, recomputed by the CLI in long double */
+    double rhs_norm;             /* ||b||_2, same */
+    double true_relative_residual;
+    double tolerance;            /* max(rtol*||b||, atol) with the CLI's ||b|| */
+    int have_error;              /* b was generated as A*1 */
+    double error_vs_ones;        /* ||x - 1||_2 / ||1||_2 */
+    const char *output_written;  /* -o path when written, else NULL */
+    const char *history_written; /* --history path when written, else NULL */
+    /* seconds */
+    double t_read, t_convert, t_setup, t_solve, t_check, t_total;
+    int exit_code;
+} cli_report;
+
+void cli_print_summary(FILE *f, const cli_report *r);
+void cli_print_json(FILE *f, const cli_report *r);
+
+/** Write iteration,residual lines (k = 0 is the initial residual) to path via a
+ *  temporary file renamed over it.  Returns 0 on success, else prints why to
+ *  stderr and returns -1. */
+int cli_write_history(const char *path, const double *history, int len);
+
+#endif
