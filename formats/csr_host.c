@@ -40,8 +40,8 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
             return sps_error(ctx, SPS_ERR_ARG, "entry %lld: row index %d out of range 0..%d", (long long)k,
                              (int)row[k], (int)n - 1);
         if (col[k] < 0 || col[k] >= m)
-            return sps_error(ctx, SPS_ERR_ARG, "entry %lld: column index %d out of range 0..%d", (long long)k,
-                             (int)col[k], (int)m - 1);
+            return sps_error(ctx, SPS_ERR_ARG, "entry %lld (row %d): column index %d out of range 0..%d", (long long)k,
+                             (int)row[k], (int)col[k], (int)m - 1);
     }
     sps_status st;
     sps_index *ptr = NULL, *perm = NULL, *bycol = NULL;
@@ -73,8 +73,11 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
     for (sps_index i = 0; i < n; i++) {
         for (sps_index a = ptr[i]; a < ptr[i + 1];) {
             const sps_index c = col[perm[a]];
-            double re = 0.0, im = 0.0;
-            for (; a < ptr[i + 1] && col[perm[a]] == c; a++) {
+            /* start from the first value, not from 0.0: 0.0 + (-0.0) would lose the sign */
+            const sps_index p0 = perm[a];
+            double re = src_complex ? val[2 * (int64_t)p0] : val[p0];
+            double im = src_complex ? val[2 * (int64_t)p0 + 1] : 0.0;
+            for (a++; a < ptr[i + 1] && col[perm[a]] == c; a++) {
                 const sps_index p = perm[a];
                 re += src_complex ? val[2 * (int64_t)p] : val[p];
                 im += src_complex ? val[2 * (int64_t)p + 1] : 0.0;
