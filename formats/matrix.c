@@ -53,17 +53,20 @@ void sps_matrix_destroy(sps_matrix A)
 
 sps_context sps_matrix_context(sps_matrix A) { return A ? A->ctx : NULL; }
 
-/* Values of type t as doubles (interleaved when complex), for the triplet builder. */
-static sps_status vals_to_double(sps_context ctx, sps_scalar t, int64_t nnz, const void *val, double **out)
+/* Values of type t as doubles (interleaved when complex), for the triplet builder.
+ * A non-finite value is SPS_ERR_NUMERIC naming the entry and its row and column. */
+static sps_status vals_to_double(sps_context ctx, sps_scalar t, int64_t nnz, const sps_index *row,
+                                 const sps_index *col, const void *val, double **out)
 {
-    const size_t k = (size_t)nnz * (sps_scalar_is_complex(t) ? 2 : 1);
+    const size_t per = sps_scalar_is_complex(t) ? 2 : 1, k = (size_t)nnz * per;
     SPS_CHECK(sps_hmalloc(ctx, (void **)out, k * sizeof(double), "value copy"));
     for (size_t i = 0; i < k; i++) (*out)[i] = is_single(t) ? (double)((const float *)val)[i] : ((const double *)val)[i];
     for (size_t i = 0; i < k; i++)
         if (!isfinite((*out)[i])) {
             free(*out);
             *out = NULL;
-            return sps_error(ctx, SPS_ERR_NUMERIC, "value of entry %zu is not finite", i / (sps_scalar_is_complex(t) ? 2 : 1));
+            return sps_error(ctx, SPS_ERR_NUMERIC, "value of entry %zu (row %d, column %d) is not finite", i / per,
+                             (int)row[i / per], (int)col[i / per]);
         }
     return SPS_OK;
 }
@@ -74,9 +77,12 @@ sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m, int64_
     if (!ctx || !A) return SPS_ERR_ARG;
     *A = NULL;
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: bad scalar type");
+    if (nnz < 0 || nnz > INT32_MAX)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: %lld nonzeros (must be 0..%d)", (long long)nnz,
+                         (int)INT32_MAX);
     if (nnz > 0 && (!row || !col || !val)) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: NULL array");
     double *dv = NULL;
-    SPS_CHECK(vals_to_double(ctx, t, nnz, val, &dv));
+    SPS_CHECK(vals_to_double(ctx, t, nnz, row, col, val, &dv));
     sps_csr_host h;
     sps_status st = sps_csr_host_from_triplets(ctx, n, m, nnz, row, col, dv, sps_scalar_is_complex(t), t, &h);
     free(dv);
