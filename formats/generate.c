@@ -3,6 +3,7 @@
  * poisson3d:N  7-point Laplacian on an N x N x N grid, N^3 rows, SPD. */
 #include "core/internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,10 +27,17 @@ static void store(sps_scalar t, void *val, int64_t k, double v)
 static sps_status laplacian(sps_context ctx, int dims, int64_t N, sps_scalar t, sps_csr_host *h)
 {
     memset(h, 0, sizeof *h);
+    /* N^dims and the entry count must fit 32-bit indices; check before multiplying
+       (a huge N would overflow int64 itself) */
     int64_t n = 1;
-    for (int d = 0; d < dims; d++) n *= N;
+    for (int d = 0; d < dims; d++) {
+        if (n > INT32_MAX / N)
+            return sps_error(ctx, SPS_ERR_ARG, "generated problem of %lld^%d rows exceeds the 32-bit index range",
+                             (long long)N, dims);
+        n *= N;
+    }
     const int64_t nnz_max = n * (2 * dims + 1);
-    if (n > INT32_MAX || nnz_max > INT32_MAX)
+    if (nnz_max > INT32_MAX)
         return sps_error(ctx, SPS_ERR_ARG, "generated problem of %lld rows exceeds the 32-bit index range", (long long)n);
     h->n = h->m = (sps_index)n;
     h->t = t;
@@ -65,9 +73,13 @@ sps_status sps_matrix_generate(sps_context ctx, const char *spec, sps_scalar t, 
     for (int g = 0; g < NGEN; g++) {
         if (strlen(generators[g].name) != len || strncmp(spec, generators[g].name, len) != 0) continue;
         char *end = NULL;
+        errno = 0;
         long long N = colon ? strtoll(colon + 1, &end, 10) : 0;
         if (!colon || end == colon + 1 || *end != 0 || N < 1)
-            return sps_error(ctx, SPS_ERR_ARG, "generator '%s': expected %s:N with N >= 1", spec, generators[g].name);
+            return sps_error(ctx, SPS_ERR_ARG, "generator '%s': expected %s:N with N >= 1 (available: %s)", spec,
+                             generators[g].name, sps_matrix_generate_list());
+        if (errno == ERANGE)
+            return sps_error(ctx, SPS_ERR_ARG, "generator '%s': N is out of range", spec);
         sps_csr_host h;
         sps_status st = laplacian(ctx, generators[g].dims, N, t, &h);
         if (st == SPS_OK) st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_CSR, NULL, SPS_SYM_SYMMETRIC, A);
