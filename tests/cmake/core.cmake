@@ -1,0 +1,28 @@
+# Unit tests of the core (context, errors, vectors, operators), the CPU kernels
+# (BLAS-1, CSR/COO SpMV) and the CSR/COO formats (construction, conversion,
+# info, generators, Matrix Market round trips).
+# test_formats takes the real-matrix corpus as argv[1] when configured
+# (otherwise env SPS_MATRIX_DIR; that part is skipped when absent).
+sps_add_unit_test(NAME test_core
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_core.c
+  LABELS unit)
+# OMP_WAIT_POLICY=PASSIVE: idle OpenMP threads must not spin through the serial
+# reference loops on a small machine running other tests at the same time.
+sps_add_unit_test(NAME test_kernels
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_kernels.c
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)
+target_link_libraries(test_kernels PRIVATE OpenMP::OpenMP_C)
+# the long double reference loops dominate the run time: optimise the test code
+# itself (the library keeps the build type's flags)
+target_compile_options(test_kernels PRIVATE -O2)
+set(_formats_args "")
+if(SPS_MATRIX_DIR)
+  list(APPEND _formats_args "${SPS_MATRIX_DIR}")
+endif()
+sps_add_unit_test(NAME test_formats
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_formats.c
+  ARGS ${_formats_args}
+  LABELS unit)
+# the test parses the .mtx.gz corpus independently of formats/mmio.c
+target_link_libraries(test_formats PRIVATE ZLIB::ZLIB)
