@@ -76,6 +76,24 @@ sps_status sps_operator_from_matrix(sps_matrix A, sps_operator *out)
 }
 
 /* ---------------------------------------------------------------- shell operators */
+/* Run a shell callback.  A failure the callback recorded itself (a library call
+ * inside it failed) keeps its message; any other failure is recorded here, so the
+ * context never shows an older, unrelated message for it. */
+static sps_status call_shell(sps_operator op, sps_apply_fn fn, sps_vector x, sps_vector y)
+{
+    sps_context ctx = op->ctx;
+    const sps_status prev = ctx->last_status;
+    ctx->last_status = SPS_OK; /* to see whether the callback records a failure */
+    const sps_status st = fn(op->user, x, y);
+    if (st == SPS_OK) {
+        if (ctx->last_status == SPS_OK) ctx->last_status = prev;
+        return SPS_OK;
+    }
+    if (ctx->last_status == SPS_OK)
+        return sps_error(ctx, st, "shell operator callback failed with %s", sps_status_name(st));
+    return st;
+}
+
 /* The callback computes t = op(A) x; alpha and beta are applied here (y = a t + b y)
  * so users write only the plain product. */
 static sps_status shell_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
@@ -83,20 +101,14 @@ static sps_status shell_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps
     sps_apply_fn fn = mode == SPS_OP_N ? op->apply_fn : op->apply_t_fn;
     if (!fn) return sps_error(op->ctx, SPS_ERR_UNSUPPORTED, "shell operator has no transpose callback");
     const int plain = a.re == 1.0 && a.im == 0.0 && b.re == 0.0 && b.im == 0.0;
-    if (plain) {
-        sps_status st = fn(op->user, x, y);
-        if (st != SPS_OK && sps_context_error(op->ctx)[0] == 0)
-            sps_error(op->ctx, st, "shell operator callback failed with %s", sps_status_name(st));
-        return st;
-    }
+    if (plain) return call_shell(op, fn, x, y);
     const sps_index nout = mode == SPS_OP_N ? op->n : op->m;
     if (op->tmp && op->tmp->n != nout) {
         sps_vector_destroy(op->tmp);
         op->tmp = NULL;
     }
     if (!op->tmp) SPS_CHECK(sps_vector_create(op->ctx, nout, op->t, &op->tmp));
-    sps_status st = fn(op->user, x, op->tmp);
-    if (st != SPS_OK) return sps_error(op->ctx, st, "shell operator callback failed with %s", sps_status_name(st));
+    SPS_CHECK(call_shell(op, fn, x, op->tmp));
     return sps_kern(op->ctx, op->t)->axpby(op->ctx, nout, a, op->tmp->data, b, y->data);
 }
 
