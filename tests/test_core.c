@@ -574,6 +574,7 @@ typedef struct {
     void *M;      /* n*m row-major */
     int calls, calls_t;
     sps_status fail;
+    int fail_inside; /* fail through a library call that records its own message */
 } shell_user;
 static sps_status shell_mul(shell_user *u, int trans, sps_vector x, sps_vector y)
 {
@@ -597,6 +598,7 @@ static sps_status shell_apply(void *user, sps_vector x, sps_vector y)
 {
     shell_user *u = user;
     u->calls++;
+    if (u->fail_inside) return sps_vector_copy(x, y); /* sizes differ: the library's own message */
     if (u->fail != SPS_OK) return u->fail;
     return shell_mul(u, 0, x, y);
 }
@@ -610,7 +612,7 @@ static sps_status shell_apply_t(void *user, sps_vector x, sps_vector y)
 static void test_operator_shell(sps_scalar t)
 {
     const int n = 9, m = 6;
-    shell_user u = {t, n, m, rand_vals(t, (size_t)n * m), 0, 0, SPS_OK};
+    shell_user u = {t, n, m, rand_vals(t, (size_t)n * m), 0, 0, SPS_OK, 0};
     hmat a = {n, m, n * m, xcalloc(n + 1, sizeof(sps_index)), xcalloc((size_t)n * m, sizeof(sps_index)), u.M};
     for (int i = 0; i < n; i++) {
         a.rowptr[i + 1] = (i + 1) * m;
@@ -692,7 +694,30 @@ static void test_operator_shell(sps_scalar t)
         s = sps_operator_apply(op, SPS_OP_N, two, x, two, y);
         TU_CHECK(s == SPS_ERR_NUMERIC && contains(sps_context_error(ctx), "SPS_ERR_NUMERIC"),
                  "failing callback (scaled): %s '%s'", sps_status_name(s), sps_context_error(ctx));
+        /* an older, unrelated error must not stand in for the callback's failure */
+        sps_vector junk = NULL;
+        sps_vector_create(ctx, -9, t, &junk);
+        s = sps_operator_apply(op, SPS_OP_N, NULL, x, NULL, y);
+        TU_CHECK(s == SPS_ERR_NUMERIC && contains(sps_context_error(ctx), "callback") &&
+                     sps_context_last_status(ctx) == SPS_ERR_NUMERIC,
+                 "failing callback after an unrelated error: %s '%s'", sps_status_name(s), sps_context_error(ctx));
         u.fail = SPS_OK;
+        /* a failure the callback's own library call recorded keeps its message */
+        u.fail_inside = 1;
+        for (int k = 0; k < 2; k++) {
+            sps_context_clear_error(ctx);
+            s = sps_operator_apply(op, SPS_OP_N, k ? two : NULL, x, k ? two : NULL, y);
+            TU_CHECK(s == SPS_ERR_ARG && contains(sps_context_error(ctx), "sizes differ"),
+                     "callback failing inside the library (%s): %s '%s'", k ? "scaled" : "plain", sps_status_name(s),
+                     sps_context_error(ctx));
+        }
+        u.fail_inside = 0;
+        /* success after an earlier error leaves that error's status alone */
+        sps_vector_create(ctx, -9, t, &junk);
+        TU_OK(NULL, sps_operator_apply(op, SPS_OP_N, NULL, x, NULL, y));
+        TU_CHECK(sps_context_last_status(ctx) == SPS_ERR_ARG && contains(sps_context_error(ctx), "-9"),
+                 "successful apply kept the earlier error: %s '%s'", sps_status_name(sps_context_last_status(ctx)),
+                 sps_context_error(ctx));
         /* size checks happen before the callback */
         const int before = u.calls;
         s = sps_operator_apply(op, SPS_OP_N, NULL, y, NULL, x);
