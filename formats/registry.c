@@ -35,13 +35,19 @@ const char *sps_format_name(sps_format fmt)
     return o ? o->name : "?";
 }
 
+/* Built on first use into a static buffer.  The build is a critical section:
+ * two threads (one context each, as the API allows) calling this for the first
+ * time at once would otherwise both append to the buffer ("csr, coocsr, coo"). */
 const char *sps_format_list(void)
 {
     static char buf[512];
-    if (!buf[0]) {
-        for (int i = 0; i < NREG; i++) {
-            if (i) strncat(buf, ", ", sizeof buf - strlen(buf) - 1);
-            strncat(buf, registry[i]->name, sizeof buf - strlen(buf) - 1);
+#pragma omp critical(sps_format_list)
+    {
+        if (!buf[0]) {
+            for (int i = 0; i < NREG; i++) {
+                if (i) strncat(buf, ", ", sizeof buf - strlen(buf) - 1);
+                strncat(buf, registry[i]->name, sizeof buf - strlen(buf) - 1);
+            }
         }
     }
     return buf;
