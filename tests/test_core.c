@@ -781,6 +781,18 @@ static void test_vector_mtx(sps_scalar t)
         }
     }
     remove(path);
+    /* an empty vector */
+    {
+        sps_vector e = NULL, e2 = NULL;
+        char ep[640];
+        snprintf(ep, sizeof ep, "%s/empty_%s.mtx", tmpdir_path, tn(t));
+        if (TU_OK(ctx, sps_vector_create(ctx, 0, t, &e)) && TU_OK(ctx, sps_vector_write_mtx(e, ep)) &&
+            TU_OK(ctx, sps_vector_read_mtx(ctx, ep, t, &e2)))
+            TU_CHECK(sps_vector_size(e2) == 0 && sps_vector_scalar(e2) == t, "empty vector round trip");
+        remove(ep);
+        sps_vector_destroy(e);
+        sps_vector_destroy(e2);
+    }
     /* a coordinate 1 x n file (duplicates summed) */
     snprintf(path, sizeof path, "%s/vc.mtx", tmpdir_path);
     FILE *f = fopen(path, "w");

@@ -16,6 +16,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -618,6 +619,22 @@ static void test_diagonal(sps_scalar t)
 }
 
 /* ------------------------------------------------------------------ registry */
+/* First calls of sps_format_list from several threads at once agree. */
+static void test_format_list_threads(void)
+{
+    char got[4][512];
+#pragma omp parallel num_threads(4)
+    {
+        const int me = omp_get_thread_num();
+        if (me < 4) snprintf(got[me], sizeof got[me], "%s", sps_format_list());
+    }
+    const int nt = 4;
+    int same = 1;
+    for (int i = 1; i < nt; i++)
+        if (strcmp(got[i], got[0]) != 0) same = 0;
+    TU_CHECK(same && contains(got[0], "csr") && strlen(got[0]) < 64, "format list from 4 threads: '%s'", got[0]);
+}
+
 static void test_registry(void)
 {
     sps_format f = SPS_FMT_AUTO;
@@ -853,6 +870,27 @@ static void test_mtx_roundtrip(sps_scalar t)
     sps_context_clear_error(ctx);
 }
 
+/* Empty matrices survive the Matrix Market round trip. */
+static void test_mtx_empty(void)
+{
+    const int dims[3][2] = {{0, 0}, {5, 3}, {0, 4}};
+    for (int q = 0; q < 3; q++) {
+        sps_matrix A = NULL, B = NULL;
+        char path[640];
+        snprintf(path, sizeof path, "%s/empty%d.mtx", tmpdir_path, q);
+        if (TU_OK(ctx, sps_matrix_from_coo(ctx, dims[q][0], dims[q][1], 0, NULL, NULL, NULL, SPS_C64, &A)) &&
+            TU_OK(ctx, sps_matrix_write_mtx(A, path)) && TU_OK(ctx, sps_matrix_read_mtx(ctx, path, SPS_C64, &B))) {
+            sps_matrix_info_t info;
+            sps_matrix_info(B, &info);
+            TU_CHECK(info.rows == dims[q][0] && info.cols == dims[q][1] && info.nnz == 0, "empty %dx%d round trip",
+                     dims[q][0], dims[q][1]);
+        }
+        remove(path);
+        sps_matrix_destroy(A);
+        sps_matrix_destroy(B);
+    }
+}
+
 /* read_mtx_buffer: symmetric / skew / hermitian expansion and duplicates */
 static void test_mtx_buffer(void)
 {
@@ -1074,10 +1112,12 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    test_format_list_threads(); /* before anything else calls sps_format_list */
     test_registry();
     test_convert_errors();
     test_generate_errors();
     test_mtx_buffer();
+    test_mtx_empty();
     build_shapes();
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];

@@ -25,4 +25,4 @@ sps_add_unit_test(NAME test_formats
   ARGS ${_formats_args}
   LABELS unit)
 # the test parses the .mtx.gz corpus independently of formats/mmio.c
-target_link_libraries(test_formats PRIVATE ZLIB::ZLIB)
+target_link_libraries(test_formats PRIVATE ZLIB::ZLIB OpenMP::OpenMP_C)
