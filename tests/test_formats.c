@@ -705,6 +705,13 @@ static void test_generate(sps_scalar t)
         TU_CHECK(h.info.nnz == gens[g].nnz, "%s: nnz %lld, want %ld", gens[g].spec, (long long)h.info.nnz, gens[g].nnz);
         TU_CHECK(h.info.symmetry == SPS_SYM_SYMMETRIC && h.info.scalar == t && h.info.format == SPS_FMT_CSR,
                  "%s: info symmetry %d", gens[g].spec, (int)h.info.symmetry);
+        sps_matrix B = NULL;
+        if (TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &B))) {
+            sps_matrix_info_t bi;
+            sps_matrix_info(B, &bi);
+            TU_CHECK(bi.symmetry == SPS_SYM_SYMMETRIC, "%s: conversion keeps the declared symmetry", gens[g].spec);
+        }
+        sps_matrix_destroy(B);
         /* row sums: 0 inside, the number of missing neighbours on the boundary; symmetric */
         const int n = D.n;
         int ok = 1, sym = 1;
