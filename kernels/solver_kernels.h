@@ -2,10 +2,60 @@
  *
  * Each entry fuses vector updates with the reduction they feed so that a solver
  * iteration makes the fewest passes over memory (ARCHITECTURE §5).  Same
- * conventions as kernels.h.  Every entry must be implemented by every backend. */
+ * conventions as kernels.h.  Every entry must be implemented by every backend.
+ *
+ * Rules every backend keeps:
+ *   - coefficients are computed from slots in double (complex) arithmetic at
+ *     kernel time (sps_scoef_eval in kernels/cpu/common.h), then rounded to T;
+ *   - a kernel never writes a slot it reads, so a GPU launch may read its
+ *     coefficients in every block while the last block writes the reduction
+ *     (solvers alternate slot indices, e.g. rho_old / rho_new, by parity);
+ *   - reductions are deterministic (fixed order), sums of x^H y conjugate x;
+ *   - a "guarded" step whose coefficient is unusable writes no vector and sets
+ *     slots[rr].re = -1 (a squared norm never is), so the solver learns it from
+ *     the one slot copy it makes per iteration and x stays the last finite iterate.
+ *
+ * Users: CG (cg_step), BiCGSTAB (bicgstab_p, waxpy_s, dot2, bicgstab_xr),
+ * GMRES (axpy_dot_s, scale_s); plus dot, nrm2, axpy_s, xpay_s of kernels.h. */
 #ifndef SPS_SOLVER_KERNELS_H
 #define SPS_SOLVER_KERNELS_H
 
-#define SPS_KERNEL_LIST_SOLVER(X, P, S)
+/** Slot indices of the BiCGSTAB scalars (Saad Alg. 7.7):
+ *    rho = rhat^H r,  rv = rhat^H v,  ts = t^H s,  tt = t^H t,
+ *    rr = r^H r of the new residual,  rho_new = rhat^H r of the new residual. */
+typedef struct { int rho, rv, ts, tt, rr, rho_new; } sps_bicgstab_slots;
+
+#define SPS_KERNEL_LIST_SOLVER(X, P, S)                                                             \
+    /* CG step, alpha = slots[rho] / slots[pq]:                                                  */ \
+    /*   x += alpha p;  r -= alpha q;  slots[rr] = r^H r.                                        */ \
+    /* Guarded: when Re slots[pq] <= 0 or alpha is not finite, nothing is written but            */ \
+    /* slots[rr] = -1 (no step along a direction of non-positive curvature).                     */ \
+    X(P, S, cg_step, (sps_context ctx, sps_index n, sps_cplx *slots, int rho, int pq, int rr,      \
+                      const void *p, const void *q, void *x, void *r))                              \
+    /* BiCGSTAB direction, beta = (rho/rho_old)(alpha/omega) = slots[rho] slots[tt] /            */ \
+    /* (slots[rv] slots[ts]) and omega = slots[ts] / slots[tt] (rv, ts, tt of the previous step): */ \
+    /*   p = r + beta (p - omega v)                                                              */ \
+    X(P, S, bicgstab_p, (sps_context ctx, sps_index n, const sps_cplx *slots, sps_bicgstab_slots k, \
+                         const void *r, const void *v, void *p))                                    \
+    /* w = x + c y with c from slots (w may alias neither x nor y)                               */ \
+    X(P, S, waxpy_s, (sps_context ctx, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, \
+                      const void *y, void *w))                                                      \
+    /* slots[xy] = x^H y;  slots[xx] = x^H x  (one pass; BiCGSTAB t^H s and t^H t)               */ \
+    X(P, S, dot2, (sps_context ctx, sps_index n, const void *x, const void *y, sps_cplx *slots,     \
+                   int xy, int xx))                                                                 \
+    /* BiCGSTAB update, alpha = slots[rho] / slots[rv], omega = slots[ts] / slots[tt]            */ \
+    /* (omega = 0 when slots[tt] == 0: then t = 0, s = 0 and x + alpha ph is the solution):      */ \
+    /*   x += alpha ph + omega sh;  r = s - omega t;                                             */ \
+    /*   slots[rr] = r^H r;  slots[rho_new] = rhat^H r.                                          */ \
+    /* Guarded: when alpha or omega is not finite, nothing is written but slots[rr] = -1.        */ \
+    X(P, S, bicgstab_xr, (sps_context ctx, sps_index n, sps_cplx *slots, sps_bicgstab_slots k,      \
+                          const void *rhat, const void *ph, const void *sh, const void *s,          \
+                          const void *t, void *x, void *r))                                         \
+    /* Modified Gram-Schmidt step: y += c x (c from slots);  slots[out] = z^H y (the new y;      */ \
+    /* z may be x, y or another vector; the next basis vector's coefficient in GMRES)            */ \
+    X(P, S, axpy_dot_s, (sps_context ctx, sps_index n, sps_cplx *slots, sps_scoef c, const void *x, \
+                         void *y, const void *z, int out))                                          \
+    /* x = c x with c from slots (GMRES: v = w / ||w||)                                          */ \
+    X(P, S, scale_s, (sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c, void *x))
 
 #endif
