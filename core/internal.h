@@ -117,6 +117,12 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
                                       int src_complex, sps_scalar t, sps_csr_host *out);
 
 /* ------------------------------------------------------------------ matrices & formats */
+/** CSR arrays in backend memory (the store of a CSR matrix). */
+typedef struct sps_csr_store {
+    sps_index *rowptr, *col;
+    void *val;
+} sps_csr_store;
+
 typedef struct sps_format_ops {
     sps_format id;
     const char *name;
@@ -125,6 +131,10 @@ typedef struct sps_format_ops {
     sps_status (*from_csr)(sps_matrix B, const sps_csr_host *csr, const sps_format_options *opt);
     /* Copy A back into canonical host CSR (allocates out). */
     sps_status (*to_csr)(sps_matrix A, sps_csr_host *out);
+    /* Optional: build B->store from a CSR matrix already in backend memory, with
+     * backend kernels (so a CUDA build never leaves the device; the same code runs
+     * on the CPU backend).  sps_matrix_convert prefers it when the source is CSR. */
+    sps_status (*from_backend_csr)(sps_matrix B, const struct sps_csr_store *src, const sps_format_options *opt);
     /* y = a op(A) x + b y on backend pointers. */
     sps_status (*spmv)(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);
     /* Bytes of the stored format; *stored = entries stored including padding. */

@@ -4,10 +4,7 @@
 
 #include <stdlib.h>
 
-typedef struct {
-    sps_index *rowptr, *col;
-    void *val;
-} csr_store;
+typedef sps_csr_store csr_store;
 
 static void csr_destroy(sps_matrix A)
 {
@@ -58,4 +55,4 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",
                                        "compressed sparse row: the general-purpose default",
-                                       csr_from_csr, csr_to_csr, csr_spmv, csr_footprint, csr_destroy};
+                                       csr_from_csr, csr_to_csr, NULL, csr_spmv, csr_footprint, csr_destroy};

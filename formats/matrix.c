@@ -218,9 +218,28 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, const sps_format_opt
     if (!A || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_convert: NULL output") : SPS_ERR_ARG;
     *B = NULL;
     if (fmt == SPS_FMT_AUTO) fmt = SPS_FMT_CSR;
-    if (!sps_format_lookup(fmt))
+    const sps_format_ops *ops = sps_format_lookup(fmt);
+    if (!ops)
         return sps_error(A->ctx, SPS_ERR_UNSUPPORTED, "format %d is not available in this build (available: %s)",
                          (int)fmt, sps_format_list());
+    if (A->ops->id == SPS_FMT_CSR && ops->from_backend_csr) {
+        /* stay in backend memory: the format builds itself with backend kernels */
+        sps_matrix M;
+        SPS_CHECK(sps_hcalloc(A->ctx, (void **)&M, sizeof *M, "a matrix handle"));
+        *M = *A;
+        M->ops = ops;
+        M->store = NULL;
+        sps_format_options o;
+        memset(&o, 0, sizeof o);
+        if (opt) o = *opt;
+        sps_status st = ops->from_backend_csr(M, (const sps_csr_store *)A->store, &o);
+        if (st != SPS_OK) {
+            sps_matrix_destroy(M);
+            return st;
+        }
+        *B = M;
+        return SPS_OK;
+    }
     sps_csr_host h;
     SPS_CHECK(to_host(A, &h));
     sps_status st = sps_matrix_from_csr_host(A->ctx, &h, fmt, opt, A->sym, B);

@@ -75,13 +75,16 @@ typedef struct { double sign; int num, den; } sps_scoef;
     X(P, S, coo_spmvt, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
                         const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))
 
-/* Solver-specific fused steps live in kernels/solver_kernels.h */
+/* Solver-specific fused steps live in kernels/solver_kernels.h, the formats'
+   kernels in kernels/format_kernels.h */
 #include "kernels/solver_kernels.h"
+#include "kernels/format_kernels.h"
 
 #define SPS_KERNEL_LIST(X, P, S)     \
     SPS_KERNEL_LIST_BLAS1(X, P, S)   \
     SPS_KERNEL_LIST_SPMV(X, P, S)    \
-    SPS_KERNEL_LIST_SOLVER(X, P, S)
+    SPS_KERNEL_LIST_SOLVER(X, P, S)  \
+    SPS_KERNEL_LIST_FORMATS(X, P, S)
 
 /* ---------------------------------------------------------------- generated */
 #define SPS_KNAME(P, S, name) SPS_KNAME_(P, name, S)
