@@ -1,0 +1,375 @@
+/* libspsolve — CUDA backend: what every .cu file of kernels/cuda shares.
+ *
+ *  - SPS_CU(ctx, call) checks a CUDA runtime call, SPS_CU_LAUNCHED(ctx, what)
+ *    checks cudaGetLastError after a launch; a failure records
+ *    "file:line: what: cudaErrorX (text)" in ctx and returns SPS_ERR_DEVICE.
+ *  - sps_cuda_state: the context's stream and its preallocated workspace
+ *    (reduction partials, COO carries), allocated once in init.
+ *  - scalar traits: cx<R> (interleaved complex, the layout of C's float
+ *    _Complex), accumulator types (double / cx<double>, as the CPU reference),
+ *    conversion from the host's sps_cplx, slot coefficients (sps_scoef).
+ *  - generic launchers: sps_cuda_foreach (element-wise functor, grid-stride) and
+ *    sps_cuda_reduce (functor producing NV accumulators per element; per-block
+ *    partials by CUB BlockReduce into the workspace, then one block sums the
+ *    partials in a fixed order and writes slots): deterministic, because the
+ *    grid size depends on n only (never on the device or timing), every thread
+ *    visits a fixed index set in a fixed order, and CUB's BlockReduce is a
+ *    fixed tree for a fixed block size.
+ *
+ * Everything is queued on the context's stream; nothing here synchronises
+ * with the host. */
+#ifndef SPS_CUDA_COMMON_CUH
+#define SPS_CUDA_COMMON_CUH
+
+#include "core/internal.h"
+
+#include <cuda_runtime.h>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+
+#include <math.h>
+#include <stdint.h>
+
+/* ------------------------------------------------------------------ errors */
+/** Record a CUDA failure (SPS_ERR_DEVICE) with file:line in the message. */
+static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const char *what, const char *file, int line)
+{
+    return sps_error_at(ctx, SPS_ERR_DEVICE, file, line, "%s:%d: %s: %s (%s)", file, line, what,
+                        cudaGetErrorName(e), cudaGetErrorString(e));
+}
+/** Check one CUDA runtime call; on failure record it and return SPS_ERR_DEVICE. */
+#define SPS_CU(ctx, call)                                                           \
+    do {                                                                            \
+        cudaError_t sps_cu_e_ = (call);                                             \
+        if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ctx), sps_cu_e_, #call, __FILE__, __LINE__); \
+    } while (0)
+/** After a kernel launch: check the launch itself (and earlier sticky errors). */
+#define SPS_CU_LAUNCHED(ctx, what)                                                  \
+    do {                                                                            \
+        cudaError_t sps_cu_e_ = cudaGetLastError();                                 \
+        if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ctx), sps_cu_e_, "launch of " what, __FILE__, __LINE__); \
+    } while (0)
+
+/* ------------------------------------------------------------------ backend state */
+/* Reductions: 256 threads a block, at most 1024 blocks; the count depends on n
+ * only, so the summation tree (and the bits of the result) depend on n only. */
+#define SPS_CU_RED_THREADS 256
+#define SPS_CU_RED_MAX_BLOCKS 1024
+#define SPS_CU_RED_MIN_PER_THREAD 4 /* grow the grid only once each thread has 4 entries */
+/* Up to 4 accumulators (complex double, 16 bytes) per block. */
+#define SPS_CU_RED_MAX_VALUES 4
+#define SPS_CU_WS_RED_BYTES ((size_t)SPS_CU_RED_MAX_BLOCKS * SPS_CU_RED_MAX_VALUES * 16)
+/* COO SpMV: at most 2048 blocks, 2 carries each (row, complex double). */
+#define SPS_CU_COO_MAX_BLOCKS 2048
+#define SPS_CU_WS_COO_BYTES ((size_t)SPS_CU_COO_MAX_BLOCKS * 2 * (16 + 4))
+/* A few words of flags (invert's first bad index, ...). */
+#define SPS_CU_WS_FLAG_BYTES 256
+#define SPS_CU_WS_BYTES (SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_FLAG_BYTES)
+
+typedef struct {
+    cudaStream_t stream;   /* non-blocking, owned by the context */
+    unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
+    int sms;               /* multiprocessor count (sizes element-wise grids only) */
+} sps_cuda_state;
+
+static inline sps_cuda_state *sps_cust(sps_context ctx) { return (sps_cuda_state *)ctx->be_state; }
+static inline cudaStream_t sps_custream(sps_context ctx) { return sps_cust(ctx)->stream; }
+static inline void *sps_cuws_red(sps_context ctx) { return sps_cust(ctx)->ws; }
+static inline void *sps_cuws_coo(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES; }
+static inline void *sps_cuws_flag(sps_context ctx)
+{
+    return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES;
+}
+
+/* ------------------------------------------------------------------ scalars */
+template <typename R> struct __align__(2 * sizeof(R)) cx {
+    R re, im;
+};
+template <typename R> __host__ __device__ inline cx<R> mkcx(R re, R im) { cx<R> c; c.re = re; c.im = im; return c; }
+template <typename R> __host__ __device__ inline cx<R> operator+(cx<R> a, cx<R> b) { return mkcx(a.re + b.re, a.im + b.im); }
+template <typename R> __host__ __device__ inline cx<R> operator-(cx<R> a, cx<R> b) { return mkcx(a.re - b.re, a.im - b.im); }
+template <typename R> __host__ __device__ inline cx<R> operator*(cx<R> a, cx<R> b)
+{
+    return mkcx(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
+}
+template <typename R> __host__ __device__ inline cx<R> &operator+=(cx<R> &a, cx<R> b) { a = a + b; return a; }
+
+/* Scalar traits: R real type, ACC accumulator (double precision, as the CPU). */
+template <typename T> struct sc;
+template <> struct sc<float> {
+    typedef float R; typedef double ACC; enum { cplx = 0 };
+    __host__ __device__ static float from(sps_cplx c) { return (float)c.re; }
+};
+template <> struct sc<double> {
+    typedef double R; typedef double ACC; enum { cplx = 0 };
+    __host__ __device__ static double from(sps_cplx c) { return c.re; }
+};
+template <> struct sc<cx<float>> {
+    typedef float R; typedef cx<double> ACC; enum { cplx = 1 };
+    __host__ __device__ static cx<float> from(sps_cplx c) { return mkcx((float)c.re, (float)c.im); }
+};
+template <> struct sc<cx<double>> {
+    typedef double R; typedef cx<double> ACC; enum { cplx = 1 };
+    __host__ __device__ static cx<double> from(sps_cplx c) { return mkcx(c.re, c.im); }
+};
+
+__host__ __device__ inline float conjv(float x) { return x; }
+__host__ __device__ inline double conjv(double x) { return x; }
+template <typename R> __host__ __device__ inline cx<R> conjv(cx<R> x) { return mkcx(x.re, -x.im); }
+
+__host__ __device__ inline double to_acc(float x) { return (double)x; }
+__host__ __device__ inline double to_acc(double x) { return x; }
+__host__ __device__ inline cx<double> to_acc(cx<float> x) { return mkcx((double)x.re, (double)x.im); }
+__host__ __device__ inline cx<double> to_acc(cx<double> x) { return x; }
+
+__host__ __device__ inline double re_of(float x) { return x; }
+__host__ __device__ inline double re_of(double x) { return x; }
+template <typename R> __host__ __device__ inline double re_of(cx<R> x) { return (double)x.re; }
+__host__ __device__ inline double im_of(float) { return 0.0; }
+__host__ __device__ inline double im_of(double) { return 0.0; }
+template <typename R> __host__ __device__ inline double im_of(cx<R> x) { return (double)x.im; }
+
+__host__ __device__ inline sps_cplx acc_to_cplx(double x) { sps_cplx c; c.re = x; c.im = 0.0; return c; }
+__host__ __device__ inline sps_cplx acc_to_cplx(cx<double> x) { sps_cplx c; c.re = x.re; c.im = x.im; return c; }
+
+template <typename T> __host__ __device__ inline T zero_of() { return sc<T>::from(sps_cplx{0.0, 0.0}); }
+
+__device__ inline bool finite_of(float x) { return isfinite(x); }
+__device__ inline bool finite_of(double x) { return isfinite(x); }
+template <typename R> __device__ inline bool finite_of(cx<R> x) { return isfinite(x.re) && isfinite(x.im); }
+__device__ inline bool is_zero(float x) { return x == 0.0f; }
+__device__ inline bool is_zero(double x) { return x == 0.0; }
+template <typename R> __device__ inline bool is_zero(cx<R> x) { return x.re == (R)0 && x.im == (R)0; }
+
+/* |x|^2 in T's real precision (as the CPU's ABS2), then widened. */
+__device__ inline double abs2_r(float x) { return (double)(x * x); }
+__device__ inline double abs2_r(double x) { return x * x; }
+template <typename R> __device__ inline double abs2_r(cx<R> x) { return (double)(x.re * x.re + x.im * x.im); }
+/* An accumulator holding a real value (a sum of |x|^2). */
+__device__ inline void acc_set_real(double &a, double v) { a = v; }
+__device__ inline void acc_set_real(cx<double> &a, double v) { a = mkcx(v, 0.0); }
+template <typename A> __device__ inline A acc_real(double v) { A a; acc_set_real(a, v); return a; }
+__device__ inline bool cplx_finite(sps_cplx c) { return isfinite(c.re) && isfinite(c.im); }
+
+/* 1/x; complex by Smith's formula (no overflow for large |x|), like C's complex division. */
+__device__ inline float recip(float x) { return 1.0f / x; }
+__device__ inline double recip(double x) { return 1.0 / x; }
+template <typename R> __device__ inline cx<R> recip(cx<R> x)
+{
+    if (fabs((double)x.re) >= fabs((double)x.im)) {
+        R r = x.im / x.re, d = x.re + x.im * r;
+        return mkcx((R)1 / d, -r / d);
+    }
+    R r = x.re / x.im, d = x.re * r + x.im;
+    return mkcx(r / d, (R)-1 / d);
+}
+
+/* Warp shuffles of every scalar and accumulator type. */
+__device__ inline float shfl_down(unsigned mask, float v, int off, int w) { return __shfl_down_sync(mask, v, off, w); }
+__device__ inline double shfl_down(unsigned mask, double v, int off, int w) { return __shfl_down_sync(mask, v, off, w); }
+template <typename R> __device__ inline cx<R> shfl_down(unsigned mask, cx<R> v, int off, int w)
+{
+    return mkcx(__shfl_down_sync(mask, v.re, off, w), __shfl_down_sync(mask, v.im, off, w));
+}
+
+/* y += v without ordering (SpMV^T scatters): complex as two component adds. */
+__device__ inline void atomic_add(float *p, float v) { atomicAdd(p, v); }
+__device__ inline void atomic_add(double *p, double v) { atomicAdd(p, v); }
+template <typename R> __device__ inline void atomic_add(cx<R> *p, cx<R> v)
+{
+    atomicAdd(&p->re, v.re);
+    atomicAdd(&p->im, v.im);
+}
+
+/* Slot coefficient sign * slots[num] / slots[den], in double complex, exactly
+ * as the CPU's sps_scoef_eval (kernels/cpu/common.h), then rounded to T. */
+__device__ inline sps_cplx scoef_eval(sps_scoef c, const sps_cplx *slots)
+{
+    double nr = 1.0, ni = 0.0, dr = 1.0, di = 0.0;
+    if (c.num >= 0) { nr = slots[c.num].re; ni = slots[c.num].im; }
+    if (c.den >= 0) { dr = slots[c.den].re; di = slots[c.den].im; }
+    double re, im;
+    if (di == 0.0) {
+        re = nr / dr;
+        im = ni / dr;
+    } else {
+        double d = dr * dr + di * di;
+        re = (nr * dr + ni * di) / d;
+        im = (ni * dr - nr * di) / d;
+    }
+    sps_cplx r;
+    r.re = c.sign * re;
+    r.im = c.sign * im;
+    return r;
+}
+template <typename T> __device__ inline T scoef_t(sps_scoef c, const sps_cplx *slots) { return sc<T>::from(scoef_eval(c, slots)); }
+
+/* ------------------------------------------------------------------ element-wise launcher */
+#define SPS_CU_THREADS 256
+/* Grid of a grid-stride element-wise kernel: enough blocks to cover n, at most
+ * 32 per multiprocessor (beyond that, blocks only add scheduling). */
+static inline unsigned sps_cu_grid(sps_context ctx, int64_t n)
+{
+    int64_t g = (n + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+    int64_t cap = (int64_t)sps_cust(ctx)->sms * 32;
+    if (g > cap) g = cap;
+    if (g < 1) g = 1;
+    return (unsigned)g;
+}
+
+template <typename Op> __global__ void __launch_bounds__(SPS_CU_THREADS) sps_cu_foreach_kernel(Op op, sps_index n)
+{
+    op.setup();
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i);
+}
+
+/** Run op(i) for i in [0, n) on the context's stream. */
+template <typename Op> static inline sps_status sps_cuda_foreach(sps_context ctx, sps_index n, Op op)
+{
+    if (n <= 0) return SPS_OK;
+    sps_cu_foreach_kernel<Op><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(op, n);
+    SPS_CU_LAUNCHED(ctx, "element-wise kernel");
+    return SPS_OK;
+}
+
+/* ------------------------------------------------------------------ deterministic reductions */
+/* NV accumulators of type A. */
+template <typename A, int NV> struct accv {
+    A v[NV];
+};
+template <typename A, int NV> struct accv_sum {
+    __device__ accv<A, NV> operator()(const accv<A, NV> &a, const accv<A, NV> &b) const
+    {
+        accv<A, NV> r;
+#pragma unroll
+        for (int k = 0; k < NV; k++) r.v[k] = a.v[k] + b.v[k];
+        return r;
+    }
+};
+
+/** What the finishing block does with each sum: store it in slots[slot[k]]
+ *  as is, or store sqrt(re) (a norm from a sum of squares). */
+enum { SPS_CU_OUT_SUM = 0, SPS_CU_OUT_SQRT = 1, SPS_CU_OUT_NONE = 2 };
+struct sps_cu_outs {
+    int slot[SPS_CU_RED_MAX_VALUES];
+    int kind[SPS_CU_RED_MAX_VALUES];
+};
+
+/** Blocks of a reduction over n entries: depends on n only. */
+static inline int sps_cu_red_blocks(int64_t n)
+{
+    int64_t per_block = (int64_t)SPS_CU_RED_THREADS * SPS_CU_RED_MIN_PER_THREAD;
+    int64_t b = (n + per_block - 1) / per_block;
+    if (b < 1) b = 1;
+    if (b > SPS_CU_RED_MAX_BLOCKS) b = SPS_CU_RED_MAX_BLOCKS;
+    return (int)b;
+}
+
+/* Pass 1: each thread accumulates op(i, acc) over its fixed grid-stride index
+ * set in increasing order, the block sums by CUB BlockReduce (fixed tree), and
+ * thread 0 writes the block's NV partials: part[k * gridDim.x + block]. */
+template <typename A, int NV, typename Op>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS) sps_cu_reduce_kernel(Op op, sps_index n, A *part)
+{
+    typedef cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS> BR;
+    __shared__ typename BR::TempStorage tmp;
+    op.setup();
+    accv<A, NV> acc;
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc.v[k] = A();
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, acc.v);
+    accv<A, NV> tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int k = 0; k < NV; k++) part[(size_t)k * gridDim.x + blockIdx.x] = tot.v[k];
+    }
+}
+
+__device__ inline void sps_cu_store_out(sps_cplx *slots, int slot, int kind, double v)
+{
+    if (kind == SPS_CU_OUT_NONE) return;
+    slots[slot] = acc_to_cplx(kind == SPS_CU_OUT_SQRT ? sqrt(v) : v);
+}
+__device__ inline void sps_cu_store_out(sps_cplx *slots, int slot, int kind, cx<double> v)
+{
+    if (kind == SPS_CU_OUT_NONE) return;
+    slots[slot] = kind == SPS_CU_OUT_SQRT ? acc_to_cplx(sqrt(v.re)) : acc_to_cplx(v);
+}
+
+/** A guard of a fused step: when fail(slots) holds, the step writes no vector
+ *  and the finishing block stores slots[guard_slot] = -1 instead of the sums
+ *  (solver_kernels.h: "guarded" steps).  fail() reads only slots the step does
+ *  not write, so every block and the finishing block agree. */
+struct sps_cu_no_guard {
+    __device__ bool fail(const sps_cplx *) const { return false; }
+};
+
+/* Pass 2 (one block): thread t sums partials t, t + 256, ... in order, then
+ * BlockReduce; thread 0 writes the slots. */
+template <typename A, int NV, typename G>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS) sps_cu_finish_kernel(const A *part, int nb, sps_cplx *slots, sps_cu_outs outs,
+                                                                           G guard, int guard_slot)
+{
+    typedef cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS> BR;
+    __shared__ typename BR::TempStorage tmp;
+    if (guard.fail(slots)) { /* uniform */
+        if (threadIdx.x == 0) slots[guard_slot] = acc_to_cplx(-1.0);
+        return;
+    }
+    accv<A, NV> acc;
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc.v[k] = A();
+    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
+#pragma unroll
+        for (int k = 0; k < NV; k++) acc.v[k] += part[(size_t)k * nb + b];
+    }
+    accv<A, NV> tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int k = 0; k < NV; k++) sps_cu_store_out(slots, outs.slot[k], outs.kind[k], tot.v[k]);
+    }
+}
+
+/** Reduce op over [0, n) into NV accumulators of type A (double or cx<double>)
+ *  and store them into slots per outs.  op.setup() runs once per thread, then
+ *  op(i, A acc[NV]) for each of its indices (op may also write vectors: fused
+ *  update + reduction; a guarded op writes nothing when its guard fails).  Two
+ *  launches; bit-reproducible for a given n. */
+template <typename A, int NV, typename Op, typename G = sps_cu_no_guard>
+static inline sps_status sps_cuda_reduce(sps_context ctx, sps_index n, Op op, sps_cplx *slots, sps_cu_outs outs,
+                                         G guard = G(), int guard_slot = 0)
+{
+    static_assert(NV <= SPS_CU_RED_MAX_VALUES && sizeof(A) <= 16, "reduction workspace too small");
+    const int nb = sps_cu_red_blocks(n);
+    A *part = (A *)sps_cuws_red(ctx);
+    cudaStream_t s = sps_custream(ctx);
+    sps_cu_reduce_kernel<A, NV, Op><<<nb, SPS_CU_RED_THREADS, 0, s>>>(op, n < 0 ? 0 : n, part);
+    SPS_CU_LAUNCHED(ctx, "reduction kernel");
+    sps_cu_finish_kernel<A, NV, G><<<1, SPS_CU_RED_THREADS, 0, s>>>(part, nb, slots, outs, guard, guard_slot);
+    SPS_CU_LAUNCHED(ctx, "reduction finishing kernel");
+    return SPS_OK;
+}
+
+static inline sps_cu_outs sps_cu_outs2(int slot0, int kind0, int slot1, int kind1)
+{
+    sps_cu_outs o;
+    for (int k = 0; k < SPS_CU_RED_MAX_VALUES; k++) { o.slot[k] = 0; o.kind[k] = SPS_CU_OUT_NONE; }
+    o.slot[0] = slot0;
+    o.kind[0] = kind0;
+    o.slot[1] = slot1;
+    o.kind[1] = kind1;
+    return o;
+}
+static inline sps_cu_outs sps_cu_outs1(int slot, int kind) { return sps_cu_outs2(slot, kind, 0, SPS_CU_OUT_NONE); }
+
+/* ------------------------------------------------------------------ C entry points */
+/* The suffix <-> type map used to stamp the extern "C" entry points. */
+#define SPS_CU_TYPE_s float
+#define SPS_CU_TYPE_d double
+#define SPS_CU_TYPE_c cx<float>
+#define SPS_CU_TYPE_z cx<double>
+#define SPS_CU_FOR_ALL_TYPES(M) M(s, float) M(d, double) M(c, cx<float>) M(z, cx<double>)
+
+#endif

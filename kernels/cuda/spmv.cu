@@ -1,0 +1,328 @@
+/* libspsolve — CUDA CSR and COO SpMV / SpMV^T, f32/f64/c32/c64 from one set of templates.
+ *
+ * csr_spmv   y = a A x + b y (b == 0: y not read).  "Vector CSR" (Bell & Garland,
+ *            SC'09, §4.2): a group of TPR threads (a power of two, 1..32, inside a
+ *            warp) per row; lane l sums entries rowptr[i] + l, + 2 TPR, ... left to
+ *            right, then the group adds its lanes by a shuffle-down tree.  TPR is
+ *            chosen in the kernel from the average row length nnz / n (read from
+ *            rowptr[0], rowptr[n] on the device: no host round trip):
+ *                TPR = largest power of two <= avg, clamped to [1, 32]
+ *            so that nearly every lane has at least one entry (avg 5, 2-D Poisson:
+ *            TPR 4; avg 30: 16; avg >= 32: 32).  Deterministic: the grouping and
+ *            every summation order depend only on the matrix.  One launch; grid
+ *            stride over rows, 256 threads a block.
+ *            Traffic: (n+1) 4 + nnz (4 + S) bytes for A, x gathered (>= m S, more
+ *            when columns scatter), n S written (+ n S read when b != 0).
+ *            Limitation: one very long row is summed by one group (TPR lanes).
+ * csr_spmvt  y = a A^T x + b y (y of length m) without forming A^T: y = b y (or 0)
+ *            in one pass, then the same row groups scatter a val[k] x[i] into
+ *            y[col[k]] with atomicAdd (complex: its two components).  NOT
+ *            bit-reproducible (the order of the atomic adds varies).
+ * coo_spmv   y = a A x + b y, entries sorted by row.  Segmented reduction
+ *            (merge-free "flat" COO, cf. Bell & Garland §4.4): y = b y first; the
+ *            entries are cut into at most 2048 chunks (a function of nnz only),
+ *            one block per chunk, processed in tiles of 256 x 4 entries by a
+ *            CUB BlockScan with a segmented-sum operator whose running prefix
+ *            carries a row across tiles.  Rows strictly inside a chunk are
+ *            written by their block; the chunk's first and last rows go to a
+ *            carry list (2 per block, in the workspace), and a fix-up kernel lets
+ *            the first block holding a row sum that row's carries in block order.
+ *            Deterministic (no atomics; fixed chunks and trees): bit-reproducible.
+ *            Traffic: nnz (8 + S) for A, x gathered, y read and written once.
+ * coo_spmvt  y = b y, then one thread per entry: atomicAdd(y[col], a val x[row]).
+ *            NOT bit-reproducible.
+ *
+ * Sums are in T, as the CPU reference (kernels/cpu/spmv.inc). */
+#include "kernels/cuda/common.cuh"
+
+#include <limits.h>
+
+namespace {
+
+/* ---------------------------------------------------------------- y = b y */
+template <typename T> struct scale_y_op {
+    T b; int beta_zero; T *y;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
+};
+template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sps_cplx b, void *y)
+{
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    return sps_cuda_foreach(ctx, m, scale_y_op<T>{sc<T>::from(b), bz, (T *)y});
+}
+
+/* ---------------------------------------------------------------- CSR */
+/* Threads per row from the average row length (see the header). */
+__device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
+{
+    const int64_t nnz = (int64_t)rowptr[n] - rowptr[0];
+    const int64_t avg = n > 0 ? nnz / n : 0;
+    int t = 1;
+    while (t < 32 && 2 * t <= avg) t *= 2;
+    return t;
+}
+
+/* Rows of this thread's group: row = global group id, stride = groups in the grid.
+ * All TPR lanes of a group run the same row loop, so a group stays converged and
+ * shuffles with the group's own lane mask. */
+template <typename T, int TPR>
+__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x,
+                         T b, int beta_zero, T *y)
+{
+    const int lane = threadIdx.x & (TPR - 1);
+    const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
+    const sps_index groups = (sps_index)(gridDim.x * blockDim.x / TPR);
+    for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
+        T s = zero_of<T>();
+        const sps_index end = rowptr[i + 1];
+        for (sps_index k = rowptr[i] + lane; k < end; k += TPR) s = s + val[k] * x[col[k]];
+#pragma unroll
+        for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
+        if (lane == 0) y[i] = beta_zero ? a * s : a * s + b * y[i];
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
+                                                                  const T *val, T a, const T *x, T b, int beta_zero, T *y)
+{
+    switch (csr_tpr(n, rowptr)) {
+    case 1: csr_rows<T, 1>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
+    case 2: csr_rows<T, 2>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
+    case 4: csr_rows<T, 4>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
+    case 8: csr_rows<T, 8>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
+    case 16: csr_rows<T, 16>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
+    default: csr_rows<T, 32>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
+    }
+}
+
+template <typename T, int TPR>
+__device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y)
+{
+    const int lane = threadIdx.x & (TPR - 1);
+    const sps_index groups = (sps_index)(gridDim.x * blockDim.x / TPR);
+    for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
+        const T ax = a * x[i];
+        const sps_index end = rowptr[i + 1];
+        for (sps_index k = rowptr[i] + lane; k < end; k += TPR) atomic_add(&y[col[k]], val[k] * ax);
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
+                                                                   const T *val, T a, const T *x, T *y)
+{
+    switch (csr_tpr(n, rowptr)) {
+    case 1: csrt_rows<T, 1>(n, rowptr, col, val, a, x, y); break;
+    case 2: csrt_rows<T, 2>(n, rowptr, col, val, a, x, y); break;
+    case 4: csrt_rows<T, 4>(n, rowptr, col, val, a, x, y); break;
+    case 8: csrt_rows<T, 8>(n, rowptr, col, val, a, x, y); break;
+    case 16: csrt_rows<T, 16>(n, rowptr, col, val, a, x, y); break;
+    default: csrt_rows<T, 32>(n, rowptr, col, val, a, x, y); break;
+    }
+}
+
+/* Grid for the row kernels: enough threads for 32 per row at most, capped at 32
+ * blocks per SM (the kernels are grid-stride whatever TPR turns out to be). */
+static unsigned csr_grid(sps_context ctx, sps_index n) { return sps_cu_grid(ctx, (int64_t)n * 32); }
+
+/* ---------------------------------------------------------------- COO */
+#define COO_THREADS 256
+#define COO_ITEMS 4
+#define COO_TILE (COO_THREADS * COO_ITEMS)
+
+/* A segment-sum scan element: f = 1 when a new row starts here. */
+template <typename T> struct segv {
+    int f;
+    T v;
+};
+template <typename T> struct seg_op {
+    __device__ segv<T> operator()(const segv<T> &a, const segv<T> &b) const
+    {
+        segv<T> r;
+        r.f = a.f | b.f;
+        r.v = b.f ? b.v : a.v + b.v;
+        return r;
+    }
+};
+/* The running prefix between tiles of one block (called by the first warp). */
+template <typename T> struct seg_prefix {
+    segv<T> run;
+    __device__ segv<T> operator()(const segv<T> &tile_total)
+    {
+        segv<T> old = run;
+        run = seg_op<T>()(run, tile_total);
+        return old;
+    }
+};
+
+/* Entries [lo, hi) of this block's chunk; carries: crow[2b], cval[2b] for the
+ * chunk's first row, crow[2b+1], cval[2b+1] for its last row (-1: same as first). */
+template <typename T>
+__global__ void __launch_bounds__(COO_THREADS) coo_seg_kernel(int64_t nnz, int64_t chunk, const sps_index *row,
+                                                             const sps_index *col, const T *val, T a, const T *x, T *y,
+                                                             sps_index *crow, T *cval)
+{
+    typedef cub::BlockScan<segv<T>, COO_THREADS> BS;
+    __shared__ typename BS::TempStorage tmp;
+    const int64_t lo = (int64_t)blockIdx.x * chunk;
+    const int64_t hi = lo + chunk < nnz ? lo + chunk : nnz;
+    if (lo >= hi) { /* uniform: no entries (cannot happen with the host's sizing, kept for safety) */
+        if (threadIdx.x == 0) { crow[2 * blockIdx.x] = -1; crow[2 * blockIdx.x + 1] = -1; }
+        return;
+    }
+    const sps_index first_row = row[lo], last_row = row[hi - 1];
+    seg_prefix<T> prefix;
+    prefix.run.f = 0;
+    prefix.run.v = zero_of<T>();
+    for (int64_t base = lo; base < hi; base += COO_TILE) {
+        segv<T> it[COO_ITEMS];
+        sps_index r[COO_ITEMS];
+#pragma unroll
+        for (int j = 0; j < COO_ITEMS; j++) {
+            const int64_t k = base + (int64_t)threadIdx.x * COO_ITEMS + j;
+            if (k < hi) {
+                r[j] = row[k];
+                it[j].f = (k == lo || row[k - 1] != r[j]) ? 1 : 0;
+                it[j].v = val[k] * x[col[k]];
+            } else {
+                r[j] = -1;
+                it[j].f = 1;
+                it[j].v = zero_of<T>();
+            }
+        }
+        __syncthreads(); /* tmp reused from the previous tile */
+        BS(tmp).InclusiveScan(it, it, seg_op<T>(), prefix);
+#pragma unroll
+        for (int j = 0; j < COO_ITEMS; j++) {
+            const int64_t k = base + (int64_t)threadIdx.x * COO_ITEMS + j;
+            if (k >= hi) continue;
+            if (k + 1 < hi && row[k + 1] == r[j]) continue; /* not the end of its row in this chunk */
+            if (r[j] == first_row) cval[2 * blockIdx.x] = it[j].v;
+            else if (r[j] == last_row) cval[2 * blockIdx.x + 1] = it[j].v;
+            else y[r[j]] = y[r[j]] + a * it[j].v; /* the only writer of this row */
+        }
+    }
+    if (threadIdx.x == 0) {
+        crow[2 * blockIdx.x] = first_row;
+        crow[2 * blockIdx.x + 1] = last_row != first_row ? last_row : -1;
+    }
+}
+
+/* One thread per carry entry e; the first entry of a row (in block order) sums
+ * all of that row's entries in order and adds the total to y. */
+template <typename T>
+__global__ void __launch_bounds__(COO_THREADS) coo_fixup_kernel(int ne, const sps_index *crow, const T *cval, T a, T *y)
+{
+    const int e = blockIdx.x * blockDim.x + threadIdx.x;
+    if (e >= ne) return;
+    const sps_index r = crow[e];
+    if (r < 0) return;
+    for (int p = e - 1; p >= 0; p--) { /* previous real entry: at most one -1 to skip */
+        if (crow[p] < 0) continue;
+        if (crow[p] == r) return; /* not the first holder of row r */
+        break;
+    }
+    T s = cval[e];
+    for (int q = e + 1; q < ne; q++) {
+        if (crow[q] < 0) continue;
+        if (crow[q] != r) break;
+        s = s + cval[q];
+    }
+    y[r] = y[r] + a * s;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) coo_spmvt_kernel(int64_t nnz, const sps_index *row, const sps_index *col,
+                                                                   const T *val, T a, const T *x, T *y)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += stride)
+        atomic_add(&y[col[k]], val[k] * (a * x[row[k]]));
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------- implementations */
+template <typename T>
+static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
+                                const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    (void)m;
+    if (n <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
+                                 const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    SPS_CHECK(scale_y<T>(ctx, m, b, y));
+    if (n <= 0 || m <= 0) return SPS_OK;
+    csr_spmvt_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "csr_spmvt_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status coo_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
+                                const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    (void)m;
+    SPS_CHECK(scale_y<T>(ctx, n, b, y));
+    if (nnz <= 0) return SPS_OK;
+    /* chunks: whole tiles, at most SPS_CU_COO_MAX_BLOCKS of them: a function of nnz only */
+    const int64_t tiles = (nnz + COO_TILE - 1) / COO_TILE;
+    const int64_t tiles_per_chunk = (tiles + SPS_CU_COO_MAX_BLOCKS - 1) / SPS_CU_COO_MAX_BLOCKS;
+    const int64_t chunk = tiles_per_chunk * COO_TILE;
+    const int nb = (int)((nnz + chunk - 1) / chunk);
+    sps_index *crow = (sps_index *)sps_cuws_coo(ctx);
+    T *cval = (T *)((unsigned char *)sps_cuws_coo(ctx) + (size_t)SPS_CU_COO_MAX_BLOCKS * 2 * sizeof(sps_index));
+    cudaStream_t s = sps_custream(ctx);
+    const T av = sc<T>::from(a);
+    coo_seg_kernel<T><<<nb, COO_THREADS, 0, s>>>(nnz, chunk, row, col, (const T *)val, av, (const T *)x, (T *)y, crow, cval);
+    SPS_CU_LAUNCHED(ctx, "coo_seg_kernel");
+    const int ne = 2 * nb;
+    coo_fixup_kernel<T><<<(ne + COO_THREADS - 1) / COO_THREADS, COO_THREADS, 0, s>>>(ne, crow, cval, av, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "coo_fixup_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
+                                 const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    (void)n;
+    SPS_CHECK(scale_y<T>(ctx, m, b, y));
+    if (nnz <= 0 || m <= 0) return SPS_OK;
+    coo_spmvt_kernel<T><<<sps_cu_grid(ctx, nnz), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        nnz, row, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "coo_spmvt_kernel");
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- extern "C" entry points */
+#define SPS_CU_SPMV_ENTRIES(S, T)                                                                                   \
+    extern "C" sps_status sps_cuda_csr_spmv_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
+                                                const sps_index *col, const void *val, sps_cplx a, const void *x,   \
+                                                sps_cplx b, void *y)                                                \
+    { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                           \
+    extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
+                                                 const sps_index *col, const void *val, sps_cplx a, const void *x,  \
+                                                 sps_cplx b, void *y)                                               \
+    { return csr_spmvt_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                          \
+    extern "C" sps_status sps_cuda_coo_spmv_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,             \
+                                                const sps_index *row, const sps_index *col, const void *val,        \
+                                                sps_cplx a, const void *x, sps_cplx b, void *y)                     \
+    { return coo_spmv_impl<T>(ctx, n, m, nnz, row, col, val, a, x, b, y); }                                         \
+    extern "C" sps_status sps_cuda_coo_spmvt_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,            \
+                                                 const sps_index *row, const sps_index *col, const void *val,       \
+                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                    \
+    { return coo_spmvt_impl<T>(ctx, n, m, nnz, row, col, val, a, x, b, y); }
+
+SPS_CU_FOR_ALL_TYPES(SPS_CU_SPMV_ENTRIES)
