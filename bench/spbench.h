@@ -1,0 +1,320 @@
+/* spbench internals shared by spbench.cu (SpMV) and spbench_solver.cu (solvers):
+ * error checking, RAII handles, precision traits, the host CSR copy, the one
+ * timing helper, the host reference and the one verification helper.
+ * See spbench.cu for the traffic model and bench/README.md for usage. */
+#ifndef SPBENCH_H
+#define SPBENCH_H
+
+#include "gen.h"
+#include "spbench_table.h"
+#include "spsolve/spsolve.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cusparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+/* ------------------------------------------------------------------ errors */
+/* Every failure becomes an exception carrying what failed and where; the
+ * driver records it in the result row and goes on with the next kernel. */
+struct BenchError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+/* The library reported SPS_ERR_UNSUPPORTED: a row marked "unsupported", not a failure. */
+struct Unsupported : BenchError {
+    using BenchError::BenchError;
+};
+/* The device is unusable (sticky CUDA error): stop, write what we have. */
+struct DeviceLost : BenchError {
+    using BenchError::BenchError;
+};
+
+std::string strprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+[[noreturn]] void throw_cuda(cudaError_t e, const char *what, const char *file, int line);
+[[noreturn]] void throw_cusparse(cusparseStatus_t s, const char *what, const char *file, int line);
+[[noreturn]] void throw_cublas(cublasStatus_t s, const char *what, const char *file, int line);
+[[noreturn]] void throw_sps(sps_context ctx, sps_status s, const char *what, const char *file, int line);
+
+#define CK_CUDA(call)                                                       \
+    do {                                                                    \
+        cudaError_t ck_e_ = (call);                                         \
+        if (ck_e_ != cudaSuccess) throw_cuda(ck_e_, #call, __FILE__, __LINE__); \
+    } while (0)
+#define CK_SPARSE(call)                                                     \
+    do {                                                                    \
+        cusparseStatus_t ck_s_ = (call);                                    \
+        if (ck_s_ != CUSPARSE_STATUS_SUCCESS) throw_cusparse(ck_s_, #call, __FILE__, __LINE__); \
+    } while (0)
+#define CK_BLAS(call)                                                       \
+    do {                                                                    \
+        cublasStatus_t ck_b_ = (call);                                      \
+        if (ck_b_ != CUBLAS_STATUS_SUCCESS) throw_cublas(ck_b_, #call, __FILE__, __LINE__); \
+    } while (0)
+#define CK_SPS(ctx, call)                                                   \
+    do {                                                                    \
+        sps_status ck_p_ = (call);                                          \
+        if (ck_p_ != SPS_OK) throw_sps((ctx), ck_p_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+/* After a failure: a sticky CUDA error (illegal address, launch failure) leaves
+ * the context unusable; turn it into DeviceLost so the run stops cleanly. */
+void check_device_alive(void);
+
+/* ------------------------------------------------------------------ RAII */
+struct DevBuf { /* device memory, freed on scope exit */
+    void *p = nullptr;
+    size_t bytes = 0;
+    DevBuf() = default;
+    explicit DevBuf(size_t n);
+    DevBuf(const void *host, size_t n); /* allocate and upload */
+    ~DevBuf();
+    DevBuf(const DevBuf &) = delete;
+    DevBuf &operator=(const DevBuf &) = delete;
+    DevBuf(DevBuf &&o) noexcept : p(o.p), bytes(o.bytes) { o.p = nullptr, o.bytes = 0; }
+    DevBuf &operator=(DevBuf &&o) noexcept
+    {
+        std::swap(p, o.p);
+        std::swap(bytes, o.bytes);
+        return *this;
+    }
+    template <class T> T *as() const { return static_cast<T *>(p); }
+};
+
+template <class H, void (*Destroy)(H)> struct Handle { /* an opaque library handle */
+    H h = nullptr;
+    Handle() = default;
+    ~Handle() { reset(); }
+    Handle(const Handle &) = delete;
+    Handle &operator=(const Handle &) = delete;
+    void reset()
+    {
+        if (h) Destroy(h);
+        h = nullptr;
+    }
+    H *out() { reset(); return &h; }
+    operator H() const { return h; }
+};
+inline void destroy_spmat(cusparseSpMatDescr_t d) { cusparseDestroySpMat(d); }
+inline void destroy_dnvec(cusparseDnVecDescr_t d) { cusparseDestroyDnVec(d); }
+using SpsMatrix = Handle<sps_matrix, sps_matrix_destroy>;
+using SpsVector = Handle<sps_vector, sps_vector_destroy>;
+using SpsOperator = Handle<sps_operator, sps_operator_destroy>;
+using SpMat = Handle<cusparseSpMatDescr_t, destroy_spmat>;
+using DnVec = Handle<cusparseDnVecDescr_t, destroy_dnvec>;
+
+/* ------------------------------------------------------------------ precision traits */
+template <class T> struct Prec;
+template <> struct Prec<float> {
+    static constexpr sps_scalar sps = SPS_F32;
+    static constexpr cudaDataType cuda = CUDA_R_32F;
+    static constexpr const char *name = "f32";
+    static constexpr double unit_roundoff = 5.9604644775390625e-08; /* 2^-24 */
+};
+template <> struct Prec<double> {
+    static constexpr sps_scalar sps = SPS_F64;
+    static constexpr cudaDataType cuda = CUDA_R_64F;
+    static constexpr const char *name = "f64";
+    static constexpr double unit_roundoff = 1.1102230246251565e-16; /* 2^-53 */
+};
+
+/* ------------------------------------------------------------------ run-wide state */
+struct Options {
+    bool quick = false;
+    std::string matrices_dir;           /* --matrices: *.mtx / *.mtx.gz found recursively */
+    std::string out_dir = "bench/results";
+    bool f32 = true, f64 = true;        /* --precision */
+    int reps = 50, warmup = 5;          /* timed runs (median), untimed runs before them */
+    bool spmv = true, solver = true;    /* --mode */
+    std::vector<std::string> only;      /* --only: matrix names (shell patterns) */
+    std::vector<std::string> formats = {"csr", "coo"}; /* our formats (--formats) */
+    bool flush_l2 = true;               /* --no-flush turns it off */
+    int maxit = 200, restart = 30;      /* solver mode */
+    int device = 0;
+    int timeout_s = 600;                /* watchdog per step; 0 = off */
+};
+
+/* Evicts the L2 cache by writing a buffer twice its size (before each timed run). */
+struct L2Flush {
+    DevBuf buf;
+    void run(cudaStream_t s) const;
+};
+
+struct Bench {
+    Options opt;
+    cudaDeviceProp prop{};
+    sps_context ctx = nullptr;         /* CUDA context of libspsolve */
+    cudaStream_t lib_stream = nullptr; /* sps_context_cuda_stream(ctx) */
+    cudaStream_t cu_stream = nullptr;  /* cuSPARSE / cuBLAS stream */
+    cusparseHandle_t sparse = nullptr;
+    cublasHandle_t blas = nullptr;
+    L2Flush flush;
+    double copy_gbs = 0;               /* device-to-device copy, bytes read + written */
+    sb_table *spmv_rows = nullptr, *solver_rows = nullptr;
+    int failures = 0;                  /* failed checks and errors: exit status 1 */
+    std::vector<std::string> notes;    /* what failed or was skipped, and why (report's Notes) */
+    const L2Flush *flush_or_null() const { return opt.flush_l2 ? &flush : nullptr; }
+};
+
+/* Watchdog: abort the process (status 3, with the step named) when one step
+ * runs longer than --timeout seconds, e.g. a hung kernel. */
+void watchdog_arm(const Bench &b, const std::string &step);
+void watchdog_disarm(void);
+
+/* ------------------------------------------------------------------ host CSR copy */
+/* The exact arrays the library holds (sps_matrix_export_csr), for the host
+ * reference and for building cuSPARSE's copies: same data, same process. */
+template <class T> struct HostCsr {
+    int32_t n = 0, m = 0;
+    int64_t nnz = 0;
+    std::vector<int32_t> rowptr, col;
+    std::vector<T> val;
+    /* bytes of the CSR arrays: the matrix term of the traffic model */
+    double bytes() const { return 4.0 * (n + 1) + (4.0 + sizeof(T)) * (double)nnz; }
+};
+
+template <class T> HostCsr<T> export_csr(sps_context ctx, sps_matrix A)
+{
+    sps_matrix_info_t info;
+    CK_SPS(ctx, sps_matrix_info(A, &info));
+    HostCsr<T> c;
+    c.n = info.rows, c.m = info.cols, c.nnz = info.nnz;
+    c.rowptr.resize((size_t)c.n + 1);
+    c.col.resize((size_t)c.nnz);
+    c.val.resize((size_t)c.nnz);
+    CK_SPS(ctx, sps_matrix_export_csr(A, c.rowptr.data(), c.col.data(), c.val.data()));
+    if (c.rowptr[0] != 0 || c.rowptr[(size_t)c.n] != c.nnz)
+        throw BenchError(strprintf("exported CSR is inconsistent: rowptr[0] = %d, rowptr[n] = %d, nnz = %lld",
+                                   c.rowptr[0], c.rowptr[(size_t)c.n], (long long)c.nnz));
+    return c;
+}
+
+/* Fresh random vector, entries uniform in [-1, 1] (never zeros: they hide bugs). */
+template <class T> std::vector<T> random_vector(size_t n, uint64_t seed)
+{
+    std::vector<T> v(n);
+    for (size_t i = 0; i < n; i++) v[i] = (T)(2.0 * gen_uniform(seed, i) - 1.0);
+    return v;
+}
+
+uint64_t name_seed(const std::string &s); /* a seed from a string (FNV-1a) */
+
+/* ------------------------------------------------------------------ timing */
+/* The one timing helper: `warmup` untimed calls of launch(), then `reps` calls,
+ * each between two CUDA events recorded on `stream` (the stream launch() queues
+ * its work on), the L2 cache flushed before each when flush != NULL (outside the
+ * events).  Returns the median in milliseconds. */
+template <class Launch>
+double time_median(cudaStream_t stream, int warmup, int reps, const L2Flush *flush, Launch &&launch)
+{
+    struct Events {
+        std::vector<cudaEvent_t> ev;
+        ~Events()
+        {
+            for (cudaEvent_t e : ev) cudaEventDestroy(e);
+        }
+    } e;
+    for (int i = 0; i < warmup; i++) launch();
+    e.ev.reserve(2 * (size_t)reps);
+    for (int i = 0; i < 2 * reps; i++) {
+        cudaEvent_t ev;
+        CK_CUDA(cudaEventCreate(&ev));
+        e.ev.push_back(ev);
+    }
+    for (int i = 0; i < reps; i++) {
+        if (flush) flush->run(stream);
+        CK_CUDA(cudaEventRecord(e.ev[2 * (size_t)i], stream));
+        launch();
+        CK_CUDA(cudaEventRecord(e.ev[2 * (size_t)i + 1], stream));
+    }
+    CK_CUDA(cudaEventSynchronize(e.ev.back()));
+    std::vector<double> t((size_t)reps);
+    for (int i = 0; i < reps; i++) {
+        float ms = 0;
+        CK_CUDA(cudaEventElapsedTime(&ms, e.ev[2 * (size_t)i], e.ev[2 * (size_t)i + 1]));
+        t[(size_t)i] = ms;
+    }
+    std::sort(t.begin(), t.end());
+    return reps % 2 ? t[(size_t)reps / 2] : 0.5 * (t[(size_t)reps / 2 - 1] + t[(size_t)reps / 2]);
+}
+
+/* ------------------------------------------------------------------ reference and verification */
+/* y = op(A) x in double from the stored values, with what the error bound needs:
+ * mag_i = sum_j |a_ij x_j| and len_i = terms in y_i. */
+struct Reference {
+    std::vector<double> y, mag;
+    std::vector<int32_t> len;
+};
+
+template <class T> Reference reference_spmv(const HostCsr<T> &A, const std::vector<T> &x, bool transpose)
+{
+    Reference r;
+    const size_t ny = transpose ? (size_t)A.m : (size_t)A.n;
+    r.y.assign(ny, 0.0), r.mag.assign(ny, 0.0), r.len.assign(ny, 0);
+    for (int32_t i = 0; i < A.n; i++)
+        for (int64_t k = A.rowptr[(size_t)i]; k < A.rowptr[(size_t)i + 1]; k++) {
+            const int32_t j = A.col[(size_t)k];
+            const size_t out = transpose ? (size_t)j : (size_t)i, in = transpose ? (size_t)i : (size_t)j;
+            const double p = (double)A.val[(size_t)k] * (double)x[in];
+            r.y[out] += p, r.mag[out] += std::fabs(p), r.len[out]++;
+        }
+    return r;
+}
+
+struct Check {
+    bool ok = false;
+    double ratio = NAN;   /* max over i of |y_i - ref_i| / ((len_i + 2) u mag_i) */
+    std::string why;      /* first offending entry when !ok */
+};
+
+/* The one verification helper.  Any summation order of len products in a
+ * precision of unit roundoff u, rounded once more on output, is within
+ * (len + 1) u (1 + O(len u)) mag of the exact sum (Higham, Accuracy and Stability
+ * of Numerical Algorithms, 2nd ed., eq. 3.5), so the test |err_i| <= 2 (len_i + 2) u mag_i
+ * holds for every correct kernel (atomics included) and fails on a wrong or
+ * unwritten entry (y is poisoned with huge finite values before the run). */
+template <class T> Check verify(const std::vector<T> &y, const Reference &ref)
+{
+    const double u = Prec<T>::unit_roundoff, limit = 2.0;
+    Check c;
+    c.ratio = 0;
+    for (size_t i = 0; i < ref.y.size(); i++) {
+        const double err = std::fabs((double)y[i] - ref.y[i]);
+        const double scale = (ref.len[i] + 2) * u * ref.mag[i];
+        const double ratio = err == 0 ? 0.0 : err / scale; /* scale 0: y must be exactly 0 */
+        if (!(ratio <= limit)) { /* NaN fails too */
+            c.ratio = std::isnan(ratio) ? NAN : std::max(c.ratio, ratio);
+            c.why = strprintf("y[%zu] = %.17g, reference %.17g: error %.3g (len + 2) u sum|a x| with len = %d, "
+                              "limit %g",
+                              i, (double)y[i], ref.y[i], ratio, ref.len[i], limit);
+            return c;
+        }
+        c.ratio = std::max(c.ratio, ratio);
+    }
+    c.ok = true;
+    return c;
+}
+
+/* ------------------------------------------------------------------ formatting */
+std::string fmt_num(double v, int digits); /* "%.*g", empty for NaN */
+std::string fmt_fixed(double v, int decimals);
+
+/* ------------------------------------------------------------------ solver mode (spbench_solver.cu) */
+/* CG, BiCGSTAB, GMRES of libspsolve and a textbook CG on A; rows go to b.solver_rows.
+ * Instantiated for float and double in spbench_solver.cu. */
+template <class T> void bench_solvers(Bench &b, const std::string &name, sps_matrix A, const HostCsr<T> &csr);
+sb_table *solver_table_new(void);
+int solver_mode_available(void); /* 0 when the library was built without solvers */
+
+#endif
