@@ -435,6 +435,7 @@ template <class T, class Setup, class Launch>
 static void measure(Bench &b, cudaStream_t stream, T *y_dev, const Reference &ref, KernelResult &r, Setup &&setup,
                     Launch &&launch)
 {
+    r.detail.clear();
     try {
         CK_CUDA(cudaDeviceSynchronize()); /* ours and theirs never overlap */
         setup();
@@ -482,15 +483,8 @@ static void measure(Bench &b, cudaStream_t stream, T *y_dev, const Reference &re
     }
 }
 
-/* cuSPARSE's copies of the matrix: CSR (shared by COO for col/val), COO row
- * indices, SELL with slice 32. */
-static const int kSellSlice = 32; /* one warp per slice */
-
-template <class T> struct CuMatrix {
-    DevBuf rowptr, col, val, coo_row, sell_off, sell_col, sell_val;
-    int64_t sell_size = 0;
-    std::string sell_skip; /* why SELL was not built, if it was not */
-};
+/* Sliced ELLPACK for cuSPARSE: slice height 32, one warp per slice. */
+static const int kSellSlice = 32;
 
 /* Sliced ELLPACK as cuSPARSE stores it: slice s holds rows [32 s, 32 s + 32), its
  * entries column-major (entry k of row r at off[s] + 32 k + r), padded to the
@@ -528,7 +522,13 @@ static bool build_sell(const HostCsr<T> &A, std::vector<int32_t> &off, std::vect
     return true;
 }
 
-template <class T> static void upload_cusparse(const HostCsr<T> &A, CuMatrix<T> &d)
+/* cuSPARSE's copies of the CSR arrays, and the COO row indices (COO shares
+ * col and val with CSR).  SELL is built per kernel run (it can be large). */
+struct CuMatrix {
+    DevBuf rowptr, col, val, coo_row;
+};
+
+template <class T> static void upload_cusparse(const HostCsr<T> &A, CuMatrix &d)
 {
     d.rowptr = DevBuf(A.rowptr.data(), A.rowptr.size() * sizeof(int32_t));
     d.col = DevBuf(A.col.data(), A.col.size() * sizeof(int32_t));
@@ -537,14 +537,6 @@ template <class T> static void upload_cusparse(const HostCsr<T> &A, CuMatrix<T> 
     for (int32_t i = 0; i < A.n; i++)
         for (int64_t k = A.rowptr[(size_t)i]; k < A.rowptr[(size_t)i + 1]; k++) row[(size_t)k] = i;
     d.coo_row = DevBuf(row.data(), row.size() * sizeof(int32_t));
-    std::vector<int32_t> off, col;
-    std::vector<T> val;
-    if (build_sell(A, off, col, val, d.sell_skip)) {
-        d.sell_size = (int64_t)val.size();
-        d.sell_off = DevBuf(off.data(), off.size() * sizeof(int32_t));
-        d.sell_col = DevBuf(col.data(), col.size() * sizeof(int32_t));
-        d.sell_val = DevBuf(val.data(), val.size() * sizeof(T));
-    }
 }
 
 enum class CuFormat { CSR, COO, SELL };
@@ -563,16 +555,16 @@ static const CuKernel kCuKernels[] = {
 };
 
 template <class T>
-static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A, const CuMatrix<T> &d,
+static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A, const CuMatrix &d,
                                 const DevBuf &x, const DevBuf &y, const Reference &ref, KernelResult &r)
 {
     const bool T_op = k.op != CUSPARSE_OPERATION_NON_TRANSPOSE;
     const cudaDataType dt = Prec<T>::cuda;
     const double s = sizeof(T);
     const T alpha = 1, beta = 0;
+    DevBuf sell_off, sell_col, sell_val, work; /* outlive the descriptors below */
     SpMat mat;
     DnVec vx, vy;
-    DevBuf work;
     auto setup = [&] {
         switch (k.format) {
         case CuFormat::CSR:
@@ -585,13 +577,20 @@ static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A
             CK_SPARSE(cusparseCreateCoo(mat.out(), A.n, A.m, A.nnz, d.coo_row.p, d.col.p, d.val.p, CUSPARSE_INDEX_32I,
                                         CUSPARSE_INDEX_BASE_ZERO, dt));
             break;
-        case CuFormat::SELL:
-            if (!d.sell_skip.empty()) throw Unsupported(d.sell_skip);
-            r.fmt_bytes = (double)d.sell_off.bytes + (4.0 + s) * (double)d.sell_size;
-            CK_SPARSE(cusparseCreateSlicedEll(mat.out(), A.n, A.m, A.nnz, d.sell_size, kSellSlice, d.sell_off.p,
-                                              d.sell_col.p, d.sell_val.p, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+        case CuFormat::SELL: { /* converted on the host */
+            std::vector<int32_t> off, col;
+            std::vector<T> val;
+            std::string why;
+            if (!build_sell(A, off, col, val, why)) throw Unsupported(why);
+            sell_off = DevBuf(off.data(), off.size() * sizeof(int32_t));
+            sell_col = DevBuf(col.data(), col.size() * sizeof(int32_t));
+            sell_val = DevBuf(val.data(), val.size() * sizeof(T));
+            r.fmt_bytes = (double)sell_off.bytes + (4.0 + s) * (double)val.size();
+            CK_SPARSE(cusparseCreateSlicedEll(mat.out(), A.n, A.m, A.nnz, (int64_t)val.size(), kSellSlice, sell_off.p,
+                                              sell_col.p, sell_val.p, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                               CUSPARSE_INDEX_BASE_ZERO, dt));
             break;
+        }
         }
         CK_SPARSE(cusparseCreateDnVec(vx.out(), T_op ? A.n : A.m, x.p, dt));
         CK_SPARSE(cusparseCreateDnVec(vy.out(), T_op ? A.m : A.n, y.p, dt));
@@ -654,42 +653,65 @@ template <class T> static void bench_spmv(Bench &b, const std::string &name, sps
                                  random_vector<T>((size_t)csr.n, name_seed(tag + "/T"))};
     const Reference ref[2] = {reference_spmv(csr, x[0], false), reference_spmv(csr, x[1], true)};
     std::vector<KernelResult> res;
+    /* a failure outside one kernel's measurement (allocating vectors or copies)
+       marks every row of its group that did not run */
+    auto group_failed = [&](size_t first, const BenchError &e) {
+        for (size_t i = first; i < res.size(); i++)
+            if (res[i].detail == "not run") res[i].detail = e.what();
+        b.failures++;
+        check_device_alive();
+    };
 
     /* ours, through the public API */
-    {
+    const size_t ours0 = res.size();
+    for (const std::string &f : b.opt.formats)
+        for (int o = 0; o < 2; o++) {
+            KernelResult r;
+            r.kernel = "ours:" + f, r.op = "NT"[o], r.detail = "not run";
+            res.push_back(r);
+        }
+    try {
         SpsVector vx[2], vy[2];
         CK_SPS(b.ctx, sps_vector_from_host(b.ctx, csr.m, Prec<T>::sps, x[0].data(), vx[0].out()));
         CK_SPS(b.ctx, sps_vector_from_host(b.ctx, csr.n, Prec<T>::sps, x[1].data(), vx[1].out()));
         CK_SPS(b.ctx, sps_vector_create(b.ctx, csr.n, Prec<T>::sps, vy[0].out()));
         CK_SPS(b.ctx, sps_vector_create(b.ctx, csr.m, Prec<T>::sps, vy[1].out()));
-        for (const std::string &f : b.opt.formats) {
-            KernelResult r[2];
-            for (int o = 0; o < 2; o++) r[o].kernel = "ours:" + f, r[o].op = "NT"[o];
-            run_ours<T>(b, A, f, vx, vy, ref, r);
-            res.push_back(r[0]);
-            res.push_back(r[1]);
-        }
+        for (size_t i = 0; i < b.opt.formats.size(); i++)
+            run_ours<T>(b, A, b.opt.formats[i], vx, vy, ref, &res[ours0 + 2 * i]);
+    } catch (const DeviceLost &) {
+        throw;
+    } catch (const BenchError &e) {
+        group_failed(ours0, e);
     }
+
     /* cuSPARSE on its own copies of the same arrays */
-    {
-        CuMatrix<T> d;
+    const size_t cu0 = res.size();
+    for (const CuKernel &k : kCuKernels) {
+        KernelResult r;
+        r.kernel = k.name, r.op = k.op == CUSPARSE_OPERATION_NON_TRANSPOSE ? 'N' : 'T', r.cusparse = true;
+        r.detail = "not run";
+        res.push_back(r);
+    }
+    try {
+        CuMatrix d;
         upload_cusparse(csr, d);
         const DevBuf dx[2] = {DevBuf(x[0].data(), x[0].size() * sizeof(T)), DevBuf(x[1].data(), x[1].size() * sizeof(T))};
         const DevBuf dy[2] = {DevBuf((size_t)csr.n * sizeof(T)), DevBuf((size_t)csr.m * sizeof(T))};
-        for (const CuKernel &k : kCuKernels) {
-            const int o = k.op == CUSPARSE_OPERATION_NON_TRANSPOSE ? 0 : 1;
-            KernelResult r;
-            r.kernel = k.name, r.op = "NT"[o], r.cusparse = true;
-            run_cusparse_kernel<T>(b, k, csr, d, dx[o], dy[o], ref[o], r);
-            res.push_back(r);
+        for (size_t i = 0; i < sizeof kCuKernels / sizeof kCuKernels[0]; i++) {
+            const int o = res[cu0 + i].op == 'N' ? 0 : 1;
+            run_cusparse_kernel<T>(b, kCuKernels[i], csr, d, dx[o], dy[o], ref[o], res[cu0 + i]);
         }
+    } catch (const DeviceLost &) {
+        throw;
+    } catch (const BenchError &e) {
+        group_failed(cu0, e);
     }
 
     /* speed-up over the best verified cuSPARSE kernel of the same op */
     for (char op : {'N', 'T'}) {
         double best = NAN;
         for (const KernelResult &r : res)
-            if (r.cusparse && r.op == op && r.status == "ok" && !(r.ms >= best)) best = r.ms;
+            if (r.cusparse && r.op == op && r.status == "ok" && (std::isnan(best) || r.ms < best)) best = r.ms;
         for (KernelResult &r : res)
             if (r.op == op && r.status == "ok") r.speedup = best / r.ms;
     }
