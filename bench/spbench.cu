@@ -1054,7 +1054,8 @@ int main(int argc, char **argv)
     }
     watchdog_arm(b, "writing the report");
     if (write_report(b, (double)copy_bytes / (1u << 30)) != 0) b.failures++;
-    watchdog_disarm();
+    if (lost) watchdog_arm(b, "exit after a device error"); /* runtime teardown at exit could block */
+    else watchdog_disarm();
     printf("spbench: %d SpMV rows, %d solver rows, %d failure(s)\n", sb_table_rows(b.spmv_rows),
            sb_table_rows(b.solver_rows), b.failures);
     sb_table_free(b.spmv_rows);
