@@ -1,0 +1,434 @@
+/* Krylov solvers: the registry (name -> method), the public API of
+ * include/spsolve/solver.h, and what every method shares (solver_impl.h):
+ * argument checks, workspace, start of a solve, history and monitor, the
+ * true-residual confirmation of convergence, and the result.
+ *
+ * Adding a method is one file filling an sps_solver_method plus one entry in
+ * SPS_SOLVERS. */
+#include "solvers/solver_impl.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The one table: X(name) per method, in display order; SEP between entries. */
+#define SPS_SOLVERS(X, SEP) X(cg) SEP X(bicgstab) SEP X(gmres)
+#define SPS_SV_ENTRY_(n) &sps_solver_##n##_method
+#define SPS_SV_NAME_(n) #n
+#define SPS_SV_COMMA_ ,
+#define SPS_SV_LISTSEP_ ", "
+
+static const sps_solver_method *const methods[] = {SPS_SOLVERS(SPS_SV_ENTRY_, SPS_SV_COMMA_)};
+static const char method_list[] = SPS_SOLVERS(SPS_SV_NAME_, SPS_SV_LISTSEP_);
+#define NMETHODS ((int)(sizeof methods / sizeof methods[0]))
+
+#define DEFAULT_RTOL 1e-8
+#define DEFAULT_ATOL 0.0
+#define DEFAULT_MAXIT 10000
+#define DEFAULT_RESTART 30
+/* history entries allocated up front; more are added by doubling */
+#define HISTORY_INITIAL 1024
+
+const char *sps_solver_list(void) { return method_list; }
+
+const char *sps_solver_name(sps_solver s) { return s ? s->method->name : "?"; }
+
+const char *sps_reason_name(sps_reason r)
+{
+    switch (r) {
+    case SPS_REASON_NONE: return "none";
+    case SPS_REASON_CONVERGED_RTOL: return "converged_rtol";
+    case SPS_REASON_CONVERGED_ATOL: return "converged_atol";
+    case SPS_REASON_ZERO_RHS: return "zero_rhs";
+    case SPS_REASON_MAXIT: return "maxit";
+    case SPS_REASON_BREAKDOWN: return "breakdown";
+    case SPS_REASON_INDEFINITE: return "indefinite";
+    case SPS_REASON_NAN: return "nan";
+    }
+    return "?";
+}
+
+/* ---------------------------------------------------------------- create / settings */
+static sps_status create(sps_context ctx, const sps_solver_method *m, sps_solver *out)
+{
+    sps_solver s;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "a solver handle"));
+    s->ctx = ctx;
+    s->method = m;
+    s->rtol = DEFAULT_RTOL;
+    s->atol = DEFAULT_ATOL;
+    s->maxit = DEFAULT_MAXIT;
+    s->restart = DEFAULT_RESTART;
+    *out = s;
+    return SPS_OK;
+}
+
+sps_status sps_solver_create(sps_context ctx, sps_solver_type type, sps_solver *s)
+{
+    if (!ctx) return SPS_ERR_ARG;
+    if (!s) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_create: NULL output");
+    *s = NULL;
+    for (int i = 0; i < NMETHODS; i++)
+        if (methods[i]->type == type) return create(ctx, methods[i], s);
+    return sps_error(ctx, SPS_ERR_ARG, "sps_solver_create: unknown solver type %d (available: %s)", (int)type,
+                     method_list);
+}
+
+sps_status sps_solver_create_by_name(sps_context ctx, const char *name, sps_solver *s)
+{
+    if (!ctx) return SPS_ERR_ARG;
+    if (!s || !name) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_create_by_name: NULL %s", s ? "name" : "output");
+    *s = NULL;
+    for (int i = 0; i < NMETHODS; i++)
+        if (strcmp(methods[i]->name, name) == 0) return create(ctx, methods[i], s);
+    return sps_error(ctx, SPS_ERR_ARG, "unknown solver \"%s\" (available: %s)", name, method_list);
+}
+
+sps_status sps_solver_set_operator(sps_solver s, sps_operator A)
+{
+    if (!s) return SPS_ERR_ARG;
+    if (!A) return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: NULL operator");
+    if (A->ctx != s->ctx)
+        return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: the operator belongs to another context");
+    if (A->n != A->m)
+        return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: the operator is %d x %d, not square",
+                         (int)A->n, (int)A->m);
+    s->A = A;
+    return SPS_OK;
+}
+
+sps_status sps_solver_set_precond(sps_solver s, sps_precond P)
+{
+    if (!s) return SPS_ERR_ARG;
+    if (P && P->ctx != s->ctx)
+        return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_precond: the preconditioner belongs to another context");
+    s->P = P;
+    return SPS_OK;
+}
+
+sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int maxit)
+{
+    if (!s) return SPS_ERR_ARG;
+    if (!(rtol >= 0.0) || !(atol >= 0.0) || isinf(rtol) || isinf(atol) || maxit < 0)
+        return sps_error(s->ctx, SPS_ERR_ARG,
+                         "sps_solver_set_tolerances: need finite rtol >= 0, atol >= 0 and maxit >= 0 (got %g, %g, %d)",
+                         rtol, atol, maxit);
+    s->rtol = rtol;
+    s->atol = atol;
+    s->maxit = maxit;
+    return SPS_OK;
+}
+
+sps_status sps_solver_set_restart(sps_solver s, int m)
+{
+    if (!s) return SPS_ERR_ARG;
+    if (m < 1) return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_restart: restart length %d < 1", m);
+    s->restart = m;
+    return SPS_OK;
+}
+
+sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void *user)
+{
+    if (!s) return SPS_ERR_ARG;
+    s->monitor = fn;
+    s->monitor_user = user;
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- workspace */
+static void ws_free(sps_solver s)
+{
+    sps_dfree(s->ctx, s->ws_block);
+    sps_dfree(s->ctx, s->slots);
+    free(s->vec);
+    free(s->hslots);
+    free(s->host);
+    s->ws_block = NULL;
+    s->slots = NULL;
+    s->vec = NULL;
+    s->hslots = NULL;
+    s->host = NULL;
+    s->ws_nvec = s->ws_nslots = 0;
+}
+
+/* All work vectors (one backend block, one scratch vector past the method's),
+ * the slots and the host workspace, once per solve; kept while unchanged. */
+static sps_status ws_setup(sps_solver s, sps_index n, sps_scalar t)
+{
+    int nvec = 0, nslots = 0;
+    size_t hb = 0;
+    s->method->workspace(s, &nvec, &nslots, &hb);
+    if (s->ws_block && s->ws_n == n && s->ws_t == t && s->ws_nvec == nvec && s->ws_nslots == nslots &&
+        s->ws_host_bytes == hb)
+        return SPS_OK;
+    ws_free(s);
+    sps_context ctx = s->ctx;
+    const size_t ss = sps_scalar_size(t), nv = (size_t)nvec + 1;
+    if ((size_t)n > SIZE_MAX / ss / nv)
+        return sps_error(ctx, SPS_ERR_ALLOC, "%s: %zu work vectors of %d entries overflow the address space",
+                         s->method->title, nv, (int)n);
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->ws_block, nv * (size_t)n * ss), fail);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&s->slots, (size_t)nslots * sizeof(sps_cplx)), fail);
+    SPS_CHECK_GOTO(st, ctx->be->zero(ctx, s->slots, (size_t)nslots * sizeof(sps_cplx)), fail);
+    SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&s->hslots, (size_t)nslots * sizeof(sps_cplx), "solver slots"), fail);
+    SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&s->vec, nv * sizeof *s->vec, "solver vector views"), fail);
+    if (hb) SPS_CHECK_GOTO(st, sps_hcalloc(ctx, &s->host, hb, "solver host workspace"), fail);
+    for (size_t i = 0; i < nv; i++) {
+        s->vec[i].ctx = ctx;
+        s->vec[i].n = n;
+        s->vec[i].t = t;
+        s->vec[i].data = (char *)s->ws_block + i * (size_t)n * ss;
+    }
+    s->ws_n = n;
+    s->ws_t = t;
+    s->ws_nvec = nvec;
+    s->ws_nslots = nslots;
+    s->ws_host_bytes = hb;
+    return SPS_OK;
+fail:
+    ws_free(s);
+    return st;
+}
+
+/* ---------------------------------------------------------------- shared steps */
+sps_status sps_sv_fetch(struct sps_solver_s *s, int first, int count)
+{
+    return sps_dcopy(s->ctx, s->hslots + first, s->slots + first, (size_t)count * sizeof(sps_cplx), SPS_COPY_D2H);
+}
+
+sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r)
+{
+    /* r = b; r = -A x + r */
+    SPS_CHECK(sps_sv_kern(s)->copy(s->ctx, b->n, b->data, r->data));
+    return sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(-1, 0), x, sps_cplx_make(1, 0), r);
+}
+
+sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y)
+{
+    if (sps_sv_has_pc(s)) return sps_pc_apply(s->P, x, y);
+    if (x == y) return SPS_OK;
+    return sps_sv_kern(s)->copy(s->ctx, x->n, x->data, y->data);
+}
+
+sps_status sps_sv_stop(struct sps_solver_s *s, sps_reason reason, sps_status st, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    s->reason = reason;
+    return sps_error(s->ctx, st, "%s", msg);
+}
+
+sps_status sps_sv_stop_monitor(struct sps_solver_s *s, double rnorm)
+{
+    return sps_sv_stop(s, SPS_REASON_MAXIT, SPS_ERR_NOT_CONVERGED,
+                       "%s stopped by the monitor at iteration %d (residual %.3e, tolerance %.3e)", s->method->title,
+                       s->its, rnorm, s->tol);
+}
+
+sps_status sps_sv_stop_maxit(struct sps_solver_s *s, double rnorm)
+{
+    return sps_sv_stop(s, SPS_REASON_MAXIT, SPS_ERR_NOT_CONVERGED,
+                       "%s did not converge in %d iterations: residual %.3e > tolerance %.3e (rtol %g * ||b|| %.3e, "
+                       "atol %g)",
+                       s->method->title, s->its, rnorm, s->tol, s->rtol, s->bnorm, s->atol);
+}
+
+static sps_reason converged_reason(struct sps_solver_s *s, double rnorm)
+{
+    return rnorm <= s->rtol * s->bnorm ? SPS_REASON_CONVERGED_RTOL : SPS_REASON_CONVERGED_ATOL;
+}
+
+static sps_status history_push(struct sps_solver_s *s, double v)
+{
+    if (s->hist_len == s->hist_cap) {
+        int cap = s->hist_cap ? 2 * s->hist_cap : HISTORY_INITIAL;
+        if (cap > s->maxit + 1 && s->maxit + 1 > s->hist_len) cap = s->maxit + 1;
+        double *h = realloc(s->history, (size_t)cap * sizeof *h);
+        if (!h) return sps_error(s->ctx, SPS_ERR_ALLOC, "%s: out of host memory for %d history entries",
+                                 s->method->title, cap);
+        s->history = h;
+        s->hist_cap = cap;
+    }
+    s->history[s->hist_len++] = v;
+    return SPS_OK;
+}
+
+sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *done)
+{
+    const sps_kernels *k = sps_sv_kern(s);
+    const char *title = s->method->title;
+    *done = 1;
+    /* ||b||, r = b - A x0, ||r||: one fetch */
+    SPS_CHECK(k->nrm2(s->ctx, b->n, b->data, s->slots, SPS_SLOT_BNORM));
+    SPS_CHECK(sps_sv_residual(s, b, x, r));
+    SPS_CHECK(k->nrm2(s->ctx, r->n, r->data, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(sps_sv_fetch(s, 0, 2));
+    const double bnorm = s->hslots[SPS_SLOT_BNORM].re, r0 = s->hslots[SPS_SLOT_RNORM].re;
+    s->bnorm = bnorm;
+    s->tol = fmax(s->rtol * bnorm, s->atol);
+    SPS_CHECK(history_push(s, r0));
+    if (!isfinite(bnorm))
+        return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC, "%s: the right-hand side b contains NaN or Inf (||b|| = %g)",
+                           title, bnorm);
+    if (bnorm == 0.0) {
+        /* b = 0: the solution is x = 0, whatever the guess */
+        SPS_CHECK(k->fill(s->ctx, x->n, sps_cplx_make(0, 0), x->data));
+        s->reason = SPS_REASON_ZERO_RHS;
+        s->rnorm_true = 0.0;
+        s->true_known = 1;
+        return SPS_OK;
+    }
+    if (!isfinite(r0))
+        return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
+                           "%s: the initial residual b - A x0 is not finite (%g): NaN or Inf in the initial guess x "
+                           "or in A x0",
+                           title, r0);
+    s->rnorm_true = r0;
+    s->true_known = 1;
+    if (r0 <= s->tol) {
+        s->reason = converged_reason(s, r0);
+        return SPS_OK;
+    }
+    if (s->maxit == 0) return sps_sv_stop_maxit(s, r0);
+    s->true_known = 0;
+    *done = 0;
+    return SPS_OK;
+}
+
+sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop)
+{
+    SPS_CHECK(history_push(s, rnorm));
+    s->its++;
+    *stop = s->monitor && s->monitor(s->monitor_user, s->its, rnorm) != 0;
+    return SPS_OK;
+}
+
+sps_status sps_sv_true_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t)
+{
+    SPS_CHECK(sps_sv_residual(s, b, x, r));
+    SPS_CHECK(sps_sv_kern(s)->nrm2(s->ctx, r->n, r->data, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_RNORM, 1));
+    *t = s->hslots[SPS_SLOT_RNORM].re;
+    return SPS_OK;
+}
+
+void sps_sv_converged(struct sps_solver_s *s, double t)
+{
+    s->reason = converged_reason(s, t);
+    s->rnorm_true = t;
+    s->true_known = 1;
+}
+
+sps_status sps_sv_confirm(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *converged)
+{
+    double t;
+    *converged = 0;
+    SPS_CHECK(sps_sv_true_residual(s, b, x, r, &t));
+    const double tracked = s->history[s->hist_len - 1];
+    s->rnorm_true = t;
+    s->true_known = 1;
+    if (t <= s->tol) {
+        sps_sv_converged(s, t);
+        *converged = 1;
+        return SPS_OK;
+    }
+    if (!isfinite(t))
+        return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
+                           "%s: at iteration %d the true residual ||b - A x|| is not finite (%g)", s->method->title,
+                           s->its, t);
+    if (++s->drift_restarts > SPS_MAX_DRIFT_RESTARTS)
+        return sps_sv_stop(s, SPS_REASON_MAXIT, SPS_ERR_NOT_CONVERGED,
+                           "%s: at iteration %d the tracked residual %.3e meets the tolerance %.3e but the true "
+                           "residual ||b - A x|| = %.3e does not, for the %d-th time: the tolerance is below the "
+                           "attainable accuracy",
+                           s->method->title, s->its, tracked, s->tol, t, s->drift_restarts);
+    s->true_known = 0;
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- solve */
+static sps_status check_solve(sps_solver s, sps_vector b, sps_vector x)
+{
+    sps_context ctx = s->ctx;
+    sps_operator A = s->A;
+    if (!A) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: no operator set (sps_solver_set_operator)");
+    if (!b || !x) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: NULL %s", b ? "x" : "b");
+    if (A->n != A->m)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the operator is %d x %d, not square", (int)A->n, (int)A->m);
+    if (b->ctx != ctx || x->ctx != ctx)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: %s belongs to another context than the solver",
+                         b->ctx != ctx ? "b" : "x");
+    if (b == x) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: b and x must be different vectors");
+    for (int i = 0; i < 2; i++) {
+        sps_vector v = i ? x : b;
+        const char *nm = i ? "x" : "b";
+        if (v->t != A->t)
+            return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: %s is %s, the operator is %s", nm,
+                             sps_scalar_name(v->t), sps_scalar_name(A->t));
+        if (v->n != A->n)
+            return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: %s has %d entries, the operator is %d x %d", nm,
+                             (int)v->n, (int)A->n, (int)A->m);
+    }
+    if (s->P) {
+        if (s->P->t != A->t)
+            return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the preconditioner is %s, the operator is %s",
+                             sps_scalar_name(s->P->t), sps_scalar_name(A->t));
+        if (s->P->n != A->n)
+            return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the preconditioner has size %d, the operator %d x %d",
+                             (int)s->P->n, (int)A->n, (int)A->m);
+    }
+    return SPS_OK;
+}
+
+sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result *res)
+{
+    if (!s) return SPS_ERR_ARG;
+    if (res) memset(res, 0, sizeof *res);
+    const double t0 = sps_wtime();
+    s->its = 0;
+    s->hist_len = 0;
+    s->reason = SPS_REASON_NONE;
+    s->true_known = 0;
+    s->drift_restarts = 0;
+    s->bnorm = s->rnorm_true = NAN;
+    SPS_CHECK(check_solve(s, b, x));
+    SPS_CHECK(ws_setup(s, s->A->n, s->A->t));
+    const double t1 = sps_wtime();
+    sps_status st = s->method->iterate(s, b, x);
+    /* a solve that ended (reason set) reports its true residual; a failed call
+     * (allocation, device, shell callback) reports what it has */
+    if (s->reason != SPS_REASON_NONE && !s->true_known) {
+        double t;
+        sps_status st2 = sps_sv_true_residual(s, b, x, sps_sv_vec(s, s->ws_nvec), &t);
+        if (st2 == SPS_OK) s->rnorm_true = t;
+        if (st == SPS_OK) st = st2;
+    }
+    const double t2 = sps_wtime();
+    if (res) {
+        res->iterations = s->its;
+        res->reason = s->reason;
+        res->residual_norm = s->rnorm_true;
+        res->rhs_norm = s->bnorm;
+        res->relative_residual = s->bnorm > 0.0 ? s->rnorm_true / s->bnorm : s->rnorm_true;
+        res->history = s->history;
+        res->history_len = s->hist_len;
+        res->time_setup = t1 - t0;
+        res->time_solve = t2 - t1;
+    }
+    return st;
+}
+
+void sps_solver_destroy(sps_solver s)
+{
+    if (!s) return;
+    ws_free(s);
+    free(s->history);
+    free(s);
+}

@@ -1,0 +1,121 @@
+/* libspsolve — solver internals shared by the files of solvers/.
+ *
+ * solver.c owns the public API, the registry (name -> method), argument checks,
+ * the workspace (work vectors + slots, allocated once per solve and reused while
+ * the size and type do not change), the residual history, the monitor and the
+ * final true residual.  Each method file (cg.c, bicgstab.c, gmres.c) fills an
+ * sps_solver_method and writes only its iteration, over operator + kernels, for
+ * every backend and scalar type.
+ *
+ * Slots 0 and 1 are common (SPS_SLOT_BNORM, SPS_SLOT_RNORM); a method's own
+ * scalars start at SPS_SLOT_FIRST.  The host learns slot values only through
+ * sps_sv_fetch, the one device-to-host copy per iteration. */
+#ifndef SPS_SOLVER_IMPL_H
+#define SPS_SOLVER_IMPL_H
+#include "core/internal.h"
+#include "precond/precond_impl.h"
+
+enum {
+    SPS_SLOT_BNORM = 0, /* ||b|| */
+    SPS_SLOT_RNORM = 1, /* ||b - A x|| computed explicitly (initial or true residual) */
+    SPS_SLOT_FIRST = 2
+};
+
+/* Times the recurrence may be restarted from the true residual because it
+ * claimed convergence that b - A x did not confirm; past it the solve stops
+ * (the tolerance is below the attainable accuracy). */
+#define SPS_MAX_DRIFT_RESTARTS 10
+
+typedef struct sps_solver_method {
+    sps_solver_type type;
+    const char *name;
+    const char *title;          /* for messages: "CG", "BiCGSTAB", "GMRES" */
+    /* Work vectors, slots and host bytes the method needs with s's settings;
+     * the preconditioner is known (s->P) when this is called. */
+    void (*workspace)(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes);
+    /* Iterate on A x = b from the guess in x, on the workspace (ready, checked
+     * arguments).  Starts with sps_sv_begin; every exit sets s->reason. */
+    sps_status (*iterate)(struct sps_solver_s *s, sps_vector b, sps_vector x);
+} sps_solver_method;
+
+extern const sps_solver_method sps_solver_cg_method;
+extern const sps_solver_method sps_solver_bicgstab_method;
+extern const sps_solver_method sps_solver_gmres_method;
+
+struct sps_solver_s {
+    sps_context ctx;
+    const sps_solver_method *method;
+    sps_operator A;
+    sps_precond P;              /* NULL or the identity: no preconditioning */
+    double rtol, atol;
+    int maxit, restart;
+    sps_monitor_fn monitor;
+    void *monitor_user;
+
+    /* workspace (setup), reused while these four and host_bytes do not change */
+    sps_index ws_n;
+    sps_scalar ws_t;
+    int ws_nvec, ws_nslots;
+    size_t ws_host_bytes;
+    void *ws_block;             /* backend memory, (ws_nvec + 1) * n scalars */
+    struct sps_vector_s *vec;   /* views into ws_block: vec[0..nvec-1] the method's, vec[nvec] scratch */
+    sps_cplx *slots;            /* backend memory: the solver's scalar registers */
+    sps_cplx *hslots;           /* host mirror of slots, filled by sps_sv_fetch */
+    void *host;                 /* method's host workspace (GMRES Hessenberg, rotations) */
+
+    /* the solve in progress */
+    double tol;                 /* max(rtol ||b||, atol) */
+    double bnorm;
+    int its;
+    sps_reason reason;
+    double rnorm_true;          /* ||b - A x|| when known (true_known) */
+    int true_known;
+    int drift_restarts;
+    double *history;
+    int hist_len, hist_cap;
+};
+
+/** Work vector i of the method (a view: never pass it to sps_vector_destroy). */
+static inline sps_vector sps_sv_vec(struct sps_solver_s *s, int i) { return &s->vec[i]; }
+/** Kernel table of the solve's backend and type. */
+static inline const sps_kernels *sps_sv_kern(struct sps_solver_s *s) { return sps_kern(s->ctx, s->A->t); }
+/** Nonzero when a preconditioner other than the identity is set. */
+static inline int sps_sv_has_pc(struct sps_solver_s *s) { return !sps_pc_is_identity(s->P); }
+
+/** The one device-to-host copy of slots[first .. first+count) into s->hslots.
+ *  Every scalar the host learns goes through here, so the CUDA backend can make
+ *  it asynchronous (pinned memory + event) in one place. */
+sps_status sps_sv_fetch(struct sps_solver_s *s, int first, int count);
+/** r = b - A x. */
+sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r);
+/** y = M x; without a preconditioner a copy, or nothing when y is x. */
+sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y);
+/** Start of every solve: ||b||, r = b - A x, ||r|| in one fetch; records
+ *  history[0] and decides the cases that need no iteration (NaN in b or x0,
+ *  b = 0, x0 already converged, maxit = 0).  *done = 1 when the solve is over
+ *  (status returned). */
+sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *done);
+/** Iteration s->its + 1 is done: count it, record ||r|| in the history, call
+ *  the monitor; *stop = 1 when the monitor asks to stop. */
+sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop);
+/** r = b - A x and t = ||r|| (one fetch); the true residual. */
+sps_status sps_sv_true_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t);
+/** The solve converged with true residual t (<= s->tol): reason and result set. */
+void sps_sv_converged(struct sps_solver_s *s, double t);
+/** The tracked residual met the tolerance: recompute r = b - A x and its norm.
+ *  *converged = 1 when it confirms (reason set).  Otherwise r holds the true
+ *  residual for the method to restart from, unless the drift restarts are used
+ *  up, which stops the solve (status returned). */
+sps_status sps_sv_confirm(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *converged);
+/** End the solve with reason and status, recording the formatted message. */
+sps_status sps_sv_stop(struct sps_solver_s *s, sps_reason reason, sps_status st, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/** Standard stop when the monitor asked for it or the iteration limit is reached. */
+sps_status sps_sv_stop_monitor(struct sps_solver_s *s, double rnorm);
+sps_status sps_sv_stop_maxit(struct sps_solver_s *s, double rnorm);
+/** Non-finite check of a slot value. */
+static inline int sps_sv_finite(sps_cplx c) { return c.re - c.re == 0.0 && c.im - c.im == 0.0; }
+#endif

@@ -1,0 +1,18 @@
+# Unit tests of the Krylov solvers and their fused kernels (test_solvers) and of
+# the preconditioners (test_precond).  The SuiteSparse corpus, when configured,
+# is argv[1] (otherwise env SPS_MATRIX_DIR); that part is skipped when absent.
+set(_solvers_args "")
+if(SPS_MATRIX_DIR)
+  list(APPEND _solvers_args "${SPS_MATRIX_DIR}")
+endif()
+# OMP_WAIT_POLICY=PASSIVE: idle OpenMP threads must not spin between the many
+# small kernels of a solve on a small machine running other tests at once.
+sps_add_unit_test(NAME test_solvers
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_solvers.c
+  ARGS ${_solvers_args}
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)
+sps_add_unit_test(NAME test_precond
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_precond.c
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)
