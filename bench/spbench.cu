@@ -641,7 +641,7 @@ static sb_table *spmv_table_new(void)
 {
     static const char *head[] = {"matrix", "rows",   "cols", "nnz",  "precision", "op",     "kernel", "status",
                                  "ms",     "GFLOP/s", "GB/s", "%copy", "speedup",   "fmt_MB", "check"};
-    return sb_table_new(15, head, "lrrrlllrrrrrrrr");
+    return sb_table_new(15, head, "lrrrllllrrrrrrr");
 }
 
 template <class T> static void bench_spmv(Bench &b, const std::string &name, sps_matrix A, const HostCsr<T> &csr)
