@@ -955,6 +955,7 @@ int main(int argc, char **argv)
     int rc = parse_options(argc, argv, b.opt, list_only);
     if (rc >= 0) return rc;
     setvbuf(stdout, nullptr, _IOLBF, 0);
+    const time_t started = time(nullptr);
 
     std::vector<MatrixSource> sources;
     try {
@@ -1056,8 +1057,8 @@ int main(int argc, char **argv)
     if (write_report(b, (double)copy_bytes / (1u << 30)) != 0) b.failures++;
     if (lost) watchdog_arm(b, "exit after a device error"); /* runtime teardown at exit could block */
     else watchdog_disarm();
-    printf("spbench: %d SpMV rows, %d solver rows, %d failure(s)\n", sb_table_rows(b.spmv_rows),
-           sb_table_rows(b.solver_rows), b.failures);
+    printf("spbench: %d SpMV rows, %d solver rows, %d failure(s), %.0f s\n", sb_table_rows(b.spmv_rows),
+           sb_table_rows(b.solver_rows), b.failures, difftime(time(nullptr), started));
     sb_table_free(b.spmv_rows);
     sb_table_free(b.solver_rows);
     if (!lost) release_device(b); /* after a sticky error, teardown calls could fail or hang */
