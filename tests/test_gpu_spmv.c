@@ -1,0 +1,419 @@
+/* GPU tests of the CUDA SpMV kernels (csr_spmv, csr_spmvt, coo_spmv, coo_spmvt)
+ * against the CPU kernels, for f32, f64, c32, c64, on
+ *   - random matrices whose average row length walks the threads-per-row choices
+ *     (1, 3, 5, 12, 40, 100 entries a row) and one of 1.2M rows (not with
+ *     SPS_GPU_TEST_SMALL=1);
+ *   - adversarial shapes: half the rows empty, one dense row of 200k entries
+ *     among rows of 0..3, 1x1, n x 1, 1 x n, all entries in one column, 0 x 5,
+ *     no entries at all;
+ *   - a few SuiteSparse matrices from argv[1] / SPS_MATRIX_DIR when present.
+ * Each op runs with b != 0 and with b == 0 on a NaN-poisoned y (y must not be
+ * read).  Tolerance per entry: 2 (len + 4) eps(T) (|a| sum |a_ij x_j| + |b y_i|),
+ * len the row (column) length.  csr_spmv and coo_spmv must be bit-identical
+ * over two runs; the public operator path (sps_matrix_from_csr on the CUDA
+ * context, sps_matrix_convert to COO, sps_operator_apply N and T) is compared
+ * with the same on the CPU.  Exit 77 (skipped) without a usable GPU. */
+#include "test_gpu_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef SPS_HAVE_CUDA
+typedef struct {
+    char name[128];
+    sps_index n, m;
+    int64_t nnz;
+    sps_index *rowptr, *col;
+    double *val; /* nnz complex (re, im) pairs: converted to each type */
+} hmat;
+
+static void hm_free(hmat *A)
+{
+    free(A->rowptr);
+    free(A->col);
+    free(A->val);
+    memset(A, 0, sizeof *A);
+}
+
+static int cmp_idx(const void *a, const void *b)
+{
+    sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
+    return (x > y) - (x < y);
+}
+
+/* Row i gets len(i) distinct sorted random columns (len <= m). */
+typedef sps_index (*len_fn)(sps_index i, sps_index n, sps_index m, void *u);
+static hmat hm_build(const char *name, sps_index n, sps_index m, len_fn len, void *u, int fixed_col)
+{
+    hmat A;
+    memset(&A, 0, sizeof A);
+    snprintf(A.name, sizeof A.name, "%s", name);
+    A.n = n;
+    A.m = m;
+    A.rowptr = gb_xmalloc(((size_t)n + 1) * sizeof(sps_index));
+    for (sps_index i = 0; i < n; i++) {
+        sps_index l = len(i, n, m, u);
+        if (l > m) l = m;
+        A.rowptr[i + 1] = A.rowptr[i] + l;
+    }
+    A.nnz = A.rowptr[n];
+    A.col = gb_xmalloc((size_t)(A.nnz ? A.nnz : 1) * sizeof(sps_index));
+    A.val = gb_xmalloc((size_t)(A.nnz ? A.nnz : 1) * 2 * sizeof(double));
+    char *mark = gb_xmalloc((size_t)m + 1);
+    for (sps_index i = 0; i < n; i++) {
+        const sps_index lo = A.rowptr[i], l = A.rowptr[i + 1] - lo;
+        if (fixed_col >= 0 && l == 1) {
+            A.col[lo] = fixed_col;
+        } else if ((int64_t)l * 3 > m) { /* dense-ish: take a random subset in order */
+            sps_index k = 0;
+            for (sps_index j = 0; j < m && k < l; j++)
+                if ((int64_t)(tu_rng_u64(&g_rng) % (uint64_t)(m - j)) < (int64_t)(l - k)) A.col[lo + k++] = j;
+        } else {
+            sps_index k = 0;
+            while (k < l) {
+                sps_index j = (sps_index)(tu_rng_u64(&g_rng) % (uint64_t)m);
+                if (mark[j]) continue;
+                mark[j] = 1;
+                A.col[lo + k++] = j;
+            }
+            for (k = 0; k < l; k++) mark[A.col[lo + k]] = 0;
+            qsort(A.col + lo, (size_t)l, sizeof(sps_index), cmp_idx);
+        }
+    }
+    free(mark);
+    for (int64_t k = 0; k < 2 * A.nnz; k++) A.val[k] = tu_rng_range(&g_rng, -1, 1);
+    return A;
+}
+
+static sps_index len_avg(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)i; (void)n; (void)m;
+    const int avg = *(int *)u;
+    return (sps_index)(tu_rng_u64(&g_rng) % (uint64_t)(2 * avg + 1));
+}
+static sps_index len_halfempty(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)n; (void)m; (void)u;
+    return (i % 2) ? 0 : 1 + (sps_index)(tu_rng_u64(&g_rng) % 10);
+}
+static sps_index len_denserow(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)n; (void)u;
+    return i == 7 ? m : (sps_index)(tu_rng_u64(&g_rng) % 4);
+}
+static sps_index len_full(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)i; (void)n; (void)u;
+    return m;
+}
+static sps_index len_one_or_none(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)n; (void)m; (void)u;
+    return (i % 5 == 3) ? 0 : 1;
+}
+static sps_index len_zero(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)i; (void)n; (void)m; (void)u;
+    return 0;
+}
+
+/* values of A as type t */
+static void *vals_as(const hmat *A, sps_scalar t)
+{
+    void *v = gb_xmalloc((size_t)(A->nnz ? A->nnz : 1) * sps_scalar_size(t));
+    for (int64_t k = 0; k < A->nnz; k++) {
+        const double re = A->val[2 * k], im = A->val[2 * k + 1];
+        switch (t) {
+        case SPS_F32: ((float *)v)[k] = (float)re; break;
+        case SPS_F64: ((double *)v)[k] = re; break;
+        case SPS_C32: ((float *)v)[2 * k] = (float)re; ((float *)v)[2 * k + 1] = (float)im; break;
+        default: ((double *)v)[2 * k] = re; ((double *)v)[2 * k + 1] = im; break;
+        }
+    }
+    return v;
+}
+
+static double absat(sps_scalar t, const void *v, int64_t k)
+{
+    double re, im;
+    tu_get(t, v, (size_t)k, &re, &im);
+    return hypot(re, im);
+}
+
+/* One matrix, one type: the four kernels, both beta cases, determinism. */
+static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
+{
+    const sps_kernels *G = &SPS_TEST_GPU_TABLE[t], *C = &sps_cpu_kernels[t];
+    const size_t S = sps_scalar_size(t), nnz = (size_t)A->nnz;
+    void *val = vals_as(A, t);
+    sps_index *row = gb_xmalloc((nnz ? nnz : 1) * sizeof(sps_index));
+    for (sps_index i = 0; i < A->n; i++)
+        for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) row[k] = i;
+    sps_index *drowptr = gb_dalloc(((size_t)A->n + 1) * sizeof(sps_index));
+    sps_index *dcol = gb_dalloc(nnz * sizeof(sps_index)), *drow = gb_dalloc(nnz * sizeof(sps_index));
+    void *dval = gb_dalloc(nnz * S);
+    gb_upload(drowptr, A->rowptr, ((size_t)A->n + 1) * sizeof(sps_index));
+    gb_upload(dcol, A->col, nnz * sizeof(sps_index));
+    gb_upload(drow, row, nnz * sizeof(sps_index));
+    gb_upload(dval, val, nnz * S);
+
+    /* row and column magnitudes for the tolerances */
+    double *rsum = gb_xmalloc(((size_t)A->n + 1) * sizeof(double)), *csum = gb_xmalloc(((size_t)A->m + 1) * sizeof(double));
+    double *rlen = gb_xmalloc(((size_t)A->n + 1) * sizeof(double)), *clen = gb_xmalloc(((size_t)A->m + 1) * sizeof(double));
+    double *scale = gb_xmalloc(((size_t)(A->n > A->m ? A->n : A->m) + 1) * sizeof(double));
+
+    for (int trans = 0; trans < 2; trans++) {
+        const sps_index nin = trans ? A->n : A->m, nout = trans ? A->m : A->n;
+        for (int fmt = 0; fmt < 2; fmt++) {
+            for (int bz = 0; bz < 2; bz++) {
+                char what[200];
+                snprintf(what, sizeof what, "%s %s%s b%s", A->name, fmt ? "coo_spmv" : "csr_spmv", trans ? "t" : "",
+                         bz ? "=0 (y poisoned)" : "!=0");
+                const sps_cplx a = sps_cplx_make(tu_rng_range(&g_rng, 0.5, 2), sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0);
+                const sps_cplx b = bz ? sps_cplx_make(0, 0) : sps_cplx_make(tu_rng_range(&g_rng, -2, -0.5), 0.3);
+                gbuf x = gb_rand(t, (size_t)nin), y = bz ? gb_nan(t, (size_t)nout) : gb_rand(t, (size_t)nout);
+                /* scales */
+                memset(rsum, 0, ((size_t)A->n + 1) * sizeof(double));
+                memset(csum, 0, ((size_t)A->m + 1) * sizeof(double));
+                memset(rlen, 0, ((size_t)A->n + 1) * sizeof(double));
+                memset(clen, 0, ((size_t)A->m + 1) * sizeof(double));
+                for (sps_index i = 0; i < A->n; i++)
+                    for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                        const double v = absat(t, val, k);
+                        if (trans) { csum[A->col[k]] += v * absat(t, x.h, i); clen[A->col[k]] += 1; }
+                        else { rsum[i] += v * absat(t, x.h, A->col[k]); rlen[i] += 1; }
+                    }
+                for (sps_index i = 0; i < nout; i++) {
+                    const double yi = bz ? 0 : absat(t, y.h, i);
+                    const double len = trans ? clen[i] : rlen[i], sum = trans ? csum[i] : rsum[i];
+                    scale[i] = 2 * (len + 4) * (cabs_(a) * sum + cabs_(b) * yi) + 1e-300;
+                }
+                sps_status st;
+                if (!fmt) {
+                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y.d);
+                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->rowptr, A->col, val, a, x.h, b, y.h);
+                } else {
+                    st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y.d);
+                    (trans ? C->coo_spmvt : C->coo_spmv)(g_cpu, A->n, A->m, A->nnz, row, A->col, val, a, x.h, b, y.h);
+                }
+                TU_OK(g_gpu, st);
+                void *g = gb_fetch(&y);
+                cmp_vec_s(what, t, (size_t)nout, g, y.h, 1, scale);
+                /* bit-reproducibility of the deterministic kernels */
+                if (check_bits && !trans && bz) {
+                    gbuf y2 = gb_nan(t, (size_t)nout);
+                    if (!fmt) st = G->csr_spmv(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y2.d);
+                    else st = G->coo_spmv(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
+                    TU_OK(g_gpu, st);
+                    void *g2 = gb_fetch(&y2);
+                    TU_CHECK(nout == 0 || memcmp(g, g2, (size_t)nout * S) == 0, "%s: bit-identical over two runs", what);
+                    free(g2);
+                    gb_free(&y2);
+                }
+                free(g);
+                gb_free(&x);
+                gb_free(&y);
+            }
+        }
+    }
+    free(rsum);
+    free(csum);
+    free(rlen);
+    free(clen);
+    free(scale);
+    sps_dfree(g_gpu, drowptr);
+    sps_dfree(g_gpu, dcol);
+    sps_dfree(g_gpu, drow);
+    sps_dfree(g_gpu, dval);
+    free(val);
+    free(row);
+}
+
+static void run_all_types(const hmat *A, int check_bits)
+{
+    const sps_scalar ts[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
+    for (int k = 0; k < 4; k++) run_matrix(A, ts[k], check_bits);
+}
+
+/* The public path: matrices made on each context, CSR and COO, operator apply N and T. */
+static void test_public_path(const hmat *A)
+{
+    const sps_scalar t = SPS_F64;
+    void *val = vals_as(A, t);
+    sps_matrix Ac = NULL, Ag = NULL, Bc = NULL, Bg = NULL;
+    TU_OK(g_cpu, sps_matrix_from_csr(g_cpu, A->n, A->m, A->rowptr, A->col, val, t, &Ac));
+    TU_OK(g_gpu, sps_matrix_from_csr(g_gpu, A->n, A->m, A->rowptr, A->col, val, t, &Ag));
+    TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_COO, NULL, &Bc));
+    TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_COO, NULL, &Bg));
+    sps_matrix mc[2] = {Ac, Bc}, mg[2] = {Ag, Bg};
+    for (int f = 0; f < 2; f++) {
+        if (!mc[f] || !mg[f]) continue;
+        sps_operator oc = NULL, og = NULL;
+        TU_OK(g_cpu, sps_operator_from_matrix(mc[f], &oc));
+        TU_OK(g_gpu, sps_operator_from_matrix(mg[f], &og));
+        for (int tr = 0; tr < 2; tr++) {
+            const sps_index nin = tr ? A->n : A->m, nout = tr ? A->m : A->n;
+            double *xh = gb_xmalloc((size_t)nin * sizeof(double)), *yh = gb_xmalloc((size_t)nout * sizeof(double));
+            double *yc = gb_xmalloc((size_t)nout * sizeof(double)), *yg = gb_xmalloc((size_t)nout * sizeof(double));
+            tu_fill_random(&g_rng, t, (size_t)nin, xh);
+            tu_fill_random(&g_rng, t, (size_t)nout, yh);
+            sps_vector xc, yvc, xg, yvg;
+            TU_OK(g_cpu, sps_vector_from_host(g_cpu, nin, t, xh, &xc));
+            TU_OK(g_cpu, sps_vector_from_host(g_cpu, nout, t, yh, &yvc));
+            TU_OK(g_gpu, sps_vector_from_host(g_gpu, nin, t, xh, &xg));
+            TU_OK(g_gpu, sps_vector_from_host(g_gpu, nout, t, yh, &yvg));
+            const double al = 1.25, be = -0.5;
+            TU_OK(g_cpu, sps_operator_apply(oc, tr ? SPS_OP_T : SPS_OP_N, &al, xc, &be, yvc));
+            TU_OK(g_gpu, sps_operator_apply(og, tr ? SPS_OP_T : SPS_OP_N, &al, xg, &be, yvg));
+            TU_OK(g_cpu, sps_vector_get(yvc, yc));
+            TU_OK(g_gpu, sps_vector_get(yvg, yg));
+            char what[160];
+            snprintf(what, sizeof what, "operator %s %s apply %s", A->name, f ? "coo" : "csr", tr ? "T" : "N");
+            cmp_vec(what, t, (size_t)nout, yg, yc, 64.0 * 1000, gb_maxabs(t, (size_t)nout, yc) + 1);
+            sps_vector_destroy(xc);
+            sps_vector_destroy(yvc);
+            sps_vector_destroy(xg);
+            sps_vector_destroy(yvg);
+            free(xh);
+            free(yh);
+            free(yc);
+            free(yg);
+        }
+        sps_operator_destroy(oc);
+        sps_operator_destroy(og);
+    }
+    sps_matrix_destroy(Ac);
+    sps_matrix_destroy(Ag);
+    sps_matrix_destroy(Bc);
+    sps_matrix_destroy(Bg);
+    free(val);
+}
+
+/* A few files of the SuiteSparse corpus (small ones, mixed groups). */
+static void test_files(const char *dir)
+{
+    char manifest[1024];
+    snprintf(manifest, sizeof manifest, "%s/MANIFEST.tsv", dir);
+    FILE *f = fopen(manifest, "r");
+    if (!f) {
+        printf("test_gpu_spmv: no %s: files skipped\n", manifest);
+        return;
+    }
+    char line[4096];
+    int used = 0;
+    while (used < 6 && fgets(line, sizeof line, f)) {
+        char name[100], group[20], field[64];
+        long rows, cols, nnzf;
+        char sym[64];
+        if (sscanf(line, "%99s %19s %ld %ld %ld %63s %63s", name, group, &rows, &cols, &nnzf, sym, field) != 7) continue;
+        if (strcmp(name, "name") == 0 || nnzf > 400000) continue;
+        char path[2048];
+        const char *ext[2] = {".mtx.gz", ".mtx"};
+        sps_matrix M = NULL;
+        for (int e = 0; e < 2 && !M; e++) {
+            snprintf(path, sizeof path, "%s/%s/%s%s", dir, group, name, ext[e]);
+            FILE *probe = fopen(path, "rb");
+            if (!probe) continue;
+            fclose(probe);
+            if (sps_matrix_read_mtx(g_cpu, path, SPS_C64, &M) != SPS_OK) {
+                TU_CHECK(0, "read %s: %s", path, sps_context_error(g_cpu));
+                M = NULL;
+            }
+        }
+        if (!M) continue;
+        sps_matrix_info_t info;
+        TU_OK(g_cpu, sps_matrix_info(M, &info));
+        hmat A;
+        memset(&A, 0, sizeof A);
+        snprintf(A.name, sizeof A.name, "%s/%s", group, name);
+        A.n = info.rows;
+        A.m = info.cols;
+        A.nnz = info.nnz;
+        A.rowptr = gb_xmalloc(((size_t)A.n + 1) * sizeof(sps_index));
+        A.col = gb_xmalloc((size_t)(A.nnz ? A.nnz : 1) * sizeof(sps_index));
+        A.val = gb_xmalloc((size_t)(A.nnz ? A.nnz : 1) * 2 * sizeof(double));
+        TU_OK(g_cpu, sps_matrix_export_csr(M, A.rowptr, A.col, A.val));
+        sps_matrix_destroy(M);
+        printf("test_gpu_spmv: %s (%d x %d, %lld entries)\n", A.name, (int)A.n, (int)A.m, (long long)A.nnz);
+        run_all_types(&A, used == 0);
+        hm_free(&A);
+        used++;
+    }
+    fclose(f);
+    TU_CHECK(used > 0, "at least one matrix of %s read", dir);
+}
+
+int main(int argc, char **argv)
+{
+    int rc = gpu_setup("test_gpu_spmv");
+    if (rc) return rc;
+    const int avgs[6] = {1, 3, 5, 12, 40, 100};
+    const sps_index dims[6][2] = {{1000, 1000}, {2000, 1500}, {5000, 5000}, {3000, 4000}, {1000, 1000}, {500, 800}};
+    for (int k = 0; k < 6; k++) {
+        char nm[64];
+        snprintf(nm, sizeof nm, "random %dx%d avg %d", (int)dims[k][0], (int)dims[k][1], avgs[k]);
+        int avg = avgs[k];
+        hmat A = hm_build(nm, dims[k][0], dims[k][1], len_avg, &avg, -1);
+        run_all_types(&A, k == 2);
+        if (k == 2) test_public_path(&A);
+        hm_free(&A);
+    }
+    if (!g_small) {
+        int avg = 5;
+        hmat A = hm_build("random 1.2M rows avg 5", 1200000, 1200000, len_avg, &avg, -1);
+        run_all_types(&A, 1);
+        hm_free(&A);
+    }
+    {
+        hmat A = hm_build("half rows empty", 10000, 10000, len_halfempty, NULL, -1);
+        run_all_types(&A, 0);
+        hm_free(&A);
+    }
+    {
+        const sps_index nd = g_small ? 20000 : 200000;
+        hmat A = hm_build(g_small ? "dense row of 20k" : "dense row of 200k", nd, nd, len_denserow, NULL, -1);
+        run_all_types(&A, 1);
+        hm_free(&A);
+    }
+    {
+        hmat A = hm_build("1x1", 1, 1, len_full, NULL, -1);
+        run_all_types(&A, 0);
+        hm_free(&A);
+    }
+    {
+        hmat A = hm_build("1000x1", 1000, 1, len_one_or_none, NULL, -1);
+        run_all_types(&A, 0);
+        hm_free(&A);
+    }
+    {
+        hmat A = hm_build("1x100000", 1, 100000, len_full, NULL, -1);
+        run_all_types(&A, 1);
+        hm_free(&A);
+    }
+    {
+        hmat A = hm_build("one column", 50000, 1000, len_one_or_none, NULL, 3);
+        run_all_types(&A, 1);
+        hm_free(&A);
+    }
+    {
+        hmat A = hm_build("0x5", 0, 5, len_zero, NULL, -1);
+        run_all_types(&A, 0);
+        hm_free(&A);
+        hmat B = hm_build("10x10 empty", 10, 10, len_zero, NULL, -1);
+        run_all_types(&B, 0);
+        hm_free(&B);
+    }
+    const char *dir = tu_matrix_dir(argc, argv, 1);
+    if (dir) test_files(dir);
+    else printf("test_gpu_spmv: no matrix directory: files skipped\n");
+    gpu_teardown();
+    return tu_finish();
+}
+#else
+int main(void)
+{
+    printf("test_gpu_spmv: libspsolve built without CUDA: skipped\n");
+    return TU_SKIP;
+}
+#endif
