@@ -1,14 +1,26 @@
 # One SuiteSparse matrix solved by the CLI: b = A*1, rtol 1e-8, maxit 10000.
-#   cmake -DCLI=... -DWORK=... -DMATRIX=file.mtx.gz -DSOLVER=.. -DPRECOND=.. -P matrix.cmake
-# Passes when the CLI exits 0 and its recomputed ||b-Ax||/||b|| <= 1e-8.
+#   cmake -DCLI=... -DWORK=... -DMATRIX=file.mtx.gz -DPRECOND=..
+#         (-DSOLVER=.. [-DRESTART=m] | -DEXPECT_SOLVER=..) -P matrix.cmake
+# Passes when the CLI exits 0 and its recomputed ||b-Ax||/||b|| <= 1e-8.  With
+# EXPECT_SOLVER instead of SOLVER, no --solver is given and the default the
+# CLI picks is checked.
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 if(NOT EXISTS "${MATRIX}")
   message(STATUS "E2E-SKIP: ${MATRIX} not found")
   return()
 endif()
-e2e_run(-m "${MATRIX}" --solver ${SOLVER} --precond ${PRECOND} --rtol 1e-8 --maxit 10000 --json)
+set(args -m "${MATRIX}" --precond ${PRECOND} --rtol 1e-8 --maxit 10000 --json)
+if(SOLVER)
+  list(APPEND args --solver ${SOLVER})
+  set(EXPECT_SOLVER ${SOLVER})
+endif()
+if(RESTART)
+  list(APPEND args --restart ${RESTART})
+endif()
+e2e_run(${args})
 e2e_expect_solved(1e-8)
-e2e_json_expect(${SOLVER} solver name)
+e2e_json_expect(${EXPECT_SOLVER} solver name)
+e2e_json_expect(file matrix kind)
 e2e_json(it result iterations)
 e2e_json(res result true_relative_residual)
-message(STATUS "${MATRIX}: ${SOLVER}+${PRECOND} ${it} iterations, ||b-Ax||/||b|| = ${res}")
+message(STATUS "${MATRIX}: ${EXPECT_SOLVER}+${PRECOND} ${it} iterations, ||b-Ax||/||b|| = ${res}")

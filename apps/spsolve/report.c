@@ -1,0 +1,211 @@
+/* spsolve CLI: the summary (human-readable or JSON) and the history CSV.
+ * Every JSON key is documented in apps/spsolve/CLI.md; keep the two in step. */
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static double per_iteration(const cli_report *r)
+{
+    return r->res.iterations > 0 ? r->t_solve / r->res.iterations : 0.0;
+}
+
+static const char *outcome(const cli_report *r)
+{
+    if (r->converged && r->verified) return "converged";
+    if (r->converged) return "FAILED CHECK (solver reported convergence, the recomputed residual disagrees)";
+    return "NOT CONVERGED";
+}
+
+void cli_print_summary(FILE *f, const cli_report *r)
+{
+    const sps_matrix_info_t *in = &r->info;
+    fprintf(f, "spsolve %s\n", SPSOLVE_VERSION);
+    fprintf(f, "%-10s %s (%s)\n", "matrix", r->matrix_source, r->matrix_kind);
+    fprintf(f, "%-10s %d x %d, nnz %lld, %s, %s\n", "", (int)in->rows, (int)in->cols, (long long)in->nnz,
+            sps_symmetry_name(in->symmetry), sps_scalar_name(in->scalar));
+    fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%%)\n", "format", in->format_name,
+            (double)in->bytes / 1e6, (long long)in->stored_entries, in->fill_percent);
+    fprintf(f, "%-10s %s: %s\n", "backend", r->backend, r->device);
+    if (r->rhs_source) fprintf(f, "%-10s %s\n", "rhs", r->rhs_source);
+    else fprintf(f, "%-10s b = A*1 (generated)\n", "rhs");
+    fprintf(f, "%-10s %s\n", "x0", r->x0_source ? r->x0_source : "0");
+    fprintf(f, "%-10s %s", "solver", r->solver);
+    if (strcmp(r->solver, "gmres") == 0) fprintf(f, "(%d)", r->restart);
+    fprintf(f, ", preconditioner %s\n", r->precond);
+    fprintf(f, "%-10s %s, rtol %g, atol %g, maxit %d\n", "stop", CLI_STOPPING_RULE, r->rtol, r->atol, r->maxit);
+    fprintf(f, "%-10s %s: %s after %d iterations\n", "result", outcome(r), sps_reason_name(r->res.reason),
+            r->res.iterations);
+    fprintf(f, "%-10s ||b-Ax||/||b|| = %.3e (recomputed on the host; solver: %.3e), tolerance %.3e\n",
+            "residual", r->true_relative_residual, r->res.relative_residual,
+            r->rhs_norm > 0 ? r->tolerance / r->rhs_norm : r->tolerance);
+    if (r->have_error) fprintf(f, "%-10s ||x-1||/||1|| = %.3e\n", "error", r->error_vs_ones);
+    fprintf(f, "%-10s read %.3f s, convert %.3f s, setup %.3f s, solve %.3f s (%.3f ms/iteration), total %.3f s\n",
+            "time", r->t_read, r->t_convert, r->t_setup, r->t_solve, 1e3 * per_iteration(r), r->t_total);
+    if (r->output_written) fprintf(f, "%-10s x written to %s\n", "output", r->output_written);
+    if (r->history_written) fprintf(f, "%-10s residual history written to %s\n", "history", r->history_written);
+}
+
+/* ---------------------------------------------------------------- JSON */
+static void json_string(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*p < 0x20) fprintf(f, "\\u%04x", *p);
+            else fputc(*p, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* JSON has no NaN or Infinity: those become null. */
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v)) fprintf(f, "%.17g", v);
+    else fputs("null", f);
+}
+
+/* Key helpers: `first` keeps the commas right without a trailing one. */
+typedef struct {
+    FILE *f;
+    int indent;
+    int first;
+} jw;
+
+static void key(jw *w, const char *k)
+{
+    fprintf(w->f, "%s\n%*s\"%s\": ", w->first ? "" : ",", w->indent, "", k);
+    w->first = 0;
+}
+static void kstr(jw *w, const char *k, const char *v) { key(w, k); json_string(w->f, v); }
+static void knum(jw *w, const char *k, double v) { key(w, k); json_number(w->f, v); }
+static void kint(jw *w, const char *k, long long v) { key(w, k); fprintf(w->f, "%lld", v); }
+static void kbool(jw *w, const char *k, int v) { key(w, k); fputs(v ? "true" : "false", w->f); }
+static void open_obj(jw *w, const char *k)
+{
+    key(w, k);
+    fputc('{', w->f);
+    w->indent += 2;
+    w->first = 1;
+}
+static void close_obj(jw *w)
+{
+    w->indent -= 2;
+    fprintf(w->f, "\n%*s}", w->indent, "");
+    w->first = 0;
+}
+
+void cli_print_json(FILE *f, const cli_report *r)
+{
+    const sps_matrix_info_t *in = &r->info;
+    jw w = {f, 2, 1};
+    fputc('{', f);
+    kstr(&w, "spsolve_version", SPSOLVE_VERSION);
+    open_obj(&w, "matrix");
+    kstr(&w, "source", r->matrix_source);
+    kstr(&w, "kind", r->matrix_kind);
+    kint(&w, "rows", in->rows);
+    kint(&w, "cols", in->cols);
+    kint(&w, "nnz", in->nnz);
+    kstr(&w, "symmetry", sps_symmetry_name(in->symmetry));
+    kstr(&w, "scalar", sps_scalar_name(in->scalar));
+    kstr(&w, "format", in->format_name);
+    kint(&w, "bytes", (long long)in->bytes);
+    kint(&w, "stored_entries", in->stored_entries);
+    knum(&w, "fill_percent", in->fill_percent);
+    close_obj(&w);
+    open_obj(&w, "rhs");
+    kstr(&w, "source", r->rhs_source);
+    kbool(&w, "generated", r->rhs_source == NULL);
+    knum(&w, "norm", r->rhs_norm);
+    close_obj(&w);
+    kstr(&w, "x0", r->x0_source);
+    open_obj(&w, "backend");
+    kstr(&w, "name", r->backend);
+    kstr(&w, "device", r->device);
+    close_obj(&w);
+    open_obj(&w, "solver");
+    kstr(&w, "name", r->solver);
+    kstr(&w, "precond", r->precond);
+    kstr(&w, "stopping_rule", CLI_STOPPING_RULE);
+    knum(&w, "rtol", r->rtol);
+    knum(&w, "atol", r->atol);
+    kint(&w, "maxit", r->maxit);
+    if (strcmp(r->solver, "gmres") == 0) kint(&w, "restart", r->restart);
+    else { key(&w, "restart"); fputs("null", f); }
+    close_obj(&w);
+    open_obj(&w, "result");
+    kbool(&w, "converged", r->converged && r->verified);
+    kbool(&w, "solver_converged", r->converged);
+    kbool(&w, "verified", r->verified);
+    kstr(&w, "status", sps_status_name(r->status));
+    kstr(&w, "reason", sps_reason_name(r->res.reason));
+    kint(&w, "iterations", r->res.iterations);
+    knum(&w, "solver_residual_norm", r->res.residual_norm);
+    knum(&w, "solver_relative_residual", r->res.relative_residual);
+    knum(&w, "true_residual_norm", r->true_residual_norm);
+    knum(&w, "true_relative_residual", r->true_relative_residual);
+    knum(&w, "tolerance", r->tolerance);
+    if (r->have_error) knum(&w, "error_vs_ones", r->error_vs_ones);
+    else { key(&w, "error_vs_ones"); fputs("null", f); }
+    close_obj(&w);
+    open_obj(&w, "time");
+    knum(&w, "read", r->t_read);
+    knum(&w, "convert", r->t_convert);
+    knum(&w, "setup", r->t_setup);
+    knum(&w, "solve", r->t_solve);
+    knum(&w, "per_iteration", per_iteration(r));
+    knum(&w, "check", r->t_check);
+    knum(&w, "total", r->t_total);
+    close_obj(&w);
+    kstr(&w, "output", r->output_written);
+    kstr(&w, "history", r->history_written);
+    kint(&w, "exit_code", r->exit_code);
+    fputs("\n}\n", f);
+}
+
+/* ---------------------------------------------------------------- history */
+int cli_write_history(const char *path, const double *history, int len)
+{
+    /* temp file beside the target so that rename() stays within one file system */
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        fprintf(stderr, "spsolve: %s: path too long\n", path);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "spsolve: %s: cannot create: %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    int bad = fprintf(f, "iteration,residual\n") < 0;
+    for (int k = 0; k < len && !bad; k++) bad = fprintf(f, "%d,%.17g\n", k, history[k]) < 0;
+    bad |= fflush(f) != 0;
+    int err = errno;
+    bad |= fclose(f) != 0;
+    if (bad) {
+        fprintf(stderr, "spsolve: %s: write failed: %s\n", tmp, strerror(err ? err : errno));
+        remove(tmp);
+        return -1;
+    }
+    if (rename(tmp, path) != 0) {
+        fprintf(stderr, "spsolve: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
