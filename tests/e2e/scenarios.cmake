@@ -380,7 +380,8 @@ function(scenario_x0)
   e2e_expect_stderr("ones.mtx: x0 has 64 entries but the matrix has 81")
 endfunction()
 
-# Shape errors: a non-square matrix, a b of the wrong size.
+# Shape and setup errors: a non-square matrix, a b of the wrong size, a
+# complex x0 for a real system, Jacobi on a zero diagonal.
 function(scenario_shape)
   e2e_write_mtx("${WORK}/rect.mtx" "coordinate real general" "3 2 2" "1 1 1.0" "2 2 1.0")
   e2e_run(-m rect.mtx)
@@ -390,6 +391,19 @@ function(scenario_shape)
   e2e_run(-m poisson2d:2 -b b5.mtx)
   e2e_expect_rc(1)
   e2e_expect_stderr("b5.mtx: b has 5 entries but the matrix has 4 rows")
+  # a complex initial guess for a real system
+  e2e_write_mtx("${WORK}/cx0.mtx" "array complex general" "4 1" "1 0" "1 0" "1 0" "1 1")
+  e2e_run(-m poisson2d:2 --x0 cx0.mtx)
+  e2e_expect_rc(1)
+  e2e_expect_stderr("cx0.mtx: the initial guess is complex but the system is real")
+  # Jacobi refuses a zero diagonal (row 2 here): a setup error, exit 1;
+  # without a preconditioner the (nonsingular) system solves
+  e2e_write_mtx("${WORK}/zd.mtx" "coordinate real general" "3 3 4" "1 1 2" "2 3 1" "3 2 1" "3 3 2")
+  e2e_run(-m zd.mtx --precond jacobi)
+  e2e_expect_rc(1)
+  e2e_expect_stderr("^spsolve: preconditioner setup failed: [^\n]*row 2")
+  e2e_run(-m zd.mtx --json)
+  e2e_expect_solved(1e-8 1e-8)
 endfunction()
 
 # Symmetric indefinite: diag(1,-1,...,1,-1) with b = A*1 makes CG's p'Ap
