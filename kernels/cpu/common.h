@@ -3,6 +3,10 @@
 #define SPS_CPU_COMMON_H
 #include "core/internal.h"
 
+/* Below this many entries a loop runs on the calling thread: forking a team
+ * costs more than the loop (and a lot more on an oversubscribed machine). */
+#define SPS_OMP_MIN 16384
+
 /* Reductions split [0, n) into a number of chunks that depends on n only, sum each
  * chunk in order, then the chunk sums in order: the result is bit-identical
  * whatever the number of threads. */
