@@ -4,10 +4,14 @@
 #include <string.h>
 
 extern const sps_format_ops sps_format_csr, sps_format_coo;
+extern const sps_format_ops sps_format_ell, sps_format_sell, sps_format_rgcsr; /* formats/padded.h */
 
 static const sps_format_ops *const registry[] = {
     &sps_format_csr,
     &sps_format_coo,
+    &sps_format_ell,
+    &sps_format_sell,
+    &sps_format_rgcsr,
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 

@@ -1,5 +1,95 @@
-/* Kernels of the padded / row-grouped formats: ELLPACK-R, SELL-C-sigma, RgCSR. */
+/* Kernels of the padded / row-grouped formats: ELLPACK-R, SELL-C-sigma, RgCSR.
+ *
+ * The three formats share one OUTER LAYOUT, described by sps_pad_layout: the
+ * rows (in storage order, possibly a permutation of the original rows) are cut
+ * into groups of h consecutive storage rows; inside group g the entries are
+ * stored column-major ("interleaved"): entry k of storage row r is at slot
+ *
+ *     grp_ptr[g] + k * stride_g + (r - g*h),   g = r / h,
+ *     stride_g = min(h, nstored - g*h)
+ *
+ * and group g holds width_g = (grp_ptr[g+1] - grp_ptr[g]) / stride_g slots per
+ * row (the longest row of the group).  rl[r] is the number of real entries of
+ * storage row r: slots k >= rl[r] are padding (col -1, value 0) and are never
+ * read by the SpMV kernels, so padding costs memory, never arithmetic, and an
+ * Inf/NaN in x cannot leak into rows that do not reference it.
+ *
+ *   ELLPACK-R : one group, h = nstored = ld = n rounded up to 32  -> slot k*ld + r
+ *   SELL-C-s  : h = C (16/32), nstored = n rounded up to C (last slice padded)
+ *   RgCSR     : h = G (32..256), nstored = n (the last group's stride is its own
+ *               row count, as the kernel of Oberhuber et al. §3.4)
+ *
+ * The layout holds indices only; values live in a separate array addressed by
+ * slot (entry of slot s at val[s*ew .. s*ew+ew), ew scalars per entry), so a
+ * compound entry type (quaternion: ew = 4, b x b block: ew = b*b, AoS inside the
+ * entry) reuses the same layout and the same build kernels with a different
+ * value array; only the SpMV kernels are per entry type.
+ *
+ * Build kernels (formats/padded.c runs them in this order, on either backend):
+ *   pad_rowlen      rl[r] = row length of original row perm[r] (perm NULL: r)
+ *   pad_sort_rows   perm = rows sorted by decreasing length inside windows of
+ *                   `window` rows, ties in increasing row order (a stable sort:
+ *                   the CPU and the GPU give the same permutation)
+ *   pad_widths      w[q] = max rl over storage rows [q*chunk, (q+1)*chunk)
+ *   pad_scatter_col the layout's column array, every slot written once
+ *   pad_scatter_val the value array, every slot written once (ew scalars each)
+ * SpMV: pad_spmv (y = a A x + b y), pad_spmvt (y = a A^T x + b y); b == 0: y is
+ * not read.  Index arrays are 32-bit; slot offsets are 64-bit. */
 #ifndef SPS_FORMAT_KERNELS_PADDED_H
 #define SPS_FORMAT_KERNELS_PADDED_H
-#define SPS_KERNEL_LIST_PADDED(X, P, S)
+
+#include "spsolve/types.h"
+
+#if defined(__CUDACC__)
+#define SPS_PAD_HD __host__ __device__
+#else
+#define SPS_PAD_HD
+#endif
+
+/** The index part of a padded matrix (pointers are backend memory). */
+typedef struct sps_pad_layout {
+    sps_index n, m;           /* rows and columns of the matrix */
+    sps_index h;              /* storage rows per group (ELL: ld) */
+    sps_index nstored;        /* storage rows, padding rows included (ELL: ld; SELL: slices*C; RgCSR: n) */
+    sps_index ngroups;
+    int64_t nnz;              /* real entries */
+    int64_t slots;            /* grp_ptr[ngroups]: stored entries, padding included */
+    const int64_t *grp_ptr;   /* ngroups + 1 slot offsets */
+    const sps_index *rl;      /* n: real entries of storage row r */
+    const sps_index *perm;    /* n: original row of storage row r; NULL = identity */
+    const sps_index *col;     /* slots: column of each slot, -1 for padding */
+} sps_pad_layout;
+
+/** First slot of storage row r; *stride = distance between its consecutive entries. */
+static inline SPS_PAD_HD int64_t sps_pad_row_base(const sps_pad_layout *L, sps_index r, sps_index *stride)
+{
+    const sps_index g = r / L->h, r0 = g * L->h;
+    const sps_index left = L->nstored - r0;
+    *stride = left < L->h ? left : L->h;
+    return L->grp_ptr[g] + (r - r0);
+}
+
+/* X(P, S, name, args); see kernels/kernels.h. */
+#define SPS_KERNEL_LIST_PADDED(X, P, S)                                                                     \
+    /* rl[r] = rowptr[p+1] - rowptr[p], p = perm ? perm[r] : r, r < n */                                    \
+    X(P, S, pad_rowlen, (sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *perm,       \
+                         sps_index *rl))                                                                    \
+    /* perm: 0..n-1 sorted by decreasing len[] within windows of `window` rows, ties by row (stable) */     \
+    X(P, S, pad_sort_rows, (sps_context ctx, sps_index n, sps_index window, const sps_index *len,           \
+                            sps_index *perm))                                                               \
+    /* w[q] = max(rl[q*chunk .. min(n, (q+1)*chunk) - 1]), 0 for an empty chunk; ceil(n/chunk) entries */   \
+    X(P, S, pad_widths, (sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl, sps_index *w)) \
+    /* col[slot] for every slot of L (L.col ignored): CSR column of the entry, -1 for padding */            \
+    X(P, S, pad_scatter_col, (sps_context ctx, sps_pad_layout L, const sps_index *rowptr,                   \
+                              const sps_index *src_col, sps_index *col))                                    \
+    /* val[slot*ew ..] for every slot of L: the CSR entry's ew scalars, zeros for padding */                \
+    X(P, S, pad_scatter_val, (sps_context ctx, sps_pad_layout L, const sps_index *rowptr,                   \
+                              const void *src_val, int ew, void *val))                                      \
+    /* y = a A x + b y (y: n entries, original row order); b == 0: y not read */                            \
+    X(P, S, pad_spmv, (sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a, const void *x,       \
+                       sps_cplx b, void *y))                                                                \
+    /* y = a A^T x + b y (y: m entries); b == 0: y not read */                                              \
+    X(P, S, pad_spmvt, (sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a, const void *x,      \
+                        sps_cplx b, void *y))
+
 #endif

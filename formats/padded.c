@@ -1,0 +1,241 @@
+/* The padded family's shared code (see formats/padded.h): build on the backend,
+ * back to CSR, SpMV dispatch, footprint, blow-up check. */
+#include "formats/padded.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *sps_pad_kind_name(sps_pad_kind k)
+{
+    switch (k) {
+    case SPS_PAD_ELL: return "ELL";
+    case SPS_PAD_SELL: return "SELL";
+    default: return "RgCSR";
+    }
+}
+
+void sps_pad_destroy(sps_matrix A)
+{
+    sps_pad_store *s = A->store;
+    if (!s) return;
+    sps_dfree(A->ctx, (void *)s->L.grp_ptr);
+    sps_dfree(A->ctx, (void *)s->L.rl);
+    sps_dfree(A->ctx, (void *)s->L.perm);
+    sps_dfree(A->ctx, (void *)s->L.col);
+    sps_dfree(A->ctx, s->val);
+    free(s);
+    A->store = NULL;
+}
+
+sps_status sps_pad_max_fill(sps_context ctx, const char *fmt, const sps_format_options *opt, double *max_fill)
+{
+    const double f = opt ? opt->max_fill : 0.0;
+    if (f == 0.0) {
+        *max_fill = 10.0;
+        return SPS_OK;
+    }
+    if (!(f > 0.0) || !isfinite(f))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: max_fill must be a positive number (got %g); 0 means the default 10", fmt, f);
+    *max_fill = f;
+    return SPS_OK;
+}
+
+/* Host group pointers from the per-chunk widths; the fill check; returns the slots. */
+static sps_status pad_geometry(sps_matrix B, const sps_pad_params *p, sps_pad_store *s, const sps_index *w, sps_index nq,
+                               int64_t *gp)
+{
+    sps_pad_layout *L = &s->L;
+    gp[0] = 0;
+    if (p->kind == SPS_PAD_ELL) {
+        sps_index K = 0;
+        for (sps_index q = 0; q < nq; q++) K = w[q] > K ? w[q] : K;
+        s->width = K;
+        gp[1] = (int64_t)K * L->nstored;
+    } else {
+        s->width = 0;
+        for (sps_index g = 0; g < L->ngroups; g++) {
+            const sps_index left = L->nstored - g * L->h, stride = left < L->h ? left : L->h;
+            gp[g + 1] = gp[g] + (int64_t)w[g] * stride;
+            s->width = w[g] > s->width ? w[g] : s->width;
+        }
+    }
+    L->slots = gp[L->ngroups];
+    const double limit = p->max_fill * (double)B->nnz;
+    if (L->slots > SPS_PAD_FILL_FLOOR && (double)L->slots > limit && !p->force) {
+        const size_t bytes = sps_pad_bytes(L->slots, 1, B->t, L->ngroups, B->n, p->window > 0);
+        const double fill = B->nnz ? (double)L->slots / (double)B->nnz : INFINITY;
+        char shape[160];
+        if (p->kind == SPS_PAD_ELL)
+            snprintf(shape, sizeof shape, "longest row %d entries, %d rows padded to %d", (int)s->width, (int)B->n,
+                     (int)L->nstored);
+        else
+            snprintf(shape, sizeof shape, "widest group %d entries, %d rows in %d groups of %d", (int)s->width,
+                     (int)B->n, (int)L->ngroups, (int)L->h);
+        return sps_error(B->ctx, SPS_ERR_ARG,
+                         "%s conversion refused: it would store %lld entries (%zu bytes) for %lld nonzeros, "
+                         "fill factor %.1f > max_fill %g (%s); %s, or set force to convert anyway",
+                         sps_pad_kind_name(p->kind), (long long)L->slots, bytes, (long long)B->nnz, fill, p->max_fill,
+                         shape, p->suggest);
+    }
+    return SPS_OK;
+}
+
+sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_params *p)
+{
+    sps_context ctx = B->ctx;
+    const sps_kernels *k = sps_kern(ctx, B->t);
+    const sps_index n = B->n;
+    sps_pad_store *s;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "padded matrix handle"));
+    B->store = s; /* the caller destroys B on failure, which frees what was allocated */
+    s->kind = p->kind;
+    s->ew = 1;
+    s->window = p->window > 0 ? p->window : 0;
+    sps_pad_layout *L = &s->L;
+    L->n = n;
+    L->m = B->m;
+    L->nnz = B->nnz;
+
+    /* geometry: rows per group, storage rows, groups */
+    int64_t nstored, ngroups;
+    if (p->kind == SPS_PAD_ELL) {
+        nstored = ((int64_t)n + SPS_PAD_WARP - 1) / SPS_PAD_WARP * SPS_PAD_WARP; /* ld */
+        ngroups = 1;
+    } else {
+        L->h = p->h;
+        ngroups = ((int64_t)n + p->h - 1) / p->h;
+        nstored = p->kind == SPS_PAD_SELL ? ngroups * p->h : n;
+    }
+    if (nstored > INT32_MAX)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %d rows padded to %lld exceed the 32-bit row index", sps_pad_kind_name(p->kind),
+                         (int)n, (long long)nstored);
+    L->nstored = (sps_index)nstored;
+    if (p->kind == SPS_PAD_ELL) L->h = nstored > 0 ? L->nstored : SPS_PAD_WARP; /* one group of ld rows */
+    L->ngroups = (sps_index)ngroups;
+    s->param = p->kind == SPS_PAD_ELL ? L->nstored : p->h;
+
+    /* 1. row lengths in storage order (sorted when asked) */
+    sps_index *rl, *perm = NULL;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&rl, (size_t)n * sizeof *rl));
+    L->rl = rl;
+    SPS_CHECK(k->pad_rowlen(ctx, n, src->rowptr, NULL, rl));
+    if (s->window) {
+        SPS_CHECK(sps_dmalloc(ctx, (void **)&perm, (size_t)n * sizeof *perm));
+        L->perm = perm;
+        SPS_CHECK(k->pad_sort_rows(ctx, n, s->window, rl, perm));
+        SPS_CHECK(k->pad_rowlen(ctx, n, src->rowptr, perm, rl));
+    }
+
+    /* 2. widths per group (ELL: per chunk), to the host */
+    const sps_index chunk = p->kind == SPS_PAD_ELL ? SPS_PAD_ELL_CHUNK : L->h;
+    const sps_index nq = (sps_index)(((int64_t)n + chunk - 1) / chunk);
+    sps_index *wd = NULL, *w = NULL;
+    int64_t *gp = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&wd, (size_t)nq * sizeof *wd), done);
+    SPS_CHECK_GOTO(st, k->pad_widths(ctx, n, chunk, rl, wd), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&w, wd, (size_t)nq * sizeof *w, "padded group widths"), done);
+
+    /* 3. group pointers, fill check, upload */
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&gp, ((size_t)L->ngroups + 1) * sizeof *gp, "padded group pointers"), done);
+    SPS_CHECK_GOTO(st, pad_geometry(B, p, s, w, nq, gp), done);
+    SPS_CHECK_GOTO(st, sps_dupload(ctx, (void **)&L->grp_ptr, gp, ((size_t)L->ngroups + 1) * sizeof *gp), done);
+
+    /* 4. columns and values, every slot written once */
+    sps_index *col;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&col, (size_t)L->slots * sizeof *col), done);
+    L->col = col;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->val, (size_t)L->slots * s->ew * sps_scalar_size(B->t)), done);
+    SPS_CHECK_GOTO(st, k->pad_scatter_col(ctx, *L, src->rowptr, src->col, col), done);
+    SPS_CHECK_GOTO(st, k->pad_scatter_val(ctx, *L, src->rowptr, src->val, s->ew, s->val), done);
+done:
+    sps_dfree(ctx, wd);
+    free(w);
+    free(gp);
+    return st;
+}
+
+sps_status sps_pad_build_host(sps_matrix B, const sps_csr_host *h, const sps_pad_params *p)
+{
+    sps_csr_store c = {NULL, NULL, NULL};
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&c.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)), done);
+    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&c.col, h->col, (size_t)h->nnz * sizeof(sps_index)), done);
+    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, &c.val, h->val, (size_t)h->nnz * sps_scalar_size(h->t)), done);
+    st = sps_pad_build(B, &c, p);
+    /* the scatter kernels are queued on the stream: wait before the source goes */
+    if (st == SPS_OK) st = B->ctx->be->synchronize(B->ctx);
+done:
+    sps_dfree(B->ctx, c.rowptr);
+    sps_dfree(B->ctx, c.col);
+    sps_dfree(B->ctx, c.val);
+    return st;
+}
+
+sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
+{
+    const sps_pad_store *s = A->store;
+    const sps_pad_layout *L = &s->L;
+    const size_t ss = sps_scalar_size(A->t) * (size_t)s->ew;
+    out->n = A->n;
+    out->m = A->m;
+    out->nnz = A->nnz;
+    out->t = A->t;
+    sps_pad_layout H = *L; /* host copy of the layout */
+    int64_t *gp = NULL;
+    sps_index *rl = NULL, *perm = NULL, *col = NULL;
+    char *val = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&gp, L->grp_ptr, ((size_t)L->ngroups + 1) * sizeof *gp, "group pointers"), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&rl, L->rl, (size_t)L->n * sizeof *rl, "row lengths"), done);
+    if (L->perm)
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&perm, L->perm, (size_t)L->n * sizeof *perm, "row permutation"), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col, L->col, (size_t)L->slots * sizeof *col, "padded columns"), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&val, s->val, (size_t)L->slots * ss, "padded values"), done);
+    H.grp_ptr = gp;
+    H.rl = rl;
+    H.perm = perm;
+    H.col = col;
+    SPS_CHECK_GOTO(st, sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&out->col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, &out->val, (size_t)A->nnz * ss, "CSR values"), done);
+    for (sps_index r = 0; r < L->n; r++) out->rowptr[(perm ? perm[r] : r) + 1] = rl[r];
+    for (sps_index i = 0; i < L->n; i++) out->rowptr[i + 1] += out->rowptr[i];
+    if (out->rowptr[L->n] != A->nnz) {
+        st = sps_error(A->ctx, SPS_ERR_ARG, "%s: row lengths sum to %d, the matrix has %lld nonzeros",
+                       sps_pad_kind_name(s->kind), (int)out->rowptr[L->n], (long long)A->nnz);
+        goto done;
+    }
+    for (sps_index r = 0; r < L->n; r++) {
+        sps_index stride;
+        int64_t slot = sps_pad_row_base(&H, r, &stride);
+        const sps_index i = perm ? perm[r] : r;
+        for (sps_index q = out->rowptr[i]; q < out->rowptr[i + 1]; q++, slot += stride) {
+            out->col[q] = col[slot];
+            memcpy((char *)out->val + (size_t)q * ss, val + (size_t)slot * ss, ss);
+        }
+    }
+done:
+    free(gp);
+    free(rl);
+    free(perm);
+    free(col);
+    free(val);
+    return st;
+}
+
+sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    const sps_pad_store *s = A->store;
+    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    return (mode == SPS_OP_N ? k->pad_spmv : k->pad_spmvt)(A->ctx, s->L, s->val, a, x, b, y);
+}
+
+size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
+{
+    const sps_pad_store *s = A->store;
+    *stored = s->L.slots;
+    return sps_pad_bytes(s->L.slots, s->ew, A->t, s->L.ngroups, s->L.n, s->L.perm != NULL);
+}

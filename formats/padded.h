@@ -1,0 +1,90 @@
+/* The padded family: ELLPACK-R (formats/ell.c), SELL-C-sigma (formats/sell.c)
+ * and RgCSR (formats/rgcsr.c) are one outer layout with three parameter sets;
+ * this header and formats/padded.c hold what they share: the store, the build
+ * on the backend, the way back to CSR, SpMV dispatch, footprint, and the
+ * blow-up check.
+ *
+ * Layout (kernels/format_kernels_padded.h has the slot formula):
+ *   sps_pad_layout  -- the INDEX part: group pointers (int64 slot offsets), row
+ *                      lengths, the optional row permutation, the column index
+ *                      of every slot (-1 for padding);
+ *   val             -- the VALUES, a separate array addressed by slot, ew
+ *                      scalars per slot (ew = 1 for the scalar formats).
+ * A compound entry type reuses the layout untouched: a quaternion matrix keeps
+ * the same sps_pad_layout and stores ew = 4 reals per slot (AoS inside the
+ * entry; an SoA inner layout would instead keep ew arrays of `slots` scalars),
+ * a b x b block matrix ew = b*b; the build kernels (pad_rowlen, pad_sort_rows,
+ * pad_widths, pad_scatter_col) are shared and pad_scatter_val already copies ew
+ * scalars per entry, so only the SpMV kernel is per entry type.
+ *
+ * Build (sps_pad_build, the same code on both backends, from a CSR already in
+ * backend memory):
+ *   1. rl = row lengths (pad_rowlen); when sorting, perm = stable sort by
+ *      decreasing length within windows (pad_sort_rows), then rl in storage
+ *      order (pad_rowlen with perm);
+ *   2. w = per-group maxima (pad_widths), downloaded: ceil(n / h) integers
+ *      (ELL: maxima of 1024-row chunks, reduced on the host);
+ *   3. group pointers by an exclusive scan of width_g * stride_g on the host,
+ *      the fill check against max_fill x nnz (before the padded arrays are
+ *      allocated), upload;
+ *   4. pad_scatter_col and pad_scatter_val write every slot once.
+ * Host traffic is O(n / h) integers; the O(nnz) work stays on the backend. */
+#ifndef SPS_FORMATS_PADDED_H
+#define SPS_FORMATS_PADDED_H
+
+#include "core/internal.h"
+
+/* Slots always allowed whatever max_fill says: on tiny matrices the 32-row
+ * alignment alone exceeds max_fill x nnz (a 1 x 1 matrix is 32 ELL slots). */
+#define SPS_PAD_FILL_FLOOR 4096
+/* ELL's width is the maximum of per-chunk maxima of this many rows. */
+#define SPS_PAD_ELL_CHUNK 1024
+#define SPS_PAD_WARP 32
+
+typedef enum { SPS_PAD_ELL = 0, SPS_PAD_SELL, SPS_PAD_RGCSR } sps_pad_kind;
+
+/** What a padded format asks of the builder. */
+typedef struct {
+    sps_pad_kind kind;
+    sps_index h;          /* rows per group: ELL ignored (ld), SELL C, RgCSR G */
+    sps_index window;     /* sort window in rows; 0 = no sorting (perm not stored) */
+    double max_fill;      /* > 0 */
+    int force;
+    const char *suggest;  /* what to use instead, for the blow-up message */
+} sps_pad_params;
+
+/** The store of a padded matrix (everything in backend memory). */
+typedef struct {
+    sps_pad_layout L;     /* index part (owned: grp_ptr, rl, perm, col) */
+    void *val;            /* L.slots * ew scalars */
+    int ew;               /* scalars per entry (1 here) */
+    sps_pad_kind kind;
+    sps_index param;      /* ELL: ld, SELL: C, RgCSR: G */
+    sps_index window;     /* 0 when rows are not permuted */
+    sps_index width;      /* ELL: K (the longest row); SELL/RgCSR: the widest group */
+} sps_pad_store;
+
+/** Name of a padded kind for messages ("ELL", "SELL", "RgCSR"). */
+const char *sps_pad_kind_name(sps_pad_kind k);
+
+/** Build B->store from a CSR in backend memory (B's n, m, nnz, t, ctx set). */
+sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_params *p);
+/** Build from host CSR: upload it, then sps_pad_build. */
+sps_status sps_pad_build_host(sps_matrix B, const sps_csr_host *h, const sps_pad_params *p);
+/** Back to canonical host CSR (downloads and converts on the host). */
+sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out);
+sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);
+size_t sps_pad_footprint(sps_matrix A, int64_t *stored);
+void sps_pad_destroy(sps_matrix A);
+
+/** Bytes of a padded store: values, columns, group pointers, row lengths, permutation. */
+static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, sps_index ngroups, sps_index n, int permuted)
+{
+    return (size_t)slots * ((size_t)ew * sps_scalar_size(t) + sizeof(sps_index)) + ((size_t)ngroups + 1) * sizeof(int64_t) +
+           (size_t)n * sizeof(sps_index) * (permuted ? 2 : 1);
+}
+
+/** max_fill from the options: 0 gives the default 10; negative or NaN is an error. */
+sps_status sps_pad_max_fill(sps_context ctx, const char *fmt, const sps_format_options *opt, double *max_fill);
+
+#endif

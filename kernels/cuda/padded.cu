@@ -1,0 +1,278 @@
+/* CUDA kernels of the padded formats: ELLPACK-R, SELL-C-sigma, RgCSR (the layout
+ * and the kernel contract: kernels/format_kernels_padded.h; the CPU reference:
+ * kernels/cpu/padded.inc).
+ *
+ * SpMV  (pad_spmv_kernel): one thread per storage row, PAD_THREADS threads a
+ *       block, grid ceil(n / PAD_THREADS).  Consecutive threads own
+ *       consecutive rows of a column-major group, so at every entry index k a
+ *       warp reads val/col at consecutive slots: fully coalesced for
+ *       ELLPACK-R and SELL-32 (a warp is one slice), two 16-slot runs for
+ *       SELL-16, and for RgCSR one run per group the warp touches (one, when G
+ *       is a multiple of 32) -- Vazquez et al. ELLPACK-R, Monakov et al. sliced
+ *       ELLPACK, Oberhuber et al. RgCSR §3.4 (whose kernel is this one with
+ *       blockDim = G; any block size works here because every thread finds its
+ *       group from its row).  Each thread loops to its own row length rl[r]:
+ *       padding is never loaded or multiplied; a warp costs its longest row,
+ *       which is why SELL/RgCSR sort rows by length.  Rows are summed in entry
+ *       order in T (as the CPU): deterministic run to run (the GPU may fuse
+ *       multiply-adds, so it equals the CPU to rounding, not bitwise).
+ * SpMV^T (pad_spmvt_kernel): y = b y, then one thread per storage row scatters
+ *       a x_i a_ij into y_j by atomicAdd: NOT bit-reproducible.
+ * Build: pad_rowlen / pad_scatter_* one thread per storage row (writes of a
+ *       warp coalesced, as the SpMV reads); pad_widths one warp per chunk of
+ *       rows (shuffle max); pad_sort_rows a CUB DeviceRadixSort of 64-bit keys
+ *       (window << 32 | INT32_MAX - len) carrying the row index: LSD radix sort
+ *       is stable, so ties stay in row order and the permutation equals the
+ *       CPU's merge sort.  All build kernels are deterministic.
+ *
+ * Traffic of SpMV (minimal model): slots touched by real entries x (4 + sizeof T)
+ * + n x 12 bytes (rl, grp_ptr per row, perm) + x + y; padding slots are not read
+ * (a warp's load of a partly padded column fetches whole 32-byte sectors, so
+ * up to one sector per warp and k is wasted where rows of a warp differ). */
+#include "kernels/cuda/common.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#define PAD_THREADS 256 /* rows per block: 8 warps = 8 SELL-32 slices */
+
+namespace {
+
+static inline unsigned pad_blocks(int64_t rows) { return (unsigned)((rows + PAD_THREADS - 1) / PAD_THREADS); }
+
+/* ---------------------------------------------------------------- index build */
+__global__ void __launch_bounds__(PAD_THREADS) pad_rowlen_kernel(sps_index n, const sps_index *__restrict__ rowptr,
+                                                                const sps_index *__restrict__ perm, sps_index *__restrict__ rl)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    const sps_index p = perm ? perm[r] : (sps_index)r;
+    rl[r] = rowptr[p + 1] - rowptr[p];
+}
+
+/* key = window << 32 | (INT32_MAX - len): ascending keys = windows in order,
+ * decreasing length inside a window. */
+__global__ void __launch_bounds__(PAD_THREADS) pad_sortkey_kernel(sps_index n, sps_index window, const sps_index *__restrict__ len,
+                                                                 unsigned long long *__restrict__ key, sps_index *__restrict__ idx)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= n) return;
+    key[r] = ((unsigned long long)(r / window) << 32) | (unsigned long long)(unsigned)(INT32_MAX - len[r]);
+    idx[r] = (sps_index)r;
+}
+
+/* One warp per chunk: lanes stride through the chunk, shuffle max. */
+__global__ void __launch_bounds__(PAD_THREADS) pad_widths_kernel(sps_index n, sps_index chunk, sps_index nq,
+                                                                const sps_index *__restrict__ rl, sps_index *__restrict__ w)
+{
+    const int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    const int lane = threadIdx.x & 31;
+    if (q >= nq) return; /* uniform within the warp */
+    const int64_t lo = q * chunk, hi = lo + chunk < n ? lo + chunk : n;
+    sps_index mx = 0;
+    for (int64_t r = lo + lane; r < hi; r += 32) mx = rl[r] > mx ? rl[r] : mx;
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) {
+        const sps_index o = __shfl_down_sync(0xffffffffu, mx, off);
+        mx = o > mx ? o : mx;
+    }
+    if (lane == 0) w[q] = mx;
+}
+
+__global__ void __launch_bounds__(PAD_THREADS) pad_scatter_col_kernel(sps_pad_layout L, const sps_index *__restrict__ rowptr,
+                                                                     const sps_index *__restrict__ src_col,
+                                                                     sps_index *__restrict__ col)
+{
+    const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (rr >= L.nstored) return;
+    const sps_index r = (sps_index)rr;
+    sps_index stride;
+    const int64_t base = sps_pad_row_base(&L, r, &stride);
+    const sps_index g = r / L.h;
+    const int64_t width = (L.grp_ptr[g + 1] - L.grp_ptr[g]) / stride;
+    const sps_index len = r < L.n ? L.rl[r] : 0;
+    const sps_index *src = r < L.n ? src_col + rowptr[L.perm ? L.perm[r] : r] : NULL;
+    for (int64_t k = 0; k < width; k++) col[base + k * stride] = k < len ? src[k] : -1;
+}
+
+/* ---------------------------------------------------------------- values */
+template <typename T>
+__global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_layout L, const sps_index *__restrict__ rowptr,
+                                                                     const T *__restrict__ src, int ew, T *__restrict__ val)
+{
+    const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (rr >= L.nstored) return;
+    const sps_index r = (sps_index)rr;
+    sps_index stride;
+    const int64_t base = sps_pad_row_base(&L, r, &stride);
+    const sps_index g = r / L.h;
+    const int64_t width = (L.grp_ptr[g + 1] - L.grp_ptr[g]) / stride;
+    const sps_index len = r < L.n ? L.rl[r] : 0;
+    const T *s = r < L.n ? src + (size_t)rowptr[L.perm ? L.perm[r] : r] * ew : NULL;
+    for (int64_t k = 0; k < width; k++) {
+        T *d = val + (size_t)(base + k * stride) * ew;
+        for (int e = 0; e < ew; e++) d[e] = k < len ? s[k * ew + e] : zero_of<T>();
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
+                                                              const T *__restrict__ x, T b, int beta_zero, T *__restrict__ y)
+{
+    const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (rr >= L.n) return;
+    const sps_index r = (sps_index)rr;
+    sps_index stride;
+    int64_t p = sps_pad_row_base(&L, r, &stride);
+    const sps_index len = L.rl[r];
+    const sps_index *__restrict__ col = L.col;
+    T s = zero_of<T>();
+    for (sps_index k = 0; k < len; k++, p += stride) s = s + val[p] * x[col[p]];
+    const sps_index i = L.perm ? L.perm[r] : r;
+    y[i] = beta_zero ? a * s : a * s + b * y[i];
+}
+
+template <typename T> struct pad_scale_op {
+    T b; int beta_zero; T *y;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
+};
+
+template <typename T>
+__global__ void __launch_bounds__(PAD_THREADS) pad_spmvt_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
+                                                               const T *__restrict__ x, T *y)
+{
+    const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (rr >= L.n) return;
+    const sps_index r = (sps_index)rr;
+    sps_index stride;
+    int64_t p = sps_pad_row_base(&L, r, &stride);
+    const sps_index len = L.rl[r];
+    const T ax = a * x[L.perm ? L.perm[r] : r];
+    for (sps_index k = 0; k < len; k++, p += stride) atomic_add(&y[L.col[p]], val[p] * ax);
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------- implementations */
+static sps_status pad_rowlen_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *perm, sps_index *rl)
+{
+    if (n <= 0) return SPS_OK;
+    pad_rowlen_kernel<<<pad_blocks(n), PAD_THREADS, 0, sps_custream(ctx)>>>(n, rowptr, perm, rl);
+    SPS_CU_LAUNCHED(ctx, "pad_rowlen_kernel");
+    return SPS_OK;
+}
+
+static size_t pad_align(size_t b) { return (b + 255) & ~(size_t)255; }
+
+static sps_status pad_sort_rows_impl(sps_context ctx, sps_index n, sps_index window, const sps_index *len, sps_index *perm)
+{
+    if (n <= 0) return SPS_OK;
+    if (window < 1) window = 1;
+    cudaStream_t s = sps_custream(ctx);
+    /* bits of the key: 32 for the length, then enough for the window number */
+    const int64_t nw = ((int64_t)n + window - 1) / window;
+    int end_bit = 32;
+    while (end_bit < 64 && (nw - 1) >> (end_bit - 32)) end_bit++;
+    size_t temp = 0;
+    SPS_CU(ctx, cub::DeviceRadixSort::SortPairs(NULL, temp, (const unsigned long long *)NULL, (unsigned long long *)NULL,
+                                                (const sps_index *)NULL, (sps_index *)NULL, (int64_t)n, 0, end_bit, s));
+    const size_t kb = pad_align((size_t)n * sizeof(unsigned long long)), ib = pad_align((size_t)n * sizeof(sps_index));
+    const size_t bytes = 2 * kb + ib + pad_align(temp);
+    unsigned char *ws = NULL;
+    cudaError_t e = cudaMallocAsync((void **)&ws, bytes, s);
+    if (e != cudaSuccess)
+        return sps_error(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
+                         "row sort: cannot allocate %zu bytes of device memory: %s", bytes, cudaGetErrorString(e));
+    unsigned long long *kin = (unsigned long long *)ws, *kout = (unsigned long long *)(ws + kb);
+    sps_index *idx = (sps_index *)(ws + 2 * kb);
+    void *tmp = ws + 2 * kb + ib;
+    sps_status st = SPS_OK;
+    pad_sortkey_kernel<<<pad_blocks(n), PAD_THREADS, 0, s>>>(n, window, len, kin, idx);
+    e = cudaGetLastError();
+    if (e == cudaSuccess) e = cub::DeviceRadixSort::SortPairs(tmp, temp, kin, kout, idx, perm, (int64_t)n, 0, end_bit, s);
+    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "row sort (CUB DeviceRadixSort)", __FILE__, __LINE__);
+    e = cudaFreeAsync(ws, s);
+    if (st == SPS_OK && e != cudaSuccess) st = sps_cuda_fail(ctx, e, "cudaFreeAsync", __FILE__, __LINE__);
+    return st;
+}
+
+static sps_status pad_widths_impl(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl, sps_index *w)
+{
+    if (n <= 0) return SPS_OK;
+    const sps_index nq = (sps_index)(((int64_t)n + chunk - 1) / chunk);
+    pad_widths_kernel<<<pad_blocks((int64_t)nq * 32), PAD_THREADS, 0, sps_custream(ctx)>>>(n, chunk, nq, rl, w);
+    SPS_CU_LAUNCHED(ctx, "pad_widths_kernel");
+    return SPS_OK;
+}
+
+static sps_status pad_scatter_col_impl(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, const sps_index *src_col,
+                                       sps_index *col)
+{
+    if (L.nstored <= 0 || L.slots <= 0) return SPS_OK;
+    pad_scatter_col_kernel<<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ctx)>>>(L, rowptr, src_col, col);
+    SPS_CU_LAUNCHED(ctx, "pad_scatter_col_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status pad_scatter_val_impl(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, const void *src, int ew,
+                                       void *val)
+{
+    if (L.nstored <= 0 || L.slots <= 0) return SPS_OK;
+    pad_scatter_val_kernel<T><<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ctx)>>>(L, rowptr, (const T *)src, ew,
+                                                                                           (T *)val);
+    SPS_CU_LAUNCHED(ctx, "pad_scatter_val_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status pad_spmv_impl(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
+                                void *y)
+{
+    if (L.n <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    pad_spmv_kernel<T><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, (const T *)val, sc<T>::from(a),
+                                                                              (const T *)x, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "pad_spmv_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status pad_spmvt_impl(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
+                                 void *y)
+{
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    SPS_CHECK(sps_cuda_foreach(ctx, L.m, pad_scale_op<T>{sc<T>::from(b), bz, (T *)y}));
+    if (L.n <= 0 || L.m <= 0 || L.nnz <= 0) return SPS_OK;
+    pad_spmvt_kernel<T><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, (const T *)val, sc<T>::from(a),
+                                                                               (const T *)x, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "pad_spmvt_kernel");
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- extern "C" entry points */
+/* The index kernels do not depend on the scalar type: the four entries share one instantiation. */
+#define SPS_CU_PAD_ENTRIES(S, T)                                                                                    \
+    extern "C" sps_status sps_cuda_pad_rowlen_##S(sps_context ctx, sps_index n, const sps_index *rowptr,           \
+                                                  const sps_index *perm, sps_index *rl)                            \
+    { return pad_rowlen_impl(ctx, n, rowptr, perm, rl); }                                                          \
+    extern "C" sps_status sps_cuda_pad_sort_rows_##S(sps_context ctx, sps_index n, sps_index window,               \
+                                                     const sps_index *len, sps_index *perm)                        \
+    { return pad_sort_rows_impl(ctx, n, window, len, perm); }                                                      \
+    extern "C" sps_status sps_cuda_pad_widths_##S(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl, \
+                                                  sps_index *w)                                                    \
+    { return pad_widths_impl(ctx, n, chunk, rl, w); }                                                              \
+    extern "C" sps_status sps_cuda_pad_scatter_col_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, \
+                                                       const sps_index *src_col, sps_index *col)                   \
+    { return pad_scatter_col_impl(ctx, L, rowptr, src_col, col); }                                                 \
+    extern "C" sps_status sps_cuda_pad_scatter_val_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, \
+                                                       const void *src_val, int ew, void *val)                     \
+    { return pad_scatter_val_impl<T>(ctx, L, rowptr, src_val, ew, val); }                                          \
+    extern "C" sps_status sps_cuda_pad_spmv_##S(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a,     \
+                                                const void *x, sps_cplx b, void *y)                                \
+    { return pad_spmv_impl<T>(ctx, L, val, a, x, b, y); }                                                          \
+    extern "C" sps_status sps_cuda_pad_spmvt_##S(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a,    \
+                                                 const void *x, sps_cplx b, void *y)                               \
+    { return pad_spmvt_impl<T>(ctx, L, val, a, x, b, y); }
+
+SPS_CU_FOR_ALL_TYPES(SPS_CU_PAD_ENTRIES)
