@@ -71,6 +71,13 @@ static sps_status cuda_init(sps_context ctx, int device)
                       cudaGetErrorName(e), cudaGetErrorString(e));
         goto fail;
     }
+    /* the flag area starts at zero (the reductions' last-block counter) */
+    e = cudaMemsetAsync(st->ws, 0, SPS_CU_WS_BYTES, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    if (e != cudaSuccess) {
+        s = sps_cuda_fail(ctx, e, "cudaMemsetAsync(workspace)", __FILE__, __LINE__);
+        goto fail;
+    }
     return SPS_OK;
 fail:
     cuda_fini(ctx);

@@ -9,8 +9,9 @@
  *   d untouched when one exists).
  *
  * Launch shape: element-wise kernels are grid-stride, 256 threads, at most 32
- * blocks per SM (common.cuh).  Reductions: 256 threads x min(ceil(n/1024), 1024)
- * blocks (a function of n only), then one finishing block (common.cuh).
+ * blocks per SM (common.cuh).  Reductions: one launch of 256 threads x
+ * min(ceil(n/1024), 1024) blocks (a function of n only) whose last block to
+ * finish sums the per-block partials in block order (common.cuh).
  * Traffic (minimal model, S = sizeof(T)): fill/scale n S (write) resp. 2 n S;
  * copy, pmul-less ops 2-3 n S; dot 2 n S; nrm2 n S (one pass unless the sum of
  * squares over- or underflows, then a second pass over the affected blocks).
@@ -87,11 +88,43 @@ struct dsum_op {
 };
 __device__ inline bool nrm2_needs_rescale(double s, double m) { return isfinite(m) && m > 0.0 && (!isfinite(s) || s < 1e-280); }
 
-template <typename T>
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS) nrm2_kernel(sps_index n, const T *x, double *part)
+typedef cub::BlockReduce<double, SPS_CU_RED_THREADS> nrm2_br;
+
+/* The finishing block: global sum and max, then the rescaled sum if needed. */
+__device__ void nrm2_finish(typename nrm2_br::TempStorage &tmp, const double *part, int nb, sps_cplx *slots, int out)
 {
-    typedef cub::BlockReduce<double, SPS_CU_RED_THREADS> BR;
-    __shared__ typename BR::TempStorage tmp;
+    __shared__ double gs, gm;
+    double s = 0.0, m = 0.0;
+    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
+        s += __ldcg(&part[b]);
+        m = nanmax(m, __ldcg(&part[nb + b]));
+    }
+    __syncthreads();
+    double ts = nrm2_br(tmp).Reduce(s, dsum_op());
+    __syncthreads();
+    double tm = nrm2_br(tmp).Reduce(m, nanmax_op());
+    if (threadIdx.x == 0) { gs = ts; gm = tm; }
+    __syncthreads();
+    if (!nrm2_needs_rescale(gs, gm)) {
+        if (threadIdx.x == 0) slots[out] = acc_to_cplx(sqrt(gs));
+        return;
+    }
+    const int e = ilogb(gm);
+    double t = 0.0;
+    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
+        const double ss = __ldcg(&part[2 * nb + b]);
+        t += ss >= 0.0 ? ldexp(ss, 2 * ((int)__ldcg(&part[3 * nb + b]) - e)) : ldexp(__ldcg(&part[b]), -2 * e);
+    }
+    __syncthreads();
+    double tt = nrm2_br(tmp).Reduce(t, dsum_op());
+    if (threadIdx.x == 0) slots[out] = acc_to_cplx(ldexp(sqrt(tt), e));
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS) nrm2_kernel(sps_index n, const T *x, double *part, unsigned *counter,
+                                                                  sps_cplx *slots, int out)
+{
+    __shared__ typename nrm2_br::TempStorage tmp;
     __shared__ double bm, bs;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     const sps_index i0 = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x);
@@ -101,9 +134,9 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS) nrm2_kernel(sps_index n, c
         s += re * re + im * im;
         m = nanmax(m, nanmax(fabs(re), fabs(im)));
     }
-    double ts = BR(tmp).Reduce(s, dsum_op());
+    double ts = nrm2_br(tmp).Reduce(s, dsum_op());
     __syncthreads();
-    double tm = BR(tmp).Reduce(m, nanmax_op());
+    double tm = nrm2_br(tmp).Reduce(m, nanmax_op());
     if (threadIdx.x == 0) { bs = ts; bm = tm; }
     __syncthreads();
     const int nb = gridDim.x;
@@ -117,7 +150,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS) nrm2_kernel(sps_index n, c
             t += re * re + im * im;
         }
         __syncthreads();
-        ss = BR(tmp).Reduce(t, dsum_op());
+        ss = nrm2_br(tmp).Reduce(t, dsum_op());
     }
     if (threadIdx.x == 0) {
         part[blockIdx.x] = bs;
@@ -125,36 +158,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS) nrm2_kernel(sps_index n, c
         part[2 * nb + blockIdx.x] = ss;
         part[3 * nb + blockIdx.x] = (double)e;
     }
-}
-
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS) nrm2_finish_kernel(const double *part, int nb, sps_cplx *slots, int out)
-{
-    typedef cub::BlockReduce<double, SPS_CU_RED_THREADS> BR;
-    __shared__ typename BR::TempStorage tmp;
-    __shared__ double gs, gm;
-    double s = 0.0, m = 0.0;
-    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
-        s += part[b];
-        m = nanmax(m, part[nb + b]);
-    }
-    double ts = BR(tmp).Reduce(s, dsum_op());
-    __syncthreads();
-    double tm = BR(tmp).Reduce(m, nanmax_op());
-    if (threadIdx.x == 0) { gs = ts; gm = tm; }
-    __syncthreads();
-    if (!nrm2_needs_rescale(gs, gm)) {
-        if (threadIdx.x == 0) slots[out] = acc_to_cplx(sqrt(gs));
-        return;
-    }
-    const int e = ilogb(gm);
-    double t = 0.0;
-    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
-        const double ss = part[2 * nb + b];
-        t += ss >= 0.0 ? ldexp(ss, 2 * ((int)part[3 * nb + b] - e)) : ldexp(part[b], -2 * e);
-    }
-    __syncthreads();
-    double tt = BR(tmp).Reduce(t, dsum_op());
-    if (threadIdx.x == 0) slots[out] = acc_to_cplx(ldexp(sqrt(tt), e));
+    if (sps_cu_last_block(counter)) nrm2_finish(tmp, part, nb, slots, out);
 }
 
 /* ---------------------------------------------------------------- invert */
@@ -228,10 +232,8 @@ template <typename T> static sps_status nrm2_impl(sps_context ctx, sps_index n, 
     const int nb = sps_cu_red_blocks(n);
     double *part = (double *)sps_cuws_red(ctx);
     cudaStream_t s = sps_custream(ctx);
-    nrm2_kernel<T><<<nb, SPS_CU_RED_THREADS, 0, s>>>(n < 0 ? 0 : n, (const T *)x, part);
+    nrm2_kernel<T><<<nb, SPS_CU_RED_THREADS, 0, s>>>(n < 0 ? 0 : n, (const T *)x, part, sps_cuws_counter(ctx), slots, out);
     SPS_CU_LAUNCHED(ctx, "nrm2_kernel");
-    nrm2_finish_kernel<<<1, SPS_CU_RED_THREADS, 0, s>>>(part, nb, slots, out);
-    SPS_CU_LAUNCHED(ctx, "nrm2_finish_kernel");
     return SPS_OK;
 }
 template <typename T>

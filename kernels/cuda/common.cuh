@@ -10,8 +10,9 @@
  *    conversion from the host's sps_cplx, slot coefficients (sps_scoef).
  *  - generic launchers: sps_cuda_foreach (element-wise functor, grid-stride) and
  *    sps_cuda_reduce (functor producing NV accumulators per element; per-block
- *    partials by CUB BlockReduce into the workspace, then one block sums the
- *    partials in a fixed order and writes slots): deterministic, because the
+ *    partials by CUB BlockReduce into the workspace, then the last block to
+ *    finish sums the partials in a fixed order and writes slots, all in one
+ *    launch): deterministic, because the
  *    grid size depends on n only (never on the device or timing), every thread
  *    visits a fixed index set in a fixed order, and CUB's BlockReduce is a
  *    fixed tree for a fixed block size.
@@ -76,10 +77,12 @@ static inline sps_cuda_state *sps_cust(sps_context ctx) { return (sps_cuda_state
 static inline cudaStream_t sps_custream(sps_context ctx) { return sps_cust(ctx)->stream; }
 static inline void *sps_cuws_red(sps_context ctx) { return sps_cust(ctx)->ws; }
 static inline void *sps_cuws_coo(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES; }
+/* The flag area (zeroed at init): invert's flag at 0, the last-block counter at 128. */
 static inline void *sps_cuws_flag(sps_context ctx)
 {
     return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES;
 }
+static inline unsigned *sps_cuws_counter(sps_context ctx) { return (unsigned *)((unsigned char *)sps_cuws_flag(ctx) + 128); }
 
 /* ------------------------------------------------------------------ scalars */
 template <typename R> struct __align__(2 * sizeof(R)) cx {
@@ -266,27 +269,6 @@ static inline int sps_cu_red_blocks(int64_t n)
     return (int)b;
 }
 
-/* Pass 1: each thread accumulates op(i, acc) over its fixed grid-stride index
- * set in increasing order, the block sums by CUB BlockReduce (fixed tree), and
- * thread 0 writes the block's NV partials: part[k * gridDim.x + block]. */
-template <typename A, int NV, typename Op>
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS) sps_cu_reduce_kernel(Op op, sps_index n, A *part)
-{
-    typedef cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS> BR;
-    __shared__ typename BR::TempStorage tmp;
-    op.setup();
-    accv<A, NV> acc;
-#pragma unroll
-    for (int k = 0; k < NV; k++) acc.v[k] = A();
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, acc.v);
-    accv<A, NV> tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
-    if (threadIdx.x == 0) {
-#pragma unroll
-        for (int k = 0; k < NV; k++) part[(size_t)k * gridDim.x + blockIdx.x] = tot.v[k];
-    }
-}
-
 __device__ inline void sps_cu_store_out(sps_cplx *slots, int slot, int kind, double v)
 {
     if (kind == SPS_CU_OUT_NONE) return;
@@ -306,26 +288,69 @@ struct sps_cu_no_guard {
     __device__ bool fail(const sps_cplx *) const { return false; }
 };
 
-/* Pass 2 (one block): thread t sums partials t, t + 256, ... in order, then
- * BlockReduce; thread 0 writes the slots. */
-template <typename A, int NV, typename G>
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS) sps_cu_finish_kernel(const A *part, int nb, sps_cplx *slots, sps_cu_outs outs,
-                                                                           G guard, int guard_slot)
+/** "Last block finishes" (CUDA's threadFenceReduction): thread 0 of every block
+ *  publishes the block's partials (written before the call), fences, and
+ *  counts the block in *counter; the block that counts last gets true (in all
+ *  its threads) and resets the counter for the next reduction.  Which block
+ *  finishes varies from run to run; what it computes does not, since it reads
+ *  the partials in block order. */
+__device__ inline bool sps_cu_last_block(unsigned *counter)
+{
+    __shared__ bool last;
+    __syncthreads(); /* the partials of this block are written (by thread 0) */
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned prev = atomicAdd(counter, 1u);
+        last = (prev == gridDim.x - 1);
+        if (last) *counter = 0; /* every other block has counted: nobody reads it again in this launch */
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+/* Partials written by other blocks: read from L2, not a possibly stale L1 line. */
+__device__ inline double sps_cu_ldcg(const double *p) { return __ldcg(p); }
+__device__ inline cx<double> sps_cu_ldcg(const cx<double> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
+__device__ inline int sps_cu_ldcg(const int *p) { return __ldcg(p); }
+
+/* One launch: each thread accumulates op(i, acc) over its fixed grid-stride
+ * index set in increasing order, the block sums by CUB BlockReduce (fixed
+ * tree), thread 0 writes the block's NV partials part[k * gridDim.x + block];
+ * the last block to finish then sums the partials in a fixed order (thread t:
+ * blocks t, t + 256, ... in order, then BlockReduce) and writes the slots. */
+template <typename A, int NV, typename Op, typename G>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS) sps_cu_reduce_kernel(Op op, sps_index n, A *part, unsigned *counter,
+                                                                           sps_cplx *slots, sps_cu_outs outs, G guard,
+                                                                           int guard_slot)
 {
     typedef cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS> BR;
     __shared__ typename BR::TempStorage tmp;
+    op.setup();
+    accv<A, NV> acc;
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc.v[k] = A();
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, acc.v);
+    accv<A, NV> tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int k = 0; k < NV; k++) part[(size_t)k * gridDim.x + blockIdx.x] = tot.v[k];
+    }
+    if (!sps_cu_last_block(counter)) return;
+    /* the finishing block */
     if (guard.fail(slots)) { /* uniform */
         if (threadIdx.x == 0) slots[guard_slot] = acc_to_cplx(-1.0);
         return;
     }
-    accv<A, NV> acc;
+    const int nb = gridDim.x;
 #pragma unroll
     for (int k = 0; k < NV; k++) acc.v[k] = A();
     for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
 #pragma unroll
-        for (int k = 0; k < NV; k++) acc.v[k] += part[(size_t)k * nb + b];
+        for (int k = 0; k < NV; k++) acc.v[k] += sps_cu_ldcg(&part[(size_t)k * nb + b]);
     }
-    accv<A, NV> tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
+    __syncthreads(); /* tmp reused */
+    tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int k = 0; k < NV; k++) sps_cu_store_out(slots, outs.slot[k], outs.kind[k], tot.v[k]);
@@ -335,8 +360,8 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS) sps_cu_finish_kernel(const
 /** Reduce op over [0, n) into NV accumulators of type A (double or cx<double>)
  *  and store them into slots per outs.  op.setup() runs once per thread, then
  *  op(i, A acc[NV]) for each of its indices (op may also write vectors: fused
- *  update + reduction; a guarded op writes nothing when its guard fails).  Two
- *  launches; bit-reproducible for a given n. */
+ *  update + reduction; a guarded op writes nothing when its guard fails).  One
+ *  launch; bit-reproducible for a given n. */
 template <typename A, int NV, typename Op, typename G = sps_cu_no_guard>
 static inline sps_status sps_cuda_reduce(sps_context ctx, sps_index n, Op op, sps_cplx *slots, sps_cu_outs outs,
                                          G guard = G(), int guard_slot = 0)
@@ -344,11 +369,9 @@ static inline sps_status sps_cuda_reduce(sps_context ctx, sps_index n, Op op, sp
     static_assert(NV <= SPS_CU_RED_MAX_VALUES && sizeof(A) <= 16, "reduction workspace too small");
     const int nb = sps_cu_red_blocks(n);
     A *part = (A *)sps_cuws_red(ctx);
-    cudaStream_t s = sps_custream(ctx);
-    sps_cu_reduce_kernel<A, NV, Op><<<nb, SPS_CU_RED_THREADS, 0, s>>>(op, n < 0 ? 0 : n, part);
+    sps_cu_reduce_kernel<A, NV, Op, G><<<nb, SPS_CU_RED_THREADS, 0, sps_custream(ctx)>>>(
+        op, n < 0 ? 0 : n, part, sps_cuws_counter(ctx), slots, outs, guard, guard_slot);
     SPS_CU_LAUNCHED(ctx, "reduction kernel");
-    sps_cu_finish_kernel<A, NV, G><<<1, SPS_CU_RED_THREADS, 0, s>>>(part, nb, slots, outs, guard, guard_slot);
-    SPS_CU_LAUNCHED(ctx, "reduction finishing kernel");
     return SPS_OK;
 }
 
