@@ -17,6 +17,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -677,6 +678,11 @@ static void test_monitor(void)
 }
 
 /* ------------------------------------------------------------------ GMRES restart */
+/* GMRES(m) on one system for m = 5, 30 and m >= n (full GMRES).  GMRES(m)'s
+ * iterate k lies in x0 + K_k, over which full GMRES minimises the residual, so
+ * the full history bounds the restarted ones from below at every k (and
+ * GMRES(30) bounds GMRES(5) up to k = 30): a check of the restart logic that
+ * needs no reference solver. */
 static void test_gmres_restart(void)
 {
     for (int ti = 0; ti < 4; ti++) {
@@ -684,19 +690,56 @@ static void test_gmres_restart(void)
         sps_matrix A = make_matrix(cplx(t) ? M_NONHERM : M_CONVDIFF, t);
         dcsr D = export_dcsr(A);
         const size_t n = (size_t)D.n, ss = sps_scalar_size(t);
-        void *xt = xcalloc(n, ss);
+        void *xt = xcalloc(n, ss), *b = xcalloc(n, ss), *x = xcalloc(n, ss);
         tu_fill_random(&g_rng, t, n, xt);
-        int its[2];
-        const int restarts[2] = {5, 30};
-        for (int k = 0; k < 2; k++) {
-            outcome o = run_solve(A, &D, "gmres", "none", rtol_of(t), 5000, restarts[k], xt, NULL, NULL);
-            its[k] = o.its;
-            TU_CHECK(o.st == SPS_OK && o.relres <= 2 * rtol_of(t), "gmres(%d) %s: %s relres %.3e", restarts[k],
-                     sps_scalar_name(t), sps_status_name(o.st), o.relres);
+        matvec(&D, t, xt, b);
+        const int restarts[3] = {5, 30, (int)n};
+        double *hist[3];
+        int its[3];
+        sps_operator op = NULL;
+        sps_solver s = NULL;
+        sps_vector vb = NULL, vx = NULL;
+        sps_result res;
+        TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+        TU_OK(g_ctx, sps_solver_create(g_ctx, SPS_SOLVER_GMRES, &s));
+        TU_OK(g_ctx, sps_solver_set_operator(s, op));
+        TU_OK(g_ctx, sps_solver_set_tolerances(s, rtol_of(t), 0, 5000));
+        TU_OK(g_ctx, sps_vector_from_host(g_ctx, (sps_index)n, t, b, &vb));
+        TU_OK(g_ctx, sps_vector_create(g_ctx, (sps_index)n, t, &vx));
+        for (int k = 0; k < 3; k++) {
+            TU_OK(g_ctx, sps_solver_set_restart(s, restarts[k]));
+            memset(x, 0, n * ss);
+            TU_OK(g_ctx, sps_vector_set(vx, x));
+            sps_status st = sps_solver_solve(s, vb, vx, &res);
+            TU_OK(g_ctx, sps_vector_get(vx, x));
+            const double rr = resid_norm(&D, t, b, x) / vnorm(t, n, b);
+            TU_CHECK(st == SPS_OK && rr <= 2 * rtol_of(t), "gmres(%d) %s: %s relres %.3e", restarts[k],
+                     sps_scalar_name(t), sps_status_name(st), rr);
+            its[k] = res.iterations;
+            hist[k] = xcalloc((size_t)res.history_len, sizeof(double));
+            memcpy(hist[k], res.history, (size_t)res.history_len * sizeof(double));
         }
-        TU_CHECK(its[0] > 5 && its[0] > its[1], "gmres %s: restart 5 took %d iterations, restart 30 %d",
-                 sps_scalar_name(t), its[0], its[1]);
+        const double slack = 50 * tu_eps(t) * hist[2][0];
+        int ok_full = 1, ok_30 = 1;
+        for (int k = 0; k <= its[2] && k <= its[0]; k++)
+            if (hist[2][k] > hist[0][k] * (1 + 1e-6) + slack) ok_full = 0;
+        for (int k = 0; k <= its[2] && k <= its[1]; k++)
+            if (hist[2][k] > hist[1][k] * (1 + 1e-6) + slack) ok_full = 0;
+        for (int k = 0; k <= 30 && k <= its[0] && k <= its[1]; k++)
+            if (hist[1][k] > hist[0][k] * (1 + 1e-6) + slack) ok_30 = 0;
+        TU_CHECK(ok_full && its[2] <= its[0] && its[2] <= its[1],
+                 "gmres %s: full GMRES (%d its) is not below GMRES(5) (%d) and GMRES(30) (%d)", sps_scalar_name(t),
+                 its[2], its[0], its[1]);
+        TU_CHECK(ok_30, "gmres %s: GMRES(30) above GMRES(5) before its first restart", sps_scalar_name(t));
+        TU_CHECK(its[0] > 5, "gmres %s: GMRES(5) converged without restarting (%d its)", sps_scalar_name(t), its[0]);
+        for (int k = 0; k < 3; k++) free(hist[k]);
+        sps_vector_destroy(vb);
+        sps_vector_destroy(vx);
+        sps_solver_destroy(s);
+        sps_operator_destroy(op);
         free(xt);
+        free(b);
+        free(x);
         dcsr_free(&D);
         sps_matrix_destroy(A);
     }
@@ -896,7 +939,6 @@ static void test_kernels(void)
             lc *ref = xcalloc(N, sizeof *ref), *ref2 = xcalloc(N, sizeof *ref2);
             sps_cplx sl[10];
             const char *tn = sps_scalar_name(t);
-            const long double nn = sqrtl((long double)N);
 
             /* cg_step: alpha = s[0]/s[1] with Re s[1] > 0 */
             random_slots(sl, 10, t);
@@ -1014,7 +1056,6 @@ static void test_kernels(void)
             for (size_t i = 0; i < N; i++) ref[i] = lc_mul(cs, ld(t, v[0], i));
             TU_OK(g_ctx, K->scale_s(g_ctx, n, sl, (sps_scoef){1.0, -1, 3}, c[0]));
             TU_CHECK(close_vec(t, N, c[0], ref, 2 * (1 + lc_abs(cs))), "scale_s %s n=%d", tn, (int)n);
-            (void)nn;
 
             for (int i = 0; i < 8; i++) {
                 free(v[i]);
@@ -1023,6 +1064,45 @@ static void test_kernels(void)
             free(ref);
             free(ref2);
         }
+    }
+}
+
+/* The fused reductions give the same bits whatever the number of threads
+ * (fixed chunks, ARCHITECTURE §5): n large enough for several chunks. */
+static void test_kernel_determinism(void)
+{
+    const sps_index n = 100003;
+    const int maxthreads = omp_get_max_threads();
+    for (int ti = 0; ti < 4; ti++) {
+        const sps_scalar t = all_types[ti];
+        const sps_kernels *K = sps_kern(g_ctx, t);
+        const size_t ss = sps_scalar_size(t), N = (size_t)n;
+        void *v[6], *x = xcalloc(N, ss), *r = xcalloc(N, ss);
+        for (int i = 0; i < 6; i++) {
+            v[i] = xcalloc(N, ss);
+            tu_fill_random(&g_rng, t, N, v[i]);
+        }
+        sps_cplx base[8], got[3][8];
+        random_slots(base, 8, t);
+        base[1].re = fabs(base[1].re);
+        for (int th = 1; th <= 3; th++) {
+            omp_set_num_threads(th);
+            sps_cplx *sl = got[th - 1];
+            memcpy(sl, base, sizeof base);
+            memcpy(x, v[4], N * ss);
+            memcpy(r, v[5], N * ss);
+            sps_bicgstab_slots ks = {0, 1, 2, 3, 6, 7};
+            K->cg_step(g_ctx, n, sl, 0, 1, 4, v[0], v[1], x, r);
+            K->dot2(g_ctx, n, v[2], v[3], sl, 5, 5); /* xx overwrites xy: checks the order too */
+            K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], x, r);
+            K->axpy_dot_s(g_ctx, n, sl, (sps_scoef){1.0, 0, 1}, v[0], x, r, 2);
+        }
+        omp_set_num_threads(maxthreads);
+        TU_CHECK(!memcmp(got[0], got[1], sizeof got[0]) && !memcmp(got[0], got[2], sizeof got[0]),
+                 "fused reductions %s differ with 1/2/3 threads", sps_scalar_name(t));
+        for (int i = 0; i < 6; i++) free(v[i]);
+        free(x);
+        free(r);
     }
 }
 
@@ -1064,6 +1144,7 @@ int main(int argc, char **argv)
     }
     tu_rng_seed(&g_rng, 20240611);
     test_kernels();
+    test_kernel_determinism();
     test_matrix_grid();
     test_initial_guess();
     test_zero_rhs();

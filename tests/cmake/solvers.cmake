@@ -12,6 +12,7 @@ sps_add_unit_test(NAME test_solvers
   ARGS ${_solvers_args}
   LABELS unit
   ENV OMP_WAIT_POLICY=PASSIVE)
+target_link_libraries(test_solvers PRIVATE OpenMP::OpenMP_C) # thread-count determinism of the fused reductions
 sps_add_unit_test(NAME test_precond
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_precond.c
   LABELS unit
