@@ -4,11 +4,15 @@
 #include <string.h>
 
 extern const sps_format_ops sps_format_csr, sps_format_coo;
+extern const sps_format_ops sps_format_hyb, sps_format_jds, sps_format_dia; /* formats/hyb.c, jds.c, dia.c */
 extern const sps_format_ops sps_format_ell, sps_format_sell, sps_format_rgcsr; /* formats/padded.h */
 
 static const sps_format_ops *const registry[] = {
     &sps_format_csr,
     &sps_format_coo,
+    &sps_format_hyb,
+    &sps_format_jds,
+    &sps_format_dia,
     &sps_format_ell,
     &sps_format_sell,
     &sps_format_rgcsr,

@@ -1,0 +1,215 @@
+/* DIA: diagonal storage (Bell & Garland, NVR-2008-004, the DIA format; Saad,
+ * "Iterative Methods for Sparse Linear Systems", §3.4).
+ *
+ * Layout (everything in backend memory), for an n x m matrix:
+ *   off    ndiag offsets (column - row) of the diagonals holding at least one
+ *          entry, increasing, in [-(n-1), m-1];
+ *   dval   ndiag dense diagonals of n slots each: slot d*n + i holds entry
+ *          (i, i + off[d]); slots where the diagonal leaves the matrix
+ *          (i + off[d] outside [0, m)) or where the pattern has no entry are
+ *          padding with value 0;
+ *   mask   one bit per slot, set exactly for the stored entries: word
+ *          d*nw + i/32, bit i%32, nw = ceil(n/32).
+ * Why a mask: the round trip must be exact, explicit zeros (and -0.0) included,
+ *   and a zero value cannot tell an explicit zero from padding.  The bitmap is
+ *   the simplest exact design: to_csr emits exactly the set bits, and it costs
+ *   1 bit per slot (1/64 of the f64 values, 1/32 of f32).  The SpMV kernels
+ *   also skip padding by it, which makes DIA's product the same sum as CSR's
+ *   (row i's entries in column order): bit-identical to CSR on the CPU, and an
+ *   Inf or NaN in x never meets a padding zero (0 * Inf would be NaN).
+ * Fill: stored slots = ndiag * n.  A matrix whose pattern is not banded makes
+ *   this explode, so the build counts the diagonals first (a flag per possible
+ *   diagonal, n + m - 1 integers to the host) and refuses, before allocating
+ *   the diagonals, when ndiag * n > max_fill * nnz (max_fill default 10; 0
+ *   means the default, a negative or NaN value is an error), with the number
+ *   of diagonals, the projected entries and bytes, the fill factor and the
+ *   suggestion to use hyb or sell; opt->force converts anyway.
+ *   Footprint = ndiag * (4 + n s + 4 nw) bytes.
+ * Kernels: one thread per row walking the diagonals (coalesced: slot d*n + i
+ *   for consecutive i; the mask word is shared by 32 rows); SpMV^T one thread
+ *   per column j gathering over the diagonals (i = j - off[d]): no atomics, so
+ *   both are deterministic on every backend.
+ * Compound entries: dia_layout (offsets + mask) is the index part; values are a
+ *   separate array addressed by slot d*n + i, so a block or quaternion DIA
+ *   keeps the layout and changes only the entry size of dval and the
+ *   per-entry multiply. */
+#include "core/internal.h"
+#include "formats/csr_backend.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DIA_DEFAULT_MAX_FILL 10.0
+
+typedef struct {
+    sps_index ndiag; /* stored diagonals */
+    sps_index nw;    /* mask words per diagonal: ceil(n / 32) */
+    sps_index *off;  /* ndiag offsets, increasing */
+    uint32_t *mask;  /* ndiag * nw words: bit set = stored entry */
+} dia_layout;
+
+typedef struct {
+    dia_layout L;
+    void *dval; /* ndiag * n values, slot d*n + i, 0 in padding */
+} dia_store;
+
+static void dia_destroy(sps_matrix A)
+{
+    dia_store *s = A->store;
+    if (!s) return;
+    sps_dfree(A->ctx, s->L.off);
+    sps_dfree(A->ctx, s->L.mask);
+    sps_dfree(A->ctx, s->dval);
+    free(s);
+    A->store = NULL;
+}
+
+static size_t dia_bytes(int64_t ndiag, sps_index n, sps_index nw, size_t ss)
+{
+    return (size_t)ndiag * (sizeof(sps_index) + (size_t)n * ss + (size_t)nw * sizeof(uint32_t));
+}
+
+static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+{
+    sps_context ctx = B->ctx;
+    const sps_kernels *k = sps_kern(ctx, B->t);
+    const size_t ss = sps_scalar_size(B->t);
+    const double max_fill = opt->max_fill == 0.0 ? DIA_DEFAULT_MAX_FILL : opt->max_fill;
+    if (!(max_fill > 0.0))
+        return sps_error(ctx, SPS_ERR_ARG, "DIA: max_fill = %g; it must be positive (0 means the default, %g)",
+                         opt->max_fill, DIA_DEFAULT_MAX_FILL);
+    dia_store *s;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "DIA handle"));
+    B->store = s; /* on failure the caller destroys B, freeing what was allocated */
+    dia_layout *L = &s->L;
+    L->nw = (sps_index)(((int64_t)B->n + 31) / 32);
+
+    /* 1. which of the n + m - 1 diagonals hold entries */
+    const int64_t nflag = B->n > 0 && B->m > 0 ? (int64_t)B->n + B->m - 1 : 0;
+    sps_index *dflag = NULL, *flag = NULL, *off = NULL;
+    sps_status st;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&dflag, (size_t)nflag * sizeof *dflag));
+    SPS_CHECK_GOTO(st, k->dia_mark(ctx, B->n, B->m, src->rowptr, src->col, dflag), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&flag, dflag, (size_t)nflag * sizeof *flag, "DIA diagonal flags"), done);
+    int64_t ndiag = 0;
+    for (int64_t q = 0; q < nflag; q++) ndiag += flag[q] != 0;
+
+    /* 2. the blow-up check, before the diagonals are allocated */
+    const int64_t stored = ndiag * (int64_t)B->n;
+    const size_t bytes = dia_bytes(ndiag, B->n, L->nw, ss);
+    if ((double)stored > max_fill * (double)B->nnz && !opt->force) {
+        st = sps_error(ctx, SPS_ERR_ARG,
+                       "DIA: %lld diagonals x %d rows = %lld stored entries (%zu bytes) for %lld nonzeros: fill factor "
+                       "%.2f exceeds max_fill %g; use hyb or sell for this matrix (or set force to convert anyway)",
+                       (long long)ndiag, (int)B->n, (long long)stored, bytes, (long long)B->nnz,
+                       B->nnz ? (double)stored / (double)B->nnz : 0.0, max_fill);
+        goto done;
+    }
+    if (ndiag > INT32_MAX) {
+        st = sps_error(ctx, SPS_ERR_UNSUPPORTED, "DIA: %lld diagonals exceed the 32-bit index range", (long long)ndiag);
+        goto done;
+    }
+    L->ndiag = (sps_index)ndiag;
+
+    /* 3. offsets and the flag -> diagonal map (in place), uploaded */
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&off, (size_t)ndiag * sizeof *off, "DIA offsets"), done);
+    {
+        sps_index d = 0;
+        for (int64_t q = 0; q < nflag; q++) {
+            if (flag[q]) {
+                off[d] = (sps_index)(q - (B->n - 1));
+                flag[q] = d++;
+            } else {
+                flag[q] = -1;
+            }
+        }
+    }
+    SPS_CHECK_GOTO(st, sps_dupload(ctx, (void **)&L->off, off, (size_t)ndiag * sizeof *off), done);
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, dflag, flag, (size_t)nflag * sizeof *flag, SPS_COPY_H2D), done);
+
+    /* 4. the diagonals and the mask */
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->dval, (size_t)ndiag * (size_t)B->n * ss), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->mask, (size_t)ndiag * (size_t)L->nw * sizeof(uint32_t)), done);
+    SPS_CHECK_GOTO(st, k->dia_fill(ctx, B->n, B->m, src->rowptr, src->col, src->val, dflag, L->ndiag, s->dval, L->mask),
+                   done);
+    st = ctx->be->synchronize(ctx); /* the fill reads dflag */
+done:
+    sps_dfree(ctx, dflag);
+    free(flag);
+    free(off);
+    return st;
+}
+
+static sps_status dia_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+{
+    sps_csr_store src;
+    SPS_CHECK(sps_csr_stage(B->ctx, h, &src));
+    sps_status st = dia_build(B, &src, opt);
+    sps_csr_unstage(B->ctx, &src); /* dia_build synchronised after the fill */
+    return st;
+}
+
+/* Back to CSR on the host: row i's entries are the set mask bits of slot
+ * (d, i), d increasing = column increasing. */
+static sps_status dia_to_csr(sps_matrix A, sps_csr_host *out)
+{
+    dia_store *s = A->store;
+    const dia_layout *L = &s->L;
+    const size_t ss = sps_scalar_size(A->t), nslot = (size_t)L->ndiag * (size_t)A->n;
+    out->n = A->n;
+    out->m = A->m;
+    out->nnz = A->nnz;
+    out->t = A->t;
+    sps_index *off = NULL;
+    uint32_t *mask = NULL;
+    char *dval = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&off, L->off, (size_t)L->ndiag * sizeof(sps_index), "DIA offsets"), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&mask, L->mask, (size_t)L->ndiag * (size_t)L->nw * sizeof(uint32_t), "DIA mask"), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dval, s->dval, nslot * ss, "DIA values"), done);
+    SPS_CHECK_GOTO(st, sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&out->col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, &out->val, (size_t)A->nnz * ss, "CSR values"), done);
+    {
+        int64_t q = 0;
+        for (sps_index i = 0; i < A->n; i++) {
+            for (sps_index d = 0; d < L->ndiag; d++) {
+                if (!((mask[(size_t)d * L->nw + (size_t)(i >> 5)] >> (i & 31)) & 1u)) continue;
+                if (q >= A->nnz) { q++; continue; } /* reported below */
+                out->col[q] = (sps_index)(i + off[d]);
+                memcpy((char *)out->val + (size_t)q * ss, dval + ((size_t)d * A->n + i) * ss, ss);
+                q++;
+            }
+            out->rowptr[i + 1] = (sps_index)(q < A->nnz ? q : A->nnz);
+        }
+        if (q != A->nnz)
+            st = sps_error(A->ctx, SPS_ERR_ARG, "DIA: the stored mask holds %lld entries, the matrix %lld",
+                           (long long)q, (long long)A->nnz);
+    }
+done:
+    free(off);
+    free(mask);
+    free(dval);
+    return st;
+}
+
+static sps_status dia_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    dia_store *s = A->store;
+    const dia_layout *L = &s->L;
+    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(A->ctx, A->n, A->m, L->ndiag, L->off, s->dval, L->mask, a, x,
+                                                          b, y);
+}
+
+static size_t dia_footprint(sps_matrix A, int64_t *stored)
+{
+    const dia_store *s = A->store;
+    *stored = (int64_t)s->L.ndiag * A->n;
+    return dia_bytes(s->L.ndiag, A->n, s->L.nw, sps_scalar_size(A->t));
+}
+
+const sps_format_ops sps_format_dia = {SPS_FMT_DIA, "dia",
+                                       "dense diagonals: banded and stencil matrices (refuses scattered patterns)",
+                                       dia_from_csr, dia_to_csr, dia_build, dia_spmv, dia_footprint, dia_destroy};

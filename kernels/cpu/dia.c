@@ -1,0 +1,44 @@
+/* CPU kernels of DIA (diagonal storage).
+ *
+ * Layout (formats/dia.c): ndiag diagonals with increasing offsets off[d] =
+ * column - row; diagonal d is stored densely over the rows, slot d*n + i for
+ * entry (i, i + off[d]); a slot outside the matrix or not in the pattern is
+ * padding (value 0).  The mask has one bit per slot, set for the stored
+ * entries (explicit zeros included): word d*nw + i/32, bit i%32, nw = ceil(n/32).
+ *
+ * dia_spmv: one row per iteration, diagonals in increasing offset = the row's
+ *   columns left to right, padding skipped by the mask: the same operations in
+ *   the same order as csr_spmv, so bit-identical to CSR on the CPU (and a NaN
+ *   or Inf in x only reaches the rows whose pattern has that column).
+ * dia_spmvt: one column j per iteration gathering A_ij x_i over the diagonals
+ *   (i = j - off[d]): no scatter, deterministic, no scratch.
+ * Build: flags of the occupied diagonals (host picks them), fill parallel over
+ *   groups of 32 rows, so each mask word has one writer. */
+#include "kernels/cpu/common.h"
+
+/* Rows (or columns) below which a parallel region costs more than it saves. */
+#define SPS_OT_PAR_MIN 4096
+
+#include <string.h>
+
+static inline sps_index dia_nwords(sps_index n) { return (sps_index)(((int64_t)n + 31) / 32); }
+static inline int dia_bit(const uint32_t *mask, sps_index nw, sps_index d, sps_index i)
+{
+    return (int)((mask[(size_t)d * nw + (size_t)(i >> 5)] >> (i & 31)) & 1u);
+}
+
+static sps_status mark(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, sps_index *flag)
+{
+    const int64_t nflag = n > 0 && m > 0 ? (int64_t)n + m - 1 : 0;
+    memset(flag, 0, (size_t)nflag * sizeof *flag);
+#pragma omp parallel for schedule(static) if (n > SPS_OT_PAR_MIN)
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
+#pragma omp atomic write
+            flag[(int64_t)col[k] - i + n - 1] = 1;
+        }
+    return SPS_OK;
+}
+
+#define SPS_TEMPLATE "kernels/cpu/dia.inc"
+#include "kernels/cpu/instantiate.h"

@@ -1,0 +1,158 @@
+/* libspsolve — CUDA kernels of DIA (diagonal storage).  What each computes is
+ * the CPU reference's (kernels/cpu/dia.c, dia.inc); layout in formats/dia.c.
+ *
+ *   dia_mark    memset, then one thread per row storing flag = 1 for each of
+ *               its entries' diagonals (equal values: a benign overlap).
+ *   dia_fill    memset of values and mask, then one thread per row writing its
+ *               values to slot d*n + i and its mask bits with atomicOr
+ *               (32 rows share a word; the result does not depend on order).
+ *   dia_spmv    one thread per row i walking the diagonals: at each d a warp
+ *               reads 32 consecutive values (coalesced), one mask word
+ *               (broadcast) and the broadcast offset; padding skipped by the
+ *               mask.  Summed in T in column order: bit-reproducible.
+ *   dia_spmvt   one thread per column j gathering A_ij x_i over the diagonals
+ *               (i = j - off[d], consecutive j read consecutive slots): no
+ *               atomics, bit-reproducible.
+ * Launch shape: 256 threads, grid-stride, at most 32 blocks per SM (common.cuh).
+ * Traffic of dia_spmv (minimal model, S = sizeof(T)): ndiag n (S + 1/8) + 4 ndiag
+ * + n S (y) + x (m S): no index per entry. */
+#include "kernels/cuda/common.cuh"
+
+namespace {
+
+__device__ inline int dia_bit(const uint32_t *mask, sps_index nw, sps_index d, sps_index i)
+{
+    return (int)((__ldg(&mask[(size_t)d * nw + (size_t)(i >> 5)]) >> (i & 31)) & 1u);
+}
+
+__global__ void __launch_bounds__(SPS_CU_THREADS) dia_mark_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
+                                                                  sps_index *flag)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) flag[(int64_t)col[k] - i + n - 1] = 1;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) dia_fill_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
+                                                                  const T *val, const sps_index *dmap, sps_index nw, T *dval,
+                                                                  uint32_t *mask)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
+            const sps_index d = dmap[(int64_t)col[k] - i + n - 1];
+            dval[(size_t)d * n + i] = val[k];
+            atomicOr(&mask[(size_t)d * nw + (size_t)(i >> 5)], 1u << (i & 31));
+        }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmv_kernel(sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
+                                                                  const T *dval, const uint32_t *mask, sps_index nw, T a,
+                                                                  const T *x, T b, int bz, T *y)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+        T s = zero_of<T>();
+        for (sps_index d = 0; d < ndiag; d++) {
+            const int64_t j = (int64_t)i + __ldg(&off[d]);
+            if (j < 0 || j >= m || !dia_bit(mask, nw, d, i)) continue;
+            s = s + dval[(size_t)d * n + i] * x[j];
+        }
+        y[i] = bz ? a * s : a * s + b * y[i];
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmvt_kernel(sps_index n, sps_index m, sps_index ndiag,
+                                                                   const sps_index *off, const T *dval, const uint32_t *mask,
+                                                                   sps_index nw, T a, const T *x, T b, int bz, T *y)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j += stride) {
+        T s = zero_of<T>();
+        for (sps_index d = 0; d < ndiag; d++) {
+            const int64_t i = (int64_t)j - __ldg(&off[d]);
+            if (i < 0 || i >= n || !dia_bit(mask, nw, d, (sps_index)i)) continue;
+            s = s + dval[(size_t)d * n + (size_t)i] * x[i];
+        }
+        y[j] = bz ? a * s : a * s + b * y[j];
+    }
+}
+
+inline sps_index dia_nwords(sps_index n) { return (sps_index)(((int64_t)n + 31) / 32); }
+
+} // namespace
+
+/* ---------------------------------------------------------------- index kernels (type-independent) */
+static sps_status dia_mark_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
+                                sps_index *flag)
+{
+    if (n <= 0 || m <= 0) return SPS_OK;
+    cudaStream_t s = sps_custream(ctx);
+    SPS_CU(ctx, cudaMemsetAsync(flag, 0, ((size_t)n + (size_t)m - 1) * sizeof *flag, s));
+    dia_mark_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, col, flag);
+    SPS_CU_LAUNCHED(ctx, "dia_mark_kernel");
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- typed implementations */
+template <typename T>
+static sps_status dia_fill_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
+                                const sps_index *dmap, sps_index ndiag, void *dval, uint32_t *mask)
+{
+    if (n <= 0 || ndiag <= 0) return SPS_OK;
+    cudaStream_t s = sps_custream(ctx);
+    const sps_index nw = dia_nwords(n);
+    SPS_CU(ctx, cudaMemsetAsync(dval, 0, (size_t)ndiag * (size_t)n * sizeof(T), s));
+    SPS_CU(ctx, cudaMemsetAsync(mask, 0, (size_t)ndiag * (size_t)nw * sizeof(uint32_t), s));
+    dia_fill_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, col, (const T *)val, dmap, nw, (T *)dval,
+                                                                     mask);
+    SPS_CU_LAUNCHED(ctx, "dia_fill_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status dia_spmv_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
+                                const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    if (n <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    dia_spmv_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, m, ndiag, off, (const T *)dval, mask, dia_nwords(n), sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "dia_spmv_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status dia_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
+                                 const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    if (m <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    dia_spmvt_kernel<T><<<sps_cu_grid(ctx, m), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, m, ndiag, off, (const T *)dval, mask, dia_nwords(n), sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "dia_spmvt_kernel");
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- extern "C" entry points */
+#define SPS_CU_DIA_ENTRIES(S, T)                                                                                      \
+    extern "C" sps_status sps_cuda_dia_mark_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,   \
+                                                const sps_index *col, sps_index *flag)                                \
+    { return dia_mark_impl(ctx, n, m, rowptr, col, flag); }                                                           \
+    extern "C" sps_status sps_cuda_dia_fill_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,   \
+                                                const sps_index *col, const void *val, const sps_index *dmap,         \
+                                                sps_index ndiag, void *dval, uint32_t *mask)                          \
+    { (void)m; return dia_fill_impl<T>(ctx, n, rowptr, col, val, dmap, ndiag, dval, mask); }                          \
+    extern "C" sps_status sps_cuda_dia_spmv_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,           \
+                                                const sps_index *off, const void *dval, const uint32_t *mask,         \
+                                                sps_cplx a, const void *x, sps_cplx b, void *y)                       \
+    { return dia_spmv_impl<T>(ctx, n, m, ndiag, off, dval, mask, a, x, b, y); }                                       \
+    extern "C" sps_status sps_cuda_dia_spmvt_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,          \
+                                                 const sps_index *off, const void *dval, const uint32_t *mask,        \
+                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                      \
+    { return dia_spmvt_impl<T>(ctx, n, m, ndiag, off, dval, mask, a, x, b, y); }
+
+SPS_CU_FOR_ALL_TYPES(SPS_CU_DIA_ENTRIES)

@@ -1,0 +1,241 @@
+/* libspsolve — CUDA kernels of JDS (jagged diagonal storage) and the
+ * row-length statistics HYB shares.  What each computes is the CPU
+ * reference's (kernels/cpu/jds.c, jds.inc); layout in formats/jds.c.
+ *
+ *   jds_rowlen_max   grid-stride max of row lengths, warp-reduced, one
+ *                    atomicMax per warp (integers: exact, reproducible).
+ *   jds_rowlen_hist  one atomicAdd per row into maxlen + 1 bins (exact).
+ *   jds_perm         stable sort of the rows by decreasing length:
+ *                    cub::DeviceRadixSort::SortPairsDescending (stable, so the
+ *                    same permutation as the CPU's counting sort) of
+ *                    (length, row) over the bits of maxlen only.
+ *   jds_fill         one thread per permuted row p copying its entries to
+ *                    jd_ptr[d] + p (consecutive threads, consecutive slots).
+ *   jds_spmv         one thread per permuted row walking its diagonals: at step
+ *                    d a warp reads 32 consecutive slots of jd_col / jd_val
+ *                    (coalesced); rows of similar length are neighbours, so
+ *                    little divergence.  Summed in T in the row's column order,
+ *                    as the CPU: bit-reproducible run to run.
+ *   jds_spmvt        y = b y (own pass), then one thread per permuted row
+ *                    scattering a A_ij x_i with atomicAdd: NOT bit-reproducible.
+ * Launch shape: 256 threads, grid-stride, at most 32 blocks per SM (common.cuh).
+ * Traffic of jds_spmv (minimal model, S = sizeof(T)): nnz (4 + S) + n 4 (perm)
+ * + n S (y, plus n S read when b != 0) + x gathers (m S at best). */
+#include "kernels/cuda/common.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+
+namespace {
+
+template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) jds_scale_kernel(sps_index m, T b, int bz, T *y)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j += stride)
+        y[j] = bz ? zero_of<T>() : b * y[j];
+}
+
+__global__ void __launch_bounds__(SPS_CU_THREADS) rowlen_max_kernel(sps_index n, const sps_index *rowptr, sps_index *out)
+{
+    sps_index mx = 0;
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+        const sps_index L = rowptr[i + 1] - rowptr[i];
+        mx = L > mx ? L : mx;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+        const sps_index v = __shfl_down_sync(0xffffffffu, mx, o);
+        mx = v > mx ? v : mx;
+    }
+    if ((threadIdx.x & 31) == 0 && mx > 0) atomicMax(out, mx);
+}
+
+__global__ void __launch_bounds__(SPS_CU_THREADS) rowlen_hist_kernel(sps_index n, const sps_index *rowptr, sps_index *hist)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride)
+        atomicAdd(&hist[rowptr[i + 1] - rowptr[i]], 1);
+}
+
+__global__ void __launch_bounds__(SPS_CU_THREADS) len_iota_kernel(sps_index n, const sps_index *rowptr, sps_index *len,
+                                                                  sps_index *row)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+        len[i] = rowptr[i + 1] - rowptr[i];
+        row[i] = i;
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_fill_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
+                                                                  const T *val, const sps_index *perm, const sps_index *jd_ptr,
+                                                                  sps_index *jd_col, T *jd_val)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index p = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+        const sps_index i = perm[p], k0 = rowptr[i], len = rowptr[i + 1] - k0;
+        for (sps_index d = 0; d < len; d++) {
+            jd_col[jd_ptr[d] + p] = col[k0 + d];
+            jd_val[jd_ptr[d] + p] = val[k0 + d];
+        }
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_kernel(sps_index n, sps_index ndiag, const sps_index *perm,
+                                                                  const sps_index *jd_ptr, const sps_index *jd_col,
+                                                                  const T *jd_val, T a, const T *x, T b, int bz, T *y)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index p = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+        T s = zero_of<T>();
+        for (sps_index d = 0; d < ndiag; d++) {
+            const sps_index base = __ldg(&jd_ptr[d]);
+            if (p >= __ldg(&jd_ptr[d + 1]) - base) break; /* row p is shorter than d + 1 */
+            s = s + jd_val[base + p] * x[jd_col[base + p]];
+        }
+        const sps_index i = perm[p];
+        y[i] = bz ? a * s : a * s + b * y[i];
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmvt_kernel(sps_index n, sps_index ndiag, const sps_index *perm,
+                                                                   const sps_index *jd_ptr, const sps_index *jd_col,
+                                                                   const T *jd_val, T a, const T *x, T *y)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index p = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+        const T ax = a * x[perm[p]];
+        for (sps_index d = 0; d < ndiag; d++) {
+            const sps_index base = __ldg(&jd_ptr[d]);
+            if (p >= __ldg(&jd_ptr[d + 1]) - base) break;
+            atomic_add(&y[jd_col[base + p]], jd_val[base + p] * ax);
+        }
+    }
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------- index kernels (type-independent) */
+static sps_status rowlen_max_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *maxlen)
+{
+    cudaStream_t s = sps_custream(ctx);
+    SPS_CU(ctx, cudaMemsetAsync(maxlen, 0, sizeof *maxlen, s));
+    if (n <= 0) return SPS_OK;
+    rowlen_max_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, maxlen);
+    SPS_CU_LAUNCHED(ctx, "rowlen_max_kernel");
+    return SPS_OK;
+}
+
+static sps_status rowlen_hist_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *hist)
+{
+    cudaStream_t s = sps_custream(ctx);
+    SPS_CU(ctx, cudaMemsetAsync(hist, 0, ((size_t)maxlen + 1) * sizeof *hist, s));
+    if (n <= 0) return SPS_OK;
+    rowlen_hist_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, hist);
+    SPS_CU_LAUNCHED(ctx, "rowlen_hist_kernel");
+    return SPS_OK;
+}
+
+/* Stable sort of (length, row) by decreasing length; temporaries freed after a
+ * stream synchronisation (a build, not a hot path). */
+static sps_status perm_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *perm)
+{
+    if (n <= 0) return SPS_OK;
+    cudaStream_t s = sps_custream(ctx);
+    int end_bit = 1;
+    while (end_bit < 31 && ((sps_index)1 << end_bit) <= maxlen) end_bit++;
+    size_t tmp_bytes = 0;
+    SPS_CU(ctx, cub::DeviceRadixSort::SortPairsDescending((void *)NULL, tmp_bytes, (const sps_index *)NULL,
+                                                          (sps_index *)NULL, (const sps_index *)NULL, (sps_index *)NULL,
+                                                          n, 0, end_bit, s));
+    /* one allocation: CUB's temporaries first (cudaMalloc alignment), then 3 arrays */
+    const size_t nb = (size_t)n * sizeof(sps_index), tb = (tmp_bytes + 255) / 256 * 256;
+    unsigned char *buf = NULL;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&buf, tb + 3 * nb));
+    void *tmp = buf;
+    sps_index *len = (sps_index *)(buf + tb), *len_out = (sps_index *)(buf + tb + nb), *row = (sps_index *)(buf + tb + 2 * nb);
+    sps_status st = SPS_OK;
+    len_iota_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, len, row);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "launch of len_iota_kernel", __FILE__, __LINE__);
+    if (st == SPS_OK) {
+        e = cub::DeviceRadixSort::SortPairsDescending(tmp, tmp_bytes, len, len_out, row, perm, n, 0, end_bit, s);
+        if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "cub::DeviceRadixSort::SortPairsDescending", __FILE__, __LINE__);
+    }
+    e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess && st == SPS_OK) st = sps_cuda_fail(ctx, e, "cudaStreamSynchronize", __FILE__, __LINE__);
+    sps_dfree(ctx, buf);
+    return st;
+}
+
+/* ---------------------------------------------------------------- typed implementations */
+template <typename T>
+static sps_status jds_fill_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
+                                const sps_index *perm, const sps_index *jd_ptr, sps_index *jd_col, void *jd_val)
+{
+    if (n <= 0) return SPS_OK;
+    jds_fill_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, perm, jd_ptr, jd_col, (T *)jd_val);
+    SPS_CU_LAUNCHED(ctx, "jds_fill_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status jds_spmv_impl(sps_context ctx, sps_index n, sps_index ndiag, const sps_index *perm, const sps_index *jd_ptr,
+                                const sps_index *jd_col, const void *jd_val, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    if (n <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    jds_spmv_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, ndiag, perm, jd_ptr, jd_col, (const T *)jd_val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "jds_spmv_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status jds_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *perm,
+                                 const sps_index *jd_ptr, const sps_index *jd_col, const void *jd_val, sps_cplx a,
+                                 const void *x, sps_cplx b, void *y)
+{
+    cudaStream_t s = sps_custream(ctx);
+    if (m <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    jds_scale_kernel<T><<<sps_cu_grid(ctx, m), SPS_CU_THREADS, 0, s>>>(m, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "jds_scale_kernel");
+    if (n <= 0 || ndiag <= 0) return SPS_OK;
+    jds_spmvt_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, perm, jd_ptr, jd_col, (const T *)jd_val,
+                                                                      sc<T>::from(a), (const T *)x, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "jds_spmvt_kernel");
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- extern "C" entry points */
+#define SPS_CU_JDS_ENTRIES(S, T)                                                                                        \
+    extern "C" sps_status sps_cuda_jds_rowlen_max_##S(sps_context ctx, sps_index n, const sps_index *rowptr,            \
+                                                      sps_index *maxlen)                                                \
+    { return rowlen_max_impl(ctx, n, rowptr, maxlen); }                                                                 \
+    extern "C" sps_status sps_cuda_jds_rowlen_hist_##S(sps_context ctx, sps_index n, const sps_index *rowptr,           \
+                                                       sps_index maxlen, sps_index *hist)                               \
+    { return rowlen_hist_impl(ctx, n, rowptr, maxlen, hist); }                                                          \
+    extern "C" sps_status sps_cuda_jds_perm_##S(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, \
+                                                sps_index *perm)                                                        \
+    { return perm_impl(ctx, n, rowptr, maxlen, perm); }                                                                 \
+    extern "C" sps_status sps_cuda_jds_fill_##S(sps_context ctx, sps_index n, const sps_index *rowptr,                  \
+                                                const sps_index *col, const void *val, const sps_index *perm,           \
+                                                sps_index ndiag, const sps_index *jd_ptr, sps_index *jd_col,            \
+                                                void *jd_val)                                                           \
+    { (void)ndiag; return jds_fill_impl<T>(ctx, n, rowptr, col, val, perm, jd_ptr, jd_col, jd_val); }                   \
+    extern "C" sps_status sps_cuda_jds_spmv_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,             \
+                                                const sps_index *perm, const sps_index *jd_ptr, const sps_index *jd_col, \
+                                                const void *jd_val, sps_cplx a, const void *x, sps_cplx b, void *y)     \
+    { (void)m; return jds_spmv_impl<T>(ctx, n, ndiag, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }                      \
+    extern "C" sps_status sps_cuda_jds_spmvt_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,            \
+                                                 const sps_index *perm, const sps_index *jd_ptr,                        \
+                                                 const sps_index *jd_col, const void *jd_val, sps_cplx a,               \
+                                                 const void *x, sps_cplx b, void *y)                                    \
+    { return jds_spmvt_impl<T>(ctx, n, m, ndiag, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }
+
+SPS_CU_FOR_ALL_TYPES(SPS_CU_JDS_ENTRIES)

@@ -1,0 +1,763 @@
+/* Unit tests of HYB, JDS and DIA (formats/hyb.c, jds.c, dia.c and their CPU
+ * kernels), for f32, f64, c32 and c64:
+ *   - exact round trips CSR -> fmt -> CSR (bitwise, explicit zeros and -0.0
+ *     kept) on random and adversarial shapes, through both build paths (from a
+ *     CSR matrix: from_backend_csr; from COO: host from_csr) and back through
+ *     sps_matrix_convert, and chains hyb -> jds -> dia -> csr;
+ *   - SpMV and SpMV^T against a long double reference, outputs poisoned with
+ *     NaN, alpha/beta defaulted, random, and beta = 0 with a NaN-poisoned y;
+ *     JDS and DIA are also checked bit-identical to CSR's SpMV (same sums in
+ *     the same order, documented in kernels/cpu/jds.c, dia.c);
+ *   - sps_matrix_info: bytes, stored entries and fill against the footprint
+ *     formulas recomputed here (HYB's width K by the Bell-Garland rule,
+ *     including the "fewer than" boundary on both sides);
+ *   - DIA's blow-up refusal (message: diagonals, entries, bytes, fill,
+ *     suggestion), force, max_fill values, bad max_fill; JDS's sort_rows;
+ *   - the registry names; real files from SPS_MATRIX_DIR (argv[1] or env; up to
+ *     300k entries; skipped when absent).
+ * Ends with "N passed, M failed". */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sps_context ctx;
+static tu_rng rng;
+static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
+static const sps_format my_formats[3] = {SPS_FMT_HYB, SPS_FMT_JDS, SPS_FMT_DIA};
+
+/* ------------------------------------------------------------------ helpers */
+static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
+static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
+static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
+static const char *fn(sps_format f) { return sps_format_name(f); }
+static int contains(const char *hay, const char *needle) { return hay && needle && strstr(hay, needle) != NULL; }
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+static void st(sps_scalar t, void *v, size_t i, double re, double im)
+{
+    switch (t) {
+    case SPS_F32: ((float *)v)[i] = (float)re; break;
+    case SPS_F64: ((double *)v)[i] = re; break;
+    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
+    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
+    }
+}
+
+/* Host CSR (a shape's arrays, or an export of a matrix). */
+typedef struct {
+    sps_matrix_info_t info;
+    sps_index *rowptr, *col;
+    void *val;
+} hcsr;
+static int export_all(sps_matrix A, hcsr *h)
+{
+    memset(h, 0, sizeof *h);
+    if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
+    h->rowptr = xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
+    h->col = xcalloc((size_t)h->info.nnz, sizeof(sps_index));
+    h->val = xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
+    if (sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK) return 1;
+    fprintf(stderr, "export: %s\n", sps_context_error(ctx));
+    return 0;
+}
+static void hcsr_free(hcsr *h)
+{
+    free(h->rowptr);
+    free(h->col);
+    free(h->val);
+}
+static int same_csr(const hcsr *a, const hcsr *b)
+{
+    if (a->info.rows != b->info.rows || a->info.cols != b->info.cols || a->info.nnz != b->info.nnz ||
+        a->info.scalar != b->info.scalar)
+        return 0;
+    const size_t nnz = (size_t)a->info.nnz;
+    return memcmp(a->rowptr, b->rowptr, ((size_t)a->info.rows + 1) * sizeof(sps_index)) == 0 &&
+           (nnz == 0 || (memcmp(a->col, b->col, nnz * sizeof(sps_index)) == 0 &&
+                         memcmp(a->val, b->val, nnz * ssz(a->info.scalar)) == 0));
+}
+
+/* ------------------------------------------------------------------ shapes */
+typedef struct {
+    const char *name;
+    int n, m;
+    int64_t nnz;
+    sps_index *rowptr, *col;
+    int hyb_K; /* expected HYB width when the shape is built to test the rule; -1: not asserted */
+} shape;
+
+static int cmp_idx(const void *a, const void *b)
+{
+    const sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
+    return (x > y) - (x < y);
+}
+
+/* L distinct sorted random columns in [0, m) into c. */
+static void random_cols(int m, int L, sps_index *c)
+{
+    if ((int64_t)L * 4 >= m) { /* selection sampling */
+        int k = 0;
+        for (int j = 0; j < m && k < L; j++)
+            if (tu_rng_u64(&rng) % (uint64_t)(m - j) < (uint64_t)(L - k)) c[k++] = j;
+        return;
+    }
+    int k = 0;
+    while (k < L) {
+        for (int q = k; q < L; q++) c[q] = (sps_index)(tu_rng_u64(&rng) % (uint64_t)m);
+        qsort(c, (size_t)L, sizeof *c, cmp_idx);
+        k = 0;
+        for (int q = 0; q < L; q++)
+            if (q == 0 || c[q] != c[k - 1]) c[k++] = c[q];
+    }
+}
+
+static shape make_shape(const char *name, int n, int m, const int *len, int one_col)
+{
+    shape s = {name, n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), NULL, -1};
+    for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
+    s.nnz = s.rowptr[n];
+    s.col = xcalloc((size_t)s.nnz, sizeof(sps_index));
+    for (int i = 0; i < n; i++) {
+        if (one_col >= 0) {
+            if (len[i]) s.col[s.rowptr[i]] = one_col;
+        } else {
+            random_cols(m, len[i], s.col + s.rowptr[i]);
+        }
+    }
+    return s;
+}
+
+/* Band: row i holds columns i + o for the offsets o in [lo, hi] kept with probability p. */
+static shape make_band(const char *name, int n, int m, int lo, int hi, double p)
+{
+    shape s = {name, n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index)), -1};
+    for (int i = 0; i < n; i++) {
+        sps_index k = s.rowptr[i];
+        for (int o = lo; o <= hi; o++)
+            if (i + o >= 0 && i + o < m && tu_rng_uniform(&rng) < p) s.col[k++] = i + o;
+        s.rowptr[i + 1] = k;
+    }
+    s.nnz = s.rowptr[n];
+    return s;
+}
+
+static int nshapes;
+static shape shapes[32];
+static void add(shape s) { shapes[nshapes++] = s; }
+
+static void build_shapes(void)
+{
+    int *len = xcalloc(40000, sizeof *len);
+    for (int i = 0; i < 100; i++)
+        len[i] = (i < 4 || (i >= 31 && i <= 33) || (i >= 64 && i < 96)) ? 0 : (int)(tu_rng_u64(&rng) % 10);
+    add(make_shape("random 100x90, empty rows at 32-row borders", 100, 90, len, -1));
+    for (int i = 0; i < 30; i++) len[i] = i == 11 ? 300 : (int)(tu_rng_u64(&rng) % 3);
+    add(make_shape("one dense row", 30, 300, len, -1));
+    len[0] = 1;
+    add(make_shape("1x1", 1, 1, len, -1));
+    len[0] = 0;
+    add(make_shape("1x1 no entry", 1, 1, len, -1));
+    for (int i = 0; i < 200; i++) len[i] = (int)(tu_rng_u64(&rng) % 2);
+    add(make_shape("200x1", 200, 1, len, -1));
+    len[0] = 700;
+    add(make_shape("1x1000", 1, 1000, len, -1));
+    for (int i = 0; i < 80; i++) len[i] = i % 5 != 2;
+    add(make_shape("all entries in column 17", 80, 50, len, 17));
+    for (int i = 0; i < 25; i++) len[i] = 0;
+    add(make_shape("25x25 no entries", 25, 25, len, -1));
+    add(make_shape("0x0", 0, 0, len, -1));
+    add(make_shape("0x7", 0, 7, len, -1));
+    add(make_shape("7x0", 7, 0, len, -1));
+    for (int i = 0; i < 3000; i++) len[i] = i == 1500 ? 2500 : (int)(tu_rng_u64(&rng) % 6);
+    add(make_shape("3000x2600 with one long row", 3000, 2600, len, -1));
+    add(make_band("tridiagonal 1000x1000", 1000, 1000, -1, 1, 1.0));
+    add(make_band("band 300x200, offsets -5..3, 80% kept", 300, 200, -5, 3, 0.8));
+    add(make_band("band 200x300, offsets -2..40, 30% kept", 200, 300, -2, 40, 0.3));
+    add(make_band("band 77x77, offsets -70..70 (diagonals leave the matrix)", 77, 77, -70, 70, 0.5));
+    /* HYB width rule, threshold 4096 rows (n <= 12288): K = 3, 50 long rows spill */
+    for (int i = 0; i < 5000; i++) len[i] = i % 100 == 7 ? 40 : (i % 33 == 5 ? 0 : 3);
+    add(make_shape("hyb rule 5000x5000 (4096 rows)", 5000, 5000, len, -1));
+    shapes[nshapes - 1].hyb_K = 3;
+    /* threshold n/3 = 10000: 40% of rows of length 2, 35% of 5, 25% of 9 -> K = 5; empty rows 32..63, one dense row */
+    for (int i = 0; i < 30000; i++) len[i] = i % 20 < 8 ? 2 : i % 20 < 15 ? 5 : 9;
+    for (int i = 32; i < 64; i++) len[i] = 0;
+    len[20001] = 2000;
+    add(make_shape("hyb rule 30000x25000 (n/3 rows)", 30000, 25000, len, -1));
+    shapes[nshapes - 1].hyb_K = 5;
+    /* "fewer than": exactly n/3 = 4096 rows longer than 1 is not fewer -> K = 4; one row less -> K = 1 */
+    for (int i = 0; i < 12288; i++) len[i] = i % 3 == 0 ? 4 : 1;
+    add(make_shape("hyb boundary 12288 rows, 4096 of length 4", 12288, 12288, len, -1));
+    shapes[nshapes - 1].hyb_K = 4;
+    len[0] = 1;
+    add(make_shape("hyb boundary 12288 rows, 4095 of length 4", 12288, 12288, len, -1));
+    shapes[nshapes - 1].hyb_K = 1;
+    free(len);
+}
+
+static void free_shapes(void)
+{
+    for (int i = 0; i < nshapes; i++) {
+        free(shapes[i].rowptr);
+        free(shapes[i].col);
+    }
+}
+
+/* Values: uniform [-1, 1), with explicit zeros (every 7th entry) and -0.0 (every 11th). */
+static void *shape_values(const hcsr *h)
+{
+    const sps_scalar t = h->info.scalar;
+    void *v = xcalloc((size_t)h->info.nnz, ssz(t));
+    tu_fill_random(&rng, t, (size_t)h->info.nnz, v);
+    for (int64_t k = 0; k < h->info.nnz; k++) {
+        if (k % 7 == 3) st(t, v, (size_t)k, 0.0, 0.0);
+        if (k % 11 == 5) st(t, v, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------------ expected footprints */
+static int64_t rowlen(const hcsr *h, int i) { return h->rowptr[i + 1] - h->rowptr[i]; }
+
+/* Bell-Garland: smallest K with fewer than max(n/3, 4096) rows longer than K. */
+static int expect_hyb_K(const hcsr *h)
+{
+    const int n = h->info.rows;
+    for (int K = 0;; K++) {
+        int64_t longer = 0;
+        for (int i = 0; i < n; i++) longer += rowlen(h, i) > K;
+        if ((double)longer < fmax(n / 3.0, 4096.0)) return K;
+    }
+}
+
+static int64_t count_diagonals(const hcsr *h)
+{
+    const int n = h->info.rows, m = h->info.cols;
+    if (n == 0 || m == 0) return 0;
+    unsigned char *f = xcalloc((size_t)n + m, 1);
+    int64_t nd = 0;
+    for (int i = 0; i < n; i++)
+        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
+            unsigned char *p = &f[h->col[k] - i + n - 1];
+            nd += !*p;
+            *p = 1;
+        }
+    free(f);
+    return nd;
+}
+
+/* Expected bytes and stored slots of format f for the matrix h. */
+static size_t expect_bytes(sps_format f, const hcsr *h, int64_t *stored)
+{
+    const int n = h->info.rows;
+    const int64_t nnz = h->info.nnz;
+    const size_t s = ssz(h->info.scalar);
+    if (f == SPS_FMT_HYB) {
+        const int K = expect_hyb_K(h);
+        const int64_t ld = ((int64_t)n + 31) / 32 * 32;
+        int64_t ntail = 0;
+        for (int i = 0; i < n; i++) ntail += rowlen(h, i) > K ? rowlen(h, i) - K : 0;
+        *stored = K * ld + ntail;
+        return (size_t)(K * ld) * (4 + s) + (size_t)ntail * (8 + s);
+    }
+    if (f == SPS_FMT_JDS) {
+        int64_t maxlen = 0;
+        for (int i = 0; i < n; i++) maxlen = rowlen(h, i) > maxlen ? rowlen(h, i) : maxlen;
+        *stored = nnz;
+        return (size_t)n * 4 + (size_t)(maxlen + 1) * 4 + (size_t)nnz * (4 + s);
+    }
+    const int64_t nd = count_diagonals(h), nw = ((int64_t)n + 31) / 32;
+    *stored = nd * n;
+    return (size_t)nd * (4 + (size_t)n * s + (size_t)nw * 4);
+}
+
+/* ------------------------------------------------------------------ SpMV check */
+enum { AB_DEFAULT = 0, AB_RANDOM, AB_BETA0, AB_COUNT };
+static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0 (NULL)", "random alpha, beta", "random alpha, beta=0, y NaN"};
+
+/* y = alpha op(A) x + beta y on A (x, y, alpha, beta from `seed`) against a long
+ * double reference from h.  The output is returned in *yout (caller frees). */
+static int spmv_check(const hcsr *h, sps_matrix A, sps_op_mode mode, int ab, uint64_t seed, double *worst, void **yout)
+{
+    const sps_scalar t = h->info.scalar;
+    const int n = h->info.rows, m = h->info.cols;
+    const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
+    tu_rng r;
+    tu_rng_seed(&r, seed);
+    void *x = xcalloc((size_t)nin, ssz(t)), *y = xcalloc((size_t)nout, ssz(t)), *y0 = xcalloc((size_t)nout, ssz(t));
+    tu_fill_random(&r, t, (size_t)nin, x);
+    if (ab == AB_RANDOM) tu_fill_random(&r, t, (size_t)nout, y0);
+    else tu_fill_nan(t, (size_t)nout, y0);
+    memcpy(y, y0, (size_t)nout * ssz(t));
+    unsigned char alpha[16], beta[16];
+    double ar = 1, ai = 0, br = 0, bi = 0;
+    if (ab != AB_DEFAULT) {
+        ar = tu_rng_range(&r, -2, 2);
+        ai = cplx(t) ? tu_rng_range(&r, -2, 2) : 0;
+    }
+    if (ab == AB_RANDOM) {
+        br = tu_rng_range(&r, -2, 2);
+        bi = cplx(t) ? tu_rng_range(&r, -2, 2) : 0;
+    }
+    st(t, alpha, 0, ar, ai);
+    st(t, beta, 0, br, bi);
+    tu_get(t, alpha, 0, &ar, &ai); /* the values as rounded to t */
+    tu_get(t, beta, 0, &br, &bi);
+    long double *sr = xcalloc((size_t)nout, sizeof(long double)), *si = xcalloc((size_t)nout, sizeof(long double)),
+                *sa = xcalloc((size_t)nout, sizeof(long double));
+    int *cnt = xcalloc((size_t)nout, sizeof(int));
+    for (int i = 0; i < n; i++)
+        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
+            const int j = h->col[k], o = mode == SPS_OP_N ? i : j, in = mode == SPS_OP_N ? j : i;
+            double vr, vi, xr, xi;
+            tu_get(t, h->val, (size_t)k, &vr, &vi);
+            tu_get(t, x, (size_t)in, &xr, &xi);
+            sr[o] += (long double)vr * xr - (long double)vi * xi;
+            si[o] += (long double)vr * xi + (long double)vi * xr;
+            sa[o] += (fabsl(vr) + fabsl(vi)) * (fabsl(xr) + fabsl(xi));
+            cnt[o]++;
+        }
+    sps_vector vx = NULL, vy = NULL;
+    sps_operator op = NULL;
+    int ok = sps_vector_from_host(ctx, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(ctx, nout, t, y, &vy) == SPS_OK &&
+             sps_operator_from_matrix(A, &op) == SPS_OK &&
+             sps_operator_apply(op, mode, ab == AB_DEFAULT ? NULL : alpha, vx, ab == AB_DEFAULT ? NULL : beta, vy) ==
+                 SPS_OK &&
+             sps_vector_get(vy, y) == SPS_OK;
+    if (!ok) fprintf(stderr, "spmv_check: %s\n", sps_context_error(ctx));
+    *worst = 0;
+    for (int o = 0; ok && o < nout; o++) {
+        double yr, yi, y0r = 0, y0i = 0;
+        tu_get(t, y, (size_t)o, &yr, &yi);
+        if (ab == AB_RANDOM) tu_get(t, y0, (size_t)o, &y0r, &y0i);
+        const long double wr = ar * sr[o] - ai * si[o] + br * (long double)y0r - bi * (long double)y0i;
+        const long double wi = ar * si[o] + ai * sr[o] + br * (long double)y0i + bi * (long double)y0r;
+        const long double scale = (fabsl(ar) + fabsl(ai)) * sa[o] + (fabsl(br) + fabsl(bi)) * (fabsl(y0r) + fabsl(y0i));
+        const long double d = hypotl(yr - wr, yi - wi);
+        const long double tol = 4 * (cnt[o] + 4) * tu_eps(t) * scale;
+        if (!(d <= tol)) ok = 0;
+        if (scale > 0 && d / scale > *worst) *worst = (double)(d / scale);
+        if (isnan((double)d)) *worst = NAN;
+    }
+    sps_operator_destroy(op);
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    free(x);
+    free(y0);
+    free(sr);
+    free(si);
+    free(sa);
+    free(cnt);
+    if (yout) *yout = y;
+    else free(y);
+    return ok;
+}
+
+/* ------------------------------------------------------------------ one shape in one format */
+static void check_info(const char *what, sps_matrix B, sps_format f, const hcsr *h)
+{
+    sps_matrix_info_t info;
+    memset(&info, 0xab, sizeof info);
+    if (!TU_OK(ctx, sps_matrix_info(B, &info))) return;
+    int64_t stored;
+    const size_t bytes = expect_bytes(f, h, &stored);
+    const double fill = h->info.nnz ? 100.0 * (double)(stored - h->info.nnz) / (double)h->info.nnz : 0.0;
+    TU_CHECK(info.format == f && info.format_name && strcmp(info.format_name, fn(f)) == 0 && info.rows == h->info.rows &&
+                 info.cols == h->info.cols && info.nnz == h->info.nnz && info.scalar == h->info.scalar &&
+                 info.bytes == bytes && info.stored_entries == stored && info.fill_percent == fill &&
+                 info.backend == SPS_BACKEND_CPU,
+             "%s: info %s %dx%d nnz %lld bytes %zu (want %zu) stored %lld (want %lld) fill %g (want %g)", what,
+             info.format_name ? info.format_name : "(null)", (int)info.rows, (int)info.cols, (long long)info.nnz,
+             info.bytes, bytes, (long long)info.stored_entries, (long long)stored, info.fill_percent, fill);
+}
+
+/* Would DIA refuse this matrix at the default max_fill? */
+static int dia_refuses(const hcsr *h, double max_fill)
+{
+    return (double)(count_diagonals(h) * h->info.rows) > max_fill * (double)h->info.nnz;
+}
+
+static void check_refusal(const char *what, sps_status s, sps_matrix B, const hcsr *h)
+{
+    char nd[64];
+    snprintf(nd, sizeof nd, "%lld diagonals", (long long)count_diagonals(h));
+    const char *msg = sps_context_error(ctx);
+    TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(msg, nd) && contains(msg, "bytes") && contains(msg, "hyb") &&
+                 contains(msg, "force") && contains(msg, "fill factor") && contains(msg, "stored entries"),
+             "%s: DIA refusal: %s, B %p, '%s' (want SPS_ERR_ARG naming '%s', bytes, fill, hyb, force)", what,
+             sps_status_name(s), (void *)B, msg, nd);
+    sps_context_clear_error(ctx);
+}
+
+static void check_spmv_all(const char *what, sps_format f, sps_matrix B, sps_matrix A_csr, const hcsr *h)
+{
+    for (int mode = 0; mode < 2; mode++)
+        for (int ab = 0; ab < AB_COUNT; ab++) {
+            const uint64_t seed = tu_rng_u64(&rng);
+            double w = 0;
+            void *y = NULL, *yc = NULL;
+            const int ok = spmv_check(h, B, (sps_op_mode)mode, ab, seed, &w, &y);
+            TU_CHECK(ok, "%s: SpMV%s (%s) off by %g", what, mode ? "^T" : "", ab_name[ab], w);
+            if (mode == SPS_OP_N && f != SPS_FMT_HYB) { /* JDS and DIA sum exactly as CSR does */
+                spmv_check(h, A_csr, SPS_OP_N, ab, seed, &w, &yc);
+                const size_t bytes = (size_t)h->info.rows * ssz(h->info.scalar);
+                TU_CHECK(memcmp(y, yc, bytes) == 0, "%s: SpMV (%s) not bit-identical to CSR", what, ab_name[ab]);
+            }
+            free(y);
+            free(yc);
+        }
+}
+
+/* Round trips and SpMV of one shape in one format and type. */
+static void test_shape(const shape *sh, sps_scalar t, sps_format f)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%s [%s %s]", sh->name, fn(f), tn(t));
+    hcsr h0 = {0};
+    h0.info.rows = sh->n;
+    h0.info.cols = sh->m;
+    h0.info.nnz = sh->nnz;
+    h0.info.scalar = t;
+    h0.rowptr = sh->rowptr;
+    h0.col = sh->col;
+    h0.val = shape_values(&h0);
+    sps_matrix A = NULL, Acoo = NULL, B = NULL, C = NULL, D = NULL;
+    sps_format_options opt;
+    memset(&opt, 0, sizeof opt);
+    if (!TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &A))) goto out;
+    if (!TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &Acoo))) goto out;
+    if (f == SPS_FMT_DIA && dia_refuses(&h0, 10.0)) {
+        B = (sps_matrix)&h0; /* must be overwritten with NULL */
+        {
+            const sps_status rs_ = sps_matrix_convert(A, f, NULL, &B);
+            check_refusal(what, rs_, B, &h0);
+        }
+        if (count_diagonals(&h0) * sh->n > 4000000) goto out; /* forcing would be legitimately huge */
+        opt.force = 1;
+    }
+    /* CSR source: from_backend_csr */
+    if (!TU_OK(ctx, sps_matrix_convert(A, f, &opt, &B))) goto out;
+    check_info(what, B, f, &h0);
+    hcsr hb;
+    if (export_all(B, &hb)) {
+        TU_CHECK(same_csr(&h0, &hb), "%s: CSR -> %s -> CSR not bitwise (from CSR)", what, fn(f));
+        hcsr_free(&hb);
+    }
+    if (f == SPS_FMT_HYB && sh->hyb_K >= 0) /* and check_info found the library's K to be the rule's */
+        TU_CHECK(expect_hyb_K(&h0) == sh->hyb_K, "%s: the shape was built for K = %d, the rule gives %d", what,
+                 sh->hyb_K, expect_hyb_K(&h0));
+    /* COO source: host from_csr */
+    if (TU_OK(ctx, sps_matrix_convert(Acoo, f, &opt, &C))) {
+        check_info(what, C, f, &h0);
+        if (export_all(C, &hb)) {
+            TU_CHECK(same_csr(&h0, &hb), "%s: COO -> %s -> CSR not bitwise (host build)", what, fn(f));
+            hcsr_free(&hb);
+        }
+    }
+    /* back through sps_matrix_convert (to_csr), and into COO */
+    if (TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &D)) && export_all(D, &hb)) {
+        TU_CHECK(same_csr(&h0, &hb), "%s: %s -> CSR convert not bitwise", what, fn(f));
+        hcsr_free(&hb);
+    }
+    check_spmv_all(what, f, B, A, &h0);
+out:
+    sps_context_clear_error(ctx);
+    sps_matrix_destroy(A);
+    sps_matrix_destroy(Acoo);
+    sps_matrix_destroy(B);
+    sps_matrix_destroy(C);
+    sps_matrix_destroy(D);
+    free(h0.val);
+}
+
+/* ------------------------------------------------------------------ specific tests */
+static void test_registry(void)
+{
+    const char *names[3] = {"hyb", "jds", "dia"};
+    for (int i = 0; i < 3; i++) {
+        sps_format f = SPS_FMT_AUTO;
+        TU_CHECK(sps_format_by_name(names[i], &f) == SPS_OK && f == my_formats[i], "sps_format_by_name(%s)", names[i]);
+        TU_CHECK(strcmp(sps_format_name(my_formats[i]), names[i]) == 0, "sps_format_name(%d)", (int)my_formats[i]);
+        TU_CHECK(contains(sps_format_list(), names[i]), "format list '%s' lacks %s", sps_format_list(), names[i]);
+    }
+}
+
+/* DIA's options: max_fill thresholds, force, invalid values; a rectangular band. */
+static void test_dia_options(sps_scalar t)
+{
+    sps_matrix A = NULL, B = NULL;
+    hcsr h;
+    /* tridiagonal 100x100: 298 entries, 3 diagonals x 100 = 300 slots (fill 1.0067) */
+    shape tri = make_band("tri", 100, 100, -1, 1, 1.0);
+    void *val = xcalloc((size_t)tri.nnz, ssz(t));
+    tu_fill_random(&rng, t, (size_t)tri.nnz, val);
+    if (!TU_OK(ctx, sps_matrix_from_csr(ctx, tri.n, tri.m, tri.rowptr, tri.col, val, t, &A))) goto out;
+    if (!export_all(A, &h)) goto out;
+    sps_format_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.max_fill = 1.0;
+    B = (sps_matrix)&h;
+    {
+        const sps_status rs_ = sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B);
+        check_refusal("tridiagonal, max_fill 1.0", rs_, B, &h);
+    }
+    opt.max_fill = 1.01;
+    B = NULL;
+    if (TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B))) {
+        sps_matrix_info_t info;
+        sps_matrix_info(B, &info);
+        TU_CHECK(info.stored_entries == 300 && fabs(info.fill_percent - 100.0 * 2 / 298) < 1e-12,
+                 "tridiagonal DIA: stored %lld fill %g", (long long)info.stored_entries, info.fill_percent);
+    }
+    sps_matrix_destroy(B);
+    opt.max_fill = 1.0;
+    opt.force = 1;
+    B = NULL;
+    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B)); /* force beats max_fill */
+    sps_matrix_destroy(B);
+    opt.force = 0;
+    const double bad[2] = {-1.0, NAN};
+    for (int q = 0; q < 2; q++) {
+        opt.max_fill = bad[q];
+        B = (sps_matrix)&h;
+        sps_status s = sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B);
+        TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(sps_context_error(ctx), "max_fill"),
+                 "DIA max_fill %g: %s '%s'", bad[q], sps_status_name(s), sps_context_error(ctx));
+        sps_context_clear_error(ctx);
+    }
+    /* the default (10) accepts a tridiagonal matrix; options DIA does not use are ignored */
+    memset(&opt, 0, sizeof opt);
+    opt.slice_height = 32;
+    opt.sort_rows = 1;
+    B = NULL;
+    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B));
+    sps_matrix_destroy(B);
+    B = NULL;
+    /* scattered: 300x300 with 2 random entries a row -> hundreds of diagonals, refused at the default */
+    {
+        int len[300];
+        for (int i = 0; i < 300; i++) len[i] = 2;
+        shape sc = make_shape("scattered", 300, 300, len, -1);
+        void *v2 = xcalloc((size_t)sc.nnz, ssz(t));
+        tu_fill_random(&rng, t, (size_t)sc.nnz, v2);
+        sps_matrix S = NULL;
+        hcsr hs;
+        if (TU_OK(ctx, sps_matrix_from_csr(ctx, sc.n, sc.m, sc.rowptr, sc.col, v2, t, &S)) && export_all(S, &hs)) {
+            B = (sps_matrix)&hs;
+            {
+            const sps_status rs_ = sps_matrix_convert(S, SPS_FMT_DIA, NULL, &B);
+            check_refusal("scattered 300x300", rs_, B, &hs);
+        }
+            memset(&opt, 0, sizeof opt);
+            opt.max_fill = 1e6;
+            B = NULL;
+            if (TU_OK(ctx, sps_matrix_convert(S, SPS_FMT_DIA, &opt, &B))) {
+                hcsr hb;
+                if (export_all(B, &hb)) {
+                    TU_CHECK(same_csr(&hs, &hb), "scattered DIA with max_fill 1e6: round trip");
+                    hcsr_free(&hb);
+                }
+            }
+            sps_matrix_destroy(B);
+            B = NULL;
+            hcsr_free(&hs);
+        }
+        sps_matrix_destroy(S);
+        free(sc.rowptr);
+        free(sc.col);
+        free(v2);
+    }
+    hcsr_free(&h);
+out:
+    sps_matrix_destroy(A);
+    free(tri.rowptr);
+    free(tri.col);
+    free(val);
+    sps_context_clear_error(ctx);
+}
+
+/* JDS: sort_rows 0 and 1 give the same (always sorted) matrix. */
+static void test_jds_options(sps_scalar t)
+{
+    const shape *sh = &shapes[0];
+    void *val = xcalloc((size_t)sh->nnz, ssz(t));
+    tu_fill_random(&rng, t, (size_t)sh->nnz, val);
+    sps_matrix A = NULL, B0 = NULL, B1 = NULL;
+    hcsr h0, h1, ha;
+    if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, val, t, &A)) && export_all(A, &ha)) {
+        sps_format_options opt;
+        memset(&opt, 0, sizeof opt);
+        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, &opt, &B0));
+        opt.sort_rows = 1;
+        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, &opt, &B1));
+        if (B0 && B1 && export_all(B0, &h0)) {
+            if (export_all(B1, &h1)) {
+                TU_CHECK(same_csr(&h0, &h1) && same_csr(&h0, &ha), "JDS sort_rows 0/1 [%s]", tn(t));
+                hcsr_free(&h1);
+            }
+            hcsr_free(&h0);
+        }
+        hcsr_free(&ha);
+    }
+    sps_matrix_destroy(A);
+    sps_matrix_destroy(B0);
+    sps_matrix_destroy(B1);
+    free(val);
+}
+
+/* HYB on poisson2d:100: K = 5 (every row fits), no tail. */
+static void test_hyb_generated(void)
+{
+    sps_matrix A = NULL, B = NULL;
+    if (TU_OK(ctx, sps_matrix_generate(ctx, "poisson2d:100", SPS_F64, &A)) &&
+        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_HYB, NULL, &B))) {
+        sps_matrix_info_t info;
+        sps_matrix_info(B, &info);
+        TU_CHECK(info.stored_entries == 5 * 10016 && info.bytes == (size_t)5 * 10016 * 12,
+                 "poisson2d:100 HYB: stored %lld bytes %zu (want K = 5, ld 10016, no tail)", (long long)info.stored_entries,
+                 info.bytes);
+        hcsr h;
+        if (export_all(A, &h)) {
+            for (int mode = 0; mode < 2; mode++) {
+                double w = 0;
+                const int ok = spmv_check(&h, B, (sps_op_mode)mode, AB_RANDOM, 99 + mode, &w, NULL);
+                TU_CHECK(ok, "poisson2d:100 HYB SpMV%s: %g", mode ? "^T" : "", w);
+            }
+            hcsr_free(&h);
+        }
+    }
+    sps_matrix_destroy(A);
+    sps_matrix_destroy(B);
+}
+
+/* Chains between the three formats (host paths: to_csr then from_csr). */
+static void test_chain(sps_scalar t)
+{
+    const shape *sh = &shapes[0];
+    hcsr h0 = {0};
+    h0.info.rows = sh->n;
+    h0.info.cols = sh->m;
+    h0.info.nnz = sh->nnz;
+    h0.info.scalar = t;
+    h0.rowptr = sh->rowptr;
+    h0.col = sh->col;
+    h0.val = shape_values(&h0);
+    sps_format_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.force = 1;
+    sps_matrix A = NULL, H = NULL, J = NULL, D = NULL, C = NULL;
+    hcsr h;
+    if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &A)) &&
+        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_HYB, NULL, &H)) && TU_OK(ctx, sps_matrix_convert(H, SPS_FMT_JDS, NULL, &J)) &&
+        TU_OK(ctx, sps_matrix_convert(J, SPS_FMT_DIA, &opt, &D)) && TU_OK(ctx, sps_matrix_convert(D, SPS_FMT_HYB, NULL, &C)) &&
+        export_all(C, &h)) {
+        TU_CHECK(same_csr(&h0, &h), "csr -> hyb -> jds -> dia -> hyb -> csr [%s] not bitwise", tn(t));
+        hcsr_free(&h);
+    }
+    sps_matrix_destroy(A);
+    sps_matrix_destroy(H);
+    sps_matrix_destroy(J);
+    sps_matrix_destroy(D);
+    sps_matrix_destroy(C);
+    free(h0.val);
+}
+
+/* ------------------------------------------------------------------ real matrices */
+static void check_corpus(const char *dir)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "%s/MANIFEST.tsv", dir);
+    FILE *mf = fopen(path, "r");
+    if (!TU_CHECK(mf != NULL, "cannot open %s", path)) return;
+    char line[4096];
+    int files = 0, skipped = 0, refused = 0;
+    while (fgets(line, sizeof line, mf)) {
+        char name[256], group[64], symm[64];
+        long rows, cols, nnzf;
+        if (sscanf(line, "%255[^\t]\t%63[^\t]\t%ld\t%ld\t%ld\t%63[^\t]", name, group, &rows, &cols, &nnzf, symm) != 6)
+            continue; /* header */
+        const long expanded = strcmp(symm, "general") ? 2 * nnzf : nnzf;
+        if (expanded > 300000) {
+            skipped++;
+            continue;
+        }
+        snprintf(path, sizeof path, "%s/%s/%s.mtx.gz", dir, group, name);
+        sps_matrix A = NULL;
+        hcsr ha;
+        if (!TU_OK(ctx, sps_matrix_read_mtx(ctx, path, SPS_F64, &A))) continue;
+        if (!export_all(A, &ha)) {
+            sps_matrix_destroy(A);
+            continue;
+        }
+        files++;
+        for (int fi = 0; fi < 3; fi++) {
+            const sps_format f = my_formats[fi];
+            char what[512];
+            snprintf(what, sizeof what, "%s/%s [%s]", group, name, fn(f));
+            sps_matrix B = NULL;
+            if (f == SPS_FMT_DIA && dia_refuses(&ha, 10.0)) {
+                B = (sps_matrix)&ha;
+                {
+            const sps_status rs_ = sps_matrix_convert(A, f, NULL, &B);
+            check_refusal(what, rs_, B, &ha);
+        }
+                refused++;
+                continue;
+            }
+            if (!TU_OK(ctx, sps_matrix_convert(A, f, NULL, &B))) continue;
+            check_info(what, B, f, &ha);
+            hcsr hb;
+            if (export_all(B, &hb)) {
+                TU_CHECK(same_csr(&ha, &hb), "%s: round trip not bitwise", what);
+                hcsr_free(&hb);
+            }
+            for (int mode = 0; mode < 2; mode++) {
+                double w = 0;
+                const int ok = spmv_check(&ha, B, (sps_op_mode)mode, AB_RANDOM, tu_rng_u64(&rng), &w, NULL);
+                TU_CHECK(ok, "%s: SpMV%s off by %g", what, mode ? "^T" : "", w);
+            }
+            sps_matrix_destroy(B);
+        }
+        hcsr_free(&ha);
+        sps_matrix_destroy(A);
+    }
+    fclose(mf);
+    printf("corpus: %d files checked in hyb/jds/dia (%d DIA refusals checked), %d larger ones skipped\n", files, refused,
+           skipped);
+    TU_CHECK(files > 0, "no corpus file could be checked");
+}
+
+int main(int argc, char **argv)
+{
+    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
+        fprintf(stderr, "cannot create a CPU context\n");
+        return 1;
+    }
+    tu_rng_seed(&rng, 4242);
+    test_registry();
+    build_shapes();
+    test_hyb_generated();
+    for (int ti = 0; ti < 4; ti++) {
+        const sps_scalar t = all_types[ti];
+        for (int fi = 0; fi < 3; fi++)
+            for (int si = 0; si < nshapes; si++) test_shape(&shapes[si], t, my_formats[fi]);
+        test_dia_options(t);
+        test_jds_options(t);
+        test_chain(t);
+    }
+    free_shapes();
+    const char *dir = tu_matrix_dir(argc, argv, 1);
+    if (!dir) printf("real matrices: skipped (no SPS_MATRIX_DIR)\n");
+    else check_corpus(dir);
+    sps_context_destroy(ctx);
+    return tu_finish();
+}
