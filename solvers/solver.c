@@ -7,6 +7,7 @@
  * SPS_SOLVERS. */
 #include "solvers/solver_impl.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -248,8 +249,11 @@ static sps_reason converged_reason(struct sps_solver_s *s, double rnorm)
 static sps_status history_push(struct sps_solver_s *s, double v)
 {
     if (s->hist_len == s->hist_cap) {
+        if (s->hist_cap > INT_MAX / 2)
+            return sps_error(s->ctx, SPS_ERR_ALLOC, "%s: residual history beyond %d entries", s->method->title,
+                             s->hist_cap);
         int cap = s->hist_cap ? 2 * s->hist_cap : HISTORY_INITIAL;
-        if (cap > s->maxit + 1 && s->maxit + 1 > s->hist_len) cap = s->maxit + 1;
+        if (cap - 1 > s->maxit && s->maxit >= s->hist_len) cap = s->maxit + 1; /* no more than maxit + 1 entries */
         double *h = realloc(s->history, (size_t)cap * sizeof *h);
         if (!h) return sps_error(s->ctx, SPS_ERR_ALLOC, "%s: out of host memory for %d history entries",
                                  s->method->title, cap);

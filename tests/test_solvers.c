@@ -16,6 +16,7 @@
 #include "testutil.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -851,6 +852,11 @@ static void test_arguments(void)
              sps_reason_name(res.reason), res.residual_norm);
     TU_CHECK(res.time_solve >= 0 && res.time_setup >= 0, "timings");
     TU_OK(g_ctx, sps_solver_solve(s, b, x, NULL)); /* res may be NULL */
+    /* the largest maxit: nothing sized by maxit overflows (UBSan) */
+    TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-8, 0, INT_MAX));
+    TU_OK(g_ctx, sps_vector_fill(x, &(double){0.0}));
+    TU_OK(g_ctx, sps_solver_solve(s, b, x, &res));
+    TU_CHECK(res.iterations > 0 && res.history_len == res.iterations + 1, "maxit INT_MAX: %d its", res.iterations);
     TU_CHECK(strcmp(sps_reason_name(SPS_REASON_INDEFINITE), "indefinite") == 0, "reason name");
     TU_CHECK(strcmp(sps_reason_name(SPS_REASON_CONVERGED_RTOL), "converged_rtol") == 0, "reason name");
 
