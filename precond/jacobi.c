@@ -53,5 +53,5 @@ static void jacobi_destroy(sps_precond P)
     P->data = NULL;
 }
 
-const sps_precond_method sps_precond_jacobi_method = {SPS_PRECOND_JACOBI, "jacobi", jacobi_setup, jacobi_apply,
-                                                      jacobi_destroy, 0};
+const sps_precond_method sps_precond_jacobi_method = {SPS_PRECOND_JACOBI, "jacobi",       jacobi_setup,
+                                                      jacobi_apply,       jacobi_destroy, 0};

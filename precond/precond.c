@@ -47,14 +47,15 @@ sps_status sps_precond_create(sps_matrix A, sps_precond_type type, sps_precond *
     *P = NULL;
     for (int i = 0; i < NMETHODS; i++)
         if (methods[i]->type == type) return create(A, methods[i], P);
-    return sps_error(A->ctx, SPS_ERR_ARG, "sps_precond_create: unknown preconditioner type %d (available: %s)", (int)type,
-                     method_list);
+    return sps_error(A->ctx, SPS_ERR_ARG, "sps_precond_create: unknown preconditioner type %d (available: %s)",
+                     (int)type, method_list);
 }
 
 sps_status sps_precond_create_by_name(sps_matrix A, const char *name, sps_precond *P)
 {
     if (!A) return SPS_ERR_ARG;
-    if (!P || !name) return sps_error(A->ctx, SPS_ERR_ARG, "sps_precond_create_by_name: NULL %s", P ? "name" : "output");
+    if (!P || !name)
+        return sps_error(A->ctx, SPS_ERR_ARG, "sps_precond_create_by_name: NULL %s", P ? "name" : "output");
     *P = NULL;
     for (int i = 0; i < NMETHODS; i++)
         if (strcmp(methods[i]->name, name) == 0) return create(A, methods[i], P);
@@ -71,8 +72,9 @@ sps_status sps_precond_apply(sps_precond P, sps_vector x, sps_vector y)
         return sps_error(P->ctx, SPS_ERR_ARG, "sps_precond_apply: vector types %s/%s, preconditioner type %s",
                          sps_scalar_name(x->t), sps_scalar_name(y->t), sps_scalar_name(P->t));
     if (x->n != P->n || y->n != P->n)
-        return sps_error(P->ctx, SPS_ERR_ARG, "sps_precond_apply: preconditioner of size %d, x has %d entries, y has %d",
-                         (int)P->n, (int)x->n, (int)y->n);
+        return sps_error(P->ctx, SPS_ERR_ARG,
+                         "sps_precond_apply: preconditioner of size %d, x has %d entries, y has %d", (int)P->n,
+                         (int)x->n, (int)y->n);
     return sps_pc_apply(P, x, y);
 }
 

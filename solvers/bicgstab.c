@@ -80,8 +80,8 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
         /* ts = t^H s;  tt = t^H t */
         SPS_CHECK(k->dot2(ctx, n, t->data, sv->data, s->slots, TS, TT));
         /* omega = ts / tt;  x += alpha ph + omega sh;  r = s - omega t;  rr = r^H r;  rho' = rhat^H r */
-        SPS_CHECK(k->bicgstab_xr(ctx, n, s->slots, ks, rhat->data, ph->data, sh->data, sv->data, t->data, x->data,
-                                 r->data));
+        SPS_CHECK(
+            k->bicgstab_xr(ctx, n, s->slots, ks, rhat->data, ph->data, sh->data, sv->data, t->data, x->data, r->data));
         SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
 
         const sps_cplx rv = s->hslots[RV], ts = s->hslots[TS], tt = s->hslots[TT], rr = s->hslots[RR];
@@ -94,9 +94,10 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
                                    "BiCGSTAB breakdown at iteration %d: rhat'v = %.3e%+.3ei (rho = %.3e): alpha = rho "
                                    "/ rhat'v is not finite",
                                    it, rv.re, rv.im, rho.re);
-            return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
-                               "BiCGSTAB: NaN/Inf at iteration %d (rhat'v = %g, t's = %g, t't = %g); x holds iterate %d",
-                               it, rv.re, ts.re, tt.re, s->its);
+            return sps_sv_stop(
+                s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
+                "BiCGSTAB: NaN/Inf at iteration %d (rhat'v = %g, t's = %g, t't = %g); x holds iterate %d", it, rv.re,
+                ts.re, tt.re, s->its);
         }
         if (!sps_sv_finite(rr) || !sps_sv_finite(rhon))
             return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
@@ -128,5 +129,5 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
     }
 }
 
-const sps_solver_method sps_solver_bicgstab_method = {SPS_SOLVER_BICGSTAB, "bicgstab", "BiCGSTAB",
-                                                      bicgstab_workspace, bicgstab_iterate};
+const sps_solver_method sps_solver_bicgstab_method = {SPS_SOLVER_BICGSTAB, "bicgstab", "BiCGSTAB", bicgstab_workspace,
+                                                      bicgstab_iterate};

@@ -29,7 +29,7 @@ enum { HN = SPS_SLOT_FIRST, H0 };
 
 /* Host workspace, carved out of s->host. */
 typedef struct {
-    zc *h;      /* (m+1) x m Hessenberg, column-major; rotated into R in place */
+    zc *h; /* (m+1) x m Hessenberg, column-major; rotated into R in place */
     zc *sn, *g, *y;
     double *cs;
 } gm_host;
@@ -72,13 +72,15 @@ static sps_status update_x(struct sps_solver_s *s, gm_host *w, int nc, sps_vecto
 #define YC(i) sps_cplx_make(creal(w->y[i]), cimag(w->y[i]))
     if (!sps_sv_has_pc(s)) {
         /* x += sum_i y_i v_i */
-        for (int i = 0; i < nc; i++) SPS_CHECK(k->axpby(ctx, n, YC(i), sps_sv_vec(s, i)->data, sps_cplx_make(1, 0), x->data));
+        for (int i = 0; i < nc; i++)
+            SPS_CHECK(k->axpby(ctx, n, YC(i), sps_sv_vec(s, i)->data, sps_cplx_make(1, 0), x->data));
         return SPS_OK;
     }
     /* u = sum_i y_i v_i in v_nc (not part of the solution's basis);  z = M u;  x += z */
     sps_vector u = sps_sv_vec(s, nc), z = sps_sv_vec(s, m + 1);
     SPS_CHECK(k->axpby(ctx, n, YC(0), sps_sv_vec(s, 0)->data, sps_cplx_make(0, 0), u->data));
-    for (int i = 1; i < nc; i++) SPS_CHECK(k->axpby(ctx, n, YC(i), sps_sv_vec(s, i)->data, sps_cplx_make(1, 0), u->data));
+    for (int i = 1; i < nc; i++)
+        SPS_CHECK(k->axpby(ctx, n, YC(i), sps_sv_vec(s, i)->data, sps_cplx_make(1, 0), u->data));
 #undef YC
     SPS_CHECK(sps_pc_apply(s->P, u, z));
     return k->axpby(ctx, n, sps_cplx_make(1, 0), z->data, sps_cplx_make(1, 0), x->data);
@@ -117,14 +119,13 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
             /* pass 1 (MGS): h_i = v_i^H w;  w -= h_i v_i,  each fused with the next dot */
             SPS_CHECK(k->dot(ctx, n, v0->data, wv->data, s->slots, H(0)));
             for (int i = 0; i < j; i++)
-                SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, H(i), -1}, sps_sv_vec(s, i)->data,
-                                        wv->data, sps_sv_vec(s, i + 1)->data, H(i + 1)));
+                SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, H(i), -1}, sps_sv_vec(s, i)->data, wv->data,
+                                        sps_sv_vec(s, i + 1)->data, H(i + 1)));
             /* pass 2 (re-orthogonalisation): c_i = v_i^H w;  w -= c_i v_i */
-            SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, H(j), -1}, vj->data, wv->data, v0->data,
-                                    C(0)));
+            SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, H(j), -1}, vj->data, wv->data, v0->data, C(0)));
             for (int i = 0; i < j; i++)
-                SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, C(i), -1}, sps_sv_vec(s, i)->data,
-                                        wv->data, sps_sv_vec(s, i + 1)->data, C(i + 1)));
+                SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, C(i), -1}, sps_sv_vec(s, i)->data, wv->data,
+                                        sps_sv_vec(s, i + 1)->data, C(i + 1)));
             SPS_CHECK(k->axpy_s(ctx, n, s->slots, (sps_scoef){-1.0, C(j), -1}, vj->data, wv->data));
             /* h_{j+1,j} = ||w|| */
             SPS_CHECK(k->nrm2(ctx, n, wv->data, s->slots, HN));
@@ -170,9 +171,12 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
 
             SPS_CHECK(sps_sv_record(s, est, &stop));
             const int happy = hn <= eps * sqrt(colnorm2);
-            if (est <= s->tol || happy) ended = 1;
-            else if (stop) ended = 2;
-            else if (s->its >= s->maxit) ended = 3;
+            if (est <= s->tol || happy)
+                ended = 1;
+            else if (stop)
+                ended = 2;
+            else if (s->its >= s->maxit)
+                ended = 3;
             if (ended) {
                 j++;
                 break;
@@ -206,5 +210,4 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
     }
 }
 
-const sps_solver_method sps_solver_gmres_method = {SPS_SOLVER_GMRES, "gmres", "GMRES", gmres_workspace,
-                                                   gmres_iterate};
+const sps_solver_method sps_solver_gmres_method = {SPS_SOLVER_GMRES, "gmres", "GMRES", gmres_workspace, gmres_iterate};

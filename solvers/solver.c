@@ -95,8 +95,8 @@ sps_status sps_solver_set_operator(sps_solver s, sps_operator A)
     if (A->ctx != s->ctx)
         return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: the operator belongs to another context");
     if (A->n != A->m)
-        return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: the operator is %d x %d, not square",
-                         (int)A->n, (int)A->m);
+        return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: the operator is %d x %d, not square", (int)A->n,
+                         (int)A->m);
     s->A = A;
     return SPS_OK;
 }
@@ -255,8 +255,9 @@ static sps_status history_push(struct sps_solver_s *s, double v)
         int cap = s->hist_cap ? 2 * s->hist_cap : HISTORY_INITIAL;
         if (cap - 1 > s->maxit && s->maxit >= s->hist_len) cap = s->maxit + 1; /* no more than maxit + 1 entries */
         double *h = realloc(s->history, (size_t)cap * sizeof *h);
-        if (!h) return sps_error(s->ctx, SPS_ERR_ALLOC, "%s: out of host memory for %d history entries",
-                                 s->method->title, cap);
+        if (!h)
+            return sps_error(s->ctx, SPS_ERR_ALLOC, "%s: out of host memory for %d history entries", s->method->title,
+                             cap);
         s->history = h;
         s->hist_cap = cap;
     }
@@ -279,8 +280,8 @@ sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_
     s->tol = fmax(s->rtol * bnorm, s->atol);
     SPS_CHECK(history_push(s, r0));
     if (!isfinite(bnorm))
-        return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC, "%s: the right-hand side b contains NaN or Inf (||b|| = %g)",
-                           title, bnorm);
+        return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
+                           "%s: the right-hand side b contains NaN or Inf (||b|| = %g)", title, bnorm);
     if (bnorm == 0.0) {
         /* b = 0: the solution is x = 0, whatever the guess */
         SPS_CHECK(k->fill(s->ctx, x->n, sps_cplx_make(0, 0), x->data));
@@ -365,7 +366,8 @@ static sps_status check_solve(sps_solver s, sps_vector b, sps_vector x)
     if (!A) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: no operator set (sps_solver_set_operator)");
     if (!b || !x) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: NULL %s", b ? "x" : "b");
     if (A->n != A->m)
-        return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the operator is %d x %d, not square", (int)A->n, (int)A->m);
+        return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the operator is %d x %d, not square", (int)A->n,
+                         (int)A->m);
     if (b->ctx != ctx || x->ctx != ctx)
         return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: %s belongs to another context than the solver",
                          b->ctx != ctx ? "b" : "x");

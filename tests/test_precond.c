@@ -16,7 +16,10 @@ static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 static void *xcalloc(size_t n, size_t sz)
 {
     void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
     return p;
 }
 
@@ -25,8 +28,14 @@ static void put(sps_scalar t, void *v, size_t i, double re, double im)
     switch (t) {
     case SPS_F32: ((float *)v)[i] = (float)re; break;
     case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
+    case SPS_C32:
+        ((float *)v)[2 * i] = (float)re;
+        ((float *)v)[2 * i + 1] = (float)im;
+        break;
+    default:
+        ((double *)v)[2 * i] = re;
+        ((double *)v)[2 * i + 1] = im;
+        break;
     }
 }
 
@@ -53,7 +62,8 @@ static sps_matrix random_matrix(sps_scalar t, sps_index n, sps_index skip, sps_i
             if (col == i) continue;
             r[k] = i;
             c[k] = col;
-            put(t, v, (size_t)k++, tu_rng_range(&g_rng, -1, 1), sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0);
+            put(t, v, (size_t)k++, tu_rng_range(&g_rng, -1, 1),
+                sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0);
         }
     }
     sps_matrix A = NULL;

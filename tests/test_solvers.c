@@ -35,7 +35,10 @@ static double rtol_of(sps_scalar t) { return single(t) ? 1e-5 : 1e-8; }
 static void *xcalloc(size_t n, size_t sz)
 {
     void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
     return p;
 }
 
@@ -45,8 +48,14 @@ static void put(sps_scalar t, void *v, size_t i, double re, double im)
     switch (t) {
     case SPS_F32: ((float *)v)[i] = (float)re; break;
     case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
+    case SPS_C32:
+        ((float *)v)[2 * i] = (float)re;
+        ((float *)v)[2 * i + 1] = (float)im;
+        break;
+    default:
+        ((double *)v)[2 * i] = re;
+        ((double *)v)[2 * i + 1] = im;
+        break;
     }
 }
 
@@ -151,7 +160,10 @@ static void trip_add(trip *T, sps_index r, sps_index c, double re, double im)
         T->c = realloc(T->c, (size_t)T->cap * sizeof *T->c);
         T->re = realloc(T->re, (size_t)T->cap * sizeof *T->re);
         T->im = realloc(T->im, (size_t)T->cap * sizeof *T->im);
-        if (!T->r || !T->c || !T->re || !T->im) { fprintf(stderr, "out of memory\n"); exit(2); }
+        if (!T->r || !T->c || !T->re || !T->im) {
+            fprintf(stderr, "out of memory\n");
+            exit(2);
+        }
     }
     T->r[T->nnz] = r;
     T->c[T->nnz] = c;
@@ -227,8 +239,8 @@ typedef struct {
     sps_status st;
     sps_result res;
     int its;
-    double relres;      /* recomputed here */
-    double x0resid;     /* ||b - A x0|| recomputed here */
+    double relres;  /* recomputed here */
+    double x0resid; /* ||b - A x0|| recomputed here */
 } outcome;
 
 /* Solve A x = b with b = A x_true (fresh random); x0 = guess (NULL: zero). */
@@ -242,8 +254,10 @@ static outcome run_solve(sps_matrix A, const dcsr *D, const char *solver, const 
     const sps_scalar t = info.scalar;
     const size_t n = (size_t)info.rows, ss = sps_scalar_size(t);
     void *xt = xcalloc(n, ss), *b = xcalloc(n, ss), *x = xcalloc(n, ss);
-    if (xtrue_in) memcpy(xt, xtrue_in, n * ss);
-    else tu_fill_random(&g_rng, t, n, xt);
+    if (xtrue_in)
+        memcpy(xt, xtrue_in, n * ss);
+    else
+        tu_fill_random(&g_rng, t, n, xt);
     matvec(D, t, xt, b);
     if (x0) memcpy(x, x0, n * ss);
     o.x0resid = resid_norm(D, t, b, x);
@@ -269,8 +283,7 @@ static outcome run_solve(sps_matrix A, const dcsr *D, const char *solver, const 
     /* the history belongs to the solver: check it before destroying it */
     TU_CHECK(o.res.history_len == o.res.iterations + 1, "%s/%s: history length %d for %d iterations", solver, pc,
              o.res.history_len, o.res.iterations);
-    if (o.res.history_len > 0)
-        /* the library computes b - A x0 in t's precision */
+    if (o.res.history_len > 0) /* the library computes b - A x0 in t's precision */
         TU_CHECK(fabs(o.res.history[0] - o.x0resid) <= 1e-5 * o.x0resid + 100 * tu_eps(t) * vnorm(t, n, b),
                  "%s/%s: history[0] = %.9e, ||b - A x0|| = %.9e", solver, pc, o.res.history[0], o.x0resid);
     sps_vector_destroy(vb);
@@ -379,9 +392,8 @@ static void test_zero_rhs(void)
             tu_fill_random(&g_rng, t, n, x0);
             /* x_true = 0 gives b = 0; the guess is random and nonzero */
             outcome o = run_solve(A, &D, solver_names[si], "none", rtol_of(t), 100, 0, zero, x0, x);
-            TU_CHECK(o.st == SPS_OK && o.its == 0 && o.res.reason == SPS_REASON_ZERO_RHS,
-                     "b = 0 %s %s: %s, %d its, %s", sps_scalar_name(t), solver_names[si], sps_status_name(o.st), o.its,
-                     sps_reason_name(o.res.reason));
+            TU_CHECK(o.st == SPS_OK && o.its == 0 && o.res.reason == SPS_REASON_ZERO_RHS, "b = 0 %s %s: %s, %d its, %s",
+                     sps_scalar_name(t), solver_names[si], sps_status_name(o.st), o.its, sps_reason_name(o.res.reason));
             TU_CHECK(memcmp(x, zero, n * ss) == 0, "b = 0 %s %s: x is not 0", sps_scalar_name(t), solver_names[si]);
             TU_CHECK(o.res.residual_norm == 0.0 && o.res.rhs_norm == 0.0, "b = 0: residual %g, ||b|| %g",
                      o.res.residual_norm, o.res.rhs_norm);
@@ -411,8 +423,9 @@ static void test_maxit(void)
             TU_CHECK(strstr(sps_context_error(g_ctx), "did not converge in 4 iterations") != NULL, "maxit message: %s",
                      sps_context_error(g_ctx));
             /* the reported residual is the true one */
-            TU_CHECK(fabs(o.res.relative_residual - o.relres) <= 1e-3 * o.relres, "maxit %s %s: reported %.6e, true %.6e",
-                     sps_scalar_name(t), solver_names[si], o.res.relative_residual, o.relres);
+            TU_CHECK(fabs(o.res.relative_residual - o.relres) <= 1e-3 * o.relres,
+                     "maxit %s %s: reported %.6e, true %.6e", sps_scalar_name(t), solver_names[si],
+                     o.res.relative_residual, o.relres);
             TU_CHECK(all_finite(t, n, x), "maxit: x finite");
             /* maxit = 0: no iteration */
             outcome z = run_solve(A, &D, solver_names[si], "none", rtol_of(t), 0, 0, NULL, NULL, NULL);
@@ -478,7 +491,8 @@ static void test_bicgstab_breakdown(void)
         outcome o = run_solve(A, &D, "bicgstab", "none", 1e-8, 100, 0, xt, NULL, x);
         TU_CHECK(o.st == SPS_ERR_BREAKDOWN && o.res.reason == SPS_REASON_BREAKDOWN, "bicgstab breakdown %s: %s %s",
                  sps_scalar_name(t), sps_status_name(o.st), sps_reason_name(o.res.reason));
-        TU_CHECK(strstr(sps_context_error(g_ctx), "BiCGSTAB breakdown") != NULL, "message: %s", sps_context_error(g_ctx));
+        TU_CHECK(strstr(sps_context_error(g_ctx), "BiCGSTAB breakdown") != NULL, "message: %s",
+                 sps_context_error(g_ctx));
         TU_CHECK(all_finite(t, 2, x), "bicgstab breakdown: x finite");
         outcome g = run_solve(A, &D, "gmres", "none", 1e-8, 100, 0, xt, NULL, NULL);
         TU_CHECK(g.st == SPS_OK && g.its == 2, "gmres on the 2x2 rotation: %s, %d its", sps_status_name(g.st), g.its);
@@ -532,7 +546,7 @@ static void test_nan_rhs(void)
 typedef struct {
     sps_scalar t;
     int applies;
-    int nan_at;   /* 0: never; k: the k-th application returns NaN in y */
+    int nan_at; /* 0: never; k: the k-th application returns NaN in y */
 } shell_data;
 
 /* y = T x with T = tridiag(-1, 3, -1) (SPD), in the type of the vectors */
@@ -603,8 +617,8 @@ static void test_shell(void)
                              sps_scalar_name(t), solver_names[si], sps_status_name(st), sps_reason_name(res.reason));
                     TU_CHECK(all_finite(t, (size_t)n, x), "shell NaN %s %s: x has NaN", sps_scalar_name(t),
                              solver_names[si]);
-                    TU_CHECK(res.history_len == res.iterations + 1, "shell NaN: history %d for %d its",
-                             res.history_len, res.iterations);
+                    TU_CHECK(res.history_len == res.iterations + 1, "shell NaN: history %d for %d its", res.history_len,
+                             res.iterations);
                 }
                 sps_vector_destroy(vb);
                 sps_vector_destroy(vx);
@@ -879,8 +893,14 @@ static void test_arguments(void)
 }
 
 /* ------------------------------------------------------------------ fused kernels */
-typedef struct { long double re, im; } lc;
-static lc lc_make(long double re, long double im) { lc c = {re, im}; return c; }
+typedef struct {
+    long double re, im;
+} lc;
+static lc lc_make(long double re, long double im)
+{
+    lc c = {re, im};
+    return c;
+}
 static lc lc_add(lc a, lc b) { return lc_make(a.re + b.re, a.im + b.im); }
 static lc lc_sub(lc a, lc b) { return lc_make(a.re - b.re, a.im - b.im); }
 static lc lc_mul(lc a, lc b) { return lc_make(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re); }
@@ -959,9 +979,10 @@ static void test_kernels(void)
                 rr += ref2[i].re * ref2[i].re + ref2[i].im * ref2[i].im;
             }
             TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, 0, 1, 2, c[0], c[1], c[2], c[3]));
-            TU_CHECK(close_vec(t, N, c[2], ref, 4) && close_vec(t, N, c[3], ref2, 4), "cg_step %s n=%d vectors", tn, (int)n);
-            TU_CHECK(close_sc(t, sl[2], lc_make(rr, 0), 4 * rr + 1, N) && sl[2].im == 0, "cg_step %s n=%d rr %g vs %Lg", tn,
-                     (int)n, sl[2].re, rr);
+            TU_CHECK(close_vec(t, N, c[2], ref, 4) && close_vec(t, N, c[3], ref2, 4), "cg_step %s n=%d vectors", tn,
+                     (int)n);
+            TU_CHECK(close_sc(t, sl[2], lc_make(rr, 0), 4 * rr + 1, N) && sl[2].im == 0, "cg_step %s n=%d rr %g vs %Lg",
+                     tn, (int)n, sl[2].re, rr);
             /* guard: p'q <= 0 leaves x, r untouched and flags rr = -1 */
             for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
             sl[1].re = -fabs(sl[1].re);
@@ -981,7 +1002,8 @@ static void test_kernels(void)
             for (size_t i = 0; i < N; i++)
                 ref[i] = lc_add(ld(t, v[0], i), lc_mul(be, lc_sub(ld(t, v[2], i), lc_mul(om, ld(t, v[1], i)))));
             TU_OK(g_ctx, K->bicgstab_p(g_ctx, n, sl, ks, v[0], v[1], c[2]));
-            TU_CHECK(close_vec(t, N, c[2], ref, 4 * (1 + lc_abs(be)) * (1 + lc_abs(om))), "bicgstab_p %s n=%d", tn, (int)n);
+            TU_CHECK(close_vec(t, N, c[2], ref, 4 * (1 + lc_abs(be)) * (1 + lc_abs(om))), "bicgstab_p %s n=%d", tn,
+                     (int)n);
 
             /* waxpy_s: w = x + c y (w poisoned) */
             tu_fill_nan(t, N, c[4]);
@@ -1008,7 +1030,8 @@ static void test_kernels(void)
             sl[4] = sl[5] = sps_cplx_make(NAN, NAN);
             memcpy(c[5], v[5], N * ss);
             tu_fill_nan(t, N, c[6]);
-            lc alx = as_t(t, lc_div(slot_lc(sl, 0), slot_lc(sl, 1))), omx = as_t(t, lc_div(slot_lc(sl, 2), slot_lc(sl, 3)));
+            lc alx = as_t(t, lc_div(slot_lc(sl, 0), slot_lc(sl, 1))),
+               omx = as_t(t, lc_div(slot_lc(sl, 2), slot_lc(sl, 3)));
             long double rrx = 0, srh = 0;
             lc rho = lc_make(0, 0);
             for (size_t i = 0; i < N; i++) {
@@ -1020,9 +1043,10 @@ static void test_kernels(void)
             }
             TU_OK(g_ctx, K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], c[5], c[6]));
             const long double sc = 4 * (1 + lc_abs(alx) + lc_abs(omx));
-            TU_CHECK(close_vec(t, N, c[5], ref, sc) && close_vec(t, N, c[6], ref2, sc), "bicgstab_xr %s n=%d vectors", tn,
-                     (int)n);
-            TU_CHECK(close_sc(t, sl[4], lc_make(rrx, 0), sc * (rrx + 1), N) && close_sc(t, sl[5], rho, sc * (srh + 1), N),
+            TU_CHECK(close_vec(t, N, c[5], ref, sc) && close_vec(t, N, c[6], ref2, sc), "bicgstab_xr %s n=%d vectors",
+                     tn, (int)n);
+            TU_CHECK(close_sc(t, sl[4], lc_make(rrx, 0), sc * (rrx + 1), N) &&
+                         close_sc(t, sl[5], rho, sc * (srh + 1), N),
                      "bicgstab_xr %s n=%d rr %g/%Lg rho %g/%Lg", tn, (int)n, sl[4].re, rrx, sl[5].re, rho.re);
             /* t = 0 case: omega = 0 (tt = 0): r = s, x += alpha ph */
             sl[3] = sps_cplx_make(0, 0);
@@ -1053,7 +1077,8 @@ static void test_kernels(void)
                     sd += lc_abs(zi) * lc_abs(ref[i]);
                 }
                 TU_OK(g_ctx, K->axpy_dot_s(g_ctx, n, sl, (sps_scoef){1.0, 0, 1}, v[0], c[1], zc ? c[1] : v[2], 9));
-                TU_CHECK(close_vec(t, N, c[1], ref, 4 * (1 + lc_abs(ca))) && close_sc(t, sl[9], d, 4 * (1 + lc_abs(ca)) * (sd + 1), N),
+                TU_CHECK(close_vec(t, N, c[1], ref, 4 * (1 + lc_abs(ca))) &&
+                             close_sc(t, sl[9], d, 4 * (1 + lc_abs(ca)) * (sd + 1), N),
                          "axpy_dot_s %s n=%d z%s", tn, (int)n, zc ? "=y" : "");
             }
             /* scale_s: x = c x with c = 1 / slots[3] */
