@@ -1,5 +1,5 @@
 /* spsolve CLI: the summary (human-readable or JSON) and the history CSV.
- * Every JSON key is documented in apps/spsolve/CLI.md; keep the two in step. */
+ * Every JSON key is documented in README.md (Command-line tool); keep the two in step. */
 #include "report.h"
 
 #include <errno.h>
