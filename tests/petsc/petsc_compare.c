@@ -3,7 +3,13 @@
  * solution and iteration count.
  *
  *   petsc_compare --solver cg|bicgstab|gmres (--matrices DIR | --generated)
- *                 [--case NAME] [--pc none|jacobi|both] [--orth cgs2|mgs] [-v]
+ *                 [--case NAME] [--pc none|jacobi|both] [--orth cgs2|mgs] [-v [-v]]
+ *   petsc_compare --solver S --matrices DIR --file GROUP/NAME [--maxit N] [-v]
+ *
+ * --case runs one case of the table; --file any matrix of the folder (to
+ * explore).  -v prints both residual histories (where they part) and solves
+ * once more with PETSc on b perturbed by <= 1 ulp, to show how much of a
+ * discrepancy is the problem's own sensitivity to rounding.
  *
  * Both libraries get the same A (read once by sps_matrix_read_mtx, exported as
  * CSR and copied into a PETSc MATSEQAIJ) and the same b = A*1, computed here
