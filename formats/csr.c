@@ -1,31 +1,77 @@
 /* CSR: row pointers, column indices, values, in backend memory.
- * SpMV: kernels csr_spmv / csr_spmvt (A^T applied without forming it). */
+ * SpMV: kernels csr_spmv / csr_spmvt (A^T applied without forming it).
+ * With sps_format_options.transpose_explicit, A^T is built once (host counting
+ * sort, uploaded beside A) and SpMV^T runs csr_spmv on it: deterministic on the
+ * GPU too (the implicit csr_spmvt scatters with atomics there), for twice the
+ * memory. */
 #include "core/internal.h"
 
 #include <stdlib.h>
+#include <string.h>
 
-typedef sps_csr_store csr_store;
+/* base first: other formats read a CSR matrix's store as sps_csr_store */
+typedef struct {
+    sps_csr_store base;
+    sps_index *trowptr, *tcol; /* A^T (m + 1, nnz), NULL unless transpose_explicit */
+    void *tval;
+} csr_store;
 
 static void csr_destroy(sps_matrix A)
 {
     csr_store *s = A->store;
     if (!s) return;
-    sps_dfree(A->ctx, s->rowptr);
-    sps_dfree(A->ctx, s->col);
-    sps_dfree(A->ctx, s->val);
+    sps_dfree(A->ctx, s->base.rowptr);
+    sps_dfree(A->ctx, s->base.col);
+    sps_dfree(A->ctx, s->base.val);
+    sps_dfree(A->ctx, s->trowptr);
+    sps_dfree(A->ctx, s->tcol);
+    sps_dfree(A->ctx, s->tval);
     free(s);
     A->store = NULL;
 }
 
+/* A^T of host CSR h into backend memory: counting sort by column; rows ascend
+ * inside each column, so the transpose is canonical too. */
+static sps_status csr_build_transpose(sps_matrix B, const sps_csr_host *h, csr_store *s)
+{
+    const size_t es = sps_scalar_size(h->t);
+    sps_index *tp = NULL, *tc = NULL, *next = NULL;
+    unsigned char *tv = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_hcalloc(B->ctx, (void **)&tp, ((size_t)h->m + 1) * sizeof *tp, "A^T row pointers"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&tc, (size_t)h->nnz * sizeof *tc, "A^T columns"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&tv, (size_t)h->nnz * es, "A^T values"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&next, ((size_t)h->m + 1) * sizeof *next, "A^T fill pointers"), done);
+    for (int64_t k = 0; k < h->nnz; k++) tp[h->col[k] + 1]++;
+    for (sps_index j = 0; j < h->m; j++) tp[j + 1] += tp[j];
+    for (sps_index j = 0; j <= h->m; j++) next[j] = tp[j];
+    for (sps_index i = 0; i < h->n; i++)
+        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
+            const sps_index d = next[h->col[k]]++;
+            tc[d] = i;
+            memcpy(tv + (size_t)d * es, (const unsigned char *)h->val + (size_t)k * es, es);
+        }
+    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&s->trowptr, tp, ((size_t)h->m + 1) * sizeof(sps_index)), done);
+    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&s->tcol, tc, (size_t)h->nnz * sizeof(sps_index)), done);
+    st = sps_dupload(B->ctx, &s->tval, tv, (size_t)h->nnz * es);
+done:
+    free(tp);
+    free(tc);
+    free(tv);
+    free(next);
+    return st;
+}
+
 static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
 {
-    (void)opt;
     csr_store *s;
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "CSR handle"));
     B->store = s;
-    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
-    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->col, h->col, (size_t)h->nnz * sizeof(sps_index)));
-    return sps_dupload(B->ctx, &s->val, h->val, (size_t)h->nnz * sps_scalar_size(h->t));
+    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
+    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.col, h->col, (size_t)h->nnz * sizeof(sps_index)));
+    SPS_CHECK(sps_dupload(B->ctx, &s->base.val, h->val, (size_t)h->nnz * sps_scalar_size(h->t)));
+    if (opt && opt->transpose_explicit) SPS_CHECK(csr_build_transpose(B, h, s));
+    return SPS_OK;
 }
 
 static sps_status csr_to_csr(sps_matrix A, sps_csr_host *out)
@@ -35,22 +81,29 @@ static sps_status csr_to_csr(sps_matrix A, sps_csr_host *out)
     out->m = A->m;
     out->nnz = A->nnz;
     out->t = A->t;
-    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->rowptr, s->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"));
-    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->col, s->col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"));
-    return sps_ddownload(A->ctx, &out->val, s->val, (size_t)A->nnz * sps_scalar_size(A->t), "CSR values");
+    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->rowptr, s->base.rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"));
+    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->col, s->base.col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"));
+    return sps_ddownload(A->ctx, &out->val, s->base.val, (size_t)A->nnz * sps_scalar_size(A->t), "CSR values");
 }
 
 static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     csr_store *s = A->store;
     const sps_kernels *k = sps_kern(A->ctx, A->t);
-    return (mode == SPS_OP_N ? k->csr_spmv : k->csr_spmvt)(A->ctx, A->n, A->m, s->rowptr, s->col, s->val, a, x, b, y);
+    if (mode != SPS_OP_N && s->trowptr) /* the cached A^T: y = a A^T x + b y by the row kernel */
+        return k->csr_spmv(A->ctx, A->m, A->n, s->trowptr, s->tcol, s->tval, a, x, b, y);
+    return (mode == SPS_OP_N ? k->csr_spmv : k->csr_spmvt)(A->ctx, A->n, A->m, s->base.rowptr, s->base.col, s->base.val,
+                                                           a, x, b, y);
 }
 
 static size_t csr_footprint(sps_matrix A, int64_t *stored)
 {
+    const csr_store *s = A->store;
     *stored = A->nnz;
-    return ((size_t)A->n + 1) * sizeof(sps_index) + (size_t)A->nnz * (sizeof(sps_index) + sps_scalar_size(A->t));
+    size_t bytes = ((size_t)A->n + 1) * sizeof(sps_index) + (size_t)A->nnz * (sizeof(sps_index) + sps_scalar_size(A->t));
+    if (s && s->trowptr) /* the cached A^T */
+        bytes += ((size_t)A->m + 1) * sizeof(sps_index) + (size_t)A->nnz * (sizeof(sps_index) + sps_scalar_size(A->t));
+    return bytes;
 }
 
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",

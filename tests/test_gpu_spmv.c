@@ -11,8 +11,9 @@
  * read).  Tolerance per entry: 2 (len + 4) eps(T) (|a| sum |a_ij x_j| + |b y_i|),
  * len the row (column) length.  csr_spmv and coo_spmv must be bit-identical
  * over two runs; the public operator path (sps_matrix_from_csr on the CUDA
- * context, sps_matrix_convert to COO, sps_operator_apply N and T) is compared
- * with the same on the CPU.  Exit 77 (skipped) without a usable GPU. */
+ * context, sps_matrix_convert to COO and to CSR with the explicit transpose,
+ * sps_operator_apply N and T) is compared with the same on the CPU, and SpMV^T
+ * through the explicit transpose is bit-identical over two runs.  Exit 77 (skipped) without a usable GPU. */
 #include "test_gpu_util.h"
 
 #include <math.h>
@@ -246,8 +247,16 @@ static void test_public_path(const hmat *A)
     TU_OK(g_gpu, sps_matrix_from_csr(g_gpu, A->n, A->m, A->rowptr, A->col, val, t, &Ag));
     TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_COO, NULL, &Bc));
     TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_COO, NULL, &Bg));
-    sps_matrix mc[2] = {Ac, Bc}, mg[2] = {Ag, Bg};
-    for (int f = 0; f < 2; f++) {
+    /* CSR with the cached explicit transpose: SpMV^T by the row kernel, deterministic */
+    sps_matrix Tc = NULL, Tg = NULL;
+    sps_format_options topt;
+    memset(&topt, 0, sizeof topt);
+    topt.transpose_explicit = 1;
+    TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_CSR, &topt, &Tc));
+    TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_CSR, &topt, &Tg));
+    sps_matrix mc[3] = {Ac, Bc, Tc}, mg[3] = {Ag, Bg, Tg};
+    const char *fname[3] = {"csr", "coo", "csr+explicit A^T"};
+    for (int f = 0; f < 3; f++) {
         if (!mc[f] || !mg[f]) continue;
         sps_operator oc = NULL, og = NULL;
         TU_OK(g_cpu, sps_operator_from_matrix(mc[f], &oc));
@@ -269,8 +278,19 @@ static void test_public_path(const hmat *A)
             TU_OK(g_cpu, sps_vector_get(yvc, yc));
             TU_OK(g_gpu, sps_vector_get(yvg, yg));
             char what[160];
-            snprintf(what, sizeof what, "operator %s %s apply %s", A->name, f ? "coo" : "csr", tr ? "T" : "N");
+            snprintf(what, sizeof what, "operator %s %s apply %s", A->name, fname[f], tr ? "T" : "N");
             cmp_vec(what, t, (size_t)nout, yg, yc, 64.0 * 1000, gb_maxabs(t, (size_t)nout, yc) + 1);
+            if (f == 2 && tr) { /* deterministic: the same bits again */
+                double *y2 = gb_xmalloc((size_t)nout * sizeof(double));
+                TU_OK(g_gpu, sps_vector_set(yvg, yh));
+                TU_OK(g_gpu, sps_operator_apply(og, SPS_OP_T, &al, xg, &be, yvg));
+                TU_OK(g_gpu, sps_vector_get(yvg, y2));
+                TU_OK(g_gpu, sps_vector_set(yvg, yh));
+                TU_OK(g_gpu, sps_operator_apply(og, SPS_OP_T, &al, xg, &be, yvg));
+                TU_OK(g_gpu, sps_vector_get(yvg, yg));
+                TU_CHECK(memcmp(y2, yg, (size_t)nout * sizeof(double)) == 0, "%s: bit-identical over two runs", what);
+                free(y2);
+            }
             sps_vector_destroy(xc);
             sps_vector_destroy(yvc);
             sps_vector_destroy(xg);
@@ -287,6 +307,8 @@ static void test_public_path(const hmat *A)
     sps_matrix_destroy(Ag);
     sps_matrix_destroy(Bc);
     sps_matrix_destroy(Bg);
+    sps_matrix_destroy(Tc);
+    sps_matrix_destroy(Tg);
     free(val);
 }
 

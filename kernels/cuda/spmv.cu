@@ -11,9 +11,13 @@
  *            TPR 4; avg 30: 16; avg >= 32: 32).  Deterministic: the grouping and
  *            every summation order depend only on the matrix.  One launch; grid
  *            stride over rows, 256 threads a block.
- *            Traffic: (n+1) 4 + nnz (4 + S) bytes for A, x gathered (>= m S, more
- *            when columns scatter), n S written (+ n S read when b != 0).
- *            Limitation: one very long row is summed by one group (TPR lanes).
+ *            Rows longer than max(1024, 64 TPR) are summed by a whole block
+ *            (256 threads, CUB BlockReduce) before the groups start: each block
+ *            takes the long rows of its own fixed slice of rows, so one row of
+ *            200k entries no longer serialises on TPR lanes; still deterministic.
+ *            Traffic: (n+1) 4 + nnz (4 + S) bytes for A (+ (n+1) 4 for the
+ *            long-row scan, mostly from L2), x gathered (>= m S, more when
+ *            columns scatter), n S written (+ n S read when b != 0).
  * csr_spmvt  y = a A^T x + b y (y of length m) without forming A^T: y = b y (or 0)
  *            in one pass, then the same row groups scatter a val[k] x[i] into
  *            y[col[k]] with atomicAdd (complex: its two components).  NOT
@@ -67,44 +71,117 @@ __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
  * shuffles with the group's own lane mask. */
 template <typename T, int TPR>
 __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x,
-                         T b, int beta_zero, T *y)
+                         T b, int beta_zero, T *y, sps_index long_len, unsigned nblocks)
 {
     const int lane = threadIdx.x & (TPR - 1);
     const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
-    const sps_index groups = (sps_index)(gridDim.x * blockDim.x / TPR);
+    const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
     for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
+        const sps_index beg = rowptr[i], end = rowptr[i + 1];
+        if (end - beg > long_len) continue; /* a long row: its block's csr_long_rows did it */
         T s = zero_of<T>();
-        const sps_index end = rowptr[i + 1];
-        for (sps_index k = rowptr[i] + lane; k < end; k += TPR) s = s + val[k] * x[col[k]];
+        for (sps_index k = beg + lane; k < end; k += TPR) s = s + val[k] * x[col[k]];
 #pragma unroll
         for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
         if (lane == 0) y[i] = beta_zero ? a * s : a * s + b * y[i];
     }
 }
 
+/* Long rows: a row of more than max(1024, 64 TPR) entries would keep one group
+ * of TPR lanes busy long after the rest of the grid is done (one row of 200k,
+ * power-law degree distributions), so each block first sums the long rows of
+ * its own slice of rows [n b / B, n (b+1) / B) (B: the blocks that have rows)
+ * with all its 256 threads (CUB
+ * BlockReduce: a fixed tree), and the row groups skip them.  Which rows are long
+ * depends on the matrix only: still deterministic.  Cost when no row is long:
+ * one more read of the block's slice of rowptr. */
+#define CSR_LONG_MIN 1024
+__device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
+
+template <typename T> struct tsum_op {
+    __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+
+/* Blocks that have rows: the grid is sized for TPR = 32; with TPR lanes a row,
+ * ceil(n TPR / 256) blocks cover every row once, the others return at once. */
+__device__ inline unsigned csr_active_blocks(sps_index n, int tpr)
+{
+    const int64_t need = ((int64_t)n * tpr + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+    return need < (int64_t)gridDim.x ? (unsigned)(need > 0 ? need : 1) : gridDim.x;
+}
+
+/* Calls row(i) with the whole block for every long row i of this block's slice, in order. */
+template <typename F>
+__device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_index long_len, unsigned nblocks, F row)
+{
+    __shared__ unsigned char flag[SPS_CU_THREADS];
+    const sps_index lo = (sps_index)((int64_t)n * blockIdx.x / nblocks);
+    const sps_index hi = (sps_index)((int64_t)n * (blockIdx.x + 1) / nblocks);
+    for (sps_index base = lo; base < hi; base += SPS_CU_THREADS) {
+        const sps_index r = base + (sps_index)threadIdx.x;
+        const int lg = r < hi && rowptr[r + 1] - rowptr[r] > long_len;
+        if (__syncthreads_count(lg) == 0) continue; /* uniform: no long row here */
+        flag[threadIdx.x] = (unsigned char)lg;
+        __syncthreads();
+        for (int j = 0; j < SPS_CU_THREADS; j++)
+            if (flag[j]) row(base + j); /* uniform */
+        __syncthreads(); /* flag reused */
+    }
+}
+
+template <typename T> struct csr_long_row {
+    const sps_index *rowptr, *col; const T *val, *x; T a, b; int beta_zero; T *y;
+    typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage *tmp;
+    __device__ void operator()(sps_index i) const
+    {
+        T s = zero_of<T>();
+        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS) s = s + val[k] * x[col[k]];
+        const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, tsum_op<T>());
+        if (threadIdx.x == 0) y[i] = beta_zero ? a * tot : a * tot + b * y[i];
+        __syncthreads(); /* tmp reused by the next long row */
+    }
+};
+template <typename T> struct csrt_long_row {
+    const sps_index *rowptr, *col; const T *val, *x; T a; T *y;
+    __device__ void operator()(sps_index i) const
+    {
+        const T ax = a * x[i];
+        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
+            atomic_add(&y[col[k]], val[k] * ax);
+    }
+};
+
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
                                                                   const T *val, T a, const T *x, T b, int beta_zero, T *y)
 {
-    switch (csr_tpr(n, rowptr)) {
-    case 1: csr_rows<T, 1>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
-    case 2: csr_rows<T, 2>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
-    case 4: csr_rows<T, 4>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
-    case 8: csr_rows<T, 8>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
-    case 16: csr_rows<T, 16>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
-    default: csr_rows<T, 32>(n, rowptr, col, val, a, x, b, beta_zero, y); break;
+    __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
+    const int tpr = csr_tpr(n, rowptr);
+    const unsigned nb = csr_active_blocks(n, tpr);
+    if (blockIdx.x >= nb) return; /* uniform */
+    const sps_index L = csr_long_len(tpr);
+    csr_for_long_rows(n, rowptr, L, nb, csr_long_row<T>{rowptr, col, val, x, a, b, beta_zero, y, &tmp});
+    switch (tpr) {
+    case 1: csr_rows<T, 1>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 2: csr_rows<T, 2>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 4: csr_rows<T, 4>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 8: csr_rows<T, 8>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 16: csr_rows<T, 16>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    default: csr_rows<T, 32>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
     }
 }
 
 template <typename T, int TPR>
-__device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y)
+__device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y,
+                          sps_index long_len, unsigned nblocks)
 {
     const int lane = threadIdx.x & (TPR - 1);
-    const sps_index groups = (sps_index)(gridDim.x * blockDim.x / TPR);
+    const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
     for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
+        const sps_index beg = rowptr[i], end = rowptr[i + 1];
+        if (end - beg > long_len) continue; /* done by csrt_long_rows */
         const T ax = a * x[i];
-        const sps_index end = rowptr[i + 1];
-        for (sps_index k = rowptr[i] + lane; k < end; k += TPR) atomic_add(&y[col[k]], val[k] * ax);
+        for (sps_index k = beg + lane; k < end; k += TPR) atomic_add(&y[col[k]], val[k] * ax);
     }
 }
 
@@ -112,13 +189,18 @@ template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
                                                                    const T *val, T a, const T *x, T *y)
 {
-    switch (csr_tpr(n, rowptr)) {
-    case 1: csrt_rows<T, 1>(n, rowptr, col, val, a, x, y); break;
-    case 2: csrt_rows<T, 2>(n, rowptr, col, val, a, x, y); break;
-    case 4: csrt_rows<T, 4>(n, rowptr, col, val, a, x, y); break;
-    case 8: csrt_rows<T, 8>(n, rowptr, col, val, a, x, y); break;
-    case 16: csrt_rows<T, 16>(n, rowptr, col, val, a, x, y); break;
-    default: csrt_rows<T, 32>(n, rowptr, col, val, a, x, y); break;
+    const int tpr = csr_tpr(n, rowptr);
+    const unsigned nb = csr_active_blocks(n, tpr);
+    if (blockIdx.x >= nb) return; /* uniform */
+    const sps_index L = csr_long_len(tpr);
+    csr_for_long_rows(n, rowptr, L, nb, csrt_long_row<T>{rowptr, col, val, x, a, y});
+    switch (tpr) {
+    case 1: csrt_rows<T, 1>(n, rowptr, col, val, a, x, y, L, nb); break;
+    case 2: csrt_rows<T, 2>(n, rowptr, col, val, a, x, y, L, nb); break;
+    case 4: csrt_rows<T, 4>(n, rowptr, col, val, a, x, y, L, nb); break;
+    case 8: csrt_rows<T, 8>(n, rowptr, col, val, a, x, y, L, nb); break;
+    case 16: csrt_rows<T, 16>(n, rowptr, col, val, a, x, y, L, nb); break;
+    default: csrt_rows<T, 32>(n, rowptr, col, val, a, x, y, L, nb); break;
     }
 }
 
