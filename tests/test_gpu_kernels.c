@@ -71,7 +71,8 @@ static sps_scoef rand_scoef(void)
 }
 static sps_cplx rand_coef(sps_scalar t)
 {
-    return sps_cplx_make(tu_rng_range(&g_rng, -2, 2), cplx(t) ? tu_rng_range(&g_rng, -2, 2) : tu_rng_range(&g_rng, -2, 2));
+    return sps_cplx_make(tu_rng_range(&g_rng, -2, 2),
+                         cplx(t) ? tu_rng_range(&g_rng, -2, 2) : tu_rng_range(&g_rng, -2, 2));
 }
 /* sum_i |x_i| |y_i| */
 static double sum_abs_prod(sps_scalar t, size_t n, const void *x, const void *y)
@@ -87,7 +88,10 @@ static double sum_abs_prod(sps_scalar t, size_t n, const void *x, const void *y)
 }
 /* tolerance of a reduction over n terms whose |terms| sum to S, computed from
  * vectors that may differ by a few roundoffs of t */
-static double red_tol(sps_scalar t, size_t n, double S) { return (8 * tu_eps(t) + 4 * sqrt((double)n + 1) * 1.2e-16) * S + 1e-300; }
+static double red_tol(sps_scalar t, size_t n, double S)
+{
+    return (8 * tu_eps(t) + 4 * sqrt((double)n + 1) * 1.2e-16) * S + 1e-300;
+}
 
 static int bits_equal(const void *a, const void *b, size_t bytes) { return bytes == 0 || memcmp(a, b, bytes) == 0; }
 
@@ -286,7 +290,8 @@ static void test_nrm2_range(sps_scalar t)
         RUN_OK(g_gpu, GK(t)->nrm2(g_gpu, (sps_index)n, x.d, g_dslots, 1));
         CK(t)->nrm2(g_cpu, (sps_index)n, x.h, g_hslots, 1);
         sps_cplx g = dslot(1);
-        TU_CHECK(isfinite(g.re) && g.re > 0, "nrm2 scale %g [%s]: finite positive (%g)", vals[v], sps_scalar_name(t), g.re);
+        TU_CHECK(isfinite(g.re) && g.re > 0, "nrm2 scale %g [%s]: finite positive (%g)", vals[v], sps_scalar_name(t),
+                 g.re);
         cmp_slot("nrm2 scaled", t, n, g, g_hslots[1], red_tol(SPS_F64, n, g_hslots[1].re));
         gb_free(&x);
     }
@@ -344,7 +349,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         void *gx = gb_fetch(&x), *gr = gb_fetch(&r);
         if (guard) {
             sps_cplx s = dslot(4);
-            TU_CHECK(s.re == -1.0 && s.im == 0.0, "cg_step guarded [%s n=%zu]: rr = %g, want -1", sps_scalar_name(t), n, s.re);
+            TU_CHECK(s.re == -1.0 && s.im == 0.0, "cg_step guarded [%s n=%zu]: rr = %g, want -1", sps_scalar_name(t), n,
+                     s.re);
             TU_CHECK(bits_equal(gx, x0, B) && bits_equal(gr, r0, B), "cg_step guarded [%s n=%zu]: x, r untouched",
                      sps_scalar_name(t), n);
         } else {
@@ -507,8 +513,9 @@ static void test_determinism(sps_scalar t)
     }
     const char *names[6] = {"dot", "nrm2", "dot2 xy", "dot2 xx", "cg_step rr", "axpy_dot_s"};
     for (int k = 0; k < 6; k++)
-        TU_CHECK(memcmp(&first[k], &second[k], sizeof(sps_cplx)) == 0, "%s [%s n=%zu] bit-identical over two runs: %.17g vs %.17g",
-                 names[k], sps_scalar_name(t), n, first[k].re, second[k].re);
+        TU_CHECK(memcmp(&first[k], &second[k], sizeof(sps_cplx)) == 0,
+                 "%s [%s n=%zu] bit-identical over two runs: %.17g vs %.17g", names[k], sps_scalar_name(t), n,
+                 first[k].re, second[k].re);
     gb_free(&x);
     gb_free(&y);
     gb_free(&p);
@@ -522,7 +529,8 @@ static void test_oom(void)
     void *p = NULL;
     const size_t huge = (size_t)1 << 50;
     sps_status st = sps_dmalloc(g_gpu, &p, huge);
-    TU_CHECK(st == SPS_ERR_ALLOC && p == NULL, "1 PiB device allocation -> SPS_ERR_ALLOC (got %s)", sps_status_name(st));
+    TU_CHECK(st == SPS_ERR_ALLOC && p == NULL, "1 PiB device allocation -> SPS_ERR_ALLOC (got %s)",
+             sps_status_name(st));
     TU_CHECK(strstr(sps_context_error(g_gpu), "1125899906842624") != NULL && strstr(sps_context_error(g_gpu), "bytes"),
              "OOM message names the bytes: %s", sps_context_error(g_gpu));
     /* through the public API: vectors of 2^31-1 c64 (34 GB) until the device is full */

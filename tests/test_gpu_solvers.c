@@ -7,7 +7,7 @@
  * zero initial guess on both backends.  Checks: same status and reason, same
  * iteration count +- 1 (BiCGSTAB: its residual is not monotone and rounding
  * moves the crossing of the tolerance: +- max(twice the spread of two CPU solves
- * with every entry of b moved by 1 ulp, + 2; 1/8 of the count)), residual histories that part
+ * with every entry of b moved by 1 ulp, + 2; 1/4 of the count)), residual histories that part
  * from the CPU's (1e-3 relative) no earlier than half as far as that 1-ulp
  * perturbation's do, solutions equal to rounding amplified by the iteration
  * (relative 1e-6 in double, 1e-2 in single), the true residual the GPU
@@ -111,7 +111,8 @@ static outcome solve_on(sps_context ctx, int which, sps_scalar t, sps_solver_typ
     if (!TU_OK(ctx, sps_vector_from_host(ctx, n, t, bh, &b))) goto done;
     if (!TU_OK(ctx, sps_vector_create(ctx, n, t, &x))) goto done;
     o.st = sps_solver_solve(s, b, x, &o.res);
-    if (o.st != SPS_OK) printf("  %s: %s (%s)\n", sps_context_device_name(ctx), sps_status_name(o.st), sps_context_error(ctx));
+    if (o.st != SPS_OK)
+        printf("  %s: %s (%s)\n", sps_context_device_name(ctx), sps_status_name(o.st), sps_context_error(ctx));
     TU_OK(ctx, sps_vector_get(x, o.x));
     /* keep the residual history beyond the solver's life */
     if (o.res.history && o.res.history_len > 0) {
@@ -166,9 +167,9 @@ static void compare(int which, sps_scalar t, sps_solver_type ty, sps_precond_typ
            sps_scalar_name(t), sps_status_name(c.st), c.res.iterations, sps_reason_name(c.res.reason),
            c.res.relative_residual, sps_status_name(g.st), g.res.iterations, sps_reason_name(g.res.reason),
            g.res.relative_residual);
-    TU_CHECK(c.st == g.st && c.res.reason == g.res.reason, "%s %s/%s %s: status cpu %s gpu %s, reason cpu %s gpu %s", pname,
-             sname, qname, sps_scalar_name(t), sps_status_name(c.st), sps_status_name(g.st), sps_reason_name(c.res.reason),
-             sps_reason_name(g.res.reason));
+    TU_CHECK(c.st == g.st && c.res.reason == g.res.reason, "%s %s/%s %s: status cpu %s gpu %s, reason cpu %s gpu %s",
+             pname, sname, qname, sps_scalar_name(t), sps_status_name(c.st), sps_status_name(g.st),
+             sps_reason_name(c.res.reason), sps_reason_name(g.res.reason));
     TU_CHECK(c.st == SPS_OK, "%s %s/%s %s: converges on the CPU", pname, sname, qname, sps_scalar_name(t));
     /* The yardstick: the same CPU solve with every entry of b moved by one unit
      * in the last place.  A kernel computing the same iteration up to rounding
@@ -188,19 +189,23 @@ static void compare(int which, sps_scalar t, sps_solver_type ty, sps_precond_typ
         free(bq);
     }
     const int part_g = history_part(&c, &g);
-    printf("  histories part from the cpu's at iteration %d (gpu), %d (cpu, b moved by 1 ulp; iterations moved by up to %d)\n",
+    printf("  histories part from the cpu's at iteration %d (gpu), %d (cpu, b moved by 1 ulp; iterations moved by up "
+           "to %d)\n",
            part_g, part_q, dq);
     /* CG and GMRES: the same count +- 1 (as asked of the backend).  BiCGSTAB's
      * residual is not monotone: rounding moves the first iterate under the
-     * tolerance by several steps (seen: 4 to 15 of ~140, either way), so there
-     * +- max(2 (spread of the 1-ulp perturbations) + 2, iterations / 8); the
-     * history check is what catches a wrong kernel. */
-    const int slack = ty == SPS_SOLVER_BICGSTAB ? (2 * dq + 2 > c.res.iterations / 8 ? 2 * dq + 2 : c.res.iterations / 8) : 1;
-    TU_CHECK(abs(c.res.iterations - g.res.iterations) <= slack, "%s %s/%s %s: iterations cpu %d gpu %d (slack %d)", pname,
-             sname, qname, sps_scalar_name(t), c.res.iterations, g.res.iterations, slack);
+     * tolerance by several steps (H100: GPU vs CPU 4 to 15 of ~140 in f64 and
+     * 10 of 56 in f32; a 1-ulp change of b on the CPU alone moved f32 counts by
+     * up to 16 of 95), so there +- max(2 (spread of the 1-ulp perturbations) + 2,
+     * iterations / 4); the history check is what catches a wrong kernel. */
+    const int slack =
+        ty == SPS_SOLVER_BICGSTAB ? (2 * dq + 2 > c.res.iterations / 4 ? 2 * dq + 2 : c.res.iterations / 4) : 1;
+    TU_CHECK(abs(c.res.iterations - g.res.iterations) <= slack, "%s %s/%s %s: iterations cpu %d gpu %d (slack %d)",
+             pname, sname, qname, sps_scalar_name(t), c.res.iterations, g.res.iterations, slack);
     const int ref = part_q < 0 ? c.res.iterations : part_q;
-    TU_CHECK(part_g < 0 || part_g >= ref / 2, "%s %s/%s %s: gpu history parts at iteration %d, a 1-ulp change of b's at %d",
-             pname, sname, qname, sps_scalar_name(t), part_g, part_q);
+    TU_CHECK(part_g < 0 || part_g >= ref / 2,
+             "%s %s/%s %s: gpu history parts at iteration %d, a 1-ulp change of b's at %d", pname, sname, qname,
+             sps_scalar_name(t), part_g, part_q);
     TU_CHECK(g.res.relative_residual <= rtol * 1.0001, "%s %s/%s %s: gpu true residual %.3g <= rtol %.1g", pname, sname,
              qname, sps_scalar_name(t), g.res.relative_residual, rtol);
     if (c.x && g.x) {

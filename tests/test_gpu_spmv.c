@@ -160,8 +160,10 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
     gb_upload(dval, val, nnz * S);
 
     /* row and column magnitudes for the tolerances */
-    double *rsum = gb_xmalloc(((size_t)A->n + 1) * sizeof(double)), *csum = gb_xmalloc(((size_t)A->m + 1) * sizeof(double));
-    double *rlen = gb_xmalloc(((size_t)A->n + 1) * sizeof(double)), *clen = gb_xmalloc(((size_t)A->m + 1) * sizeof(double));
+    double *rsum = gb_xmalloc(((size_t)A->n + 1) * sizeof(double)),
+           *csum = gb_xmalloc(((size_t)A->m + 1) * sizeof(double));
+    double *rlen = gb_xmalloc(((size_t)A->n + 1) * sizeof(double)),
+           *clen = gb_xmalloc(((size_t)A->m + 1) * sizeof(double));
     double *scale = gb_xmalloc(((size_t)(A->n > A->m ? A->n : A->m) + 1) * sizeof(double));
 
     for (int trans = 0; trans < 2; trans++) {
@@ -171,7 +173,8 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 char what[200];
                 snprintf(what, sizeof what, "%s %s%s b%s", A->name, fmt ? "coo_spmv" : "csr_spmv", trans ? "t" : "",
                          bz ? "=0 (y poisoned)" : "!=0");
-                const sps_cplx a = sps_cplx_make(tu_rng_range(&g_rng, 0.5, 2), sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0);
+                const sps_cplx a = sps_cplx_make(tu_rng_range(&g_rng, 0.5, 2),
+                                                 sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0);
                 const sps_cplx b = bz ? sps_cplx_make(0, 0) : sps_cplx_make(tu_rng_range(&g_rng, -2, -0.5), 0.3);
                 gbuf x = gb_rand(t, (size_t)nin), y = bz ? gb_nan(t, (size_t)nout) : gb_rand(t, (size_t)nout);
                 /* scales */
@@ -195,7 +198,8 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                     st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y.d);
                     (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->rowptr, A->col, val, a, x.h, b, y.h);
                 } else {
-                    st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y.d);
+                    st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b,
+                                                              y.d);
                     (trans ? C->coo_spmvt : C->coo_spmv)(g_cpu, A->n, A->m, A->nnz, row, A->col, val, a, x.h, b, y.h);
                 }
                 TU_OK(g_gpu, st);
@@ -208,7 +212,8 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                     else st = G->coo_spmv(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
                     TU_OK(g_gpu, st);
                     void *g2 = gb_fetch(&y2);
-                    TU_CHECK(nout == 0 || memcmp(g, g2, (size_t)nout * S) == 0, "%s: bit-identical over two runs", what);
+                    TU_CHECK(nout == 0 || memcmp(g, g2, (size_t)nout * S) == 0, "%s: bit-identical over two runs",
+                             what);
                     free(g2);
                     gb_free(&y2);
                 }
@@ -328,7 +333,8 @@ static void test_files(const char *dir)
         char name[100], group[20], field[64];
         long rows, cols, nnzf;
         char sym[64];
-        if (sscanf(line, "%99s %19s %ld %ld %ld %63s %63s", name, group, &rows, &cols, &nnzf, sym, field) != 7) continue;
+        if (sscanf(line, "%99s %19s %ld %ld %ld %63s %63s", name, group, &rows, &cols, &nnzf, sym, field) != 7)
+            continue;
         if (strcmp(name, "name") == 0 || nnzf > 400000) continue;
         char path[2048];
         const char *ext[2] = {".mtx.gz", ".mtx"};

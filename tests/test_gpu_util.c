@@ -182,7 +182,8 @@ void cmp_vec(const char *what, sps_scalar t, size_t n, const void *gpu, const vo
     cmp_core(what, t, n, gpu, cpu, f, scale, NULL);
 }
 
-void cmp_vec_s(const char *what, sps_scalar t, size_t n, const void *gpu, const void *cpu, double f, const double *scale)
+void cmp_vec_s(const char *what, sps_scalar t, size_t n, const void *gpu, const void *cpu, double f,
+               const double *scale)
 {
     cmp_core(what, t, n, gpu, cpu, f, 0, scale);
 }
@@ -190,6 +191,7 @@ void cmp_vec_s(const char *what, sps_scalar t, size_t n, const void *gpu, const 
 void cmp_slot(const char *what, sps_scalar t, size_t n, sps_cplx g, sps_cplx c, double tol)
 {
     const double d = hypot(g.re - c.re, g.im - c.im);
-    TU_CHECK(d <= tol || (g.re == c.re && g.im == c.im), "%s [%s n=%zu]: gpu (%.17g, %.17g) cpu (%.17g, %.17g) |diff| %.3g > tol %.3g",
-             what, sps_scalar_name(t), n, g.re, g.im, c.re, c.im, d, tol);
+    TU_CHECK(d <= tol || (g.re == c.re && g.im == c.im),
+             "%s [%s n=%zu]: gpu (%.17g, %.17g) cpu (%.17g, %.17g) |diff| %.3g > tol %.3g", what, sps_scalar_name(t), n,
+             g.re, g.im, c.re, c.im, d, tol);
 }

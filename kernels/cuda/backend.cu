@@ -50,7 +50,8 @@ static sps_status cuda_init(sps_context ctx, int device)
     cudaDeviceProp prop;
     SPS_CU(ctx, cudaGetDeviceProperties(&prop, device));
     sps_cuda_state *st = (sps_cuda_state *)calloc(1, sizeof *st);
-    if (!st) return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for the CUDA backend state", sizeof *st);
+    if (!st)
+        return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for the CUDA backend state", sizeof *st);
     ctx->be_state = st;
     st->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);

@@ -86,7 +86,10 @@ struct nanmax_op {
 struct dsum_op {
     __device__ double operator()(double a, double b) const { return a + b; }
 };
-__device__ inline bool nrm2_needs_rescale(double s, double m) { return isfinite(m) && m > 0.0 && (!isfinite(s) || s < 1e-280); }
+__device__ inline bool nrm2_needs_rescale(double s, double m)
+{
+    return isfinite(m) && m > 0.0 && (!isfinite(s) || s < 1e-280);
+}
 
 typedef cub::BlockReduce<double, SPS_CU_RED_THREADS> nrm2_br;
 
@@ -121,8 +124,8 @@ __device__ void nrm2_finish(typename nrm2_br::TempStorage &tmp, const double *pa
 }
 
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS) nrm2_kernel(sps_index n, const T *x, double *part, unsigned *counter,
-                                                                  sps_cplx *slots, int out)
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
+    nrm2_kernel(sps_index n, const T *x, double *part, unsigned *counter, sps_cplx *slots, int out)
 {
     __shared__ typename nrm2_br::TempStorage tmp;
     __shared__ double bm, bs;
@@ -232,7 +235,8 @@ template <typename T> static sps_status nrm2_impl(sps_context ctx, sps_index n, 
     const int nb = sps_cu_red_blocks(n);
     double *part = (double *)sps_cuws_red(ctx);
     cudaStream_t s = sps_custream(ctx);
-    nrm2_kernel<T><<<nb, SPS_CU_RED_THREADS, 0, s>>>(n < 0 ? 0 : n, (const T *)x, part, sps_cuws_counter(ctx), slots, out);
+    nrm2_kernel<T>
+        <<<nb, SPS_CU_RED_THREADS, 0, s>>>(n < 0 ? 0 : n, (const T *)x, part, sps_cuws_counter(ctx), slots, out);
     SPS_CU_LAUNCHED(ctx, "nrm2_kernel");
     return SPS_OK;
 }

@@ -82,15 +82,24 @@ static inline void *sps_cuws_flag(sps_context ctx)
 {
     return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES;
 }
-static inline unsigned *sps_cuws_counter(sps_context ctx) { return (unsigned *)((unsigned char *)sps_cuws_flag(ctx) + 128); }
+static inline unsigned *sps_cuws_counter(sps_context ctx)
+{
+    return (unsigned *)((unsigned char *)sps_cuws_flag(ctx) + 128);
+}
 
 /* ------------------------------------------------------------------ scalars */
 template <typename R> struct __align__(2 * sizeof(R)) cx {
     R re, im;
 };
 template <typename R> __host__ __device__ inline cx<R> mkcx(R re, R im) { cx<R> c; c.re = re; c.im = im; return c; }
-template <typename R> __host__ __device__ inline cx<R> operator+(cx<R> a, cx<R> b) { return mkcx(a.re + b.re, a.im + b.im); }
-template <typename R> __host__ __device__ inline cx<R> operator-(cx<R> a, cx<R> b) { return mkcx(a.re - b.re, a.im - b.im); }
+template <typename R> __host__ __device__ inline cx<R> operator+(cx<R> a, cx<R> b)
+{
+    return mkcx(a.re + b.re, a.im + b.im);
+}
+template <typename R> __host__ __device__ inline cx<R> operator-(cx<R> a, cx<R> b)
+{
+    return mkcx(a.re - b.re, a.im - b.im);
+}
 template <typename R> __host__ __device__ inline cx<R> operator*(cx<R> a, cx<R> b)
 {
     return mkcx(a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re);
@@ -169,7 +178,10 @@ template <typename R> __device__ inline cx<R> recip(cx<R> x)
 
 /* Warp shuffles of every scalar and accumulator type. */
 __device__ inline float shfl_down(unsigned mask, float v, int off, int w) { return __shfl_down_sync(mask, v, off, w); }
-__device__ inline double shfl_down(unsigned mask, double v, int off, int w) { return __shfl_down_sync(mask, v, off, w); }
+__device__ inline double shfl_down(unsigned mask, double v, int off, int w)
+{
+    return __shfl_down_sync(mask, v, off, w);
+}
 template <typename R> __device__ inline cx<R> shfl_down(unsigned mask, cx<R> v, int off, int w)
 {
     return mkcx(__shfl_down_sync(mask, v.re, off, w), __shfl_down_sync(mask, v.im, off, w));
@@ -205,7 +217,10 @@ __device__ inline sps_cplx scoef_eval(sps_scoef c, const sps_cplx *slots)
     r.im = c.sign * im;
     return r;
 }
-template <typename T> __device__ inline T scoef_t(sps_scoef c, const sps_cplx *slots) { return sc<T>::from(scoef_eval(c, slots)); }
+template <typename T> __device__ inline T scoef_t(sps_scoef c, const sps_cplx *slots)
+{
+    return sc<T>::from(scoef_eval(c, slots));
+}
 
 /* ------------------------------------------------------------------ element-wise launcher */
 #define SPS_CU_THREADS 256
@@ -319,9 +334,9 @@ __device__ inline int sps_cu_ldcg(const int *p) { return __ldcg(p); }
  * the last block to finish then sums the partials in a fixed order (thread t:
  * blocks t, t + 256, ... in order, then BlockReduce) and writes the slots. */
 template <typename A, int NV, typename Op, typename G>
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS) sps_cu_reduce_kernel(Op op, sps_index n, A *part, unsigned *counter,
-                                                                           sps_cplx *slots, sps_cu_outs outs, G guard,
-                                                                           int guard_slot)
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
+    sps_cu_reduce_kernel(Op op, sps_index n, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs, G guard,
+                         int guard_slot)
 {
     typedef cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS> BR;
     __shared__ typename BR::TempStorage tmp;

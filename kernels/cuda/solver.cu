@@ -179,8 +179,9 @@ static sps_status dot2_impl(sps_context ctx, sps_index n, const void *x, const v
                                                    sps_cu_outs2(xy, SPS_CU_OUT_SUM, xx, SPS_CU_OUT_SUM));
 }
 template <typename T>
-static sps_status bicgstab_xr_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_bicgstab_slots k, const void *rhat,
-                                   const void *ph, const void *sh, const void *s, const void *t, void *x, void *r)
+static sps_status bicgstab_xr_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_bicgstab_slots k,
+                                   const void *rhat, const void *ph, const void *sh, const void *s, const void *t,
+                                   void *x, void *r)
 {
     bicgstab_xr_op<T> op = {slots, k, (const T *)rhat, (const T *)ph, (const T *)sh, (const T *)s, (const T *)t,
                             (T *)x, (T *)r, T(), T(), false};

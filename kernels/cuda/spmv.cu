@@ -135,7 +135,8 @@ template <typename T> struct csr_long_row {
     __device__ void operator()(sps_index i) const
     {
         T s = zero_of<T>();
-        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS) s = s + val[k] * x[col[k]];
+        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
+            s = s + val[k] * x[col[k]];
         const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, tsum_op<T>());
         if (threadIdx.x == 0) y[i] = beta_zero ? a * tot : a * tot + b * y[i];
         __syncthreads(); /* tmp reused by the next long row */
@@ -152,8 +153,9 @@ template <typename T> struct csrt_long_row {
 };
 
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS) csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
-                                                                  const T *val, T a, const T *x, T b, int beta_zero, T *y)
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T b,
+                    int beta_zero, T *y)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
     const int tpr = csr_tpr(n, rowptr);
@@ -172,8 +174,8 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) csr_spmv_kernel(sps_index n, c
 }
 
 template <typename T, int TPR>
-__device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y,
-                          sps_index long_len, unsigned nblocks)
+__device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x,
+                          T *y, sps_index long_len, unsigned nblocks)
 {
     const int lane = threadIdx.x & (TPR - 1);
     const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
@@ -186,8 +188,8 @@ __device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index 
 }
 
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS) csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
-                                                                   const T *val, T a, const T *x, T *y)
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y)
 {
     const int tpr = csr_tpr(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
@@ -315,8 +317,8 @@ __global__ void __launch_bounds__(COO_THREADS) coo_fixup_kernel(int ne, const sp
 }
 
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS) coo_spmvt_kernel(int64_t nnz, const sps_index *row, const sps_index *col,
-                                                                   const T *val, T a, const T *x, T *y)
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    coo_spmvt_kernel(int64_t nnz, const sps_index *row, const sps_index *col, const T *val, T a, const T *x, T *y)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += stride)
@@ -327,8 +329,8 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) coo_spmvt_kernel(int64_t nnz, 
 
 /* ---------------------------------------------------------------- implementations */
 template <typename T>
-static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
-                                const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     (void)m;
     if (n <= 0) return SPS_OK;
@@ -340,8 +342,8 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
 }
 
 template <typename T>
-static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
-                                 const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                 const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     SPS_CHECK(scale_y<T>(ctx, m, b, y));
     if (n <= 0 || m <= 0) return SPS_OK;
@@ -367,7 +369,8 @@ static sps_status coo_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64
     T *cval = (T *)((unsigned char *)sps_cuws_coo(ctx) + (size_t)SPS_CU_COO_MAX_BLOCKS * 2 * sizeof(sps_index));
     cudaStream_t s = sps_custream(ctx);
     const T av = sc<T>::from(a);
-    coo_seg_kernel<T><<<nb, COO_THREADS, 0, s>>>(nnz, chunk, row, col, (const T *)val, av, (const T *)x, (T *)y, crow, cval);
+    coo_seg_kernel<T>
+        <<<nb, COO_THREADS, 0, s>>>(nnz, chunk, row, col, (const T *)val, av, (const T *)x, (T *)y, crow, cval);
     SPS_CU_LAUNCHED(ctx, "coo_seg_kernel");
     const int ne = 2 * nb;
     coo_fixup_kernel<T><<<(ne + COO_THREADS - 1) / COO_THREADS, COO_THREADS, 0, s>>>(ne, crow, cval, av, (T *)y);
