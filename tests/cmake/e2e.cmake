@@ -42,15 +42,18 @@ endforeach()
 if(SPS_MATRIX_DIR AND EXISTS "${SPS_MATRIX_DIR}/MANIFEST.tsv")
   # "group/name solver precond [restart]": each converges to rtol 1e-8 within
   # 10000 iterations (checked when chosen; qc324 stagnates with GMRES(30) and
-  # GMRES(100), so it gets restart 200).
+  # GMRES(100), so it gets restart 200).  BiCGSTAB is not run on sherman1 and
+  # orsirr_1: there r becomes orthogonal to the shadow residual to rounding
+  # (rhat'r = 4e-21 exactly vs terms of 2e-5, a true Bi-CG breakdown) at an
+  # iteration that depends on the reduction order, so CPU and GPU differ.
   set(SPS_E2E_MATRICES
     "spd/nos4 cg jacobi"
     "spd/bcsstk14 cg jacobi"
     "spd/1138_bus cg jacobi"
     "spd/Trefethen_20 cg none"
-    "nonsym/sherman1 bicgstab jacobi"
+    "nonsym/sherman4 bicgstab jacobi"
     "nonsym/sherman1 gmres jacobi"
-    "nonsym/orsirr_1 bicgstab jacobi"
+    "nonsym/jpwh_991 bicgstab jacobi"
     "nonsym/orsirr_1 gmres jacobi"
     "nonsym/pde900 bicgstab jacobi"
     "nonsym/pde900 gmres jacobi"
