@@ -24,6 +24,7 @@ void sps_pad_destroy(sps_matrix A)
     sps_dfree(A->ctx, (void *)s->L.rl);
     sps_dfree(A->ctx, (void *)s->L.perm);
     sps_dfree(A->ctx, (void *)s->L.col);
+    sps_dfree(A->ctx, (void *)s->L.long_rows);
     sps_dfree(A->ctx, s->val);
     free(s);
     A->store = NULL;
@@ -42,9 +43,8 @@ sps_status sps_pad_max_fill(sps_context ctx, const char *fmt, const sps_format_o
     return SPS_OK;
 }
 
-/* Host group pointers from the per-chunk widths; the fill check; returns the slots. */
-static sps_status pad_geometry(sps_matrix B, const sps_pad_params *p, sps_pad_store *s, const sps_index *w, sps_index nq,
-                               int64_t *gp)
+/* Host group pointers (and L->slots, s->width) from the per-chunk widths. */
+static void pad_geometry(const sps_pad_params *p, sps_pad_store *s, const sps_index *w, sps_index nq, int64_t *gp)
 {
     sps_pad_layout *L = &s->L;
     gp[0] = 0;
@@ -62,9 +62,15 @@ static sps_status pad_geometry(sps_matrix B, const sps_pad_params *p, sps_pad_st
         }
     }
     L->slots = gp[L->ngroups];
+}
+
+/* Refuse a blow-up: more than max_fill x nnz slots (and more than the floor). */
+static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sps_pad_store *s)
+{
+    const sps_pad_layout *L = &s->L;
     const double limit = p->max_fill * (double)B->nnz;
     if (L->slots > SPS_PAD_FILL_FLOOR && (double)L->slots > limit && !p->force) {
-        const size_t bytes = sps_pad_bytes(L->slots, 1, B->t, L->ngroups, B->n, p->window > 0);
+        const size_t bytes = sps_pad_bytes(L->slots, 1, B->t, L->ngroups, B->n, p->window > 0, L->nlong);
         const double fill = B->nnz ? (double)L->slots / (double)B->nnz : INFINITY;
         char shape[160];
         if (p->kind == SPS_PAD_ELL)
@@ -80,6 +86,35 @@ static sps_status pad_geometry(sps_matrix B, const sps_pad_params *p, sps_pad_st
                          shape, p->suggest);
     }
     return SPS_OK;
+}
+
+/* The storage rows longer than long_len, listed for the GPU's block-per-row
+ * kernels.  Only a chunk wider than long_len can hold one: when there is such a
+ * chunk, rl comes to the host once (n integers). */
+static sps_status pad_long_rows(sps_matrix B, sps_pad_store *s, const sps_index *w, sps_index nq)
+{
+    sps_pad_layout *L = &s->L;
+    const int64_t mean = L->n > 0 ? (L->nnz + L->n - 1) / L->n : 0;
+    const int64_t lim = SPS_PAD_LONG_FACTOR * mean > SPS_PAD_LONG_MIN ? SPS_PAD_LONG_FACTOR * mean : SPS_PAD_LONG_MIN;
+    L->long_len = (sps_index)(lim < INT32_MAX ? lim : INT32_MAX);
+    int wide = 0;
+    for (sps_index q = 0; q < nq && !wide; q++) wide = w[q] > L->long_len;
+    if (!wide) return SPS_OK;
+    sps_index *rl = NULL, *list = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_ddownload(B->ctx, (void **)&rl, L->rl, (size_t)L->n * sizeof *rl, "row lengths"), done);
+    sps_index nlong = 0;
+    for (sps_index r = 0; r < L->n; r++) nlong += rl[r] > L->long_len;
+    SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&list, (size_t)nlong * sizeof *list, "long-row list"), done);
+    nlong = 0;
+    for (sps_index r = 0; r < L->n; r++)
+        if (rl[r] > L->long_len) list[nlong++] = r;
+    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&L->long_rows, list, (size_t)nlong * sizeof *list), done);
+    L->nlong = nlong;
+done:
+    free(rl);
+    free(list);
+    return st;
 }
 
 sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_params *p)
@@ -140,7 +175,9 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
 
     /* 3. group pointers, fill check, upload */
     SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&gp, ((size_t)L->ngroups + 1) * sizeof *gp, "padded group pointers"), done);
-    SPS_CHECK_GOTO(st, pad_geometry(B, p, s, w, nq, gp), done);
+    pad_geometry(p, s, w, nq, gp);
+    SPS_CHECK_GOTO(st, pad_long_rows(B, s, w, nq), done);
+    SPS_CHECK_GOTO(st, pad_check_fill(B, p, s), done);
     SPS_CHECK_GOTO(st, sps_dupload(ctx, (void **)&L->grp_ptr, gp, ((size_t)L->ngroups + 1) * sizeof *gp), done);
 
     /* 4. columns and values, every slot written once */
@@ -237,5 +274,5 @@ size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
 {
     const sps_pad_store *s = A->store;
     *stored = s->L.slots;
-    return sps_pad_bytes(s->L.slots, s->ew, A->t, s->L.ngroups, s->L.n, s->L.perm != NULL);
+    return sps_pad_bytes(s->L.slots, s->ew, A->t, s->L.ngroups, s->L.n, s->L.perm != NULL, s->L.nlong);
 }

@@ -24,11 +24,13 @@
  *      order (pad_rowlen with perm);
  *   2. w = per-group maxima (pad_widths), downloaded: ceil(n / h) integers
  *      (ELL: maxima of 1024-row chunks, reduced on the host);
- *   3. group pointers by an exclusive scan of width_g * stride_g on the host,
- *      the fill check against max_fill x nnz (before the padded arrays are
- *      allocated), upload;
+ *   3. group pointers by an exclusive scan of width_g * stride_g on the host;
+ *      when a chunk is wider than the long-row length, rl comes to the host
+ *      once and the long rows are listed; the fill check against max_fill x nnz
+ *      (before the padded arrays are allocated); upload;
  *   4. pad_scatter_col and pad_scatter_val write every slot once.
- * Host traffic is O(n / h) integers; the O(nnz) work stays on the backend. */
+ * Host traffic is O(n / h) integers (O(n) when there are long rows); the
+ * O(nnz) work stays on the backend. */
 #ifndef SPS_FORMATS_PADDED_H
 #define SPS_FORMATS_PADDED_H
 
@@ -77,11 +79,13 @@ sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored);
 void sps_pad_destroy(sps_matrix A);
 
-/** Bytes of a padded store: values, columns, group pointers, row lengths, permutation. */
-static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, sps_index ngroups, sps_index n, int permuted)
+/** Bytes of a padded store: values, columns, group pointers, row lengths,
+ *  permutation, long-row list. */
+static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, sps_index ngroups, sps_index n, int permuted,
+                                   sps_index nlong)
 {
     return (size_t)slots * ((size_t)ew * sps_scalar_size(t) + sizeof(sps_index)) + ((size_t)ngroups + 1) * sizeof(int64_t) +
-           (size_t)n * sizeof(sps_index) * (permuted ? 2 : 1);
+           (size_t)n * sizeof(sps_index) * (permuted ? 2 : 1) + (size_t)nlong * sizeof(sps_index);
 }
 
 /** max_fill from the options: 0 gives the default 10; negative or NaN is an error. */

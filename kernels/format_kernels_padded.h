@@ -25,6 +25,16 @@
  * entry) reuses the same layout and the same build kernels with a different
  * value array; only the SpMV kernels are per entry type.
  *
+ * Long rows: one thread per row makes a warp wait for its longest row, and a
+ * single row of 20000 entries costs one thread 20000 dependent steps (Oberhuber
+ * et al. §4.4.2: trans4, Raj1).  The layout therefore lists the storage rows
+ * longer than long_len = max(SPS_PAD_LONG_MIN, SPS_PAD_LONG_FACTOR x the mean
+ * row length) (long_rows, increasing); the GPU's row-per-thread kernels skip
+ * them and a second kernel gives each a block.  Relative to the mean, so a
+ * matrix of uniformly long rows (3D elasticity: 81) keeps every row on the
+ * coalesced row-per-thread path.  The list is a schedule, not data: the CPU
+ * kernels ignore it.
+ *
  * Build kernels (formats/padded.c runs them in this order, on either backend):
  *   pad_rowlen      rl[r] = row length of original row perm[r] (perm NULL: r)
  *   pad_sort_rows   perm = rows sorted by decreasing length inside windows of
@@ -39,6 +49,18 @@
 #define SPS_FORMAT_KERNELS_PADDED_H
 
 #include "spsolve/types.h"
+
+/* Rows longer than max(SPS_PAD_LONG_MIN, SPS_PAD_LONG_FACTOR x mean row length)
+ * are summed by a block of threads on the GPU, not by one thread.  H100,
+ * power-law matrix of 2M rows (mean 5.6, longest 20000), SELL-32 sigma 1024:
+ * 9.5 ms with no long-row path, 0.34 ms with a fixed 256, 0.27 ms with 64
+ * (CSR: 0.23 ms). */
+#ifndef SPS_PAD_LONG_MIN
+#define SPS_PAD_LONG_MIN 64
+#endif
+#ifndef SPS_PAD_LONG_FACTOR
+#define SPS_PAD_LONG_FACTOR 4
+#endif
 
 #if defined(__CUDACC__)
 #define SPS_PAD_HD __host__ __device__
@@ -58,6 +80,9 @@ typedef struct sps_pad_layout {
     const sps_index *rl;      /* n: real entries of storage row r */
     const sps_index *perm;    /* n: original row of storage row r; NULL = identity */
     const sps_index *col;     /* slots: column of each slot, -1 for padding */
+    sps_index long_len;       /* rows longer than this are "long" (see above) */
+    sps_index nlong;          /* storage rows with rl > long_len */
+    const sps_index *long_rows; /* nlong storage rows, increasing (GPU schedule; CPU ignores) */
 } sps_pad_layout;
 
 /** First slot of storage row r; *stride = distance between its consecutive entries. */

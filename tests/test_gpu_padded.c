@@ -4,12 +4,13 @@
  *   - build on the GPU (from device CSR, sps_matrix_convert; and from host CSR)
  *     gives a store bitwise equal to the CPU build: group pointers, row
  *     lengths, the row permutation (CUB radix sort vs the CPU merge sort),
- *     columns and values, padding included;
+ *     columns and values, padding included, the long-row list;
  *   - the GPU store exports back to the original CSR bitwise;
  *   - SpMV and SpMV^T on the GPU within rounding of the CPU (per-entry bound
  *     from sum |a_ij x_j|), outputs NaN-poisoned first, random (a, b) and
  *     b = 0 with y = NaN; SpMV run twice is bitwise identical (one thread per
- *     row, fixed order); SpMV^T uses atomics and is only compared in tolerance;
+ *     row, a block per long row); SpMV^T uses atomics
+ *     and is only compared in tolerance;
  *   - the blow-up refusal on the GPU carries the same message as on the CPU;
  *   - shapes: empty, 1x1, n x 1, 1 x n, empty rows across slice/group borders,
  *     a dense row, a power-law matrix of 30000 rows (multi-block grids, many
@@ -91,7 +92,7 @@ static void pat_free(pattern *p)
 /* ------------------------------------------------------------------ comparisons */
 typedef struct {
     int64_t *gp;
-    sps_index *rl, *perm, *col;
+    sps_index *rl, *perm, *col, *lr;
     void *val;
     sps_pad_layout L;
 } hstore;
@@ -105,6 +106,7 @@ static void fetch(sps_matrix B, hstore *h)
     h->rl = xcalloc(n, 4);
     h->perm = s->L.perm ? xcalloc(n, 4) : NULL;
     h->col = xcalloc(sl, 4);
+    h->lr = xcalloc((size_t)s->L.nlong, 4);
     h->val = xcalloc(sl, ssz(B->t));
     sps_context c = B->ctx;
     const sps_copy_kind k = c->backend == SPS_BACKEND_CUDA ? SPS_COPY_D2H : SPS_COPY_H2H;
@@ -112,6 +114,7 @@ static void fetch(sps_matrix B, hstore *h)
     sps_dcopy(c, h->rl, s->L.rl, n * 4, k);
     if (h->perm) sps_dcopy(c, h->perm, s->L.perm, n * 4, k);
     sps_dcopy(c, h->col, s->L.col, sl * 4, k);
+    sps_dcopy(c, h->lr, s->L.long_rows, (size_t)s->L.nlong * 4, k);
     sps_dcopy(c, h->val, s->val, sl * ssz(B->t), k);
 }
 static void hstore_free(hstore *h)
@@ -120,13 +123,14 @@ static void hstore_free(hstore *h)
     free(h->rl);
     free(h->perm);
     free(h->col);
+    free(h->lr);
     free(h->val);
 }
 static int same_hstore(const hstore *a, const hstore *b, size_t ss, char *why, size_t wl)
 {
     const sps_pad_layout *x = &a->L, *y = &b->L;
     if (x->n != y->n || x->h != y->h || x->nstored != y->nstored || x->ngroups != y->ngroups || x->slots != y->slots ||
-        (a->perm == NULL) != (b->perm == NULL)) {
+        (a->perm == NULL) != (b->perm == NULL) || x->nlong != y->nlong) {
         snprintf(why, wl, "geometry (h %d/%d, groups %d/%d, slots %lld/%lld)", (int)x->h, (int)y->h, (int)x->ngroups,
                  (int)y->ngroups, (long long)x->slots, (long long)y->slots);
         return 0;
@@ -136,6 +140,7 @@ static int same_hstore(const hstore *a, const hstore *b, size_t ss, char *why, s
                       : memcmp(a->rl, b->rl, n * 4)                      ? "row lengths"
                       : a->perm && memcmp(a->perm, b->perm, n * 4)       ? "permutation"
                       : memcmp(a->col, b->col, sl * 4)                   ? "columns"
+                      : memcmp(a->lr, b->lr, (size_t)x->nlong * 4)       ? "long-row list"
                       : memcmp(a->val, b->val, sl * ss)                  ? "values"
                                                                          : NULL;
     if (bad) snprintf(why, wl, "%s", bad);

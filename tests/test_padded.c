@@ -11,7 +11,8 @@
  *   - the store follows the documented layout, checked against an
  *     independent computation (ELL slot k*ld + i; SELL slice_ptr + k*C + r%C;
  *     RgCSR groupPointers + k*Gg + r%G with the paper's shorter last group;
- *     the stable decreasing-length permutation; padding col -1, value +0);
+ *     the stable decreasing-length permutation; padding col -1, value +0;
+ *     the list of long rows: longer than max(64, 4 x mean row length));
  *   - sps_matrix_info: stored entries, bytes (independent formula), fill %;
  *   - SpMV: bitwise equal to a same-order sum in T (what csr_spmv computes),
  *     and within rounding of a long double reference; SpMV^T within rounding
@@ -193,6 +194,7 @@ typedef struct {
     sps_index *len;    /* storage order */
     int64_t *ptr;      /* ngroups + 1 */
     int64_t slots;
+    int long_len, nlong; /* rows longer than long_len = max(64, 4 ceil(nnz / n)) */
 } expected;
 
 static const sps_index *g_len_for_sort;
@@ -258,6 +260,9 @@ static expected expect_layout(const pattern *p, const config *c)
         }
     }
     e.slots = e.ptr[e.ngroups];
+    const int64_t mean = n > 0 ? (p->rp[n] + n - 1) / n : 0;
+    e.long_len = 4 * mean > 64 ? (int)(4 * mean) : 64;
+    for (int r = 0; r < n; r++) e.nlong += e.len[r] > e.long_len;
     free(olen);
     return e;
 }
@@ -293,6 +298,11 @@ static void check_layout(const char *what, sps_matrix B, const pattern *p, const
          (!e->permuted || p->n == 0 || memcmp(L->perm, e->perm, (size_t)p->n * sizeof(sps_index)) == 0);
     TU_CHECK(ok, "%s: group pointers, row lengths or permutation differ from the documented layout", what);
     if (!ok) return;
+    /* the long-row list: every storage row longer than long_len, increasing */
+    ok = L->nlong == e->nlong && (e->nlong == 0) == (L->long_rows == NULL) && (e->nlong == 0 || L->long_len == e->long_len);
+    for (int q = 0, r = 0; ok && r < p->n; r++)
+        if (e->len[r] > e->long_len) ok = L->long_rows[q++] == r;
+    TU_CHECK(ok, "%s: long-row list (%d rows) wrong, want %d", what, (int)L->nlong, e->nlong);
     unsigned char *seen = xcalloc((size_t)e->slots, 1);
     long bad = 0;
     for (int r = 0; r < p->n; r++) {
@@ -321,7 +331,8 @@ static int same_store(sps_matrix A, sps_matrix B)
     const sps_pad_store *a = A->store, *b = B->store;
     const sps_pad_layout *x = &a->L, *y = &b->L;
     if (x->n != y->n || x->h != y->h || x->nstored != y->nstored || x->ngroups != y->ngroups || x->slots != y->slots ||
-        (x->perm == NULL) != (y->perm == NULL))
+        (x->perm == NULL) != (y->perm == NULL) || x->nlong != y->nlong ||
+        (x->nlong && memcmp(x->long_rows, y->long_rows, (size_t)x->nlong * 4) != 0))
         return 0;
     const size_t n = (size_t)x->n, sl = (size_t)x->slots;
     return memcmp(x->grp_ptr, y->grp_ptr, ((size_t)x->ngroups + 1) * 8) == 0 &&
@@ -523,7 +534,8 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
         check_layout(what, B, p, val, &e);
         sps_matrix_info_t info;
         if (TU_OK(ctx, sps_matrix_info(B, &info))) {
-            const size_t want = (size_t)e.slots * (4 + ssz(t)) + ((size_t)e.ngroups + 1) * 8 + (size_t)p->n * 4 * (e.permuted ? 2 : 1);
+            const size_t want = (size_t)e.slots * (4 + ssz(t)) + ((size_t)e.ngroups + 1) * 8 +
+                                (size_t)p->n * 4 * (e.permuted ? 2 : 1) + (size_t)e.nlong * 4;
             const int64_t nnz = p->rp[p->n];
             const double fill = nnz ? 100.0 * (double)(e.slots - nnz) / (double)nnz : 0.0;
             TU_CHECK(info.format == c->fmt && info.stored_entries == e.slots && info.bytes == want && info.nnz == nnz &&
@@ -660,7 +672,7 @@ static void test_refusal(void)
     const int64_t nnz = 2 * n - 1, slots = (int64_t)n * 1504;
     char ent[64], byt[64];
     snprintf(ent, sizeof ent, "%lld entries", (long long)slots);
-    snprintf(byt, sizeof byt, "%zu bytes", (size_t)slots * 12 + 16 + (size_t)n * 4);
+    snprintf(byt, sizeof byt, "%zu bytes", (size_t)slots * 12 + 16 + (size_t)n * 4 + 4 /* one long row */);
     {
         const char *needles[] = {"ELL", ent, byt, "fill factor", "max_fill 10", "longest row 1500", "sell", "hyb", "force", NULL};
         sps_format_options o = {0};
