@@ -28,12 +28,15 @@
     X(P, S, jds_fill, (sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col,         \
                        const void *val, const sps_index *perm, sps_index ndiag, const sps_index *jd_ptr,   \
                        sps_index *jd_col, void *jd_val))                                                   \
-    /* y = a A x + b y (b == 0: y not read), y in the original row numbering */                            \
-    X(P, S, jds_spmv, (sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *perm,  \
+    /* y = a A x + b y (b == 0: y not read), y in the original row numbering; long_row: a schedule hint    \
+       (GPU: rows longer than it get a warp, longer than 32 long_row a block; the CPU ignores it) */        \
+    X(P, S, jds_spmv, (sps_context ctx, sps_index n, sps_index m, sps_index ndiag, sps_index long_row,     \
+                       const sps_index *perm,                                                              \
                        const sps_index *jd_ptr, const sps_index *jd_col, const void *jd_val, sps_cplx a,   \
                        const void *x, sps_cplx b, void *y))                                                \
     /* y = a A^T x + b y (y has m entries) */                                                              \
-    X(P, S, jds_spmvt, (sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *perm, \
+    X(P, S, jds_spmvt, (sps_context ctx, sps_index n, sps_index m, sps_index ndiag, sps_index long_row,    \
+                        const sps_index *perm,                                                             \
                         const sps_index *jd_ptr, const sps_index *jd_col, const void *jd_val, sps_cplx a,  \
                         const void *x, sps_cplx b, void *y))                                               \
     /* ---- HYB: ELL part of width K, column-major with leading dimension ld (slot k*ld + i),             \

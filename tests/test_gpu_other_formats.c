@@ -110,7 +110,7 @@ static int nshapes;
 static shape shapes[32];
 static void build_shapes(void)
 {
-    int *len = xcalloc(300000, sizeof *len);
+    int *len = xcalloc(400000, sizeof *len);
     for (int i = 0; i < 100; i++)
         len[i] = (i < 4 || (i >= 31 && i <= 33) || (i >= 64 && i < 96)) ? 0 : (int)(tu_rng_u64(&rng) % 10);
     shapes[nshapes++] = make_shape("random 100x90, empty rows at 32-row borders", 100, 90, len, -1);
@@ -124,6 +124,9 @@ static void build_shapes(void)
     shapes[nshapes++] = make_shape("200x1", 200, 1, len, -1);
     len[0] = 700;
     shapes[nshapes++] = make_shape("1x1000", 1, 1000, len, -1);
+    /* JDS's GPU row classes (long_row = 4 x mean = 32 here): 2 block rows, 10 warp rows */
+    for (int i = 0; i < 2000; i++) len[i] = i == 3 ? 5000 : i == 1700 ? 4000 : i % 200 == 9 ? 100 : 2;
+    shapes[nshapes++] = make_shape("2000x6000, JDS warp and block rows", 2000, 6000, len, -1);
     for (int i = 0; i < 80; i++) len[i] = i % 5 != 2;
     shapes[nshapes++] = make_shape("all entries in column 17", 80, 50, len, 17);
     for (int i = 0; i < 25; i++) len[i] = 0;
@@ -146,6 +149,10 @@ static void build_shapes(void)
         for (int i = 32; i < 64; i++) len[i] = 0;
         len[20001] = 2000;
         shapes[nshapes++] = make_shape("hyb rule 30000x25000 (K = 5, tail, dense row)", 30000, 25000, len, -1);
+        /* mean 12 -> long_row 48: 1100 block rows (more than the 1024 blocks: grid-stride), 1630 warp rows */
+        for (int i = 0; i < 400000; i++)
+            len[i] = i % 181 == 0 && i < 181 * 1100 ? 2500 : i % 61 == 0 && i < 100000 ? 100 + i % 300 : 4;
+        shapes[nshapes++] = make_shape("400000x50000, 1100 rows of 2500, 1630 of 100..399", 400000, 50000, len, -1);
         /* many rows (grid-stride loops, several radix-sort passes), band: DIA builds */
         shapes[nshapes++] = make_band("band 250000x250000, offsets -3..3, 90% kept", 250000, 250000, -3, 3, 0.9);
         for (int i = 0; i < 250000; i++) len[i] = (int)(tu_rng_u64(&rng) % 16) + (i % 997 == 0 ? 500 : 0);

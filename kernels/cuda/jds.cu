@@ -14,16 +14,32 @@
  *   jds_spmv         one thread per permuted row walking its diagonals: at step
  *                    d a warp reads 32 consecutive slots of jd_col / jd_val
  *                    (coalesced); rows of similar length are neighbours, so
- *                    little divergence.  Summed in T in the row's column order,
- *                    as the CPU: bit-reproducible run to run.
- *   jds_spmvt        y = b y (own pass), then one thread per permuted row
+ *                    little divergence.  One thread per row serialises a long
+ *                    row (a power-law matrix's 20000-entry row took 8 ms on an
+ *                    H100 alone), so the longest rows, a prefix of the permuted
+ *                    rows, get more threads: rows longer than long_row (the
+ *                    build's hint, formats/jds.c) a warp each (lanes stride
+ *                    over the row's diagonals, shuffle-down tree), rows longer
+ *                    than JDS_BLOCK_FACTOR long_row a block each (CUB
+ *                    BlockReduce).  Their reads are strided (one sector per
+ *                    entry), a cost paid by the outlying rows only.  Up to
+ *                    three launches (the warp and block ones only when ndiag
+ *                    says such rows exist), disjoint rows; each sum in a fixed
+ *                    order or tree: bit-reproducible run to run (thread rows
+ *                    are summed in the CPU's order, warp/block rows in a tree).
+ *   jds_spmvt        y = b y (own pass), then the same three row classes
  *                    scattering a A_ij x_i with atomicAdd: NOT bit-reproducible.
  * Launch shape: 256 threads, grid-stride, at most 32 blocks per SM (common.cuh).
  * Traffic of jds_spmv (minimal model, S = sizeof(T)): nnz (4 + S) + n 4 (perm)
  * + n S (y, plus n S read when b != 0) + x gathers (m S at best). */
 #include "kernels/cuda/common.cuh"
 
+#include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
+
+/* Row classes of the SpMV kernels (see the header): rows longer than long_row
+ * get a warp, rows longer than JDS_BLOCK_FACTOR * long_row a block. */
+#define JDS_BLOCK_FACTOR 32
 
 namespace {
 
@@ -82,13 +98,38 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_fill_kernel(sps_index n, c
     }
 }
 
+/* Rows by length class.  The sort makes every class a prefix of the permuted
+ * rows, so the class borders are read from jd_ptr on the device:
+ *   rows_longer(L) = len_L = jd_ptr[L + 1] - jd_ptr[L]  (0 when L >= ndiag). */
+__device__ inline sps_index rows_longer(sps_index ndiag, const sps_index *jd_ptr, int64_t L)
+{
+    return L < ndiag ? __ldg(&jd_ptr[L + 1]) - __ldg(&jd_ptr[L]) : 0;
+}
+/* Length of permuted row p: the diagonals d with p < len_d (len_d non-increasing), by bisection. */
+__device__ inline sps_index row_len(sps_index ndiag, const sps_index *jd_ptr, sps_index p)
+{
+    sps_index lo = 0, hi = ndiag;
+    while (lo < hi) {
+        const sps_index mid = lo + (hi - lo) / 2;
+        if (__ldg(&jd_ptr[mid + 1]) - __ldg(&jd_ptr[mid]) > p) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+template <typename T> struct cx_sum {
+    __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+
+/* Short rows (len <= long_row): one thread per permuted row, p >= rows_longer(long_row). */
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_kernel(sps_index n, sps_index ndiag, const sps_index *perm,
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_kernel(sps_index n, sps_index ndiag, sps_index long_row, const sps_index *perm,
                                                                   const sps_index *jd_ptr, const sps_index *jd_col,
                                                                   const T *jd_val, T a, const T *x, T b, int bz, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index p = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+    const sps_index p0 = rows_longer(ndiag, jd_ptr, long_row);
+    for (sps_index p = p0 + (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
         T s = zero_of<T>();
         for (sps_index d = 0; d < ndiag; d++) {
             const sps_index base = __ldg(&jd_ptr[d]);
@@ -100,18 +141,93 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_kernel(sps_index n, s
     }
 }
 
+/* Long rows (long_row < len <= (int64_t)JDS_BLOCK_FACTOR * long_row): one warp per row, lane l sums
+ * entries l, l + 32, ..., then a shuffle-down tree (fixed: bit-reproducible). */
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmvt_kernel(sps_index n, sps_index ndiag, const sps_index *perm,
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_warp_kernel(sps_index ndiag, sps_index long_row, const sps_index *perm,
+                                                                       const sps_index *jd_ptr, const sps_index *jd_col,
+                                                                       const T *jd_val, T a, const T *x, T b, int bz, T *y)
+{
+    const int lane = threadIdx.x & 31;
+    const sps_index warps = (sps_index)(gridDim.x * blockDim.x / 32);
+    const sps_index p1 = rows_longer(ndiag, jd_ptr, long_row);
+    for (sps_index p = rows_longer(ndiag, jd_ptr, (int64_t)JDS_BLOCK_FACTOR * long_row) + (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
+         p < p1; p += warps) {
+        const sps_index len = row_len(ndiag, jd_ptr, p);
+        T s = zero_of<T>();
+        for (sps_index d = lane; d < len; d += 32) {
+            const sps_index k = __ldg(&jd_ptr[d]) + p;
+            s = s + jd_val[k] * x[jd_col[k]];
+        }
+#pragma unroll
+        for (int off = 16; off > 0; off /= 2) s = s + shfl_down(0xffffffffu, s, off, 32);
+        if (lane == 0) {
+            const sps_index i = perm[p];
+            y[i] = bz ? a * s : a * s + b * y[i];
+        }
+    }
+}
+
+/* Very long rows (len > (int64_t)JDS_BLOCK_FACTOR * long_row): one block per row, thread t sums entries
+ * t, t + 256, ..., then CUB BlockReduce (a fixed tree: bit-reproducible). */
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_block_kernel(sps_index ndiag, sps_index long_row, const sps_index *perm,
+                                                                        const sps_index *jd_ptr, const sps_index *jd_col,
+                                                                        const T *jd_val, T a, const T *x, T b, int bz, T *y)
+{
+    typedef cub::BlockReduce<T, SPS_CU_THREADS> BR;
+    __shared__ typename BR::TempStorage tmp;
+    const sps_index p1 = rows_longer(ndiag, jd_ptr, (int64_t)JDS_BLOCK_FACTOR * long_row);
+    for (sps_index p = (sps_index)blockIdx.x; p < p1; p += (sps_index)gridDim.x) {
+        const sps_index len = row_len(ndiag, jd_ptr, p);
+        T s = zero_of<T>();
+        for (sps_index d = (sps_index)threadIdx.x; d < len; d += SPS_CU_THREADS) {
+            const sps_index k = __ldg(&jd_ptr[d]) + p;
+            s = s + jd_val[k] * x[jd_col[k]];
+        }
+        __syncthreads(); /* tmp reused from the previous row */
+        const T tot = BR(tmp).Reduce(s, cx_sum<T>());
+        if (threadIdx.x == 0) {
+            const sps_index i = perm[p];
+            y[i] = bz ? a * tot : a * tot + b * y[i];
+        }
+    }
+}
+
+/* SpMV^T scatters, by the same row classes (after y = b y). */
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmvt_kernel(sps_index n, sps_index ndiag, sps_index long_row, const sps_index *perm,
                                                                    const sps_index *jd_ptr, const sps_index *jd_col,
                                                                    const T *jd_val, T a, const T *x, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index p = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+    const sps_index p0 = rows_longer(ndiag, jd_ptr, long_row);
+    for (sps_index p = p0 + (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
         const T ax = a * x[perm[p]];
         for (sps_index d = 0; d < ndiag; d++) {
             const sps_index base = __ldg(&jd_ptr[d]);
             if (p >= __ldg(&jd_ptr[d + 1]) - base) break;
             atomic_add(&y[jd_col[base + p]], jd_val[base + p] * ax);
+        }
+    }
+}
+
+/* Long rows of SpMV^T: a group of G threads (a warp, or the block) per row. */
+template <typename T, int G>
+__global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmvt_group_kernel(sps_index ndiag, sps_index long_row, const sps_index *perm,
+                                                                         const sps_index *jd_ptr, const sps_index *jd_col,
+                                                                         const T *jd_val, T a, const T *x, T *y)
+{
+    const sps_index lo = G == 32 ? rows_longer(ndiag, jd_ptr, (int64_t)JDS_BLOCK_FACTOR * long_row) : 0;
+    const sps_index hi = rows_longer(ndiag, jd_ptr, G == 32 ? long_row : (int64_t)JDS_BLOCK_FACTOR * long_row);
+    const sps_index groups = (sps_index)(gridDim.x * blockDim.x / G);
+    const int t = (int)(threadIdx.x % G);
+    for (sps_index p = lo + (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / G); p < hi; p += groups) {
+        const sps_index len = row_len(ndiag, jd_ptr, p);
+        const T ax = a * x[perm[p]];
+        for (sps_index d = t; d < len; d += G) {
+            const sps_index k = __ldg(&jd_ptr[d]) + p;
+            atomic_add(&y[jd_col[k]], jd_val[k] * ax);
         }
     }
 }
@@ -183,20 +299,39 @@ static sps_status jds_fill_impl(sps_context ctx, sps_index n, const sps_index *r
     return SPS_OK;
 }
 
+/* Grids: short rows grid-stride over rows; warp rows at most 32 blocks per SM
+ * grid-striding over warps; block rows at most JDS_BLOCK_GRID blocks (blocks
+ * beyond the number of such rows, known only on the device, exit at once). */
+#define JDS_BLOCK_GRID 1024
+
 template <typename T>
-static sps_status jds_spmv_impl(sps_context ctx, sps_index n, sps_index ndiag, const sps_index *perm, const sps_index *jd_ptr,
+static sps_status jds_spmv_impl(sps_context ctx, sps_index n, sps_index ndiag, sps_index long_row, const sps_index *perm, const sps_index *jd_ptr,
                                 const sps_index *jd_col, const void *jd_val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     if (n <= 0) return SPS_OK;
+    if (long_row <= 0) long_row = INT32_MAX; /* no hint: every row one thread */
+    cudaStream_t s = sps_custream(ctx);
     const int bz = b.re == 0.0 && b.im == 0.0;
-    jds_spmv_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n, ndiag, perm, jd_ptr, jd_col, (const T *)jd_val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    const T av = sc<T>::from(a), bv = sc<T>::from(b);
+    if ((int64_t)ndiag > (int64_t)JDS_BLOCK_FACTOR * long_row) {
+        jds_spmv_block_kernel<T><<<(unsigned)(n < JDS_BLOCK_GRID ? n : JDS_BLOCK_GRID), SPS_CU_THREADS, 0, s>>>(
+            ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, bv, bz, (T *)y);
+        SPS_CU_LAUNCHED(ctx, "jds_spmv_block_kernel");
+    }
+    if (ndiag > long_row) {
+        jds_spmv_warp_kernel<T><<<sps_cu_grid(ctx, (int64_t)n * 32), SPS_CU_THREADS, 0, s>>>(
+            ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, bv, bz, (T *)y);
+        SPS_CU_LAUNCHED(ctx, "jds_spmv_warp_kernel");
+    }
+    jds_spmv_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av,
+                                                                     (const T *)x, bv, bz, (T *)y);
     SPS_CU_LAUNCHED(ctx, "jds_spmv_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status jds_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *perm,
+static sps_status jds_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, sps_index long_row,
+                                 const sps_index *perm,
                                  const sps_index *jd_ptr, const sps_index *jd_col, const void *jd_val, sps_cplx a,
                                  const void *x, sps_cplx b, void *y)
 {
@@ -206,8 +341,20 @@ static sps_status jds_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_
     jds_scale_kernel<T><<<sps_cu_grid(ctx, m), SPS_CU_THREADS, 0, s>>>(m, sc<T>::from(b), bz, (T *)y);
     SPS_CU_LAUNCHED(ctx, "jds_scale_kernel");
     if (n <= 0 || ndiag <= 0) return SPS_OK;
-    jds_spmvt_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, perm, jd_ptr, jd_col, (const T *)jd_val,
-                                                                      sc<T>::from(a), (const T *)x, (T *)y);
+    if (long_row <= 0) long_row = INT32_MAX; /* no hint: every row one thread */
+    const T av = sc<T>::from(a);
+    if ((int64_t)ndiag > (int64_t)JDS_BLOCK_FACTOR * long_row) {
+        jds_spmvt_group_kernel<T, SPS_CU_THREADS><<<(unsigned)(n < JDS_BLOCK_GRID ? n : JDS_BLOCK_GRID), SPS_CU_THREADS, 0, s>>>(
+            ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, (T *)y);
+        SPS_CU_LAUNCHED(ctx, "jds_spmvt_group_kernel (block)");
+    }
+    if (ndiag > long_row) {
+        jds_spmvt_group_kernel<T, 32><<<sps_cu_grid(ctx, (int64_t)n * 32), SPS_CU_THREADS, 0, s>>>(
+            ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, (T *)y);
+        SPS_CU_LAUNCHED(ctx, "jds_spmvt_group_kernel (warp)");
+    }
+    jds_spmvt_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av,
+                                                                      (const T *)x, (T *)y);
     SPS_CU_LAUNCHED(ctx, "jds_spmvt_kernel");
     return SPS_OK;
 }
@@ -229,13 +376,13 @@ static sps_status jds_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_
                                                 void *jd_val)                                                           \
     { (void)ndiag; return jds_fill_impl<T>(ctx, n, rowptr, col, val, perm, jd_ptr, jd_col, jd_val); }                   \
     extern "C" sps_status sps_cuda_jds_spmv_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,             \
-                                                const sps_index *perm, const sps_index *jd_ptr, const sps_index *jd_col, \
+                                                sps_index long_row, const sps_index *perm, const sps_index *jd_ptr, const sps_index *jd_col, \
                                                 const void *jd_val, sps_cplx a, const void *x, sps_cplx b, void *y)     \
-    { (void)m; return jds_spmv_impl<T>(ctx, n, ndiag, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }                      \
+    { (void)m; return jds_spmv_impl<T>(ctx, n, ndiag, long_row, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }                      \
     extern "C" sps_status sps_cuda_jds_spmvt_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,            \
-                                                 const sps_index *perm, const sps_index *jd_ptr,                        \
+                                                 sps_index long_row, const sps_index *perm, const sps_index *jd_ptr,                        \
                                                  const sps_index *jd_col, const void *jd_val, sps_cplx a,               \
                                                  const void *x, sps_cplx b, void *y)                                    \
-    { return jds_spmvt_impl<T>(ctx, n, m, ndiag, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }
+    { return jds_spmvt_impl<T>(ctx, n, m, ndiag, long_row, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_JDS_ENTRIES)
