@@ -74,6 +74,7 @@ sps_status sps_context_create(sps_context *out, sps_backend be, int device)
 void sps_context_destroy(sps_context ctx)
 {
     if (!ctx) return;
+    if (ctx->scratch) sps_dfree(ctx, ctx->scratch);
     if (ctx->be && ctx->be->fini) ctx->be->fini(ctx);
     free(ctx);
 }

@@ -65,6 +65,7 @@ struct sps_context_s {
     const sps_backend_ops *be;
     void *be_state;               /* backend private (CUDA: handles, workspace) */
     void *stream;                 /* CUDA: the cudaStream_t all work is queued on; NULL on the CPU */
+    sps_cplx *scratch;            /* one slot in backend memory for public reductions (lazy) */
     char device_name[256];
     sps_status last_status;
     char errmsg[2048];

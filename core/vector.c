@@ -102,17 +102,17 @@ sps_status sps_vector_scale(const void *alpha, sps_vector x)
     return sps_kern(x->ctx, x->t)->scale(x->ctx, x->n, sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), x->data);
 }
 
-/* Reductions land in a slot in backend memory; one host read brings them back. */
+/* Reductions land in the context's scratch slot in backend memory (allocated on
+ * first use, not per call: a device allocation costs more than the reduction);
+ * one host read brings the value back. */
 static sps_status reduce_to_host(sps_vector x, sps_vector y, sps_cplx *res)
 {
     sps_context ctx = x->ctx;
-    sps_cplx *slot;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&slot, sizeof *slot));
+    if (!ctx->scratch) SPS_CHECK(sps_dmalloc(ctx, (void **)&ctx->scratch, sizeof *ctx->scratch));
     const sps_kernels *k = sps_kern(ctx, x->t);
-    sps_status st = y ? k->dot(ctx, x->n, x->data, y->data, slot, 0) : k->nrm2(ctx, x->n, x->data, slot, 0);
-    if (st == SPS_OK) st = sps_dcopy(ctx, res, slot, sizeof *slot, SPS_COPY_D2H);
-    sps_dfree(ctx, slot);
-    return st;
+    SPS_CHECK(y ? k->dot(ctx, x->n, x->data, y->data, ctx->scratch, 0)
+                : k->nrm2(ctx, x->n, x->data, ctx->scratch, 0));
+    return sps_dcopy(ctx, res, ctx->scratch, sizeof *res, SPS_COPY_D2H);
 }
 
 sps_status sps_vector_dot(sps_vector x, sps_vector y, void *result)
