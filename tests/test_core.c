@@ -32,38 +32,23 @@ static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static int contains(const char *hay, const char *needle) { return hay && needle && strstr(hay, needle) != NULL; }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
-    return p;
-}
 static lc ld(sps_scalar t, const void *v, size_t i)
 {
     double re, im;
     tu_get(t, v, i, &re, &im);
     return lc_make(re, im);
 }
-static void st(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
-    }
-}
 /* One random scalar of type t in s (16 bytes suffice); its value in *v (as stored). */
 static void rand_scalar(sps_scalar t, void *s, lc *v)
 {
     double re = tu_rng_range(&rng, -2, 2), im = tu_rng_range(&rng, -2, 2);
     if (fabs(re) < 0.1) re += 0.5;
-    st(t, s, 0, re, im);
+    tu_put(t, s, 0, re, im);
     *v = ld(t, s, 0);
 }
 static void *rand_vals(sps_scalar t, size_t n)
 {
-    void *v = xcalloc(n, ssz(t));
+    void *v = tu_xcalloc(n, ssz(t));
     tu_fill_random(&rng, t, n, v);
     return v;
 }
@@ -219,7 +204,7 @@ static void test_vector_basics(sps_scalar t, int n)
 {
     const size_t N = (size_t)n;
     sps_vector v = NULL;
-    void *h = xcalloc(N, ssz(t));
+    void *h = tu_xcalloc(N, ssz(t));
     /* create: zero-filled */
     if (!TU_OK(ctx, sps_vector_create(ctx, n, t, &v))) { free(h); return; }
     TU_CHECK(sps_vector_size(v) == n && sps_vector_scalar(v) == t && sps_vector_context(v) == ctx, "vector facts");
@@ -267,9 +252,9 @@ static void test_vector_basics(sps_scalar t, int n)
 static void test_vector_ops(sps_scalar t, int n)
 {
     const size_t N = (size_t)n;
-    void *xh = rand_vals(t, N), *yh = rand_vals(t, N), *out = xcalloc(N, ssz(t));
-    lc *ref = xcalloc(N, sizeof *ref);
-    long double *scale = xcalloc(N, sizeof *scale);
+    void *xh = rand_vals(t, N), *yh = rand_vals(t, N), *out = tu_xcalloc(N, ssz(t));
+    lc *ref = tu_xcalloc(N, sizeof *ref);
+    long double *scale = tu_xcalloc(N, sizeof *scale);
     sps_vector x = NULL, y = NULL;
     if (!TU_OK(ctx, sps_vector_from_host(ctx, n, t, xh, &x)) || !TU_OK(ctx, sps_vector_from_host(ctx, n, t, yh, &y)))
         goto done;
@@ -425,13 +410,13 @@ typedef struct {
 } hmat;
 static hmat rand_mat(sps_scalar t, int n, int m)
 {
-    hmat a = {n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), xcalloc((size_t)n * m, sizeof(sps_index)), NULL};
-    a.val = xcalloc((size_t)n * m, ssz(t));
+    hmat a = {n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), tu_xcalloc((size_t)n * m, sizeof(sps_index)), NULL};
+    a.val = tu_xcalloc((size_t)n * m, ssz(t));
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < m && i % 4 != 1; j++)
             if (tu_rng_uniform(&rng) < 0.3) {
                 a.col[a.nnz] = j;
-                st(t, a.val, (size_t)a.nnz++, tu_rng_range(&rng, -1, 1), tu_rng_range(&rng, -1, 1));
+                tu_put(t, a.val, (size_t)a.nnz++, tu_rng_range(&rng, -1, 1), tu_rng_range(&rng, -1, 1));
             }
         a.rowptr[i + 1] = a.nnz;
     }
@@ -448,8 +433,8 @@ static void ref_apply(sps_scalar t, const hmat *a, sps_op_mode mode, lc alpha, c
                       lc *ref, long double *scale)
 {
     const int nout = mode == SPS_OP_N ? a->n : a->m;
-    lc *acc = xcalloc((size_t)nout, sizeof *acc);
-    long double *sa = xcalloc((size_t)nout, sizeof *sa);
+    lc *acc = tu_xcalloc((size_t)nout, sizeof *acc);
+    long double *sa = tu_xcalloc((size_t)nout, sizeof *sa);
     for (int i = 0; i < a->n; i++)
         for (int k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
             const int o = mode == SPS_OP_N ? i : a->col[k], in = mode == SPS_OP_N ? a->col[k] : i;
@@ -474,9 +459,9 @@ static void test_operator_matrix(sps_scalar t)
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, n, m, a.rowptr, a.col, a.val, t, &A))) { hmat_free(&a); return; }
     TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &Acoo));
     sps_matrix mats[2] = {A, Acoo};
-    lc *ref = xcalloc(64, sizeof *ref);
-    long double *scale = xcalloc(64, sizeof *scale);
-    void *out = xcalloc(64, ssz(t));
+    lc *ref = tu_xcalloc(64, sizeof *ref);
+    long double *scale = tu_xcalloc(64, sizeof *scale);
+    void *out = tu_xcalloc(64, ssz(t));
     for (int f = 0; f < 2; f++) {
         sps_operator op = NULL;
         if (!TU_OK(ctx, sps_operator_from_matrix(mats[f], &op))) continue;
@@ -590,7 +575,7 @@ static sps_status shell_mul(shell_user *u, int trans, sps_vector x, sps_vector y
             re += p.re;
             im += p.im;
         }
-        st(u->t, yd, (size_t)o, (double)re, (double)im);
+        tu_put(u->t, yd, (size_t)o, (double)re, (double)im);
     }
     return SPS_OK;
 }
@@ -613,7 +598,7 @@ static void test_operator_shell(sps_scalar t)
 {
     const int n = 9, m = 6;
     shell_user u = {t, n, m, rand_vals(t, (size_t)n * m), 0, 0, SPS_OK, 0};
-    hmat a = {n, m, n * m, xcalloc(n + 1, sizeof(sps_index)), xcalloc((size_t)n * m, sizeof(sps_index)), u.M};
+    hmat a = {n, m, n * m, tu_xcalloc(n + 1, sizeof(sps_index)), tu_xcalloc((size_t)n * m, sizeof(sps_index)), u.M};
     for (int i = 0; i < n; i++) {
         a.rowptr[i + 1] = (i + 1) * m;
         for (int j = 0; j < m; j++) a.col[i * m + j] = j;
@@ -623,7 +608,7 @@ static void test_operator_shell(sps_scalar t)
     TU_OK(ctx, sps_operator_shell(ctx, n, m, t, shell_apply, NULL, &u, &opn));
     lc ref[16];
     long double scale[16];
-    void *out = xcalloc(16, ssz(t));
+    void *out = tu_xcalloc(16, ssz(t));
     sps_index on = 0, om = 0;
     TU_CHECK(op && sps_operator_size(op, &on, &om) == SPS_OK && on == n && om == m && sps_operator_scalar(op) == t,
              "shell size/type");
@@ -745,17 +730,17 @@ static void test_operator_shell(sps_scalar t)
 static void test_vector_mtx(sps_scalar t)
 {
     const int n = 37;
-    void *h = xcalloc(n, ssz(t));
+    void *h = tu_xcalloc(n, ssz(t));
     for (int i = 0; i < n; i++) {
         double e = single(t) ? tu_rng_range(&rng, -30, 30) : tu_rng_range(&rng, -300, 300);
-        st(t, h, (size_t)i, tu_rng_range(&rng, -1, 1) * pow(10, e), tu_rng_range(&rng, -1, 1) * pow(10, -e));
+        tu_put(t, h, (size_t)i, tu_rng_range(&rng, -1, 1) * pow(10, e), tu_rng_range(&rng, -1, 1) * pow(10, -e));
     }
-    st(t, h, 0, -0.0, 1.0 / 3);
-    st(t, h, 1, single(t) ? 1.4e-45 : 4.9406564584124654e-324, -0.0);
+    tu_put(t, h, 0, -0.0, 1.0 / 3);
+    tu_put(t, h, 1, single(t) ? 1.4e-45 : 4.9406564584124654e-324, -0.0);
     char path[640];
     snprintf(path, sizeof path, "%s/v_%s.mtx", tmpdir_path, tn(t));
     sps_vector v = NULL, w = NULL;
-    void *back = xcalloc(n, ssz(t));
+    void *back = tu_xcalloc(n, ssz(t));
     if (TU_OK(ctx, sps_vector_from_host(ctx, n, t, h, &v)) && TU_OK(ctx, sps_vector_write_mtx(v, path)) &&
         TU_OK(ctx, sps_vector_read_mtx(ctx, path, t, &w))) {
         TU_CHECK(sps_vector_size(w) == n && sps_vector_scalar(w) == t, "read vector facts");
@@ -768,7 +753,7 @@ static void test_vector_mtx(sps_scalar t)
         if (TU_OK(ctx, sps_vector_read_mtx(ctx, path, flip, &w))) {
             const sps_scalar got = sps_vector_scalar(w);
             TU_CHECK(got == (cplx(t) ? t : flip), "%s file read with %s gives %s", tn(t), tn(flip), tn(got));
-            void *b2 = xcalloc(n, ssz(got));
+            void *b2 = tu_xcalloc(n, ssz(got));
             sps_vector_get(w, b2);
             int ok = 1;
             for (int i = 0; i < n; i++) {

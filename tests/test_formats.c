@@ -34,21 +34,6 @@ static int single(sps_scalar t) { return t == SPS_F32 || t == SPS_C32; }
 static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
-    return p;
-}
-static void st(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
-    }
-}
 static int contains(const char *hay, const char *needle) { return hay && needle && strstr(hay, needle) != NULL; }
 
 /* A random multiple of 1/64 in [-4, 4], never 0: sums of a few are exact in float. */
@@ -66,8 +51,8 @@ typedef struct {
 } dense;
 static dense dense_new(int n, int m)
 {
-    dense d = {n, m, xcalloc((size_t)n * m, sizeof(double)), xcalloc((size_t)n * m, sizeof(double)),
-               xcalloc((size_t)n * m, 1)};
+    dense d = {n, m, tu_xcalloc((size_t)n * m, sizeof(double)), tu_xcalloc((size_t)n * m, sizeof(double)),
+               tu_xcalloc((size_t)n * m, 1)};
     return d;
 }
 static void dense_free(dense *d)
@@ -87,9 +72,9 @@ static int export_all(sps_matrix A, hcsr *h)
 {
     memset(h, 0, sizeof *h);
     if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
-    h->rowptr = xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
-    h->col = xcalloc((size_t)h->info.nnz, sizeof(sps_index));
-    h->val = xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
+    h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
+    h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
+    h->val = tu_xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
     return sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK;
 }
 static void hcsr_free(hcsr *h)
@@ -153,8 +138,8 @@ static int same_csr(const hcsr *a, const hcsr *b)
 static void test_from_coo(sps_scalar t)
 {
     const int n = 37, m = 23, nnz = 400;
-    sps_index *row = xcalloc(nnz, sizeof *row), *col = xcalloc(nnz, sizeof *col);
-    void *val = xcalloc(nnz, ssz(t));
+    sps_index *row = tu_xcalloc(nnz, sizeof *row), *col = tu_xcalloc(nnz, sizeof *col);
+    void *val = tu_xcalloc(nnz, ssz(t));
     dense d = dense_new(n, m);
     for (int k = 0; k < nnz; k++) {
         int i;
@@ -163,7 +148,7 @@ static void test_from_coo(sps_scalar t)
         row[k] = i;
         col[k] = j;
         double re = dyadic(), im = cplx(t) ? dyadic() : 0.0;
-        st(t, val, k, re, im);
+        tu_put(t, val, k, re, im);
         d.re[(size_t)i * m + j] += re;
         d.im[(size_t)i * m + j] += im;
         d.present[(size_t)i * m + j] = 1;
@@ -200,9 +185,9 @@ static void test_from_coo(sps_scalar t)
     /* non-finite values: SPS_ERR_NUMERIC naming the entry */
     const double bads[3][2] = {{NAN, 0.0}, {INFINITY, 0.0}, {1.0, -INFINITY}};
     for (int c = 0; c < (cplx(t) ? 3 : 2); c++) {
-        void *v2 = xcalloc(nnz, ssz(t));
+        void *v2 = tu_xcalloc(nnz, ssz(t));
         memcpy(v2, val, (size_t)nnz * ssz(t));
-        st(t, v2, 42, bads[c][0], bads[c][1]);
+        tu_put(t, v2, 42, bads[c][0], bads[c][1]);
         A = (sps_matrix)&d;
         sps_status s = sps_matrix_from_coo(ctx, n, m, nnz, row, col, v2, t, &A);
         TU_CHECK(s == SPS_ERR_NUMERIC && A == NULL && contains(sps_context_error(ctx), "42"),
@@ -240,10 +225,10 @@ static void test_from_coo(sps_scalar t)
     /* -0.0 survives (no "0.0 +" in the duplicate sum), duplicates that cancel stay stored */
     {
         sps_index r2[3] = {0, 1, 1}, c2[3] = {0, 1, 1};
-        void *v2 = xcalloc(3, ssz(t));
-        st(t, v2, 0, -0.0, cplx(t) ? -0.0 : 0.0);
-        st(t, v2, 1, 1.5, 0.0);
-        st(t, v2, 2, -1.5, 0.0);
+        void *v2 = tu_xcalloc(3, ssz(t));
+        tu_put(t, v2, 0, -0.0, cplx(t) ? -0.0 : 0.0);
+        tu_put(t, v2, 1, 1.5, 0.0);
+        tu_put(t, v2, 2, -1.5, 0.0);
         A = NULL;
         TU_OK(ctx, sps_matrix_from_coo(ctx, 2, 2, 3, r2, c2, v2, t, &A));
         if (A && export_all(A, &h)) {
@@ -274,8 +259,8 @@ static void test_from_csr(sps_scalar t)
     rowptr[0] = 0;
     for (int i = 0; i < n; i++) rowptr[i + 1] = rowptr[i] + lens[i];
     const int nnz = rowptr[n];
-    sps_index *col = xcalloc(nnz, sizeof *col);
-    void *val = xcalloc(nnz, ssz(t));
+    sps_index *col = tu_xcalloc(nnz, sizeof *col);
+    void *val = tu_xcalloc(nnz, ssz(t));
     dense d = dense_new(n, m);
     for (int i = 0; i < n; i++)
         for (int k = rowptr[i]; k < rowptr[i + 1]; k++) {
@@ -283,7 +268,7 @@ static void test_from_csr(sps_scalar t)
             if (k == rowptr[i] + 2) j = col[rowptr[i]];  /* a repeat */
             col[k] = j;
             double re = dyadic(), im = cplx(t) ? dyadic() : 0;
-            st(t, val, k, re, im);
+            tu_put(t, val, k, re, im);
             d.re[(size_t)i * m + j] += re;
             d.im[(size_t)i * m + j] += im;
             d.present[(size_t)i * m + j] = 1;
@@ -319,9 +304,9 @@ static void test_from_csr(sps_scalar t)
     s = sps_matrix_from_csr(ctx, n, m, rowptr, col, val, t, &A);
     TU_CHECK(s == SPS_ERR_ARG && A == NULL, "from_csr negative column: %s", sps_status_name(s));
     col[rowptr[5] + 1] = c0;
-    void *v2 = xcalloc(nnz, ssz(t));
+    void *v2 = tu_xcalloc(nnz, ssz(t));
     memcpy(v2, val, (size_t)nnz * ssz(t));
-    st(t, v2, (size_t)rowptr[7] + 1, NAN, 0);
+    tu_put(t, v2, (size_t)rowptr[7] + 1, NAN, 0);
     s = sps_matrix_from_csr(ctx, n, m, rowptr, col, v2, t, &A);
     TU_CHECK(s == SPS_ERR_NUMERIC && A == NULL && contains(sps_context_error(ctx), "row 7"),
              "from_csr NaN in row 7: %s '%s'", sps_status_name(s), sps_context_error(ctx));
@@ -355,10 +340,10 @@ typedef struct {
 
 static shape make_shape(const char *name, int n, int m, const int *len, int one_col)
 {
-    shape s = {name, n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
+    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
     for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
     s.nnz = s.rowptr[n];
-    s.col = xcalloc((size_t)s.nnz, sizeof(sps_index));
+    s.col = tu_xcalloc((size_t)s.nnz, sizeof(sps_index));
     for (int i = 0; i < n; i++) {
         int L = len[i], k = s.rowptr[i];
         for (int j = 0; j < m && L > 0; j++) {
@@ -375,7 +360,7 @@ static int nshapes;
 static shape shapes[16];
 static void build_shapes(void)
 {
-    int *len = xcalloc(5000, sizeof *len);
+    int *len = tu_xcalloc(5000, sizeof *len);
     for (int i = 0; i < 60; i++) len[i] = (i < 4 || i >= 56 || i % 3 == 0) ? 0 : (int)(tu_rng_u64(&rng) % 8);
     shapes[nshapes++] = make_shape("random 60x40, empty rows", 60, 40, len, -1);
     for (int i = 0; i < 30; i++) len[i] = i == 11 ? 300 : (int)(tu_rng_u64(&rng) % 3);
@@ -403,7 +388,7 @@ static void build_shapes(void)
 /* Random values for a shape (never all zero). */
 static void *shape_values(const shape *s, sps_scalar t)
 {
-    void *v = xcalloc((size_t)s->nnz, ssz(t));
+    void *v = tu_xcalloc((size_t)s->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)s->nnz, v);
     return v;
 }
@@ -433,12 +418,12 @@ static int spmv_matches(const hcsr *h, sps_matrix A, sps_op_mode mode, double *w
     const sps_scalar t = h->info.scalar;
     const int n = h->info.rows, m = h->info.cols;
     const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
-    void *x = xcalloc((size_t)nin, ssz(t)), *y = xcalloc((size_t)nout, ssz(t));
+    void *x = tu_xcalloc((size_t)nin, ssz(t)), *y = tu_xcalloc((size_t)nout, ssz(t));
     tu_fill_random(&rng, t, (size_t)nin, x);
     tu_fill_nan(t, (size_t)nout, y);
-    long double *ar = xcalloc((size_t)nout, sizeof(long double)), *ai = xcalloc((size_t)nout, sizeof(long double)),
-                *as = xcalloc((size_t)nout, sizeof(long double));
-    int *cnt = xcalloc((size_t)nout, sizeof(int));
+    long double *ar = tu_xcalloc((size_t)nout, sizeof(long double)), *ai = tu_xcalloc((size_t)nout, sizeof(long double)),
+                *as = tu_xcalloc((size_t)nout, sizeof(long double));
+    int *cnt = tu_xcalloc((size_t)nout, sizeof(int));
     for (int i = 0; i < n; i++)
         for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
             const int j = h->col[k], o = mode == SPS_OP_N ? i : j, in = mode == SPS_OP_N ? j : i;
@@ -573,8 +558,8 @@ static void test_diagonal(sps_scalar t)
     for (int q = 0; q < 3; q++) {
         const int n = dims[q][0], m = dims[q][1], nd = n < m ? n : m;
         dense d = dense_new(n, m);
-        sps_index *row = xcalloc((size_t)n * m, sizeof *row), *col = xcalloc((size_t)n * m, sizeof *col);
-        void *val = xcalloc((size_t)n * m, ssz(t));
+        sps_index *row = tu_xcalloc((size_t)n * m, sizeof *row), *col = tu_xcalloc((size_t)n * m, sizeof *col);
+        void *val = tu_xcalloc((size_t)n * m, ssz(t));
         int nnz = 0;
         for (int i = 0; i < n; i++)
             for (int j = 0; j < m; j++) {
@@ -583,7 +568,7 @@ static void test_diagonal(sps_scalar t)
                 double re = dyadic(), im = cplx(t) ? dyadic() : 0;
                 row[nnz] = i;
                 col[nnz] = j;
-                st(t, val, (size_t)nnz++, re, im);
+                tu_put(t, val, (size_t)nnz++, re, im);
                 d.re[(size_t)i * m + j] = re;
                 d.im[(size_t)i * m + j] = im;
             }
@@ -592,9 +577,9 @@ static void test_diagonal(sps_scalar t)
         sps_matrix B = NULL;
         TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &B));
         for (int f = 0; f < 2; f++) {
-            void *dg = xcalloc((size_t)nd + 1, ssz(t));
+            void *dg = tu_xcalloc((size_t)nd + 1, ssz(t));
             tu_fill_nan(t, (size_t)nd, dg);
-            st(t, dg, (size_t)nd, 12345.0, 678.0); /* guard after the end */
+            tu_put(t, dg, (size_t)nd, 12345.0, 678.0); /* guard after the end */
             TU_OK(ctx, sps_matrix_diagonal(f ? B : A, dg));
             int ok = 1;
             for (int i = 0; i < nd; i++) {
@@ -790,22 +775,22 @@ static void test_mtx_roundtrip(sps_scalar t)
 {
     const int n = 53, m = 41;
     int nnz = 0;
-    sps_index *row = xcalloc(800, sizeof *row), *col = xcalloc(800, sizeof *col);
-    void *val = xcalloc(800, ssz(t));
+    sps_index *row = tu_xcalloc(800, sizeof *row), *col = tu_xcalloc(800, sizeof *col);
+    void *val = tu_xcalloc(800, ssz(t));
     for (int i = 0; i < n; i++) {
         if (i % 7 == 3) continue; /* empty rows */
         for (int j = 0; j < m; j++)
             if (tu_rng_uniform(&rng) < 0.25) {
                 row[nnz] = i;
                 col[nnz] = j;
-                st(t, val, (size_t)nnz++, wide_value(t), wide_value(t));
+                tu_put(t, val, (size_t)nnz++, wide_value(t), wide_value(t));
             }
     }
     /* special values: -0, a subnormal, the largest finite, 1/3 */
-    st(t, val, 0, -0.0, cplx(t) ? 1.0 / 3 : 0);
-    st(t, val, 1, single(t) ? 1.4e-45 : 4.9406564584124654e-324, cplx(t) ? -0.0 : 0);
-    st(t, val, 2, single(t) ? 3.4028234663852886e38 : 1.7976931348623157e308, 0);
-    st(t, val, 3, 1.0 / 3.0, single(t) ? -1e-40 : -2.2250738585072014e-308);
+    tu_put(t, val, 0, -0.0, cplx(t) ? 1.0 / 3 : 0);
+    tu_put(t, val, 1, single(t) ? 1.4e-45 : 4.9406564584124654e-324, cplx(t) ? -0.0 : 0);
+    tu_put(t, val, 2, single(t) ? 3.4028234663852886e38 : 1.7976931348623157e308, 0);
+    tu_put(t, val, 3, 1.0 / 3.0, single(t) ? -1e-40 : -2.2250738585072014e-308);
     sps_matrix A = NULL, B = NULL;
     char path[640];
     snprintf(path, sizeof path, "%s/rt_%s.mtx", tmpdir_path, tn(t));
@@ -979,7 +964,7 @@ static trip *naive_read(const char *path, int *n, int *m, long *ntrip, int *is_c
         if (sscanf(line, "%d %d %ld", n, m, &nz) == 3) break;
     }
     if (nz < 0) { gzclose(f); return NULL; }
-    trip *t = xcalloc((size_t)nz * 2, sizeof *t);
+    trip *t = tu_xcalloc((size_t)nz * 2, sizeof *t);
     long k = 0;
     while (k < nz && gzgets(f, line, sizeof line)) {
         if (line[0] == '%' || line[strspn(line, " \t\r\n")] == 0) continue;

@@ -29,25 +29,6 @@ static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static const char *fn(sps_format f) { return sps_format_name(f); }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-static void st(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
-    }
-}
-
 /* ------------------------------------------------------------------ shapes */
 typedef struct {
     const char *name;
@@ -80,10 +61,10 @@ static void random_cols(int m, int L, sps_index *c)
 }
 static shape make_shape(const char *name, int n, int m, const int *len, int one_col)
 {
-    shape s = {name, n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
+    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
     for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
     s.nnz = s.rowptr[n];
-    s.col = xcalloc((size_t)s.nnz, sizeof(sps_index));
+    s.col = tu_xcalloc((size_t)s.nnz, sizeof(sps_index));
     for (int i = 0; i < n; i++) {
         if (one_col >= 0) {
             if (len[i]) s.col[s.rowptr[i]] = one_col;
@@ -95,7 +76,7 @@ static shape make_shape(const char *name, int n, int m, const int *len, int one_
 }
 static shape make_band(const char *name, int n, int m, int lo, int hi, double p)
 {
-    shape s = {name, n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index))};
+    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), tu_xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index))};
     for (int i = 0; i < n; i++) {
         sps_index k = s.rowptr[i];
         for (int o = lo; o <= hi; o++)
@@ -110,7 +91,7 @@ static int nshapes;
 static shape shapes[32];
 static void build_shapes(void)
 {
-    int *len = xcalloc(400000, sizeof *len);
+    int *len = tu_xcalloc(400000, sizeof *len);
     for (int i = 0; i < 100; i++)
         len[i] = (i < 4 || (i >= 31 && i <= 33) || (i >= 64 && i < 96)) ? 0 : (int)(tu_rng_u64(&rng) % 10);
     shapes[nshapes++] = make_shape("random 100x90, empty rows at 32-row borders", 100, 90, len, -1);
@@ -171,9 +152,9 @@ static int export_all(sps_context c, sps_matrix A, hcsr *h)
 {
     memset(h, 0, sizeof *h);
     if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
-    h->rowptr = xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
-    h->col = xcalloc((size_t)h->info.nnz, sizeof(sps_index));
-    h->val = xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
+    h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
+    h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
+    h->val = tu_xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
     if (sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK) return 1;
     fprintf(stderr, "export: %s\n", sps_context_error(c));
     return 0;
@@ -201,7 +182,7 @@ static void *apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, 
 {
     sps_vector vx = NULL, vy = NULL;
     sps_operator op = NULL;
-    void *y = xcalloc((size_t)nout, ssz(t));
+    void *y = tu_xcalloc((size_t)nout, ssz(t));
     const int ok = sps_vector_from_host(c, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(c, nout, t, y0, &vy) == SPS_OK &&
                    sps_operator_from_matrix(A, &op) == SPS_OK && sps_operator_apply(op, mode, alpha, vx, beta, vy) == SPS_OK &&
                    sps_vector_get(vy, y) == SPS_OK;
@@ -225,7 +206,7 @@ static void compare_spmv(const char *what, sps_format f, const hcsr *h, sps_matr
     for (int mode = 0; mode < 2; mode++)
         for (int ab = 0; ab < AB_COUNT; ab++) {
             const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
-            void *x = xcalloc((size_t)nin, ssz(t)), *y0 = xcalloc((size_t)nout, ssz(t));
+            void *x = tu_xcalloc((size_t)nin, ssz(t)), *y0 = tu_xcalloc((size_t)nout, ssz(t));
             tu_fill_random(&rng, t, (size_t)nin, x);
             if (ab == AB_RANDOM) tu_fill_random(&rng, t, (size_t)nout, y0);
             else tu_fill_nan(t, (size_t)nout, y0);
@@ -239,14 +220,14 @@ static void compare_spmv(const char *what, sps_format f, const hcsr *h, sps_matr
                 br = tu_rng_range(&rng, -2, 2);
                 bi = cplx(t) ? tu_rng_range(&rng, -2, 2) : 0;
             }
-            st(t, alpha, 0, ar, ai);
-            st(t, beta, 0, br, bi);
+            tu_put(t, alpha, 0, ar, ai);
+            tu_put(t, beta, 0, br, bi);
             const void *pa = ab == AB_DEFAULT ? NULL : alpha, *pb = ab == AB_DEFAULT ? NULL : beta;
             void *yc = apply(cpu, Bc, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb);
             void *yg = apply(gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb);
             /* per-entry scale and count */
-            double *scale = xcalloc((size_t)nout, sizeof(double));
-            int *cnt = xcalloc((size_t)nout, sizeof(int));
+            double *scale = tu_xcalloc((size_t)nout, sizeof(double));
+            int *cnt = tu_xcalloc((size_t)nout, sizeof(int));
             for (int i = 0; i < n; i++)
                 for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
                     const int o = mode == SPS_OP_N ? i : h->col[k], in = mode == SPS_OP_N ? h->col[k] : i;
@@ -306,11 +287,11 @@ static void test_shape(const shape *sh, sps_scalar t, sps_format f)
     h0.info.scalar = t;
     h0.rowptr = sh->rowptr;
     h0.col = sh->col;
-    h0.val = xcalloc((size_t)sh->nnz, ssz(t));
+    h0.val = tu_xcalloc((size_t)sh->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)sh->nnz, h0.val);
     for (int64_t k = 0; k < sh->nnz; k++) {
-        if (k % 7 == 3) st(t, h0.val, (size_t)k, 0.0, 0.0);
-        if (k % 11 == 5) st(t, h0.val, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
+        if (k % 7 == 3) tu_put(t, h0.val, (size_t)k, 0.0, 0.0);
+        if (k % 11 == 5) tu_put(t, h0.val, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
     }
     sps_matrix Ac = NULL, Ag = NULL, Agcoo = NULL, Bc = NULL, Bg = NULL, Bg2 = NULL;
     if (!TU_OK(cpu, sps_matrix_from_csr(cpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ac)) ||
@@ -388,7 +369,7 @@ static void test_misc(sps_scalar t)
     sps_matrix_destroy(Ag);
     /* force: a scattered matrix in DIA on the device */
     const shape *sh = &shapes[0];
-    void *val = xcalloc((size_t)sh->nnz, ssz(t));
+    void *val = tu_xcalloc((size_t)sh->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)sh->nnz, val);
     sps_format_options opt;
     memset(&opt, 0, sizeof opt);

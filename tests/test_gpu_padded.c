@@ -35,13 +35,6 @@ static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static int rnd(int k) { return k > 0 ? (int)(tu_rng_u64(&rng) % (uint64_t)k) : 0; }
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
-    return p;
-}
-
 /* ------------------------------------------------------------------ host CSR */
 typedef struct {
     char name[352];
@@ -60,10 +53,10 @@ static pattern pat_from_lengths(const char *name, int n, int m, const int *len)
     snprintf(p.name, sizeof p.name, "%s", name);
     p.n = n;
     p.m = m;
-    p.rp = xcalloc((size_t)n + 1, sizeof(sps_index));
+    p.rp = tu_xcalloc((size_t)n + 1, sizeof(sps_index));
     for (int i = 0; i < n; i++) p.rp[i + 1] = p.rp[i] + len[i];
-    p.ci = xcalloc((size_t)p.rp[n], sizeof(sps_index));
-    int *mark = xcalloc((size_t)m, sizeof(int));
+    p.ci = tu_xcalloc((size_t)p.rp[n], sizeof(sps_index));
+    int *mark = tu_xcalloc((size_t)m, sizeof(int));
     for (int i = 0; i < n; i++) {
         sps_index *c = p.ci + p.rp[i];
         if (2 * len[i] > m) {
@@ -102,12 +95,12 @@ static void fetch(sps_matrix B, hstore *h)
     const sps_pad_store *s = B->store;
     h->L = s->L;
     const size_t n = (size_t)s->L.n, sl = (size_t)s->L.slots, ng = (size_t)s->L.ngroups + 1;
-    h->gp = xcalloc(ng, 8);
-    h->rl = xcalloc(n, 4);
-    h->perm = s->L.perm ? xcalloc(n, 4) : NULL;
-    h->col = xcalloc(sl, 4);
-    h->lr = xcalloc((size_t)s->L.nlong, 4);
-    h->val = xcalloc(sl, ssz(B->t));
+    h->gp = tu_xcalloc(ng, 8);
+    h->rl = tu_xcalloc(n, 4);
+    h->perm = s->L.perm ? tu_xcalloc(n, 4) : NULL;
+    h->col = tu_xcalloc(sl, 4);
+    h->lr = tu_xcalloc((size_t)s->L.nlong, 4);
+    h->val = tu_xcalloc(sl, ssz(B->t));
     sps_context c = B->ctx;
     const sps_copy_kind k = c->backend == SPS_BACKEND_CUDA ? SPS_COPY_D2H : SPS_COPY_H2H;
     sps_dcopy(c, h->gp, s->L.grp_ptr, ng * 8, k);
@@ -150,8 +143,8 @@ static int same_hstore(const hstore *a, const hstore *b, size_t ss, char *why, s
 static int export_equal(sps_matrix B, const pattern *p, const void *val)
 {
     const int64_t nnz = p->rp[p->n];
-    sps_index *rp = xcalloc((size_t)p->n + 1, sizeof *rp), *ci = xcalloc((size_t)nnz, sizeof *ci);
-    void *v = xcalloc((size_t)nnz, ssz(B->t));
+    sps_index *rp = tu_xcalloc((size_t)p->n + 1, sizeof *rp), *ci = tu_xcalloc((size_t)nnz, sizeof *ci);
+    void *v = tu_xcalloc((size_t)nnz, ssz(B->t));
     int ok = sps_matrix_export_csr(B, rp, ci, v) == SPS_OK && memcmp(rp, p->rp, ((size_t)p->n + 1) * sizeof *rp) == 0 &&
              (nnz == 0 || (memcmp(ci, p->ci, (size_t)nnz * sizeof *ci) == 0 && memcmp(v, val, (size_t)nnz * ssz(B->t)) == 0));
     free(rp);
@@ -166,8 +159,8 @@ static void bounds(sps_scalar t, const pattern *p, const void *val, int trans, s
                    const void *y0, double *bound)
 {
     const int nout = trans ? p->m : p->n;
-    double *sa = xcalloc((size_t)nout, sizeof *sa);
-    int *cnt = xcalloc((size_t)nout, sizeof *cnt);
+    double *sa = tu_xcalloc((size_t)nout, sizeof *sa);
+    int *cnt = tu_xcalloc((size_t)nout, sizeof *cnt);
     for (int i = 0; i < p->n; i++)
         for (sps_index k = p->rp[i]; k < p->rp[i + 1]; k++) {
             const int o = trans ? p->ci[k] : i, in = trans ? i : p->ci[k];
@@ -225,9 +218,9 @@ static void check_spmv(const char *what, sps_matrix Bc, sps_matrix Bg, const pat
     const size_t ss = ssz(t);
     for (int trans = 0; trans < 2; trans++) {
         const int nin = trans ? p->n : p->m, nout = trans ? p->m : p->n;
-        void *xh = xcalloc((size_t)nin, ss), *y0 = xcalloc((size_t)nout, ss), *yc = xcalloc((size_t)nout, ss),
-             *yg = xcalloc((size_t)nout, ss), *yg2 = xcalloc((size_t)nout, ss);
-        double *bound = xcalloc((size_t)nout, sizeof *bound);
+        void *xh = tu_xcalloc((size_t)nin, ss), *y0 = tu_xcalloc((size_t)nout, ss), *yc = tu_xcalloc((size_t)nout, ss),
+             *yg = tu_xcalloc((size_t)nout, ss), *yg2 = tu_xcalloc((size_t)nout, ss);
+        double *bound = tu_xcalloc((size_t)nout, sizeof *bound);
         tu_fill_random(&rng, t, (size_t)nin, xh);
         for (int c = 0; c < 2; c++) {
             const sps_cplx a = sps_cplx_make(tu_rng_range(&rng, -2, 2), tu_rng_range(&rng, -2, 2));
@@ -263,7 +256,7 @@ typedef struct {
 
 static void *make_values(sps_scalar t, int64_t nnz)
 {
-    void *v = xcalloc((size_t)nnz, ssz(t));
+    void *v = tu_xcalloc((size_t)nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)nnz, v);
     /* explicit zeros of both signs */
     for (int64_t k = 0; k < nnz; k += 13) {
@@ -355,7 +348,7 @@ static pattern shape(int s)
         {"1x300 dense", 1, 300}, {"empty runs 300x300", 300, 300}, {"dense row 200x200", 200, 200},
         {"all in column 7", 150, 40}, {"random 1000x700", 1000, 700}, {"power law 30000", 30000, 30000}};
     const int n = sh[s].n, m = sh[s].m;
-    int *len = xcalloc((size_t)n, sizeof(int));
+    int *len = tu_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
         switch (s) {
         case 0: case 1: len[i] = 0; break;
@@ -385,7 +378,7 @@ static pattern shape(int s)
 static void test_refusal(void)
 {
     const int n = 1500;
-    int *len = xcalloc(n, sizeof(int));
+    int *len = tu_xcalloc(n, sizeof(int));
     for (int i = 0; i < n; i++) len[i] = i == 3 ? n : 1;
     pattern p = pat_from_lengths("dense row 1500", n, n, len);
     void *val = make_values(SPS_F64, p.rp[n]);
@@ -415,9 +408,9 @@ static void test_generated(void)
         snprintf(p.name, sizeof p.name, "poisson3d:20");
         p.n = A->n;
         p.m = A->m;
-        p.rp = xcalloc((size_t)p.n + 1, sizeof(sps_index));
-        p.ci = xcalloc((size_t)A->nnz, sizeof(sps_index));
-        void *val = xcalloc((size_t)A->nnz, ssz(A->t));
+        p.rp = tu_xcalloc((size_t)p.n + 1, sizeof(sps_index));
+        p.ci = tu_xcalloc((size_t)A->nnz, sizeof(sps_index));
+        void *val = tu_xcalloc((size_t)A->nnz, ssz(A->t));
         TU_OK(cpu, sps_matrix_export_csr(A, p.rp, p.ci, val));
         for (int c = 0; c < NCONF; c += 3) check_case(&p, &configs[c], all_types[ti], val);
         free(val);
@@ -446,9 +439,9 @@ static void test_corpus(const char *dir)
         snprintf(p.name, sizeof p.name, "%s/%s", group, name);
         p.n = A->n;
         p.m = A->m;
-        p.rp = xcalloc((size_t)p.n + 1, sizeof(sps_index));
-        p.ci = xcalloc((size_t)A->nnz, sizeof(sps_index));
-        void *val = xcalloc((size_t)A->nnz, ssz(t));
+        p.rp = tu_xcalloc((size_t)p.n + 1, sizeof(sps_index));
+        p.ci = tu_xcalloc((size_t)A->nnz, sizeof(sps_index));
+        void *val = tu_xcalloc((size_t)A->nnz, ssz(t));
         TU_OK(cpu, sps_matrix_export_csr(A, p.rp, p.ci, val));
         const config cs[] = {{"sell C=32 sigma=1024", SPS_FMT_SELL, 32, 1024, 0, 0},
                              {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1}};

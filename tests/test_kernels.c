@@ -50,15 +50,6 @@ static lc ld(sps_scalar t, const void *v, size_t i)
     default: return lc_make(((const double *)v)[2 * i], ((const double *)v)[2 * i + 1]);
     }
 }
-static void st(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
-    }
-}
 /* A host coefficient as the kernel sees it: rounded to T, imaginary part dropped for real T. */
 static lc coef_as_t(sps_scalar t, sps_cplx c)
 {
@@ -305,7 +296,7 @@ static void test_nrm2(sps_scalar t, sps_index n)
     for (int k = 0; k < 2; k++) {
         void *h = xmalloc(N * ssz(t));
         for (size_t i = 0; i < N; i++)
-            st(t, h, i, mags[k] * tu_rng_range(&g_rng, 0.5, 1.0) * (i % 2 ? -1 : 1),
+            tu_put(t, h, i, mags[k] * tu_rng_range(&g_rng, 0.5, 1.0) * (i % 2 ? -1 : 1),
                mags[k] * tu_rng_range(&g_rng, -1, 1));
         poison_slots(slots, 1);
         K->nrm2(g_ctx, n, h, slots, 0);
@@ -317,17 +308,17 @@ static void test_nrm2(sps_scalar t, sps_index n)
     /* one huge entry among ordinary ones */
     {
         void *h = dup_vec(t, N, x);
-        st(t, h, N / 2, -huge, cplx(t) ? huge : 0.0);
+        tu_put(t, h, N / 2, -huge, cplx(t) ? huge : 0.0);
         poison_slots(slots, 1);
         K->nrm2(g_ctx, n, h, slots, 0);
         r = ref_nrm2(t, N, h);
         check_val("nrm2 one huge entry", t, n, slots[0], lc_make(r, 0), r, f);
         /* Inf gives Inf, NaN gives NaN (a solver must not see a finite norm) */
-        st(t, h, N - 1, INFINITY, 0.0);
+        tu_put(t, h, N - 1, INFINITY, 0.0);
         K->nrm2(g_ctx, n, h, slots, 0);
         TU_CHECK(isinf(slots[0].re) && slots[0].re > 0, "nrm2 [%s n=%d] with Inf entry gave %g", sps_scalar_name(t),
                  (int)n, slots[0].re);
-        st(t, h, 0, NAN, 0.0);
+        tu_put(t, h, 0, NAN, 0.0);
         K->nrm2(g_ctx, n, h, slots, 0);
         TU_CHECK(isnan(slots[0].re), "nrm2 [%s n=%d] with NaN entry gave %g", sps_scalar_name(t), (int)n, slots[0].re);
         free(h);
@@ -335,7 +326,7 @@ static void test_nrm2(sps_scalar t, sps_index n)
     /* the smallest subnormals only */
     if (!single(t)) {
         void *h = xmalloc(N * ssz(t));
-        for (size_t i = 0; i < N; i++) st(t, h, i, 4.9406564584124654e-324 * (double)(1 + i % 3), 0.0);
+        for (size_t i = 0; i < N; i++) tu_put(t, h, i, 4.9406564584124654e-324 * (double)(1 + i % 3), 0.0);
         K->nrm2(g_ctx, n, h, slots, 0);
         r = ref_nrm2(t, N, h);
         /* the norm is itself subnormal: allow one unit of the subnormal spacing */
@@ -417,9 +408,9 @@ static void test_invert(sps_scalar t, sps_index n)
     for (size_t i = 0; i < N; i++) {
         double re = tu_rng_range(&g_rng, 0.25, 2.0) * (i % 3 ? 1 : -1);
         double im = cplx(t) ? tu_rng_range(&g_rng, -2, 2) : 0.0;
-        st(t, d, i, re, im);
+        tu_put(t, d, i, re, im);
     }
-    if (cplx(t) && N > 1) st(t, d, 1, 0.0, -0.75); /* purely imaginary is not zero */
+    if (cplx(t) && N > 1) tu_put(t, d, 1, 0.0, -0.75); /* purely imaginary is not zero */
     void *d0 = dup_vec(t, N, d);
     lc *ref = xmalloc(N * sizeof *ref);
     long double *scale = xmalloc(N * sizeof *scale);
@@ -448,8 +439,8 @@ static void test_invert(sps_scalar t, sps_index n)
         const int ncases = cplx(t) ? 6 : 4;
         for (int c = 0; c < ncases; c++) {
             memcpy(d, d0, N * ssz(t));
-            if (cases[c].pos2 < N && cases[c].pos2 > cases[c].pos) st(t, d, cases[c].pos2, cases[c].re2, cases[c].im2);
-            st(t, d, cases[c].pos, cases[c].re, cases[c].im);
+            if (cases[c].pos2 < N && cases[c].pos2 > cases[c].pos) tu_put(t, d, cases[c].pos2, cases[c].re2, cases[c].im2);
+            tu_put(t, d, cases[c].pos, cases[c].re, cases[c].im);
             void *before = dup_vec(t, N, d);
             poison_slots(slots, 1);
             K->invert(g_ctx, n, d, slots, 0);

@@ -34,25 +34,6 @@ static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static const char *fn(sps_format f) { return sps_format_name(f); }
 static int contains(const char *hay, const char *needle) { return hay && needle && strstr(hay, needle) != NULL; }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-static void st(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
-    }
-}
-
 /* Host CSR (a shape's arrays, or an export of a matrix). */
 typedef struct {
     sps_matrix_info_t info;
@@ -63,9 +44,9 @@ static int export_all(sps_matrix A, hcsr *h)
 {
     memset(h, 0, sizeof *h);
     if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
-    h->rowptr = xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
-    h->col = xcalloc((size_t)h->info.nnz, sizeof(sps_index));
-    h->val = xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
+    h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
+    h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
+    h->val = tu_xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
     if (sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK) return 1;
     fprintf(stderr, "export: %s\n", sps_context_error(ctx));
     return 0;
@@ -123,10 +104,10 @@ static void random_cols(int m, int L, sps_index *c)
 
 static shape make_shape(const char *name, int n, int m, const int *len, int one_col)
 {
-    shape s = {name, n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), NULL, -1};
+    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL, -1};
     for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
     s.nnz = s.rowptr[n];
-    s.col = xcalloc((size_t)s.nnz, sizeof(sps_index));
+    s.col = tu_xcalloc((size_t)s.nnz, sizeof(sps_index));
     for (int i = 0; i < n; i++) {
         if (one_col >= 0) {
             if (len[i]) s.col[s.rowptr[i]] = one_col;
@@ -140,7 +121,7 @@ static shape make_shape(const char *name, int n, int m, const int *len, int one_
 /* Band: row i holds columns i + o for the offsets o in [lo, hi] kept with probability p. */
 static shape make_band(const char *name, int n, int m, int lo, int hi, double p)
 {
-    shape s = {name, n, m, 0, xcalloc((size_t)n + 1, sizeof(sps_index)), xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index)), -1};
+    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), tu_xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index)), -1};
     for (int i = 0; i < n; i++) {
         sps_index k = s.rowptr[i];
         for (int o = lo; o <= hi; o++)
@@ -157,7 +138,7 @@ static void add(shape s) { shapes[nshapes++] = s; }
 
 static void build_shapes(void)
 {
-    int *len = xcalloc(40000, sizeof *len);
+    int *len = tu_xcalloc(40000, sizeof *len);
     for (int i = 0; i < 100; i++)
         len[i] = (i < 4 || (i >= 31 && i <= 33) || (i >= 64 && i < 96)) ? 0 : (int)(tu_rng_u64(&rng) % 10);
     add(make_shape("random 100x90, empty rows at 32-row borders", 100, 90, len, -1));
@@ -216,11 +197,11 @@ static void free_shapes(void)
 static void *shape_values(const hcsr *h)
 {
     const sps_scalar t = h->info.scalar;
-    void *v = xcalloc((size_t)h->info.nnz, ssz(t));
+    void *v = tu_xcalloc((size_t)h->info.nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)h->info.nnz, v);
     for (int64_t k = 0; k < h->info.nnz; k++) {
-        if (k % 7 == 3) st(t, v, (size_t)k, 0.0, 0.0);
-        if (k % 11 == 5) st(t, v, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
+        if (k % 7 == 3) tu_put(t, v, (size_t)k, 0.0, 0.0);
+        if (k % 11 == 5) tu_put(t, v, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
     }
     return v;
 }
@@ -243,7 +224,7 @@ static int64_t count_diagonals(const hcsr *h)
 {
     const int n = h->info.rows, m = h->info.cols;
     if (n == 0 || m == 0) return 0;
-    unsigned char *f = xcalloc((size_t)n + m, 1);
+    unsigned char *f = tu_xcalloc((size_t)n + m, 1);
     int64_t nd = 0;
     for (int i = 0; i < n; i++)
         for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
@@ -293,7 +274,7 @@ static int spmv_check(const hcsr *h, sps_matrix A, sps_op_mode mode, int ab, uin
     const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
     tu_rng r;
     tu_rng_seed(&r, seed);
-    void *x = xcalloc((size_t)nin, ssz(t)), *y = xcalloc((size_t)nout, ssz(t)), *y0 = xcalloc((size_t)nout, ssz(t));
+    void *x = tu_xcalloc((size_t)nin, ssz(t)), *y = tu_xcalloc((size_t)nout, ssz(t)), *y0 = tu_xcalloc((size_t)nout, ssz(t));
     tu_fill_random(&r, t, (size_t)nin, x);
     if (ab == AB_RANDOM) tu_fill_random(&r, t, (size_t)nout, y0);
     else tu_fill_nan(t, (size_t)nout, y0);
@@ -308,13 +289,13 @@ static int spmv_check(const hcsr *h, sps_matrix A, sps_op_mode mode, int ab, uin
         br = tu_rng_range(&r, -2, 2);
         bi = cplx(t) ? tu_rng_range(&r, -2, 2) : 0;
     }
-    st(t, alpha, 0, ar, ai);
-    st(t, beta, 0, br, bi);
+    tu_put(t, alpha, 0, ar, ai);
+    tu_put(t, beta, 0, br, bi);
     tu_get(t, alpha, 0, &ar, &ai); /* the values as rounded to t */
     tu_get(t, beta, 0, &br, &bi);
-    long double *sr = xcalloc((size_t)nout, sizeof(long double)), *si = xcalloc((size_t)nout, sizeof(long double)),
-                *sa = xcalloc((size_t)nout, sizeof(long double));
-    int *cnt = xcalloc((size_t)nout, sizeof(int));
+    long double *sr = tu_xcalloc((size_t)nout, sizeof(long double)), *si = tu_xcalloc((size_t)nout, sizeof(long double)),
+                *sa = tu_xcalloc((size_t)nout, sizeof(long double));
+    int *cnt = tu_xcalloc((size_t)nout, sizeof(int));
     for (int i = 0; i < n; i++)
         for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
             const int j = h->col[k], o = mode == SPS_OP_N ? i : j, in = mode == SPS_OP_N ? j : i;
@@ -498,7 +479,7 @@ static void test_dia_options(sps_scalar t)
     hcsr h;
     /* tridiagonal 100x100: 298 entries, 3 diagonals x 100 = 300 slots (fill 1.0067) */
     shape tri = make_band("tri", 100, 100, -1, 1, 1.0);
-    void *val = xcalloc((size_t)tri.nnz, ssz(t));
+    void *val = tu_xcalloc((size_t)tri.nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)tri.nnz, val);
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, tri.n, tri.m, tri.rowptr, tri.col, val, t, &A))) goto out;
     if (!export_all(A, &h)) goto out;
@@ -547,7 +528,7 @@ static void test_dia_options(sps_scalar t)
         int len[300];
         for (int i = 0; i < 300; i++) len[i] = 2;
         shape sc = make_shape("scattered", 300, 300, len, -1);
-        void *v2 = xcalloc((size_t)sc.nnz, ssz(t));
+        void *v2 = tu_xcalloc((size_t)sc.nnz, ssz(t));
         tu_fill_random(&rng, t, (size_t)sc.nnz, v2);
         sps_matrix S = NULL;
         hcsr hs;
@@ -589,7 +570,7 @@ out:
 static void test_jds_options(sps_scalar t)
 {
     const shape *sh = &shapes[0];
-    void *val = xcalloc((size_t)sh->nnz, ssz(t));
+    void *val = tu_xcalloc((size_t)sh->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)sh->nnz, val);
     sps_matrix A = NULL, B0 = NULL, B1 = NULL;
     hcsr h0, h1, ha;

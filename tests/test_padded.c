@@ -43,21 +43,6 @@ static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static int contains(const char *hay, const char *needle) { return hay && needle && strstr(hay, needle) != NULL; }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) { fprintf(stderr, "out of memory\n"); exit(2); }
-    return p;
-}
-static void st(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32: ((float *)v)[2 * i] = (float)re; ((float *)v)[2 * i + 1] = (float)im; break;
-    default: ((double *)v)[2 * i] = re; ((double *)v)[2 * i + 1] = im; break;
-    }
-}
 static int rnd(int k) { return k > 0 ? (int)(tu_rng_u64(&rng) % (uint64_t)k) : 0; }
 static double dyadic(void)
 {
@@ -81,10 +66,10 @@ static int cmp_idx(const void *a, const void *b)
 /* Random distinct sorted columns for rows of the given lengths. */
 static pattern pat_from_lengths(const char *name, int n, int m, const int *len)
 {
-    pattern p = {name, n, m, xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
+    pattern p = {name, n, m, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
     for (int i = 0; i < n; i++) p.rp[i + 1] = p.rp[i] + len[i];
-    p.ci = xcalloc((size_t)p.rp[n], sizeof(sps_index));
-    int *mark = xcalloc((size_t)m, sizeof(int));
+    p.ci = tu_xcalloc((size_t)p.rp[n], sizeof(sps_index));
+    int *mark = tu_xcalloc((size_t)m, sizeof(int));
     for (int i = 0; i < n; i++) {
         sps_index *c = p.ci + p.rp[i];
         if (2 * len[i] > m) { /* selection sampling (Knuth's algorithm S): in order */
@@ -123,7 +108,7 @@ static pattern make_shape(int s)
                                     {150, 40},   {50, 40},   {0, 0},     {33, 33}, {257, 100}, {512, 300}};
     n = sizes[s][0];
     m = sizes[s][1];
-    int *len = xcalloc((size_t)n, sizeof(int));
+    int *len = tu_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
         switch (s) {
         case SH_RANDOM: len[i] = rnd(21); break;
@@ -157,11 +142,11 @@ static pattern make_shape(int s)
 /* Values: dyadic, with explicit +0 and -0 entries sprinkled in. */
 static void *make_values(sps_scalar t, int64_t nnz)
 {
-    void *v = xcalloc((size_t)nnz, ssz(t));
+    void *v = tu_xcalloc((size_t)nnz, ssz(t));
     for (int64_t k = 0; k < nnz; k++) {
         const int z = rnd(16);
         double re = z == 0 ? 0.0 : z == 1 ? -0.0 : dyadic(), im = cplx(t) ? (z == 2 ? -0.0 : dyadic()) : 0.0;
-        st(t, v, (size_t)k, re, im);
+        tu_put(t, v, (size_t)k, re, im);
     }
     return v;
 }
@@ -212,7 +197,7 @@ static expected expect_layout(const pattern *p, const config *c)
     memset(&e, 0, sizeof e);
     const int n = p->n;
     e.n = n;
-    sps_index *olen = xcalloc((size_t)n, sizeof *olen);
+    sps_index *olen = tu_xcalloc((size_t)n, sizeof *olen);
     for (int i = 0; i < n; i++) olen[i] = p->rp[i + 1] - p->rp[i];
     int window = 0;
     if (c->fmt == SPS_FMT_ELL) {
@@ -234,8 +219,8 @@ static expected expect_layout(const pattern *p, const config *c)
         window = c->o.sort_rows ? (n > 0 ? n : 1) : 0;
     }
     e.permuted = window > 0;
-    e.perm = xcalloc((size_t)n, sizeof *e.perm);
-    e.len = xcalloc((size_t)n, sizeof *e.len);
+    e.perm = tu_xcalloc((size_t)n, sizeof *e.perm);
+    e.len = tu_xcalloc((size_t)n, sizeof *e.len);
     for (int i = 0; i < n; i++) e.perm[i] = i;
     if (window) {
         g_len_for_sort = olen;
@@ -245,7 +230,7 @@ static expected expect_layout(const pattern *p, const config *c)
         }
     }
     for (int r = 0; r < n; r++) e.len[r] = olen[e.perm[r]];
-    e.ptr = xcalloc((size_t)e.ngroups + 1, sizeof *e.ptr);
+    e.ptr = tu_xcalloc((size_t)e.ngroups + 1, sizeof *e.ptr);
     if (e.kind == SPS_PAD_ELL) {
         int K = 0;
         for (int r = 0; r < n; r++) K = e.len[r] > K ? e.len[r] : K;
@@ -303,7 +288,7 @@ static void check_layout(const char *what, sps_matrix B, const pattern *p, const
     for (int q = 0, r = 0; ok && r < p->n; r++)
         if (e->len[r] > e->long_len) ok = L->long_rows[q++] == r;
     TU_CHECK(ok, "%s: long-row list (%d rows) wrong, want %d", what, (int)L->nlong, e->nlong);
-    unsigned char *seen = xcalloc((size_t)e->slots, 1);
+    unsigned char *seen = tu_xcalloc((size_t)e->slots, 1);
     long bad = 0;
     for (int r = 0; r < p->n; r++) {
         const int i = e->perm[r];
@@ -375,8 +360,8 @@ static void ref_ld(sps_scalar t, const pattern *p, const void *val, int trans, s
                    const void *y0, long double *yr, long double *yi, double *bound)
 {
     const int nout = trans ? p->m : p->n;
-    long double *sr = xcalloc((size_t)nout, sizeof *sr), *si = xcalloc((size_t)nout, sizeof *si), *sa = xcalloc((size_t)nout, sizeof *sa);
-    int *cnt = xcalloc((size_t)nout, sizeof *cnt);
+    long double *sr = tu_xcalloc((size_t)nout, sizeof *sr), *si = tu_xcalloc((size_t)nout, sizeof *si), *sa = tu_xcalloc((size_t)nout, sizeof *sa);
+    int *cnt = tu_xcalloc((size_t)nout, sizeof *cnt);
     const double ar = a.re, ai = cplx(t) ? a.im : 0.0, br = b.re, bi = cplx(t) ? b.im : 0.0;
     for (int i = 0; i < p->n; i++)
         for (sps_index k = p->rp[i]; k < p->rp[i + 1]; k++) {
@@ -438,10 +423,10 @@ static void check_spmv(const char *what, sps_matrix B, const pattern *p, const v
     if (!TU_OK(ctx, sps_operator_from_matrix(B, &op))) return;
     for (int trans = 0; trans < 2; trans++) {
         const int nin = trans ? p->n : p->m, nout = trans ? p->m : p->n;
-        void *xh = xcalloc((size_t)nin, ss), *y0 = xcalloc((size_t)nout, ss), *yh = xcalloc((size_t)nout, ss),
-             *yref = xcalloc((size_t)nout, ss);
-        long double *yr = xcalloc((size_t)nout, sizeof *yr), *yi = xcalloc((size_t)nout, sizeof *yi);
-        double *bound = xcalloc((size_t)nout, sizeof *bound);
+        void *xh = tu_xcalloc((size_t)nin, ss), *y0 = tu_xcalloc((size_t)nout, ss), *yh = tu_xcalloc((size_t)nout, ss),
+             *yref = tu_xcalloc((size_t)nout, ss);
+        long double *yr = tu_xcalloc((size_t)nout, sizeof *yr), *yi = tu_xcalloc((size_t)nout, sizeof *yi);
+        double *bound = tu_xcalloc((size_t)nout, sizeof *bound);
         tu_fill_random(&rng, t, (size_t)nin, xh);
         for (int c = 0; c < g_spmv_cases; c++) {
             const sps_cplx a = c == 2 ? sps_cplx_make(1, 0) : rnd_coef();
@@ -467,7 +452,7 @@ static void check_spmv(const char *what, sps_matrix B, const pattern *p, const v
                              "%s [%s]: SpMV (case %d) not bitwise equal to the row-order sum in T", what, tn(t), c);
                 } else if (c == 0) {
                     /* SpMV^T does not depend on the thread count */
-                    void *y1 = xcalloc((size_t)nout, ss);
+                    void *y1 = tu_xcalloc((size_t)nout, ss);
                     const int nt = omp_get_max_threads();
                     omp_set_num_threads(1);
                     if (TU_OK(ctx, sps_vector_set(y, y0)) && TU_OK(ctx, apply(op, t, 1, a, x, b, y)) && TU_OK(ctx, sps_vector_get(y, y1)))
@@ -502,8 +487,8 @@ static sps_matrix csr_of(const pattern *p, sps_scalar t, const void *val)
 static int export_equal(sps_matrix B, const pattern *p, const void *val)
 {
     const int64_t nnz = p->rp[p->n];
-    sps_index *rp = xcalloc((size_t)p->n + 1, sizeof *rp), *ci = xcalloc((size_t)nnz, sizeof *ci);
-    void *v = xcalloc((size_t)nnz, ssz(B->t));
+    sps_index *rp = tu_xcalloc((size_t)p->n + 1, sizeof *rp), *ci = tu_xcalloc((size_t)nnz, sizeof *ci);
+    void *v = tu_xcalloc((size_t)nnz, ssz(B->t));
     int ok = sps_matrix_export_csr(B, rp, ci, v) == SPS_OK &&
              memcmp(rp, p->rp, ((size_t)p->n + 1) * sizeof *rp) == 0 &&
              (nnz == 0 || (memcmp(ci, p->ci, (size_t)nnz * sizeof *ci) == 0 && memcmp(v, val, (size_t)nnz * ssz(B->t)) == 0));
@@ -666,7 +651,7 @@ static void test_refusal(void)
 {
     /* ELL: one dense row of 1500 in a 1500 x 1500 matrix with one entry elsewhere per row */
     const int n = 1500;
-    int *len = xcalloc(n, sizeof(int));
+    int *len = tu_xcalloc(n, sizeof(int));
     for (int i = 0; i < n; i++) len[i] = i == 3 ? n : 1;
     pattern p = pat_from_lengths("dense row 1500", n, n, len);
     const int64_t nnz = 2 * n - 1, slots = (int64_t)n * 1504;
@@ -724,7 +709,7 @@ static void test_refusal(void)
 /* ------------------------------------------------------------------ fill report */
 static pattern power_law(int n, double alpha, int kmin)
 {
-    int *len = xcalloc((size_t)n, sizeof(int));
+    int *len = tu_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
         const double u = 1.0 - tu_rng_uniform(&rng); /* (0, 1] */
         double k = kmin * pow(u, -1.0 / (alpha - 1.0));
@@ -828,8 +813,8 @@ static void test_corpus(const char *dir)
         if (A->nnz > 300000) { sps_matrix_destroy(A); skipped++; continue; }
         files++;
         /* host pattern + values for the references */
-        pattern p = {name, A->n, A->m, xcalloc((size_t)A->n + 1, sizeof(sps_index)), xcalloc((size_t)A->nnz, sizeof(sps_index))};
-        void *val = xcalloc((size_t)A->nnz, ssz(t));
+        pattern p = {name, A->n, A->m, tu_xcalloc((size_t)A->n + 1, sizeof(sps_index)), tu_xcalloc((size_t)A->nnz, sizeof(sps_index))};
+        void *val = tu_xcalloc((size_t)A->nnz, ssz(t));
         TU_OK(ctx, sps_matrix_export_csr(A, p.rp, p.ci, val));
         for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++) {
             char what[512];

@@ -13,56 +13,30 @@ static sps_context g_ctx;
 static tu_rng g_rng;
 static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-static void put(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32:
-        ((float *)v)[2 * i] = (float)re;
-        ((float *)v)[2 * i + 1] = (float)im;
-        break;
-    default:
-        ((double *)v)[2 * i] = re;
-        ((double *)v)[2 * i + 1] = im;
-        break;
-    }
-}
-
 /* random n x n matrix with a random diagonal (|a_ii| in [0.5, 2], either sign),
  * a few off-diagonal entries per row, and diagonal entry `skip` left out
  * (-1: none) or stored as an explicit zero (zero_at) */
 static sps_matrix random_matrix(sps_scalar t, sps_index n, sps_index skip, sps_index zero_at, void *diag)
 {
     const int64_t cap = (int64_t)n * 4;
-    sps_index *r = xcalloc((size_t)cap, sizeof *r), *c = xcalloc((size_t)cap, sizeof *c);
-    void *v = xcalloc((size_t)cap, sps_scalar_size(t));
+    sps_index *r = tu_xcalloc((size_t)cap, sizeof *r), *c = tu_xcalloc((size_t)cap, sizeof *c);
+    void *v = tu_xcalloc((size_t)cap, sps_scalar_size(t));
     int64_t k = 0;
     for (sps_index i = 0; i < n; i++) {
         double re = tu_rng_range(&g_rng, 0.5, 2.0) * (tu_rng_uniform(&g_rng) < 0.5 ? -1 : 1);
         double im = sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0.0;
         if (i == zero_at) re = im = 0.0;
-        put(t, diag, (size_t)i, i == skip ? 0.0 : re, i == skip ? 0.0 : im);
+        tu_put(t, diag, (size_t)i, i == skip ? 0.0 : re, i == skip ? 0.0 : im);
         if (i != skip) {
             r[k] = c[k] = i;
-            put(t, v, (size_t)k++, re, im);
+            tu_put(t, v, (size_t)k++, re, im);
         }
         for (int j = 0; j < 3 && n > 1; j++) {
             sps_index col = (sps_index)(tu_rng_u64(&g_rng) % (uint64_t)n);
             if (col == i) continue;
             r[k] = i;
             c[k] = col;
-            put(t, v, (size_t)k++, tu_rng_range(&g_rng, -1, 1),
+            tu_put(t, v, (size_t)k++, tu_rng_range(&g_rng, -1, 1),
                 sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0);
         }
     }
@@ -83,8 +57,8 @@ static void test_jacobi_apply(void)
         const double tol = 4 * tu_eps(t);
         for (int zi = 0; zi < 3; zi++) {
             const sps_index n = sizes[zi];
-            void *d = xcalloc((size_t)n, ss), *x = xcalloc((size_t)n, ss), *y = xcalloc((size_t)n, ss);
-            void *ref = xcalloc((size_t)n, ss);
+            void *d = tu_xcalloc((size_t)n, ss), *x = tu_xcalloc((size_t)n, ss), *y = tu_xcalloc((size_t)n, ss);
+            void *ref = tu_xcalloc((size_t)n, ss);
             sps_matrix A = random_matrix(t, n, -1, -1, d);
             tu_fill_random(&g_rng, t, (size_t)n, x);
             /* y_i = x_i / a_ii in double, rounded to t */
@@ -93,7 +67,7 @@ static void test_jacobi_apply(void)
                 tu_get(t, x, (size_t)i, &xr, &xi);
                 tu_get(t, d, (size_t)i, &dr, &di);
                 const double m = dr * dr + di * di;
-                put(t, ref, (size_t)i, (xr * dr + xi * di) / m, (xi * dr - xr * di) / m);
+                tu_put(t, ref, (size_t)i, (xr * dr + xi * di) / m, (xi * dr - xr * di) / m);
             }
             sps_precond P = NULL;
             sps_vector vx = NULL, vy = NULL;
@@ -137,7 +111,7 @@ static void test_jacobi_errors(void)
 {
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];
-        void *d = xcalloc(40, sps_scalar_size(t));
+        void *d = tu_xcalloc(40, sps_scalar_size(t));
         sps_precond P = NULL;
         /* diagonal entry of row 17 (1-based) absent */
         sps_matrix A = random_matrix(t, 40, 16, -1, d);

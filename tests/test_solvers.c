@@ -32,33 +32,6 @@ static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
 static int single(sps_scalar t) { return t == SPS_F32 || t == SPS_C32; }
 static double rtol_of(sps_scalar t) { return single(t) ? 1e-5 : 1e-8; }
 
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz ? sz : 1);
-    if (!p) {
-        fprintf(stderr, "out of memory\n");
-        exit(2);
-    }
-    return p;
-}
-
-/* store re + i im as entry i of an array of type t (imaginary part dropped for real t) */
-static void put(sps_scalar t, void *v, size_t i, double re, double im)
-{
-    switch (t) {
-    case SPS_F32: ((float *)v)[i] = (float)re; break;
-    case SPS_F64: ((double *)v)[i] = re; break;
-    case SPS_C32:
-        ((float *)v)[2 * i] = (float)re;
-        ((float *)v)[2 * i + 1] = (float)im;
-        break;
-    default:
-        ((double *)v)[2 * i] = re;
-        ((double *)v)[2 * i + 1] = im;
-        break;
-    }
-}
-
 static int all_finite(sps_scalar t, size_t n, const void *v)
 {
     for (size_t i = 0; i < n; i++) {
@@ -82,11 +55,11 @@ static dcsr export_dcsr(sps_matrix A)
     dcsr d = {0};
     if (!TU_OK(g_ctx, sps_matrix_info(A, &info))) return d;
     d.n = info.rows;
-    d.rp = xcalloc((size_t)info.rows + 1, sizeof *d.rp);
-    d.ci = xcalloc((size_t)info.nnz, sizeof *d.ci);
-    void *val = xcalloc((size_t)info.nnz, sps_scalar_size(info.scalar));
-    d.re = xcalloc((size_t)info.nnz, sizeof(double));
-    d.im = xcalloc((size_t)info.nnz, sizeof(double));
+    d.rp = tu_xcalloc((size_t)info.rows + 1, sizeof *d.rp);
+    d.ci = tu_xcalloc((size_t)info.nnz, sizeof *d.ci);
+    void *val = tu_xcalloc((size_t)info.nnz, sps_scalar_size(info.scalar));
+    d.re = tu_xcalloc((size_t)info.nnz, sizeof(double));
+    d.im = tu_xcalloc((size_t)info.nnz, sizeof(double));
     TU_OK(g_ctx, sps_matrix_export_csr(A, d.rp, d.ci, val));
     for (int64_t k = 0; k < info.nnz; k++) tu_get(info.scalar, val, (size_t)k, &d.re[k], &d.im[k]);
     free(val);
@@ -141,7 +114,7 @@ static void matvec(const dcsr *A, sps_scalar t, const void *x, void *b)
             sr += A->re[k] * xr - A->im[k] * xi;
             si += A->re[k] * xi + A->im[k] * xr;
         }
-        put(t, b, (size_t)i, sr, si);
+        tu_put(t, b, (size_t)i, sr, si);
     }
 }
 
@@ -174,8 +147,8 @@ static void trip_add(trip *T, sps_index r, sps_index c, double re, double im)
 
 static sps_matrix trip_matrix(trip *T, sps_index n, sps_index m, sps_scalar t)
 {
-    void *val = xcalloc((size_t)T->nnz, sps_scalar_size(t));
-    for (int64_t k = 0; k < T->nnz; k++) put(t, val, (size_t)k, T->re[k], T->im[k]);
+    void *val = tu_xcalloc((size_t)T->nnz, sps_scalar_size(t));
+    for (int64_t k = 0; k < T->nnz; k++) tu_put(t, val, (size_t)k, T->re[k], T->im[k]);
     sps_matrix A = NULL;
     TU_OK(g_ctx, sps_matrix_from_coo(g_ctx, n, m, T->nnz, T->r, T->c, val, t, &A));
     free(val);
@@ -253,7 +226,7 @@ static outcome run_solve(sps_matrix A, const dcsr *D, const char *solver, const 
     sps_matrix_info(A, &info);
     const sps_scalar t = info.scalar;
     const size_t n = (size_t)info.rows, ss = sps_scalar_size(t);
-    void *xt = xcalloc(n, ss), *b = xcalloc(n, ss), *x = xcalloc(n, ss);
+    void *xt = tu_xcalloc(n, ss), *b = tu_xcalloc(n, ss), *x = tu_xcalloc(n, ss);
     if (xtrue_in)
         memcpy(xt, xtrue_in, n * ss);
     else
@@ -348,14 +321,14 @@ static void test_initial_guess(void)
         sps_matrix A = make_matrix(M_POISSON, t);
         dcsr D = export_dcsr(A);
         const size_t n = (size_t)D.n, ss = sps_scalar_size(t);
-        void *xt = xcalloc(n, ss), *x0 = xcalloc(n, ss), *xs = xcalloc(n, ss);
+        void *xt = tu_xcalloc(n, ss), *x0 = tu_xcalloc(n, ss), *xs = tu_xcalloc(n, ss);
         for (int si = 0; si < 3; si++) {
             tu_fill_random(&g_rng, t, n, xt);
             /* x0 = x_true + 1e-3 perturbation: fewer iterations than from 0 */
             for (size_t i = 0; i < n; i++) {
                 double re, im;
                 tu_get(t, xt, i, &re, &im);
-                put(t, x0, i, re + 1e-3 * tu_rng_range(&g_rng, -1, 1), im + 1e-3 * tu_rng_range(&g_rng, -1, 1));
+                tu_put(t, x0, i, re + 1e-3 * tu_rng_range(&g_rng, -1, 1), im + 1e-3 * tu_rng_range(&g_rng, -1, 1));
             }
             outcome o0 = run_solve(A, &D, solver_names[si], "none", rtol_of(t), 2000, 0, xt, NULL, NULL);
             outcome o1 = run_solve(A, &D, solver_names[si], "none", rtol_of(t), 2000, 0, xt, x0, NULL);
@@ -387,7 +360,7 @@ static void test_zero_rhs(void)
         sps_matrix A = make_matrix(M_POISSON, t);
         dcsr D = export_dcsr(A);
         const size_t n = (size_t)D.n, ss = sps_scalar_size(t);
-        void *zero = xcalloc(n, ss), *x0 = xcalloc(n, ss), *x = xcalloc(n, ss);
+        void *zero = tu_xcalloc(n, ss), *x0 = tu_xcalloc(n, ss), *x = tu_xcalloc(n, ss);
         for (int si = 0; si < 3; si++) {
             tu_fill_random(&g_rng, t, n, x0);
             /* x_true = 0 gives b = 0; the guess is random and nonzero */
@@ -413,7 +386,7 @@ static void test_maxit(void)
         sps_matrix A = make_matrix(M_POISSON, t);
         dcsr D = export_dcsr(A);
         const size_t n = (size_t)D.n, ss = sps_scalar_size(t);
-        void *x = xcalloc(n, ss);
+        void *x = tu_xcalloc(n, ss);
         for (int si = 0; si < 3; si++) {
             sps_context_clear_error(g_ctx);
             outcome o = run_solve(A, &D, solver_names[si], "jacobi", rtol_of(t), 4, 0, NULL, NULL, x);
@@ -456,7 +429,7 @@ static void test_indefinite(void)
             }
         sps_matrix A = trip_matrix(&T, N * N, N * N, t);
         dcsr D = export_dcsr(A);
-        void *x = xcalloc((size_t)D.n, sps_scalar_size(t));
+        void *x = tu_xcalloc((size_t)D.n, sps_scalar_size(t));
         for (int pi = 0; pi < 2; pi++) {
             sps_context_clear_error(g_ctx);
             outcome o = run_solve(A, &D, "cg", pc_names[pi], rtol_of(t), 2000, 0, NULL, NULL, x);
@@ -485,8 +458,8 @@ static void test_bicgstab_breakdown(void)
         sps_matrix A = trip_matrix(&T, 2, 2, t);
         dcsr D = export_dcsr(A);
         const size_t ss = sps_scalar_size(t);
-        void *xt = xcalloc(2, ss), *x = xcalloc(2, ss);
-        put(t, xt, 1, 1.0, 0.0); /* b = A xt = e_1 */
+        void *xt = tu_xcalloc(2, ss), *x = tu_xcalloc(2, ss);
+        tu_put(t, xt, 1, 1.0, 0.0); /* b = A xt = e_1 */
         sps_context_clear_error(g_ctx);
         outcome o = run_solve(A, &D, "bicgstab", "none", 1e-8, 100, 0, xt, NULL, x);
         TU_CHECK(o.st == SPS_ERR_BREAKDOWN && o.res.reason == SPS_REASON_BREAKDOWN, "bicgstab breakdown %s: %s %s",
@@ -512,9 +485,9 @@ static void test_nan_rhs(void)
         TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
         const sps_index n = 400;
         const size_t ss = sps_scalar_size(t);
-        void *b = xcalloc((size_t)n, ss), *x = xcalloc((size_t)n, ss);
+        void *b = tu_xcalloc((size_t)n, ss), *x = tu_xcalloc((size_t)n, ss);
         tu_fill_random(&g_rng, t, (size_t)n, b);
-        put(t, b, 123, NAN, 0.0);
+        tu_put(t, b, 123, NAN, 0.0);
         for (int si = 0; si < 3; si++) {
             sps_solver s = NULL;
             sps_vector vb = NULL, vx = NULL;
@@ -562,9 +535,9 @@ static sps_status tridiag_apply(void *user, sps_vector xv, sps_vector yv)
         tu_get(d->t, x, (size_t)i, &ar, &ai);
         if (i > 0) tu_get(d->t, x, (size_t)i - 1, &br, &bi);
         if (i < n - 1) tu_get(d->t, x, (size_t)i + 1, &cr, &ci);
-        put(d->t, y, (size_t)i, 3 * ar - br - cr, 3 * ai - bi - ci);
+        tu_put(d->t, y, (size_t)i, 3 * ar - br - cr, 3 * ai - bi - ci);
     }
-    if (d->nan_at && d->applies == d->nan_at) put(d->t, y, (size_t)n / 2, NAN, 0.0);
+    if (d->nan_at && d->applies == d->nan_at) tu_put(d->t, y, (size_t)n / 2, NAN, 0.0);
     return SPS_OK;
 }
 
@@ -572,8 +545,8 @@ static void test_shell(void)
 {
     const sps_index n = 300;
     /* the test's CSR of the same tridiagonal matrix, for the residual */
-    dcsr D = {n, xcalloc((size_t)n + 1, sizeof(sps_index)), xcalloc(3 * (size_t)n, sizeof(sps_index)),
-              xcalloc(3 * (size_t)n, sizeof(double)), xcalloc(3 * (size_t)n, sizeof(double))};
+    dcsr D = {n, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), tu_xcalloc(3 * (size_t)n, sizeof(sps_index)),
+              tu_xcalloc(3 * (size_t)n, sizeof(double)), tu_xcalloc(3 * (size_t)n, sizeof(double))};
     sps_index k = 0;
     for (sps_index i = 0; i < n; i++) {
         for (sps_index j = i - 1; j <= i + 1; j++)
@@ -586,7 +559,7 @@ static void test_shell(void)
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];
         const size_t ss = sps_scalar_size(t);
-        void *xt = xcalloc((size_t)n, ss), *b = xcalloc((size_t)n, ss), *x = xcalloc((size_t)n, ss);
+        void *xt = tu_xcalloc((size_t)n, ss), *b = tu_xcalloc((size_t)n, ss), *x = tu_xcalloc((size_t)n, ss);
         for (int si = 0; si < 3; si++) {
             for (int inject = 0; inject < 2; inject++) {
                 shell_data sd = {t, 0, inject ? 6 : 0};
@@ -656,7 +629,7 @@ static void test_monitor(void)
     sps_operator op = NULL;
     TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
     const sps_index n = 400;
-    void *b = xcalloc((size_t)n, sizeof(double));
+    void *b = tu_xcalloc((size_t)n, sizeof(double));
     tu_fill_random(&g_rng, t, (size_t)n, b);
     for (int si = 1; si < 3; si++) {
         mon_data md = {0, 3, 0, 1, {0}};
@@ -705,7 +678,7 @@ static void test_gmres_restart(void)
         sps_matrix A = make_matrix(cplx(t) ? M_NONHERM : M_CONVDIFF, t);
         dcsr D = export_dcsr(A);
         const size_t n = (size_t)D.n, ss = sps_scalar_size(t);
-        void *xt = xcalloc(n, ss), *b = xcalloc(n, ss), *x = xcalloc(n, ss);
+        void *xt = tu_xcalloc(n, ss), *b = tu_xcalloc(n, ss), *x = tu_xcalloc(n, ss);
         tu_fill_random(&g_rng, t, n, xt);
         matvec(&D, t, xt, b);
         const int restarts[3] = {5, 30, (int)n};
@@ -731,7 +704,7 @@ static void test_gmres_restart(void)
             TU_CHECK(st == SPS_OK && rr <= 2 * rtol_of(t), "gmres(%d) %s: %s relres %.3e", restarts[k],
                      sps_scalar_name(t), sps_status_name(st), rr);
             its[k] = res.iterations;
-            hist[k] = xcalloc((size_t)res.history_len, sizeof(double));
+            hist[k] = tu_xcalloc((size_t)res.history_len, sizeof(double));
             memcpy(hist[k], res.history, (size_t)res.history_len * sizeof(double));
         }
         const double slack = 50 * tu_eps(t) * hist[2][0];
@@ -770,7 +743,7 @@ static void test_gmres_restart(void)
     TU_OK(g_ctx, sps_solver_set_restart(s, 7));
     TU_OK(g_ctx, sps_vector_create(g_ctx, 400, SPS_F64, &vb));
     TU_OK(g_ctx, sps_vector_create(g_ctx, 400, SPS_F64, &vx));
-    double *b = xcalloc(400, sizeof *b);
+    double *b = tu_xcalloc(400, sizeof *b);
     tu_fill_random(&g_rng, SPS_F64, 400, b);
     TU_OK(g_ctx, sps_vector_set(vb, b));
     TU_OK(g_ctx, sps_solver_solve(s, vb, vx, &res));
@@ -958,11 +931,11 @@ static void test_kernels(void)
             const size_t N = (size_t)n;
             void *v[8], *c[8];
             for (int i = 0; i < 8; i++) {
-                v[i] = xcalloc(N, ss);
-                c[i] = xcalloc(N, ss);
+                v[i] = tu_xcalloc(N, ss);
+                c[i] = tu_xcalloc(N, ss);
                 tu_fill_random(&g_rng, t, N, v[i]);
             }
-            lc *ref = xcalloc(N, sizeof *ref), *ref2 = xcalloc(N, sizeof *ref2);
+            lc *ref = tu_xcalloc(N, sizeof *ref), *ref2 = tu_xcalloc(N, sizeof *ref2);
             sps_cplx sl[10];
             const char *tn = sps_scalar_name(t);
 
@@ -1108,9 +1081,9 @@ static void test_kernel_determinism(void)
         const sps_scalar t = all_types[ti];
         const sps_kernels *K = sps_kern(g_ctx, t);
         const size_t ss = sps_scalar_size(t), N = (size_t)n;
-        void *v[6], *x = xcalloc(N, ss), *r = xcalloc(N, ss);
+        void *v[6], *x = tu_xcalloc(N, ss), *r = tu_xcalloc(N, ss);
         for (int i = 0; i < 6; i++) {
-            v[i] = xcalloc(N, ss);
+            v[i] = tu_xcalloc(N, ss);
             tu_fill_random(&g_rng, t, N, v[i]);
         }
         sps_cplx base[8], got[3][8];

@@ -70,6 +70,32 @@ void tu_fill_nan(sps_scalar t, size_t n, void *v)
     }
 }
 
+void *tu_xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz ? sz : 1);
+    if (!p) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    return p;
+}
+
+void tu_put(sps_scalar t, void *v, size_t i, double re, double im)
+{
+    switch (t) {
+    case SPS_F32: ((float *)v)[i] = (float)re; break;
+    case SPS_F64: ((double *)v)[i] = re; break;
+    case SPS_C32:
+        ((float *)v)[2 * i] = (float)re;
+        ((float *)v)[2 * i + 1] = (float)im;
+        break;
+    default:
+        ((double *)v)[2 * i] = re;
+        ((double *)v)[2 * i + 1] = im;
+        break;
+    }
+}
+
 void tu_get(sps_scalar t, const void *v, size_t i, double *re, double *im)
 {
     size_t k = reals_per(t);

@@ -31,6 +31,10 @@ double tu_rng_uniform(tu_rng *r);          /* [0, 1) */
 double tu_rng_range(tu_rng *r, double lo, double hi);
 /** Fill n scalars of type t with uniform values in [-1, 1) (both parts for complex). */
 void tu_fill_random(tu_rng *r, sps_scalar t, size_t n, void *v);
+/** calloc that never returns NULL (n or sz of 0 allocate one byte); exits 2 when out of memory. */
+void *tu_xcalloc(size_t n, size_t sz);
+/** Store re + i im as entry i of array v of type t (im dropped for real t). */
+void tu_put(sps_scalar t, void *v, size_t i, double re, double im);
 /** Fill n scalars with NaN (poison). */
 void tu_fill_nan(sps_scalar t, size_t n, void *v);
 /** Entry i of array v of type t as double re/im. */
