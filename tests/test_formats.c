@@ -62,31 +62,9 @@ static void dense_free(dense *d)
     free(d->present);
 }
 
-/* Host copy of a matrix as canonical CSR. */
-typedef struct {
-    sps_matrix_info_t info;
-    sps_index *rowptr, *col;
-    void *val;
-} hcsr;
-static int export_all(sps_matrix A, hcsr *h)
-{
-    memset(h, 0, sizeof *h);
-    if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
-    h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
-    h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
-    h->val = tu_xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
-    return sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK;
-}
-static void hcsr_free(hcsr *h)
-{
-    free(h->rowptr);
-    free(h->col);
-    free(h->val);
-}
-
 /* Exported CSR is canonical (rowptr from 0, non-decreasing, ends at nnz; columns
  * strictly increasing and in range) and equal to the dense reference exactly. */
-static void check_against_dense(const char *what, const hcsr *h, const dense *d)
+static void check_against_dense(const char *what, const tu_csr *h, const dense *d)
 {
     const sps_scalar t = h->info.scalar;
     int ok = h->info.rows == d->n && h->info.cols == d->m;
@@ -122,18 +100,6 @@ static void check_against_dense(const char *what, const hcsr *h, const dense *d)
     TU_CHECK(bad == 0, "%s [%s]: %ld wrong entries, first (%d,%d) = (%g,%g)", what, tn(t), bad, bi, bj, gr, gi);
 }
 
-/* Bitwise equality of two exported CSR copies. */
-static int same_csr(const hcsr *a, const hcsr *b)
-{
-    if (a->info.rows != b->info.rows || a->info.cols != b->info.cols || a->info.nnz != b->info.nnz ||
-        a->info.scalar != b->info.scalar)
-        return 0;
-    const size_t nnz = (size_t)a->info.nnz;
-    return memcmp(a->rowptr, b->rowptr, ((size_t)a->info.rows + 1) * sizeof(sps_index)) == 0 &&
-           (nnz == 0 || (memcmp(a->col, b->col, nnz * sizeof(sps_index)) == 0 &&
-                         memcmp(a->val, b->val, nnz * ssz(a->info.scalar)) == 0));
-}
-
 /* ------------------------------------------------------------------ from_coo */
 static void test_from_coo(sps_scalar t)
 {
@@ -155,13 +121,13 @@ static void test_from_coo(sps_scalar t)
     }
     sps_matrix A = (sps_matrix)&d; /* must be overwritten */
     TU_OK(ctx, sps_matrix_from_coo(ctx, n, m, nnz, row, col, val, t, &A));
-    hcsr h;
-    TU_CHECK(A && export_all(A, &h), "from_coo export");
+    tu_csr h;
+    TU_CHECK(A && tu_export_csr(NULL, A, &h), "from_coo export");
     check_against_dense("from_coo (unsorted, duplicates summed)", &h, &d);
     TU_CHECK(h.info.format == SPS_FMT_CSR && contains(h.info.format_name, "csr") && h.info.symmetry == SPS_SYM_GENERAL &&
                  h.info.scalar == t,
              "from_coo info: format %s symmetry %d", h.info.format_name, (int)h.info.symmetry);
-    hcsr_free(&h);
+    tu_csr_free(&h);
     sps_matrix_destroy(A);
 
     /* errors: out-of-range indices name the entry */
@@ -231,14 +197,14 @@ static void test_from_coo(sps_scalar t)
         tu_put(t, v2, 2, -1.5, 0.0);
         A = NULL;
         TU_OK(ctx, sps_matrix_from_coo(ctx, 2, 2, 3, r2, c2, v2, t, &A));
-        if (A && export_all(A, &h)) {
+        if (A && tu_export_csr(NULL, A, &h)) {
             double re, im;
             tu_get(t, h.val, 0, &re, &im);
             TU_CHECK(h.info.nnz == 2 && re == 0.0 && signbit(re) && (!cplx(t) || signbit(im)),
                      "from_coo [%s]: -0.0 became %g (nnz %lld)", tn(t), re, (long long)h.info.nnz);
             tu_get(t, h.val, 1, &re, &im);
             TU_CHECK(re == 0.0 && h.col[1] == 1, "cancelling duplicates keep the entry");
-            hcsr_free(&h);
+            tu_csr_free(&h);
         }
         sps_matrix_destroy(A);
         free(v2);
@@ -275,10 +241,10 @@ static void test_from_csr(sps_scalar t)
         }
     sps_matrix A = NULL;
     TU_OK(ctx, sps_matrix_from_csr(ctx, n, m, rowptr, col, val, t, &A));
-    hcsr h;
-    if (A && export_all(A, &h)) {
+    tu_csr h;
+    if (A && tu_export_csr(NULL, A, &h)) {
         check_against_dense("from_csr (unsorted columns, repeats)", &h, &d);
-        hcsr_free(&h);
+        tu_csr_free(&h);
     }
     sps_matrix_destroy(A);
 
@@ -413,7 +379,7 @@ static void check_info(const char *what, sps_matrix A, sps_scalar t, int n, int 
 }
 
 /* y = A x (N) or A^T x (T) in long double from host CSR: relative error of y against it. */
-static int spmv_matches(const hcsr *h, sps_matrix A, sps_op_mode mode, double *worst)
+static int spmv_matches(const tu_csr *h, sps_matrix A, sps_op_mode mode, double *worst)
 {
     const sps_scalar t = h->info.scalar;
     const int n = h->info.rows, m = h->info.cols;
@@ -467,7 +433,7 @@ static void test_roundtrip(sps_scalar t, const shape *s)
 {
     void *val = shape_values(s, t);
     sps_matrix A = NULL, B = NULL, C = NULL, D = NULL;
-    hcsr h0 = {0}, hA, hB, hC;
+    tu_csr h0 = {0}, hA, hB, hC;
     h0.info.rows = s->n;
     h0.info.cols = s->m;
     h0.info.nnz = s->nnz;
@@ -481,17 +447,17 @@ static void test_roundtrip(sps_scalar t, const shape *s)
     check_info(s->name, B, t, s->n, s->m, s->nnz, SPS_FMT_COO);
     if (!TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &C))) goto out;
     check_info(s->name, C, t, s->n, s->m, s->nnz, SPS_FMT_CSR);
-    if (export_all(A, &hA)) {
-        TU_CHECK(same_csr(&h0, &hA), "%s [%s]: from_csr of canonical input is not the identity", s->name, tn(t));
-        hcsr_free(&hA);
+    if (tu_export_csr(NULL, A, &hA)) {
+        TU_CHECK(tu_same_csr(&h0, &hA), "%s [%s]: from_csr of canonical input is not the identity", s->name, tn(t));
+        tu_csr_free(&hA);
     }
-    if (export_all(B, &hB)) {
-        TU_CHECK(same_csr(&h0, &hB), "%s [%s]: export of the COO copy differs", s->name, tn(t));
-        hcsr_free(&hB);
+    if (tu_export_csr(NULL, B, &hB)) {
+        TU_CHECK(tu_same_csr(&h0, &hB), "%s [%s]: export of the COO copy differs", s->name, tn(t));
+        tu_csr_free(&hB);
     }
-    if (export_all(C, &hC)) {
-        TU_CHECK(same_csr(&h0, &hC), "%s [%s]: CSR -> COO -> CSR not bitwise", s->name, tn(t));
-        hcsr_free(&hC);
+    if (tu_export_csr(NULL, C, &hC)) {
+        TU_CHECK(tu_same_csr(&h0, &hC), "%s [%s]: CSR -> COO -> CSR not bitwise", s->name, tn(t));
+        tu_csr_free(&hC);
     }
     /* AUTO means CSR here; a copy in the same format */
     TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_AUTO, NULL, &D));
@@ -681,8 +647,8 @@ static void test_generate(sps_scalar t)
     for (size_t g = 0; g < sizeof gens / sizeof gens[0]; g++) {
         sps_matrix A = NULL;
         if (!TU_OK(ctx, sps_matrix_generate(ctx, gens[g].spec, t, &A))) continue;
-        hcsr h;
-        if (!export_all(A, &h)) { sps_matrix_destroy(A); continue; }
+        tu_csr h;
+        if (!tu_export_csr(NULL, A, &h)) { sps_matrix_destroy(A); continue; }
         dense D = laplacian_dense(gens[g].dims, gens[g].N);
         char what[64];
         snprintf(what, sizeof what, "generate %s", gens[g].spec);
@@ -724,7 +690,7 @@ static void test_generate(sps_scalar t)
         TU_CHECK(ok, "%s [%s]: row sums", gens[g].spec, tn(t));
         TU_CHECK(sym, "%s [%s]: not symmetric", gens[g].spec, tn(t));
         dense_free(&D);
-        hcsr_free(&h);
+        tu_csr_free(&h);
         sps_matrix_destroy(A);
     }
 }
@@ -794,19 +760,19 @@ static void test_mtx_roundtrip(sps_scalar t)
     sps_matrix A = NULL, B = NULL;
     char path[640];
     snprintf(path, sizeof path, "%s/rt_%s.mtx", tmpdir_path, tn(t));
-    hcsr ha, hb;
+    tu_csr ha, hb;
     if (TU_OK(ctx, sps_matrix_from_coo(ctx, n, m, nnz, row, col, val, t, &A)) &&
         TU_OK(ctx, sps_matrix_write_mtx(A, path)) && TU_OK(ctx, sps_matrix_read_mtx(ctx, path, t, &B)) &&
-        export_all(A, &ha)) {
-        if (export_all(B, &hb)) {
-            TU_CHECK(same_csr(&ha, &hb), "Matrix Market round trip [%s] not bitwise", tn(t));
+        tu_export_csr(NULL, A, &ha)) {
+        if (tu_export_csr(NULL, B, &hb)) {
+            TU_CHECK(tu_same_csr(&ha, &hb), "Matrix Market round trip [%s] not bitwise", tn(t));
             TU_CHECK(hb.info.symmetry == SPS_SYM_GENERAL, "written file reads back as general");
-            hcsr_free(&hb);
+            tu_csr_free(&hb);
         }
         /* read in the other precision / field */
         sps_matrix C = NULL;
         const sps_scalar other = single(t) ? (cplx(t) ? SPS_C64 : SPS_F64) : (cplx(t) ? SPS_C32 : SPS_F32);
-        if (TU_OK(ctx, sps_matrix_read_mtx(ctx, path, other, &C)) && export_all(C, &hb)) {
+        if (TU_OK(ctx, sps_matrix_read_mtx(ctx, path, other, &C)) && tu_export_csr(NULL, C, &hb)) {
             int ok = hb.info.scalar == other && hb.info.nnz == ha.info.nnz;
             for (int64_t k = 0; ok && k < ha.info.nnz; k++) {
                 double r1, i1, r2, i2;
@@ -819,13 +785,13 @@ static void test_mtx_roundtrip(sps_scalar t)
                     ok = 0;
             }
             TU_CHECK(ok, "file written as %s read as %s", tn(t), tn(other));
-            hcsr_free(&hb);
+            tu_csr_free(&hb);
         }
         sps_matrix_destroy(C);
         /* a real file read as complex gets zero imaginary parts; a complex file read as real becomes complex */
         C = NULL;
         const sps_scalar flip = cplx(t) ? (single(t) ? SPS_F32 : SPS_F64) : (single(t) ? SPS_C32 : SPS_C64);
-        if (TU_OK(ctx, sps_matrix_read_mtx(ctx, path, flip, &C)) && export_all(C, &hb)) {
+        if (TU_OK(ctx, sps_matrix_read_mtx(ctx, path, flip, &C)) && tu_export_csr(NULL, C, &hb)) {
             const sps_scalar want = cplx(t) ? t : flip;
             int ok = hb.info.scalar == want && hb.info.nnz == ha.info.nnz;
             for (int64_t k = 0; ok && k < ha.info.nnz; k++) {
@@ -835,10 +801,10 @@ static void test_mtx_roundtrip(sps_scalar t)
                 if (r2 != r1 || i2 != i1) ok = 0;
             }
             TU_CHECK(ok, "file written as %s read with %s: type %s", tn(t), tn(flip), tn(hb.info.scalar));
-            hcsr_free(&hb);
+            tu_csr_free(&hb);
         }
         sps_matrix_destroy(C);
-        hcsr_free(&ha);
+        tu_csr_free(&ha);
     }
     remove(path);
     /* errors */
@@ -888,8 +854,8 @@ static void test_mtx_buffer(void)
 {
     const char *sym = "%%MatrixMarket matrix coordinate real symmetric\n3 3 4\n1 1 2\n2 1 -1\n3 2 0.5\n3 1 4\n";
     sps_matrix A = NULL;
-    hcsr h;
-    if (TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, sym, strlen(sym), "sym", SPS_F64, NULL, &A)) && export_all(A, &h)) {
+    tu_csr h;
+    if (TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, sym, strlen(sym), "sym", SPS_F64, NULL, &A)) && tu_export_csr(NULL, A, &h)) {
         dense D = dense_new(3, 3);
         const double e[][3] = {{0, 0, 2}, {1, 0, -1}, {0, 1, -1}, {2, 1, 0.5}, {1, 2, 0.5}, {2, 0, 4}, {0, 2, 4}};
         for (int k = 0; k < 7; k++) {
@@ -899,26 +865,26 @@ static void test_mtx_buffer(void)
         check_against_dense("symmetric buffer", &h, &D);
         TU_CHECK(h.info.symmetry == SPS_SYM_SYMMETRIC, "symmetric buffer: symmetry %d", (int)h.info.symmetry);
         dense_free(&D);
-        hcsr_free(&h);
+        tu_csr_free(&h);
     }
     sps_matrix_destroy(A);
     const char *herm = "%%MatrixMarket matrix coordinate complex hermitian\n2 2 3\n1 1 2 0\n2 1 1 -3\n2 2 5 0\n";
     A = NULL;
-    if (TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, herm, strlen(herm), "herm", SPS_F64, NULL, &A)) && export_all(A, &h)) {
+    if (TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, herm, strlen(herm), "herm", SPS_F64, NULL, &A)) && tu_export_csr(NULL, A, &h)) {
         double v[8] = {2, 0, 1, 3, 1, -3, 5, 0};
         TU_CHECK(h.info.scalar == SPS_C64 && h.info.nnz == 4 && memcmp(h.val, v, sizeof v) == 0 &&
                      h.info.symmetry == SPS_SYM_HERMITIAN,
                  "hermitian buffer expanded with conjugates");
-        hcsr_free(&h);
+        tu_csr_free(&h);
     }
     sps_matrix_destroy(A);
     const char *dup = "%%MatrixMarket matrix coordinate real general\n2 3 4\n1 3 1.25\n2 1 7\n1 3 2.5\n1 3 -0.75\n";
     A = NULL;
-    if (TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, dup, strlen(dup), "dup", SPS_F32, NULL, &A)) && export_all(A, &h)) {
+    if (TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, dup, strlen(dup), "dup", SPS_F32, NULL, &A)) && tu_export_csr(NULL, A, &h)) {
         float v[2] = {3.0f, 7.0f};
         TU_CHECK(h.info.nnz == 2 && h.info.cols == 3 && h.col[0] == 2 && h.col[1] == 0 && memcmp(h.val, v, sizeof v) == 0,
                  "duplicates summed on read");
-        hcsr_free(&h);
+        tu_csr_free(&h);
     }
     sps_matrix_destroy(A);
     const char *bad = "%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n";
@@ -1005,8 +971,8 @@ static void check_file_independent(const char *dir, const char *rel)
     }
     const sps_scalar t = is_c ? SPS_C64 : SPS_F64;
     sps_matrix A = NULL;
-    hcsr h;
-    if (TU_OK(ctx, sps_matrix_read_mtx(ctx, path, SPS_F64, &A)) && export_all(A, &h)) {
+    tu_csr h;
+    if (TU_OK(ctx, sps_matrix_read_mtx(ctx, path, SPS_F64, &A)) && tu_export_csr(NULL, A, &h)) {
         /* merge duplicates of the sorted triplets */
         long distinct = 0, bad = 0, q = 0;
         int canon = 1;
@@ -1035,7 +1001,7 @@ static void check_file_independent(const char *dir, const char *rel)
                  tn(t), (int)sym);
         TU_CHECK(bad == 0, "%s: %ld values differ from an independent reading", rel, bad);
         printf("  %s: %dx%d, %ld triplets -> nnz %lld\n", rel, n, m, nt, (long long)h.info.nnz);
-        hcsr_free(&h);
+        tu_csr_free(&h);
     }
     sps_matrix_destroy(A);
     free(tr);
@@ -1063,23 +1029,23 @@ static void check_corpus(const char *dir)
         sps_matrix A = NULL, B = NULL, C = NULL;
         if (!TU_OK(ctx, sps_matrix_read_mtx(ctx, path, SPS_F64, &A))) continue;
         files++;
-        hcsr ha, hc;
+        tu_csr ha, hc;
         if (TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &B)) &&
-            TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &C)) && export_all(A, &ha)) {
+            TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &C)) && tu_export_csr(NULL, A, &ha)) {
             TU_CHECK(ha.info.rows == rows && ha.info.cols == cols && ha.info.nnz <= expanded &&
                          ha.info.scalar == (strcmp(field, "complex") ? SPS_F64 : SPS_C64),
                      "%s: %dx%d nnz %lld (file %ld)", name, (int)ha.info.rows, (int)ha.info.cols,
                      (long long)ha.info.nnz, nnzf);
-            if (export_all(C, &hc)) {
-                TU_CHECK(same_csr(&ha, &hc), "%s: CSR -> COO -> CSR not bitwise", name);
-                hcsr_free(&hc);
+            if (tu_export_csr(NULL, C, &hc)) {
+                TU_CHECK(tu_same_csr(&ha, &hc), "%s: CSR -> COO -> CSR not bitwise", name);
+                tu_csr_free(&hc);
             }
             double w;
             for (int mode = 0; mode < 2; mode++) {
                 TU_CHECK(spmv_matches(&ha, A, (sps_op_mode)mode, &w), "%s: CSR SpMV%s off by %g", name, mode ? "^T" : "", w);
                 TU_CHECK(spmv_matches(&ha, B, (sps_op_mode)mode, &w), "%s: COO SpMV%s off by %g", name, mode ? "^T" : "", w);
             }
-            hcsr_free(&ha);
+            tu_csr_free(&ha);
         }
         sps_matrix_destroy(A);
         sps_matrix_destroy(B);

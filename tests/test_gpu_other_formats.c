@@ -142,40 +142,6 @@ static void build_shapes(void)
     free(len);
 }
 
-/* ------------------------------------------------------------------ comparisons */
-typedef struct {
-    sps_matrix_info_t info;
-    sps_index *rowptr, *col;
-    void *val;
-} hcsr;
-static int export_all(sps_context c, sps_matrix A, hcsr *h)
-{
-    memset(h, 0, sizeof *h);
-    if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
-    h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
-    h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
-    h->val = tu_xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
-    if (sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK) return 1;
-    fprintf(stderr, "export: %s\n", sps_context_error(c));
-    return 0;
-}
-static void hcsr_free(hcsr *h)
-{
-    free(h->rowptr);
-    free(h->col);
-    free(h->val);
-}
-static int same_csr(const hcsr *a, const hcsr *b)
-{
-    if (a->info.rows != b->info.rows || a->info.cols != b->info.cols || a->info.nnz != b->info.nnz ||
-        a->info.scalar != b->info.scalar)
-        return 0;
-    const size_t nnz = (size_t)a->info.nnz;
-    return memcmp(a->rowptr, b->rowptr, ((size_t)a->info.rows + 1) * sizeof(sps_index)) == 0 &&
-           (nnz == 0 || (memcmp(a->col, b->col, nnz * sizeof(sps_index)) == 0 &&
-                         memcmp(a->val, b->val, nnz * ssz(a->info.scalar)) == 0));
-}
-
 /* y = alpha op(A) x + beta y0 in context c; returns the host copy of y. */
 static void *apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, int nin, int nout, const void *x,
                    const void *y0, const void *alpha, const void *beta)
@@ -199,7 +165,7 @@ static void *apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, 
 enum { AB_DEFAULT = 0, AB_RANDOM, AB_BETA0, AB_COUNT };
 static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0 (NULL)", "random alpha, beta", "random alpha, beta=0, y NaN"};
 
-static void compare_spmv(const char *what, sps_format f, const hcsr *h, sps_matrix Bc, sps_matrix Bg)
+static void compare_spmv(const char *what, sps_format f, const tu_csr *h, sps_matrix Bc, sps_matrix Bg)
 {
     const sps_scalar t = h->info.scalar;
     const int n = h->info.rows, m = h->info.cols;
@@ -280,7 +246,7 @@ static void test_shape(const shape *sh, sps_scalar t, sps_format f)
 {
     char what[256];
     snprintf(what, sizeof what, "%s [%s %s]", sh->name, fn(f), tn(t));
-    hcsr h0 = {0};
+    tu_csr h0 = {0};
     h0.info.rows = sh->n;
     h0.info.cols = sh->m;
     h0.info.nnz = sh->nnz;
@@ -318,14 +284,14 @@ static void test_shape(const shape *sh, sps_scalar t, sps_format f)
                      ig.backend == SPS_BACKEND_CUDA && ig.format == f,
                  "%s: info cpu %zu bytes %lld stored, gpu %zu bytes %lld stored (backend %d)", what, ic.bytes,
                  (long long)ic.stored_entries, ig.bytes, (long long)ig.stored_entries, (int)ig.backend);
-    hcsr hg;
-    if (export_all(gpu, Bg, &hg)) {
-        TU_CHECK(same_csr(&h0, &hg), "%s: device build (from device CSR) does not round-trip bitwise", what);
-        hcsr_free(&hg);
+    tu_csr hg;
+    if (tu_export_csr(gpu, Bg, &hg)) {
+        TU_CHECK(tu_same_csr(&h0, &hg), "%s: device build (from device CSR) does not round-trip bitwise", what);
+        tu_csr_free(&hg);
     }
-    if (Bg2 && export_all(gpu, Bg2, &hg)) {
-        TU_CHECK(same_csr(&h0, &hg), "%s: device build (from host CSR) does not round-trip bitwise", what);
-        hcsr_free(&hg);
+    if (Bg2 && tu_export_csr(gpu, Bg2, &hg)) {
+        TU_CHECK(tu_same_csr(&h0, &hg), "%s: device build (from host CSR) does not round-trip bitwise", what);
+        tu_csr_free(&hg);
     }
     compare_spmv(what, f, &h0, Bc, Bg);
 out:
@@ -344,25 +310,25 @@ static void test_misc(sps_scalar t)
     sps_matrix Ac = NULL, Ag = NULL;
     if (TU_OK(gpu, sps_matrix_generate(gpu, small_only ? "poisson3d:12" : "poisson3d:40", t, &Ag)) &&
         TU_OK(cpu, sps_matrix_generate(cpu, small_only ? "poisson3d:12" : "poisson3d:40", t, &Ac))) {
-        hcsr h;
-        if (export_all(cpu, Ac, &h)) {
+        tu_csr h;
+        if (tu_export_csr(cpu, Ac, &h)) {
             for (int fi = 0; fi < 3; fi++) {
                 sps_matrix Bc = NULL, Bg = NULL;
                 char what[128];
                 snprintf(what, sizeof what, "poisson3d [%s %s]", fn(my_formats[fi]), tn(t));
                 if (TU_OK(cpu, sps_matrix_convert(Ac, my_formats[fi], NULL, &Bc)) &&
                     TU_OK(gpu, sps_matrix_convert(Ag, my_formats[fi], NULL, &Bg))) {
-                    hcsr hg;
-                    if (export_all(gpu, Bg, &hg)) {
-                        TU_CHECK(same_csr(&h, &hg), "%s: round trip", what);
-                        hcsr_free(&hg);
+                    tu_csr hg;
+                    if (tu_export_csr(gpu, Bg, &hg)) {
+                        TU_CHECK(tu_same_csr(&h, &hg), "%s: round trip", what);
+                        tu_csr_free(&hg);
                     }
                     compare_spmv(what, my_formats[fi], &h, Bc, Bg);
                 }
                 sps_matrix_destroy(Bc);
                 sps_matrix_destroy(Bg);
             }
-            hcsr_free(&h);
+            tu_csr_free(&h);
         }
     }
     sps_matrix_destroy(Ac);
@@ -378,13 +344,13 @@ static void test_misc(sps_scalar t)
     Ag = NULL;
     if (TU_OK(gpu, sps_matrix_from_csr(gpu, sh->n, sh->m, sh->rowptr, sh->col, val, t, &Ag)) &&
         TU_OK(gpu, sps_matrix_convert(Ag, SPS_FMT_DIA, &opt, &B))) {
-        hcsr ha, hb;
-        if (export_all(gpu, Ag, &ha)) {
-            if (export_all(gpu, B, &hb)) {
-                TU_CHECK(same_csr(&ha, &hb), "forced DIA on the GPU [%s]: round trip", tn(t));
-                hcsr_free(&hb);
+        tu_csr ha, hb;
+        if (tu_export_csr(gpu, Ag, &ha)) {
+            if (tu_export_csr(gpu, B, &hb)) {
+                TU_CHECK(tu_same_csr(&ha, &hb), "forced DIA on the GPU [%s]: round trip", tn(t));
+                tu_csr_free(&hb);
             }
-            hcsr_free(&ha);
+            tu_csr_free(&ha);
         }
     }
     sps_matrix_destroy(B);

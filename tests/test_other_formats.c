@@ -34,40 +34,6 @@ static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static const char *fn(sps_format f) { return sps_format_name(f); }
 static int contains(const char *hay, const char *needle) { return hay && needle && strstr(hay, needle) != NULL; }
 
-/* Host CSR (a shape's arrays, or an export of a matrix). */
-typedef struct {
-    sps_matrix_info_t info;
-    sps_index *rowptr, *col;
-    void *val;
-} hcsr;
-static int export_all(sps_matrix A, hcsr *h)
-{
-    memset(h, 0, sizeof *h);
-    if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
-    h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
-    h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
-    h->val = tu_xcalloc((size_t)h->info.nnz, ssz(h->info.scalar));
-    if (sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK) return 1;
-    fprintf(stderr, "export: %s\n", sps_context_error(ctx));
-    return 0;
-}
-static void hcsr_free(hcsr *h)
-{
-    free(h->rowptr);
-    free(h->col);
-    free(h->val);
-}
-static int same_csr(const hcsr *a, const hcsr *b)
-{
-    if (a->info.rows != b->info.rows || a->info.cols != b->info.cols || a->info.nnz != b->info.nnz ||
-        a->info.scalar != b->info.scalar)
-        return 0;
-    const size_t nnz = (size_t)a->info.nnz;
-    return memcmp(a->rowptr, b->rowptr, ((size_t)a->info.rows + 1) * sizeof(sps_index)) == 0 &&
-           (nnz == 0 || (memcmp(a->col, b->col, nnz * sizeof(sps_index)) == 0 &&
-                         memcmp(a->val, b->val, nnz * ssz(a->info.scalar)) == 0));
-}
-
 /* ------------------------------------------------------------------ shapes */
 typedef struct {
     const char *name;
@@ -194,7 +160,7 @@ static void free_shapes(void)
 }
 
 /* Values: uniform [-1, 1), with explicit zeros (every 7th entry) and -0.0 (every 11th). */
-static void *shape_values(const hcsr *h)
+static void *shape_values(const tu_csr *h)
 {
     const sps_scalar t = h->info.scalar;
     void *v = tu_xcalloc((size_t)h->info.nnz, ssz(t));
@@ -207,10 +173,10 @@ static void *shape_values(const hcsr *h)
 }
 
 /* ------------------------------------------------------------------ expected footprints */
-static int64_t rowlen(const hcsr *h, int i) { return h->rowptr[i + 1] - h->rowptr[i]; }
+static int64_t rowlen(const tu_csr *h, int i) { return h->rowptr[i + 1] - h->rowptr[i]; }
 
 /* Bell-Garland: smallest K with fewer than max(n/3, 4096) rows longer than K. */
-static int expect_hyb_K(const hcsr *h)
+static int expect_hyb_K(const tu_csr *h)
 {
     const int n = h->info.rows;
     for (int K = 0;; K++) {
@@ -220,7 +186,7 @@ static int expect_hyb_K(const hcsr *h)
     }
 }
 
-static int64_t count_diagonals(const hcsr *h)
+static int64_t count_diagonals(const tu_csr *h)
 {
     const int n = h->info.rows, m = h->info.cols;
     if (n == 0 || m == 0) return 0;
@@ -237,7 +203,7 @@ static int64_t count_diagonals(const hcsr *h)
 }
 
 /* Expected bytes and stored slots of format f for the matrix h. */
-static size_t expect_bytes(sps_format f, const hcsr *h, int64_t *stored)
+static size_t expect_bytes(sps_format f, const tu_csr *h, int64_t *stored)
 {
     const int n = h->info.rows;
     const int64_t nnz = h->info.nnz;
@@ -267,7 +233,7 @@ static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0 (NULL)", "random alpha, 
 
 /* y = alpha op(A) x + beta y on A (x, y, alpha, beta from `seed`) against a long
  * double reference from h.  The output is returned in *yout (caller frees). */
-static int spmv_check(const hcsr *h, sps_matrix A, sps_op_mode mode, int ab, uint64_t seed, double *worst, void **yout)
+static int spmv_check(const tu_csr *h, sps_matrix A, sps_op_mode mode, int ab, uint64_t seed, double *worst, void **yout)
 {
     const sps_scalar t = h->info.scalar;
     const int n = h->info.rows, m = h->info.cols;
@@ -344,7 +310,7 @@ static int spmv_check(const hcsr *h, sps_matrix A, sps_op_mode mode, int ab, uin
 }
 
 /* ------------------------------------------------------------------ one shape in one format */
-static void check_info(const char *what, sps_matrix B, sps_format f, const hcsr *h)
+static void check_info(const char *what, sps_matrix B, sps_format f, const tu_csr *h)
 {
     sps_matrix_info_t info;
     memset(&info, 0xab, sizeof info);
@@ -362,12 +328,12 @@ static void check_info(const char *what, sps_matrix B, sps_format f, const hcsr 
 }
 
 /* Would DIA refuse this matrix at the default max_fill? */
-static int dia_refuses(const hcsr *h, double max_fill)
+static int dia_refuses(const tu_csr *h, double max_fill)
 {
     return (double)(count_diagonals(h) * h->info.rows) > max_fill * (double)h->info.nnz;
 }
 
-static void check_refusal(const char *what, sps_status s, sps_matrix B, const hcsr *h)
+static void check_refusal(const char *what, sps_status s, sps_matrix B, const tu_csr *h)
 {
     char nd[64];
     snprintf(nd, sizeof nd, "%lld diagonals", (long long)count_diagonals(h));
@@ -379,7 +345,7 @@ static void check_refusal(const char *what, sps_status s, sps_matrix B, const hc
     sps_context_clear_error(ctx);
 }
 
-static void check_spmv_all(const char *what, sps_format f, sps_matrix B, sps_matrix A_csr, const hcsr *h)
+static void check_spmv_all(const char *what, sps_format f, sps_matrix B, sps_matrix A_csr, const tu_csr *h)
 {
     for (int mode = 0; mode < 2; mode++)
         for (int ab = 0; ab < AB_COUNT; ab++) {
@@ -403,7 +369,7 @@ static void test_shape(const shape *sh, sps_scalar t, sps_format f)
 {
     char what[256];
     snprintf(what, sizeof what, "%s [%s %s]", sh->name, fn(f), tn(t));
-    hcsr h0 = {0};
+    tu_csr h0 = {0};
     h0.info.rows = sh->n;
     h0.info.cols = sh->m;
     h0.info.nnz = sh->nnz;
@@ -428,10 +394,10 @@ static void test_shape(const shape *sh, sps_scalar t, sps_format f)
     /* CSR source: from_backend_csr */
     if (!TU_OK(ctx, sps_matrix_convert(A, f, &opt, &B))) goto out;
     check_info(what, B, f, &h0);
-    hcsr hb;
-    if (export_all(B, &hb)) {
-        TU_CHECK(same_csr(&h0, &hb), "%s: CSR -> %s -> CSR not bitwise (from CSR)", what, fn(f));
-        hcsr_free(&hb);
+    tu_csr hb;
+    if (tu_export_csr(ctx, B, &hb)) {
+        TU_CHECK(tu_same_csr(&h0, &hb), "%s: CSR -> %s -> CSR not bitwise (from CSR)", what, fn(f));
+        tu_csr_free(&hb);
     }
     if (f == SPS_FMT_HYB && sh->hyb_K >= 0) /* and check_info found the library's K to be the rule's */
         TU_CHECK(expect_hyb_K(&h0) == sh->hyb_K, "%s: the shape was built for K = %d, the rule gives %d", what,
@@ -439,15 +405,15 @@ static void test_shape(const shape *sh, sps_scalar t, sps_format f)
     /* COO source: host from_csr */
     if (TU_OK(ctx, sps_matrix_convert(Acoo, f, &opt, &C))) {
         check_info(what, C, f, &h0);
-        if (export_all(C, &hb)) {
-            TU_CHECK(same_csr(&h0, &hb), "%s: COO -> %s -> CSR not bitwise (host build)", what, fn(f));
-            hcsr_free(&hb);
+        if (tu_export_csr(ctx, C, &hb)) {
+            TU_CHECK(tu_same_csr(&h0, &hb), "%s: COO -> %s -> CSR not bitwise (host build)", what, fn(f));
+            tu_csr_free(&hb);
         }
     }
     /* back through sps_matrix_convert (to_csr), and into COO */
-    if (TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &D)) && export_all(D, &hb)) {
-        TU_CHECK(same_csr(&h0, &hb), "%s: %s -> CSR convert not bitwise", what, fn(f));
-        hcsr_free(&hb);
+    if (TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &D)) && tu_export_csr(ctx, D, &hb)) {
+        TU_CHECK(tu_same_csr(&h0, &hb), "%s: %s -> CSR convert not bitwise", what, fn(f));
+        tu_csr_free(&hb);
     }
     check_spmv_all(what, f, B, A, &h0);
 out:
@@ -476,13 +442,13 @@ static void test_registry(void)
 static void test_dia_options(sps_scalar t)
 {
     sps_matrix A = NULL, B = NULL;
-    hcsr h;
+    tu_csr h;
     /* tridiagonal 100x100: 298 entries, 3 diagonals x 100 = 300 slots (fill 1.0067) */
     shape tri = make_band("tri", 100, 100, -1, 1, 1.0);
     void *val = tu_xcalloc((size_t)tri.nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)tri.nnz, val);
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, tri.n, tri.m, tri.rowptr, tri.col, val, t, &A))) goto out;
-    if (!export_all(A, &h)) goto out;
+    if (!tu_export_csr(ctx, A, &h)) goto out;
     sps_format_options opt;
     memset(&opt, 0, sizeof opt);
     opt.max_fill = 1.0;
@@ -531,8 +497,8 @@ static void test_dia_options(sps_scalar t)
         void *v2 = tu_xcalloc((size_t)sc.nnz, ssz(t));
         tu_fill_random(&rng, t, (size_t)sc.nnz, v2);
         sps_matrix S = NULL;
-        hcsr hs;
-        if (TU_OK(ctx, sps_matrix_from_csr(ctx, sc.n, sc.m, sc.rowptr, sc.col, v2, t, &S)) && export_all(S, &hs)) {
+        tu_csr hs;
+        if (TU_OK(ctx, sps_matrix_from_csr(ctx, sc.n, sc.m, sc.rowptr, sc.col, v2, t, &S)) && tu_export_csr(ctx, S, &hs)) {
             B = (sps_matrix)&hs;
             {
             const sps_status rs_ = sps_matrix_convert(S, SPS_FMT_DIA, NULL, &B);
@@ -542,22 +508,22 @@ static void test_dia_options(sps_scalar t)
             opt.max_fill = 1e6;
             B = NULL;
             if (TU_OK(ctx, sps_matrix_convert(S, SPS_FMT_DIA, &opt, &B))) {
-                hcsr hb;
-                if (export_all(B, &hb)) {
-                    TU_CHECK(same_csr(&hs, &hb), "scattered DIA with max_fill 1e6: round trip");
-                    hcsr_free(&hb);
+                tu_csr hb;
+                if (tu_export_csr(ctx, B, &hb)) {
+                    TU_CHECK(tu_same_csr(&hs, &hb), "scattered DIA with max_fill 1e6: round trip");
+                    tu_csr_free(&hb);
                 }
             }
             sps_matrix_destroy(B);
             B = NULL;
-            hcsr_free(&hs);
+            tu_csr_free(&hs);
         }
         sps_matrix_destroy(S);
         free(sc.rowptr);
         free(sc.col);
         free(v2);
     }
-    hcsr_free(&h);
+    tu_csr_free(&h);
 out:
     sps_matrix_destroy(A);
     free(tri.rowptr);
@@ -573,21 +539,21 @@ static void test_jds_options(sps_scalar t)
     void *val = tu_xcalloc((size_t)sh->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)sh->nnz, val);
     sps_matrix A = NULL, B0 = NULL, B1 = NULL;
-    hcsr h0, h1, ha;
-    if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, val, t, &A)) && export_all(A, &ha)) {
+    tu_csr h0, h1, ha;
+    if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, val, t, &A)) && tu_export_csr(ctx, A, &ha)) {
         sps_format_options opt;
         memset(&opt, 0, sizeof opt);
         TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, &opt, &B0));
         opt.sort_rows = 1;
         TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, &opt, &B1));
-        if (B0 && B1 && export_all(B0, &h0)) {
-            if (export_all(B1, &h1)) {
-                TU_CHECK(same_csr(&h0, &h1) && same_csr(&h0, &ha), "JDS sort_rows 0/1 [%s]", tn(t));
-                hcsr_free(&h1);
+        if (B0 && B1 && tu_export_csr(ctx, B0, &h0)) {
+            if (tu_export_csr(ctx, B1, &h1)) {
+                TU_CHECK(tu_same_csr(&h0, &h1) && tu_same_csr(&h0, &ha), "JDS sort_rows 0/1 [%s]", tn(t));
+                tu_csr_free(&h1);
             }
-            hcsr_free(&h0);
+            tu_csr_free(&h0);
         }
-        hcsr_free(&ha);
+        tu_csr_free(&ha);
     }
     sps_matrix_destroy(A);
     sps_matrix_destroy(B0);
@@ -606,14 +572,14 @@ static void test_hyb_generated(void)
         TU_CHECK(info.stored_entries == 5 * 10016 && info.bytes == (size_t)5 * 10016 * 12,
                  "poisson2d:100 HYB: stored %lld bytes %zu (want K = 5, ld 10016, no tail)", (long long)info.stored_entries,
                  info.bytes);
-        hcsr h;
-        if (export_all(A, &h)) {
+        tu_csr h;
+        if (tu_export_csr(ctx, A, &h)) {
             for (int mode = 0; mode < 2; mode++) {
                 double w = 0;
                 const int ok = spmv_check(&h, B, (sps_op_mode)mode, AB_RANDOM, 99 + mode, &w, NULL);
                 TU_CHECK(ok, "poisson2d:100 HYB SpMV%s: %g", mode ? "^T" : "", w);
             }
-            hcsr_free(&h);
+            tu_csr_free(&h);
         }
     }
     sps_matrix_destroy(A);
@@ -624,7 +590,7 @@ static void test_hyb_generated(void)
 static void test_chain(sps_scalar t)
 {
     const shape *sh = &shapes[0];
-    hcsr h0 = {0};
+    tu_csr h0 = {0};
     h0.info.rows = sh->n;
     h0.info.cols = sh->m;
     h0.info.nnz = sh->nnz;
@@ -636,13 +602,13 @@ static void test_chain(sps_scalar t)
     memset(&opt, 0, sizeof opt);
     opt.force = 1;
     sps_matrix A = NULL, H = NULL, J = NULL, D = NULL, C = NULL;
-    hcsr h;
+    tu_csr h;
     if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &A)) &&
         TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_HYB, NULL, &H)) && TU_OK(ctx, sps_matrix_convert(H, SPS_FMT_JDS, NULL, &J)) &&
         TU_OK(ctx, sps_matrix_convert(J, SPS_FMT_DIA, &opt, &D)) && TU_OK(ctx, sps_matrix_convert(D, SPS_FMT_HYB, NULL, &C)) &&
-        export_all(C, &h)) {
-        TU_CHECK(same_csr(&h0, &h), "csr -> hyb -> jds -> dia -> hyb -> csr [%s] not bitwise", tn(t));
-        hcsr_free(&h);
+        tu_export_csr(ctx, C, &h)) {
+        TU_CHECK(tu_same_csr(&h0, &h), "csr -> hyb -> jds -> dia -> hyb -> csr [%s] not bitwise", tn(t));
+        tu_csr_free(&h);
     }
     sps_matrix_destroy(A);
     sps_matrix_destroy(H);
@@ -673,9 +639,9 @@ static void check_corpus(const char *dir)
         }
         snprintf(path, sizeof path, "%s/%s/%s.mtx.gz", dir, group, name);
         sps_matrix A = NULL;
-        hcsr ha;
+        tu_csr ha;
         if (!TU_OK(ctx, sps_matrix_read_mtx(ctx, path, SPS_F64, &A))) continue;
-        if (!export_all(A, &ha)) {
+        if (!tu_export_csr(ctx, A, &ha)) {
             sps_matrix_destroy(A);
             continue;
         }
@@ -696,10 +662,10 @@ static void check_corpus(const char *dir)
             }
             if (!TU_OK(ctx, sps_matrix_convert(A, f, NULL, &B))) continue;
             check_info(what, B, f, &ha);
-            hcsr hb;
-            if (export_all(B, &hb)) {
-                TU_CHECK(same_csr(&ha, &hb), "%s: round trip not bitwise", what);
-                hcsr_free(&hb);
+            tu_csr hb;
+            if (tu_export_csr(ctx, B, &hb)) {
+                TU_CHECK(tu_same_csr(&ha, &hb), "%s: round trip not bitwise", what);
+                tu_csr_free(&hb);
             }
             for (int mode = 0; mode < 2; mode++) {
                 double w = 0;
@@ -708,7 +674,7 @@ static void check_corpus(const char *dir)
             }
             sps_matrix_destroy(B);
         }
-        hcsr_free(&ha);
+        tu_csr_free(&ha);
         sps_matrix_destroy(A);
     }
     fclose(mf);

@@ -126,6 +126,36 @@ double tu_relerr(sps_scalar t, size_t n, const void *a, const void *b)
 
 double tu_eps(sps_scalar t) { return is_single(t) ? 5.96e-8 : 1.11e-16; }
 
+int tu_export_csr(sps_context c, sps_matrix A, tu_csr *h)
+{
+    memset(h, 0, sizeof *h);
+    if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
+    h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
+    h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
+    h->val = tu_xcalloc((size_t)h->info.nnz, sps_scalar_size(h->info.scalar));
+    if (sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK) return 1;
+    if (c) fprintf(stderr, "export: %s\n", sps_context_error(c));
+    return 0;
+}
+
+void tu_csr_free(tu_csr *h)
+{
+    free(h->rowptr);
+    free(h->col);
+    free(h->val);
+}
+
+int tu_same_csr(const tu_csr *a, const tu_csr *b)
+{
+    if (a->info.rows != b->info.rows || a->info.cols != b->info.cols || a->info.nnz != b->info.nnz ||
+        a->info.scalar != b->info.scalar)
+        return 0;
+    const size_t nnz = (size_t)a->info.nnz;
+    return memcmp(a->rowptr, b->rowptr, ((size_t)a->info.rows + 1) * sizeof(sps_index)) == 0 &&
+           (nnz == 0 || (memcmp(a->col, b->col, nnz * sizeof(sps_index)) == 0 &&
+                         memcmp(a->val, b->val, nnz * sps_scalar_size(a->info.scalar)) == 0));
+}
+
 const char *tu_matrix_dir(int argc, char **argv, int argi)
 {
     const char *d = NULL;

@@ -44,6 +44,19 @@ double tu_relerr(sps_scalar t, size_t n, const void *a, const void *b);
 /** Unit roundoff of t's precision. */
 double tu_eps(sps_scalar t);
 
+/** Host copy of a matrix as exported CSR. */
+typedef struct {
+    sps_matrix_info_t info;
+    sps_index *rowptr, *col;
+    void *val;
+} tu_csr;
+/** Export A into freshly allocated arrays of h (free with tu_csr_free); returns 1 on success.  On an
+ * export failure prints the error of c to stderr when c is not NULL. */
+int tu_export_csr(sps_context c, sps_matrix A, tu_csr *h);
+void tu_csr_free(tu_csr *h);
+/** Bitwise equality of two exported CSR copies (sizes, scalar type, rowptr, columns, values). */
+int tu_same_csr(const tu_csr *a, const tu_csr *b);
+
 /** Directory of the SuiteSparse matrices from env SPS_MATRIX_DIR or argv, or NULL when absent. */
 const char *tu_matrix_dir(int argc, char **argv, int argi);
 #endif
