@@ -31,12 +31,37 @@ extern "C" {
 /** A scalar as the host passes it, and the type of a solver slot. */
 typedef struct { double re, im; } sps_cplx;
 
-static inline sps_cplx sps_cplx_make(double re, double im) { sps_cplx c; c.re = re; c.im = im; return c; }
+/* Functions both backends evaluate (the CPU oracle and CUDA kernels must agree bit for bit). */
+#ifdef __CUDACC__
+#define SPS_HD __host__ __device__
+#else
+#define SPS_HD
+#endif
+
+static inline SPS_HD sps_cplx sps_cplx_make(double re, double im) { sps_cplx c; c.re = re; c.im = im; return c; }
 
 /** A coefficient computed from slots at kernel time:
  *      c = sign * (num >= 0 ? slots[num] : 1) / (den >= 0 ? slots[den] : 1)
  *  e.g. CG's alpha = rho / (p'q) is {+1, RHO, PQ}. */
 typedef struct { double sign; int num, den; } sps_scoef;
+
+/** Value of a slot coefficient, in double complex, on either backend. */
+static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
+{
+    double nr = 1.0, ni = 0.0, dr = 1.0, di = 0.0;
+    if (c.num >= 0) { nr = slots[c.num].re; ni = slots[c.num].im; }
+    if (c.den >= 0) { dr = slots[c.den].re; di = slots[c.den].im; }
+    double re, im;
+    if (di == 0.0) {
+        re = nr / dr;
+        im = ni / dr;
+    } else {
+        const double d = dr * dr + di * di;
+        re = (nr * dr + ni * di) / d;
+        im = (ni * dr - nr * di) / d;
+    }
+    return sps_cplx_make(c.sign * re, c.sign * im);
+}
 
 /* ---------------------------------------------------------------- kernel list */
 /* X(P, S, name, args): P backend prefix, S scalar suffix (forwarded untouched). */

@@ -21,21 +21,4 @@ static inline int sps_red_chunks(sps_index n)
 }
 static inline sps_index sps_chunk_lo(sps_index n, int k, int c) { return (sps_index)(((int64_t)n * c) / k); }
 
-/* Value of a slot coefficient: sign * slots[num] / slots[den] (complex). */
-static inline sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
-{
-    double nr = 1.0, ni = 0.0, dr = 1.0, di = 0.0;
-    if (c.num >= 0) { nr = slots[c.num].re; ni = slots[c.num].im; }
-    if (c.den >= 0) { dr = slots[c.den].re; di = slots[c.den].im; }
-    double re, im;
-    if (di == 0.0) {
-        re = nr / dr;
-        im = ni / dr;
-    } else {
-        double d = dr * dr + di * di;
-        re = (nr * dr + ni * di) / d;
-        im = (ni * dr - nr * di) / d;
-    }
-    return sps_cplx_make(c.sign * re, c.sign * im);
-}
 #endif

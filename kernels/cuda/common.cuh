@@ -196,27 +196,9 @@ template <typename R> __device__ inline void atomic_add(cx<R> *p, cx<R> v)
     atomicAdd(&p->im, v.im);
 }
 
-/* Slot coefficient sign * slots[num] / slots[den], in double complex, exactly
- * as the CPU's sps_scoef_eval (kernels/cpu/common.h), then rounded to T. */
-__device__ inline sps_cplx scoef_eval(sps_scoef c, const sps_cplx *slots)
-{
-    double nr = 1.0, ni = 0.0, dr = 1.0, di = 0.0;
-    if (c.num >= 0) { nr = slots[c.num].re; ni = slots[c.num].im; }
-    if (c.den >= 0) { dr = slots[c.den].re; di = slots[c.den].im; }
-    double re, im;
-    if (di == 0.0) {
-        re = nr / dr;
-        im = ni / dr;
-    } else {
-        double d = dr * dr + di * di;
-        re = (nr * dr + ni * di) / d;
-        im = (ni * dr - nr * di) / d;
-    }
-    sps_cplx r;
-    r.re = c.sign * re;
-    r.im = c.sign * im;
-    return r;
-}
+/* Slot coefficient sign * slots[num] / slots[den]: the one definition shared
+ * with the CPU (sps_scoef_eval, kernels/kernels.h), then rounded to T. */
+__device__ inline sps_cplx scoef_eval(sps_scoef c, const sps_cplx *slots) { return sps_scoef_eval(c, slots); }
 template <typename T> __device__ inline T scoef_t(sps_scoef c, const sps_cplx *slots)
 {
     return sc<T>::from(scoef_eval(c, slots));
