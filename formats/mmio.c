@@ -613,6 +613,18 @@ static inline sps_status read_values(mm_ctx *c, const char **pp, const sps_mm_da
     return SPS_OK;
 }
 
+/* Move to entry k (of nnz_decl) past blank and comment lines, with room for it in
+ * the arrays; a file that ends first is "expected N entries, file ends after k". */
+static sps_status begin_entry(mm_ctx *c, const char **p, mm_arrays *a, int64_t k, int64_t nnz_decl)
+{
+    *p = skip_noise(c, *p);
+    if (MM_UNLIKELY(*p == c->end))
+        return perr(c, eof_line(c), "expected %lld entries, file ends after %lld", (long long)nnz_decl,
+                    (long long)k);
+    if (MM_UNLIKELY(k == a->cap)) return arrays_resize(a, a->cap * 2 + 16, c->err, c->errlen);
+    return SPS_OK;
+}
+
 static sps_status parse_coordinate(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t nnz_decl, mm_arrays *a,
                                    int64_t *offdiag)
 {
@@ -626,12 +638,7 @@ static sps_status parse_coordinate(mm_ctx *c, const char **pp, sps_mm_data *d, i
     sps_status st;
     int64_t k = 0;
     while (k < nnz_decl) {
-        p = skip_noise(c, p);
-        if (MM_UNLIKELY(p == c->end))
-            return perr(c, eof_line(c), "expected %lld entries, file ends after %lld", (long long)nnz_decl,
-                        (long long)k);
-        if (MM_UNLIKELY(k == a->cap) && (st = arrays_resize(a, a->cap * 2 + 16, c->err, c->errlen)) != SPS_OK)
-            return st;
+        if ((st = begin_entry(c, &p, a, k, nnz_decl)) != SPS_OK) return st;
         int32_t i, j;
         if (MM_UNLIKELY(!scan_index(&p, d->rows, &i))) return index_error(c, p, "row", d->rows);
         if (MM_UNLIKELY(!to_token(&p))) return perr(c, c->line, "missing column index");
@@ -684,12 +691,7 @@ static sps_status parse_array(mm_ctx *c, const char **pp, sps_mm_data *d, int64_
     sps_status st;
     int64_t k = 0;
     while (k < nnz_decl) {
-        p = skip_noise(c, p);
-        if (MM_UNLIKELY(p == c->end))
-            return perr(c, eof_line(c), "expected %lld entries, file ends after %lld", (long long)nnz_decl,
-                        (long long)k);
-        if (MM_UNLIKELY(k == a->cap) && (st = arrays_resize(a, a->cap * 2 + 16, c->err, c->errlen)) != SPS_OK)
-            return st;
+        if ((st = begin_entry(c, &p, a, k, nnz_decl)) != SPS_OK) return st;
         if ((st = read_values(c, &p, d, a->val + k * nv, 1)) != SPS_OK) return st;
         a->row[k] = i;
         a->col[k] = j;

@@ -1040,7 +1040,7 @@ static void check_corpus(const char *dir)
                 TU_CHECK(tu_same_csr(&ha, &hc), "%s: CSR -> COO -> CSR not bitwise", name);
                 tu_csr_free(&hc);
             }
-            double w;
+            double w = 0.0; /* set by spmv_matches */
             for (int mode = 0; mode < 2; mode++) {
                 TU_CHECK(spmv_matches(&ha, A, (sps_op_mode)mode, &w), "%s: CSR SpMV%s off by %g", name, mode ? "^T" : "", w);
                 TU_CHECK(spmv_matches(&ha, B, (sps_op_mode)mode, &w), "%s: COO SpMV%s off by %g", name, mode ? "^T" : "", w);
