@@ -168,11 +168,17 @@ int main(int argc, char **argv)
     rep.solver = opt.solver ? opt.solver : default_solver(&rep.info, &h);
     const sps_symmetry declared = rep.info.symmetry;
 
-    /* ---- storage format */
-    if (opt.format != SPS_FMT_CSR) {
+    /* ---- storage format, with the format parameters (CSR -> CSR too when
+       --transpose explicit asks for A^T to be built and cached) */
+    if (opt.format != SPS_FMT_CSR || opt.fmt.transpose_explicit) {
         sps_matrix B = NULL;
-        if ((st = sps_matrix_convert(A, opt.format, NULL, &B)) != SPS_OK) {
+        if ((st = sps_matrix_convert(A, opt.format, &opt.fmt, &B)) != SPS_OK) {
+            /* a padding refusal names max_fill: say how the CLI lifts it */
+            const int refused = strstr(sps_context_error(ctx), "max_fill") != NULL;
             rc = fail(ctx, st, "format conversion failed");
+            if (refused)
+                fprintf(stderr, "spsolve: --max-fill X raises the limit (now %g); --force converts anyway\n",
+                        opt.fmt.max_fill);
             goto done;
         }
         sps_matrix_destroy(A);

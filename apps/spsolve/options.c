@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,9 @@
 
 enum {
     OPT_X0 = 256, OPT_SOLVER, OPT_RESTART, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXIT, OPT_FORMAT,
-    OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR, OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION
+    OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR, OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION,
+    /* the format parameters, in cli_fopt order: OPT_FOPT + o */
+    OPT_FOPT, OPT_FOPT_END = OPT_FOPT + CLI_NUM_FOPTS
 };
 
 static const struct option long_options[] = {
@@ -34,6 +37,13 @@ static const struct option long_options[] = {
     {"history", required_argument, NULL, OPT_HISTORY},
     {"json", no_argument, NULL, OPT_JSON},
     {"allow-nonfinite", no_argument, NULL, OPT_NONFINITE},
+    {"transpose", required_argument, NULL, OPT_FOPT + CLI_FOPT_TRANSPOSE},
+    {"slice-height", required_argument, NULL, OPT_FOPT + CLI_FOPT_SLICE_HEIGHT},
+    {"sort-window", required_argument, NULL, OPT_FOPT + CLI_FOPT_SORT_WINDOW},
+    {"group-size", required_argument, NULL, OPT_FOPT + CLI_FOPT_GROUP_SIZE},
+    {"sort-rows", no_argument, NULL, OPT_FOPT + CLI_FOPT_SORT_ROWS},
+    {"max-fill", required_argument, NULL, OPT_FOPT + CLI_FOPT_MAX_FILL},
+    {"force", no_argument, NULL, OPT_FOPT + CLI_FOPT_FORCE},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -52,6 +62,57 @@ int cli_list_contains(const char *list, const char *name)
         p = end;
     }
     return 0;
+}
+
+/* Which formats read which parameter (in formats/: csr.c reads
+ * transpose_explicit; sell.c slice_height, sort_window; rgcsr.c group_size,
+ * sort_rows; the padded ELL/SELL/RgCSR and DIA max_fill, force; jds.c accepts
+ * sort_rows, being always sorted).  HYB and COO read none. */
+#define FMT_BIT(f) (1u << (f))
+#define FMT_PADDED (FMT_BIT(SPS_FMT_ELL) | FMT_BIT(SPS_FMT_SELL) | FMT_BIT(SPS_FMT_RGCSR) | FMT_BIT(SPS_FMT_DIA))
+static const struct {
+    const char *flag; /* the option, without "--" */
+    const char *key;  /* in the summary and the JSON: the sps_format_options field */
+    int kind;         /* CLI_VAL_* */
+    unsigned formats; /* FMT_BIT of each format that reads it */
+} fopt_info[CLI_NUM_FOPTS] = {
+    [CLI_FOPT_TRANSPOSE] = {"transpose", "transpose", CLI_VAL_STR, FMT_BIT(SPS_FMT_CSR)},
+    [CLI_FOPT_SLICE_HEIGHT] = {"slice-height", "slice_height", CLI_VAL_INT, FMT_BIT(SPS_FMT_SELL)},
+    [CLI_FOPT_SORT_WINDOW] = {"sort-window", "sort_window", CLI_VAL_INT, FMT_BIT(SPS_FMT_SELL)},
+    [CLI_FOPT_GROUP_SIZE] = {"group-size", "group_size", CLI_VAL_INT, FMT_BIT(SPS_FMT_RGCSR)},
+    [CLI_FOPT_SORT_ROWS] = {"sort-rows", "sort_rows", CLI_VAL_BOOL, FMT_BIT(SPS_FMT_RGCSR) | FMT_BIT(SPS_FMT_JDS)},
+    [CLI_FOPT_MAX_FILL] = {"max-fill", "max_fill", CLI_VAL_NUM, FMT_PADDED},
+    [CLI_FOPT_FORCE] = {"force", "force", CLI_VAL_BOOL, FMT_PADDED},
+};
+
+int cli_format_uses(sps_format fmt, cli_fopt o)
+{
+    return (unsigned)fmt < 32 && (unsigned)o < CLI_NUM_FOPTS && (fopt_info[o].formats & FMT_BIT(fmt)) != 0;
+}
+
+int cli_format_option_values(const cli_options *opt, sps_format fmt, cli_fopt_value *out)
+{
+    const sps_format_options *f = &opt->fmt;
+    int n = 0;
+    for (int o = 0; o < CLI_NUM_FOPTS; o++) {
+        if (!cli_format_uses(fmt, (cli_fopt)o)) continue;
+        cli_fopt_value *v = &out[n++];
+        v->key = fopt_info[o].key;
+        v->kind = fopt_info[o].kind;
+        v->num = 0;
+        v->str = NULL;
+        switch ((cli_fopt)o) {
+        case CLI_FOPT_TRANSPOSE: v->str = f->transpose_explicit ? "explicit" : "implicit"; break;
+        case CLI_FOPT_SLICE_HEIGHT: v->num = f->slice_height; break;
+        case CLI_FOPT_SORT_WINDOW: v->num = f->sort_window; break;
+        case CLI_FOPT_GROUP_SIZE: v->num = f->group_size; break;
+        case CLI_FOPT_SORT_ROWS: v->num = f->sort_rows || fmt == SPS_FMT_JDS; break; /* JDS is always sorted */
+        case CLI_FOPT_MAX_FILL: v->num = f->max_fill; break;
+        case CLI_FOPT_FORCE: v->num = f->force; break;
+        case CLI_NUM_FOPTS: break;
+        }
+    }
+    return n;
 }
 
 /* The generator names ("poisson2d" of "poisson2d:N, poisson3d:N"): a -m value
@@ -99,6 +160,18 @@ static void print_help(FILE *f)
             "      --device N        CUDA device ordinal (default 0)\n"
             "      --precision P     f32 or f64 (default f64); complex files solve in c32/c64;\n"
             "                        c32/c64 force a complex solve\n"
+            "Format parameters (each read by the formats named; ignored with a warning otherwise)\n"
+            "      --transpose M     csr: SpMV^T by implicit (atomic scatter on the GPU) or explicit\n"
+            "                        (A^T built once and cached: deterministic, twice the memory);\n"
+            "                        default implicit.  None of the solvers applies A^T yet\n"
+            "      --slice-height C  sell: rows per slice, 16 or 32 (default %d)\n"
+            "      --sort-window S   sell: sort rows by length within windows of S rows; 0 or 1 = no\n"
+            "                        sorting (default 0), else a multiple of the slice height\n"
+            "      --group-size G    rgcsr: rows per group, %d..%d (default %d)\n"
+            "      --sort-rows       rgcsr: rows in descending-length order (jds: always)\n"
+            "      --max-fill X      ell, sell, rgcsr, dia: refuse to convert when the stored entries\n"
+            "                        would exceed X * nnz; X >= 1 (default %g)\n"
+            "      --force           ell, sell, rgcsr, dia: convert even beyond --max-fill\n"
             "Output\n"
             "      --monitor         print the residual of every iteration (to stderr with --json)\n"
             "      --history FILE    write iteration,residual as CSV\n"
@@ -112,7 +185,8 @@ static void print_help(FILE *f)
             "This build: backends cpu%s%s.\n",
             CLI_DEFAULT_PROBLEM, sps_matrix_generate_list(), sps_solver_list(), CLI_DEFAULT_RESTART,
             sps_precond_list(), CLI_DEFAULT_RTOL_DOUBLE, CLI_DEFAULT_RTOL_SINGLE, CLI_DEFAULT_ATOL,
-            CLI_DEFAULT_MAXIT, sps_format_list(), sps_cuda_compiled() ? ", cuda" : "",
+            CLI_DEFAULT_MAXIT, sps_format_list(), CLI_DEFAULT_SLICE_HEIGHT, CLI_MIN_GROUP_SIZE, CLI_MAX_GROUP_SIZE,
+            CLI_DEFAULT_GROUP_SIZE, CLI_DEFAULT_MAX_FILL, sps_cuda_compiled() ? ", cuda" : "",
             sps_cuda_compiled() ? (sps_cuda_available() ? " (GPU available)" : " (no usable GPU)")
                                 : " (built without CUDA)");
 }
@@ -133,16 +207,67 @@ static int parse_double(const char *opt, const char *s, double lo, double *out)
     return 1;
 }
 
-static int parse_int(const char *opt, const char *s, long lo, int *out)
+/* Strict integer parsing into lo..hi (hi = INT_MAX: no upper bound but int's). */
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 {
     char *end = NULL;
     errno = 0;
     long v = strtol(s, &end, 10);
-    if (end == s || *end != 0 || errno == ERANGE || v < lo || v > 2147483647L) {
-        fprintf(stderr, "spsolve: --%s: expected an integer >= %ld, got '%s'\n", opt, lo, s);
+    if (end == s || *end != 0 || errno == ERANGE || v < lo || v > hi) {
+        if (hi == INT_MAX) fprintf(stderr, "spsolve: --%s: expected an integer >= %ld, got '%s'\n", opt, lo, s);
+        else fprintf(stderr, "spsolve: --%s: expected an integer in %ld..%ld, got '%s'\n", opt, lo, hi, s);
         return 0;
     }
     *out = (int)v;
+    return 1;
+}
+
+/* One of a fixed set of words, each standing for a value. */
+typedef struct {
+    const char *name;
+    int value;
+} choice;
+
+static int parse_choice(const char *opt, const char *s, const choice *c, int n, int *out)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(s, c[i].name) == 0) {
+            *out = c[i].value;
+            return 1;
+        }
+    fprintf(stderr, "spsolve: --%s: expected one of", opt);
+    for (int i = 0; i < n; i++) fprintf(stderr, "%s %s", i ? "," : "", c[i].name);
+    fprintf(stderr, ", got '%s'\n", s);
+    return 0;
+}
+
+static const choice transpose_modes[] = {{"implicit", 0}, {"explicit", 1}};
+static const choice slice_heights[] = {{"16", 16}, {"32", 32}};
+
+/* The format parameters given, against the format chosen: a value that
+ * contradicts another is an error; a parameter the format does not read is
+ * reported on stderr and ignored. */
+static int check_format_options(const cli_options *opt)
+{
+    const sps_format_options *f = &opt->fmt;
+    if (f->sort_window > 1 && f->sort_window % f->slice_height != 0) {
+        fprintf(stderr,
+                "spsolve: --sort-window: expected 0 or 1 (no sorting) or a multiple of the slice height %d, got %d\n",
+                f->slice_height, f->sort_window);
+        return 0;
+    }
+    for (int o = 0; o < CLI_NUM_FOPTS; o++) {
+        if (!(opt->fopt_given & (1u << o)) || cli_format_uses(opt->format, (cli_fopt)o)) continue;
+        fprintf(stderr, "spsolve: warning: --%s has no effect with --format %s (it applies to", fopt_info[o].flag,
+                sps_format_name(opt->format));
+        const char *sep = " ";
+        for (int k = 0; k < 32; k++)
+            if (fopt_info[o].formats & FMT_BIT(k)) {
+                fprintf(stderr, "%s%s", sep, sps_format_name((sps_format)k));
+                sep = ", ";
+            }
+        fprintf(stderr, ")\n");
+    }
     return 1;
 }
 
@@ -157,11 +282,15 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
     opt->format = SPS_FMT_CSR;
     opt->backend = SPS_BACKEND_AUTO;
     opt->precision = SPS_F64;
+    opt->fmt.slice_height = CLI_DEFAULT_SLICE_HEIGHT;
+    opt->fmt.group_size = CLI_DEFAULT_GROUP_SIZE;
+    opt->fmt.max_fill = CLI_DEFAULT_MAX_FILL;
 
     opterr = 0; /* our own messages, with the usage hint */
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":m:b:o:h", long_options, NULL)) != -1) {
+        if (c >= OPT_FOPT && c < OPT_FOPT_END) opt->fopt_given |= 1u << (c - OPT_FOPT);
         switch (c) {
         case 'm': opt->matrix = optarg; break;
         case 'b': opt->rhs = optarg; break;
@@ -184,7 +313,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
             opt->precond = optarg;
             break;
         case OPT_RESTART:
-            if (!parse_int("restart", optarg, 1, &opt->restart)) return CLI_PARSE_EXIT_USAGE;
+            if (!parse_int("restart", optarg, 1, INT_MAX, &opt->restart)) return CLI_PARSE_EXIT_USAGE;
             break;
         case OPT_RTOL:
             if (!parse_double("rtol", optarg, 0.0, &opt->rtol)) return CLI_PARSE_EXIT_USAGE;
@@ -194,7 +323,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
             if (!parse_double("atol", optarg, 0.0, &opt->atol)) return CLI_PARSE_EXIT_USAGE;
             break;
         case OPT_MAXIT:
-            if (!parse_int("maxit", optarg, 0, &opt->maxit)) return CLI_PARSE_EXIT_USAGE;
+            if (!parse_int("maxit", optarg, 0, INT_MAX, &opt->maxit)) return CLI_PARSE_EXIT_USAGE;
             break;
         case OPT_FORMAT:
             if (sps_format_by_name(optarg, &opt->format) != SPS_OK) {
@@ -210,7 +339,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
             }
             break;
         case OPT_DEVICE:
-            if (!parse_int("device", optarg, 0, &opt->device)) return CLI_PARSE_EXIT_USAGE;
+            if (!parse_int("device", optarg, 0, INT_MAX, &opt->device)) return CLI_PARSE_EXIT_USAGE;
             break;
         case OPT_PRECISION:
             if (sps_scalar_from_name(optarg, &opt->precision) != SPS_OK) {
@@ -221,6 +350,26 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
         case OPT_MONITOR: opt->monitor = 1; break;
         case OPT_JSON: opt->json = 1; break;
         case OPT_NONFINITE: opt->allow_nonfinite = 1; break;
+        case OPT_FOPT + CLI_FOPT_TRANSPOSE:
+            if (!parse_choice("transpose", optarg, transpose_modes, 2, &opt->fmt.transpose_explicit))
+                return CLI_PARSE_EXIT_USAGE;
+            break;
+        case OPT_FOPT + CLI_FOPT_SLICE_HEIGHT:
+            if (!parse_choice("slice-height", optarg, slice_heights, 2, &opt->fmt.slice_height))
+                return CLI_PARSE_EXIT_USAGE;
+            break;
+        case OPT_FOPT + CLI_FOPT_SORT_WINDOW:
+            if (!parse_int("sort-window", optarg, 0, INT_MAX, &opt->fmt.sort_window)) return CLI_PARSE_EXIT_USAGE;
+            break;
+        case OPT_FOPT + CLI_FOPT_GROUP_SIZE:
+            if (!parse_int("group-size", optarg, CLI_MIN_GROUP_SIZE, CLI_MAX_GROUP_SIZE, &opt->fmt.group_size))
+                return CLI_PARSE_EXIT_USAGE;
+            break;
+        case OPT_FOPT + CLI_FOPT_SORT_ROWS: opt->fmt.sort_rows = 1; break;
+        case OPT_FOPT + CLI_FOPT_MAX_FILL: /* stored entries >= nnz always: below 1 every matrix is refused */
+            if (!parse_double("max-fill", optarg, 1.0, &opt->fmt.max_fill)) return CLI_PARSE_EXIT_USAGE;
+            break;
+        case OPT_FOPT + CLI_FOPT_FORCE: opt->fmt.force = 1; break;
         case 'h': print_help(stdout); return CLI_PARSE_EXIT_OK;
         case OPT_VERSION:
             printf("spsolve %s (libspsolve %s; CUDA backend %s)\n", SPSOLVE_VERSION, sps_version(),
@@ -233,7 +382,9 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
             usage_hint();
             return CLI_PARSE_EXIT_USAGE;
         default:
+            /* optopt: the short letter; a long option's code when it was given a value it does not take */
             if (optopt > 0 && optopt < 256) fprintf(stderr, "spsolve: unknown option '-%c'\n", optopt);
+            else if (optopt >= 256) fprintf(stderr, "spsolve: option '%s' takes no value\n", argv[optind - 1]);
             else fprintf(stderr, "spsolve: unknown option '%s'\n", argv[optind - 1]);
             usage_hint();
             return CLI_PARSE_EXIT_USAGE;
@@ -244,6 +395,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
         usage_hint();
         return CLI_PARSE_EXIT_USAGE;
     }
+    if (!check_format_options(opt)) return CLI_PARSE_EXIT_USAGE;
     opt->matrix_generated = is_generator_spec(opt->matrix);
     if (!opt->rtol_set)
         opt->rtol = (opt->precision == SPS_F32 || opt->precision == SPS_C32) ? CLI_DEFAULT_RTOL_SINGLE

@@ -20,6 +20,25 @@ static const char *outcome(const cli_report *r)
     return "NOT CONVERGED";
 }
 
+/* The format parameters as "key value, key value" (summary). */
+static void print_format_options(FILE *f, const cli_report *r)
+{
+    cli_fopt_value v[CLI_NUM_FOPTS];
+    const int n = cli_format_option_values(r->opt, r->info.format, v);
+    if (n == 0) return;
+    fprintf(f, "%-10s", "");
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s%s ", i ? ", " : " ", v[i].key);
+        switch (v[i].kind) {
+        case CLI_VAL_INT: fprintf(f, "%d", (int)v[i].num); break;
+        case CLI_VAL_NUM: fprintf(f, "%g", v[i].num); break;
+        case CLI_VAL_BOOL: fputs(v[i].num != 0 ? "on" : "off", f); break;
+        case CLI_VAL_STR: fputs(v[i].str, f); break;
+        }
+    }
+    fputc('\n', f);
+}
+
 void cli_print_summary(FILE *f, const cli_report *r)
 {
     const sps_matrix_info_t *in = &r->info;
@@ -27,8 +46,9 @@ void cli_print_summary(FILE *f, const cli_report *r)
     fprintf(f, "%-10s %s (%s)\n", "matrix", r->matrix_source, r->matrix_kind);
     fprintf(f, "%-10s %d x %d, nnz %lld, %s, %s\n", "", (int)in->rows, (int)in->cols, (long long)in->nnz,
             sps_symmetry_name(in->symmetry), sps_scalar_name(in->scalar));
-    fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%%)\n", "format", in->format_name,
+    fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%% of nnz)\n", "format", in->format_name,
             (double)in->bytes / 1e6, (long long)in->stored_entries, in->fill_percent);
+    print_format_options(f, r);
     fprintf(f, "%-10s %s: %s\n", "backend", r->backend, r->device);
     if (r->rhs_source) fprintf(f, "%-10s %s\n", "rhs", r->rhs_source);
     else fprintf(f, "%-10s b = A*1 (generated)\n", "rhs");
@@ -109,6 +129,23 @@ static void close_obj(jw *w)
     w->first = 0;
 }
 
+/* matrix.format_options: the parameters the format was built with (typed). */
+static void json_format_options(jw *w, const cli_report *r)
+{
+    cli_fopt_value v[CLI_NUM_FOPTS];
+    const int n = cli_format_option_values(r->opt, r->info.format, v);
+    open_obj(w, "format_options");
+    for (int i = 0; i < n; i++) {
+        switch (v[i].kind) {
+        case CLI_VAL_INT: kint(w, v[i].key, (long long)v[i].num); break;
+        case CLI_VAL_NUM: knum(w, v[i].key, v[i].num); break;
+        case CLI_VAL_BOOL: kbool(w, v[i].key, v[i].num != 0); break;
+        case CLI_VAL_STR: kstr(w, v[i].key, v[i].str); break;
+        }
+    }
+    close_obj(w);
+}
+
 void cli_print_json(FILE *f, const cli_report *r)
 {
     const sps_matrix_info_t *in = &r->info;
@@ -127,6 +164,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     kint(&w, "bytes", (long long)in->bytes);
     kint(&w, "stored_entries", in->stored_entries);
     knum(&w, "fill_percent", in->fill_percent);
+    json_format_options(&w, r);
     close_obj(&w);
     open_obj(&w, "rhs");
     kstr(&w, "source", r->rhs_source);
