@@ -34,7 +34,8 @@ foreach(solver cg bicgstab gmres)
   endforeach()
 endforeach()
 foreach(s summary default_example monitor output history bad_option unknown_format malformed missing_file
-          maxit f32 format_coo all_formats complex rhs_file x0 shape indefinite nonfinite cuda help)
+          maxit f32 format_coo all_formats complex rhs_file x0 shape indefinite nonfinite cuda help
+          format_options transpose format_refusal bad_format_option)
   sps_e2e(${s} scenarios.cmake -DSCENARIO=${s})
 endforeach()
 

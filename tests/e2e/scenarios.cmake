@@ -268,6 +268,176 @@ function(scenario_all_formats)
   endforeach()
 endfunction()
 
+# Format parameters on the CPU backend: each is passed to the format, reported
+# in matrix.format_options and the summary, and changes what is stored the way
+# the format says (smaller slices or groups and sorting by length store fewer
+# padding entries on poisson2d:20, whose boundary rows are shorter).
+function(e2e_stored var)
+  e2e_expect_solved(1e-8 1e-6)
+  e2e_json(v matrix stored_entries)
+  set(${var} "${v}" PARENT_SCOPE)
+endfunction()
+
+function(scenario_format_options)
+  set(cpu -m poisson2d:20 --backend cpu --json)
+  e2e_run(${cpu} --format sell)
+  e2e_stored(sell_default)
+  e2e_json_expect(32 matrix format_options slice_height)
+  e2e_json_expect(0 matrix format_options sort_window)
+  e2e_json_expect(10 matrix format_options max_fill)
+  e2e_json_expect(OFF matrix format_options force)
+  e2e_run(${cpu} --format sell --slice-height 16 --sort-window 400)
+  e2e_stored(sell_sorted)
+  e2e_json_expect(16 matrix format_options slice_height)
+  e2e_json_expect(400 matrix format_options sort_window)
+  if(NOT sell_sorted LESS sell_default)
+    e2e_fail("sell C=16 sigma=400 stores ${sell_sorted} entries, C=32 unsorted ${sell_default}")
+  endif()
+
+  e2e_run(${cpu} --format rgcsr)
+  e2e_stored(rg_default)
+  e2e_json_expect(128 matrix format_options group_size)
+  e2e_json_expect(OFF matrix format_options sort_rows)
+  e2e_run(${cpu} --format rgcsr --group-size 32 --sort-rows --max-fill 2.5 --force)
+  e2e_stored(rg_sorted)
+  e2e_json_expect(32 matrix format_options group_size)
+  e2e_json_expect(ON matrix format_options sort_rows)
+  e2e_json_expect(2.5 matrix format_options max_fill)
+  e2e_json_expect(ON matrix format_options force)
+  if(NOT rg_sorted LESS rg_default)
+    e2e_fail("rgcsr G=32 sorted stores ${rg_sorted} entries, G=128 unsorted ${rg_default}")
+  endif()
+  e2e_json(fill matrix fill_percent) # the paper's artificial zeros, % of nnz
+  if(NOT (fill GREATER 0 AND fill LESS 10))
+    e2e_fail("rgcsr fill_percent ${fill}, expected in (0, 10)")
+  endif()
+
+  e2e_run(${cpu} --format jds --sort-rows) # JDS is sorted by definition
+  e2e_expect_solved(1e-8 1e-6)
+  e2e_json_expect(ON matrix format_options sort_rows)
+  foreach(fmt coo hyb)
+    e2e_run(${cpu} --format ${fmt})
+    e2e_expect_solved(1e-8 1e-6)
+    e2e_json(t matrix format_options)
+    if(NOT t STREQUAL "{}" AND NOT t MATCHES "^{[ \n]*}$")
+      e2e_fail("${fmt} reads no parameter, format_options is '${t}'")
+    endif()
+  endforeach()
+
+  e2e_run(-m poisson2d:20 --backend cpu --format sell --slice-height 16 --sort-window 400 --max-fill 3)
+  e2e_expect_rc(0)
+  e2e_expect_stdout("format +sell, [0-9.]+ MB \\([0-9]+ stored entries, padding [0-9.]+% of nnz\\)\n +slice_height 16, sort_window 400, max_fill 3, force off\n")
+endfunction()
+
+# --transpose: csr builds and caches A^T with explicit (on every backend; on
+# the CPU both modes are deterministic), so the footprint doubles for a square
+# matrix; the solve is unchanged (no solver applies A^T).  Other formats do
+# not read it: a warning, and the solve goes on.
+function(scenario_transpose)
+  foreach(mode implicit explicit)
+    e2e_run(-m poisson2d:20 --backend cpu --transpose ${mode} --json)
+    e2e_expect_solved(1e-8 1e-6)
+    e2e_json_expect(${mode} matrix format_options transpose)
+    e2e_json(bytes_${mode} matrix bytes)
+    e2e_json(it_${mode} result iterations)
+  endforeach()
+  math(EXPR twice "2 * ${bytes_implicit}")
+  if(NOT bytes_explicit EQUAL twice)
+    e2e_fail("explicit transpose: ${bytes_explicit} bytes, implicit ${bytes_implicit}: expected twice")
+  endif()
+  if(NOT it_explicit EQUAL it_implicit)
+    e2e_fail("explicit transpose: ${it_explicit} iterations, implicit ${it_implicit}")
+  endif()
+  e2e_run(-m poisson2d:20 --backend cpu --json)
+  e2e_json_expect(implicit matrix format_options transpose)
+  e2e_run(-m poisson2d:20 --backend cpu --transpose explicit)
+  e2e_expect_rc(0)
+  e2e_expect_stdout("format +csr, [^\n]*\n +transpose explicit\n")
+  e2e_run(-m poisson2d:20 --backend cpu --format coo --transpose explicit --json)
+  e2e_expect_solved(1e-8 1e-6)
+  e2e_expect_stderr("warning: --transpose has no effect with --format coo \\(it applies to csr\\)")
+endfunction()
+
+# Padding limits on an arrow matrix (n = 200: diagonal 4, row 1 full of 0.01):
+# ELL would store 200 x 224 slots for 399 nonzeros, DIA 200 diagonals, RgCSR
+# and SELL a 200-wide first group: each refuses with max_fill 10 (exit 1, the
+# library's message and how the CLI lifts it) and converts with --max-fill
+# above the fill factor or with --force.
+function(scenario_format_refusal)
+  set(entries "")
+  foreach(i RANGE 1 200)
+    list(APPEND entries "${i} ${i} 4")
+    if(i GREATER 1)
+      list(APPEND entries "1 ${i} 0.01")
+    endif()
+  endforeach()
+  e2e_write_mtx("${WORK}/arrow.mtx" "coordinate real general" "200 200 399" ${entries})
+  foreach(fmt ell dia rgcsr sell)
+    e2e_run(-m arrow.mtx --backend cpu --format ${fmt} --json)
+    e2e_expect_rc(1)
+    e2e_expect_stderr("format conversion failed: [^\n]*max_fill 10[^\n]*force")
+    e2e_expect_stderr("--max-fill X raises the limit \\(now 10\\); --force converts anyway")
+    if(NOT E2E_OUT STREQUAL "")
+      e2e_fail("stdout not empty after a refused conversion")
+    endif()
+    e2e_run(-m arrow.mtx --backend cpu --format ${fmt} --force --json)
+    e2e_expect_solved(1e-8 1e-6)
+    e2e_json_expect(ON matrix format_options force)
+    e2e_json(fill matrix fill_percent)
+    if(NOT fill GREATER 900) # above max_fill 10 = 900 % padding
+      e2e_fail("${fmt} --force: fill_percent ${fill}, expected > 900")
+    endif()
+  endforeach()
+  e2e_run(-m arrow.mtx --backend cpu --format ell --max-fill 200 --json) # fill factor 112
+  e2e_expect_solved(1e-8 1e-6)
+  e2e_json_expect(200 matrix format_options max_fill)
+  e2e_json_expect(OFF matrix format_options force)
+  e2e_run(-m arrow.mtx --backend cpu --format ell --max-fill 100) # still below 112
+  e2e_expect_rc(1)
+  e2e_expect_stderr("max_fill 100")
+  e2e_run(-m arrow.mtx --backend cpu --format hyb --json) # HYB never refuses
+  e2e_expect_solved(1e-8 1e-6)
+endfunction()
+
+# Bad format parameters: exit 1, the option and its allowed values named,
+# nothing on stdout.  A parameter the format does not read: a warning only.
+function(scenario_bad_format_option)
+  foreach(case "--transpose;sideways|--transpose: expected one of implicit, explicit, got 'sideways'"
+          "--transpose|option '--transpose' needs a value"
+          "--slice-height;8|--slice-height: expected one of 16, 32, got '8'"
+          "--slice-height;32x|--slice-height: expected one of 16, 32, got '32x'"
+          "--sort-window;-1|--sort-window: expected an integer >= 0, got '-1'"
+          "--format;sell;--sort-window;100|--sort-window: expected 0 or 1 \\(no sorting\\) or a multiple of the slice height 32, got 100"
+          "--format;sell;--slice-height;16;--sort-window;40|multiple of the slice height 16, got 40"
+          "--group-size;16|--group-size: expected an integer in 32..256, got '16'"
+          "--group-size;257|--group-size: expected an integer in 32..256, got '257'"
+          "--group-size;abc|--group-size: expected an integer in 32..256, got 'abc'"
+          "--max-fill;0|--max-fill: expected a finite number >= 1, got '0'"
+          "--max-fill;0.5|--max-fill: expected a finite number >= 1, got '0.5'"
+          "--max-fill;nan|--max-fill: expected a finite number >= 1, got 'nan'"
+          "--max-fill;-3|--max-fill: expected a finite number >= 1, got '-3'"
+          "--force=yes|option '--force=yes' takes no value"
+          "--sort-rows=1|option '--sort-rows=1' takes no value")
+    string(REPLACE "|" ";" parts "${case}")
+    list(POP_BACK parts regex)
+    e2e_run(-m poisson2d:4 --backend cpu ${parts})
+    e2e_expect_rc(1)
+    e2e_expect_stderr("^spsolve: [^\n]*${regex}")
+    if(NOT E2E_OUT STREQUAL "")
+      e2e_fail("stdout not empty on a usage error")
+    endif()
+  endforeach()
+  e2e_run(-m poisson2d:8 --backend cpu --format csr --group-size 64 --slice-height 16 --max-fill 5 --json)
+  e2e_expect_solved(1e-8 1e-6)
+  e2e_expect_stderr("warning: --slice-height has no effect with --format csr \\(it applies to sell\\)")
+  e2e_expect_stderr("warning: --group-size has no effect with --format csr \\(it applies to rgcsr\\)")
+  e2e_expect_stderr("warning: --max-fill has no effect with --format csr \\(it applies to ell, sell, rgcsr, dia\\)")
+  e2e_run(--help)
+  foreach(word --transpose --slice-height --sort-window --group-size --sort-rows --max-fill --force)
+    e2e_expect_stdout("${word}")
+  endforeach()
+endfunction()
+
 # A complex, nonsymmetric, diagonally dominant tridiagonal system written here
 # (n = 40: diagonal 4+1i, sub-diagonal -1+0.5i, super-diagonal -1-0.3i), also
 # gzipped.  The default solver for it is GMRES; BiCGSTAB and f32 (c32) also run.
