@@ -138,7 +138,8 @@ struct Options {
     int reps = 50, warmup = 5;          /* timed runs (median), untimed runs before them */
     bool spmv = true, solver = true;    /* --mode */
     std::vector<std::string> only;      /* --only: matrix names (shell patterns) */
-    std::vector<std::string> formats = {"csr", "coo"}; /* our formats (--formats) */
+    std::vector<std::string> formats = {"csr", "coo"}; /* our formats (--formats; "all" = sps_format_list()) */
+    int convert_reps = 10;              /* timed builds per format conversion (median) */
     bool flush_l2 = true;               /* --no-flush turns it off */
     int maxit = 200, restart = 30;      /* solver mode */
     int device = 0;
@@ -162,6 +163,7 @@ struct Bench {
     L2Flush flush;
     double copy_gbs = 0;               /* device-to-device copy, bytes read + written */
     sb_table *spmv_rows = nullptr, *solver_rows = nullptr;
+    sb_table *convert_rows = nullptr;  /* GPU format conversion (CSR on the device -> format) */
     int failures = 0;                  /* failed checks and errors: exit status 1 */
     std::vector<std::string> notes;    /* what failed or was skipped, and why (report's Notes) */
     const L2Flush *flush_or_null() const { return opt.flush_l2 ? &flush : nullptr; }
