@@ -63,24 +63,32 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
 /* COO SpMV: at most 2048 blocks, 2 carries each (row, complex double). */
 #define SPS_CU_COO_MAX_BLOCKS 2048
 #define SPS_CU_WS_COO_BYTES ((size_t)SPS_CU_COO_MAX_BLOCKS * 2 * (16 + 4))
+/* CSR SpMV (spmv.cu): a persistent grid of at most 4096 blocks; each block may
+ * publish one carry (a partial row sum, up to complex double) and its flag. */
+#define SPS_CU_CSR_MAX_BLOCKS 4096
+#define SPS_CU_WS_CSR_BYTES ((size_t)SPS_CU_CSR_MAX_BLOCKS * (16 + 8))
 /* A few words of flags (invert's first bad index, ...). */
 #define SPS_CU_WS_FLAG_BYTES 256
-#define SPS_CU_WS_BYTES (SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_FLAG_BYTES)
+#define SPS_CU_WS_BYTES (SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_CSR_BYTES + SPS_CU_WS_FLAG_BYTES)
 
 typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
+    int csr_grid[4];       /* CSR SpMV persistent grid per scalar type (s, d, c, z); 0 = not yet computed */
 } sps_cuda_state;
 
 static inline sps_cuda_state *sps_cust(sps_context ctx) { return (sps_cuda_state *)ctx->be_state; }
 static inline cudaStream_t sps_custream(sps_context ctx) { return sps_cust(ctx)->stream; }
 static inline void *sps_cuws_red(sps_context ctx) { return sps_cust(ctx)->ws; }
 static inline void *sps_cuws_coo(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES; }
-/* The flag area (zeroed at init): invert's flag at 0, the last-block counter at 128. */
+/* CSR SpMV carries: SPS_CU_CSR_MAX_BLOCKS values of 16 bytes, then as many 8-byte flags. */
+static inline void *sps_cuws_csr(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES; }
+/* The flag area (zeroed at init): invert's flag at 0, the last-block counter at 128,
+ * the CSR SpMV's finished-block counter at 160 and its generation at 168. */
 static inline void *sps_cuws_flag(sps_context ctx)
 {
-    return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES;
+    return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_CSR_BYTES;
 }
 static inline unsigned *sps_cuws_counter(sps_context ctx)
 {
@@ -185,6 +193,20 @@ __device__ inline double shfl_down(unsigned mask, double v, int off, int w)
 template <typename R> __device__ inline cx<R> shfl_down(unsigned mask, cx<R> v, int off, int w)
 {
     return mkcx(__shfl_down_sync(mask, v.re, off, w), __shfl_down_sync(mask, v.im, off, w));
+}
+
+/* Read-only-path loads (ld.global.nc) of every scalar type. */
+__device__ inline float ldg_t(const float *p) { return __ldg(p); }
+__device__ inline double ldg_t(const double *p) { return __ldg(p); }
+__device__ inline cx<float> ldg_t(const cx<float> *p)
+{
+    const float2 v = __ldg((const float2 *)p);
+    return mkcx(v.x, v.y);
+}
+__device__ inline cx<double> ldg_t(const cx<double> *p)
+{
+    const double2 v = __ldg((const double2 *)p);
+    return mkcx(v.x, v.y);
 }
 
 /* y += v without ordering (SpMV^T scatters): complex as two component adds. */
@@ -306,8 +328,9 @@ __device__ inline bool sps_cu_last_block(unsigned *counter)
     return last;
 }
 /* Partials written by other blocks: read from L2, not a possibly stale L1 line. */
+__device__ inline float sps_cu_ldcg(const float *p) { return __ldcg(p); }
 __device__ inline double sps_cu_ldcg(const double *p) { return __ldcg(p); }
-__device__ inline cx<double> sps_cu_ldcg(const cx<double> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
+template <typename R> __device__ inline cx<R> sps_cu_ldcg(const cx<R> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
 __device__ inline int sps_cu_ldcg(const int *p) { return __ldcg(p); }
 
 /* One launch: each thread accumulates op(i, acc) over its fixed grid-stride
