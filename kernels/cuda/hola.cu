@@ -1,0 +1,558 @@
+/* libspsolve — CUDA Hola-SpMV and Hola-SpMV^T on plain CSR, f32/f64/c32/c64 from
+ * one set of templates.  Steinberger, Zayer, Seidel, "Globally Homogeneous,
+ * Locally Adaptive Sparse Matrix-Vector Multiplication on the GPU", ICS '17
+ * (../shared/seeds/hola-spmv.txt); layout and buffer in formats/hola.c and
+ * kernels/format_kernels_hola.h.  The CPU reference is csr_spmv / csr_spmvt.
+ *
+ * hola_spmv   y = a A x + b y (b == 0: y not read).  Two launches.
+ *   1. hola_starts_kernel (Hola Alg. 2), one thread per row, grid-stride: row i
+ *      writes row_starts[blk] = i for every block blk whose first entry it holds
+ *      (usually none or one) and row_starts[nblocks] when it holds entry nnz - 1;
+ *      in the same pass it sets y_i = b y_i (0 when b == 0) for the rows the
+ *      product adds to atomically: empty rows and the first / last row of any
+ *      block.  Every other row ("direct") is written exactly once by the second
+ *      kernel, so y is read and written once in all.
+ *   2. hola_spmv_kernel, one block of HOLA_THREADS = 256 threads per NPB =
+ *      256 npt non-zeros (strict non-zero splitting, global and local: thread t
+ *      of block B holds entries B NPB + t npt .. + npt - 1; npt = 4, or 8 above
+ *      300k non-zeros).  Each thread loads its npt columns and values with
+ *      16-byte vector loads (a warp reads one contiguous span of 32 npt entries;
+ *      the lines it touches are used whole) and premultiplies by x.  The block
+ *      then takes one of three paths, uniform per block (Hola §3.3):
+ *      - single row (the first row covers the block): CUB BlockReduce, one
+ *        atomicAdd;
+ *      - COO decoding (the block's row range, empty rows included, exceeds NPB,
+ *        so the output buffer cannot hold it): each thread finds the row of each
+ *        of its entries by binary search in rowptr, a segmented CUB BlockScan
+ *        sums the rows, each row's last entry writes y (atomics for the block's
+ *        first and last rows);
+ *      - the usual path (Hola §3.2, Alg. 3-4): the block's rows (one thread per
+ *        row, rowptr read coalesced) scatter each thread's first row into shared
+ *        memory and set a per-thread row-end bit mask (bit i: the thread's entry
+ *        i ends its row in this block) with shared atomicOr; a warp whose threads
+ *        meet an empty row inside their range is flagged and walks rows through
+ *        rowptr instead of counting end bits.  Each thread sums its products,
+ *        storing a row's value in a shared output buffer at the row's end bit
+ *        (each row exactly once, no clearing); the partial sums a thread carries
+ *        into the next thread's row are added to the buffer either by shared
+ *        atomics or, when more than half of the warp's threads lie inside one
+ *        row (long rows: atomics would collide), by a warp segmented reduction
+ *        (shuffles) and one atomic per segment.  The buffer is then written to
+ *        y coalesced, warps aligned to 32 rows; only the block's first and last
+ *        rows go through global atomics (they may be shared with neighbouring
+ *        blocks); empty rows are skipped (a ballot bit mask per row).
+ * hola_spmvt  y = a A^T x + b y (Hola Alg. 7): kernel 1 sets y = b y (all m
+ *   entries) and the row starts; kernel 2 uses the same splitting and the same
+ *   three ways of finding rows, premultiplies each value by a x[row] (x read once
+ *   per row and thread), sorts each thread's (column, value) pairs by column
+ *   (Batcher's odd-even merge network in registers) and scatters with atomicAdd.
+ * Complex atomics are two component atomics.  NOT bit-reproducible: rows
+ *   shared between threads, warps and blocks (SpMV) and every column (SpMV^T)
+ *   are combined by atomics in a varying order.
+ * Why it is fast: every block and thread handles the same number of non-zeros
+ *   whatever the row lengths (no load imbalance from long or empty rows, no
+ *   search, no preprocessing), matrix reads are vectorised and coalesced, the
+ *   row bookkeeping is 8 bytes of shared memory per thread, shared rows are
+ *   combined on chip, and y is written once, coalesced.
+ * Traffic (S = sizeof(T), minimal model): kernel 1: (n + 1) 4 rowptr +
+ *   4 (nblocks + 1) + y of the empty and boundary rows; kernel 2: nnz (4 + S)
+ *   for the matrix, x gathered (>= m S), rowptr of each block's rows again (from
+ *   L2, written by the same rows' kernel-1 reads), n S written (+ n S read when
+ *   b != 0), 2 atomics a block.  Extra memory: 4 (nblocks + 1) bytes, the
+ *   format's buffer (about 4 / NPB bytes a non-zero).
+ * Deviations from the paper: per-thread contiguous vector loads instead of the
+ *   shuffle transposition (on sm_90 the L1 merges the sectors; the DRAM traffic
+ *   is the same); the SpMV does not sort columns per thread (§3.2: +2 % on
+ *   average); y is scaled (b y) rather than zeroed, for y = a A x + b y. */
+#include "kernels/cuda/common.cuh"
+
+#include <limits.h>
+#include <string.h>
+
+namespace {
+
+#define HOLA_WARPS (HOLA_THREADS / 32)
+#define HOLA_FULL 0xffffffffu
+/* At least 2 blocks an SM: at most 128 registers a thread (c64 with 8 non-zeros a thread wanted 144) */
+#define HOLA_MIN_BLOCKS 2
+
+/* What the row-starts kernel does to y. */
+enum { HOLA_Y_NONE = 0, HOLA_Y_ROWS = 1, HOLA_Y_ALL = 2 };
+
+template <typename T> struct hola_sum {
+    __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+
+/* ---------------------------------------------------------------- kernel 1: row starts, y = b y */
+/* Row i with entries [ea, eb): the first row of some block iff a block start
+ * lies in [ea, eb); the last row of some block iff a block end B per - 1
+ * (B >= 1) or nnz - 1 lies in [ea, eb).  Kernel 2 adds to exactly these rows
+ * (and to no empty row) atomically; it writes every other row once. */
+template <typename T>
+__global__ void __launch_bounds__(HOLA_THREADS)
+    hola_starts_kernel(sps_index n, int64_t nnz, const sps_index *__restrict__ rowptr, int64_t per, sps_index nblocks,
+                       sps_index *__restrict__ row_starts, int ymode, sps_index ny, T b, int bz, T *__restrict__ y)
+{
+    const int64_t top = n > ny ? n : ny;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < top; i += stride) {
+        bool scale = ymode == HOLA_Y_ALL;
+        if (i < n) {
+            const int64_t ea = rowptr[i], eb = rowptr[i + 1];
+            if (eb > ea) {
+                const int64_t b0 = (ea + per - 1) / per, b1 = (eb - 1) / per;
+                for (int64_t blk = b0; blk <= b1; blk++) row_starts[blk] = (sps_index)i;
+                if (eb == nnz) row_starts[nblocks] = (sps_index)i;
+                if (ymode == HOLA_Y_ROWS) scale = b0 <= b1 || eb == nnz || (ea + per) / per <= eb / per;
+            } else if (ymode == HOLA_Y_ROWS) {
+                scale = true;
+            }
+        }
+        if (scale && i < ny) y[i] = bz ? zero_of<T>() : b * y[i];
+    }
+}
+
+/* ---------------------------------------------------------------- kernel 2: shared pieces */
+/* Shared memory of the usual path's row bookkeeping (Hola Alg. 4). */
+template <int NPT> struct hola_rows_smem {
+    sps_index row_start[HOLA_THREADS];               /* row of each thread's first entry */
+    unsigned bits[HOLA_THREADS];                     /* bit i: entry i of the thread ends its row here */
+    unsigned nonempty[HOLA_THREADS * NPT / 32];      /* bit r - r_first: row r has entries in the block */
+    int flag[HOLA_WARPS];                            /* the warp meets an empty row inside a thread */
+    sps_index last_row;                              /* the row of the block's last entry */
+};
+
+/* A segmented-sum scan element (COO decoding path): f = 1 where a row starts. */
+template <typename T> struct hola_segv {
+    int f;
+    T v;
+};
+template <typename T> struct hola_seg_op {
+    __device__ hola_segv<T> operator()(const hola_segv<T> &a, const hola_segv<T> &b) const
+    {
+        hola_segv<T> r;
+        r.f = a.f | b.f;
+        r.v = b.f ? b.v : a.v + b.v;
+        return r;
+    }
+};
+
+/* Where a block stands: entries [k0, k0 + cnt), rows [r_first, r_hi] (r_hi holds
+ * entry k0 + cnt when there is one, else the last entry: an upper bound of the
+ * block's last row). */
+struct hola_block {
+    int64_t k0;
+    int cnt;
+    sps_index r_first, r_hi;
+};
+__device__ inline hola_block hola_block_of(int64_t nnz, int npb, const sps_index *row_starts)
+{
+    hola_block bk;
+    bk.k0 = (int64_t)blockIdx.x * npb;
+    bk.cnt = (int)(nnz - bk.k0 < npb ? nnz - bk.k0 : npb);
+    bk.r_first = row_starts[blockIdx.x];
+    bk.r_hi = row_starts[blockIdx.x + 1];
+    return bk;
+}
+
+/* The thread's npt columns and values (entries k .. k + cnt - 1; beyond cnt:
+ * column -1, value 0).  Full threads use 16-byte vector loads when the arrays
+ * are 16-byte aligned (vec, uniform), so a warp reads 32 npt consecutive
+ * entries of each array in whole lines. */
+template <typename T, int NPT>
+__device__ inline void hola_load(const sps_index *__restrict__ col, const T *__restrict__ val, int64_t k, int cnt,
+                                 int vec, sps_index (&c)[NPT], T (&v)[NPT])
+{
+    static_assert((NPT * sizeof(sps_index)) % 16 == 0 && (NPT * sizeof(T)) % 16 == 0, "vector loads");
+    if (vec && cnt == NPT) {
+        const int4 *cp = reinterpret_cast<const int4 *>(col + k);
+#pragma unroll
+        for (int q = 0; q < NPT / 4; q++) {
+            const int4 w = __ldg(cp + q);
+            c[4 * q] = w.x;
+            c[4 * q + 1] = w.y;
+            c[4 * q + 2] = w.z;
+            c[4 * q + 3] = w.w;
+        }
+        enum { NV = NPT * sizeof(T) / 16 };
+        const uint4 *vp = reinterpret_cast<const uint4 *>(val + k);
+        uint4 w[NV];
+#pragma unroll
+        for (int q = 0; q < NV; q++) w[q] = __ldg(vp + q);
+        memcpy(v, w, sizeof v);
+    } else {
+#pragma unroll
+        for (int i = 0; i < NPT; i++) {
+            c[i] = i < cnt ? col[k + i] : -1;
+            v[i] = i < cnt ? val[k + i] : zero_of<T>();
+        }
+    }
+}
+
+/* Largest row r in [lo, hi] with rowptr[r] <= g (rowptr[lo] <= g): the row of entry g. */
+__device__ inline sps_index hola_find_row(const sps_index *__restrict__ rowptr, sps_index lo, sps_index hi, int64_t g)
+{
+    while (lo < hi) {
+        const sps_index mid = lo + (hi - lo + 1) / 2;
+        if (rowptr[mid] <= g) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* COO decoding: the row of each of the thread's entries g .. g + cnt - 1 (binary
+ * searches, the next one only where the row changes). */
+template <int NPT>
+__device__ inline void hola_decode_rows(const sps_index *__restrict__ rowptr, const hola_block &bk, int64_t g, int cnt,
+                                        sps_index (&rows)[NPT])
+{
+    sps_index r = cnt > 0 ? hola_find_row(rowptr, bk.r_first, bk.r_hi, g) : bk.r_first;
+#pragma unroll
+    for (int i = 0; i < NPT; i++) {
+        if (i > 0 && i < cnt && rowptr[r + 1] <= g + i) r = hola_find_row(rowptr, r + 1, bk.r_hi, g + i);
+        rows[i] = r;
+    }
+}
+
+/* The usual path's row assignment (Hola Alg. 4): one thread per row of
+ * [r_first, r_hi] (at most NPB rows, so at most npt passes). */
+template <int NPT>
+__device__ void hola_assign_rows(const sps_index *__restrict__ rowptr, const hola_block &bk, hola_rows_smem<NPT> &sm)
+{
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    sm.bits[tid] = 0;
+    if (tid < HOLA_WARPS) sm.flag[tid] = 0;
+    __syncthreads();
+    for (int64_t base = bk.r_first; base <= bk.r_hi; base += HOLA_THREADS) { /* uniform */
+        const sps_index r = (sps_index)(base + tid);
+        bool ne = false;
+        if (base + tid <= bk.r_hi) {
+            const int64_t a = (int64_t)rowptr[r] - bk.k0, ef = (int64_t)rowptr[r + 1] - bk.k0;
+            if (a < bk.cnt) {
+                if (a == ef) {
+                    /* empty row between entries a - 1 and a (a > 0: rows after r_first start inside the
+                       block); it breaks the end-bit count of the thread holding both, if one does */
+                    if (a % NPT != 0) sm.flag[(a - 1) / (32 * NPT)] = 1;
+                } else {
+                    ne = true;
+                    const int e = (int)(ef < bk.cnt ? ef : bk.cnt); /* the row's end in this block */
+                    const int ta = a > 0 ? (int)((a + NPT - 1) / NPT) : 0, tb = (e - 1) / NPT;
+                    for (int t = ta; t <= tb; t++) sm.row_start[t] = r;
+                    atomicOr(&sm.bits[tb], 1u << (e - 1 - tb * NPT));
+                    if (ef >= bk.cnt) sm.last_row = r;
+                }
+            }
+        }
+        const unsigned bal = __ballot_sync(HOLA_FULL, ne);
+        if (lane == 0) sm.nonempty[(int)(base - bk.r_first) / 32 + warp] = bal;
+    }
+    __syncthreads();
+}
+
+/* Advance `row` past an end bit at the thread's entry g (another entry follows):
+ * the next row, or in a flagged warp the next row holding entry g + 1. */
+__device__ inline sps_index hola_next_row(const sps_index *__restrict__ rowptr, sps_index row, int lookup, int64_t g)
+{
+    row++;
+    if (lookup)
+        while (rowptr[row + 1] <= g + 1) row++;
+    return row;
+}
+
+/* Batcher's odd-even merge sort of NPT (column, value) pairs by column, in
+ * registers: every loop has a constant trip count, so after unrolling each
+ * comparator's indices are constants (4 pairs: 5 comparators, 8: 19). */
+template <typename T, int NPT> __device__ inline void hola_sort_pairs(sps_index (&c)[NPT], T (&v)[NPT])
+{
+    enum { LOG = NPT == 8 ? 3 : NPT == 4 ? 2 : 1 };
+    static_assert(NPT == 1 << LOG, "NPT must be 2, 4 or 8");
+#pragma unroll
+    for (int lp = 0; lp < LOG; lp++)
+#pragma unroll
+        for (int lk = LOG - 1; lk >= 0; lk--)
+#pragma unroll
+            for (int j = 0; j < NPT; j++)
+#pragma unroll
+                for (int i = 0; i < NPT; i++) {
+                    const int p = 1 << lp, k = 1 << lk;
+                    if (lk > lp || j < k % p || (j - k % p) % (2 * k) != 0 || i >= k || i + j + k >= NPT ||
+                        (i + j) / (2 * p) != (i + j + k) / (2 * p))
+                        continue; /* not a comparator of the network */
+                    if (c[i + j] > c[i + j + k]) {
+                        const sps_index tc = c[i + j];
+                        c[i + j] = c[i + j + k];
+                        c[i + j + k] = tc;
+                        const T tv = v[i + j];
+                        v[i + j] = v[i + j + k];
+                        v[i + j + k] = tv;
+                    }
+                }
+}
+
+/* ---------------------------------------------------------------- kernel 2: SpMV */
+template <typename T, int NPT> struct hola_spmv_smem {
+    union {
+        T out[HOLA_THREADS * NPT]; /* usual path: the block's row results, index r - r_first */
+        typename cub::BlockScan<hola_segv<T>, HOLA_THREADS>::TempStorage scan; /* COO decoding */
+        typename cub::BlockReduce<T, HOLA_THREADS>::TempStorage red;           /* single row */
+    } u;
+    hola_rows_smem<NPT> rows;
+};
+
+template <typename T, int NPT>
+__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
+    hola_spmv_kernel(int64_t nnz, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
+                     const T *__restrict__ val, const sps_index *__restrict__ row_starts, int vec, T a,
+                     const T *__restrict__ x, T b, int bz, T *__restrict__ y)
+{
+    enum { NPB = HOLA_THREADS * NPT };
+    __shared__ hola_spmv_smem<T, NPT> sm;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    const hola_block bk = hola_block_of(nnz, NPB, row_starts);
+    const int64_t g = bk.k0 + (int64_t)tid * NPT; /* the thread's first entry */
+    const int cnt = bk.cnt - tid * NPT < 0 ? 0 : bk.cnt - tid * NPT < NPT ? bk.cnt - tid * NPT : NPT;
+
+    sps_index c[NPT];
+    T p[NPT];
+    hola_load<T, NPT>(col, val, g, cnt, vec, c, p);
+#pragma unroll
+    for (int i = 0; i < NPT; i++) p[i] = i < cnt ? p[i] * x[c[i]] : zero_of<T>();
+
+    if (rowptr[bk.r_first + 1] >= bk.k0 + bk.cnt) { /* uniform: one row holds the whole block */
+        T s = p[0];
+#pragma unroll
+        for (int i = 1; i < NPT; i++) s = s + p[i];
+        const T tot = cub::BlockReduce<T, HOLA_THREADS>(sm.u.red).Reduce(s, hola_sum<T>());
+        if (tid == 0) atomic_add(&y[bk.r_first], a * tot);
+        return;
+    }
+
+    if ((int64_t)bk.r_hi - bk.r_first + 1 > NPB) { /* uniform: COO decoding */
+        sps_index rows[NPT];
+        hola_decode_rows<NPT>(rowptr, bk, g, cnt, rows);
+        hola_segv<T> it[NPT];
+#pragma unroll
+        for (int i = 0; i < NPT; i++) {
+            it[i].f = i >= cnt || (i == 0 ? (g == bk.k0 || rowptr[rows[0]] == g) : rows[i] != rows[i - 1]);
+            it[i].v = p[i];
+        }
+        cub::BlockScan<hola_segv<T>, HOLA_THREADS>(sm.u.scan).InclusiveScan(it, it, hola_seg_op<T>());
+        const int64_t k1 = bk.k0 + bk.cnt;
+#pragma unroll
+        for (int i = 0; i < NPT; i++) {
+            if (i >= cnt) continue;
+            const bool last = g + i + 1 == k1;
+            const bool end = i + 1 < cnt ? rows[i + 1] != rows[i] : (last || rowptr[rows[i] + 1] <= g + i + 1);
+            if (!end) continue;
+            const sps_index r = rows[i];
+            if (r == bk.r_first || last) atomic_add(&y[r], a * it[i].v);
+            else y[r] = bz ? a * it[i].v : a * it[i].v + b * y[r];
+        }
+        return;
+    }
+
+    /* the usual path */
+    hola_assign_rows<NPT>(rowptr, bk, sm.rows);
+    T *out = sm.u.out;
+    sps_index row = 0;
+    unsigned bits = 0;
+    T s = zero_of<T>();
+    if (cnt > 0) {
+        row = sm.rows.row_start[tid];
+        bits = sm.rows.bits[tid];
+        const int lookup = sm.rows.flag[warp];
+#pragma unroll
+        for (int i = 0; i < NPT; i++) {
+            s = s + p[i];
+            if ((bits >> i) & 1u) {
+                out[row - bk.r_first] = s; /* the row's end: its only plain store */
+                s = zero_of<T>();
+                if (i + 1 < cnt) row = hola_next_row(rowptr, row, lookup, g + i);
+            }
+        }
+    }
+    /* carried partial sums: the row continues into a later thread of the block */
+    const bool carry = cnt > 0 && !((bits >> (cnt - 1)) & 1u);
+    __syncthreads(); /* every plain store is in */
+    if (__popc(__ballot_sync(HOLA_FULL, cnt > 0 && bits == 0)) > 16) { /* uniform in the warp: long rows */
+        int key = carry ? row : -1;
+        T v = carry ? s : zero_of<T>();
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) { /* segmented suffix sums over equal keys (keys ascend) */
+            const T vi = shfl_down(HOLA_FULL, v, o, 32);
+            const int ki = __shfl_down_sync(HOLA_FULL, key, o);
+            if (lane + o < 32 && ki == key) v = v + vi;
+        }
+        const int kp = __shfl_up_sync(HOLA_FULL, key, 1);
+        if (key >= 0 && (lane == 0 || kp != key)) atomic_add(&out[key - bk.r_first], v);
+    } else if (carry) {
+        atomic_add(&out[row - bk.r_first], s);
+    }
+    __syncthreads();
+    /* write the buffer to y, coalesced, warps aligned to 32 rows */
+    const sps_index r_last = sm.rows.last_row;
+    for (int64_t rr = (bk.r_first & ~31) + tid; rr <= r_last; rr += HOLA_THREADS) {
+        if (rr < bk.r_first) continue;
+        const sps_index r = (sps_index)rr;
+        const int q = r - bk.r_first;
+        if (r == bk.r_first || r == r_last) atomic_add(&y[r], a * out[q]);
+        else if ((sm.rows.nonempty[q >> 5] >> (q & 31)) & 1u) y[r] = bz ? a * out[q] : a * out[q] + b * y[r];
+    }
+}
+
+/* ---------------------------------------------------------------- kernel 2: SpMV^T */
+template <typename T, int NPT>
+__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
+    hola_spmvt_kernel(int64_t nnz, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
+                      const T *__restrict__ val, const sps_index *__restrict__ row_starts, int vec, T a,
+                      const T *__restrict__ x, T *__restrict__ y)
+{
+    enum { NPB = HOLA_THREADS * NPT };
+    __shared__ hola_rows_smem<NPT> sm;
+    const int tid = threadIdx.x, warp = tid >> 5;
+    const hola_block bk = hola_block_of(nnz, NPB, row_starts);
+    const int64_t g = bk.k0 + (int64_t)tid * NPT;
+    const int cnt = bk.cnt - tid * NPT < 0 ? 0 : bk.cnt - tid * NPT < NPT ? bk.cnt - tid * NPT : NPT;
+
+    sps_index c[NPT];
+    T v[NPT];
+    hola_load<T, NPT>(col, val, g, cnt, vec, c, v);
+
+    if (rowptr[bk.r_first + 1] >= bk.k0 + bk.cnt) { /* uniform: one row */
+        const T ax = a * x[bk.r_first];
+#pragma unroll
+        for (int i = 0; i < NPT; i++) v[i] = v[i] * ax;
+    } else if ((int64_t)bk.r_hi - bk.r_first + 1 > NPB) { /* uniform: COO decoding */
+        sps_index rows[NPT];
+        hola_decode_rows<NPT>(rowptr, bk, g, cnt, rows);
+        T ax = a * x[rows[0]];
+#pragma unroll
+        for (int i = 0; i < NPT; i++) {
+            if (i > 0 && i < cnt && rows[i] != rows[i - 1]) ax = a * x[rows[i]];
+            v[i] = v[i] * ax;
+        }
+    } else { /* the usual path: row starts and end bits */
+        hola_assign_rows<NPT>(rowptr, bk, sm);
+        if (cnt > 0) {
+            sps_index row = sm.row_start[tid];
+            const unsigned bits = sm.bits[tid];
+            const int lookup = sm.flag[warp];
+            T ax = a * x[row];
+#pragma unroll
+            for (int i = 0; i < NPT; i++) {
+                v[i] = v[i] * ax;
+                if (((bits >> i) & 1u) && i + 1 < cnt) {
+                    row = hola_next_row(rowptr, row, lookup, g + i);
+                    ax = a * x[row];
+                }
+            }
+        }
+    }
+    /* scatter in column order (entries beyond cnt sort last and are skipped) */
+#pragma unroll
+    for (int i = 0; i < NPT; i++)
+        if (i >= cnt) c[i] = INT_MAX;
+    hola_sort_pairs<T, NPT>(c, v);
+#pragma unroll
+    for (int i = 0; i < NPT; i++)
+        if (i < cnt) atomic_add(&y[c[i]], v[i]);
+}
+
+} // namespace
+
+/* ---------------------------------------------------------------- implementations */
+static sps_status hola_check_npt(sps_context ctx, const char *what, int npt)
+{
+    if (npt == HOLA_NPT_SMALL || npt == HOLA_NPT_LARGE) return SPS_OK;
+    return sps_error(ctx, SPS_ERR_ARG, "%s: %d non-zeros per thread (must be %d or %d)", what, npt, HOLA_NPT_SMALL,
+                     HOLA_NPT_LARGE);
+}
+
+/* Kernel 1 over max(n, ny) threads (ymode: what it does to y, ny entries). */
+template <typename T>
+static sps_status hola_starts(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
+                              sps_index *row_starts, int ymode, sps_index ny, sps_cplx b, void *y)
+{
+    const int64_t top = n > ny ? n : ny;
+    if (top <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    hola_starts_kernel<T><<<sps_cu_grid(ctx, top), HOLA_THREADS, 0, sps_custream(ctx)>>>(
+        n, nnz, rowptr, (int64_t)HOLA_THREADS * npt, sps_hola_blocks(nnz, npt), row_starts, ymode, ny, sc<T>::from(b),
+        bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "hola_starts_kernel");
+    return SPS_OK;
+}
+
+static int hola_vec_ok(const void *col, const void *val)
+{
+    return ((uintptr_t)col % 16 == 0) && ((uintptr_t)val % 16 == 0);
+}
+
+template <typename T>
+static sps_status hola_row_starts_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
+                                       sps_index *row_starts)
+{
+    SPS_CHECK(hola_check_npt(ctx, "hola_row_starts", npt));
+    return hola_starts<T>(ctx, n, nnz, rowptr, npt, row_starts, HOLA_Y_NONE, 0, sps_cplx_make(0.0, 0.0), NULL);
+}
+
+template <typename T>
+static sps_status hola_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+                                 const sps_index *col, const void *val, int npt, sps_index *row_starts, sps_cplx a,
+                                 const void *x, sps_cplx b, void *y)
+{
+    (void)m;
+    SPS_CHECK(hola_check_npt(ctx, "hola_spmv", npt));
+    SPS_CHECK(hola_starts<T>(ctx, n, nnz, rowptr, npt, row_starts, HOLA_Y_ROWS, n, b, y));
+    const sps_index nb = sps_hola_blocks(nnz, npt);
+    if (nb <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
+    cudaStream_t s = sps_custream(ctx);
+    if (npt == HOLA_NPT_SMALL)
+        hola_spmv_kernel<T, HOLA_NPT_SMALL><<<nb, HOLA_THREADS, 0, s>>>(
+            nnz, rowptr, col, (const T *)val, row_starts, vec, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    else
+        hola_spmv_kernel<T, HOLA_NPT_LARGE><<<nb, HOLA_THREADS, 0, s>>>(
+            nnz, rowptr, col, (const T *)val, row_starts, vec, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "hola_spmv_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status hola_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+                                  const sps_index *col, const void *val, int npt, sps_index *row_starts, sps_cplx a,
+                                  const void *x, sps_cplx b, void *y)
+{
+    SPS_CHECK(hola_check_npt(ctx, "hola_spmvt", npt));
+    SPS_CHECK(hola_starts<T>(ctx, n, nnz, rowptr, npt, row_starts, HOLA_Y_ALL, m, b, y));
+    const sps_index nb = sps_hola_blocks(nnz, npt);
+    if (nb <= 0 || m <= 0) return SPS_OK;
+    const int vec = hola_vec_ok(col, val);
+    cudaStream_t s = sps_custream(ctx);
+    if (npt == HOLA_NPT_SMALL)
+        hola_spmvt_kernel<T, HOLA_NPT_SMALL><<<nb, HOLA_THREADS, 0, s>>>(nnz, rowptr, col, (const T *)val, row_starts,
+                                                                        vec, sc<T>::from(a), (const T *)x, (T *)y);
+    else
+        hola_spmvt_kernel<T, HOLA_NPT_LARGE><<<nb, HOLA_THREADS, 0, s>>>(nnz, rowptr, col, (const T *)val, row_starts,
+                                                                        vec, sc<T>::from(a), (const T *)x, (T *)y);
+    SPS_CU_LAUNCHED(ctx, "hola_spmvt_kernel");
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- extern "C" entry points */
+#define SPS_CU_HOLA_ENTRIES(S, T)                                                                                     \
+    extern "C" sps_status sps_cuda_hola_row_starts_##S(sps_context ctx, sps_index n, int64_t nnz,                     \
+                                                       const sps_index *rowptr, int npt, sps_index *row_starts)       \
+    { return hola_row_starts_impl<T>(ctx, n, nnz, rowptr, npt, row_starts); }                                         \
+    extern "C" sps_status sps_cuda_hola_spmv_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,              \
+                                                 const sps_index *rowptr, const sps_index *col, const void *val,      \
+                                                 int npt, sps_index *row_starts, sps_cplx a, const void *x,           \
+                                                 sps_cplx b, void *y)                                                 \
+    { return hola_spmv_impl<T>(ctx, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }                      \
+    extern "C" sps_status sps_cuda_hola_spmvt_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,             \
+                                                  const sps_index *rowptr, const sps_index *col, const void *val,     \
+                                                  int npt, sps_index *row_starts, sps_cplx a, const void *x,          \
+                                                  sps_cplx b, void *y)                                                \
+    { return hola_spmvt_impl<T>(ctx, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }
+
+SPS_CU_FOR_ALL_TYPES(SPS_CU_HOLA_ENTRIES)

@@ -1,0 +1,291 @@
+/* GPU tests of the Hola format: the CUDA kernels (kernels/cuda/hola.cu) and the
+ * format on the CUDA backend against the CPU reference, f32/f64/c32/c64, on the
+ * shapes of hola_shapes.h (empty, 1x1, n x 1, 1 x n, one column, a dense row,
+ * rows spanning many blocks, long and short rows mixed, empty-row runs at block
+ * and thread boundaries and inside threads, COO-decoding blocks, bands; beyond
+ * 300k non-zeros unless SPS_GPU_TEST_SMALL):
+ *   - hola_row_starts: GPU and CPU buffers equal (npt 4 and 8), the device
+ *     buffer poisoned before every run;
+ *   - hola_spmv / hola_spmv^T called directly with npt 4 and 8 on every shape
+ *     (every path of the kernels: single-row blocks, COO decoding, the usual
+ *     path with and without flagged warps, shared atomics and the warp
+ *     reduction), fresh random x, values, alpha, beta for every run; y NaN-
+ *     poisoned when beta = 0 (alpha = 1 / beta = 0, random alpha / beta = 0),
+ *     random y with random beta; per entry |gpu - cpu| <= 4 (cnt + 4) eps
+ *     (|alpha| sum |a_ij x_j| + |beta y_i|); the row starts the product wrote
+ *     equal the CPU's;
+ *   - the format through the public API: built on the GPU from device CSR and
+ *     from COO, exported back bitwise, sps_matrix_info equal to the CPU build's,
+ *     SpMV / SpMV^T through an operator against the CPU backend's; poisson3d.
+ * Exits 77 (skipped) without a usable CUDA device.  Built with
+ * -DSPS_GPU_TEST_ON_CPU the CPU table stands in for the GPU (checks the harness
+ * on a machine without a GPU).  Ends with "N passed, M failed". */
+#include "hola_shapes.h"
+#include "test_gpu_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(SPS_HAVE_CUDA) || defined(SPS_GPU_TEST_ON_CPU)
+static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
+static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
+static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
+static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
+
+#define RS_POISON 0x7f7f7f7f
+
+/* ------------------------------------------------------------------ row starts */
+static void test_row_starts(const hola_shape *sh, const sps_index *d_rowptr)
+{
+    for (int npt = HOLA_NPT_SMALL; npt <= HOLA_NPT_LARGE; npt *= 2) {
+        const size_t nrs = (size_t)sps_hola_blocks(sh->nnz, npt) + 1;
+        sps_index *hc = gb_xmalloc(nrs * sizeof *hc), *hg = gb_xmalloc(nrs * sizeof *hg);
+        for (size_t b = 0; b < nrs; b++) hc[b] = RS_POISON;
+        sps_index *d = gb_dalloc(nrs * sizeof *d);
+        gb_upload(d, hc, nrs * sizeof *d);
+        const int okc = TU_OK(g_cpu, sps_cpu_kernels[SPS_F64].hola_row_starts(g_cpu, sh->n, sh->nnz, sh->rowptr, npt, hc));
+        const int okg = TU_OK(g_gpu, SPS_TEST_GPU_TABLE[SPS_F64].hola_row_starts(g_gpu, sh->n, sh->nnz, d_rowptr, npt, d));
+        if (okc && okg) {
+            gb_download(hg, d, nrs * sizeof *d);
+            TU_CHECK(memcmp(hc, hg, nrs * sizeof *hc) == 0, "%s: hola_row_starts (npt %d) GPU differs from the CPU",
+                     sh->name, npt);
+        }
+        sps_dfree(g_gpu, d);
+        free(hc);
+        free(hg);
+    }
+}
+
+/* ------------------------------------------------------------------ direct kernel calls */
+enum { AB_DEFAULT = 0, AB_RANDOM, AB_BETA0, AB_COUNT };
+static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0, y NaN", "random alpha, beta", "random alpha, beta=0, y NaN"};
+
+static sps_cplx rand_coef(sps_scalar t)
+{
+    double re = tu_rng_range(&g_rng, -2, 2), im = cplx(t) ? tu_rng_range(&g_rng, -2, 2) : 0;
+    unsigned char v[16];
+    tu_put(t, v, 0, re, im); /* rounded to t, as the kernels will */
+    tu_get(t, v, 0, &re, &im);
+    return sps_cplx_make(re, im);
+}
+
+/* Per-output tolerance scale 4 (cnt + 4) (|a| sum |a_ij x_j| + |b y0_i|). */
+static double *out_scales(const hola_shape *sh, sps_scalar t, int mode, const void *val, const void *x, sps_cplx a,
+                          sps_cplx b, const void *y0, int nout)
+{
+    double *sc = gb_xmalloc((size_t)nout * sizeof *sc);
+    int *cnt = gb_xmalloc((size_t)nout * sizeof *cnt);
+    const double aa = fabs(a.re) + fabs(a.im), ba = fabs(b.re) + fabs(b.im);
+    for (int i = 0; i < sh->n; i++)
+        for (sps_index k = sh->rowptr[i]; k < sh->rowptr[i + 1]; k++) {
+            const int o = mode == SPS_OP_N ? i : sh->col[k], in = mode == SPS_OP_N ? sh->col[k] : i;
+            double vr, vi, xr, xi;
+            tu_get(t, val, (size_t)k, &vr, &vi);
+            tu_get(t, x, (size_t)in, &xr, &xi);
+            sc[o] += aa * (fabs(vr) + fabs(vi)) * (fabs(xr) + fabs(xi));
+            cnt[o]++;
+        }
+    for (int o = 0; o < nout; o++) {
+        double yr = 0, yi = 0;
+        if (ba != 0) tu_get(t, y0, (size_t)o, &yr, &yi);
+        sc[o] = 4.0 * (cnt[o] + 4) * (sc[o] + ba * (fabs(yr) + fabs(yi)));
+    }
+    free(cnt);
+    return sc;
+}
+
+static void test_kernels(const hola_shape *sh, sps_scalar t, const sps_index *d_rowptr, const sps_index *d_col)
+{
+    for (int npt = HOLA_NPT_SMALL; npt <= HOLA_NPT_LARGE; npt *= 2)
+        for (int mode = 0; mode < 2; mode++)
+            for (int ab = 0; ab < AB_COUNT; ab++) {
+                char what[320];
+                snprintf(what, sizeof what, "%s: hola_spmv%s npt %d (%s)", sh->name, mode ? "t" : "", npt, ab_name[ab]);
+                const int nin = mode == SPS_OP_N ? sh->m : sh->n, nout = mode == SPS_OP_N ? sh->n : sh->m;
+                gbuf val = gb_rand(t, (size_t)sh->nnz), x = gb_rand(t, (size_t)nin);
+                gbuf y = ab == AB_RANDOM ? gb_rand(t, (size_t)nout) : gb_nan(t, (size_t)nout);
+                const sps_cplx a = ab == AB_DEFAULT ? sps_cplx_make(1, 0) : rand_coef(t);
+                const sps_cplx b = ab == AB_RANDOM ? rand_coef(t) : sps_cplx_make(0, 0);
+                double *scale = out_scales(sh, t, mode, val.h, x.h, a, b, y.h, nout);
+                const size_t nrs = (size_t)sps_hola_blocks(sh->nnz, npt) + 1;
+                sps_index *rsc = gb_xmalloc(nrs * sizeof *rsc), *rsg = gb_xmalloc(nrs * sizeof *rsg);
+                for (size_t q = 0; q < nrs; q++) rsc[q] = RS_POISON;
+                sps_index *d_rs = gb_dalloc(nrs * sizeof *d_rs);
+                gb_upload(d_rs, rsc, nrs * sizeof *d_rs);
+                const sps_kernels *kc = &sps_cpu_kernels[t], *kg = &SPS_TEST_GPU_TABLE[t];
+                void *yc = y.h; /* the CPU result overwrites the host copy of y0 */
+                int ok = TU_OK(g_gpu, (mode == SPS_OP_N ? kg->hola_spmv : kg->hola_spmvt)(
+                                          g_gpu, sh->n, sh->m, sh->nnz, d_rowptr, d_col, val.d, npt, d_rs, a, x.d, b, y.d));
+                ok &= TU_OK(g_cpu, kc->hola_row_starts(g_cpu, sh->n, sh->nnz, sh->rowptr, npt, rsc));
+                ok &= TU_OK(g_cpu, (mode == SPS_OP_N ? kc->hola_spmv : kc->hola_spmvt)(
+                                       g_cpu, sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));
+                if (ok) {
+                    void *yg = gb_fetch(&y);
+                    cmp_vec_s(what, t, (size_t)nout, yg, yc, 1.0, scale);
+                    free(yg);
+#ifndef SPS_GPU_TEST_ON_CPU /* the CPU product does not write the row starts */
+                    gb_download(rsg, d_rs, nrs * sizeof *rsg);
+                    TU_CHECK(memcmp(rsc, rsg, nrs * sizeof *rsc) == 0, "%s: row starts written by the product differ",
+                             what);
+#endif
+                }
+                sps_dfree(g_gpu, d_rs);
+                free(rsc);
+                free(rsg);
+                free(scale);
+                gb_free(&val);
+                gb_free(&x);
+                gb_free(&y);
+            }
+}
+
+/* ------------------------------------------------------------------ the format, public API */
+/* y = a op(A) x + b y0 in context c (host in, host out). */
+static void *apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, int nin, int nout, const void *x,
+                   const void *y0, const void *alpha, const void *beta)
+{
+    sps_vector vx = NULL, vy = NULL;
+    sps_operator op = NULL;
+    void *y = gb_xmalloc((size_t)nout * ssz(t));
+    const int ok = sps_vector_from_host(c, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(c, nout, t, y0, &vy) == SPS_OK &&
+                   sps_operator_from_matrix(A, &op) == SPS_OK && sps_operator_apply(op, mode, alpha, vx, beta, vy) == SPS_OK &&
+                   sps_vector_get(vy, y) == SPS_OK;
+    if (!ok) {
+        fprintf(stderr, "apply on %s: %s\n", sps_backend_name(sps_context_backend(c)), sps_context_error(c));
+        tu_fill_nan(t, (size_t)nout, y);
+    }
+    sps_operator_destroy(op);
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    return y;
+}
+
+static void compare_apply(const char *what, const tu_csr *h, sps_matrix Bc, sps_matrix Bg)
+{
+    const sps_scalar t = h->info.scalar;
+    const hola_shape sh = {what, h->info.rows, h->info.cols, h->info.nnz, h->rowptr, h->col};
+    for (int mode = 0; mode < 2; mode++)
+        for (int ab = AB_RANDOM; ab <= AB_BETA0; ab++) {
+            const int nin = mode == SPS_OP_N ? sh.m : sh.n, nout = mode == SPS_OP_N ? sh.n : sh.m;
+            void *x = gb_xmalloc((size_t)nin * ssz(t)), *y0 = gb_xmalloc((size_t)nout * ssz(t));
+            tu_fill_random(&g_rng, t, (size_t)nin, x);
+            if (ab == AB_RANDOM) tu_fill_random(&g_rng, t, (size_t)nout, y0);
+            else tu_fill_nan(t, (size_t)nout, y0);
+            const sps_cplx a = rand_coef(t), b = ab == AB_RANDOM ? rand_coef(t) : sps_cplx_make(0, 0);
+            unsigned char alpha[16], beta[16];
+            tu_put(t, alpha, 0, a.re, a.im);
+            tu_put(t, beta, 0, b.re, b.im);
+            void *yc = apply(g_cpu, Bc, (sps_op_mode)mode, t, nin, nout, x, y0, alpha, beta);
+            void *yg = apply(g_gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, alpha, beta);
+            double *scale = out_scales(&sh, t, mode, h->val, x, a, b, y0, nout);
+            char w[320];
+            snprintf(w, sizeof w, "%s: operator SpMV%s (%s)", what, mode ? "^T" : "", ab_name[ab]);
+            cmp_vec_s(w, t, (size_t)nout, yg, yc, 1.0, scale);
+            free(scale);
+            free(x);
+            free(y0);
+            free(yc);
+            free(yg);
+        }
+}
+
+static void test_format(const hola_shape *sh, sps_scalar t)
+{
+    char what[256];
+    snprintf(what, sizeof what, "%s [hola %s]", sh->name, tn(t));
+    tu_csr h0 = {0};
+    h0.info.rows = sh->n;
+    h0.info.cols = sh->m;
+    h0.info.nnz = sh->nnz;
+    h0.info.scalar = t;
+    h0.rowptr = sh->rowptr;
+    h0.col = sh->col;
+    h0.val = gb_xmalloc((size_t)sh->nnz * ssz(t));
+    tu_fill_random(&g_rng, t, (size_t)sh->nnz, h0.val);
+    for (int64_t k = 0; k < sh->nnz; k++)
+        if (k % 11 == 5) tu_put(t, h0.val, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
+    sps_matrix Ac = NULL, Ag = NULL, Agcoo = NULL, Bc = NULL, Bg = NULL, Bg2 = NULL;
+    if (TU_OK(g_cpu, sps_matrix_from_csr(g_cpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ac)) &&
+        TU_OK(g_gpu, sps_matrix_from_csr(g_gpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ag)) &&
+        TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_COO, NULL, &Agcoo)) &&
+        TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_HOLA, NULL, &Bc)) &&
+        TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_HOLA, NULL, &Bg)) &&
+        TU_OK(g_gpu, sps_matrix_convert(Agcoo, SPS_FMT_HOLA, NULL, &Bg2))) {
+        sps_matrix_info_t ic, ig;
+        if (TU_OK(g_cpu, sps_matrix_info(Bc, &ic)) && TU_OK(g_gpu, sps_matrix_info(Bg, &ig)))
+            TU_CHECK(ic.bytes == ig.bytes && ic.stored_entries == ig.stored_entries && ig.format == SPS_FMT_HOLA,
+                     "%s: info cpu %zu bytes, gpu %zu bytes", what, ic.bytes, ig.bytes);
+        tu_csr hg;
+        if (tu_export_csr(g_gpu, Bg, &hg)) {
+            TU_CHECK(tu_same_csr(&h0, &hg), "%s: GPU build from device CSR does not round-trip bitwise", what);
+            tu_csr_free(&hg);
+        }
+        if (tu_export_csr(g_gpu, Bg2, &hg)) {
+            TU_CHECK(tu_same_csr(&h0, &hg), "%s: GPU build from COO does not round-trip bitwise", what);
+            tu_csr_free(&hg);
+        }
+        compare_apply(what, &h0, Bc, Bg);
+    }
+    sps_context_clear_error(g_cpu);
+    sps_context_clear_error(g_gpu);
+    sps_matrix_destroy(Ac);
+    sps_matrix_destroy(Ag);
+    sps_matrix_destroy(Agcoo);
+    sps_matrix_destroy(Bc);
+    sps_matrix_destroy(Bg);
+    sps_matrix_destroy(Bg2);
+    free(h0.val);
+}
+
+static void test_poisson(sps_scalar t)
+{
+    const char *spec = g_small ? "poisson3d:12" : "poisson3d:40"; /* 40: 438k non-zeros, npt 8 (4 for c64) */
+    sps_matrix Ac = NULL, Ag = NULL, Bc = NULL, Bg = NULL;
+    char what[128];
+    snprintf(what, sizeof what, "%s [hola %s]", spec, tn(t));
+    tu_csr h;
+    if (TU_OK(g_cpu, sps_matrix_generate(g_cpu, spec, t, &Ac)) && TU_OK(g_gpu, sps_matrix_generate(g_gpu, spec, t, &Ag)) &&
+        TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_HOLA, NULL, &Bc)) &&
+        TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_HOLA, NULL, &Bg)) && tu_export_csr(g_cpu, Ac, &h)) {
+        compare_apply(what, &h, Bc, Bg);
+        tu_csr_free(&h);
+    }
+    sps_matrix_destroy(Ac);
+    sps_matrix_destroy(Ag);
+    sps_matrix_destroy(Bc);
+    sps_matrix_destroy(Bg);
+}
+
+int main(void)
+{
+    const int rc = gpu_setup("test_gpu_hola");
+    if (rc) return rc;
+    hola_shape sh[HS_MAX];
+    const int ns = hs_build(&g_rng, sh, !g_small);
+    for (int si = 0; si < ns; si++) {
+        const hola_shape *s = &sh[si];
+        sps_index *d_rowptr = gb_dalloc(((size_t)s->n + 1) * sizeof(sps_index));
+        sps_index *d_col = gb_dalloc((size_t)s->nnz * sizeof(sps_index));
+        gb_upload(d_rowptr, s->rowptr, ((size_t)s->n + 1) * sizeof(sps_index));
+        gb_upload(d_col, s->col, (size_t)s->nnz * sizeof(sps_index));
+        test_row_starts(s, d_rowptr);
+        for (int ti = 0; ti < 4; ti++) {
+            test_kernels(s, all_types[ti], d_rowptr, d_col);
+            test_format(s, all_types[ti]);
+        }
+        sps_dfree(g_gpu, d_rowptr);
+        sps_dfree(g_gpu, d_col);
+    }
+    for (int ti = 0; ti < 4; ti++) test_poisson(all_types[ti]);
+    for (int si = 0; si < ns; si++) hs_free(&sh[si]);
+    gpu_teardown();
+    return tu_finish();
+}
+#else
+int main(void)
+{
+    printf("test_gpu_hola: libspsolve built without CUDA: skipped\n");
+    return TU_SKIP;
+}
+#endif
