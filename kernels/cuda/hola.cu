@@ -137,21 +137,23 @@ template <typename T> struct hola_seg_op {
     }
 };
 
-/* Where a block stands: entries [k0, k0 + cnt), rows [r_first, r_hi] (r_hi holds
- * entry k0 + cnt when there is one, else the last entry: an upper bound of the
- * block's last row). */
+/* Where a block stands: entries [k0, k0 + cnt), rows [r_first, r_hi]: r_hi is
+ * the row holding entry k0 + cnt (row_starts[B + 1]; the last entry's row for
+ * the last block), less one when that row starts at k0 + cnt, so a block of
+ * NPB rows of one entry counts NPB rows (the usual path), not NPB + 1. */
 struct hola_block {
     int64_t k0;
     int cnt;
     sps_index r_first, r_hi;
 };
-__device__ inline hola_block hola_block_of(int64_t nnz, int npb, const sps_index *row_starts)
+__device__ inline hola_block hola_block_of(int64_t nnz, int npb, const sps_index *row_starts, const sps_index *rowptr)
 {
     hola_block bk;
     bk.k0 = (int64_t)blockIdx.x * npb;
     bk.cnt = (int)(nnz - bk.k0 < npb ? nnz - bk.k0 : npb);
     bk.r_first = row_starts[blockIdx.x];
     bk.r_hi = row_starts[blockIdx.x + 1];
+    if (bk.r_hi > bk.r_first && rowptr[bk.r_hi] >= bk.k0 + bk.cnt) bk.r_hi--;
     return bk;
 }
 
@@ -308,7 +310,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
     enum { NPB = HOLA_THREADS * NPT };
     __shared__ hola_spmv_smem<T, NPT> sm;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const hola_block bk = hola_block_of(nnz, NPB, row_starts);
+    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
     const int64_t g = bk.k0 + (int64_t)tid * NPT; /* the thread's first entry */
     const int cnt = bk.cnt - tid * NPT < 0 ? 0 : bk.cnt - tid * NPT < NPT ? bk.cnt - tid * NPT : NPT;
 
@@ -410,7 +412,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
     enum { NPB = HOLA_THREADS * NPT };
     __shared__ hola_rows_smem<NPT> sm;
     const int tid = threadIdx.x, warp = tid >> 5;
-    const hola_block bk = hola_block_of(nnz, NPB, row_starts);
+    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
     const int64_t g = bk.k0 + (int64_t)tid * NPT;
     const int cnt = bk.cnt - tid * NPT < 0 ? 0 : bk.cnt - tid * NPT < NPT ? bk.cnt - tid * NPT : NPT;
 
