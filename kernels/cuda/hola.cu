@@ -234,7 +234,7 @@ __device__ void hola_assign_rows(const sps_index *__restrict__ rowptr, const hol
                 if (a == ef) {
                     /* empty row between entries a - 1 and a (a > 0: rows after r_first start inside the
                        block); it breaks the end-bit count of the thread holding both, if one does */
-                    if (a % NPT != 0) sm.flag[(a - 1) / (32 * NPT)] = 1;
+                    if (a % NPT != 0) atomicOr(&sm.flag[(a - 1) / (32 * NPT)], 1); /* racecheck-clean */
                 } else {
                     ne = true;
                     const int e = (int)(ef < bk.cnt ? ef : bk.cnt); /* the row's end in this block */
