@@ -51,7 +51,23 @@ typedef struct sps_backend_ops {
     sps_status (*zero)(sps_context ctx, void *p, size_t bytes);
     sps_status (*synchronize)(sps_context ctx);
     const sps_kernels *kernels;                         /* indexed by sps_scalar */
+    /* Optional (NULL where the backend's copies are synchronous anyway, the CPU):
+     * fetch_begin queues a copy of `bytes` (<= SPS_FETCH_MAX_BYTES) of backend memory
+     * into the backend's pinned staging after the work queued so far and returns at
+     * once; fetch_wait waits for it and copies the staging to dst.  One fetch is
+     * outstanding at a time.  This is how a solver learns its residual while the
+     * next iteration is already queued. */
+    sps_status (*fetch_begin)(sps_context ctx, const void *src, size_t bytes);
+    sps_status (*fetch_wait)(sps_context ctx, void *dst, size_t bytes);
+    /* Optional: record the work queued between capture_begin and capture_end as a
+     * replayable graph (CUDA graphs) instead of running it; graph_launch queues one
+     * replay.  Nothing may synchronise while capturing. */
+    sps_status (*capture_begin)(sps_context ctx);
+    sps_status (*capture_end)(sps_context ctx, void **graph);
+    sps_status (*graph_launch)(sps_context ctx, void *graph);
+    void (*graph_destroy)(sps_context ctx, void *graph);
 } sps_backend_ops;
+#define SPS_FETCH_MAX_BYTES 4096
 
 extern const sps_backend_ops sps_cpu_backend;
 #ifdef SPS_HAVE_CUDA

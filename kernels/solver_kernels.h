@@ -25,12 +25,18 @@
  *    rr = r^H r of the new residual,  rho_new = rhat^H r of the new residual. */
 typedef struct { int rho, rv, ts, tt, rr, rho_new; } sps_bicgstab_slots;
 
+/** Slot indices of a CG step: rho = r^H z, pq = p^H A p, rr = r^H r of the new
+ *  residual, tol2 = (stopping tolerance)^2 (read), stop = the device-side stop flag. */
+typedef struct { int rho, pq, rr, tol2, stop; } sps_cg_slots;
+
 #define SPS_KERNEL_LIST_SOLVER(X, P, S)                                                             \
     /* CG step, alpha = slots[rho] / slots[pq]:                                                  */ \
-    /*   x += alpha p;  r -= alpha q;  slots[rr] = r^H r.                                        */ \
-    /* Guarded: when Re slots[pq] <= 0 or alpha is not finite, nothing is written but            */ \
-    /* slots[rr] = -1 (no step along a direction of non-positive curvature).                     */ \
-    X(P, S, cg_step, (sps_context ctx, sps_index n, sps_cplx *slots, int rho, int pq, int rr,      \
+    /*   x += alpha p;  r -= alpha q;  slots[rr] = r^H r;  slots[stop] = 1 unless rr > tol2.     */ \
+    /* Stopped (Re slots[stop] != 0 on entry): nothing at all is written, so iterations queued   */ \
+    /* after the one that stopped leave x and r alone.  Guarded: when Re slots[pq] <= 0,         */ \
+    /* Re slots[rho] <= 0 or alpha is not finite, nothing is written but slots[rr] = -1 and     */ \
+    /* slots[stop] = 1 (no step along a direction of non-positive curvature).                    */ \
+    X(P, S, cg_step, (sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k,               \
                       const void *p, const void *q, void *x, void *r))                              \
     /* BiCGSTAB direction, beta = (rho/rho_old)(alpha/omega) = slots[rho] slots[tt] /            */ \
     /* (slots[rv] slots[ts]) and omega = slots[ts] / slots[tt] (rv, ts, tt of the previous step): */ \

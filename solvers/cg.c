@@ -12,8 +12,9 @@
 #include "solvers/solver_impl.h"
 
 #include <math.h>
+#include <string.h>
 
-enum { PQ = SPS_SLOT_FIRST, RR0, RR1, RHO0, RHO1, NSLOTS };
+enum { PQ = SPS_SLOT_FIRST, RR0, RR1, RHO0, RHO1, TOL2, STOP, NSLOTS };
 enum { VR, VP, VQ, VZ };
 
 static void cg_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes)
@@ -23,50 +24,102 @@ static void cg_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, s
     *host_bytes = 0;
 }
 
-static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
+typedef struct {
+    struct sps_solver_s *s;
+    const sps_kernels *k;
+    sps_index n;
+    int pc;
+    sps_vector x, r, p, q, z;
+    int rho0;       /* slot pair of rho: RHO0, or RR0 without M (rho = r^H r) */
+    void *graph[2]; /* the captured iteration per parity (CUDA graphs), for this solve */
+} cg_state;
+
+/* Queue one iteration; cur = its parity (the slot pairs alternate so that no kernel
+ * writes a slot it reads).  Per iteration: 1 SpMV + dot (2n) + cg_step (6n) + xpay
+ * (3n) = 11n values; with Jacobi also pmul (3n) + dot (2n) = 16n.  Nothing here
+ * reads a slot on the host, so an iteration can be queued before the outcome of
+ * the previous one is known, and recorded once as a graph. */
+static sps_status cg_queue_body(cg_state *c, int cur, int restart)
 {
+    struct sps_solver_s *s = c->s;
     sps_context ctx = s->ctx;
-    const sps_kernels *k = sps_sv_kern(s);
-    const sps_index n = b->n;
-    const int pc = sps_sv_has_pc(s);
-    sps_vector r = sps_sv_vec(s, VR), p = sps_sv_vec(s, VP), q = sps_sv_vec(s, VQ);
-    sps_vector z = pc ? sps_sv_vec(s, VZ) : r;
-    const int rho0 = pc ? RHO0 : RR0; /* without M, rho_k = r_k^H r_k is rr_k */
-    int done, restart = 1, stop;
+    const int nxt = cur ^ 1;
+    if (restart) {
+        /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual) */
+        SPS_CHECK(sps_sv_precond(s, c->r, c->z));
+        SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, c->rho0 + cur));
+        SPS_CHECK(c->k->copy(ctx, c->n, c->z->data, c->p->data));
+    } else {
+        /* p = z + (rho_k / rho_{k-1}) p */
+        SPS_CHECK(c->k->xpay_s(ctx, c->n, c->z->data, s->slots, (sps_scoef){1.0, c->rho0 + cur, c->rho0 + nxt},
+                               c->p->data));
+    }
+    /* q = A p;  pq = p^H q */
+    SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->p, sps_cplx_make(0, 0), c->q));
+    SPS_CHECK(c->k->dot(ctx, c->n, c->p->data, c->q->data, s->slots, PQ));
+    /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
+     * (once stopped, cg_step writes nothing: an iteration queued behind it is a no-op) */
+    const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};
+    SPS_CHECK(c->k->cg_step(ctx, c->n, s->slots, ks, c->p->data, c->q->data, c->x->data, c->r->data));
+    if (c->pc) {
+        /* z = M r;  rho_{k+1} = r^H z */
+        SPS_CHECK(sps_pc_apply(s->P, c->r, c->z));
+        SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, RHO0 + nxt));
+    }
+    return SPS_OK;
+}
+
+/* Queue an iteration; a regular (non-restart) one is recorded as a graph the first
+ * time its parity comes up and replayed after that, where graphs are available. */
+static sps_status cg_queue(cg_state *c, int cur, int restart)
+{
+    struct sps_solver_s *s = c->s;
+    const sps_backend_ops *be = s->ctx->be;
+    if (restart || !sps_sv_graphs(s)) return cg_queue_body(c, cur, restart);
+    if (!c->graph[cur]) {
+        SPS_CHECK(be->capture_begin(s->ctx));
+        const sps_status st = cg_queue_body(c, cur, 0);
+        const sps_status st2 = be->capture_end(s->ctx, &c->graph[cur]); /* ends the capture in every case */
+        SPS_CHECK(st);
+        SPS_CHECK(st2);
+    }
+    return be->graph_launch(s->ctx, c->graph[cur]);
+}
+
+static sps_status cg_run(cg_state *c, sps_vector b)
+{
+    struct sps_solver_s *s = c->s;
+    const int pc = c->pc;
+    int done, restart = 1, stop, queued = 0;
 
     /* r = b - A x0;  ||b||, ||r_0|| checked at iteration 0 */
-    SPS_CHECK(sps_sv_begin(s, b, x, r, &done));
+    SPS_CHECK(sps_sv_begin(s, b, c->x, c->r, &done));
     if (done) return SPS_OK;
+    /* the stopping rule on the device: cg_step sets STOP when rr <= tol^2 */
+    SPS_CHECK(sps_sv_set_slot(s, TOL2, s->tol * s->tol));
+    SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
+    const int ahead = sps_sv_lookahead(s);
 
-    /* Per iteration: 1 SpMV + dot (2n) + cg_step (6n) + xpay (3n) = 11n values;
-     * with Jacobi also pmul (3n) + dot (2n) = 16n; one slot fetch. */
+    /* Iteration it = s->its + 1 is queued and its slots fetched asynchronously; with
+     * lookahead, iteration it + 1 is queued behind them before the host waits, so the
+     * GPU never idles on the host.  If it stops (convergence, breakdown, NaN), STOP is
+     * set on the device and it + 1 changes nothing: the count and x are exact. */
     for (;;) {
         const int cur = s->its & 1, nxt = cur ^ 1;
-        if (restart) {
-            /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual) */
-            SPS_CHECK(sps_sv_precond(s, r, z));
-            SPS_CHECK(k->dot(ctx, n, r->data, z->data, s->slots, rho0 + cur));
-            SPS_CHECK(k->copy(ctx, n, z->data, p->data));
-            restart = 0;
-        } else {
-            /* p = z + (rho_k / rho_{k-1}) p */
-            SPS_CHECK(k->xpay_s(ctx, n, z->data, s->slots, (sps_scoef){1.0, rho0 + cur, rho0 + nxt}, p->data));
-        }
-        /* q = A p */
-        SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), p, sps_cplx_make(0, 0), q));
-        /* pq = p^H q */
-        SPS_CHECK(k->dot(ctx, n, p->data, q->data, s->slots, PQ));
-        /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r  (skipped when pq <= 0) */
-        SPS_CHECK(k->cg_step(ctx, n, s->slots, rho0 + cur, PQ, RR0 + nxt, p->data, q->data, x->data, r->data));
-        if (pc) {
-            /* z = M r;  rho_{k+1} = r^H z */
-            SPS_CHECK(sps_pc_apply(s->P, r, z));
-            SPS_CHECK(k->dot(ctx, n, r->data, z->data, s->slots, RHO0 + nxt));
-        }
-        SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
+        if (!queued) SPS_CHECK(cg_queue(c, cur, restart));
+        restart = 0;
+        SPS_CHECK(sps_sv_fetch_begin(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
+        queued = ahead && s->its + 2 <= s->maxit;
+        if (queued) SPS_CHECK(cg_queue(c, nxt, 0));
+        SPS_CHECK(sps_sv_fetch_wait(s));
 
-        const sps_cplx pq = s->hslots[PQ], rr = s->hslots[RR0 + nxt], rho = s->hslots[rho0 + cur];
+        const sps_cplx pq = s->hslots[PQ], rr = s->hslots[RR0 + nxt], rho = s->hslots[c->rho0 + cur];
         const int it = s->its + 1;
+        if (pc && !(rho.re > 0.0)) /* rho_0 or rho after a restart; later ones are checked below */
+            return sps_sv_stop(s, SPS_REASON_INDEFINITE, SPS_ERR_BREAKDOWN,
+                               "PCG breakdown at iteration %d: r'Mr = %.3e <= 0: the preconditioner is not positive "
+                               "definite",
+                               it, rho.re);
         if (rr.re == -1.0) { /* the step was skipped: x, r unchanged */
             if (!sps_sv_finite(pq) || !sps_sv_finite(rho))
                 return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
@@ -81,21 +134,18 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
                                "CG: step length rho/p'Ap = %g/%g overflows at iteration %d; x holds iterate %d", rho.re,
                                pq.re, it, s->its);
         }
-        if (pc && !(rho.re > 0.0)) /* rho_0 or rho after a restart; later ones are checked below */
-            return sps_sv_stop(s, SPS_REASON_INDEFINITE, SPS_ERR_BREAKDOWN,
-                               "PCG breakdown at iteration %d: r'Mr = %.3e <= 0: the preconditioner is not positive "
-                               "definite",
-                               it, rho.re);
         if (!sps_sv_finite(rr))
             return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
                                "CG: the residual norm is not finite at iteration %d (NaN/Inf in A p)", it);
         const double rn = sqrt(rr.re);
         SPS_CHECK(sps_sv_record(s, rn, &stop));
-        if (rn <= s->tol) {
+        if (s->hslots[STOP].re != 0.0) { /* rr <= tol^2, decided on the device */
             int conv;
-            SPS_CHECK(sps_sv_confirm(s, b, x, r, &conv));
+            SPS_CHECK(sps_sv_confirm(s, b, c->x, c->r, &conv));
             if (conv) return SPS_OK;
-            restart = 1; /* recurrence drift: r now holds b - A x */
+            restart = 1; /* recurrence drift: r now holds b - A x; the queued iteration did nothing */
+            queued = 0;
+            SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
         }
         if (stop) return sps_sv_stop_monitor(s, rn);
         if (s->its >= s->maxit) return sps_sv_stop_maxit(s, rn);
@@ -111,6 +161,28 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
                                    it, rz.re);
         }
     }
+}
+
+static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
+{
+    cg_state c;
+    memset(&c, 0, sizeof c);
+    c.s = s;
+    c.k = sps_sv_kern(s);
+    c.n = b->n;
+    c.pc = sps_sv_has_pc(s);
+    c.x = x;
+    c.r = sps_sv_vec(s, VR);
+    c.p = sps_sv_vec(s, VP);
+    c.q = sps_sv_vec(s, VQ);
+    c.z = c.pc ? sps_sv_vec(s, VZ) : c.r;
+    c.rho0 = c.pc ? RHO0 : RR0; /* without M, rho_k = r_k^H r_k is rr_k */
+    const sps_status st = cg_run(&c, b);
+    /* graphs hold this solve's vectors: released with it (after the queued work; a
+     * graph being replayed may be destroyed, CUDA defers the release) */
+    for (int i = 0; i < 2; i++)
+        if (c.graph[i]) s->ctx->be->graph_destroy(s->ctx, c.graph[i]);
+    return st;
 }
 
 const sps_solver_method sps_solver_cg_method = {SPS_SOLVER_CG, "cg", "CG", cg_workspace, cg_iterate};

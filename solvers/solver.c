@@ -63,6 +63,7 @@ static sps_status create(sps_context ctx, const sps_solver_method *m, sps_solver
     s->atol = DEFAULT_ATOL;
     s->maxit = DEFAULT_MAXIT;
     s->restart = DEFAULT_RESTART;
+    s->graphs = 1;
     *out = s;
     return SPS_OK;
 }
@@ -128,6 +129,13 @@ sps_status sps_solver_set_restart(sps_solver s, int m)
     if (!s) return SPS_ERR_ARG;
     if (m < 1) return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_restart: restart length %d < 1", m);
     s->restart = m;
+    return SPS_OK;
+}
+
+sps_status sps_solver_set_graphs(sps_solver s, int on)
+{
+    if (!s) return SPS_ERR_ARG;
+    s->graphs = on != 0;
     return SPS_OK;
 }
 
@@ -199,6 +207,33 @@ fail:
 sps_status sps_sv_fetch(struct sps_solver_s *s, int first, int count)
 {
     return sps_dcopy(s->ctx, s->hslots + first, s->slots + first, (size_t)count * sizeof(sps_cplx), SPS_COPY_D2H);
+}
+
+sps_status sps_sv_fetch_begin(struct sps_solver_s *s, int first, int count)
+{
+    s->fetch_first = first;
+    s->fetch_count = count;
+    if (!s->ctx->be->fetch_begin) return sps_sv_fetch(s, first, count);
+    return s->ctx->be->fetch_begin(s->ctx, s->slots + first, (size_t)count * sizeof(sps_cplx));
+}
+
+sps_status sps_sv_fetch_wait(struct sps_solver_s *s)
+{
+    if (!s->ctx->be->fetch_wait) return SPS_OK; /* copied by sps_sv_fetch_begin */
+    return s->ctx->be->fetch_wait(s->ctx, s->hslots + s->fetch_first, (size_t)s->fetch_count * sizeof(sps_cplx));
+}
+
+int sps_sv_lookahead(struct sps_solver_s *s) { return s->ctx->be->fetch_begin != NULL && s->monitor == NULL; }
+
+sps_status sps_sv_set_slot(struct sps_solver_s *s, int i, double v)
+{
+    const sps_cplx c = sps_cplx_make(v, 0.0);
+    return sps_dcopy(s->ctx, s->slots + i, &c, sizeof c, SPS_COPY_H2D);
+}
+
+int sps_sv_graphs(struct sps_solver_s *s)
+{
+    return s->graphs && s->ctx->be->capture_begin != NULL && s->A->A != NULL;
 }
 
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r)

@@ -51,6 +51,8 @@ struct sps_solver_s {
     int maxit, restart;
     sps_monitor_fn monitor;
     void *monitor_user;
+    int graphs;                 /* sps_solver_set_graphs: capture iterations as CUDA graphs (default on) */
+    int fetch_first, fetch_count; /* the asynchronous fetch in flight */
 
     /* workspace (setup), reused while these four and host_bytes do not change */
     sps_index ws_n;
@@ -83,9 +85,24 @@ static inline const sps_kernels *sps_sv_kern(struct sps_solver_s *s) { return sp
 static inline int sps_sv_has_pc(struct sps_solver_s *s) { return !sps_pc_is_identity(s->P); }
 
 /** The one device-to-host copy of slots[first .. first+count) into s->hslots.
- *  Every scalar the host learns goes through here, so the CUDA backend can make
- *  it asynchronous (pinned memory + event) in one place. */
+ *  Every scalar the host learns goes through here or through the asynchronous
+ *  pair below. */
 sps_status sps_sv_fetch(struct sps_solver_s *s, int first, int count);
+/** Asynchronous form: queue the copy after the work queued so far (pinned
+ *  staging + event on CUDA; a plain copy where the backend has no async fetch),
+ *  queue more work, then sps_sv_fetch_wait fills s->hslots[first ..]. */
+sps_status sps_sv_fetch_begin(struct sps_solver_s *s, int first, int count);
+sps_status sps_sv_fetch_wait(struct sps_solver_s *s);
+/** Nonzero when the method may queue iteration k+1 before it learns the outcome of
+ *  iteration k: the backend fetches asynchronously and no monitor could stop the
+ *  solve between the two (a monitor sees every iteration before the next runs). */
+int sps_sv_lookahead(struct sps_solver_s *s);
+/** slots[i] = v (a queued host-to-backend copy). */
+sps_status sps_sv_set_slot(struct sps_solver_s *s, int i, double v);
+/** Nonzero when iterations may be captured as graphs: the backend has them, the
+ *  option is on (sps_solver_set_graphs) and the operator is a matrix (a shell
+ *  operator's callback might synchronise, which capture forbids). */
+int sps_sv_graphs(struct sps_solver_s *s);
 /** r = b - A x. */
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r);
 /** y = M x; without a preconditioner a copy, or nothing when y is x. */

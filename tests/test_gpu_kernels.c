@@ -24,7 +24,7 @@
 #ifdef SPS_HAVE_CUDA
 #include "kernels/cpu/common.h" /* sps_scoef_eval: the coefficients the kernels see */
 
-#define NSLOTS 16
+#define NSLOTS 20
 static sps_cplx *g_dslots;         /* device slots */
 static sps_cplx g_hslots[NSLOTS];  /* CPU slots */
 
@@ -334,29 +334,44 @@ static void test_solver_steps(sps_scalar t, size_t n)
     const size_t B = n * ssz(t);
     void *g;
 
-    /* cg_step: normal, then guarded (pq <= 0) */
-    for (int guard = 0; guard < 2; guard++) {
+    /* cg_step (slots rho 0, pq 1, rr 4, tol2 16, stop 17): case 0 a normal step (rr > tol2:
+     * stop stays 0), 1 guarded by pq <= 0, 2 guarded by rho <= 0 (1 and 2: no write,
+     * rr = -1, stop = 1), 3 converged (tol2 above rr: the step is taken and stop = 1),
+     * 4 stopped on entry (nothing at all is written, rr keeps its poison) */
+    const sps_cg_slots ks = {0, 1, 4, 16, 17};
+    for (int cs = 0; cs < 5; cs++) {
         slots_random(t);
-        slot_set(1, sps_cplx_make(guard ? -tu_rng_range(&g_rng, 0.5, 2) : tu_rng_range(&g_rng, 0.5, 2), 0));
+        slot_set(0, sps_cplx_make(cs == 2 ? -tu_rng_range(&g_rng, 0.5, 2) : tu_rng_range(&g_rng, 0.5, 2),
+                                  cplx(t) ? 0.25 : 0.0));
+        slot_set(1, sps_cplx_make(cs == 1 ? -tu_rng_range(&g_rng, 0.5, 2) : tu_rng_range(&g_rng, 0.5, 2), 0));
+        slot_set(16, sps_cplx_make(cs == 3 ? 1e300 : 0.0, 0));
+        slot_set(17, sps_cplx_make(cs == 4 ? 1.0 : 0.0, 0));
         slot_poison(4);
         gbuf p = gb_rand(t, n), q = gb_rand(t, n), x = gb_rand(t, n), r = gb_rand(t, n);
         void *x0 = gb_xmalloc(B + 1), *r0 = gb_xmalloc(B + 1);
         memcpy(x0, x.h, B);
         memcpy(r0, r.h, B);
-        RUN_OK(g_gpu, G->cg_step(g_gpu, N, g_dslots, 0, 1, 4, p.d, q.d, x.d, r.d));
-        C->cg_step(g_cpu, N, g_hslots, 0, 1, 4, p.h, q.h, x.h, r.h);
+        RUN_OK(g_gpu, G->cg_step(g_gpu, N, g_dslots, ks, p.d, q.d, x.d, r.d));
+        C->cg_step(g_cpu, N, g_hslots, ks, p.h, q.h, x.h, r.h);
         const double am = cabs_(sps_scoef_eval((sps_scoef){1, 0, 1}, g_hslots));
         void *gx = gb_fetch(&x), *gr = gb_fetch(&r);
-        if (guard) {
-            sps_cplx s = dslot(4);
-            TU_CHECK(s.re == -1.0 && s.im == 0.0, "cg_step guarded [%s n=%zu]: rr = %g, want -1", sps_scalar_name(t), n,
-                     s.re);
-            TU_CHECK(bits_equal(gx, x0, B) && bits_equal(gr, r0, B), "cg_step guarded [%s n=%zu]: x, r untouched",
+        const sps_cplx rr = dslot(4), stop = dslot(17);
+        TU_CHECK(stop.re == g_hslots[17].re, "cg_step case %d [%s n=%zu]: stop %g, CPU %g", cs, sps_scalar_name(t), n,
+                 stop.re, g_hslots[17].re);
+        TU_CHECK(stop.re == (cs == 0 && n > 0 ? 0.0 : 1.0), "cg_step case %d [%s n=%zu]: stop = %g", cs, sps_scalar_name(t), n,
+                 stop.re);
+        if (cs == 1 || cs == 2 || cs == 4) {
+            if (cs == 4)
+                TU_CHECK(isnan(rr.re), "cg_step stopped [%s n=%zu]: rr written (%g)", sps_scalar_name(t), n, rr.re);
+            else
+                TU_CHECK(rr.re == -1.0 && rr.im == 0.0, "cg_step guarded [%s n=%zu]: rr = %g, want -1",
+                         sps_scalar_name(t), n, rr.re);
+            TU_CHECK(bits_equal(gx, x0, B) && bits_equal(gr, r0, B), "cg_step case %d [%s n=%zu]: x, r untouched", cs,
                      sps_scalar_name(t), n);
         } else {
             cmp_vec("cg_step x", t, n, gx, x.h, 6, 2 * (1 + am));
             cmp_vec("cg_step r", t, n, gr, r.h, 6, 2 * (1 + am));
-            cmp_slot("cg_step rr", t, n, dslot(4), g_hslots[4], red_tol(t, n, g_hslots[4].re));
+            cmp_slot("cg_step rr", t, n, rr, g_hslots[4], red_tol(t, n, g_hslots[4].re));
         }
         free(gx);
         free(gr);
@@ -498,7 +513,9 @@ static void test_determinism(sps_scalar t)
     gbuf x = gb_rand(t, n), y = gb_rand(t, n), p = gb_rand(t, n), q = gb_rand(t, n);
     sps_cplx first[8], second[8];
     slots_random(t);
+    g_hslots[0] = sps_cplx_make(0.75, 0);
     g_hslots[1] = sps_cplx_make(1.5, 0);
+    g_hslots[16] = g_hslots[17] = sps_cplx_make(0, 0);
     for (int rep = 0; rep < 2; rep++) {
         sps_cplx *res = rep ? second : first;
         gb_push(&x);
@@ -507,7 +524,7 @@ static void test_determinism(sps_scalar t)
         RUN_OK(g_gpu, G->dot(g_gpu, N, x.d, y.d, g_dslots, 10));
         RUN_OK(g_gpu, G->nrm2(g_gpu, N, x.d, g_dslots, 11));
         RUN_OK(g_gpu, G->dot2(g_gpu, N, x.d, y.d, g_dslots, 12, 13));
-        RUN_OK(g_gpu, G->cg_step(g_gpu, N, g_dslots, 0, 1, 14, p.d, q.d, x.d, y.d));
+        RUN_OK(g_gpu, G->cg_step(g_gpu, N, g_dslots, (sps_cg_slots){0, 1, 14, 16, 17}, p.d, q.d, x.d, y.d));
         RUN_OK(g_gpu, G->axpy_dot_s(g_gpu, N, g_dslots, (sps_scoef){1, 2, 3}, p.d, x.d, y.d, 15));
         for (int k = 0; k < 6; k++) res[k] = dslot(10 + k);
     }

@@ -941,8 +941,11 @@ static void test_kernels(void)
 
             /* cg_step: alpha = s[0]/s[1] with Re s[1] > 0 */
             random_slots(sl, 10, t);
+            sl[0].re = fabs(sl[0].re);
             sl[1].re = fabs(sl[1].re);
             sl[2] = sps_cplx_make(NAN, NAN);
+            const sps_cg_slots cgs = {0, 1, 2, 8, 9}; /* tol2 = 0, stop off */
+            sl[8] = sl[9] = sps_cplx_make(0.0, 0.0);
             for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
             lc al = as_t(t, lc_div(slot_lc(sl, 0), slot_lc(sl, 1)));
             long double rr = 0;
@@ -951,20 +954,42 @@ static void test_kernels(void)
                 ref2[i] = lc_sub(ld(t, v[3], i), lc_mul(al, ld(t, v[1], i)));
                 rr += ref2[i].re * ref2[i].re + ref2[i].im * ref2[i].im;
             }
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, 0, 1, 2, c[0], c[1], c[2], c[3]));
+            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(close_vec(t, N, c[2], ref, 4) && close_vec(t, N, c[3], ref2, 4), "cg_step %s n=%d vectors", tn,
                      (int)n);
             TU_CHECK(close_sc(t, sl[2], lc_make(rr, 0), 4 * rr + 1, N) && sl[2].im == 0, "cg_step %s n=%d rr %g vs %Lg",
                      tn, (int)n, sl[2].re, rr);
+            TU_CHECK(sl[9].re == (rr > 0 ? 0.0 : 1.0), "cg_step %s n=%d: stop %g with rr %Lg > tol2 = 0", tn, (int)n,
+                     sl[9].re, rr);
+            /* converged: tol2 above rr sets stop; a stopped step then writes nothing at all */
+            for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
+            sl[8] = sps_cplx_make(4 * (double)rr + 1, 0.0);
+            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_CHECK(sl[9].re == 1.0 && close_vec(t, N, c[2], ref, 4), "cg_step %s n=%d: converged sets stop", tn, (int)n);
+            for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
+            sl[2] = sps_cplx_make(NAN, NAN);
+            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_CHECK(isnan(sl[2].re) && !memcmp(c[2], v[2], N * ss) && !memcmp(c[3], v[3], N * ss),
+                     "cg_step %s n=%d: stopped on entry writes nothing", tn, (int)n);
+            sl[8] = sl[9] = sps_cplx_make(0.0, 0.0);
             /* guard: p'q <= 0 leaves x, r untouched and flags rr = -1 */
             for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
             sl[1].re = -fabs(sl[1].re);
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, 0, 1, 2, c[0], c[1], c[2], c[3]));
-            TU_CHECK(sl[2].re == -1.0 && !memcmp(c[2], v[2], N * ss) && !memcmp(c[3], v[3], N * ss),
+            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_CHECK(sl[2].re == -1.0 && sl[9].re == 1.0 && !memcmp(c[2], v[2], N * ss) &&
+                         !memcmp(c[3], v[3], N * ss),
                      "cg_step %s guard pq <= 0", tn);
             sl[1] = sps_cplx_make(0.0, 0.0);
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, 0, 1, 2, c[0], c[1], c[2], c[3]));
+            sl[9] = sps_cplx_make(0.0, 0.0);
+            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(sl[2].re == -1.0 && !memcmp(c[2], v[2], N * ss), "cg_step %s guard pq = 0", tn);
+            /* guard: rho <= 0 (an indefinite preconditioner) */
+            sl[1] = sps_cplx_make(1.0, 0.0);
+            sl[0].re = -sl[0].re;
+            sl[9] = sps_cplx_make(0.0, 0.0);
+            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_CHECK(sl[2].re == -1.0 && sl[9].re == 1.0 && !memcmp(c[2], v[2], N * ss), "cg_step %s guard rho <= 0",
+                     tn);
 
             /* bicgstab_p: p = r + beta (p - omega v), beta = rho tt / (rv ts), omega = ts / tt */
             random_slots(sl, 10, t);
@@ -1086,9 +1111,11 @@ static void test_kernel_determinism(void)
             v[i] = tu_xcalloc(N, ss);
             tu_fill_random(&g_rng, t, N, v[i]);
         }
-        sps_cplx base[8], got[3][8];
-        random_slots(base, 8, t);
+        sps_cplx base[10], got[3][10];
+        random_slots(base, 10, t);
+        base[0].re = fabs(base[0].re);
         base[1].re = fabs(base[1].re);
+        base[8] = base[9] = sps_cplx_make(0.0, 0.0); /* cg_step: tol2 = 0, not stopped */
         for (int th = 1; th <= 3; th++) {
             omp_set_num_threads(th);
             sps_cplx *sl = got[th - 1];
@@ -1096,7 +1123,7 @@ static void test_kernel_determinism(void)
             memcpy(x, v[4], N * ss);
             memcpy(r, v[5], N * ss);
             sps_bicgstab_slots ks = {0, 1, 2, 3, 6, 7};
-            K->cg_step(g_ctx, n, sl, 0, 1, 4, v[0], v[1], x, r);
+            K->cg_step(g_ctx, n, sl, (sps_cg_slots){0, 1, 4, 8, 9}, v[0], v[1], x, r);
             K->dot2(g_ctx, n, v[2], v[3], sl, 5, 5); /* xx overwrites xy: checks the order too */
             K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], x, r);
             K->axpy_dot_s(g_ctx, n, sl, (sps_scoef){1.0, 0, 1}, v[0], x, r, 2);

@@ -54,7 +54,15 @@ SPS_API sps_status sps_solver_set_precond(sps_solver s, sps_precond P);
 SPS_API sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int maxit);
 /** GMRES restart length m >= 1 (ignored by other solvers). */
 SPS_API sps_status sps_solver_set_restart(sps_solver s, int m);
+/** Called after every iteration with its residual; a nonzero return stops the solve.
+ *  With a monitor set the CUDA backend no longer queues iteration k+1 before the host
+ *  has seen iteration k (the monitor could stop the solve between the two). */
 SPS_API sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void *user);
+/** CUDA backend: record a solver iteration once as a CUDA graph and replay it (one launch
+ *  instead of one per kernel; what the iteration computes is unchanged).  On by default;
+ *  used only where the operator is a matrix (a shell operator's callback is not captured);
+ *  no effect on the CPU backend.  CG uses it today. */
+SPS_API sps_status sps_solver_set_graphs(sps_solver s, int on);
 /** Solve A x = b; x holds the initial guess on entry.  Returns SPS_OK when converged,
  *  SPS_ERR_NOT_CONVERGED, SPS_ERR_BREAKDOWN or SPS_ERR_NUMERIC otherwise (res is
  *  filled in every case, and x never holds NaN marked converged). */

@@ -54,4 +54,6 @@ const sps_kernels sps_cpu_kernels[SPS_NUM_SCALARS] = {
     SPS_KERNEL_TABLE(sps_cpu, c), SPS_KERNEL_TABLE(sps_cpu, z)};
 
 const sps_backend_ops sps_cpu_backend = {"cpu",    cpu_init, cpu_fini,  cpu_alloc,       cpu_release,
-                                         cpu_copy, cpu_zero, cpu_sync, sps_cpu_kernels};
+                                         cpu_copy, cpu_zero, cpu_sync, sps_cpu_kernels,
+                                         NULL,     NULL,     NULL,     NULL,
+                                         NULL,     NULL};

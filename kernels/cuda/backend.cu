@@ -72,6 +72,15 @@ static sps_status cuda_init(sps_context ctx, int device)
                       cudaGetErrorName(e), cudaGetErrorString(e));
         goto fail;
     }
+    e = cudaMallocHost(&st->pinned, SPS_FETCH_MAX_BYTES);
+    if (e == cudaSuccess) e = cudaEventCreateWithFlags(&st->fetch_ev, cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        s = sps_error(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
+                      "CUDA backend: cannot allocate %d bytes of pinned host memory and an event: %s (%s)",
+                      SPS_FETCH_MAX_BYTES, cudaGetErrorName(e), cudaGetErrorString(e));
+        goto fail;
+    }
     /* the flag area starts at zero (the reductions' last-block counter) */
     e = cudaMemsetAsync(st->ws, 0, SPS_CU_WS_BYTES, stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
@@ -92,6 +101,8 @@ static void cuda_fini(sps_context ctx)
     /* teardown cannot report: errors are recorded in the context, which is going away */
     if (st->stream) (void)cudaStreamSynchronize(st->stream);
     if (st->ws) (void)cudaFree(st->ws);
+    if (st->pinned) (void)cudaFreeHost(st->pinned);
+    if (st->fetch_ev) (void)cudaEventDestroy(st->fetch_ev);
     if (st->stream) (void)cudaStreamDestroy(st->stream);
     (void)cudaGetLastError();
     free(st);
@@ -153,5 +164,63 @@ static sps_status cuda_sync(sps_context ctx)
     return SPS_OK;
 }
 
+/* Solver slots reach the host while the GPU goes on: the copy into pinned
+ * staging and an event are queued after the work so far, and only fetch_wait
+ * blocks (on the event, not the stream, so work queued after the fetch keeps
+ * running). */
+static sps_status cuda_fetch_begin(sps_context ctx, const void *src, size_t bytes)
+{
+    sps_cuda_state *st = sps_cust(ctx);
+    if (bytes > SPS_FETCH_MAX_BYTES)
+        return sps_error(ctx, SPS_ERR_ARG, "fetch of %zu bytes exceeds the %d-byte staging", bytes,
+                         SPS_FETCH_MAX_BYTES);
+    SPS_CU(ctx, cudaMemcpyAsync(st->pinned, src, bytes, cudaMemcpyDeviceToHost, st->stream));
+    SPS_CU(ctx, cudaEventRecord(st->fetch_ev, st->stream));
+    st->fetch_pending = 1;
+    return SPS_OK;
+}
+static sps_status cuda_fetch_wait(sps_context ctx, void *dst, size_t bytes)
+{
+    sps_cuda_state *st = sps_cust(ctx);
+    if (!st->fetch_pending) return sps_error(ctx, SPS_ERR_ARG, "fetch_wait without a fetch");
+    st->fetch_pending = 0;
+    SPS_CU(ctx, cudaEventSynchronize(st->fetch_ev));
+    memcpy(dst, st->pinned, bytes);
+    return SPS_OK;
+}
+
+/* CUDA graphs: the context's stream is captured in thread-local mode (other host
+ * threads, with their own contexts, are not disturbed; a synchronising call of this
+ * thread during the capture fails and is reported). */
+static sps_status cuda_capture_begin(sps_context ctx)
+{
+    SPS_CU(ctx, cudaStreamBeginCapture(sps_custream(ctx), cudaStreamCaptureModeThreadLocal));
+    return SPS_OK;
+}
+static sps_status cuda_capture_end(sps_context ctx, void **graph)
+{
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    *graph = NULL;
+    SPS_CU(ctx, cudaStreamEndCapture(sps_custream(ctx), &g));
+    cudaError_t e = cudaGraphInstantiate(&ge, g, 0);
+    (void)cudaGraphDestroy(g);
+    if (e != cudaSuccess) return sps_cuda_fail(ctx, e, "cudaGraphInstantiate", __FILE__, __LINE__);
+    *graph = (void *)ge;
+    return SPS_OK;
+}
+static sps_status cuda_graph_launch(sps_context ctx, void *graph)
+{
+    SPS_CU(ctx, cudaGraphLaunch((cudaGraphExec_t)graph, sps_custream(ctx)));
+    return SPS_OK;
+}
+static void cuda_graph_destroy(sps_context ctx, void *graph)
+{
+    (void)ctx;
+    if (graph) (void)cudaGraphExecDestroy((cudaGraphExec_t)graph);
+}
+
 const sps_backend_ops sps_cuda_backend = {"cuda",    cuda_init, cuda_fini, cuda_alloc,      cuda_release,
-                                          cuda_copy, cuda_zero, cuda_sync, sps_cuda_kernels};
+                                          cuda_copy, cuda_zero, cuda_sync, sps_cuda_kernels,
+                                          cuda_fetch_begin, cuda_fetch_wait, cuda_capture_begin, cuda_capture_end,
+                                          cuda_graph_launch, cuda_graph_destroy};

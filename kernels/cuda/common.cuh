@@ -63,32 +63,27 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
 /* COO SpMV: at most 2048 blocks, 2 carries each (row, complex double). */
 #define SPS_CU_COO_MAX_BLOCKS 2048
 #define SPS_CU_WS_COO_BYTES ((size_t)SPS_CU_COO_MAX_BLOCKS * 2 * (16 + 4))
-/* CSR SpMV (spmv.cu): a persistent grid of at most 4096 blocks; each block may
- * publish one carry (a partial row sum, up to complex double) and its flag. */
-#define SPS_CU_CSR_MAX_BLOCKS 4096
-#define SPS_CU_WS_CSR_BYTES ((size_t)SPS_CU_CSR_MAX_BLOCKS * (16 + 8))
 /* A few words of flags (invert's first bad index, ...). */
 #define SPS_CU_WS_FLAG_BYTES 256
-#define SPS_CU_WS_BYTES (SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_CSR_BYTES + SPS_CU_WS_FLAG_BYTES)
+#define SPS_CU_WS_BYTES (SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_FLAG_BYTES)
 
 typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
-    int csr_grid[4];       /* CSR SpMV persistent grid per scalar type (s, d, c, z); 0 = not yet computed */
+    void *pinned;          /* SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
+    cudaEvent_t fetch_ev;  /* recorded after the queued fetch copy */
+    int fetch_pending;
 } sps_cuda_state;
 
 static inline sps_cuda_state *sps_cust(sps_context ctx) { return (sps_cuda_state *)ctx->be_state; }
 static inline cudaStream_t sps_custream(sps_context ctx) { return sps_cust(ctx)->stream; }
 static inline void *sps_cuws_red(sps_context ctx) { return sps_cust(ctx)->ws; }
 static inline void *sps_cuws_coo(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES; }
-/* CSR SpMV carries: SPS_CU_CSR_MAX_BLOCKS values of 16 bytes, then as many 8-byte flags. */
-static inline void *sps_cuws_csr(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES; }
-/* The flag area (zeroed at init): invert's flag at 0, the last-block counter at 128,
- * the CSR SpMV's finished-block counter at 160 and its generation at 168. */
+/* The flag area (zeroed at init): invert's flag at 0, the last-block counter at 128. */
 static inline void *sps_cuws_flag(sps_context ctx)
 {
-    return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_CSR_BYTES;
+    return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES;
 }
 static inline unsigned *sps_cuws_counter(sps_context ctx)
 {
@@ -304,7 +299,12 @@ __device__ inline void sps_cu_store_out(sps_cplx *slots, int slot, int kind, cx<
  *  (solver_kernels.h: "guarded" steps).  fail() reads only slots the step does
  *  not write, so every block and the finishing block agree. */
 struct sps_cu_no_guard {
+    /* skip: the step is off (a stopped solve): nothing is written, not even slots */
+    __device__ bool skip(const sps_cplx *) const { return false; }
     __device__ bool fail(const sps_cplx *) const { return false; }
+    /* the finishing block, after a failed guard / after storing the sums (thread 0) */
+    __device__ void on_fail(sps_cplx *) const {}
+    template <typename A> __device__ void on_done(sps_cplx *, const A *) const {}
 };
 
 /** "Last block finishes" (CUDA's threadFenceReduction): thread 0 of every block
@@ -328,9 +328,8 @@ __device__ inline bool sps_cu_last_block(unsigned *counter)
     return last;
 }
 /* Partials written by other blocks: read from L2, not a possibly stale L1 line. */
-__device__ inline float sps_cu_ldcg(const float *p) { return __ldcg(p); }
 __device__ inline double sps_cu_ldcg(const double *p) { return __ldcg(p); }
-template <typename R> __device__ inline cx<R> sps_cu_ldcg(const cx<R> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
+__device__ inline cx<double> sps_cu_ldcg(const cx<double> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
 __device__ inline int sps_cu_ldcg(const int *p) { return __ldcg(p); }
 
 /* One launch: each thread accumulates op(i, acc) over its fixed grid-stride
@@ -358,8 +357,12 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     }
     if (!sps_cu_last_block(counter)) return;
     /* the finishing block */
-    if (guard.fail(slots)) { /* uniform */
-        if (threadIdx.x == 0) slots[guard_slot] = acc_to_cplx(-1.0);
+    if (guard.skip(slots)) return; /* uniform */
+    if (guard.fail(slots)) {       /* uniform */
+        if (threadIdx.x == 0) {
+            slots[guard_slot] = acc_to_cplx(-1.0);
+            guard.on_fail(slots);
+        }
         return;
     }
     const int nb = gridDim.x;
@@ -374,6 +377,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int k = 0; k < NV; k++) sps_cu_store_out(slots, outs.slot[k], outs.kind[k], tot.v[k]);
+        guard.on_done(slots, tot.v);
     }
 }
 

@@ -2,8 +2,10 @@
  * from one set of templates.  Semantics are the CPU reference's
  * (kernels/cpu/solver.inc), including the guards:
  *
- *   cg_step      alpha = rho / pq;  x += alpha p;  r -= alpha q;  slots[rr] = r^H r.
- *                Guard: Re pq <= 0 or alpha not finite -> no write, slots[rr] = -1.
+ *   cg_step      alpha = rho / pq;  x += alpha p;  r -= alpha q;  slots[rr] = r^H r;
+ *                slots[stop] = 1 unless rr > tol2.  Stopped on entry -> no write at all.
+ *                Guard: Re pq <= 0, Re rho <= 0 or alpha not finite -> no vector write,
+ *                slots[rr] = -1, slots[stop] = 1.
  *   bicgstab_p   p = r + beta (p - omega v), beta = (rho/rv)(tt/ts), omega = ts/tt.
  *   waxpy_s      w = x + c y.
  *   dot2         slots[xy] = x^H y;  slots[xx] = x^H x.
@@ -29,16 +31,32 @@
 
 namespace {
 
+/* cg_step's guard: stopped (skip: write nothing), or a step that must not be
+ * taken (fail: rr = -1, stop = 1); the finishing block sets stop when rr does
+ * not exceed tol2 (converged, to be confirmed by the host, or NaN). */
+struct cg_guard : sps_cu_no_guard {
+    sps_cg_slots k;
+    __device__ bool skip(const sps_cplx *slots) const { return slots[k.stop].re != 0.0; }
+    __device__ bool fail(const sps_cplx *slots) const
+    {
+        sps_scoef c = {1.0, k.rho, k.pq};
+        return !(slots[k.pq].re > 0.0) || !(slots[k.rho].re > 0.0) || !cplx_finite(scoef_eval(c, slots));
+    }
+    __device__ void on_fail(sps_cplx *slots) const { slots[k.stop] = acc_to_cplx(1.0); }
+    template <typename A> __device__ void on_done(sps_cplx *slots, const A *tot) const
+    {
+        if (!(re_of(tot[0]) > slots[k.tol2].re)) slots[k.stop] = acc_to_cplx(1.0);
+    }
+};
 template <typename T> struct cg_step_op {
     typedef typename sc<T>::ACC A;
-    sps_cplx *slots; int rho, pq; const T *p, *q; T *x, *r;
+    sps_cplx *slots; cg_guard g; const T *p, *q; T *x, *r;
     T alpha; bool bad;
     __device__ void setup()
     {
-        sps_scoef c = {1.0, rho, pq};
-        const sps_cplx a = scoef_eval(c, slots);
-        bad = !(slots[pq].re > 0.0) || !cplx_finite(a);
-        alpha = sc<T>::from(a);
+        sps_scoef c = {1.0, g.k.rho, g.k.pq};
+        bad = g.skip(slots) || g.fail(slots);
+        alpha = sc<T>::from(scoef_eval(c, slots));
     }
     __device__ void operator()(sps_index i, A *acc)
     {
@@ -47,14 +65,6 @@ template <typename T> struct cg_step_op {
         const T ri = r[i] - alpha * q[i];
         r[i] = ri;
         acc[0] += acc_real<A>(abs2_r(ri));
-    }
-};
-struct cg_guard {
-    int rho, pq;
-    __device__ bool fail(const sps_cplx *slots) const
-    {
-        sps_scoef c = {1.0, rho, pq};
-        return !(slots[pq].re > 0.0) || !cplx_finite(scoef_eval(c, slots));
     }
 };
 
@@ -123,7 +133,7 @@ template <typename T> struct bicgstab_xr_op {
         acc[1] += to_acc(conjv(rhat[i])) * to_acc(ri);
     }
 };
-struct bicgstab_guard {
+struct bicgstab_guard : sps_cu_no_guard {
     sps_bicgstab_slots k;
     __device__ bool fail(const sps_cplx *slots) const
     {
@@ -153,12 +163,12 @@ template <typename T> struct scale_s_op {
 
 /* ---------------------------------------------------------------- implementations */
 template <typename T>
-static sps_status cg_step_impl(sps_context ctx, sps_index n, sps_cplx *slots, int rho, int pq, int rr, const void *p,
+static sps_status cg_step_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k, const void *p,
                                const void *q, void *x, void *r)
 {
-    cg_step_op<T> op = {slots, rho, pq, (const T *)p, (const T *)q, (T *)x, (T *)r, T(), false};
-    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ctx, n, op, slots, sps_cu_outs1(rr, SPS_CU_OUT_SUM),
-                                                   cg_guard{rho, pq}, rr);
+    cg_step_op<T> op = {slots, cg_guard{{}, k}, (const T *)p, (const T *)q, (T *)x, (T *)r, T(), false};
+    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ctx, n, op, slots, sps_cu_outs1(k.rr, SPS_CU_OUT_SUM),
+                                                   cg_guard{{}, k}, k.rr);
 }
 template <typename T>
 static sps_status bicgstab_p_impl(sps_context ctx, sps_index n, const sps_cplx *slots, sps_bicgstab_slots k,
@@ -187,7 +197,7 @@ static sps_status bicgstab_xr_impl(sps_context ctx, sps_index n, sps_cplx *slots
                             (T *)x, (T *)r, T(), T(), false};
     return sps_cuda_reduce<typename sc<T>::ACC, 2>(ctx, n, op, slots,
                                                    sps_cu_outs2(k.rr, SPS_CU_OUT_SUM, k.rho_new, SPS_CU_OUT_SUM),
-                                                   bicgstab_guard{k}, k.rr);
+                                                   bicgstab_guard{{}, k}, k.rr);
 }
 template <typename T>
 static sps_status axpy_dot_s_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_scoef c, const void *x, void *y,
@@ -204,9 +214,9 @@ static sps_status scale_s_impl(sps_context ctx, sps_index n, const sps_cplx *slo
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_SOLVER_ENTRIES(S, T)                                                                                  \
-    extern "C" sps_status sps_cuda_cg_step_##S(sps_context ctx, sps_index n, sps_cplx *slots, int rho, int pq,      \
-                                               int rr, const void *p, const void *q, void *x, void *r)              \
-    { return cg_step_impl<T>(ctx, n, slots, rho, pq, rr, p, q, x, r); }                                              \
+    extern "C" sps_status sps_cuda_cg_step_##S(sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k,       \
+                                               const void *p, const void *q, void *x, void *r)                      \
+    { return cg_step_impl<T>(ctx, n, slots, k, p, q, x, r); }                                                        \
     extern "C" sps_status sps_cuda_bicgstab_p_##S(sps_context ctx, sps_index n, const sps_cplx *slots,              \
                                                   sps_bicgstab_slots k, const void *r, const void *v, void *p)      \
     { return bicgstab_p_impl<T>(ctx, n, slots, k, r, v, p); }                                                        \

@@ -1,39 +1,25 @@
 /* libspsolve — CUDA CSR and COO SpMV / SpMV^T, f32/f64/c32/c64 from one set of templates.
  *
- * csr_spmv   y = a A x + b y (b == 0: y not read).  One pass over the nonzeros
- *            split into equal shares (not rows): the global balance of Hola /
- *            merge-based SpMV without their preprocessing or fix-up kernel.
- *            - Grid: persistent, as many 256-thread blocks as are resident at
- *              once (occupancy x SMs, computed once per context); block b takes
- *              entries [nnz b / B, nnz (b+1) / B) exactly (B <= grid, at least a
- *              tile each), so no block gets a row's worth more work than another,
- *              whatever the row lengths.  nnz is read on the device (rowptr[0],
- *              rowptr[n]): no host round trip.
- *            - Tiles of 2048 entries, 8 contiguous per thread, loaded as 16-byte
- *              vectors (val, col) through the read-only path and issued before the
- *              block stages rowptr[r0 ..] (the rows meeting the tile, in rounds of
- *              256 into shared memory) so the two latencies overlap; x is gathered
- *              once the columns arrive.  A thread finds its first row by binary
- *              search in the staged rowptr and walks its 8 entries: rows that end
- *              inside its span are written at once (empty rows met on the way too),
- *              the first row it ends waits for the carry of the threads before it,
- *              given by a CUB segmented BlockScan whose running prefix carries the
- *              open row from tile to tile.  Runs of empty rows longer than the
- *              stage (9 x 256 rows) read rowptr from global memory instead.
- *            - Rows crossing blocks: a block whose last row goes on publishes that
- *              row's partial sum and a flag (generation-stamped, so no reset pass);
- *              the block holding the row's end reads the partials of the blocks
- *              before it in block order (they are running: the grid is resident)
- *              and writes the row.  A row of 1M entries is thus summed by ~1M/share
- *              blocks in parallel, with no atomics.
- *            Deterministic: the shares depend on nnz and the grid (fixed per
- *            device), every summation order on the matrix only.  Traffic:
- *            nnz (4 + S) + (n + 1) 4 bytes for A, x gathered, n S written (+ n S
- *            read when b != 0).
+ * csr_spmv   y = a A x + b y (b == 0: y not read).  "Vector CSR" (Bell & Garland,
+ *            SC'09, §4.2): a group of TPR threads (a power of two, 1..32, inside a
+ *            warp) per row; lane l sums entries rowptr[i] + l, + 2 TPR, ... left to
+ *            right, then the group adds its lanes by a shuffle-down tree.  TPR is
+ *            chosen in the kernel from the average row length nnz / n (read from
+ *            rowptr[0], rowptr[n] on the device: no host round trip):
+ *                TPR = largest power of two <= avg, clamped to [1, 32]
+ *            so that nearly every lane has at least one entry (avg 5, 2-D Poisson:
+ *            TPR 4; avg 30: 16; avg >= 32: 32).  Deterministic: the grouping and
+ *            every summation order depend only on the matrix.  One launch; grid
+ *            stride over rows, 256 threads a block.
+ *            Rows longer than max(1024, 64 TPR) are summed by a whole block
+ *            (256 threads, CUB BlockReduce) before the groups start: each block
+ *            takes the long rows of its own fixed slice of rows, so one row of
+ *            200k entries no longer serialises on TPR lanes; still deterministic.
+ *            Traffic: (n+1) 4 + nnz (4 + S) bytes for A (+ (n+1) 4 for the
+ *            long-row scan, mostly from L2), x gathered (>= m S, more when
+ *            columns scatter), n S written (+ n S read when b != 0).
  * csr_spmvt  y = a A^T x + b y (y of length m) without forming A^T: y = b y (or 0)
- *            in one pass, then row groups ("vector CSR", Bell & Garland SC'09
- *            §4.2: TPR = largest power of two <= nnz / n lanes a row, in [1, 32];
- *            rows longer than max(1024, 64 TPR) by a whole block) scatter a val[k] x[i] into
+ *            in one pass, then the same row groups scatter a val[k] x[i] into
  *            y[col[k]] with atomicAdd (complex: its two components).  NOT
  *            bit-reproducible (the order of the atomic adds varies).
  * coo_spmv   y = a A x + b y, entries sorted by row.  Segmented reduction
@@ -69,248 +55,7 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
     return sps_cuda_foreach(ctx, m, scale_y_op<T>{sc<T>::from(b), bz, (T *)y});
 }
 
-/* ---------------------------------------------------------------- segmented sums (CSR, COO) */
-/* A segment-sum scan element: f = 1 when a new row starts here. */
-template <typename T> struct segv {
-    int f;
-    T v;
-};
-template <typename T> struct seg_op {
-    __device__ segv<T> operator()(const segv<T> &a, const segv<T> &b) const
-    {
-        segv<T> r;
-        r.f = a.f | b.f;
-        r.v = b.f ? b.v : a.v + b.v;
-        return r;
-    }
-};
-/* The running prefix between tiles of one block (called by the first warp). */
-template <typename T> struct seg_prefix {
-    segv<T> run;
-    __device__ segv<T> operator()(const segv<T> &tile_total)
-    {
-        segv<T> old = run;
-        run = seg_op<T>()(run, tile_total);
-        return old;
-    }
-};
-
-/* ---------------------------------------------------------------- CSR SpMV: nnz-split, one pass */
-#define CSR_THREADS 256
-#define CSR_ITEMS 8                             /* contiguous entries per thread and tile */
-#define CSR_TILE (CSR_THREADS * CSR_ITEMS)      /* 2048 entries */
-#define CSR_STAGE_ROUNDS 9                      /* rowptr staged per tile: up to 9 x 256 values */
-#define CSR_STAGE (CSR_STAGE_ROUNDS * CSR_THREADS)
-
-/* Last r in [lo, hi] with rowptr[r] <= target, given rowptr[lo] <= target (rowptr
- * is non-decreasing).  The whole warp calls it: 32 probes a round cut the range
- * 32-fold, so 2M rows take 5 dependent loads.  Uniform result. */
-__device__ sps_index csr_warp_last_le(const sps_index *rowptr, sps_index lo, sps_index hi, int64_t target)
-{
-    const int lane = threadIdx.x & 31;
-    while (hi - lo >= 32) {
-        const sps_index p = lo + (sps_index)(((int64_t)hi - lo) * (lane + 1) / 33); /* lo <= p < hi, non-decreasing */
-        const int c = __popc(__ballot_sync(0xffffffffu, rowptr[p] <= target));      /* probes 0 .. c-1 hold */
-        const sps_index plo = __shfl_sync(0xffffffffu, p, c > 0 ? c - 1 : 0);
-        const sps_index phi = __shfl_sync(0xffffffffu, p, c < 32 ? c : 31);
-        if (c > 0) lo = plo;
-        if (c < 32) hi = phi - 1; /* c = 0: p_0 > lo, since rowptr[lo] <= target */
-    }
-    const sps_index p = lo + lane;
-    return lo + __popc(__ballot_sync(0xffffffffu, p <= hi && rowptr[p] <= target)) - 1;
-}
-
-/* ITEMS values of T from p, 16-byte aligned, as uint4 loads through the read-only path. */
-template <typename T> __device__ inline void csr_load_vec(const T *p, T (&out)[CSR_ITEMS])
-{
-    static_assert((CSR_ITEMS * sizeof(T)) % 16 == 0, "vector width");
-    union { uint4 u[CSR_ITEMS * sizeof(T) / 16]; T t[CSR_ITEMS]; } buf;
-#pragma unroll
-    for (int i = 0; i < (int)(CSR_ITEMS * sizeof(T) / 16); i++) buf.u[i] = __ldg((const uint4 *)p + i);
-#pragma unroll
-    for (int i = 0; i < CSR_ITEMS; i++) out[i] = buf.t[i];
-}
-
-template <typename T> struct csr_out {
-    T a, b; int beta_zero; T *y;
-    __device__ void row(sps_index r, T s) const { y[r] = beta_zero ? a * s : a * s + b * y[r]; }
-    __device__ void empty(sps_index r) const { y[r] = beta_zero ? zero_of<T>() : b * y[r]; }
-};
-
-/* The carries a block publishes (csr_spmv_kernel step 5): value, then flag = generation + 1. */
-template <typename T> struct csr_carries {
-    T *val; unsigned long long *flag; unsigned *done; unsigned long long *gen;
-};
-
-template <typename T, bool VEC>
-__global__ void __launch_bounds__(CSR_THREADS)
-    csr_spmv_kernel(sps_index n, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
-                    const T *__restrict__ val, const T *__restrict__ x, csr_out<T> out, csr_carries<T> cc)
-{
-    typedef cub::BlockScan<segv<T>, CSR_THREADS> BS;
-    __shared__ typename BS::TempStorage scan_tmp;
-    __shared__ sps_index s_rp[CSR_STAGE];
-    __shared__ sps_index s_r0, s_nrows;
-    __shared__ int s_cont, s_has_own;
-    __shared__ T s_own;
-
-    const int64_t off = rowptr[0], end = rowptr[n], nnz = end - off;
-    if (nnz == 0) { /* every row empty: y = b y */
-        for (sps_index r = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); r < n;
-             r += (sps_index)(gridDim.x * blockDim.x))
-            out.empty(r);
-        return;
-    }
-    /* 1. this block's entries: an exact equal share, at least a tile each */
-    const int64_t want = (nnz + CSR_TILE - 1) / CSR_TILE;
-    const int B = want < (int64_t)gridDim.x ? (int)want : (int)gridDim.x;
-    if ((int)blockIdx.x >= B) return; /* uniform */
-    const unsigned long long gen = *(volatile unsigned long long *)cc.gen;
-    const int64_t blo = off + nnz * blockIdx.x / B, bhi = off + nnz * (blockIdx.x + 1) / B;
-    if (threadIdx.x < 32) {
-        const sps_index r = csr_warp_last_le(rowptr, 0, n - 1, blo); /* the row holding entry blo */
-        if (threadIdx.x == 0) { s_r0 = r; s_cont = 0; s_has_own = 0; }
-    }
-    __syncthreads();
-    const sps_index r_first = s_r0;
-    const bool cont_in = rowptr[r_first] < blo; /* the row began in an earlier block */
-    if (blockIdx.x == 0)                        /* leading empty rows */
-        for (sps_index r = (sps_index)threadIdx.x; r < r_first; r += CSR_THREADS) out.empty(r);
-
-    seg_prefix<T> prefix; /* the running segment across this block's tiles (warp 0's copy is used) */
-    prefix.run.f = 0;
-    prefix.run.v = zero_of<T>();
-    sps_index r0 = r_first;
-    for (int64_t tb = blo & ~(int64_t)(CSR_ITEMS - 1); tb < bhi; tb += CSR_TILE) {
-        const int64_t tstart = tb > blo ? tb : blo, tend = tb + CSR_TILE < bhi ? tb + CSR_TILE : bhi;
-        const int64_t e0 = tb + (int64_t)threadIdx.x * CSR_ITEMS;
-        const int64_t kb = e0 > tstart ? e0 : tstart, ke = e0 + CSR_ITEMS < tend ? e0 + CSR_ITEMS : tend;
-        /* 2. issue this thread's loads first; the row staging below overlaps them */
-        T v[CSR_ITEMS];
-        sps_index c[CSR_ITEMS];
-        if (VEC && kb < ke && e0 >= off && e0 + CSR_ITEMS <= end) {
-            csr_load_vec(val + e0, v);
-            union { uint4 u[CSR_ITEMS / 4]; sps_index i[CSR_ITEMS]; } cb;
-#pragma unroll
-            for (int i = 0; i < CSR_ITEMS / 4; i++) cb.u[i] = __ldg((const uint4 *)(col + e0) + i);
-#pragma unroll
-            for (int i = 0; i < CSR_ITEMS; i++) c[i] = cb.i[i];
-        } else {
-#pragma unroll
-            for (int i = 0; i < CSR_ITEMS; i++) {
-                const int64_t k = e0 + i;
-                const bool in = k >= kb && k < ke;
-                v[i] = in ? ldg_t(val + k) : zero_of<T>();
-                c[i] = in ? __ldg(col + k) : 0;
-            }
-        }
-        /* 3. stage rowptr[r0 ..] while it is <= tend (rows that meet this tile, and
-         *    the empty rows at its end), plus one sentinel: rounds of 256 */
-        int nrows = -1;
-        for (int round = 0; round < CSR_STAGE_ROUNDS; round++) {
-            const int i = round * CSR_THREADS + (int)threadIdx.x;
-            const int64_t r = (int64_t)r0 + i;
-            bool go = false;
-            if (r <= n) {
-                const sps_index rv = rowptr[r];
-                s_rp[i] = rv;
-                go = rv <= tend && r < n;
-            }
-            const int ngo = __syncthreads_count(go); /* also publishes s_rp */
-            if (ngo < CSR_THREADS) { nrows = round * CSR_THREADS + ngo; break; }
-        }
-        const sps_index *rp = s_rp;
-        if (nrows < 0) { /* more than CSR_STAGE rows meet this tile (runs of empty rows): read rowptr itself */
-            if (threadIdx.x < 32) {
-                const sps_index rl = csr_warp_last_le(rowptr, r0, n - 1, tend);
-                if (threadIdx.x == 0) s_nrows = rl - r0 + 1;
-            }
-            __syncthreads();
-            nrows = s_nrows;
-            rp = rowptr + r0;
-        }
-        /* 4. products, then this thread's rows: rows ending inside its span are
-         *    complete except the first (it needs the carry of the threads before) */
-        T p[CSR_ITEMS];
-#pragma unroll
-        for (int i = 0; i < CSR_ITEMS; i++) {
-            const int64_t k = e0 + i;
-            p[i] = (k >= kb && k < ke) ? v[i] * ldg_t(x + c[i]) : zero_of<T>();
-        }
-        segv<T> mine;
-        mine.f = 0;
-        mine.v = zero_of<T>();
-        T head = zero_of<T>();
-        int head_j = -1;
-        if (kb < ke) {
-            int lo = 0, hi = nrows - 1; /* last j with rp[j] <= kb (rp[0] <= tstart <= kb) */
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (rp[mid] <= kb) lo = mid; else hi = mid - 1;
-            }
-            int j = lo;
-            int64_t nend = rp[j + 1];
-            T s = zero_of<T>();
-            bool ended = false;
-#pragma unroll
-            for (int i = 0; i < CSR_ITEMS; i++) {
-                const int64_t k = e0 + i;
-                if (k < kb || k >= ke) continue;
-                s = s + p[i];
-                ended = k + 1 == nend;
-                if (ended) {
-                    if (head_j < 0) { head = s; head_j = j; }
-                    else out.row(r0 + j, s);
-                    s = zero_of<T>();
-                    for (j++; j < nrows && rp[j + 1] == rp[j]; j++) out.empty(r0 + j);
-                    nend = j < nrows ? (int64_t)rp[j + 1] : INT64_MAX;
-                }
-            }
-            mine.f = head_j >= 0;
-            mine.v = s;
-            if (ke == bhi && !ended) s_cont = 1; /* the block's last row goes on in the next block */
-        }
-        /* 5. carries between threads (and tiles: the prefix) by a segmented scan */
-        segv<T> before;
-        BS(scan_tmp).ExclusiveScan(mine, before, seg_op<T>(), prefix);
-        if (head_j >= 0) {
-            const T tot = before.v + head;
-            if (cont_in && head_j == 0 && r0 == r_first) { s_own = tot; s_has_own = 1; }
-            else out.row(r0 + head_j, tot);
-        }
-        r0 += nrows - 1; /* the last row that starts <= tend holds entry tend (next tile) */
-        __syncthreads(); /* s_rp, scan_tmp reused */
-    }
-    /* 6. rows crossing blocks: publish this block's open row; the block holding a
-     *    row's end adds the carries of the blocks before it in block order */
-    if (threadIdx.x == 0) {
-        if (s_cont) {
-            cc.val[blockIdx.x] = prefix.run.v;
-            __threadfence();
-            atomicExch(&cc.flag[blockIdx.x], gen + 1);
-        }
-        if (s_has_own) {
-            const int64_t rs = rowptr[r_first];
-            int q = (int)((rs - off) * B / nnz);
-            while (q + 1 < B && off + nnz * (q + 1) / B <= rs) q++;
-            while (q > 0 && off + nnz * q / B > rs) q--;
-            T tot = zero_of<T>();
-            for (; q < (int)blockIdx.x; q++) {
-                while (*(volatile unsigned long long *)&cc.flag[q] != gen + 1) __nanosleep(64);
-                __threadfence();
-                tot = tot + sps_cu_ldcg(&cc.val[q]);
-            }
-            out.row(r_first, tot + s_own);
-        }
-        __threadfence();
-        if (atomicAdd(cc.done, 1u) == (unsigned)B - 1) { /* every block has read gen: next call's generation */
-            *cc.done = 0;
-            *cc.gen = gen + 1;
-        }
-    }
-}
-
-/* ---------------------------------------------------------------- CSR^T */
+/* ---------------------------------------------------------------- CSR */
 /* Threads per row from the average row length (see the header). */
 __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
 {
@@ -319,6 +64,36 @@ __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
     int t = 1;
     while (t < 32 && 2 * t <= avg) t *= 2;
     return t;
+}
+
+/* Rows of this thread's group: row = global group id, stride = groups in the grid.
+ * All TPR lanes of a group run the same row loop, so a group stays converged and
+ * shuffles with the group's own lane mask. */
+template <typename T, int TPR>
+__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x,
+                         T b, int beta_zero, T *y, sps_index long_len, unsigned nblocks)
+{
+    const int lane = threadIdx.x & (TPR - 1);
+    const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
+    const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
+    for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
+        const sps_index beg = __ldg(rowptr + i), end = __ldg(rowptr + i + 1);
+        if (end - beg > long_len) continue; /* a long row: its block's csr_long_rows did it */
+        /* two entries per lane in flight (independent loads), summed in entry order */
+        T s = zero_of<T>();
+        sps_index k = beg + lane;
+        for (; k + TPR < end; k += 2 * TPR) {
+            const sps_index c0 = __ldg(col + k), c1 = __ldg(col + k + TPR);
+            const T v0 = ldg_t(val + k), v1 = ldg_t(val + k + TPR);
+            const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1);
+            s = s + v0 * x0;
+            s = s + v1 * x1;
+        }
+        if (k < end) s = s + ldg_t(val + k) * ldg_t(x + __ldg(col + k));
+#pragma unroll
+        for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
+        if (lane == 0) y[i] = beta_zero ? a * s : a * s + b * y[i];
+    }
 }
 
 /* Long rows: a row of more than max(1024, 64 TPR) entries would keep one group
@@ -332,6 +107,9 @@ __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
 #define CSR_LONG_MIN 1024
 __device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
 
+template <typename T> struct tsum_op {
+    __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
 
 /* Blocks that have rows: the grid is sized for TPR = 32; with TPR lanes a row,
  * ceil(n TPR / 256) blocks cover every row once, the others return at once. */
@@ -360,6 +138,19 @@ __device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_inde
     }
 }
 
+template <typename T> struct csr_long_row {
+    const sps_index *rowptr, *col; const T *val, *x; T a, b; int beta_zero; T *y;
+    typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage *tmp;
+    __device__ void operator()(sps_index i) const
+    {
+        T s = zero_of<T>();
+        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
+            s = s + val[k] * x[col[k]];
+        const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, tsum_op<T>());
+        if (threadIdx.x == 0) y[i] = beta_zero ? a * tot : a * tot + b * y[i];
+        __syncthreads(); /* tmp reused by the next long row */
+    }
+};
 template <typename T> struct csrt_long_row {
     const sps_index *rowptr, *col; const T *val, *x; T a; T *y;
     __device__ void operator()(sps_index i) const
@@ -369,6 +160,27 @@ template <typename T> struct csrt_long_row {
             atomic_add(&y[col[k]], val[k] * ax);
     }
 };
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T b,
+                    int beta_zero, T *y)
+{
+    __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
+    const int tpr = csr_tpr(n, rowptr);
+    const unsigned nb = csr_active_blocks(n, tpr);
+    if (blockIdx.x >= nb) return; /* uniform */
+    const sps_index L = csr_long_len(tpr);
+    csr_for_long_rows(n, rowptr, L, nb, csr_long_row<T>{rowptr, col, val, x, a, b, beta_zero, y, &tmp});
+    switch (tpr) {
+    case 1: csr_rows<T, 1>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 2: csr_rows<T, 2>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 4: csr_rows<T, 4>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 8: csr_rows<T, 8>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    case 16: csr_rows<T, 16>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    default: csr_rows<T, 32>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
+    }
+}
 
 template <typename T, int TPR>
 __device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x,
@@ -403,14 +215,39 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
     }
 }
 
-/* Grid for the SpMV^T row groups: enough threads for 32 per row at most, capped at
- * 32 blocks per SM (the kernel is grid-stride whatever TPR turns out to be). */
+/* Grid for the row kernels: enough threads for 32 per row at most, capped at 32
+ * blocks per SM (the kernels are grid-stride whatever TPR turns out to be). */
 static unsigned csr_grid(sps_context ctx, sps_index n) { return sps_cu_grid(ctx, (int64_t)n * 32); }
 
 /* ---------------------------------------------------------------- COO */
 #define COO_THREADS 256
 #define COO_ITEMS 4
 #define COO_TILE (COO_THREADS * COO_ITEMS)
+
+/* A segment-sum scan element: f = 1 when a new row starts here. */
+template <typename T> struct segv {
+    int f;
+    T v;
+};
+template <typename T> struct seg_op {
+    __device__ segv<T> operator()(const segv<T> &a, const segv<T> &b) const
+    {
+        segv<T> r;
+        r.f = a.f | b.f;
+        r.v = b.f ? b.v : a.v + b.v;
+        return r;
+    }
+};
+/* The running prefix between tiles of one block (called by the first warp). */
+template <typename T> struct seg_prefix {
+    segv<T> run;
+    __device__ segv<T> operator()(const segv<T> &tile_total)
+    {
+        segv<T> old = run;
+        run = seg_op<T>()(run, tile_total);
+        return old;
+    }
+};
 
 /* Entries [lo, hi) of this block's chunk; carries: crow[2b], cval[2b] for the
  * chunk's first row, crow[2b+1], cval[2b+1] for its last row (-1: same as first). */
@@ -500,44 +337,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 } // namespace
 
 /* ---------------------------------------------------------------- implementations */
-/* Scalar-type index of the per-context grid cache. */
-template <typename T> static int csr_type_index() { return (sizeof(T) == 8 && !sc<T>::cplx) + 2 * sc<T>::cplx + (sizeof(T) == 16); }
-
-/* The persistent grid of csr_spmv_kernel: as many blocks as fit on the device at
- * once (so a block waiting for the carry of an earlier one never waits for a block
- * that is not running), at most SPS_CU_CSR_MAX_BLOCKS; computed once per context. */
-template <typename T> static sps_status csr_spmv_grid(sps_context ctx, int *grid)
-{
-    int *g = &sps_cust(ctx)->csr_grid[csr_type_index<T>()];
-    if (*g == 0) {
-        int per_sm_vec = 0, per_sm = 0;
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_vec, csr_spmv_kernel<T, true>, CSR_THREADS, 0));
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, csr_spmv_kernel<T, false>, CSR_THREADS, 0));
-        int64_t b = (int64_t)sps_cust(ctx)->sms * (per_sm < per_sm_vec ? per_sm : per_sm_vec);
-        if (b > SPS_CU_CSR_MAX_BLOCKS) b = SPS_CU_CSR_MAX_BLOCKS;
-        *g = b > 0 ? (int)b : 1;
-    }
-    *grid = *g;
-    return SPS_OK;
-}
-
 template <typename T>
 static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                 const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     (void)m;
     if (n <= 0) return SPS_OK;
-    int grid;
-    SPS_CHECK(csr_spmv_grid<T>(ctx, &grid));
-    const csr_out<T> out{sc<T>::from(a), sc<T>::from(b), b.re == 0.0 && b.im == 0.0, (T *)y};
-    unsigned char *ws = (unsigned char *)sps_cuws_csr(ctx), *fl = (unsigned char *)sps_cuws_flag(ctx);
-    const csr_carries<T> cc{(T *)ws, (unsigned long long *)(ws + (size_t)SPS_CU_CSR_MAX_BLOCKS * 16),
-                            (unsigned *)(fl + 160), (unsigned long long *)(fl + 168)};
-    /* 16-byte vector loads need 16-byte aligned arrays (cudaMalloc gives 256) */
-    const bool vec = ((uintptr_t)val % 16) == 0 && ((uintptr_t)col % 16) == 0;
-    cudaStream_t s = sps_custream(ctx);
-    if (vec) csr_spmv_kernel<T, true><<<grid, CSR_THREADS, 0, s>>>(n, rowptr, col, (const T *)val, (const T *)x, out, cc);
-    else csr_spmv_kernel<T, false><<<grid, CSR_THREADS, 0, s>>>(n, rowptr, col, (const T *)val, (const T *)x, out, cc);
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
     return SPS_OK;
 }
