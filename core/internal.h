@@ -157,6 +157,8 @@ typedef struct sps_format_ops {
     /* Bytes of the stored format; *stored = entries stored including padding. */
     size_t (*footprint)(sps_matrix A, int64_t *stored);
     void (*destroy)(sps_matrix A);
+    /* Optional: y = A x and slots[out] = x^H y in one pass (A square); NULL: spmv, then dot. */
+    sps_status (*spmv_dot)(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out);
 } sps_format_ops;
 
 /** The format registry: one entry per format compiled in, in display order. */
@@ -197,6 +199,8 @@ struct sps_operator_s {
 
 /** y = a op(A) x + b y with host coefficients. */
 sps_status sps_op_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y);
+/** y = A x and slots[out] = x^H y (A square): fused where the format has it, else apply + dot. */
+sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cplx *slots, int out);
 
 /* ------------------------------------------------------------------ scalars */
 /** Read one scalar of type t at p as sps_cplx (NULL gives dflt). */

@@ -25,6 +25,14 @@ sps_status sps_op_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vecto
     return op->vt->apply(op, mode, a, x, b, y);
 }
 
+sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cplx *slots, int out)
+{
+    SPS_CHECK(check_apply(op, SPS_OP_N, x, y));
+    if (op->A && op->A->ops->spmv_dot) return op->A->ops->spmv_dot(op->A, x->data, y->data, slots, out);
+    SPS_CHECK(op->vt->apply(op, SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y));
+    return sps_kern(op->ctx, op->t)->dot(op->ctx, x->n, x->data, y->data, slots, out);
+}
+
 sps_status sps_operator_apply(sps_operator op, sps_op_mode mode, const void *alpha, sps_vector x, const void *beta,
                               sps_vector y)
 {

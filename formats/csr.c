@@ -96,6 +96,12 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
                                                            a, x, b, y);
 }
 
+static sps_status csr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out)
+{
+    const csr_store *s = A->store;
+    return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, s->base.rowptr, s->base.col, s->base.val, x, y, slots, out);
+}
+
 static size_t csr_footprint(sps_matrix A, int64_t *stored)
 {
     const csr_store *s = A->store;
@@ -108,4 +114,5 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",
                                        "compressed sparse row: the general-purpose default",
-                                       csr_from_csr, csr_to_csr, NULL, csr_spmv, csr_footprint, csr_destroy};
+                                       csr_from_csr, csr_to_csr, NULL, csr_spmv, csr_footprint, csr_destroy,
+                                       csr_spmv_dot};

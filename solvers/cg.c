@@ -35,8 +35,9 @@ typedef struct {
 } cg_state;
 
 /* Queue one iteration; cur = its parity (the slot pairs alternate so that no kernel
- * writes a slot it reads).  Per iteration: 1 SpMV + dot (2n) + cg_step (6n) + xpay
- * (3n) = 11n values; with Jacobi also pmul (3n) + dot (2n) = 16n.  Nothing here
+ * writes a slot it reads).  Per iteration: 1 SpMV (with p^H q fused in on CSR; as
+ * a separate dot, 2n more) + cg_step (6n) + xpay (3n) = 9n values beyond the
+ * SpMV's; with Jacobi also pmul (3n) + dot (2n).  Nothing here
  * reads a slot on the host, so an iteration can be queued before the outcome of
  * the previous one is known, and recorded once as a graph. */
 static sps_status cg_queue_body(cg_state *c, int cur, int restart)
@@ -54,9 +55,8 @@ static sps_status cg_queue_body(cg_state *c, int cur, int restart)
         SPS_CHECK(c->k->xpay_s(ctx, c->n, c->z->data, s->slots, (sps_scoef){1.0, c->rho0 + cur, c->rho0 + nxt},
                                c->p->data));
     }
-    /* q = A p;  pq = p^H q */
-    SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->p, sps_cplx_make(0, 0), c->q));
-    SPS_CHECK(c->k->dot(ctx, c->n, c->p->data, c->q->data, s->slots, PQ));
+    /* q = A p;  pq = p^H q  (one pass where the format fuses them: CSR) */
+    SPS_CHECK(sps_op_apply_dot(s->A, c->p, c->q, s->slots, PQ));
     /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
      * (once stopped, cg_step writes nothing: an iteration queued behind it is a no-op) */
     const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};

@@ -1,4 +1,4 @@
-/* GPU tests of the CUDA SpMV kernels (csr_spmv, csr_spmvt, coo_spmv, coo_spmvt)
+/* GPU tests of the CUDA SpMV kernels (csr_spmv, csr_spmv_dot, csr_spmvt, coo_spmv, coo_spmvt)
  * against the CPU kernels, for f32, f64, c32, c64, on
  *   - random matrices whose average row length walks the threads-per-row choices
  *     (1, 3, 5, 12, 40, 100 entries a row) and one of 1.2M rows (not with
@@ -222,6 +222,43 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 gb_free(&y);
             }
         }
+    }
+    /* csr_spmv_dot (square): y = A x and x^H y in one pass, against the CPU oracle
+     * (csr_spmv then dot); twice, for bit-reproducibility of y and of the dot */
+    if (A->n == A->m) {
+        char what[200];
+        snprintf(what, sizeof what, "%s csr_spmv_dot", A->name);
+        gbuf x = gb_rand(t, (size_t)A->n), y = gb_nan(t, (size_t)A->n), y2 = gb_nan(t, (size_t)A->n);
+        sps_cplx *dslot = gb_dalloc(2 * sizeof(sps_cplx)), hslot[2], gslot[2];
+        const sps_cplx nanc = sps_cplx_make(NAN, NAN), poison[2] = {nanc, nanc};
+        gb_upload(dslot, poison, sizeof poison);
+        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, drowptr, dcol, dval, x.d, y.d, dslot, 0));
+        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, drowptr, dcol, dval, x.d, y2.d, dslot, 1));
+        TU_OK(g_cpu, C->csr_spmv_dot(g_cpu, A->n, A->rowptr, A->col, val, x.h, y.h, hslot, 0));
+        gb_download(gslot, dslot, sizeof gslot);
+        double dtol = 1e-300, xy = 0;
+        for (sps_index i = 0; i < A->n; i++) {
+            double sum = 0, len = 0;
+            for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, len++) sum += absat(t, val, k) * absat(t, x.h, A->col[k]);
+            scale[i] = 2 * (len + 4) * sum + 1e-300;
+            dtol += absat(t, x.h, i) * scale[i] * tu_eps(t);
+            xy += absat(t, x.h, i) * absat(t, y.h, i);
+        }
+        dtol += 4 * sqrt((double)A->n + 1) * 1.2e-16 * xy;
+        void *g = gb_fetch(&y), *g2 = gb_fetch(&y2);
+        cmp_vec_s(what, t, (size_t)A->n, g, y.h, 1, scale);
+        const double dre = gslot[0].re - hslot[0].re, dim = gslot[0].im - hslot[0].im;
+        TU_CHECK(sqrt(dre * dre + dim * dim) <= dtol, "%s: dot gpu (%.17g, %.17g) cpu (%.17g, %.17g) tol %.3g", what,
+                 gslot[0].re, gslot[0].im, hslot[0].re, hslot[0].im, dtol);
+        TU_CHECK(memcmp(&gslot[0], &gslot[1], sizeof gslot[0]) == 0 &&
+                     (A->n == 0 || memcmp(g, g2, (size_t)A->n * S) == 0),
+                 "%s: bit-identical over two runs", what);
+        free(g);
+        free(g2);
+        gb_free(&x);
+        gb_free(&y);
+        gb_free(&y2);
+        sps_dfree(g_gpu, dslot);
     }
     free(rsum);
     free(csum);

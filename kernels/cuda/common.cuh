@@ -332,24 +332,19 @@ __device__ inline double sps_cu_ldcg(const double *p) { return __ldcg(p); }
 __device__ inline cx<double> sps_cu_ldcg(const cx<double> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
 __device__ inline int sps_cu_ldcg(const int *p) { return __ldcg(p); }
 
-/* One launch: each thread accumulates op(i, acc) over its fixed grid-stride
- * index set in increasing order, the block sums by CUB BlockReduce (fixed
- * tree), thread 0 writes the block's NV partials part[k * gridDim.x + block];
- * the last block to finish then sums the partials in a fixed order (thread t:
- * blocks t, t + 256, ... in order, then BlockReduce) and writes the slots. */
-template <typename A, int NV, typename Op, typename G>
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
-    sps_cu_reduce_kernel(Op op, sps_index n, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs, G guard,
-                         int guard_slot)
+/* The end of every reduction: the block sums its threads' NV accumulators by CUB
+ * BlockReduce (fixed tree), thread 0 writes the block's partials
+ * part[k * gridDim.x + block]; the last block to finish then sums the partials in a
+ * fixed order (thread t: blocks t, t + 256, ... in order, then BlockReduce) and
+ * writes the slots (or, when the guard fails, slots[guard_slot] = -1).  Every
+ * block of the grid must call it (blocks with nothing to add pass zeros).
+ * 256-thread blocks. */
+template <typename A, int NV, typename G>
+__device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs,
+                                     G guard, int guard_slot)
 {
     typedef cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS> BR;
     __shared__ typename BR::TempStorage tmp;
-    op.setup();
-    accv<A, NV> acc;
-#pragma unroll
-    for (int k = 0; k < NV; k++) acc.v[k] = A();
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, acc.v);
     accv<A, NV> tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
     if (threadIdx.x == 0) {
 #pragma unroll
@@ -379,6 +374,22 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
         for (int k = 0; k < NV; k++) sps_cu_store_out(slots, outs.slot[k], outs.kind[k], tot.v[k]);
         guard.on_done(slots, tot.v);
     }
+}
+
+/* One launch: each thread accumulates op(i, acc) over its fixed grid-stride
+ * index set in increasing order, then sps_cu_reduce_finish. */
+template <typename A, int NV, typename Op, typename G>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
+    sps_cu_reduce_kernel(Op op, sps_index n, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs, G guard,
+                         int guard_slot)
+{
+    op.setup();
+    accv<A, NV> acc;
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc.v[k] = A();
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, acc.v);
+    sps_cu_reduce_finish<A, NV>(acc, part, counter, slots, outs, guard, guard_slot);
 }
 
 /** Reduce op over [0, n) into NV accumulators of type A (double or cx<double>)

@@ -18,6 +18,12 @@
  *            Traffic: (n+1) 4 + nnz (4 + S) bytes for A (+ (n+1) 4 for the
  *            long-row scan, mostly from L2), x gathered (>= m S, more when
  *            columns scatter), n S written (+ n S read when b != 0).
+ * csr_spmv_dot  y = A x and slots[out] = x^H y in one launch (CG's q = A p, p^H q:
+ *            one kernel and 2n values of traffic fewer than SpMV + dot).  The row
+ *            groups above; the lane writing y_i adds conj(x_i) y_i (x_i from the
+ *            cache: the row read it) to its double accumulator; then the reduction
+ *            end shared with every dot (common.cuh sps_cu_reduce_finish): fixed
+ *            trees, partials in block order, at most 1024 blocks.  Bit-reproducible.
  * csr_spmvt  y = a A^T x + b y (y of length m) without forming A^T: y = b y (or 0)
  *            in one pass, then the same row groups scatter a val[k] x[i] into
  *            y[col[k]] with atomicAdd (complex: its two components).  NOT
@@ -56,22 +62,42 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
 }
 
 /* ---------------------------------------------------------------- CSR */
+/* Tuning knob (compile time): lanes a row = largest power of two <= avg >> SHIFT. */
+#ifndef SPS_CSR_TPR_SHIFT
+#define SPS_CSR_TPR_SHIFT 0
+#endif
 /* Threads per row from the average row length (see the header). */
 __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
 {
     const int64_t nnz = (int64_t)rowptr[n] - rowptr[0];
     const int64_t avg = n > 0 ? nnz / n : 0;
+    const int64_t want = avg >> SPS_CSR_TPR_SHIFT; /* entries per lane: about 2^SHIFT */
     int t = 1;
-    while (t < 32 && 2 * t <= avg) t *= 2;
+    while (t < 32 && 2 * t <= want) t *= 2;
     return t;
 }
+
+/* What becomes of a row's sum s: y = a s + b y (b == 0: y not read) ... */
+template <typename T> struct csr_axpby_out {
+    T a, b; int beta_zero; T *y;
+    __device__ void operator()(sps_index i, T s) { y[i] = beta_zero ? a * s : a * s + b * y[i]; }
+};
+/* ... or y = s with conj(x_i) s added to the thread's dot accumulator (q = A p, p^H q). */
+template <typename T> struct csr_dot_out {
+    const T *x; T *y; typename sc<T>::ACC acc;
+    __device__ void operator()(sps_index i, T s)
+    {
+        y[i] = s;
+        acc += to_acc(conjv(ldg_t(x + i))) * to_acc(s);
+    }
+};
 
 /* Rows of this thread's group: row = global group id, stride = groups in the grid.
  * All TPR lanes of a group run the same row loop, so a group stays converged and
  * shuffles with the group's own lane mask. */
-template <typename T, int TPR>
-__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x,
-                         T b, int beta_zero, T *y, sps_index long_len, unsigned nblocks)
+template <typename T, int TPR, typename Out>
+__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x, Out &out,
+                         sps_index long_len, unsigned nblocks)
 {
     const int lane = threadIdx.x & (TPR - 1);
     const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
@@ -92,7 +118,7 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
         if (k < end) s = s + ldg_t(val + k) * ldg_t(x + __ldg(col + k));
 #pragma unroll
         for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
-        if (lane == 0) y[i] = beta_zero ? a * s : a * s + b * y[i];
+        if (lane == 0) out(i, s);
     }
 }
 
@@ -138,8 +164,8 @@ __device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_inde
     }
 }
 
-template <typename T> struct csr_long_row {
-    const sps_index *rowptr, *col; const T *val, *x; T a, b; int beta_zero; T *y;
+template <typename T, typename Out> struct csr_long_row {
+    const sps_index *rowptr, *col; const T *val, *x; Out *out;
     typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage *tmp;
     __device__ void operator()(sps_index i) const
     {
@@ -147,7 +173,7 @@ template <typename T> struct csr_long_row {
         for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
             s = s + val[k] * x[col[k]];
         const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, tsum_op<T>());
-        if (threadIdx.x == 0) y[i] = beta_zero ? a * tot : a * tot + b * y[i];
+        if (threadIdx.x == 0) (*out)(i, tot);
         __syncthreads(); /* tmp reused by the next long row */
     }
 };
@@ -161,25 +187,51 @@ template <typename T> struct csrt_long_row {
     }
 };
 
-template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS)
-    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T b,
-                    int beta_zero, T *y)
+/* The rows of this block (long ones first, by the whole block), any Out. */
+template <typename T, typename Out>
+__device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
+                               Out &out, unsigned nb, int tpr)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
+    const sps_index L = csr_long_len(tpr);
+    csr_for_long_rows(n, rowptr, L, nb, csr_long_row<T, Out>{rowptr, col, val, x, &out, &tmp});
+    switch (tpr) {
+    case 1: csr_rows<T, 1>(n, rowptr, col, val, x, out, L, nb); break;
+    case 2: csr_rows<T, 2>(n, rowptr, col, val, x, out, L, nb); break;
+    case 4: csr_rows<T, 4>(n, rowptr, col, val, x, out, L, nb); break;
+    case 8: csr_rows<T, 8>(n, rowptr, col, val, x, out, L, nb); break;
+    case 16: csr_rows<T, 16>(n, rowptr, col, val, x, out, L, nb); break;
+    default: csr_rows<T, 32>(n, rowptr, col, val, x, out, L, nb); break;
+    }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
+                    csr_axpby_out<T> out)
+{
     const int tpr = csr_tpr(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
-    const sps_index L = csr_long_len(tpr);
-    csr_for_long_rows(n, rowptr, L, nb, csr_long_row<T>{rowptr, col, val, x, a, b, beta_zero, y, &tmp});
-    switch (tpr) {
-    case 1: csr_rows<T, 1>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
-    case 2: csr_rows<T, 2>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
-    case 4: csr_rows<T, 4>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
-    case 8: csr_rows<T, 8>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
-    case 16: csr_rows<T, 16>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
-    default: csr_rows<T, 32>(n, rowptr, col, val, a, x, b, beta_zero, y, L, nb); break;
-    }
+    csr_block_rows(n, rowptr, col, val, x, out, nb, tpr);
+}
+
+/* q = A p and p^H q: the rows as above, the dot of each row's sum with p_i taken by
+ * the lane that writes it, then the deterministic end of every reduction
+ * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
+ * of the (at most SPS_CU_RED_MAX_BLOCKS) grid takes part; blocks without rows add 0. */
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x, T *y,
+                        typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
+{
+    const int tpr = csr_tpr(n, rowptr);
+    const unsigned nb = csr_active_blocks(n, tpr);
+    csr_dot_out<T> out{x, y, typename sc<T>::ACC()};
+    if (blockIdx.x < nb) csr_block_rows(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
+    accv<typename sc<T>::ACC, 1> acc;
+    acc.v[0] = out.acc;
+    sps_cu_reduce_finish<typename sc<T>::ACC, 1>(acc, part, counter, slots, outs, sps_cu_no_guard(), 0);
 }
 
 template <typename T, int TPR>
@@ -345,8 +397,21 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
     if (n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
     csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+        n, rowptr, col, (const T *)val, (const T *)x, csr_axpby_out<T>{sc<T>::from(a), sc<T>::from(b), bz, (T *)y});
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col,
+                                    const void *val, const void *x, void *y, sps_cplx *slots, int out)
+{
+    unsigned grid = csr_grid(ctx, n);
+    if (grid > SPS_CU_RED_MAX_BLOCKS) grid = SPS_CU_RED_MAX_BLOCKS; /* the partials' workspace */
+    csr_spmv_dot_kernel<T><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n < 0 ? 0 : n, rowptr, col, (const T *)val, (const T *)x, (T *)y, (typename sc<T>::ACC *)sps_cuws_red(ctx),
+        sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
+    SPS_CU_LAUNCHED(ctx, "csr_spmv_dot_kernel");
     return SPS_OK;
 }
 
@@ -406,6 +471,10 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
                                                 const sps_index *col, const void *val, sps_cplx a, const void *x,   \
                                                 sps_cplx b, void *y)                                                \
     { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                           \
+    extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, const sps_index *rowptr,          \
+                                                    const sps_index *col, const void *val, const void *x, void *y, \
+                                                    sps_cplx *slots, int out)                                       \
+    { return csr_spmv_dot_impl<T>(ctx, n, rowptr, col, val, x, y, slots, out); }                                    \
     extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
                                                  const sps_index *col, const void *val, sps_cplx a, const void *x,  \
                                                  sps_cplx b, void *y)                                               \
