@@ -57,9 +57,11 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
 #define SPS_CU_RED_THREADS 256
 #define SPS_CU_RED_MAX_BLOCKS 1024
 #define SPS_CU_RED_MIN_PER_THREAD 4 /* grow the grid only once each thread has 4 entries */
-/* Up to 4 accumulators (complex double, 16 bytes) per block. */
+/* Up to 4 accumulators (complex double, 16 bytes) per block; partials for up to
+ * 4096 blocks (kernels with a reduction end on a larger grid: csr_spmv_dot). */
 #define SPS_CU_RED_MAX_VALUES 4
-#define SPS_CU_WS_RED_BYTES ((size_t)SPS_CU_RED_MAX_BLOCKS * SPS_CU_RED_MAX_VALUES * 16)
+#define SPS_CU_PART_MAX_BLOCKS 4096
+#define SPS_CU_WS_RED_BYTES ((size_t)SPS_CU_PART_MAX_BLOCKS * SPS_CU_RED_MAX_VALUES * 16)
 /* COO SpMV: at most 2048 blocks, 2 carries each (row, complex double). */
 #define SPS_CU_COO_MAX_BLOCKS 2048
 #define SPS_CU_WS_COO_BYTES ((size_t)SPS_CU_COO_MAX_BLOCKS * 2 * (16 + 4))
@@ -71,6 +73,7 @@ typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
+    int csr_grid[2][4];    /* CSR row kernels: resident blocks (SpMV, SpMV + dot) per type s, d, c, z; 0 = not yet known */
     void *pinned;          /* SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
     cudaEvent_t fetch_ev;  /* recorded after the queued fetch copy */
     int fetch_pending;

@@ -143,8 +143,21 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L,
     const sps_index len = L.rl[r];
     if (len > L.long_len) return; /* pad_long_spmv_kernel's */
     const sps_index *__restrict__ col = L.col;
+    /* four entries' loads in flight before the first multiply (independent
+     * addresses), summed in entry order */
     T s = zero_of<T>();
-    for (sps_index k = 0; k < len; k++, p += stride) s = s + val[p] * x[col[p]];
+    sps_index k = 0;
+    for (; k + 4 <= len; k += 4, p += 4 * (int64_t)stride) {
+        const sps_index c0 = col[p], c1 = col[p + stride], c2 = col[p + 2 * (int64_t)stride],
+                        c3 = col[p + 3 * (int64_t)stride];
+        const T v0 = val[p], v1 = val[p + stride], v2 = val[p + 2 * (int64_t)stride], v3 = val[p + 3 * (int64_t)stride];
+        const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1), x2 = ldg_t(x + c2), x3 = ldg_t(x + c3);
+        s = s + v0 * x0;
+        s = s + v1 * x1;
+        s = s + v2 * x2;
+        s = s + v3 * x3;
+    }
+    for (; k < len; k++, p += stride) s = s + val[p] * ldg_t(x + col[p]);
     const sps_index i = L.perm ? L.perm[r] : r;
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }

@@ -62,16 +62,21 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
 }
 
 /* ---------------------------------------------------------------- CSR */
-/* Tuning knob (compile time): lanes a row = largest power of two <= avg >> SHIFT. */
+/* Lanes a row = largest power of two <= avg >> shift, shift = 2 for 4-byte values,
+ * 1 for 8-byte, 0 for 16-byte: 2-4 entries per lane, so each lane keeps independent
+ * loads in flight and the group's shuffle tree is short (H100, spbench 2026-11-23:
+ * poisson3d-128 f64 0.104 -> 0.094 ms, banded-s1e3 f64 0.187 -> 0.154 ms against
+ * one entry per lane).  -DSPS_CSR_TPR_SHIFT=k forces k (for tuning runs). */
 #ifndef SPS_CSR_TPR_SHIFT
-#define SPS_CSR_TPR_SHIFT 0
+#define SPS_CSR_TPR_SHIFT (-1)
 #endif
 /* Threads per row from the average row length (see the header). */
-__device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
+template <typename T> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
 {
     const int64_t nnz = (int64_t)rowptr[n] - rowptr[0];
     const int64_t avg = n > 0 ? nnz / n : 0;
-    const int64_t want = avg >> SPS_CSR_TPR_SHIFT; /* entries per lane: about 2^SHIFT */
+    const int shift = SPS_CSR_TPR_SHIFT >= 0 ? SPS_CSR_TPR_SHIFT : sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
+    const int64_t want = avg >> shift; /* entries per lane: about 2^shift */
     int t = 1;
     while (t < 32 && 2 * t <= want) t *= 2;
     return t;
@@ -210,7 +215,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
                     csr_axpby_out<T> out)
 {
-    const int tpr = csr_tpr(n, rowptr);
+    const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
     csr_block_rows(n, rowptr, col, val, x, out, nb, tpr);
@@ -219,13 +224,13 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 /* q = A p and p^H q: the rows as above, the dot of each row's sum with p_i taken by
  * the lane that writes it, then the deterministic end of every reduction
  * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
- * of the (at most SPS_CU_RED_MAX_BLOCKS) grid takes part; blocks without rows add 0. */
+ * of the (resident, at most SPS_CU_PART_MAX_BLOCKS) grid takes part; blocks without rows add 0. */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x, T *y,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
-    const int tpr = csr_tpr(n, rowptr);
+    const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     csr_dot_out<T> out{x, y, typename sc<T>::ACC()};
     if (blockIdx.x < nb) csr_block_rows(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
@@ -252,7 +257,7 @@ template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y)
 {
-    const int tpr = csr_tpr(n, rowptr);
+    const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
     const sps_index L = csr_long_len(tpr);
@@ -389,6 +394,24 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 } // namespace
 
 /* ---------------------------------------------------------------- implementations */
+/* Grid of the CSR row kernels: every block resident at once (occupancy x SMs).
+ * The rows are grid-stride, so each block has the same share and there is no
+ * last partial wave; computed once per context and type. */
+template <typename T> static int csr_type_index() { return (sizeof(T) == 8 && !sc<T>::cplx) + 2 * sc<T>::cplx + (sizeof(T) == 16); }
+template <typename T, typename K> static sps_status csr_resident_grid(sps_context ctx, int which, K kernel, unsigned *grid)
+{
+    int *g = &sps_cust(ctx)->csr_grid[which][csr_type_index<T>()];
+    if (*g == 0) {
+        int per_sm = 0;
+        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
+        int64_t b = (int64_t)sps_cust(ctx)->sms * (per_sm > 0 ? per_sm : 1);
+        if (b > SPS_CU_PART_MAX_BLOCKS) b = SPS_CU_PART_MAX_BLOCKS;
+        *g = (int)b;
+    }
+    *grid = (unsigned)*g;
+    return SPS_OK;
+}
+
 template <typename T>
 static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                 const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
@@ -396,7 +419,9 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
     (void)m;
     if (n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    unsigned grid = 1;
+    SPS_CHECK(csr_resident_grid<T>(ctx, 0, csr_spmv_kernel<T>, &grid));
+    csr_spmv_kernel<T><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n, rowptr, col, (const T *)val, (const T *)x, csr_axpby_out<T>{sc<T>::from(a), sc<T>::from(b), bz, (T *)y});
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
     return SPS_OK;
@@ -406,8 +431,8 @@ template <typename T>
 static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col,
                                     const void *val, const void *x, void *y, sps_cplx *slots, int out)
 {
-    unsigned grid = csr_grid(ctx, n);
-    if (grid > SPS_CU_RED_MAX_BLOCKS) grid = SPS_CU_RED_MAX_BLOCKS; /* the partials' workspace */
+    unsigned grid = 1; /* <= SPS_CU_PART_MAX_BLOCKS, the partials' workspace */
+    SPS_CHECK(csr_resident_grid<T>(ctx, 1, csr_spmv_dot_kernel<T>, &grid));
     csr_spmv_dot_kernel<T><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n < 0 ? 0 : n, rowptr, col, (const T *)val, (const T *)x, (T *)y, (typename sc<T>::ACC *)sps_cuws_red(ctx),
         sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
