@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 /* q = A p and p^H q: the rows as above, the dot of each row's sum with p_i taken by
  * the lane that writes it, then the deterministic end of every reduction
  * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
- * of the (resident, at most SPS_CU_PART_MAX_BLOCKS) grid takes part; blocks without rows add 0. */
+ * of the (at most SPS_CU_PART_MAX_BLOCKS) grid takes part; blocks without rows add 0. */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x, T *y,
@@ -394,24 +394,6 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 } // namespace
 
 /* ---------------------------------------------------------------- implementations */
-/* Grid of the CSR row kernels: every block resident at once (occupancy x SMs).
- * The rows are grid-stride, so each block has the same share and there is no
- * last partial wave; computed once per context and type. */
-template <typename T> static int csr_type_index() { return (sizeof(T) == 8 && !sc<T>::cplx) + 2 * sc<T>::cplx + (sizeof(T) == 16); }
-template <typename T, typename K> static sps_status csr_resident_grid(sps_context ctx, int which, K kernel, unsigned *grid)
-{
-    int *g = &sps_cust(ctx)->csr_grid[which][csr_type_index<T>()];
-    if (*g == 0) {
-        int per_sm = 0;
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
-        int64_t b = (int64_t)sps_cust(ctx)->sms * (per_sm > 0 ? per_sm : 1);
-        if (b > SPS_CU_PART_MAX_BLOCKS) b = SPS_CU_PART_MAX_BLOCKS;
-        *g = (int)b;
-    }
-    *grid = (unsigned)*g;
-    return SPS_OK;
-}
-
 template <typename T>
 static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                 const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
@@ -419,9 +401,7 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
     (void)m;
     if (n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    unsigned grid = 1;
-    SPS_CHECK(csr_resident_grid<T>(ctx, 0, csr_spmv_kernel<T>, &grid));
-    csr_spmv_kernel<T><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n, rowptr, col, (const T *)val, (const T *)x, csr_axpby_out<T>{sc<T>::from(a), sc<T>::from(b), bz, (T *)y});
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
     return SPS_OK;
@@ -431,8 +411,8 @@ template <typename T>
 static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col,
                                     const void *val, const void *x, void *y, sps_cplx *slots, int out)
 {
-    unsigned grid = 1; /* <= SPS_CU_PART_MAX_BLOCKS, the partials' workspace */
-    SPS_CHECK(csr_resident_grid<T>(ctx, 1, csr_spmv_dot_kernel<T>, &grid));
+    unsigned grid = csr_grid(ctx, n);
+    if (grid > SPS_CU_PART_MAX_BLOCKS) grid = SPS_CU_PART_MAX_BLOCKS; /* the partials' workspace */
     csr_spmv_dot_kernel<T><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n < 0 ? 0 : n, rowptr, col, (const T *)val, (const T *)x, (T *)y, (typename sc<T>::ACC *)sps_cuws_red(ctx),
         sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
