@@ -99,7 +99,7 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
 static sps_status csr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, s->base.rowptr, s->base.col, s->base.val, x, y, slots, out);
+    return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, x, y, slots, out);
 }
 
 static size_t csr_footprint(sps_matrix A, int64_t *stored)

@@ -91,9 +91,10 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     /* y = a A x + b y, A n x m in CSR; b == 0: y not read */                                       \
     X(P, S, csr_spmv, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,          \
                        const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
-    /* y = A x and slots[out] = x^H y in one pass (A n x n in CSR; CG's q = A p, p^H q):           */ \
+    /* y = A x and slots[out] = x^H y in one pass (A n x n in CSR, nnz = rowptr[n] - rowptr[0];   */ \
+    /* CG's q = A p, p^H q)                                                                       */ \
     /* deterministic, as dot                                                                      */ \
-    X(P, S, csr_spmv_dot, (sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col, \
+    X(P, S, csr_spmv_dot, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, \
                            const void *val, const void *x, void *y, sps_cplx *slots, int out))      \
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
     X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \

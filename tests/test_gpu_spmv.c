@@ -232,9 +232,9 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         sps_cplx *dslot = gb_dalloc(2 * sizeof(sps_cplx)), hslot[2], gslot[2];
         const sps_cplx nanc = sps_cplx_make(NAN, NAN), poison[2] = {nanc, nanc};
         gb_upload(dslot, poison, sizeof poison);
-        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, drowptr, dcol, dval, x.d, y.d, dslot, 0));
-        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, drowptr, dcol, dval, x.d, y2.d, dslot, 1));
-        TU_OK(g_cpu, C->csr_spmv_dot(g_cpu, A->n, A->rowptr, A->col, val, x.h, y.h, hslot, 0));
+        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, x.d, y.d, dslot, 0));
+        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, x.d, y2.d, dslot, 1));
+        TU_OK(g_cpu, C->csr_spmv_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, x.h, y.h, hslot, 0));
         gb_download(gslot, dslot, sizeof gslot);
         double dtol = 1e-300, xy = 0;
         for (sps_index i = 0; i < A->n; i++) {

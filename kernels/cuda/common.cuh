@@ -56,7 +56,7 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
  * only, so the summation tree (and the bits of the result) depend on n only. */
 #define SPS_CU_RED_THREADS 256
 #define SPS_CU_RED_MAX_BLOCKS 1024
-#define SPS_CU_RED_MIN_PER_THREAD 4 /* grow the grid only once each thread has 4 entries */
+#define SPS_CU_RED_MIN_PER_THREAD 1 /* a thread an entry until the grid is full: small vectors (1e5) latency-bound otherwise */
 /* Up to 4 accumulators (complex double, 16 bytes) per block; partials for up to
  * 4096 blocks (kernels with a reduction end on a larger grid: csr_spmv_dot). */
 #define SPS_CU_RED_MAX_VALUES 4
@@ -73,6 +73,7 @@ typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
+    int csr_dot_grid[4];   /* csr_spmv_dot: resident blocks per type (s, d, c, z); 0 = not yet known */
     void *pinned;          /* SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
     cudaEvent_t fetch_ev;  /* recorded after the queued fetch copy */
     int fetch_pending;

@@ -71,15 +71,19 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
 #define SPS_CSR_TPR_SHIFT (-1)
 #endif
 /* Threads per row from the average row length (see the header). */
-template <typename T> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
+/* Lanes a row from n and nnz: the same on the host (grid sizing) and the device. */
+template <typename T> __host__ __device__ inline int csr_tpr_of(sps_index n, int64_t nnz)
 {
-    const int64_t nnz = (int64_t)rowptr[n] - rowptr[0];
     const int64_t avg = n > 0 ? nnz / n : 0;
     const int shift = SPS_CSR_TPR_SHIFT >= 0 ? SPS_CSR_TPR_SHIFT : sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
     const int64_t want = avg >> shift; /* entries per lane: about 2^shift */
     int t = 1;
     while (t < 32 && 2 * t <= want) t *= 2;
     return t;
+}
+template <typename T> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
+{
+    return csr_tpr_of<T>(n, (int64_t)rowptr[n] - rowptr[0]);
 }
 
 /* What becomes of a row's sum s: y = a s + b y (b == 0: y not read) ... */
@@ -224,7 +228,8 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 /* q = A p and p^H q: the rows as above, the dot of each row's sum with p_i taken by
  * the lane that writes it, then the deterministic end of every reduction
  * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
- * of the (at most SPS_CU_PART_MAX_BLOCKS) grid takes part; blocks without rows add 0. */
+ * of the grid takes part (csr_spmv_dot_grid: the blocks with rows, at most one
+ * resident wave); blocks without rows add 0. */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x, T *y,
@@ -407,12 +412,31 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
     return SPS_OK;
 }
 
+/* csr_spmv_dot's grid: the blocks that have rows (from the host's nnz, so no idle
+ * block pays the reduction end), at most one resident wave (its finishing block
+ * sums one partial a block: 1000s of partials would make it the tail). */
 template <typename T>
-static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col,
-                                    const void *val, const void *x, void *y, sps_cplx *slots, int out)
+static sps_status csr_spmv_dot_grid(sps_context ctx, sps_index n, int64_t nnz, unsigned *grid)
 {
-    unsigned grid = csr_grid(ctx, n);
-    if (grid > SPS_CU_PART_MAX_BLOCKS) grid = SPS_CU_PART_MAX_BLOCKS; /* the partials' workspace */
+    int *cap = &sps_cust(ctx)->csr_dot_grid[(sizeof(T) == 8 && !sc<T>::cplx) + 2 * sc<T>::cplx + (sizeof(T) == 16)];
+    if (*cap == 0) {
+        int per_sm = 0;
+        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, csr_spmv_dot_kernel<T>, SPS_CU_THREADS, 0));
+        int64_t c = (int64_t)sps_cust(ctx)->sms * (per_sm > 0 ? per_sm : 1);
+        *cap = (int)(c < SPS_CU_PART_MAX_BLOCKS ? c : SPS_CU_PART_MAX_BLOCKS);
+    }
+    const int64_t need = ((int64_t)n * csr_tpr_of<T>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+    *grid = (unsigned)(need < 1 ? 1 : need < *cap ? need : *cap);
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+                                    const sps_index *col, const void *val, const void *x, void *y, sps_cplx *slots,
+                                    int out)
+{
+    unsigned grid = 1;
+    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, n, nnz, &grid));
     csr_spmv_dot_kernel<T><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n < 0 ? 0 : n, rowptr, col, (const T *)val, (const T *)x, (T *)y, (typename sc<T>::ACC *)sps_cuws_red(ctx),
         sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
@@ -476,10 +500,10 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
                                                 const sps_index *col, const void *val, sps_cplx a, const void *x,   \
                                                 sps_cplx b, void *y)                                                \
     { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                           \
-    extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, const sps_index *rowptr,          \
-                                                    const sps_index *col, const void *val, const void *x, void *y, \
-                                                    sps_cplx *slots, int out)                                       \
-    { return csr_spmv_dot_impl<T>(ctx, n, rowptr, col, val, x, y, slots, out); }                                    \
+    extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, int64_t nnz,                      \
+                                                    const sps_index *rowptr, const sps_index *col, const void *val, \
+                                                    const void *x, void *y, sps_cplx *slots, int out)               \
+    { return csr_spmv_dot_impl<T>(ctx, n, nnz, rowptr, col, val, x, y, slots, out); }                               \
     extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
                                                  const sps_index *col, const void *val, sps_cplx a, const void *x,  \
                                                  sps_cplx b, void *y)                                               \
