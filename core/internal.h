@@ -159,6 +159,10 @@ typedef struct sps_format_ops {
     void (*destroy)(sps_matrix A);
     /* Optional: y = A x and slots[out] = x^H y in one pass (A square); NULL: spmv, then dot. */
     sps_status (*spmv_dot)(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out);
+    /* Optional: pnew = z + c pold, q = A pnew, slots[out] = pnew^H q in one pass; NULL:
+     * waxpy_s, then spmv_dot (or spmv + dot). */
+    sps_status (*spmv_xpay_dot)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q,
+                                sps_cplx *slots, int out);
 } sps_format_ops;
 
 /** The format registry: one entry per format compiled in, in display order. */
@@ -201,6 +205,10 @@ struct sps_operator_s {
 sps_status sps_op_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y);
 /** y = A x and slots[out] = x^H y (A square): fused where the format has it, else apply + dot. */
 sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cplx *slots, int out);
+/** pnew = z + c pold (c from slots), q = A pnew, slots[out] = pnew^H q: one pass where the
+ *  format fuses them, else waxpy_s + sps_op_apply_dot. */
+sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
+                                 sps_vector pnew, sps_vector q, int out);
 
 /* ------------------------------------------------------------------ scalars */
 /** Read one scalar of type t at p as sps_cplx (NULL gives dflt). */

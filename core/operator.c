@@ -33,6 +33,18 @@ sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cpl
     return sps_kern(op->ctx, op->t)->dot(op->ctx, x->n, x->data, y->data, slots, out);
 }
 
+sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
+                                 sps_vector pnew, sps_vector q, int out)
+{
+    SPS_CHECK(check_apply(op, SPS_OP_N, pnew, q));
+    if (z->n != pnew->n || pold->n != pnew->n || pnew == z || pnew == pold)
+        return sps_error(op->ctx, SPS_ERR_ARG, "operator apply (direction update): bad vectors");
+    if (op->A && op->A->ops->spmv_xpay_dot)
+        return op->A->ops->spmv_xpay_dot(op->A, z->data, c, pold->data, pnew->data, q->data, slots, out);
+    SPS_CHECK(sps_kern(op->ctx, op->t)->waxpy_s(op->ctx, z->n, z->data, slots, c, pold->data, pnew->data));
+    return sps_op_apply_dot(op, pnew, q, slots, out);
+}
+
 sps_status sps_operator_apply(sps_operator op, sps_op_mode mode, const void *alpha, sps_vector x, const void *beta,
                               sps_vector y)
 {

@@ -102,6 +102,14 @@ static sps_status csr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *s
     return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, x, y, slots, out);
 }
 
+static sps_status csr_spmv_xpay_dot(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q,
+                                    sps_cplx *slots, int out)
+{
+    const csr_store *s = A->store;
+    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, z,
+                                                      slots, c, pold, pnew, q, slots, out);
+}
+
 static size_t csr_footprint(sps_matrix A, int64_t *stored)
 {
     const csr_store *s = A->store;
@@ -115,4 +123,4 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",
                                        "compressed sparse row: the general-purpose default",
                                        csr_from_csr, csr_to_csr, NULL, csr_spmv, csr_footprint, csr_destroy,
-                                       csr_spmv_dot};
+                                       csr_spmv_dot, csr_spmv_xpay_dot};

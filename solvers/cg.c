@@ -15,11 +15,11 @@
 #include <string.h>
 
 enum { PQ = SPS_SLOT_FIRST, RR0, RR1, RHO0, RHO1, TOL2, STOP, NSLOTS };
-enum { VR, VP, VQ, VZ };
+enum { VR, VP0, VP1, VQ, VZ };
 
 static void cg_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes)
 {
-    *nvec = sps_pc_is_identity(s->P) ? 3 : 4;
+    *nvec = sps_pc_is_identity(s->P) ? 4 : 5;
     *nslots = NSLOTS;
     *host_bytes = 0;
 }
@@ -29,38 +29,41 @@ typedef struct {
     const sps_kernels *k;
     sps_index n;
     int pc;
-    sps_vector x, r, p, q, z;
+    sps_vector x, r, q, z;
+    sps_vector p[2]; /* the direction, written alternately by parity: p_k in p[k & 1] */
     int rho0;       /* slot pair of rho: RHO0, or RR0 without M (rho = r^H r) */
     void *graph[2]; /* the captured iteration per parity (CUDA graphs), for this solve */
 } cg_state;
 
-/* Queue one iteration; cur = its parity (the slot pairs alternate so that no kernel
- * writes a slot it reads).  Per iteration: 1 SpMV (with p^H q fused in on CSR; as
- * a separate dot, 2n more) + cg_step (6n) + xpay (3n) = 9n values beyond the
- * SpMV's; with Jacobi also pmul (3n) + dot (2n).  Nothing here
- * reads a slot on the host, so an iteration can be queued before the outcome of
- * the previous one is known, and recorded once as a graph. */
+/* Queue one iteration; cur = its parity (the slot pairs and the two direction
+ * buffers alternate so that no kernel writes what it reads).  Per iteration, on CSR:
+ * one pass forms p = z + beta p_old for every column it gathers, writes p and q = A p
+ * and reduces p^H q (matrix + 2n read + 2n written), then cg_step (6n): the 10n of
+ * the traffic floor.  Other formats: waxpy (3n) + SpMV + dot (2n).  With Jacobi also
+ * pmul (3n) + dot (2n).  Nothing here reads a slot on the host, so an iteration can
+ * be queued before the outcome of the previous one is known, and recorded once as a
+ * graph. */
 static sps_status cg_queue_body(cg_state *c, int cur, int restart)
 {
     struct sps_solver_s *s = c->s;
     sps_context ctx = s->ctx;
     const int nxt = cur ^ 1;
+    sps_vector p = c->p[cur];
     if (restart) {
-        /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual) */
+        /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual);  q = A p;  pq = p^H q */
         SPS_CHECK(sps_sv_precond(s, c->r, c->z));
         SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, c->rho0 + cur));
-        SPS_CHECK(c->k->copy(ctx, c->n, c->z->data, c->p->data));
+        SPS_CHECK(c->k->copy(ctx, c->n, c->z->data, p->data));
+        SPS_CHECK(sps_op_apply_dot(s->A, p, c->q, s->slots, PQ));
     } else {
-        /* p = z + (rho_k / rho_{k-1}) p */
-        SPS_CHECK(c->k->xpay_s(ctx, c->n, c->z->data, s->slots, (sps_scoef){1.0, c->rho0 + cur, c->rho0 + nxt},
-                               c->p->data));
+        /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q */
+        SPS_CHECK(sps_op_apply_xpay_dot(s->A, c->z, s->slots, (sps_scoef){1.0, c->rho0 + cur, c->rho0 + nxt},
+                                        c->p[nxt], p, c->q, PQ));
     }
-    /* q = A p;  pq = p^H q  (one pass where the format fuses them: CSR) */
-    SPS_CHECK(sps_op_apply_dot(s->A, c->p, c->q, s->slots, PQ));
     /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
      * (once stopped, cg_step writes nothing: an iteration queued behind it is a no-op) */
     const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};
-    SPS_CHECK(c->k->cg_step(ctx, c->n, s->slots, ks, c->p->data, c->q->data, c->x->data, c->r->data));
+    SPS_CHECK(c->k->cg_step(ctx, c->n, s->slots, ks, p->data, c->q->data, c->x->data, c->r->data));
     if (c->pc) {
         /* z = M r;  rho_{k+1} = r^H z */
         SPS_CHECK(sps_pc_apply(s->P, c->r, c->z));
@@ -173,7 +176,8 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
     c.pc = sps_sv_has_pc(s);
     c.x = x;
     c.r = sps_sv_vec(s, VR);
-    c.p = sps_sv_vec(s, VP);
+    c.p[0] = sps_sv_vec(s, VP0);
+    c.p[1] = sps_sv_vec(s, VP1);
     c.q = sps_sv_vec(s, VQ);
     c.z = c.pc ? sps_sv_vec(s, VZ) : c.r;
     c.rho0 = c.pc ? RHO0 : RR0; /* without M, rho_k = r_k^H r_k is rr_k */

@@ -1,4 +1,4 @@
-/* GPU tests of the CUDA SpMV kernels (csr_spmv, csr_spmv_dot, csr_spmvt, coo_spmv, coo_spmvt)
+/* GPU tests of the CUDA SpMV kernels (csr_spmv, csr_spmv_dot, csr_spmv_xpay_dot, csr_spmvt, coo_spmv, coo_spmvt)
  * against the CPU kernels, for f32, f64, c32, c64, on
  *   - random matrices whose average row length walks the threads-per-row choices
  *     (1, 3, 5, 12, 40, 100 entries a row) and one of 1.2M rows (not with
@@ -258,6 +258,59 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         gb_free(&x);
         gb_free(&y);
         gb_free(&y2);
+        sps_dfree(g_gpu, dslot);
+    }
+    /* csr_spmv_xpay_dot (square): pnew = z + c pold (c = slots[2] / slots[3]), q = A pnew,
+     * slots[0] = pnew^H q, against the CPU oracle (waxpy_s, then csr_spmv_dot) */
+    if (A->n == A->m) {
+        char what[200];
+        snprintf(what, sizeof what, "%s csr_spmv_xpay_dot", A->name);
+        const size_t N = (size_t)A->n;
+        gbuf z = gb_rand(t, N), po = gb_rand(t, N), pn = gb_nan(t, N), q = gb_nan(t, N);
+        void *hpn = gb_xmalloc(N * S + 1), *hq = gb_xmalloc(N * S + 1);
+        sps_cplx hs[4], gs[4];
+        const int cp = sps_scalar_is_complex(t);
+        hs[0] = sps_cplx_make(NAN, NAN);
+        hs[1] = sps_cplx_make(0, 0);
+        hs[2] = sps_cplx_make(tu_rng_range(&g_rng, 0.5, 2), cp ? tu_rng_range(&g_rng, -1, 1) : 0);
+        hs[3] = sps_cplx_make(tu_rng_range(&g_rng, 0.5, 2), cp ? tu_rng_range(&g_rng, -1, 1) : 0);
+        sps_cplx *dslot = gb_dalloc(sizeof hs);
+        gb_upload(dslot, hs, sizeof hs);
+        const sps_scoef cf = {1.0, 2, 3};
+        TU_OK(g_gpu, G->csr_spmv_xpay_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, z.d, dslot, cf, po.d, pn.d, q.d,
+                                          dslot, 0));
+        TU_OK(g_cpu, C->csr_spmv_xpay_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, z.h, hs, cf, po.h, hpn, hq,
+                                          hs, 0));
+        gb_download(gs, dslot, sizeof gs);
+        const double cm = sqrt((hs[2].re * hs[2].re + hs[2].im * hs[2].im) / (hs[3].re * hs[3].re + hs[3].im * hs[3].im));
+        /* pnew_i: one multiply-add (the GPU may fuse it): 4 ulps of |z_i| + |c| |pold_i| */
+        double *ps = gb_xmalloc((N + 1) * sizeof(double));
+        for (size_t i = 0; i < N; i++) ps[i] = absat(t, z.h, (int64_t)i) + cm * absat(t, po.h, (int64_t)i) + 1e-300;
+        void *gpn = gb_fetch(&pn), *gq = gb_fetch(&q);
+        cmp_vec_s(what, t, N, gpn, hpn, 4, ps);
+        /* q_i: the row sum over the GPU's pnew (which differs from the CPU's by the above) */
+        double dtol = 1e-300, xy = 0;
+        for (sps_index i = 0; i < A->n; i++) {
+            double sum = 0, len = 0;
+            for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, len++) sum += absat(t, val, k) * ps[A->col[k]];
+            scale[i] = 2 * (len + 4) * sum + 1e-300;
+            dtol += ps[i] * scale[i] * tu_eps(t) + absat(t, hq, i) * 4 * ps[i] * tu_eps(t);
+            xy += ps[i] * absat(t, hq, i);
+        }
+        dtol += 4 * sqrt((double)A->n + 1) * 1.2e-16 * xy;
+        cmp_vec_s(what, t, N, gq, hq, 1, scale);
+        const double dre = gs[0].re - hs[0].re, dim = gs[0].im - hs[0].im;
+        TU_CHECK(sqrt(dre * dre + dim * dim) <= dtol, "%s: dot gpu (%.17g, %.17g) cpu (%.17g, %.17g) tol %.3g", what,
+                 gs[0].re, gs[0].im, hs[0].re, hs[0].im, dtol);
+        free(ps);
+        free(gpn);
+        free(gq);
+        free(hpn);
+        free(hq);
+        gb_free(&z);
+        gb_free(&po);
+        gb_free(&pn);
+        gb_free(&q);
         sps_dfree(g_gpu, dslot);
     }
     free(rsum);

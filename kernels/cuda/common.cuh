@@ -73,7 +73,7 @@ typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
-    int csr_dot_grid[4];   /* csr_spmv_dot: resident blocks per type (s, d, c, z); 0 = not yet known */
+    int csr_dot_grid[2][4]; /* csr_spmv_dot / _xpay_dot: resident blocks per type (s, d, c, z); 0 = unknown */
     void *pinned;          /* SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
     cudaEvent_t fetch_ev;  /* recorded after the queued fetch copy */
     int fetch_pending;

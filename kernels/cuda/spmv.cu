@@ -24,6 +24,13 @@
  *            cache: the row read it) to its double accumulator; then the reduction
  *            end shared with every dot (common.cuh sps_cu_reduce_finish): fixed
  *            trees, partials in block order, at most 1024 blocks.  Bit-reproducible.
+ * csr_spmv_xpay_dot  p_new = z + c p_old, q = A p_new, slots[out] = p_new^H q in one
+ *            launch: CG's direction update inside its product.  Every gathered
+ *            column forms z_j + c p_old_j (the same instructions in every thread, so
+ *            the row owner's stored p_new_i is what the others multiplied); p_old and
+ *            p_new are different buffers (CG alternates them), so no thread reads
+ *            what another writes.  Traffic: matrix + z, p_old gathered + p_new, q
+ *            written: the xpay pass (3n) disappears for +1n of gathers.
  * csr_spmvt  y = a A^T x + b y (y of length m) without forming A^T: y = b y (or 0)
  *            in one pass, then the same row groups scatter a val[k] x[i] into
  *            y[col[k]] with atomicAdd (complex: its two components).  NOT
@@ -91,21 +98,47 @@ template <typename T> struct csr_axpby_out {
     T a, b; int beta_zero; T *y;
     __device__ void operator()(sps_index i, T s) { y[i] = beta_zero ? a * s : a * s + b * y[i]; }
 };
-/* ... or y = s with conj(x_i) s added to the thread's dot accumulator (q = A p, p^H q). */
-template <typename T> struct csr_dot_out {
-    const T *x; T *y; typename sc<T>::ACC acc;
+/* ... or y = s with conj(x_i) s added to the thread's dot accumulator (q = A p, p^H q),
+ * x_i also stored to xout when given (the fused direction update's p_new). */
+template <typename T, typename X> struct csr_dot_out {
+    X xl; T *y; T *xout; typename sc<T>::ACC acc;
     __device__ void operator()(sps_index i, T s)
     {
         y[i] = s;
-        acc += to_acc(conjv(ldg_t(x + i))) * to_acc(s);
+        const T xi = xl(i);
+        if (xout) xout[i] = xi;
+        acc += to_acc(conjv(xi)) * to_acc(s);
     }
 };
+
+/* The vector the rows multiply: x itself ... */
+template <typename T> struct csr_x_plain {
+    const T *x;
+    __device__ T operator()(sps_index c) const { return ldg_t(x + c); }
+};
+/* ... or CG's new direction z + beta p_old, formed for every gathered column (every
+ * thread forms it the same way, so the owner's stored p_new_i equals what the other
+ * rows multiplied). */
+template <typename T> struct csr_x_xpay {
+    const T *z, *p; T beta;
+    __device__ T operator()(sps_index c) const { return ldg_t(z + c) + beta * ldg_t(p + c); }
+};
+/* The host's form of it: beta from the slots (as xpay_s: double, rounded to T),
+ * evaluated by each thread when the kernel starts (csr_x_bind). */
+template <typename T> struct csr_x_xpay_s {
+    const T *z, *p; const sps_cplx *slots; sps_scoef c;
+};
+template <typename X> __device__ inline X csr_x_bind(X x) { return x; }
+template <typename T> __device__ inline csr_x_xpay<T> csr_x_bind(csr_x_xpay_s<T> x)
+{
+    return csr_x_xpay<T>{x.z, x.p, scoef_t<T>(x.c, x.slots)};
+}
 
 /* Rows of this thread's group: row = global group id, stride = groups in the grid.
  * All TPR lanes of a group run the same row loop, so a group stays converged and
  * shuffles with the group's own lane mask. */
-template <typename T, int TPR, typename Out>
-__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x, Out &out,
+template <typename T, int TPR, typename X, typename Out>
+__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
                          sps_index long_len, unsigned nblocks)
 {
     const int lane = threadIdx.x & (TPR - 1);
@@ -120,11 +153,11 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
         for (; k + TPR < end; k += 2 * TPR) {
             const sps_index c0 = __ldg(col + k), c1 = __ldg(col + k + TPR);
             const T v0 = ldg_t(val + k), v1 = ldg_t(val + k + TPR);
-            const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1);
+            const T x0 = x(c0), x1 = x(c1);
             s = s + v0 * x0;
             s = s + v1 * x1;
         }
-        if (k < end) s = s + ldg_t(val + k) * ldg_t(x + __ldg(col + k));
+        if (k < end) s = s + ldg_t(val + k) * x(__ldg(col + k));
 #pragma unroll
         for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
         if (lane == 0) out(i, s);
@@ -173,14 +206,14 @@ __device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_inde
     }
 }
 
-template <typename T, typename Out> struct csr_long_row {
-    const sps_index *rowptr, *col; const T *val, *x; Out *out;
+template <typename T, typename X, typename Out> struct csr_long_row {
+    const sps_index *rowptr, *col; const T *val; X x; Out *out;
     typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage *tmp;
     __device__ void operator()(sps_index i) const
     {
         T s = zero_of<T>();
         for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
-            s = s + val[k] * x[col[k]];
+            s = s + val[k] * x(col[k]);
         const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, tsum_op<T>());
         if (threadIdx.x == 0) (*out)(i, tot);
         __syncthreads(); /* tmp reused by the next long row */
@@ -197,13 +230,13 @@ template <typename T> struct csrt_long_row {
 };
 
 /* The rows of this block (long ones first, by the whole block), any Out. */
-template <typename T, typename Out>
-__device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
-                               Out &out, unsigned nb, int tpr)
+template <typename T, typename X, typename Out>
+__device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
+                               unsigned nb, int tpr)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
     const sps_index L = csr_long_len(tpr);
-    csr_for_long_rows(n, rowptr, L, nb, csr_long_row<T, Out>{rowptr, col, val, x, &out, &tmp});
+    csr_for_long_rows(n, rowptr, L, nb, csr_long_row<T, X, Out>{rowptr, col, val, x, &out, &tmp});
     switch (tpr) {
     case 1: csr_rows<T, 1>(n, rowptr, col, val, x, out, L, nb); break;
     case 2: csr_rows<T, 2>(n, rowptr, col, val, x, out, L, nb); break;
@@ -222,7 +255,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
-    csr_block_rows(n, rowptr, col, val, x, out, nb, tpr);
+    csr_block_rows(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr);
 }
 
 /* q = A p and p^H q: the rows as above, the dot of each row's sum with p_i taken by
@@ -230,14 +263,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
  * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
  * of the grid takes part (csr_spmv_dot_grid: the blocks with rows, at most one
  * resident wave); blocks without rows add 0. */
-template <typename T>
+template <typename T, typename XH>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
-    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x, T *y,
+    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
-    csr_dot_out<T> out{x, y, typename sc<T>::ACC()};
+    const auto x = csr_x_bind(xh);
+    csr_dot_out<T, decltype(x)> out{x, y, xout, typename sc<T>::ACC()};
     if (blockIdx.x < nb) csr_block_rows(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
     accv<typename sc<T>::ACC, 1> acc;
     acc.v[0] = out.acc;
@@ -415,13 +449,13 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
 /* csr_spmv_dot's grid: the blocks that have rows (from the host's nnz, so no idle
  * block pays the reduction end), at most one resident wave (its finishing block
  * sums one partial a block: 1000s of partials would make it the tail). */
-template <typename T>
-static sps_status csr_spmv_dot_grid(sps_context ctx, sps_index n, int64_t nnz, unsigned *grid)
+template <typename T, typename K>
+static sps_status csr_spmv_dot_grid(sps_context ctx, int which, K kernel, sps_index n, int64_t nnz, unsigned *grid)
 {
-    int *cap = &sps_cust(ctx)->csr_dot_grid[(sizeof(T) == 8 && !sc<T>::cplx) + 2 * sc<T>::cplx + (sizeof(T) == 16)];
+    int *cap = &sps_cust(ctx)->csr_dot_grid[which][(sizeof(T) == 8 && !sc<T>::cplx) + 2 * sc<T>::cplx + (sizeof(T) == 16)];
     if (*cap == 0) {
         int per_sm = 0;
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, csr_spmv_dot_kernel<T>, SPS_CU_THREADS, 0));
+        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
         int64_t c = (int64_t)sps_cust(ctx)->sms * (per_sm > 0 ? per_sm : 1);
         *cap = (int)(c < SPS_CU_PART_MAX_BLOCKS ? c : SPS_CU_PART_MAX_BLOCKS);
     }
@@ -430,18 +464,37 @@ static sps_status csr_spmv_dot_grid(sps_context ctx, sps_index n, int64_t nnz, u
     return SPS_OK;
 }
 
+/* The fused products: q = A x (x plain, or z + c pold), slots[out] = x^H q. */
+template <typename T, typename X>
+static sps_status csr_dot_launch(sps_context ctx, int which, sps_index n, int64_t nnz, const sps_index *rowptr,
+                                 const sps_index *col, const void *val, X x, void *q, void *xout, sps_cplx *slots,
+                                 int out)
+{
+    unsigned grid = 1;
+    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, which, csr_spmv_dot_kernel<T, X>, n, nnz, &grid));
+    csr_spmv_dot_kernel<T, X><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
+        sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
+    SPS_CU_LAUNCHED(ctx, "csr_spmv_dot_kernel");
+    return SPS_OK;
+}
+
 template <typename T>
 static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
                                     const sps_index *col, const void *val, const void *x, void *y, sps_cplx *slots,
                                     int out)
 {
-    unsigned grid = 1;
-    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, n, nnz, &grid));
-    csr_spmv_dot_kernel<T><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n < 0 ? 0 : n, rowptr, col, (const T *)val, (const T *)x, (T *)y, (typename sc<T>::ACC *)sps_cuws_red(ctx),
-        sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
-    SPS_CU_LAUNCHED(ctx, "csr_spmv_dot_kernel");
-    return SPS_OK;
+    return csr_dot_launch<T>(ctx, 0, n, nnz, rowptr, col, val, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
+}
+
+template <typename T>
+static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+                                         const sps_index *col, const void *val, const void *z, const sps_cplx *cslots,
+                                         sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
+{
+    /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
+    return csr_dot_launch<T>(ctx, 1, n, nnz, rowptr, col, val,
+                             csr_x_xpay_s<T>{(const T *)z, (const T *)pold, cslots, c}, q, pnew, slots, out);
 }
 
 template <typename T>
@@ -500,6 +553,11 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
                                                 const sps_index *col, const void *val, sps_cplx a, const void *x,   \
                                                 sps_cplx b, void *y)                                                \
     { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                           \
+    extern "C" sps_status sps_cuda_csr_spmv_xpay_dot_##S(                                                          \
+        sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
+        const void *z, const sps_cplx *cslots, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, \
+        int out)                                                                                                    \
+    { return csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, cslots, c, pold, pnew, q, slots, out); }   \
     extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, int64_t nnz,                      \
                                                     const sps_index *rowptr, const sps_index *col, const void *val, \
                                                     const void *x, void *y, sps_cplx *slots, int out)               \
