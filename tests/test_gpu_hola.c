@@ -28,15 +28,13 @@
 #include <string.h>
 
 #if defined(SPS_HAVE_CUDA) || defined(SPS_GPU_TEST_ON_CPU)
-static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
-static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 
 #define RS_POISON 0x7f7f7f7f
 
 /* ------------------------------------------------------------------ row starts */
-static void test_row_starts(const hola_shape *sh, const sps_index *d_rowptr)
+static void test_row_starts(const tu_shape *sh, const sps_index *d_rowptr)
 {
     for (int npt = HOLA_NPT_SMALL; npt <= HOLA_NPT_LARGE; npt *= 2) {
         const size_t nrs = (size_t)sps_hola_blocks(sh->nnz, npt) + 1;
@@ -58,56 +56,26 @@ static void test_row_starts(const hola_shape *sh, const sps_index *d_rowptr)
 }
 
 /* ------------------------------------------------------------------ direct kernel calls */
-enum { AB_DEFAULT = 0, AB_RANDOM, AB_BETA0, AB_COUNT };
-static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0, y NaN", "random alpha, beta", "random alpha, beta=0, y NaN"};
+/* The cases of tu_ab_name; the kernels take alpha = 1 and beta = 0 explicitly. */
+static const char *kernel_ab_name[TU_AB_COUNT] = {"alpha=1 beta=0, y NaN", "random alpha, beta",
+                                                  "random alpha, beta=0, y NaN"};
 
-static sps_cplx rand_coef(sps_scalar t)
-{
-    double re = tu_rng_range(&g_rng, -2, 2), im = cplx(t) ? tu_rng_range(&g_rng, -2, 2) : 0;
-    unsigned char v[16];
-    tu_put(t, v, 0, re, im); /* rounded to t, as the kernels will */
-    tu_get(t, v, 0, &re, &im);
-    return sps_cplx_make(re, im);
-}
-
-/* Per-output tolerance scale 4 (cnt + 4) (|a| sum |a_ij x_j| + |b y0_i|). */
-static double *out_scales(const hola_shape *sh, sps_scalar t, int mode, const void *val, const void *x, sps_cplx a,
-                          sps_cplx b, const void *y0, int nout)
-{
-    double *sc = gb_xmalloc((size_t)nout * sizeof *sc);
-    int *cnt = gb_xmalloc((size_t)nout * sizeof *cnt);
-    const double aa = fabs(a.re) + fabs(a.im), ba = fabs(b.re) + fabs(b.im);
-    for (int i = 0; i < sh->n; i++)
-        for (sps_index k = sh->rowptr[i]; k < sh->rowptr[i + 1]; k++) {
-            const int o = mode == SPS_OP_N ? i : sh->col[k], in = mode == SPS_OP_N ? sh->col[k] : i;
-            double vr, vi, xr, xi;
-            tu_get(t, val, (size_t)k, &vr, &vi);
-            tu_get(t, x, (size_t)in, &xr, &xi);
-            sc[o] += aa * (fabs(vr) + fabs(vi)) * (fabs(xr) + fabs(xi));
-            cnt[o]++;
-        }
-    for (int o = 0; o < nout; o++) {
-        double yr = 0, yi = 0;
-        if (ba != 0) tu_get(t, y0, (size_t)o, &yr, &yi);
-        sc[o] = 4.0 * (cnt[o] + 4) * (sc[o] + ba * (fabs(yr) + fabs(yi)));
-    }
-    free(cnt);
-    return sc;
-}
-
-static void test_kernels(const hola_shape *sh, sps_scalar t, const sps_index *d_rowptr, const sps_index *d_col)
+static void test_kernels(const tu_shape *sh, sps_scalar t, const sps_index *d_rowptr, const sps_index *d_col)
 {
     for (int npt = HOLA_NPT_SMALL; npt <= HOLA_NPT_LARGE; npt *= 2)
         for (int mode = 0; mode < 2; mode++)
-            for (int ab = 0; ab < AB_COUNT; ab++) {
+            for (int ab = 0; ab < TU_AB_COUNT; ab++) {
                 char what[320];
-                snprintf(what, sizeof what, "%s: hola_spmv%s npt %d (%s)", sh->name, mode ? "t" : "", npt, ab_name[ab]);
+                snprintf(what, sizeof what, "%s: hola_spmv%s npt %d (%s)", sh->name, mode ? "t" : "", npt,
+                         kernel_ab_name[ab]);
                 const int nin = mode == SPS_OP_N ? sh->m : sh->n, nout = mode == SPS_OP_N ? sh->n : sh->m;
                 gbuf val = gb_rand(t, (size_t)sh->nnz), x = gb_rand(t, (size_t)nin);
-                gbuf y = ab == AB_RANDOM ? gb_rand(t, (size_t)nout) : gb_nan(t, (size_t)nout);
-                const sps_cplx a = ab == AB_DEFAULT ? sps_cplx_make(1, 0) : rand_coef(t);
-                const sps_cplx b = ab == AB_RANDOM ? rand_coef(t) : sps_cplx_make(0, 0);
-                double *scale = out_scales(sh, t, mode, val.h, x.h, a, b, y.h, nout);
+                gbuf y = ab == TU_AB_RANDOM ? gb_rand(t, (size_t)nout) : gb_nan(t, (size_t)nout);
+                tu_coefs k;
+                tu_draw_coefs(&g_rng, t, ab, &k);
+                const sps_cplx a = sps_cplx_make(k.ar, k.ai), b = sps_cplx_make(k.br, k.bi);
+                const tu_csr hv = tu_shape_csr(sh, t, val.h);
+                double *scale = tu_spmv_scales(&hv, (sps_op_mode)mode, x.h, &k, y.h);
                 const size_t nrs = (size_t)sps_hola_blocks(sh->nnz, npt) + 1;
                 sps_index *rsc = gb_xmalloc(nrs * sizeof *rsc), *rsg = gb_xmalloc(nrs * sizeof *rsg);
                 for (size_t q = 0; q < nrs; q++) rsc[q] = RS_POISON;
@@ -141,46 +109,24 @@ static void test_kernels(const hola_shape *sh, sps_scalar t, const sps_index *d_
 }
 
 /* ------------------------------------------------------------------ the format, public API */
-/* y = a op(A) x + b y0 in context c (host in, host out). */
-static void *apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, int nin, int nout, const void *x,
-                   const void *y0, const void *alpha, const void *beta)
-{
-    sps_vector vx = NULL, vy = NULL;
-    sps_operator op = NULL;
-    void *y = gb_xmalloc((size_t)nout * ssz(t));
-    const int ok = sps_vector_from_host(c, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(c, nout, t, y0, &vy) == SPS_OK &&
-                   sps_operator_from_matrix(A, &op) == SPS_OK && sps_operator_apply(op, mode, alpha, vx, beta, vy) == SPS_OK &&
-                   sps_vector_get(vy, y) == SPS_OK;
-    if (!ok) {
-        fprintf(stderr, "apply on %s: %s\n", sps_backend_name(sps_context_backend(c)), sps_context_error(c));
-        tu_fill_nan(t, (size_t)nout, y);
-    }
-    sps_operator_destroy(op);
-    sps_vector_destroy(vx);
-    sps_vector_destroy(vy);
-    return y;
-}
-
 static void compare_apply(const char *what, const tu_csr *h, sps_matrix Bc, sps_matrix Bg)
 {
     const sps_scalar t = h->info.scalar;
-    const hola_shape sh = {what, h->info.rows, h->info.cols, h->info.nnz, h->rowptr, h->col};
     for (int mode = 0; mode < 2; mode++)
-        for (int ab = AB_RANDOM; ab <= AB_BETA0; ab++) {
-            const int nin = mode == SPS_OP_N ? sh.m : sh.n, nout = mode == SPS_OP_N ? sh.n : sh.m;
+        for (int ab = TU_AB_RANDOM; ab <= TU_AB_BETA0; ab++) {
+            const int nin = mode == SPS_OP_N ? h->info.cols : h->info.rows;
+            const int nout = mode == SPS_OP_N ? h->info.rows : h->info.cols;
             void *x = gb_xmalloc((size_t)nin * ssz(t)), *y0 = gb_xmalloc((size_t)nout * ssz(t));
             tu_fill_random(&g_rng, t, (size_t)nin, x);
-            if (ab == AB_RANDOM) tu_fill_random(&g_rng, t, (size_t)nout, y0);
+            if (ab == TU_AB_RANDOM) tu_fill_random(&g_rng, t, (size_t)nout, y0);
             else tu_fill_nan(t, (size_t)nout, y0);
-            const sps_cplx a = rand_coef(t), b = ab == AB_RANDOM ? rand_coef(t) : sps_cplx_make(0, 0);
-            unsigned char alpha[16], beta[16];
-            tu_put(t, alpha, 0, a.re, a.im);
-            tu_put(t, beta, 0, b.re, b.im);
-            void *yc = apply(g_cpu, Bc, (sps_op_mode)mode, t, nin, nout, x, y0, alpha, beta);
-            void *yg = apply(g_gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, alpha, beta);
-            double *scale = out_scales(&sh, t, mode, h->val, x, a, b, y0, nout);
+            tu_coefs k;
+            tu_draw_coefs(&g_rng, t, ab, &k);
+            void *yc = tu_apply(g_cpu, Bc, (sps_op_mode)mode, t, nin, nout, x, y0, k.alpha, k.beta, NULL);
+            void *yg = tu_apply(g_gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, k.alpha, k.beta, NULL);
+            double *scale = tu_spmv_scales(h, (sps_op_mode)mode, x, &k, y0);
             char w[320];
-            snprintf(w, sizeof w, "%s: operator SpMV%s (%s)", what, mode ? "^T" : "", ab_name[ab]);
+            snprintf(w, sizeof w, "%s: operator SpMV%s (%s)", what, mode ? "^T" : "", tu_ab_name[ab]);
             cmp_vec_s(w, t, (size_t)nout, yg, yc, 1.0, scale);
             free(scale);
             free(x);
@@ -190,21 +136,11 @@ static void compare_apply(const char *what, const tu_csr *h, sps_matrix Bc, sps_
         }
 }
 
-static void test_format(const hola_shape *sh, sps_scalar t)
+static void test_format(const tu_shape *sh, sps_scalar t)
 {
     char what[256];
     snprintf(what, sizeof what, "%s [hola %s]", sh->name, tn(t));
-    tu_csr h0 = {0};
-    h0.info.rows = sh->n;
-    h0.info.cols = sh->m;
-    h0.info.nnz = sh->nnz;
-    h0.info.scalar = t;
-    h0.rowptr = sh->rowptr;
-    h0.col = sh->col;
-    h0.val = gb_xmalloc((size_t)sh->nnz * ssz(t));
-    tu_fill_random(&g_rng, t, (size_t)sh->nnz, h0.val);
-    for (int64_t k = 0; k < sh->nnz; k++)
-        if (k % 11 == 5) tu_put(t, h0.val, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
+    tu_csr h0 = tu_shape_csr(sh, t, tu_shape_values(&g_rng, t, sh->nnz, 0)); /* -0.0, no explicit zeros */
     sps_matrix Ac = NULL, Ag = NULL, Agcoo = NULL, Bc = NULL, Bg = NULL, Bg2 = NULL;
     if (TU_OK(g_cpu, sps_matrix_from_csr(g_cpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ac)) &&
         TU_OK(g_gpu, sps_matrix_from_csr(g_gpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ag)) &&
@@ -261,24 +197,24 @@ int main(void)
 {
     const int rc = gpu_setup("test_gpu_hola");
     if (rc) return rc;
-    hola_shape sh[HS_MAX];
+    tu_shape sh[HS_MAX];
     const int ns = hs_build(&g_rng, sh, !g_small);
     for (int si = 0; si < ns; si++) {
-        const hola_shape *s = &sh[si];
+        const tu_shape *s = &sh[si];
         sps_index *d_rowptr = gb_dalloc(((size_t)s->n + 1) * sizeof(sps_index));
         sps_index *d_col = gb_dalloc((size_t)s->nnz * sizeof(sps_index));
         gb_upload(d_rowptr, s->rowptr, ((size_t)s->n + 1) * sizeof(sps_index));
         gb_upload(d_col, s->col, (size_t)s->nnz * sizeof(sps_index));
         test_row_starts(s, d_rowptr);
-        for (int ti = 0; ti < 4; ti++) {
-            test_kernels(s, all_types[ti], d_rowptr, d_col);
-            test_format(s, all_types[ti]);
+        for (int ti = 0; ti < TU_NTYPES; ti++) {
+            test_kernels(s, tu_all_types[ti], d_rowptr, d_col);
+            test_format(s, tu_all_types[ti]);
         }
         sps_dfree(g_gpu, d_rowptr);
         sps_dfree(g_gpu, d_col);
     }
-    for (int ti = 0; ti < 4; ti++) test_poisson(all_types[ti]);
-    for (int si = 0; si < ns; si++) hs_free(&sh[si]);
+    for (int ti = 0; ti < TU_NTYPES; ti++) test_poisson(tu_all_types[ti]);
+    for (int si = 0; si < ns; si++) tu_shape_free(&sh[si]);
     gpu_teardown();
     return tu_finish();
 }

@@ -25,116 +25,20 @@
 
 static sps_context ctx;
 static tu_rng rng;
-static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 
-static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
 static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 
-/* Values: uniform [-1, 1), with explicit zeros (every 7th entry) and -0.0 (every 11th). */
-static void *shape_values(sps_scalar t, int64_t nnz)
-{
-    void *v = tu_xcalloc((size_t)nnz, ssz(t));
-    tu_fill_random(&rng, t, (size_t)nnz, v);
-    for (int64_t k = 0; k < nnz; k++) {
-        if (k % 7 == 3) tu_put(t, v, (size_t)k, 0.0, 0.0);
-        if (k % 11 == 5) tu_put(t, v, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
-    }
-    return v;
-}
-
-/* ------------------------------------------------------------------ SpMV check */
-enum { AB_DEFAULT = 0, AB_RANDOM, AB_BETA0, AB_COUNT };
-static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0 (NULL)", "random alpha, beta", "random alpha, beta=0, y NaN"};
-
-/* y = alpha op(A) x + beta y on A (inputs drawn from `seed`) against a long double
- * reference from h; the output in *yout (caller frees). */
-static int spmv_check(const tu_csr *h, sps_matrix A, sps_op_mode mode, int ab, uint64_t seed, double *worst, void **yout)
-{
-    const sps_scalar t = h->info.scalar;
-    const int n = h->info.rows, m = h->info.cols;
-    const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
-    tu_rng r;
-    tu_rng_seed(&r, seed);
-    void *x = tu_xcalloc((size_t)nin, ssz(t)), *y = tu_xcalloc((size_t)nout, ssz(t)), *y0 = tu_xcalloc((size_t)nout, ssz(t));
-    tu_fill_random(&r, t, (size_t)nin, x);
-    if (ab == AB_RANDOM) tu_fill_random(&r, t, (size_t)nout, y0);
-    else tu_fill_nan(t, (size_t)nout, y0);
-    memcpy(y, y0, (size_t)nout * ssz(t));
-    unsigned char alpha[16], beta[16];
-    double ar = 1, ai = 0, br = 0, bi = 0;
-    if (ab != AB_DEFAULT) {
-        ar = tu_rng_range(&r, -2, 2);
-        ai = cplx(t) ? tu_rng_range(&r, -2, 2) : 0;
-    }
-    if (ab == AB_RANDOM) {
-        br = tu_rng_range(&r, -2, 2);
-        bi = cplx(t) ? tu_rng_range(&r, -2, 2) : 0;
-    }
-    tu_put(t, alpha, 0, ar, ai);
-    tu_put(t, beta, 0, br, bi);
-    tu_get(t, alpha, 0, &ar, &ai);
-    tu_get(t, beta, 0, &br, &bi);
-    long double *sr = tu_xcalloc((size_t)nout, sizeof(long double)), *si = tu_xcalloc((size_t)nout, sizeof(long double)),
-                *sa = tu_xcalloc((size_t)nout, sizeof(long double));
-    int *cnt = tu_xcalloc((size_t)nout, sizeof(int));
-    for (int i = 0; i < n; i++)
-        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
-            const int j = h->col[k], o = mode == SPS_OP_N ? i : j, in = mode == SPS_OP_N ? j : i;
-            double vr, vi, xr, xi;
-            tu_get(t, h->val, (size_t)k, &vr, &vi);
-            tu_get(t, x, (size_t)in, &xr, &xi);
-            sr[o] += (long double)vr * xr - (long double)vi * xi;
-            si[o] += (long double)vr * xi + (long double)vi * xr;
-            sa[o] += (fabsl(vr) + fabsl(vi)) * (fabsl(xr) + fabsl(xi));
-            cnt[o]++;
-        }
-    sps_vector vx = NULL, vy = NULL;
-    sps_operator op = NULL;
-    int ok = sps_vector_from_host(ctx, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(ctx, nout, t, y, &vy) == SPS_OK &&
-             sps_operator_from_matrix(A, &op) == SPS_OK &&
-             sps_operator_apply(op, mode, ab == AB_DEFAULT ? NULL : alpha, vx, ab == AB_DEFAULT ? NULL : beta, vy) ==
-                 SPS_OK &&
-             sps_vector_get(vy, y) == SPS_OK;
-    if (!ok) fprintf(stderr, "spmv_check: %s\n", sps_context_error(ctx));
-    *worst = 0;
-    for (int o = 0; ok && o < nout; o++) {
-        double yr, yi, y0r = 0, y0i = 0;
-        tu_get(t, y, (size_t)o, &yr, &yi);
-        if (ab == AB_RANDOM) tu_get(t, y0, (size_t)o, &y0r, &y0i);
-        const long double wr = ar * sr[o] - ai * si[o] + br * (long double)y0r - bi * (long double)y0i;
-        const long double wi = ar * si[o] + ai * sr[o] + br * (long double)y0i + bi * (long double)y0r;
-        const long double scale = (fabsl(ar) + fabsl(ai)) * sa[o] + (fabsl(br) + fabsl(bi)) * (fabsl(y0r) + fabsl(y0i));
-        const long double d = hypotl(yr - wr, yi - wi);
-        const long double tol = 4 * (cnt[o] + 4) * tu_eps(t) * scale;
-        if (!(d <= tol)) ok = 0;
-        if (scale > 0 && d / scale > *worst) *worst = (double)(d / scale);
-        if (isnan((double)d)) *worst = NAN;
-    }
-    sps_operator_destroy(op);
-    sps_vector_destroy(vx);
-    sps_vector_destroy(vy);
-    free(x);
-    free(y0);
-    free(sr);
-    free(si);
-    free(sa);
-    free(cnt);
-    if (yout) *yout = y;
-    else free(y);
-    return ok;
-}
-
 /* ------------------------------------------------------------------ row starts */
 /* The row holding entry k (a non-empty row), by scanning. */
-static sps_index row_of_entry(const hola_shape *sh, int64_t k)
+static sps_index row_of_entry(const tu_shape *sh, int64_t k)
 {
     sps_index r = 0;
     while (sh->rowptr[r + 1] <= k) r++;
     return r;
 }
 
-static void check_row_starts(const hola_shape *sh)
+static void check_row_starts(const tu_shape *sh)
 {
     for (int npt = HOLA_NPT_SMALL; npt <= HOLA_NPT_LARGE; npt *= 2) {
         const sps_index nb = sps_hola_blocks(sh->nnz, npt);
@@ -155,25 +59,18 @@ static void check_row_starts(const hola_shape *sh)
 }
 
 /* ------------------------------------------------------------------ one shape */
-static size_t expect_bytes(const hola_shape *sh, sps_scalar t, int *npt)
+static size_t expect_bytes(const tu_shape *sh, sps_scalar t, int *npt)
 {
     *npt = sh->nnz > 300000 && ssz(t) <= 8 ? 8 : 4;
     const int64_t nb = (sh->nnz + 256 * *npt - 1) / (256 * *npt);
     return ((size_t)sh->n + 1) * 4 + (size_t)sh->nnz * (4 + ssz(t)) + (size_t)(nb + 1) * 4;
 }
 
-static void test_shape(const hola_shape *sh, sps_scalar t)
+static void test_shape(const tu_shape *sh, sps_scalar t)
 {
     char what[256];
     snprintf(what, sizeof what, "%s [hola %s]", sh->name, tn(t));
-    tu_csr h0 = {0};
-    h0.info.rows = sh->n;
-    h0.info.cols = sh->m;
-    h0.info.nnz = sh->nnz;
-    h0.info.scalar = t;
-    h0.rowptr = sh->rowptr;
-    h0.col = sh->col;
-    h0.val = shape_values(t, sh->nnz);
+    tu_csr h0 = tu_shape_csr(sh, t, tu_shape_values(&rng, t, sh->nnz, 1));
     sps_matrix A = NULL, Acoo = NULL, B = NULL, C = NULL, D = NULL;
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &A))) goto out;
     if (!TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &Acoo))) goto out;
@@ -202,16 +99,16 @@ static void test_shape(const hola_shape *sh, sps_scalar t)
         tu_csr_free(&hb);
     }
     for (int mode = 0; mode < 2; mode++)
-        for (int ab = 0; ab < AB_COUNT; ab++) {
+        for (int ab = 0; ab < TU_AB_COUNT; ab++) {
             const uint64_t seed = tu_rng_u64(&rng);
             double w = 0;
             void *y = NULL, *yc = NULL;
-            TU_CHECK(spmv_check(&h0, B, (sps_op_mode)mode, ab, seed, &w, &y), "%s: SpMV%s (%s) off by %g", what,
-                     mode ? "^T" : "", ab_name[ab], w);
-            spmv_check(&h0, A, (sps_op_mode)mode, ab, seed, &w, &yc);
+            TU_CHECK(tu_spmv_check(ctx, &h0, B, (sps_op_mode)mode, ab, seed, &w, &y), "%s: SpMV%s (%s) off by %g",
+                     what, mode ? "^T" : "", tu_ab_name[ab], w);
+            tu_spmv_check(ctx, &h0, A, (sps_op_mode)mode, ab, seed, &w, &yc);
             const size_t bytes = (size_t)(mode == SPS_OP_N ? sh->n : sh->m) * ssz(t);
             TU_CHECK(y && yc && memcmp(y, yc, bytes) == 0, "%s: SpMV%s (%s) not bit-identical to CSR", what,
-                     mode ? "^T" : "", ab_name[ab]);
+                     mode ? "^T" : "", tu_ab_name[ab]);
             free(y);
             free(yc);
         }
@@ -276,14 +173,14 @@ int main(void)
     }
     tu_rng_seed(&rng, 5151);
     test_registry();
-    hola_shape sh[HS_MAX];
+    tu_shape sh[HS_MAX];
     const int ns = hs_build(&rng, sh, 1);
     for (int si = 0; si < ns; si++) check_row_starts(&sh[si]);
-    for (int ti = 0; ti < 4; ti++) {
-        for (int si = 0; si < ns; si++) test_shape(&sh[si], all_types[ti]);
-        test_cg(all_types[ti]);
+    for (int ti = 0; ti < TU_NTYPES; ti++) {
+        for (int si = 0; si < ns; si++) test_shape(&sh[si], tu_all_types[ti]);
+        test_cg(tu_all_types[ti]);
     }
-    for (int si = 0; si < ns; si++) hs_free(&sh[si]);
+    for (int si = 0; si < ns; si++) tu_shape_free(&sh[si]);
     sps_context_destroy(ctx);
     return tu_finish();
 }

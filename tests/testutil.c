@@ -168,3 +168,237 @@ const char *tu_matrix_dir(int argc, char **argv, int argi)
     if (stat(path, &st) != 0) return NULL;
     return d;
 }
+
+const sps_scalar tu_all_types[TU_NTYPES] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
+
+/* ------------------------------------------------------------------ sparsity patterns */
+static int cmp_index(const void *a, const void *b)
+{
+    const sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
+    return (x > y) - (x < y);
+}
+
+void tu_random_cols(tu_rng *r, int m, int L, sps_index *c)
+{
+    if ((int64_t)L * 4 >= m) { /* selection sampling */
+        int k = 0;
+        for (int j = 0; j < m && k < L; j++)
+            if (tu_rng_u64(r) % (uint64_t)(m - j) < (uint64_t)(L - k)) c[k++] = j;
+        return;
+    }
+    int k = 0;
+    while (k < L) {
+        for (int q = k; q < L; q++) c[q] = (sps_index)(tu_rng_u64(r) % (uint64_t)m);
+        qsort(c, (size_t)L, sizeof *c, cmp_index);
+        k = 0;
+        for (int q = 0; q < L; q++)
+            if (q == 0 || c[q] != c[k - 1]) c[k++] = c[q];
+    }
+}
+
+tu_shape tu_shape_make(tu_rng *r, const char *name, int n, int m, const int *len, int one_col)
+{
+    tu_shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
+    for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
+    s.nnz = s.rowptr[n];
+    s.col = tu_xcalloc((size_t)s.nnz, sizeof(sps_index));
+    for (int i = 0; i < n; i++) {
+        if (one_col >= 0) {
+            if (len[i]) s.col[s.rowptr[i]] = one_col;
+        } else {
+            tu_random_cols(r, m, len[i], s.col + s.rowptr[i]);
+        }
+    }
+    return s;
+}
+
+tu_shape tu_shape_band(tu_rng *r, const char *name, int n, int m, int lo, int hi, double p)
+{
+    tu_shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)),
+                  tu_xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index))};
+    for (int i = 0; i < n; i++) {
+        sps_index k = s.rowptr[i];
+        for (int o = lo; o <= hi; o++)
+            if (i + o >= 0 && i + o < m && tu_rng_uniform(r) < p) s.col[k++] = i + o;
+        s.rowptr[i + 1] = k;
+    }
+    s.nnz = s.rowptr[n];
+    return s;
+}
+
+void tu_shape_free(tu_shape *s)
+{
+    free(s->rowptr);
+    free(s->col);
+    s->rowptr = s->col = NULL;
+}
+
+void *tu_shape_values(tu_rng *r, sps_scalar t, int64_t nnz, int zeros)
+{
+    void *v = tu_xcalloc((size_t)nnz, sps_scalar_size(t));
+    tu_fill_random(r, t, (size_t)nnz, v);
+    for (int64_t k = 0; k < nnz; k++) {
+        if (zeros && k % 7 == 3) tu_put(t, v, (size_t)k, 0.0, 0.0);
+        if (k % 11 == 5) tu_put(t, v, (size_t)k, -0.0, sps_scalar_is_complex(t) ? -0.0 : 0.0);
+    }
+    return v;
+}
+
+tu_csr tu_shape_csr(const tu_shape *s, sps_scalar t, void *val)
+{
+    tu_csr h;
+    memset(&h, 0, sizeof h);
+    h.info.rows = s->n;
+    h.info.cols = s->m;
+    h.info.nnz = s->nnz;
+    h.info.scalar = t;
+    h.rowptr = s->rowptr;
+    h.col = s->col;
+    h.val = val;
+    return h;
+}
+
+/* ------------------------------------------------------------------ SpMV references */
+const char *const tu_ab_name[TU_AB_COUNT] = {"alpha=1 beta=0 (NULL)", "random alpha, beta",
+                                             "random alpha, beta=0, y NaN"};
+
+void tu_draw_coefs(tu_rng *r, sps_scalar t, int ab, tu_coefs *c)
+{
+    const int cx = sps_scalar_is_complex(t);
+    c->ar = 1;
+    c->ai = c->br = c->bi = 0;
+    if (ab != TU_AB_DEFAULT) {
+        c->ar = tu_rng_range(r, -2, 2);
+        c->ai = cx ? tu_rng_range(r, -2, 2) : 0;
+    }
+    if (ab == TU_AB_RANDOM) {
+        c->br = tu_rng_range(r, -2, 2);
+        c->bi = cx ? tu_rng_range(r, -2, 2) : 0;
+    }
+    tu_put(t, c->alpha, 0, c->ar, c->ai);
+    tu_put(t, c->beta, 0, c->br, c->bi);
+    tu_get(t, c->alpha, 0, &c->ar, &c->ai); /* the values as rounded to t */
+    tu_get(t, c->beta, 0, &c->br, &c->bi);
+}
+
+void tu_spmv_ref_compute(const tu_csr *h, sps_op_mode mode, const void *x, tu_spmv_ref *ref)
+{
+    const sps_scalar t = h->info.scalar;
+    const int n = h->info.rows;
+    const int nout = mode == SPS_OP_N ? h->info.rows : h->info.cols;
+    ref->nout = nout;
+    ref->re = tu_xcalloc((size_t)nout, sizeof(long double));
+    ref->im = tu_xcalloc((size_t)nout, sizeof(long double));
+    ref->abs = tu_xcalloc((size_t)nout, sizeof(long double));
+    ref->cnt = tu_xcalloc((size_t)nout, sizeof(int));
+    for (int i = 0; i < n; i++)
+        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
+            const int j = h->col[k], o = mode == SPS_OP_N ? i : j, in = mode == SPS_OP_N ? j : i;
+            double vr, vi, xr, xi;
+            tu_get(t, h->val, (size_t)k, &vr, &vi);
+            tu_get(t, x, (size_t)in, &xr, &xi);
+            ref->re[o] += (long double)vr * xr - (long double)vi * xi;
+            ref->im[o] += (long double)vr * xi + (long double)vi * xr;
+            ref->abs[o] += (fabsl(vr) + fabsl(vi)) * (fabsl(xr) + fabsl(xi));
+            ref->cnt[o]++;
+        }
+}
+
+void tu_spmv_ref_free(tu_spmv_ref *ref)
+{
+    free(ref->re);
+    free(ref->im);
+    free(ref->abs);
+    free(ref->cnt);
+    ref->re = ref->im = ref->abs = NULL;
+    ref->cnt = NULL;
+}
+
+double *tu_spmv_scales(const tu_csr *h, sps_op_mode mode, const void *x, const tu_coefs *c, const void *y0)
+{
+    const sps_scalar t = h->info.scalar;
+    const int nout = mode == SPS_OP_N ? h->info.rows : h->info.cols;
+    double *sc = tu_xcalloc((size_t)nout, sizeof *sc);
+    int *cnt = tu_xcalloc((size_t)nout, sizeof *cnt);
+    const double aa = fabs(c->ar) + fabs(c->ai), ba = fabs(c->br) + fabs(c->bi);
+    for (int i = 0; i < h->info.rows; i++)
+        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
+            const int o = mode == SPS_OP_N ? i : h->col[k], in = mode == SPS_OP_N ? h->col[k] : i;
+            double vr, vi, xr, xi;
+            tu_get(t, h->val, (size_t)k, &vr, &vi);
+            tu_get(t, x, (size_t)in, &xr, &xi);
+            sc[o] += aa * (fabs(vr) + fabs(vi)) * (fabs(xr) + fabs(xi));
+            cnt[o]++;
+        }
+    for (int o = 0; o < nout; o++) {
+        double yr = 0, yi = 0;
+        if (ba != 0) tu_get(t, y0, (size_t)o, &yr, &yi);
+        sc[o] = 4.0 * (cnt[o] + 4) * (sc[o] + ba * (fabs(yr) + fabs(yi)));
+    }
+    free(cnt);
+    return sc;
+}
+
+void *tu_apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, int nin, int nout, const void *x,
+               const void *y0, const void *alpha, const void *beta, int *ok)
+{
+    sps_vector vx = NULL, vy = NULL;
+    sps_operator op = NULL;
+    void *y = tu_xcalloc((size_t)nout, sps_scalar_size(t));
+    const int good = sps_vector_from_host(c, nin, t, x, &vx) == SPS_OK &&
+                     sps_vector_from_host(c, nout, t, y0, &vy) == SPS_OK && sps_operator_from_matrix(A, &op) == SPS_OK &&
+                     sps_operator_apply(op, mode, alpha, vx, beta, vy) == SPS_OK && sps_vector_get(vy, y) == SPS_OK;
+    if (!good) {
+        fprintf(stderr, "apply on %s: %s\n", sps_backend_name(sps_context_backend(c)), sps_context_error(c));
+        tu_fill_nan(t, (size_t)nout, y);
+    }
+    if (ok) *ok = good;
+    sps_operator_destroy(op);
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    return y;
+}
+
+int tu_spmv_check(sps_context c, const tu_csr *h, sps_matrix A, sps_op_mode mode, int ab, uint64_t seed,
+                  double *worst, void **yout)
+{
+    const sps_scalar t = h->info.scalar;
+    const size_t s = sps_scalar_size(t);
+    const int n = h->info.rows, m = h->info.cols;
+    const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
+    tu_rng r;
+    tu_rng_seed(&r, seed);
+    void *x = tu_xcalloc((size_t)nin, s), *y0 = tu_xcalloc((size_t)nout, s);
+    tu_fill_random(&r, t, (size_t)nin, x);
+    if (ab == TU_AB_RANDOM) tu_fill_random(&r, t, (size_t)nout, y0);
+    else tu_fill_nan(t, (size_t)nout, y0);
+    tu_coefs k;
+    tu_draw_coefs(&r, t, ab, &k);
+    tu_spmv_ref ref;
+    tu_spmv_ref_compute(h, mode, x, &ref);
+    int ok;
+    void *y = tu_apply(c, A, mode, t, nin, nout, x, y0, ab == TU_AB_DEFAULT ? NULL : k.alpha,
+                       ab == TU_AB_DEFAULT ? NULL : k.beta, &ok);
+    const long double ar = k.ar, ai = k.ai, br = k.br, bi = k.bi;
+    *worst = 0;
+    for (int o = 0; ok && o < nout; o++) {
+        double yr, yi, y0r = 0, y0i = 0;
+        tu_get(t, y, (size_t)o, &yr, &yi);
+        if (ab == TU_AB_RANDOM) tu_get(t, y0, (size_t)o, &y0r, &y0i);
+        const long double wr = ar * ref.re[o] - ai * ref.im[o] + br * (long double)y0r - bi * (long double)y0i;
+        const long double wi = ar * ref.im[o] + ai * ref.re[o] + br * (long double)y0i + bi * (long double)y0r;
+        const long double scale =
+            (fabsl(ar) + fabsl(ai)) * ref.abs[o] + (fabsl(br) + fabsl(bi)) * (fabsl(y0r) + fabsl(y0i));
+        const long double d = hypotl(yr - wr, yi - wi);
+        const long double tol = 4 * (ref.cnt[o] + 4) * tu_eps(t) * scale;
+        if (!(d <= tol)) ok = 0;
+        if (scale > 0 && d / scale > *worst) *worst = (double)(d / scale);
+        if (isnan((double)d)) *worst = NAN;
+    }
+    tu_spmv_ref_free(&ref);
+    free(x);
+    free(y0);
+    if (yout) *yout = y;
+    else free(y);
+    return ok;
+}

@@ -57,6 +57,68 @@ void tu_csr_free(tu_csr *h);
 /** Bitwise equality of two exported CSR copies (sizes, scalar type, rowptr, columns, values). */
 int tu_same_csr(const tu_csr *a, const tu_csr *b);
 
+/** The four scalar types: f32, f64, c32, c64. */
+#define TU_NTYPES 4
+extern const sps_scalar tu_all_types[TU_NTYPES];
+
+/* ------------------------------------------------------------------ sparsity patterns */
+/** A sparsity pattern (n x m, host CSR rowptr/col; columns sorted and distinct in each row). */
+typedef struct {
+    const char *name;
+    int n, m;
+    int64_t nnz;
+    sps_index *rowptr, *col;
+} tu_shape;
+/** L distinct sorted random columns in [0, m) into c (selection sampling when L >= m / 4). */
+void tu_random_cols(tu_rng *r, int m, int L, sps_index *c);
+/** Rows of lengths len[0..n-1] with random columns; one_col >= 0: every entry in that column (len <= 1). */
+tu_shape tu_shape_make(tu_rng *r, const char *name, int n, int m, const int *len, int one_col);
+/** Band: row i holds columns i + o for the offsets o in [lo, hi] kept with probability p. */
+tu_shape tu_shape_band(tu_rng *r, const char *name, int n, int m, int lo, int hi, double p);
+void tu_shape_free(tu_shape *s);
+/** nnz values of type t, uniform [-1, 1), with -0.0 every 11th entry (k % 11 == 5) and, with
+ *  `zeros`, explicit zeros every 7th (k % 7 == 3).  Caller frees. */
+void *tu_shape_values(tu_rng *r, sps_scalar t, int64_t nnz, int zeros);
+/** A host CSR view of shape s with values val (nothing is copied: do not tu_csr_free it). */
+tu_csr tu_shape_csr(const tu_shape *s, sps_scalar t, void *val);
+
+/* ------------------------------------------------------------------ SpMV references */
+/** The alpha/beta cases of the SpMV checks: alpha = 1, beta = 0 (defaulted, y NaN); random alpha and
+ *  beta; random alpha, beta = 0 with y NaN. */
+enum { TU_AB_DEFAULT = 0, TU_AB_RANDOM, TU_AB_BETA0, TU_AB_COUNT };
+extern const char *const tu_ab_name[TU_AB_COUNT];
+/** alpha and beta of case ab: as scalars of type t (alpha, beta) and as doubles rounded to t.
+ *  Draws from r: alpha's parts unless ab is TU_AB_DEFAULT, then beta's for TU_AB_RANDOM
+ *  (imaginary parts only for complex t). */
+typedef struct {
+    double ar, ai, br, bi;
+    unsigned char alpha[16], beta[16];
+} tu_coefs;
+void tu_draw_coefs(tu_rng *r, sps_scalar t, int ab, tu_coefs *c);
+/** op(A) x in long double from host CSR h (mode N: A x, T: A^T x): per output, the real and
+ *  imaginary sums, sum |a_ij| |x_j| (1-norms of the parts) and the number of terms. */
+typedef struct {
+    int nout;
+    long double *re, *im, *abs;
+    int *cnt;
+} tu_spmv_ref;
+void tu_spmv_ref_compute(const tu_csr *h, sps_op_mode mode, const void *x, tu_spmv_ref *ref);
+void tu_spmv_ref_free(tu_spmv_ref *ref);
+/** Per-output tolerance scales of y = alpha op(A) x + beta y0 (A from h):
+ *  4 (cnt_i + 4) (|alpha| sum |a_ij x_j| + |beta y0_i|), y0 read only when beta != 0.  Caller frees. */
+double *tu_spmv_scales(const tu_csr *h, sps_op_mode mode, const void *x, const tu_coefs *c, const void *y0);
+/** y = alpha op(A) x + beta y0 through an operator in context c (host in, host out): returns a
+ *  freshly allocated y; when a step fails, prints the error, fills y with NaN and sets *ok (when
+ *  not NULL) to 0. */
+void *tu_apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, int nin, int nout, const void *x,
+               const void *y0, const void *alpha, const void *beta, int *ok);
+/** y = alpha op(A) x + beta y0 on A in context c (x, y0, alpha, beta of case ab drawn from `seed`)
+ *  against the long double reference from h: every |y_i - ref_i| <= 4 (cnt_i + 4) eps scale_i.
+ *  *worst: the largest |y_i - ref_i| / scale_i; the output in *yout when yout is not NULL
+ *  (caller frees). */
+int tu_spmv_check(sps_context c, const tu_csr *h, sps_matrix A, sps_op_mode mode, int ab, uint64_t seed,
+                  double *worst, void **yout);
+
 /** Directory of the SuiteSparse matrices from env SPS_MATRIX_DIR or argv, or NULL when absent. */
 const char *tu_matrix_dir(int argc, char **argv, int argi);
 #endif
