@@ -21,198 +21,93 @@
 static sps_context cpu, gpu;
 static tu_rng rng;
 static int small_only;
-static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 static const sps_format my_formats[3] = {SPS_FMT_HYB, SPS_FMT_JDS, SPS_FMT_DIA};
 
 static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
-static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static const char *fn(sps_format f) { return sps_format_name(f); }
 
-/* ------------------------------------------------------------------ shapes */
-typedef struct {
-    const char *name;
-    int n, m;
-    int64_t nnz;
-    sps_index *rowptr, *col;
-} shape;
-
-static int cmp_idx(const void *a, const void *b)
-{
-    const sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
-    return (x > y) - (x < y);
-}
-static void random_cols(int m, int L, sps_index *c)
-{
-    if ((int64_t)L * 4 >= m) {
-        int k = 0;
-        for (int j = 0; j < m && k < L; j++)
-            if (tu_rng_u64(&rng) % (uint64_t)(m - j) < (uint64_t)(L - k)) c[k++] = j;
-        return;
-    }
-    int k = 0;
-    while (k < L) {
-        for (int q = k; q < L; q++) c[q] = (sps_index)(tu_rng_u64(&rng) % (uint64_t)m);
-        qsort(c, (size_t)L, sizeof *c, cmp_idx);
-        k = 0;
-        for (int q = 0; q < L; q++)
-            if (q == 0 || c[q] != c[k - 1]) c[k++] = c[q];
-    }
-}
-static shape make_shape(const char *name, int n, int m, const int *len, int one_col)
-{
-    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
-    for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
-    s.nnz = s.rowptr[n];
-    s.col = tu_xcalloc((size_t)s.nnz, sizeof(sps_index));
-    for (int i = 0; i < n; i++) {
-        if (one_col >= 0) {
-            if (len[i]) s.col[s.rowptr[i]] = one_col;
-        } else {
-            random_cols(m, len[i], s.col + s.rowptr[i]);
-        }
-    }
-    return s;
-}
-static shape make_band(const char *name, int n, int m, int lo, int hi, double p)
-{
-    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), tu_xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index))};
-    for (int i = 0; i < n; i++) {
-        sps_index k = s.rowptr[i];
-        for (int o = lo; o <= hi; o++)
-            if (i + o >= 0 && i + o < m && tu_rng_uniform(&rng) < p) s.col[k++] = i + o;
-        s.rowptr[i + 1] = k;
-    }
-    s.nnz = s.rowptr[n];
-    return s;
-}
-
+/* ------------------------------------------------------------------ shapes (testutil's builders) */
 static int nshapes;
-static shape shapes[32];
+static tu_shape shapes[32];
 static void build_shapes(void)
 {
     int *len = tu_xcalloc(400000, sizeof *len);
     for (int i = 0; i < 100; i++)
         len[i] = (i < 4 || (i >= 31 && i <= 33) || (i >= 64 && i < 96)) ? 0 : (int)(tu_rng_u64(&rng) % 10);
-    shapes[nshapes++] = make_shape("random 100x90, empty rows at 32-row borders", 100, 90, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "random 100x90, empty rows at 32-row borders", 100, 90, len, -1);
     for (int i = 0; i < 30; i++) len[i] = i == 11 ? 300 : (int)(tu_rng_u64(&rng) % 3);
-    shapes[nshapes++] = make_shape("one dense row", 30, 300, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "one dense row", 30, 300, len, -1);
     len[0] = 1;
-    shapes[nshapes++] = make_shape("1x1", 1, 1, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "1x1", 1, 1, len, -1);
     len[0] = 0;
-    shapes[nshapes++] = make_shape("1x1 no entry", 1, 1, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "1x1 no entry", 1, 1, len, -1);
     for (int i = 0; i < 200; i++) len[i] = (int)(tu_rng_u64(&rng) % 2);
-    shapes[nshapes++] = make_shape("200x1", 200, 1, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "200x1", 200, 1, len, -1);
     len[0] = 700;
-    shapes[nshapes++] = make_shape("1x1000", 1, 1000, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "1x1000", 1, 1000, len, -1);
     /* JDS's GPU row classes (long_row = 4 x mean = 32 here): 2 block rows, 10 warp rows */
     for (int i = 0; i < 2000; i++) len[i] = i == 3 ? 5000 : i == 1700 ? 4000 : i % 200 == 9 ? 100 : 2;
-    shapes[nshapes++] = make_shape("2000x6000, JDS warp and block rows", 2000, 6000, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "2000x6000, JDS warp and block rows", 2000, 6000, len, -1);
     for (int i = 0; i < 80; i++) len[i] = i % 5 != 2;
-    shapes[nshapes++] = make_shape("all entries in column 17", 80, 50, len, 17);
+    shapes[nshapes++] = tu_shape_make(&rng, "all entries in column 17", 80, 50, len, 17);
     for (int i = 0; i < 25; i++) len[i] = 0;
-    shapes[nshapes++] = make_shape("25x25 no entries", 25, 25, len, -1);
-    shapes[nshapes++] = make_shape("0x0", 0, 0, len, -1);
-    shapes[nshapes++] = make_shape("0x7", 0, 7, len, -1);
-    shapes[nshapes++] = make_shape("7x0", 7, 0, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "25x25 no entries", 25, 25, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "0x0", 0, 0, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "0x7", 0, 7, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "7x0", 7, 0, len, -1);
     for (int i = 0; i < 3000; i++) len[i] = i == 1500 ? 2500 : (int)(tu_rng_u64(&rng) % 6);
-    shapes[nshapes++] = make_shape("3000x2600 with one long row", 3000, 2600, len, -1);
-    shapes[nshapes++] = make_band("tridiagonal 1000x1000", 1000, 1000, -1, 1, 1.0);
-    shapes[nshapes++] = make_band("band 300x200, offsets -5..3", 300, 200, -5, 3, 0.8);
-    shapes[nshapes++] = make_band("band 200x300, offsets -2..40", 200, 300, -2, 40, 0.3);
-    shapes[nshapes++] = make_band("band 77x77, offsets -70..70", 77, 77, -70, 70, 0.5);
+    shapes[nshapes++] = tu_shape_make(&rng, "3000x2600 with one long row", 3000, 2600, len, -1);
+    shapes[nshapes++] = tu_shape_band(&rng, "tridiagonal 1000x1000", 1000, 1000, -1, 1, 1.0);
+    shapes[nshapes++] = tu_shape_band(&rng, "band 300x200, offsets -5..3", 300, 200, -5, 3, 0.8);
+    shapes[nshapes++] = tu_shape_band(&rng, "band 200x300, offsets -2..40", 200, 300, -2, 40, 0.3);
+    shapes[nshapes++] = tu_shape_band(&rng, "band 77x77, offsets -70..70", 77, 77, -70, 70, 0.5);
     for (int i = 0; i < 5000; i++) len[i] = i % 100 == 7 ? 40 : (i % 33 == 5 ? 0 : 3);
-    shapes[nshapes++] = make_shape("hyb rule 5000 rows (K = 3, tail)", 5000, 5000, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "hyb rule 5000 rows (K = 3, tail)", 5000, 5000, len, -1);
     for (int i = 0; i < 12288; i++) len[i] = i % 3 == 0 ? 4 : 1;
-    shapes[nshapes++] = make_shape("hyb boundary 12288 rows (K = 4)", 12288, 12288, len, -1);
+    shapes[nshapes++] = tu_shape_make(&rng, "hyb boundary 12288 rows (K = 4)", 12288, 12288, len, -1);
     if (!small_only) {
         for (int i = 0; i < 30000; i++) len[i] = i % 20 < 8 ? 2 : i % 20 < 15 ? 5 : 9;
         for (int i = 32; i < 64; i++) len[i] = 0;
         len[20001] = 2000;
-        shapes[nshapes++] = make_shape("hyb rule 30000x25000 (K = 5, tail, dense row)", 30000, 25000, len, -1);
+        shapes[nshapes++] = tu_shape_make(&rng, "hyb rule 30000x25000 (K = 5, tail, dense row)", 30000, 25000, len, -1);
         /* mean 12 -> long_row 48: 1100 block rows (more than the 1024 blocks: grid-stride), 1630 warp rows */
         for (int i = 0; i < 400000; i++)
             len[i] = i % 181 == 0 && i < 181 * 1100 ? 2500 : i % 61 == 0 && i < 100000 ? 100 + i % 300 : 4;
-        shapes[nshapes++] = make_shape("400000x50000, 1100 rows of 2500, 1630 of 100..399", 400000, 50000, len, -1);
+        shapes[nshapes++] = tu_shape_make(&rng, "400000x50000, 1100 rows of 2500, 1630 of 100..399", 400000, 50000, len, -1);
         /* many rows (grid-stride loops, several radix-sort passes), band: DIA builds */
-        shapes[nshapes++] = make_band("band 250000x250000, offsets -3..3, 90% kept", 250000, 250000, -3, 3, 0.9);
+        shapes[nshapes++] = tu_shape_band(&rng, "band 250000x250000, offsets -3..3, 90% kept", 250000, 250000, -3, 3, 0.9);
         for (int i = 0; i < 250000; i++) len[i] = (int)(tu_rng_u64(&rng) % 16) + (i % 997 == 0 ? 500 : 0);
-        shapes[nshapes++] = make_shape("random 250000x200000, lengths 0..15 and 500", 250000, 200000, len, -1);
+        shapes[nshapes++] = tu_shape_make(&rng, "random 250000x200000, lengths 0..15 and 500", 250000, 200000, len, -1);
     }
     free(len);
 }
-
-/* y = alpha op(A) x + beta y0 in context c; returns the host copy of y. */
-static void *apply(sps_context c, sps_matrix A, sps_op_mode mode, sps_scalar t, int nin, int nout, const void *x,
-                   const void *y0, const void *alpha, const void *beta)
-{
-    sps_vector vx = NULL, vy = NULL;
-    sps_operator op = NULL;
-    void *y = tu_xcalloc((size_t)nout, ssz(t));
-    const int ok = sps_vector_from_host(c, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(c, nout, t, y0, &vy) == SPS_OK &&
-                   sps_operator_from_matrix(A, &op) == SPS_OK && sps_operator_apply(op, mode, alpha, vx, beta, vy) == SPS_OK &&
-                   sps_vector_get(vy, y) == SPS_OK;
-    if (!ok) {
-        fprintf(stderr, "apply on %s: %s\n", sps_backend_name(sps_context_backend(c)), sps_context_error(c));
-        tu_fill_nan(t, (size_t)nout, y);
-    }
-    sps_operator_destroy(op);
-    sps_vector_destroy(vx);
-    sps_vector_destroy(vy);
-    return y;
-}
-
-enum { AB_DEFAULT = 0, AB_RANDOM, AB_BETA0, AB_COUNT };
-static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0 (NULL)", "random alpha, beta", "random alpha, beta=0, y NaN"};
 
 static void compare_spmv(const char *what, sps_format f, const tu_csr *h, sps_matrix Bc, sps_matrix Bg)
 {
     const sps_scalar t = h->info.scalar;
     const int n = h->info.rows, m = h->info.cols;
     for (int mode = 0; mode < 2; mode++)
-        for (int ab = 0; ab < AB_COUNT; ab++) {
+        for (int ab = 0; ab < TU_AB_COUNT; ab++) {
             const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
             void *x = tu_xcalloc((size_t)nin, ssz(t)), *y0 = tu_xcalloc((size_t)nout, ssz(t));
             tu_fill_random(&rng, t, (size_t)nin, x);
-            if (ab == AB_RANDOM) tu_fill_random(&rng, t, (size_t)nout, y0);
+            if (ab == TU_AB_RANDOM) tu_fill_random(&rng, t, (size_t)nout, y0);
             else tu_fill_nan(t, (size_t)nout, y0);
-            unsigned char alpha[16], beta[16];
-            double ar = 1, ai = 0, br = 0, bi = 0;
-            if (ab != AB_DEFAULT) {
-                ar = tu_rng_range(&rng, -2, 2);
-                ai = cplx(t) ? tu_rng_range(&rng, -2, 2) : 0;
-            }
-            if (ab == AB_RANDOM) {
-                br = tu_rng_range(&rng, -2, 2);
-                bi = cplx(t) ? tu_rng_range(&rng, -2, 2) : 0;
-            }
-            tu_put(t, alpha, 0, ar, ai);
-            tu_put(t, beta, 0, br, bi);
-            const void *pa = ab == AB_DEFAULT ? NULL : alpha, *pb = ab == AB_DEFAULT ? NULL : beta;
-            void *yc = apply(cpu, Bc, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb);
-            void *yg = apply(gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb);
-            /* per-entry scale and count */
-            double *scale = tu_xcalloc((size_t)nout, sizeof(double));
-            int *cnt = tu_xcalloc((size_t)nout, sizeof(int));
-            for (int i = 0; i < n; i++)
-                for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
-                    const int o = mode == SPS_OP_N ? i : h->col[k], in = mode == SPS_OP_N ? h->col[k] : i;
-                    double vr, vi, xr, xi;
-                    tu_get(t, h->val, (size_t)k, &vr, &vi);
-                    tu_get(t, x, (size_t)in, &xr, &xi);
-                    scale[o] += (fabs(ar) + fabs(ai)) * (fabs(vr) + fabs(vi)) * (fabs(xr) + fabs(xi));
-                    cnt[o]++;
-                }
+            tu_coefs k;
+            tu_draw_coefs(&rng, t, ab, &k);
+            const void *pa = ab == TU_AB_DEFAULT ? NULL : k.alpha, *pb = ab == TU_AB_DEFAULT ? NULL : k.beta;
+            void *yc = tu_apply(cpu, Bc, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb, NULL);
+            void *yg = tu_apply(gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb, NULL);
+            /* per entry 4 (cnt + 4) (|alpha| sum |a_ij x_j| + |beta y0_i|) */
+            double *scale = tu_spmv_scales(h, (sps_op_mode)mode, x, &k, y0);
             long bad = 0;
             int first = -1;
             for (int o = 0; o < nout; o++) {
-                double gr, gi, cr, ci, y0r = 0, y0i = 0;
+                double gr, gi, cr, ci;
                 tu_get(t, yg, (size_t)o, &gr, &gi);
                 tu_get(t, yc, (size_t)o, &cr, &ci);
-                if (ab == AB_RANDOM) tu_get(t, y0, (size_t)o, &y0r, &y0i);
-                const double sc = scale[o] + (fabs(br) + fabs(bi)) * (fabs(y0r) + fabs(y0i));
-                const double tol = 4.0 * (cnt[o] + 4) * tu_eps(t) * sc;
-                if (!(hypot(gr - cr, gi - ci) <= tol)) {
+                if (!(hypot(gr - cr, gi - ci) <= tu_eps(t) * scale[o])) {
                     if (first < 0) first = o;
                     bad++;
                 }
@@ -222,15 +117,15 @@ static void compare_spmv(const char *what, sps_format f, const tu_csr *h, sps_ma
                 tu_get(t, yg, (size_t)first, &gr, &gi);
                 tu_get(t, yc, (size_t)first, &cr, &ci);
                 TU_CHECK(0, "%s: SpMV%s (%s): %ld entries differ from the CPU, first y[%d] gpu (%g,%g) cpu (%g,%g)", what,
-                         mode ? "^T" : "", ab_name[ab], bad, first, gr, gi, cr, ci);
+                         mode ? "^T" : "", tu_ab_name[ab], bad, first, gr, gi, cr, ci);
             } else {
                 TU_CHECK(1, "ok");
             }
             /* bit-reproducible kernels: a second run gives the same bits */
             if (mode == SPS_OP_N || f == SPS_FMT_DIA) {
-                void *yg2 = apply(gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb);
+                void *yg2 = tu_apply(gpu, Bg, (sps_op_mode)mode, t, nin, nout, x, y0, pa, pb, NULL);
                 TU_CHECK(memcmp(yg, yg2, (size_t)nout * ssz(t)) == 0, "%s: SpMV%s (%s) not reproducible on the GPU", what,
-                         mode ? "^T" : "", ab_name[ab]);
+                         mode ? "^T" : "", tu_ab_name[ab]);
                 free(yg2);
             }
             free(x);
@@ -238,27 +133,14 @@ static void compare_spmv(const char *what, sps_format f, const tu_csr *h, sps_ma
             free(yc);
             free(yg);
             free(scale);
-            free(cnt);
         }
 }
 
-static void test_shape(const shape *sh, sps_scalar t, sps_format f)
+static void test_shape(const tu_shape *sh, sps_scalar t, sps_format f)
 {
     char what[256];
     snprintf(what, sizeof what, "%s [%s %s]", sh->name, fn(f), tn(t));
-    tu_csr h0 = {0};
-    h0.info.rows = sh->n;
-    h0.info.cols = sh->m;
-    h0.info.nnz = sh->nnz;
-    h0.info.scalar = t;
-    h0.rowptr = sh->rowptr;
-    h0.col = sh->col;
-    h0.val = tu_xcalloc((size_t)sh->nnz, ssz(t));
-    tu_fill_random(&rng, t, (size_t)sh->nnz, h0.val);
-    for (int64_t k = 0; k < sh->nnz; k++) {
-        if (k % 7 == 3) tu_put(t, h0.val, (size_t)k, 0.0, 0.0);
-        if (k % 11 == 5) tu_put(t, h0.val, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
-    }
+    tu_csr h0 = tu_shape_csr(sh, t, tu_shape_values(&rng, t, sh->nnz, 1));
     sps_matrix Ac = NULL, Ag = NULL, Agcoo = NULL, Bc = NULL, Bg = NULL, Bg2 = NULL;
     if (!TU_OK(cpu, sps_matrix_from_csr(cpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ac)) ||
         !TU_OK(gpu, sps_matrix_from_csr(gpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ag)) ||
@@ -334,7 +216,7 @@ static void test_misc(sps_scalar t)
     sps_matrix_destroy(Ac);
     sps_matrix_destroy(Ag);
     /* force: a scattered matrix in DIA on the device */
-    const shape *sh = &shapes[0];
+    const tu_shape *sh = &shapes[0];
     void *val = tu_xcalloc((size_t)sh->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)sh->nnz, val);
     sps_format_options opt;
@@ -374,15 +256,12 @@ int main(void)
     printf("test_gpu_other_formats: %s%s\n", sps_context_device_name(gpu), small_only ? " (small shapes)" : "");
     tu_rng_seed(&rng, 9090);
     build_shapes();
-    for (int ti = 0; ti < 4; ti++) {
+    for (int ti = 0; ti < TU_NTYPES; ti++) {
         for (int fi = 0; fi < 3; fi++)
-            for (int si = 0; si < nshapes; si++) test_shape(&shapes[si], all_types[ti], my_formats[fi]);
-        test_misc(all_types[ti]);
+            for (int si = 0; si < nshapes; si++) test_shape(&shapes[si], tu_all_types[ti], my_formats[fi]);
+        test_misc(tu_all_types[ti]);
     }
-    for (int si = 0; si < nshapes; si++) {
-        free(shapes[si].rowptr);
-        free(shapes[si].col);
-    }
+    for (int si = 0; si < nshapes; si++) tu_shape_free(&shapes[si]);
     sps_context_destroy(gpu);
     sps_context_destroy(cpu);
     return tu_finish();

@@ -24,152 +24,76 @@
 
 static sps_context ctx;
 static tu_rng rng;
-static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 static const sps_format my_formats[3] = {SPS_FMT_HYB, SPS_FMT_JDS, SPS_FMT_DIA};
 
 /* ------------------------------------------------------------------ helpers */
-static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
 static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
 static const char *tn(sps_scalar t) { return sps_scalar_name(t); }
 static const char *fn(sps_format f) { return sps_format_name(f); }
 static int contains(const char *hay, const char *needle) { return hay && needle && strstr(hay, needle) != NULL; }
 
-/* ------------------------------------------------------------------ shapes */
-typedef struct {
-    const char *name;
-    int n, m;
-    int64_t nnz;
-    sps_index *rowptr, *col;
-    int hyb_K; /* expected HYB width when the shape is built to test the rule; -1: not asserted */
-} shape;
-
-static int cmp_idx(const void *a, const void *b)
-{
-    const sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
-    return (x > y) - (x < y);
-}
-
-/* L distinct sorted random columns in [0, m) into c. */
-static void random_cols(int m, int L, sps_index *c)
-{
-    if ((int64_t)L * 4 >= m) { /* selection sampling */
-        int k = 0;
-        for (int j = 0; j < m && k < L; j++)
-            if (tu_rng_u64(&rng) % (uint64_t)(m - j) < (uint64_t)(L - k)) c[k++] = j;
-        return;
-    }
-    int k = 0;
-    while (k < L) {
-        for (int q = k; q < L; q++) c[q] = (sps_index)(tu_rng_u64(&rng) % (uint64_t)m);
-        qsort(c, (size_t)L, sizeof *c, cmp_idx);
-        k = 0;
-        for (int q = 0; q < L; q++)
-            if (q == 0 || c[q] != c[k - 1]) c[k++] = c[q];
-    }
-}
-
-static shape make_shape(const char *name, int n, int m, const int *len, int one_col)
-{
-    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL, -1};
-    for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
-    s.nnz = s.rowptr[n];
-    s.col = tu_xcalloc((size_t)s.nnz, sizeof(sps_index));
-    for (int i = 0; i < n; i++) {
-        if (one_col >= 0) {
-            if (len[i]) s.col[s.rowptr[i]] = one_col;
-        } else {
-            random_cols(m, len[i], s.col + s.rowptr[i]);
-        }
-    }
-    return s;
-}
-
-/* Band: row i holds columns i + o for the offsets o in [lo, hi] kept with probability p. */
-static shape make_band(const char *name, int n, int m, int lo, int hi, double p)
-{
-    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), tu_xcalloc((size_t)n * (hi - lo + 1), sizeof(sps_index)), -1};
-    for (int i = 0; i < n; i++) {
-        sps_index k = s.rowptr[i];
-        for (int o = lo; o <= hi; o++)
-            if (i + o >= 0 && i + o < m && tu_rng_uniform(&rng) < p) s.col[k++] = i + o;
-        s.rowptr[i + 1] = k;
-    }
-    s.nnz = s.rowptr[n];
-    return s;
-}
-
+/* ------------------------------------------------------------------ shapes (testutil's builders) */
 static int nshapes;
-static shape shapes[32];
-static void add(shape s) { shapes[nshapes++] = s; }
+static tu_shape shapes[32];
+static int hyb_K[32]; /* expected HYB width when the shape is built to test the rule; -1: not asserted */
+static void add(tu_shape s)
+{
+    hyb_K[nshapes] = -1;
+    shapes[nshapes++] = s;
+}
 
 static void build_shapes(void)
 {
     int *len = tu_xcalloc(40000, sizeof *len);
     for (int i = 0; i < 100; i++)
         len[i] = (i < 4 || (i >= 31 && i <= 33) || (i >= 64 && i < 96)) ? 0 : (int)(tu_rng_u64(&rng) % 10);
-    add(make_shape("random 100x90, empty rows at 32-row borders", 100, 90, len, -1));
+    add(tu_shape_make(&rng, "random 100x90, empty rows at 32-row borders", 100, 90, len, -1));
     for (int i = 0; i < 30; i++) len[i] = i == 11 ? 300 : (int)(tu_rng_u64(&rng) % 3);
-    add(make_shape("one dense row", 30, 300, len, -1));
+    add(tu_shape_make(&rng, "one dense row", 30, 300, len, -1));
     len[0] = 1;
-    add(make_shape("1x1", 1, 1, len, -1));
+    add(tu_shape_make(&rng, "1x1", 1, 1, len, -1));
     len[0] = 0;
-    add(make_shape("1x1 no entry", 1, 1, len, -1));
+    add(tu_shape_make(&rng, "1x1 no entry", 1, 1, len, -1));
     for (int i = 0; i < 200; i++) len[i] = (int)(tu_rng_u64(&rng) % 2);
-    add(make_shape("200x1", 200, 1, len, -1));
+    add(tu_shape_make(&rng, "200x1", 200, 1, len, -1));
     len[0] = 700;
-    add(make_shape("1x1000", 1, 1000, len, -1));
+    add(tu_shape_make(&rng, "1x1000", 1, 1000, len, -1));
     for (int i = 0; i < 80; i++) len[i] = i % 5 != 2;
-    add(make_shape("all entries in column 17", 80, 50, len, 17));
+    add(tu_shape_make(&rng, "all entries in column 17", 80, 50, len, 17));
     for (int i = 0; i < 25; i++) len[i] = 0;
-    add(make_shape("25x25 no entries", 25, 25, len, -1));
-    add(make_shape("0x0", 0, 0, len, -1));
-    add(make_shape("0x7", 0, 7, len, -1));
-    add(make_shape("7x0", 7, 0, len, -1));
+    add(tu_shape_make(&rng, "25x25 no entries", 25, 25, len, -1));
+    add(tu_shape_make(&rng, "0x0", 0, 0, len, -1));
+    add(tu_shape_make(&rng, "0x7", 0, 7, len, -1));
+    add(tu_shape_make(&rng, "7x0", 7, 0, len, -1));
     for (int i = 0; i < 3000; i++) len[i] = i == 1500 ? 2500 : (int)(tu_rng_u64(&rng) % 6);
-    add(make_shape("3000x2600 with one long row", 3000, 2600, len, -1));
-    add(make_band("tridiagonal 1000x1000", 1000, 1000, -1, 1, 1.0));
-    add(make_band("band 300x200, offsets -5..3, 80% kept", 300, 200, -5, 3, 0.8));
-    add(make_band("band 200x300, offsets -2..40, 30% kept", 200, 300, -2, 40, 0.3));
-    add(make_band("band 77x77, offsets -70..70 (diagonals leave the matrix)", 77, 77, -70, 70, 0.5));
+    add(tu_shape_make(&rng, "3000x2600 with one long row", 3000, 2600, len, -1));
+    add(tu_shape_band(&rng, "tridiagonal 1000x1000", 1000, 1000, -1, 1, 1.0));
+    add(tu_shape_band(&rng, "band 300x200, offsets -5..3, 80% kept", 300, 200, -5, 3, 0.8));
+    add(tu_shape_band(&rng, "band 200x300, offsets -2..40, 30% kept", 200, 300, -2, 40, 0.3));
+    add(tu_shape_band(&rng, "band 77x77, offsets -70..70 (diagonals leave the matrix)", 77, 77, -70, 70, 0.5));
     /* HYB width rule, threshold 4096 rows (n <= 12288): K = 3, 50 long rows spill */
     for (int i = 0; i < 5000; i++) len[i] = i % 100 == 7 ? 40 : (i % 33 == 5 ? 0 : 3);
-    add(make_shape("hyb rule 5000x5000 (4096 rows)", 5000, 5000, len, -1));
-    shapes[nshapes - 1].hyb_K = 3;
+    add(tu_shape_make(&rng, "hyb rule 5000x5000 (4096 rows)", 5000, 5000, len, -1));
+    hyb_K[nshapes - 1] = 3;
     /* threshold n/3 = 10000: 40% of rows of length 2, 35% of 5, 25% of 9 -> K = 5; empty rows 32..63, one dense row */
     for (int i = 0; i < 30000; i++) len[i] = i % 20 < 8 ? 2 : i % 20 < 15 ? 5 : 9;
     for (int i = 32; i < 64; i++) len[i] = 0;
     len[20001] = 2000;
-    add(make_shape("hyb rule 30000x25000 (n/3 rows)", 30000, 25000, len, -1));
-    shapes[nshapes - 1].hyb_K = 5;
+    add(tu_shape_make(&rng, "hyb rule 30000x25000 (n/3 rows)", 30000, 25000, len, -1));
+    hyb_K[nshapes - 1] = 5;
     /* "fewer than": exactly n/3 = 4096 rows longer than 1 is not fewer -> K = 4; one row less -> K = 1 */
     for (int i = 0; i < 12288; i++) len[i] = i % 3 == 0 ? 4 : 1;
-    add(make_shape("hyb boundary 12288 rows, 4096 of length 4", 12288, 12288, len, -1));
-    shapes[nshapes - 1].hyb_K = 4;
+    add(tu_shape_make(&rng, "hyb boundary 12288 rows, 4096 of length 4", 12288, 12288, len, -1));
+    hyb_K[nshapes - 1] = 4;
     len[0] = 1;
-    add(make_shape("hyb boundary 12288 rows, 4095 of length 4", 12288, 12288, len, -1));
-    shapes[nshapes - 1].hyb_K = 1;
+    add(tu_shape_make(&rng, "hyb boundary 12288 rows, 4095 of length 4", 12288, 12288, len, -1));
+    hyb_K[nshapes - 1] = 1;
     free(len);
 }
 
 static void free_shapes(void)
 {
-    for (int i = 0; i < nshapes; i++) {
-        free(shapes[i].rowptr);
-        free(shapes[i].col);
-    }
-}
-
-/* Values: uniform [-1, 1), with explicit zeros (every 7th entry) and -0.0 (every 11th). */
-static void *shape_values(const tu_csr *h)
-{
-    const sps_scalar t = h->info.scalar;
-    void *v = tu_xcalloc((size_t)h->info.nnz, ssz(t));
-    tu_fill_random(&rng, t, (size_t)h->info.nnz, v);
-    for (int64_t k = 0; k < h->info.nnz; k++) {
-        if (k % 7 == 3) tu_put(t, v, (size_t)k, 0.0, 0.0);
-        if (k % 11 == 5) tu_put(t, v, (size_t)k, -0.0, cplx(t) ? -0.0 : 0.0);
-    }
-    return v;
+    for (int i = 0; i < nshapes; i++) tu_shape_free(&shapes[i]);
 }
 
 /* ------------------------------------------------------------------ expected footprints */
@@ -227,88 +151,6 @@ static size_t expect_bytes(sps_format f, const tu_csr *h, int64_t *stored)
     return (size_t)nd * (4 + (size_t)n * s + (size_t)nw * 4);
 }
 
-/* ------------------------------------------------------------------ SpMV check */
-enum { AB_DEFAULT = 0, AB_RANDOM, AB_BETA0, AB_COUNT };
-static const char *ab_name[AB_COUNT] = {"alpha=1 beta=0 (NULL)", "random alpha, beta", "random alpha, beta=0, y NaN"};
-
-/* y = alpha op(A) x + beta y on A (x, y, alpha, beta from `seed`) against a long
- * double reference from h.  The output is returned in *yout (caller frees). */
-static int spmv_check(const tu_csr *h, sps_matrix A, sps_op_mode mode, int ab, uint64_t seed, double *worst, void **yout)
-{
-    const sps_scalar t = h->info.scalar;
-    const int n = h->info.rows, m = h->info.cols;
-    const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
-    tu_rng r;
-    tu_rng_seed(&r, seed);
-    void *x = tu_xcalloc((size_t)nin, ssz(t)), *y = tu_xcalloc((size_t)nout, ssz(t)), *y0 = tu_xcalloc((size_t)nout, ssz(t));
-    tu_fill_random(&r, t, (size_t)nin, x);
-    if (ab == AB_RANDOM) tu_fill_random(&r, t, (size_t)nout, y0);
-    else tu_fill_nan(t, (size_t)nout, y0);
-    memcpy(y, y0, (size_t)nout * ssz(t));
-    unsigned char alpha[16], beta[16];
-    double ar = 1, ai = 0, br = 0, bi = 0;
-    if (ab != AB_DEFAULT) {
-        ar = tu_rng_range(&r, -2, 2);
-        ai = cplx(t) ? tu_rng_range(&r, -2, 2) : 0;
-    }
-    if (ab == AB_RANDOM) {
-        br = tu_rng_range(&r, -2, 2);
-        bi = cplx(t) ? tu_rng_range(&r, -2, 2) : 0;
-    }
-    tu_put(t, alpha, 0, ar, ai);
-    tu_put(t, beta, 0, br, bi);
-    tu_get(t, alpha, 0, &ar, &ai); /* the values as rounded to t */
-    tu_get(t, beta, 0, &br, &bi);
-    long double *sr = tu_xcalloc((size_t)nout, sizeof(long double)), *si = tu_xcalloc((size_t)nout, sizeof(long double)),
-                *sa = tu_xcalloc((size_t)nout, sizeof(long double));
-    int *cnt = tu_xcalloc((size_t)nout, sizeof(int));
-    for (int i = 0; i < n; i++)
-        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
-            const int j = h->col[k], o = mode == SPS_OP_N ? i : j, in = mode == SPS_OP_N ? j : i;
-            double vr, vi, xr, xi;
-            tu_get(t, h->val, (size_t)k, &vr, &vi);
-            tu_get(t, x, (size_t)in, &xr, &xi);
-            sr[o] += (long double)vr * xr - (long double)vi * xi;
-            si[o] += (long double)vr * xi + (long double)vi * xr;
-            sa[o] += (fabsl(vr) + fabsl(vi)) * (fabsl(xr) + fabsl(xi));
-            cnt[o]++;
-        }
-    sps_vector vx = NULL, vy = NULL;
-    sps_operator op = NULL;
-    int ok = sps_vector_from_host(ctx, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(ctx, nout, t, y, &vy) == SPS_OK &&
-             sps_operator_from_matrix(A, &op) == SPS_OK &&
-             sps_operator_apply(op, mode, ab == AB_DEFAULT ? NULL : alpha, vx, ab == AB_DEFAULT ? NULL : beta, vy) ==
-                 SPS_OK &&
-             sps_vector_get(vy, y) == SPS_OK;
-    if (!ok) fprintf(stderr, "spmv_check: %s\n", sps_context_error(ctx));
-    *worst = 0;
-    for (int o = 0; ok && o < nout; o++) {
-        double yr, yi, y0r = 0, y0i = 0;
-        tu_get(t, y, (size_t)o, &yr, &yi);
-        if (ab == AB_RANDOM) tu_get(t, y0, (size_t)o, &y0r, &y0i);
-        const long double wr = ar * sr[o] - ai * si[o] + br * (long double)y0r - bi * (long double)y0i;
-        const long double wi = ar * si[o] + ai * sr[o] + br * (long double)y0i + bi * (long double)y0r;
-        const long double scale = (fabsl(ar) + fabsl(ai)) * sa[o] + (fabsl(br) + fabsl(bi)) * (fabsl(y0r) + fabsl(y0i));
-        const long double d = hypotl(yr - wr, yi - wi);
-        const long double tol = 4 * (cnt[o] + 4) * tu_eps(t) * scale;
-        if (!(d <= tol)) ok = 0;
-        if (scale > 0 && d / scale > *worst) *worst = (double)(d / scale);
-        if (isnan((double)d)) *worst = NAN;
-    }
-    sps_operator_destroy(op);
-    sps_vector_destroy(vx);
-    sps_vector_destroy(vy);
-    free(x);
-    free(y0);
-    free(sr);
-    free(si);
-    free(sa);
-    free(cnt);
-    if (yout) *yout = y;
-    else free(y);
-    return ok;
-}
-
 /* ------------------------------------------------------------------ one shape in one format */
 static void check_info(const char *what, sps_matrix B, sps_format f, const tu_csr *h)
 {
@@ -348,16 +190,16 @@ static void check_refusal(const char *what, sps_status s, sps_matrix B, const tu
 static void check_spmv_all(const char *what, sps_format f, sps_matrix B, sps_matrix A_csr, const tu_csr *h)
 {
     for (int mode = 0; mode < 2; mode++)
-        for (int ab = 0; ab < AB_COUNT; ab++) {
+        for (int ab = 0; ab < TU_AB_COUNT; ab++) {
             const uint64_t seed = tu_rng_u64(&rng);
             double w = 0;
             void *y = NULL, *yc = NULL;
-            const int ok = spmv_check(h, B, (sps_op_mode)mode, ab, seed, &w, &y);
-            TU_CHECK(ok, "%s: SpMV%s (%s) off by %g", what, mode ? "^T" : "", ab_name[ab], w);
+            const int ok = tu_spmv_check(ctx, h, B, (sps_op_mode)mode, ab, seed, &w, &y);
+            TU_CHECK(ok, "%s: SpMV%s (%s) off by %g", what, mode ? "^T" : "", tu_ab_name[ab], w);
             if (mode == SPS_OP_N && f != SPS_FMT_HYB) { /* JDS and DIA sum exactly as CSR does */
-                spmv_check(h, A_csr, SPS_OP_N, ab, seed, &w, &yc);
+                tu_spmv_check(ctx, h, A_csr, SPS_OP_N, ab, seed, &w, &yc);
                 const size_t bytes = (size_t)h->info.rows * ssz(h->info.scalar);
-                TU_CHECK(memcmp(y, yc, bytes) == 0, "%s: SpMV (%s) not bit-identical to CSR", what, ab_name[ab]);
+                TU_CHECK(memcmp(y, yc, bytes) == 0, "%s: SpMV (%s) not bit-identical to CSR", what, tu_ab_name[ab]);
             }
             free(y);
             free(yc);
@@ -365,18 +207,11 @@ static void check_spmv_all(const char *what, sps_format f, sps_matrix B, sps_mat
 }
 
 /* Round trips and SpMV of one shape in one format and type. */
-static void test_shape(const shape *sh, sps_scalar t, sps_format f)
+static void test_shape(const tu_shape *sh, int K, sps_scalar t, sps_format f)
 {
     char what[256];
     snprintf(what, sizeof what, "%s [%s %s]", sh->name, fn(f), tn(t));
-    tu_csr h0 = {0};
-    h0.info.rows = sh->n;
-    h0.info.cols = sh->m;
-    h0.info.nnz = sh->nnz;
-    h0.info.scalar = t;
-    h0.rowptr = sh->rowptr;
-    h0.col = sh->col;
-    h0.val = shape_values(&h0);
+    tu_csr h0 = tu_shape_csr(sh, t, tu_shape_values(&rng, t, sh->nnz, 1));
     sps_matrix A = NULL, Acoo = NULL, B = NULL, C = NULL, D = NULL;
     sps_format_options opt;
     memset(&opt, 0, sizeof opt);
@@ -399,9 +234,9 @@ static void test_shape(const shape *sh, sps_scalar t, sps_format f)
         TU_CHECK(tu_same_csr(&h0, &hb), "%s: CSR -> %s -> CSR not bitwise (from CSR)", what, fn(f));
         tu_csr_free(&hb);
     }
-    if (f == SPS_FMT_HYB && sh->hyb_K >= 0) /* and check_info found the library's K to be the rule's */
-        TU_CHECK(expect_hyb_K(&h0) == sh->hyb_K, "%s: the shape was built for K = %d, the rule gives %d", what,
-                 sh->hyb_K, expect_hyb_K(&h0));
+    if (f == SPS_FMT_HYB && K >= 0) /* and check_info found the library's K to be the rule's */
+        TU_CHECK(expect_hyb_K(&h0) == K, "%s: the shape was built for K = %d, the rule gives %d", what, K,
+                 expect_hyb_K(&h0));
     /* COO source: host from_csr */
     if (TU_OK(ctx, sps_matrix_convert(Acoo, f, &opt, &C))) {
         check_info(what, C, f, &h0);
@@ -444,7 +279,7 @@ static void test_dia_options(sps_scalar t)
     sps_matrix A = NULL, B = NULL;
     tu_csr h;
     /* tridiagonal 100x100: 298 entries, 3 diagonals x 100 = 300 slots (fill 1.0067) */
-    shape tri = make_band("tri", 100, 100, -1, 1, 1.0);
+    tu_shape tri = tu_shape_band(&rng, "tri", 100, 100, -1, 1, 1.0);
     void *val = tu_xcalloc((size_t)tri.nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)tri.nnz, val);
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, tri.n, tri.m, tri.rowptr, tri.col, val, t, &A))) goto out;
@@ -493,7 +328,7 @@ static void test_dia_options(sps_scalar t)
     {
         int len[300];
         for (int i = 0; i < 300; i++) len[i] = 2;
-        shape sc = make_shape("scattered", 300, 300, len, -1);
+        tu_shape sc = tu_shape_make(&rng, "scattered", 300, 300, len, -1);
         void *v2 = tu_xcalloc((size_t)sc.nnz, ssz(t));
         tu_fill_random(&rng, t, (size_t)sc.nnz, v2);
         sps_matrix S = NULL;
@@ -519,15 +354,13 @@ static void test_dia_options(sps_scalar t)
             tu_csr_free(&hs);
         }
         sps_matrix_destroy(S);
-        free(sc.rowptr);
-        free(sc.col);
+        tu_shape_free(&sc);
         free(v2);
     }
     tu_csr_free(&h);
 out:
     sps_matrix_destroy(A);
-    free(tri.rowptr);
-    free(tri.col);
+    tu_shape_free(&tri);
     free(val);
     sps_context_clear_error(ctx);
 }
@@ -535,7 +368,7 @@ out:
 /* JDS: sort_rows 0 and 1 give the same (always sorted) matrix. */
 static void test_jds_options(sps_scalar t)
 {
-    const shape *sh = &shapes[0];
+    const tu_shape *sh = &shapes[0];
     void *val = tu_xcalloc((size_t)sh->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)sh->nnz, val);
     sps_matrix A = NULL, B0 = NULL, B1 = NULL;
@@ -576,7 +409,7 @@ static void test_hyb_generated(void)
         if (tu_export_csr(ctx, A, &h)) {
             for (int mode = 0; mode < 2; mode++) {
                 double w = 0;
-                const int ok = spmv_check(&h, B, (sps_op_mode)mode, AB_RANDOM, 99 + mode, &w, NULL);
+                const int ok = tu_spmv_check(ctx, &h, B, (sps_op_mode)mode, TU_AB_RANDOM, 99 + mode, &w, NULL);
                 TU_CHECK(ok, "poisson2d:100 HYB SpMV%s: %g", mode ? "^T" : "", w);
             }
             tu_csr_free(&h);
@@ -589,15 +422,8 @@ static void test_hyb_generated(void)
 /* Chains between the three formats (host paths: to_csr then from_csr). */
 static void test_chain(sps_scalar t)
 {
-    const shape *sh = &shapes[0];
-    tu_csr h0 = {0};
-    h0.info.rows = sh->n;
-    h0.info.cols = sh->m;
-    h0.info.nnz = sh->nnz;
-    h0.info.scalar = t;
-    h0.rowptr = sh->rowptr;
-    h0.col = sh->col;
-    h0.val = shape_values(&h0);
+    const tu_shape *sh = &shapes[0];
+    tu_csr h0 = tu_shape_csr(sh, t, tu_shape_values(&rng, t, sh->nnz, 1));
     sps_format_options opt;
     memset(&opt, 0, sizeof opt);
     opt.force = 1;
@@ -669,7 +495,7 @@ static void check_corpus(const char *dir)
             }
             for (int mode = 0; mode < 2; mode++) {
                 double w = 0;
-                const int ok = spmv_check(&ha, B, (sps_op_mode)mode, AB_RANDOM, tu_rng_u64(&rng), &w, NULL);
+                const int ok = tu_spmv_check(ctx, &ha, B, (sps_op_mode)mode, TU_AB_RANDOM, tu_rng_u64(&rng), &w, NULL);
                 TU_CHECK(ok, "%s: SpMV%s off by %g", what, mode ? "^T" : "", w);
             }
             sps_matrix_destroy(B);
@@ -693,10 +519,10 @@ int main(int argc, char **argv)
     test_registry();
     build_shapes();
     test_hyb_generated();
-    for (int ti = 0; ti < 4; ti++) {
-        const sps_scalar t = all_types[ti];
+    for (int ti = 0; ti < TU_NTYPES; ti++) {
+        const sps_scalar t = tu_all_types[ti];
         for (int fi = 0; fi < 3; fi++)
-            for (int si = 0; si < nshapes; si++) test_shape(&shapes[si], t, my_formats[fi]);
+            for (int si = 0; si < nshapes; si++) test_shape(&shapes[si], hyb_K[si], t, my_formats[fi]);
         test_dia_options(t);
         test_jds_options(t);
         test_chain(t);
