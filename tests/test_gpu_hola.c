@@ -152,25 +152,13 @@ static void test_format(const tu_shape *sh, sps_scalar t)
         if (TU_OK(g_cpu, sps_matrix_info(Bc, &ic)) && TU_OK(g_gpu, sps_matrix_info(Bg, &ig)))
             TU_CHECK(ic.bytes == ig.bytes && ic.stored_entries == ig.stored_entries && ig.format == SPS_FMT_HOLA,
                      "%s: info cpu %zu bytes, gpu %zu bytes", what, ic.bytes, ig.bytes);
-        tu_csr hg;
-        if (tu_export_csr(g_gpu, Bg, &hg)) {
-            TU_CHECK(tu_same_csr(&h0, &hg), "%s: GPU build from device CSR does not round-trip bitwise", what);
-            tu_csr_free(&hg);
-        }
-        if (tu_export_csr(g_gpu, Bg2, &hg)) {
-            TU_CHECK(tu_same_csr(&h0, &hg), "%s: GPU build from COO does not round-trip bitwise", what);
-            tu_csr_free(&hg);
-        }
+        TU_CHECK_EXPORT(g_gpu, Bg, &h0, "%s: GPU build from device CSR does not round-trip bitwise", what);
+        TU_CHECK_EXPORT(g_gpu, Bg2, &h0, "%s: GPU build from COO does not round-trip bitwise", what);
         compare_apply(what, &h0, Bc, Bg);
     }
     sps_context_clear_error(g_cpu);
     sps_context_clear_error(g_gpu);
-    sps_matrix_destroy(Ac);
-    sps_matrix_destroy(Ag);
-    sps_matrix_destroy(Agcoo);
-    sps_matrix_destroy(Bc);
-    sps_matrix_destroy(Bg);
-    sps_matrix_destroy(Bg2);
+    TU_DESTROY_MATRICES(Ac, Ag, Agcoo, Bc, Bg, Bg2);
     free(h0.val);
 }
 
@@ -187,10 +175,7 @@ static void test_poisson(sps_scalar t)
         compare_apply(what, &h, Bc, Bg);
         tu_csr_free(&h);
     }
-    sps_matrix_destroy(Ac);
-    sps_matrix_destroy(Ag);
-    sps_matrix_destroy(Bc);
-    sps_matrix_destroy(Bg);
+    TU_DESTROY_MATRICES(Ac, Ag, Bc, Bg);
 }
 
 int main(void)

@@ -166,23 +166,11 @@ static void test_shape(const tu_shape *sh, sps_scalar t, sps_format f)
                      ig.backend == SPS_BACKEND_CUDA && ig.format == f,
                  "%s: info cpu %zu bytes %lld stored, gpu %zu bytes %lld stored (backend %d)", what, ic.bytes,
                  (long long)ic.stored_entries, ig.bytes, (long long)ig.stored_entries, (int)ig.backend);
-    tu_csr hg;
-    if (tu_export_csr(gpu, Bg, &hg)) {
-        TU_CHECK(tu_same_csr(&h0, &hg), "%s: device build (from device CSR) does not round-trip bitwise", what);
-        tu_csr_free(&hg);
-    }
-    if (Bg2 && tu_export_csr(gpu, Bg2, &hg)) {
-        TU_CHECK(tu_same_csr(&h0, &hg), "%s: device build (from host CSR) does not round-trip bitwise", what);
-        tu_csr_free(&hg);
-    }
+    TU_CHECK_EXPORT(gpu, Bg, &h0, "%s: device build (from device CSR) does not round-trip bitwise", what);
+    if (Bg2) TU_CHECK_EXPORT(gpu, Bg2, &h0, "%s: device build (from host CSR) does not round-trip bitwise", what);
     compare_spmv(what, f, &h0, Bc, Bg);
 out:
-    sps_matrix_destroy(Ac);
-    sps_matrix_destroy(Ag);
-    sps_matrix_destroy(Agcoo);
-    sps_matrix_destroy(Bc);
-    sps_matrix_destroy(Bg);
-    sps_matrix_destroy(Bg2);
+    TU_DESTROY_MATRICES(Ac, Ag, Agcoo, Bc, Bg, Bg2);
     free(h0.val);
 }
 
@@ -200,11 +188,7 @@ static void test_misc(sps_scalar t)
                 snprintf(what, sizeof what, "poisson3d [%s %s]", fn(my_formats[fi]), tn(t));
                 if (TU_OK(cpu, sps_matrix_convert(Ac, my_formats[fi], NULL, &Bc)) &&
                     TU_OK(gpu, sps_matrix_convert(Ag, my_formats[fi], NULL, &Bg))) {
-                    tu_csr hg;
-                    if (tu_export_csr(gpu, Bg, &hg)) {
-                        TU_CHECK(tu_same_csr(&h, &hg), "%s: round trip", what);
-                        tu_csr_free(&hg);
-                    }
+                    TU_CHECK_EXPORT(gpu, Bg, &h, "%s: round trip", what);
                     compare_spmv(what, my_formats[fi], &h, Bc, Bg);
                 }
                 sps_matrix_destroy(Bc);
@@ -226,12 +210,9 @@ static void test_misc(sps_scalar t)
     Ag = NULL;
     if (TU_OK(gpu, sps_matrix_from_csr(gpu, sh->n, sh->m, sh->rowptr, sh->col, val, t, &Ag)) &&
         TU_OK(gpu, sps_matrix_convert(Ag, SPS_FMT_DIA, &opt, &B))) {
-        tu_csr ha, hb;
+        tu_csr ha;
         if (tu_export_csr(gpu, Ag, &ha)) {
-            if (tu_export_csr(gpu, B, &hb)) {
-                TU_CHECK(tu_same_csr(&ha, &hb), "forced DIA on the GPU [%s]: round trip", tn(t));
-                tu_csr_free(&hb);
-            }
+            TU_CHECK_EXPORT(gpu, B, &ha, "forced DIA on the GPU [%s]: round trip", tn(t));
             tu_csr_free(&ha);
         }
     }

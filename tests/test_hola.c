@@ -85,19 +85,11 @@ static void test_shape(const tu_shape *sh, sps_scalar t)
                  "%s: info bytes %zu (want %zu, npt %d) stored %lld fill %g", what, info.bytes, bytes, npt,
                  (long long)info.stored_entries, info.fill_percent);
     }
-    tu_csr hb;
-    if (tu_export_csr(ctx, B, &hb)) {
-        TU_CHECK(tu_same_csr(&h0, &hb), "%s: CSR -> hola -> CSR not bitwise (from CSR)", what);
-        tu_csr_free(&hb);
-    }
-    if (TU_OK(ctx, sps_matrix_convert(Acoo, SPS_FMT_HOLA, NULL, &C)) && tu_export_csr(ctx, C, &hb)) {
-        TU_CHECK(tu_same_csr(&h0, &hb), "%s: COO -> hola -> CSR not bitwise (host build)", what);
-        tu_csr_free(&hb);
-    }
-    if (TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &D)) && tu_export_csr(ctx, D, &hb)) {
-        TU_CHECK(tu_same_csr(&h0, &hb), "%s: hola -> CSR convert not bitwise", what);
-        tu_csr_free(&hb);
-    }
+    TU_CHECK_EXPORT(ctx, B, &h0, "%s: CSR -> hola -> CSR not bitwise (from CSR)", what);
+    if (TU_OK(ctx, sps_matrix_convert(Acoo, SPS_FMT_HOLA, NULL, &C)))
+        TU_CHECK_EXPORT(ctx, C, &h0, "%s: COO -> hola -> CSR not bitwise (host build)", what);
+    if (TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &D)))
+        TU_CHECK_EXPORT(ctx, D, &h0, "%s: hola -> CSR convert not bitwise", what);
     for (int mode = 0; mode < 2; mode++)
         for (int ab = 0; ab < TU_AB_COUNT; ab++) {
             const uint64_t seed = tu_rng_u64(&rng);
@@ -114,11 +106,7 @@ static void test_shape(const tu_shape *sh, sps_scalar t)
         }
 out:
     sps_context_clear_error(ctx);
-    sps_matrix_destroy(A);
-    sps_matrix_destroy(Acoo);
-    sps_matrix_destroy(B);
-    sps_matrix_destroy(C);
-    sps_matrix_destroy(D);
+    TU_DESTROY_MATRICES(A, Acoo, B, C, D);
     free(h0.val);
 }
 

@@ -229,35 +229,22 @@ static void test_shape(const tu_shape *sh, int K, sps_scalar t, sps_format f)
     /* CSR source: from_backend_csr */
     if (!TU_OK(ctx, sps_matrix_convert(A, f, &opt, &B))) goto out;
     check_info(what, B, f, &h0);
-    tu_csr hb;
-    if (tu_export_csr(ctx, B, &hb)) {
-        TU_CHECK(tu_same_csr(&h0, &hb), "%s: CSR -> %s -> CSR not bitwise (from CSR)", what, fn(f));
-        tu_csr_free(&hb);
-    }
+    TU_CHECK_EXPORT(ctx, B, &h0, "%s: CSR -> %s -> CSR not bitwise (from CSR)", what, fn(f));
     if (f == SPS_FMT_HYB && K >= 0) /* and check_info found the library's K to be the rule's */
         TU_CHECK(expect_hyb_K(&h0) == K, "%s: the shape was built for K = %d, the rule gives %d", what, K,
                  expect_hyb_K(&h0));
     /* COO source: host from_csr */
     if (TU_OK(ctx, sps_matrix_convert(Acoo, f, &opt, &C))) {
         check_info(what, C, f, &h0);
-        if (tu_export_csr(ctx, C, &hb)) {
-            TU_CHECK(tu_same_csr(&h0, &hb), "%s: COO -> %s -> CSR not bitwise (host build)", what, fn(f));
-            tu_csr_free(&hb);
-        }
+        TU_CHECK_EXPORT(ctx, C, &h0, "%s: COO -> %s -> CSR not bitwise (host build)", what, fn(f));
     }
     /* back through sps_matrix_convert (to_csr), and into COO */
-    if (TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &D)) && tu_export_csr(ctx, D, &hb)) {
-        TU_CHECK(tu_same_csr(&h0, &hb), "%s: %s -> CSR convert not bitwise", what, fn(f));
-        tu_csr_free(&hb);
-    }
+    if (TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &D)))
+        TU_CHECK_EXPORT(ctx, D, &h0, "%s: %s -> CSR convert not bitwise", what, fn(f));
     check_spmv_all(what, f, B, A, &h0);
 out:
     sps_context_clear_error(ctx);
-    sps_matrix_destroy(A);
-    sps_matrix_destroy(Acoo);
-    sps_matrix_destroy(B);
-    sps_matrix_destroy(C);
-    sps_matrix_destroy(D);
+    TU_DESTROY_MATRICES(A, Acoo, B, C, D);
     free(h0.val);
 }
 
@@ -343,11 +330,7 @@ static void test_dia_options(sps_scalar t)
             opt.max_fill = 1e6;
             B = NULL;
             if (TU_OK(ctx, sps_matrix_convert(S, SPS_FMT_DIA, &opt, &B))) {
-                tu_csr hb;
-                if (tu_export_csr(ctx, B, &hb)) {
-                    TU_CHECK(tu_same_csr(&hs, &hb), "scattered DIA with max_fill 1e6: round trip");
-                    tu_csr_free(&hb);
-                }
+                TU_CHECK_EXPORT(ctx, B, &hs, "scattered DIA with max_fill 1e6: round trip");
             }
             sps_matrix_destroy(B);
             B = NULL;
@@ -388,9 +371,7 @@ static void test_jds_options(sps_scalar t)
         }
         tu_csr_free(&ha);
     }
-    sps_matrix_destroy(A);
-    sps_matrix_destroy(B0);
-    sps_matrix_destroy(B1);
+    TU_DESTROY_MATRICES(A, B0, B1);
     free(val);
 }
 
@@ -436,11 +417,7 @@ static void test_chain(sps_scalar t)
         TU_CHECK(tu_same_csr(&h0, &h), "csr -> hyb -> jds -> dia -> hyb -> csr [%s] not bitwise", tn(t));
         tu_csr_free(&h);
     }
-    sps_matrix_destroy(A);
-    sps_matrix_destroy(H);
-    sps_matrix_destroy(J);
-    sps_matrix_destroy(D);
-    sps_matrix_destroy(C);
+    TU_DESTROY_MATRICES(A, H, J, D, C);
     free(h0.val);
 }
 
@@ -488,11 +465,7 @@ static void check_corpus(const char *dir)
             }
             if (!TU_OK(ctx, sps_matrix_convert(A, f, NULL, &B))) continue;
             check_info(what, B, f, &ha);
-            tu_csr hb;
-            if (tu_export_csr(ctx, B, &hb)) {
-                TU_CHECK(tu_same_csr(&ha, &hb), "%s: round trip not bitwise", what);
-                tu_csr_free(&hb);
-            }
+            TU_CHECK_EXPORT(ctx, B, &ha, "%s: round trip not bitwise", what);
             for (int mode = 0; mode < 2; mode++) {
                 double w = 0;
                 const int ok = tu_spmv_check(ctx, &ha, B, (sps_op_mode)mode, TU_AB_RANDOM, tu_rng_u64(&rng), &w, NULL);

@@ -7,7 +7,7 @@
 
 int tu_passed = 0, tu_failed = 0;
 
-int tu_check(int ok, const char *file, int line, const char *fmt, ...)
+int tu_vcheck(int ok, const char *file, int line, const char *fmt, va_list ap)
 {
     if (ok) {
         tu_passed++;
@@ -15,12 +15,18 @@ int tu_check(int ok, const char *file, int line, const char *fmt, ...)
     }
     tu_failed++;
     fprintf(stderr, "FAIL %s:%d: ", file, line);
-    va_list ap;
-    va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
-    va_end(ap);
     fputc('\n', stderr);
     return 0;
+}
+
+int tu_check(int ok, const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int r = tu_vcheck(ok, file, line, fmt, ap);
+    va_end(ap);
+    return r;
 }
 
 int tu_check_ok(sps_context ctx, sps_status st, const char *expr, const char *file, int line)
@@ -154,6 +160,26 @@ int tu_same_csr(const tu_csr *a, const tu_csr *b)
     return memcmp(a->rowptr, b->rowptr, ((size_t)a->info.rows + 1) * sizeof(sps_index)) == 0 &&
            (nnz == 0 || (memcmp(a->col, b->col, nnz * sizeof(sps_index)) == 0 &&
                          memcmp(a->val, b->val, nnz * sps_scalar_size(a->info.scalar)) == 0));
+}
+
+int tu_check_export(sps_context c, sps_matrix B, const tu_csr *want, const char *file, int line, const char *fmt, ...)
+{
+    tu_csr h;
+    if (!tu_export_csr(c, B, &h)) {
+        tu_csr_free(&h);
+        return 0;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    const int r = tu_vcheck(tu_same_csr(want, &h), file, line, fmt, ap);
+    va_end(ap);
+    tu_csr_free(&h);
+    return r;
+}
+
+void tu_destroy_matrices(size_t n, const sps_matrix *m)
+{
+    for (size_t i = 0; i < n; i++) sps_matrix_destroy(m[i]);
 }
 
 const char *tu_matrix_dir(int argc, char **argv, int argi)

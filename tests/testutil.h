@@ -3,6 +3,7 @@
 #ifndef SPS_TESTUTIL_H
 #define SPS_TESTUTIL_H
 #include "spsolve/spsolve.h"
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -15,6 +16,8 @@ int tu_check(int ok, const char *file, int line, const char *fmt, ...)
 #endif
     ;
 #define TU_CHECK(cond, ...) tu_check(!!(cond), __FILE__, __LINE__, __VA_ARGS__)
+/** tu_check with the message's arguments in a va_list. */
+int tu_vcheck(int ok, const char *file, int line, const char *fmt, va_list ap);
 /** Check an sps_status is SPS_OK; on failure print the context error. */
 #define TU_OK(ctx, expr) tu_check_ok((ctx), (expr), #expr, __FILE__, __LINE__)
 int tu_check_ok(sps_context ctx, sps_status st, const char *expr, const char *file, int line);
@@ -56,6 +59,18 @@ int tu_export_csr(sps_context c, sps_matrix A, tu_csr *h);
 void tu_csr_free(tu_csr *h);
 /** Bitwise equality of two exported CSR copies (sizes, scalar type, rowptr, columns, values). */
 int tu_same_csr(const tu_csr *a, const tu_csr *b);
+/** Export B (in context c) and check it bitwise equal to want: one check with the message fmt, or
+ *  none when the export fails (printed). */
+#define TU_CHECK_EXPORT(c, B, want, ...) tu_check_export((c), (B), (want), __FILE__, __LINE__, __VA_ARGS__)
+int tu_check_export(sps_context c, sps_matrix B, const tu_csr *want, const char *file, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+/** sps_matrix_destroy on every handle given (NULL ones included). */
+#define TU_DESTROY_MATRICES(...)                                                                                   \
+    tu_destroy_matrices(sizeof((sps_matrix[]){__VA_ARGS__}) / sizeof(sps_matrix), (sps_matrix[]){__VA_ARGS__})
+void tu_destroy_matrices(size_t n, const sps_matrix *m);
 
 /** The four scalar types: f32, f64, c32, c64. */
 #define TU_NTYPES 4
