@@ -25,7 +25,6 @@
 
 static sps_context ctx;
 static tu_rng rng;
-static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 static char tmpdir_path[512];
 
 /* ------------------------------------------------------------------ helpers */
@@ -297,16 +296,10 @@ static void test_from_csr(sps_scalar t)
 }
 
 /* ------------------------------------------------------------------ shapes, conversion, info */
-typedef struct {
-    const char *name;
-    int n, m;
-    int64_t nnz;
-    sps_index *rowptr, *col;
-} shape;
-
-static shape make_shape(const char *name, int n, int m, const int *len, int one_col)
+/* Shapes (tu_shape) built here by selection sampling alone. */
+static tu_shape make_shape(const char *name, int n, int m, const int *len, int one_col)
 {
-    shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
+    tu_shape s = {name, n, m, 0, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL};
     for (int i = 0; i < n; i++) s.rowptr[i + 1] = s.rowptr[i] + len[i];
     s.nnz = s.rowptr[n];
     s.col = tu_xcalloc((size_t)s.nnz, sizeof(sps_index));
@@ -323,7 +316,7 @@ static shape make_shape(const char *name, int n, int m, const int *len, int one_
 }
 
 static int nshapes;
-static shape shapes[16];
+static tu_shape shapes[16];
 static void build_shapes(void)
 {
     int *len = tu_xcalloc(5000, sizeof *len);
@@ -352,7 +345,7 @@ static void build_shapes(void)
 }
 
 /* Random values for a shape (never all zero). */
-static void *shape_values(const shape *s, sps_scalar t)
+static void *shape_values(const tu_shape *s, sps_scalar t)
 {
     void *v = tu_xcalloc((size_t)s->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)s->nnz, v);
@@ -384,81 +377,44 @@ static int spmv_matches(const tu_csr *h, sps_matrix A, sps_op_mode mode, double 
     const sps_scalar t = h->info.scalar;
     const int n = h->info.rows, m = h->info.cols;
     const int nin = mode == SPS_OP_N ? m : n, nout = mode == SPS_OP_N ? n : m;
-    void *x = tu_xcalloc((size_t)nin, ssz(t)), *y = tu_xcalloc((size_t)nout, ssz(t));
+    void *x = tu_xcalloc((size_t)nin, ssz(t)), *y0 = tu_xcalloc((size_t)nout, ssz(t));
     tu_fill_random(&rng, t, (size_t)nin, x);
-    tu_fill_nan(t, (size_t)nout, y);
-    long double *ar = tu_xcalloc((size_t)nout, sizeof(long double)), *ai = tu_xcalloc((size_t)nout, sizeof(long double)),
-                *as = tu_xcalloc((size_t)nout, sizeof(long double));
-    int *cnt = tu_xcalloc((size_t)nout, sizeof(int));
-    for (int i = 0; i < n; i++)
-        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
-            const int j = h->col[k], o = mode == SPS_OP_N ? i : j, in = mode == SPS_OP_N ? j : i;
-            double vr, vi, xr, xi;
-            tu_get(t, h->val, (size_t)k, &vr, &vi);
-            tu_get(t, x, (size_t)in, &xr, &xi);
-            ar[o] += (long double)vr * xr - (long double)vi * xi;
-            ai[o] += (long double)vr * xi + (long double)vi * xr;
-            as[o] += (fabsl(vr) + fabsl(vi)) * (fabsl(xr) + fabsl(xi));
-            cnt[o]++;
-        }
-    sps_vector vx = NULL, vy = NULL;
-    sps_operator op = NULL;
-    int ok = sps_vector_from_host(ctx, nin, t, x, &vx) == SPS_OK && sps_vector_from_host(ctx, nout, t, y, &vy) == SPS_OK &&
-             sps_operator_from_matrix(A, &op) == SPS_OK && sps_operator_apply(op, mode, NULL, vx, NULL, vy) == SPS_OK &&
-             sps_vector_get(vy, y) == SPS_OK;
-    if (!ok) fprintf(stderr, "spmv_matches: %s\n", sps_context_error(ctx));
+    tu_fill_nan(t, (size_t)nout, y0);
+    tu_spmv_ref ref;
+    tu_spmv_ref_compute(h, mode, x, &ref);
+    int ok;
+    void *y = tu_apply(ctx, A, mode, t, nin, nout, x, y0, NULL, NULL, &ok);
     *worst = 0;
     for (int o = 0; ok && o < nout; o++) {
         double yr, yi;
         tu_get(t, y, (size_t)o, &yr, &yi);
-        const long double d = hypotl(yr - ar[o], yi - ai[o]);
-        const long double tol = 4 * (sqrt((double)cnt[o]) + 2) * tu_eps(t) * as[o];
+        const long double d = hypotl(yr - ref.re[o], yi - ref.im[o]);
+        const long double tol = 4 * (sqrt((double)ref.cnt[o]) + 2) * tu_eps(t) * ref.abs[o];
         if (!(d <= tol)) ok = 0;
-        if (as[o] > 0 && d / as[o] > *worst) *worst = (double)(d / as[o]);
+        if (ref.abs[o] > 0 && d / ref.abs[o] > *worst) *worst = (double)(d / ref.abs[o]);
         if (isnan((double)d)) *worst = NAN;
     }
-    sps_operator_destroy(op);
-    sps_vector_destroy(vx);
-    sps_vector_destroy(vy);
+    tu_spmv_ref_free(&ref);
     free(x);
+    free(y0);
     free(y);
-    free(ar);
-    free(ai);
-    free(as);
-    free(cnt);
     return ok;
 }
 
-static void test_roundtrip(sps_scalar t, const shape *s)
+static void test_roundtrip(sps_scalar t, const tu_shape *s)
 {
     void *val = shape_values(s, t);
     sps_matrix A = NULL, B = NULL, C = NULL, D = NULL;
-    tu_csr h0 = {0}, hA, hB, hC;
-    h0.info.rows = s->n;
-    h0.info.cols = s->m;
-    h0.info.nnz = s->nnz;
-    h0.info.scalar = t;
-    h0.rowptr = s->rowptr;
-    h0.col = s->col;
-    h0.val = val;
+    const tu_csr h0 = tu_shape_csr(s, t, val);
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, s->n, s->m, s->rowptr, s->col, val, t, &A))) goto out;
     check_info(s->name, A, t, s->n, s->m, s->nnz, SPS_FMT_CSR);
     if (!TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &B))) goto out;
     check_info(s->name, B, t, s->n, s->m, s->nnz, SPS_FMT_COO);
     if (!TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_CSR, NULL, &C))) goto out;
     check_info(s->name, C, t, s->n, s->m, s->nnz, SPS_FMT_CSR);
-    if (tu_export_csr(NULL, A, &hA)) {
-        TU_CHECK(tu_same_csr(&h0, &hA), "%s [%s]: from_csr of canonical input is not the identity", s->name, tn(t));
-        tu_csr_free(&hA);
-    }
-    if (tu_export_csr(NULL, B, &hB)) {
-        TU_CHECK(tu_same_csr(&h0, &hB), "%s [%s]: export of the COO copy differs", s->name, tn(t));
-        tu_csr_free(&hB);
-    }
-    if (tu_export_csr(NULL, C, &hC)) {
-        TU_CHECK(tu_same_csr(&h0, &hC), "%s [%s]: CSR -> COO -> CSR not bitwise", s->name, tn(t));
-        tu_csr_free(&hC);
-    }
+    TU_CHECK_EXPORT(NULL, A, &h0, "%s [%s]: from_csr of canonical input is not the identity", s->name, tn(t));
+    TU_CHECK_EXPORT(NULL, B, &h0, "%s [%s]: export of the COO copy differs", s->name, tn(t));
+    TU_CHECK_EXPORT(NULL, C, &h0, "%s [%s]: CSR -> COO -> CSR not bitwise", s->name, tn(t));
     /* AUTO means CSR here; a copy in the same format */
     TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_AUTO, NULL, &D));
     if (D) {
@@ -1077,8 +1033,8 @@ int main(int argc, char **argv)
     test_mtx_buffer();
     test_mtx_empty();
     build_shapes();
-    for (int ti = 0; ti < 4; ti++) {
-        const sps_scalar t = all_types[ti];
+    for (int ti = 0; ti < TU_NTYPES; ti++) {
+        const sps_scalar t = tu_all_types[ti];
         test_from_coo(t);
         test_from_csr(t);
         test_diagonal(t);

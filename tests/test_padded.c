@@ -36,7 +36,6 @@
 
 static sps_context ctx;
 static tu_rng rng;
-static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
 
 static int cplx(sps_scalar t) { return sps_scalar_is_complex(t); }
 static size_t ssz(sps_scalar t) { return sps_scalar_size(t); }
@@ -875,7 +874,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < SH_COUNT; s++) {
         pattern p = make_shape(s);
         for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
-            for (int ti = 0; ti < 4; ti++) check_one(&p, &configs[c], all_types[ti], 1);
+            for (int ti = 0; ti < TU_NTYPES; ti++) check_one(&p, &configs[c], tu_all_types[ti], 1);
         pat_free(&p);
     }
     printf("shapes x configurations x types: %.1f s\n", omp_get_wtime() - t0);
