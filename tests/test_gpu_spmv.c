@@ -283,18 +283,19 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                                           hs, 0));
         gb_download(gs, dslot, sizeof gs);
         const double cm = sqrt((hs[2].re * hs[2].re + hs[2].im * hs[2].im) / (hs[3].re * hs[3].re + hs[3].im * hs[3].im));
-        /* pnew_i: one multiply-add (the GPU may fuse it): 4 ulps of |z_i| + |c| |pold_i| */
+        /* pnew_i: one multiply-add (the GPU may fuse it): 4 ulps of |z_i| + |c| |pold_i|; 8 for
+         * complex (each component of c pold rounds two products, and c itself is rounded to T) */
         double *ps = gb_xmalloc((N + 1) * sizeof(double));
         for (size_t i = 0; i < N; i++) ps[i] = absat(t, z.h, (int64_t)i) + cm * absat(t, po.h, (int64_t)i) + 1e-300;
         void *gpn = gb_fetch(&pn), *gq = gb_fetch(&q);
-        cmp_vec_s(what, t, N, gpn, hpn, 4, ps);
+        cmp_vec_s(what, t, N, gpn, hpn, cp ? 8 : 4, ps);
         /* q_i: the row sum over the GPU's pnew (which differs from the CPU's by the above) */
         double dtol = 1e-300, xy = 0;
         for (sps_index i = 0; i < A->n; i++) {
             double sum = 0, len = 0;
             for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++, len++) sum += absat(t, val, k) * ps[A->col[k]];
             scale[i] = 2 * (len + 4) * sum + 1e-300;
-            dtol += ps[i] * scale[i] * tu_eps(t) + absat(t, hq, i) * 4 * ps[i] * tu_eps(t);
+            dtol += ps[i] * scale[i] * tu_eps(t) + absat(t, hq, i) * (cp ? 8 : 4) * ps[i] * tu_eps(t);
             xy += ps[i] * absat(t, hq, i);
         }
         dtol += 4 * sqrt((double)A->n + 1) * 1.2e-16 * xy;
