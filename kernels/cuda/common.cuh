@@ -193,6 +193,22 @@ template <typename R> __device__ inline cx<R> shfl_down(unsigned mask, cx<R> v, 
     return mkcx(__shfl_down_sync(mask, v.re, off, w), __shfl_down_sync(mask, v.im, off, w));
 }
 
+/* A segmented-sum scan element and its operator (CUB scans of COO SpMV and Hola's
+ * COO-decoding path): f = 1 where a new row starts. */
+template <typename T> struct sps_cu_segv {
+    int f;
+    T v;
+};
+template <typename T> struct sps_cu_seg_op {
+    __device__ sps_cu_segv<T> operator()(const sps_cu_segv<T> &a, const sps_cu_segv<T> &b) const
+    {
+        sps_cu_segv<T> r;
+        r.f = a.f | b.f;
+        r.v = b.f ? b.v : a.v + b.v;
+        return r;
+    }
+};
+
 /* Read-only-path loads (ld.global.nc) of every scalar type. */
 __device__ inline float ldg_t(const float *p) { return __ldg(p); }
 __device__ inline double ldg_t(const double *p) { return __ldg(p); }

@@ -122,20 +122,9 @@ template <int NPT> struct hola_rows_smem {
     sps_index last_row;                              /* the row of the block's last entry */
 };
 
-/* A segmented-sum scan element (COO decoding path): f = 1 where a row starts. */
-template <typename T> struct hola_segv {
-    int f;
-    T v;
-};
-template <typename T> struct hola_seg_op {
-    __device__ hola_segv<T> operator()(const hola_segv<T> &a, const hola_segv<T> &b) const
-    {
-        hola_segv<T> r;
-        r.f = a.f | b.f;
-        r.v = b.f ? b.v : a.v + b.v;
-        return r;
-    }
-};
+/* The COO decoding path's segmented-sum element and operator (common.cuh). */
+template <typename T> using hola_segv = sps_cu_segv<T>;
+template <typename T> using hola_seg_op = sps_cu_seg_op<T>;
 
 /* Where a block stands: entries [k0, k0 + cnt), rows [r_first, r_hi]: r_hi is
  * the row holding entry k0 + cnt (row_starts[B + 1]; the last entry's row for

@@ -320,20 +320,8 @@ static unsigned csr_grid(sps_context ctx, sps_index n) { return sps_cu_grid(ctx,
 #define COO_ITEMS 4
 #define COO_TILE (COO_THREADS * COO_ITEMS)
 
-/* A segment-sum scan element: f = 1 when a new row starts here. */
-template <typename T> struct segv {
-    int f;
-    T v;
-};
-template <typename T> struct seg_op {
-    __device__ segv<T> operator()(const segv<T> &a, const segv<T> &b) const
-    {
-        segv<T> r;
-        r.f = a.f | b.f;
-        r.v = b.f ? b.v : a.v + b.v;
-        return r;
-    }
-};
+template <typename T> using segv = sps_cu_segv<T>;
+template <typename T> using seg_op = sps_cu_seg_op<T>;
 /* The running prefix between tiles of one block (called by the first warp). */
 template <typename T> struct seg_prefix {
     segv<T> run;
