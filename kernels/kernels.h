@@ -24,6 +24,8 @@
 
 #include "spsolve/types.h"
 
+#include <math.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif

@@ -22,8 +22,28 @@
 
 /** Slot indices of the BiCGSTAB scalars (Saad Alg. 7.7):
  *    rho = rhat^H r,  rv = rhat^H v,  ts = t^H s,  tt = t^H t,
- *    rr = r^H r of the new residual,  rho_new = rhat^H r of the new residual. */
-typedef struct { int rho, rv, ts, tt, rr, rho_new; } sps_bicgstab_slots;
+ *    rr = r^H r of the new residual,  rho_new = rhat^H r of the new residual;
+ *  the device-side stopping rule (stop < 0: none): stop holds a SPS_BCG_* code,
+ *  tol2 = (stopping tolerance)^2, tiny = the breakdown threshold, rhatn = ||rhat||. */
+typedef struct { int rho, rv, ts, tt, rr, rho_new, stop, tol2, tiny, rhatn; } sps_bicgstab_slots;
+
+/** Why BiCGSTAB stops after a bicgstab_xr, decided where the slots live (so the host
+ *  and the device never disagree): the solver reads the code, it does not recompute it. */
+enum { SPS_BCG_GO = 0, SPS_BCG_CONVERGED, SPS_BCG_OMEGA, SPS_BCG_RHO, SPS_BCG_NAN, SPS_BCG_SKIPPED };
+/** The code from the slots bicgstab_xr has just written (rr, rho_new) and ts, tt:
+ *  NaN/Inf in rr or rho_new; rr <= tol2 (converged, to be confirmed); omega = t's/t't
+ *  ~ 0 (|t's| <= tiny ||t|| ||r||); rho_new ~ 0 (|rho_new| <= tiny ||rhat|| ||r||). */
+static inline SPS_HD int sps_bicgstab_stop_code(const sps_cplx *slots, sps_bicgstab_slots k)
+{
+    const double rr = slots[k.rr].re;
+    const sps_cplx rn = slots[k.rho_new], ts = slots[k.ts], tt = slots[k.tt];
+    if (!(rr - rr == 0.0) || !(rn.re - rn.re == 0.0 && rn.im - rn.im == 0.0)) return SPS_BCG_NAN;
+    if (!(rr > slots[k.tol2].re)) return SPS_BCG_CONVERGED;
+    const double r = sqrt(rr), tiny = slots[k.tiny].re;
+    if (hypot(ts.re, ts.im) <= tiny * sqrt(tt.re) * r) return SPS_BCG_OMEGA;
+    if (hypot(rn.re, rn.im) <= tiny * slots[k.rhatn].re * r) return SPS_BCG_RHO;
+    return SPS_BCG_GO;
+}
 
 /** Slot indices of a CG step: rho = r^H z, pq = p^H A p, rr = r^H r of the new
  *  residual, tol2 = (stopping tolerance)^2 (read), stop = the device-side stop flag. */

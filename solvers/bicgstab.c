@@ -17,7 +17,7 @@
 #include <float.h>
 #include <math.h>
 
-enum { RV = SPS_SLOT_FIRST, TS, TT, RR, RHO0, RHO1, NSLOTS };
+enum { RV = SPS_SLOT_FIRST, TS, TT, RR, RHO0, RHO1, TOL2, TINY, RHATN, STOP, NSLOTS };
 enum { VR, VRHAT, VP, VV, VS, VT, VPH, VSH };
 
 static void bicgstab_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes)
@@ -33,61 +33,100 @@ static double breakdown_tol(sps_scalar t)
     return eps * eps;
 }
 
+typedef struct {
+    struct sps_solver_s *s;
+    const sps_kernels *k;
+    sps_index n;
+    sps_vector x, r, rhat, p, v, sv, t, ph, sh;
+} bcg_state;
+
+static sps_bicgstab_slots bcg_slots(int cur)
+{
+    const sps_bicgstab_slots ks = {RHO0 + cur, RV, TS, TT, RR, RHO0 + (cur ^ 1), STOP, TOL2, TINY, RHATN};
+    return ks;
+}
+
+/* Queue one iteration (cur = its parity).  Per iteration: 2 SpMV + bicgstab_p (4n) +
+ * dot (2n) + waxpy (3n) + dot2 (2n) + bicgstab_xr (8n) = 19n values; with Jacobi also
+ * 2 pmul (6n) = 25n.  bicgstab_xr records why the solve stops (STOP) and writes
+ * nothing once it has: an iteration queued behind the last one is a no-op. */
+static sps_status bcg_queue(bcg_state *c, int cur, int restart)
+{
+    struct sps_solver_s *s = c->s;
+    sps_context ctx = s->ctx;
+    const sps_kernels *k = c->k;
+    const sps_index n = c->n;
+    const sps_bicgstab_slots ks = bcg_slots(cur);
+    if (restart) {
+        /* rhat = r;  rho = rhat^H r;  p = r  (first step, or restart from the true residual) */
+        SPS_CHECK(k->copy(ctx, n, c->r->data, c->rhat->data));
+        SPS_CHECK(k->dot(ctx, n, c->rhat->data, c->r->data, s->slots, RHO0 + cur));
+        SPS_CHECK(k->copy(ctx, n, c->r->data, c->p->data));
+    } else {
+        /* beta = (rho_k / rho_{k-1}) (alpha / omega);  p = r + beta (p - omega v) */
+        SPS_CHECK(k->bicgstab_p(ctx, n, s->slots, ks, c->r->data, c->v->data, c->p->data));
+    }
+    /* ph = M p;  v = A ph;  rv = rhat^H v */
+    SPS_CHECK(sps_sv_precond(s, c->p, c->ph));
+    SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->ph, sps_cplx_make(0, 0), c->v));
+    SPS_CHECK(k->dot(ctx, n, c->rhat->data, c->v->data, s->slots, RV));
+    /* s = r - alpha v,  alpha = rho / rv */
+    SPS_CHECK(k->waxpy_s(ctx, n, c->r->data, s->slots, (sps_scoef){-1.0, RHO0 + cur, RV}, c->v->data, c->sv->data));
+    /* sh = M s;  t = A sh;  ts = t^H s;  tt = t^H t */
+    SPS_CHECK(sps_sv_precond(s, c->sv, c->sh));
+    SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->sh, sps_cplx_make(0, 0), c->t));
+    SPS_CHECK(k->dot2(ctx, n, c->t->data, c->sv->data, s->slots, TS, TT));
+    /* omega = ts / tt;  x += alpha ph + omega sh;  r = s - omega t;  rr = r^H r;  rho' = rhat^H r;  STOP */
+    return k->bicgstab_xr(ctx, n, s->slots, ks, c->rhat->data, c->ph->data, c->sh->data, c->sv->data, c->t->data,
+                          c->x->data, c->r->data);
+}
+
 static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 {
-    sps_context ctx = s->ctx;
-    const sps_kernels *k = sps_sv_kern(s);
-    const sps_index n = b->n;
     const int pc = sps_sv_has_pc(s);
-    sps_vector r = sps_sv_vec(s, VR), rhat = sps_sv_vec(s, VRHAT), p = sps_sv_vec(s, VP), v = sps_sv_vec(s, VV);
-    sps_vector sv = sps_sv_vec(s, VS), t = sps_sv_vec(s, VT);
-    sps_vector ph = pc ? sps_sv_vec(s, VPH) : p, sh = pc ? sps_sv_vec(s, VSH) : sv;
-    const double tiny = breakdown_tol(b->t);
-    double rhat_norm = 0.0;
-    int done, restart = 1, stop;
+    bcg_state c;
+    c.s = s;
+    c.k = sps_sv_kern(s);
+    c.n = b->n;
+    c.x = x;
+    c.r = sps_sv_vec(s, VR);
+    c.rhat = sps_sv_vec(s, VRHAT);
+    c.p = sps_sv_vec(s, VP);
+    c.v = sps_sv_vec(s, VV);
+    c.sv = sps_sv_vec(s, VS);
+    c.t = sps_sv_vec(s, VT);
+    c.ph = pc ? sps_sv_vec(s, VPH) : c.p;
+    c.sh = pc ? sps_sv_vec(s, VSH) : c.sv;
+    int done, restart = 1, stop, queued = 0;
 
     /* r = b - A x0;  ||b||, ||r_0|| checked at iteration 0 */
-    SPS_CHECK(sps_sv_begin(s, b, x, r, &done));
+    SPS_CHECK(sps_sv_begin(s, b, x, c.r, &done));
     if (done) return SPS_OK;
-    rhat_norm = s->hslots[SPS_SLOT_RNORM].re;
+    double rhat_norm = s->hslots[SPS_SLOT_RNORM].re;
+    /* the stopping rule on the device (sps_bicgstab_stop_code) */
+    SPS_CHECK(sps_sv_set_slot(s, TOL2, s->tol * s->tol));
+    SPS_CHECK(sps_sv_set_slot(s, TINY, breakdown_tol(b->t)));
+    SPS_CHECK(sps_sv_set_slot(s, RHATN, rhat_norm));
+    SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
+    const int ahead = sps_sv_lookahead(s);
 
-    /* Per iteration: 2 SpMV + bicgstab_p (4n) + dot (2n) + waxpy (3n) + dot2 (2n)
-     * + bicgstab_xr (8n) = 19n values; with Jacobi also 2 pmul (6n) = 25n; one
-     * slot fetch. */
+    /* As CG: iteration it = s->its + 1 is queued and fetched asynchronously, iteration
+     * it + 1 (with lookahead) queued behind it; the host acts on the code bicgstab_xr
+     * recorded, so a stop leaves it + 1 a no-op and the count and x exact. */
     for (;;) {
         const int cur = s->its & 1, nxt = cur ^ 1;
-        const sps_bicgstab_slots ks = {RHO0 + cur, RV, TS, TT, RR, RHO0 + nxt};
-        if (restart) {
-            /* rhat = r;  rho = rhat^H r;  p = r  (first step, or restart from the true residual) */
-            SPS_CHECK(k->copy(ctx, n, r->data, rhat->data));
-            SPS_CHECK(k->dot(ctx, n, rhat->data, r->data, s->slots, RHO0 + cur));
-            SPS_CHECK(k->copy(ctx, n, r->data, p->data));
-            restart = 0;
-        } else {
-            /* beta = (rho_k / rho_{k-1}) (alpha / omega);  p = r + beta (p - omega v) */
-            SPS_CHECK(k->bicgstab_p(ctx, n, s->slots, ks, r->data, v->data, p->data));
-        }
-        /* ph = M p;  v = A ph */
-        SPS_CHECK(sps_sv_precond(s, p, ph));
-        SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), ph, sps_cplx_make(0, 0), v));
-        /* rv = rhat^H v */
-        SPS_CHECK(k->dot(ctx, n, rhat->data, v->data, s->slots, RV));
-        /* s = r - alpha v,  alpha = rho / rv */
-        SPS_CHECK(k->waxpy_s(ctx, n, r->data, s->slots, (sps_scoef){-1.0, RHO0 + cur, RV}, v->data, sv->data));
-        /* sh = M s;  t = A sh */
-        SPS_CHECK(sps_sv_precond(s, sv, sh));
-        SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), sh, sps_cplx_make(0, 0), t));
-        /* ts = t^H s;  tt = t^H t */
-        SPS_CHECK(k->dot2(ctx, n, t->data, sv->data, s->slots, TS, TT));
-        /* omega = ts / tt;  x += alpha ph + omega sh;  r = s - omega t;  rr = r^H r;  rho' = rhat^H r */
-        SPS_CHECK(
-            k->bicgstab_xr(ctx, n, s->slots, ks, rhat->data, ph->data, sh->data, sv->data, t->data, x->data, r->data));
-        SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
+        if (!queued) SPS_CHECK(bcg_queue(&c, cur, restart));
+        restart = 0;
+        SPS_CHECK(sps_sv_fetch_begin(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
+        queued = ahead && s->its + 2 <= s->maxit;
+        if (queued) SPS_CHECK(bcg_queue(&c, nxt, 0));
+        SPS_CHECK(sps_sv_fetch_wait(s));
 
         const sps_cplx rv = s->hslots[RV], ts = s->hslots[TS], tt = s->hslots[TT], rr = s->hslots[RR];
         const sps_cplx rho = s->hslots[RHO0 + cur], rhon = s->hslots[RHO0 + nxt];
+        const int code = (int)s->hslots[STOP].re;
         const int it = s->its + 1;
-        if (rr.re == -1.0) { /* the update was skipped: x, r unchanged */
+        if (code == SPS_BCG_SKIPPED) { /* the update was skipped: x, r unchanged */
             /* finite rho and rhat'v with a non-finite alpha: rhat'v = 0 (s, t are NaN then too) */
             if (sps_sv_finite(rho) && sps_sv_finite(rv) && !isfinite(hypot(rho.re, rho.im) / hypot(rv.re, rv.im)))
                 return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
@@ -99,29 +138,32 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
                 "BiCGSTAB: NaN/Inf at iteration %d (rhat'v = %g, t's = %g, t't = %g); x holds iterate %d", it, rv.re,
                 ts.re, tt.re, s->its);
         }
-        if (!sps_sv_finite(rr) || !sps_sv_finite(rhon))
+        if (code == SPS_BCG_NAN)
             return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
                                "BiCGSTAB: the residual is not finite at iteration %d (NaN/Inf in A M p or A M s)", it);
         const double rn = sqrt(rr.re);
         SPS_CHECK(sps_sv_record(s, rn, &stop));
-        if (rn <= s->tol) {
+        if (code == SPS_BCG_CONVERGED) { /* rr <= tol^2, decided on the device */
             int conv;
-            SPS_CHECK(sps_sv_confirm(s, b, x, r, &conv));
+            SPS_CHECK(sps_sv_confirm(s, b, x, c.r, &conv));
             if (conv) return SPS_OK;
             restart = 1; /* recurrence drift: r now holds b - A x, the new shadow residual */
+            queued = 0;  /* the queued iteration did nothing */
             rhat_norm = s->rnorm_true;
+            SPS_CHECK(sps_sv_set_slot(s, RHATN, rhat_norm));
+            SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
         }
         if (stop) return sps_sv_stop_monitor(s, rn);
         if (s->its >= s->maxit) return sps_sv_stop_maxit(s, rn);
         if (restart) continue;
         /* omega = t's / t't ~ 0: r = s, and the next beta divides by omega */
-        if (hypot(ts.re, ts.im) <= tiny * sqrt(tt.re) * rn)
+        if (code == SPS_BCG_OMEGA)
             return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
                                "BiCGSTAB breakdown at iteration %d: omega = t's / t't = %.3e (t's = %.3e, ||t|| = "
                                "%.3e): the stabilising step makes no progress",
                                it, hypot(ts.re, ts.im) / tt.re, hypot(ts.re, ts.im), sqrt(tt.re));
         /* rho = rhat^H r ~ 0: the Bi-CG recurrence cannot continue */
-        if (hypot(rhon.re, rhon.im) <= tiny * rhat_norm * rn)
+        if (code == SPS_BCG_RHO)
             return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
                                "BiCGSTAB breakdown at iteration %d: rho = rhat'r = %.3e is zero relative to "
                                "||rhat|| ||r|| = %.3e",

@@ -993,7 +993,7 @@ static void test_kernels(void)
 
             /* bicgstab_p: p = r + beta (p - omega v), beta = rho tt / (rv ts), omega = ts / tt */
             random_slots(sl, 10, t);
-            sps_bicgstab_slots ks = {0, 1, 2, 3, 4, 5};
+            sps_bicgstab_slots ks = {0, 1, 2, 3, 4, 5, -1, 0, 0, 0};
             memcpy(c[2], v[2], N * ss);
             lc om = as_t(t, lc_div(slot_lc(sl, 2), slot_lc(sl, 3)));
             lc be = as_t(t, lc_mul(lc_div(slot_lc(sl, 0), slot_lc(sl, 1)), lc_div(slot_lc(sl, 3), slot_lc(sl, 2))));
@@ -1122,7 +1122,7 @@ static void test_kernel_determinism(void)
             memcpy(sl, base, sizeof base);
             memcpy(x, v[4], N * ss);
             memcpy(r, v[5], N * ss);
-            sps_bicgstab_slots ks = {0, 1, 2, 3, 6, 7};
+            sps_bicgstab_slots ks = {0, 1, 2, 3, 6, 7, -1, 0, 0, 0};
             K->cg_step(g_ctx, n, sl, (sps_cg_slots){0, 1, 4, 8, 9}, v[0], v[1], x, r);
             K->dot2(g_ctx, n, v[2], v[3], sl, 5, 5); /* xx overwrites xy: checks the order too */
             K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], x, r);

@@ -119,7 +119,7 @@ template <typename T> struct bicgstab_xr_op {
     __device__ void setup()
     {
         sps_cplx a, om;
-        bad = !bicgstab_coefs(slots, k, &a, &om);
+        bad = !bicgstab_coefs(slots, k, &a, &om) || (k.stop >= 0 && slots[k.stop].re != 0.0);
         alpha = sc<T>::from(a);
         omega = sc<T>::from(om);
     }
@@ -133,12 +133,23 @@ template <typename T> struct bicgstab_xr_op {
         acc[1] += to_acc(conjv(rhat[i])) * to_acc(ri);
     }
 };
+/* stopped on entry: nothing written; guard failed: rr = -1, stop = SKIPPED; else the
+ * finishing block records the stop code from the slots it has just written */
 struct bicgstab_guard : sps_cu_no_guard {
     sps_bicgstab_slots k;
+    __device__ bool skip(const sps_cplx *slots) const { return k.stop >= 0 && slots[k.stop].re != 0.0; }
     __device__ bool fail(const sps_cplx *slots) const
     {
         sps_cplx a, om;
         return !bicgstab_coefs(slots, k, &a, &om);
+    }
+    __device__ void on_fail(sps_cplx *slots) const
+    {
+        if (k.stop >= 0) slots[k.stop] = acc_to_cplx((double)SPS_BCG_SKIPPED);
+    }
+    template <typename A> __device__ void on_done(sps_cplx *slots, const A *) const
+    {
+        if (k.stop >= 0) slots[k.stop] = acc_to_cplx((double)sps_bicgstab_stop_code(slots, k));
     }
 };
 
