@@ -16,6 +16,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 enum { RV = SPS_SLOT_FIRST, TS, TT, RR, RHO0, RHO1, TOL2, TINY, RHATN, STOP, NSLOTS };
 enum { VR, VRHAT, VP, VV, VS, VT, VPH, VSH };
@@ -38,6 +39,7 @@ typedef struct {
     const sps_kernels *k;
     sps_index n;
     sps_vector x, r, rhat, p, v, sv, t, ph, sh;
+    void *graph[2]; /* the captured iteration per parity (CUDA graphs), for this solve */
 } bcg_state;
 
 static sps_bicgstab_slots bcg_slots(int cur)
@@ -50,7 +52,7 @@ static sps_bicgstab_slots bcg_slots(int cur)
  * dot (2n) + waxpy (3n) + dot2 (2n) + bicgstab_xr (8n) = 19n values; with Jacobi also
  * 2 pmul (6n) = 25n.  bicgstab_xr records why the solve stops (STOP) and writes
  * nothing once it has: an iteration queued behind the last one is a no-op. */
-static sps_status bcg_queue(bcg_state *c, int cur, int restart)
+static sps_status bcg_queue_body(bcg_state *c, int cur, int restart)
 {
     struct sps_solver_s *s = c->s;
     sps_context ctx = s->ctx;
@@ -81,10 +83,22 @@ static sps_status bcg_queue(bcg_state *c, int cur, int restart)
                           c->x->data, c->r->data);
 }
 
+static sps_status bcg_queue_regular(void *arg, int cur) { return bcg_queue_body((bcg_state *)arg, cur, 0); }
+
+/* Queue an iteration; a regular (non-restart) one replays the parity's graph. */
+static sps_status bcg_queue(bcg_state *c, int cur, int restart)
+{
+    if (restart) return bcg_queue_body(c, cur, 1);
+    return sps_sv_queue_graphed(c->s, c->graph, cur, bcg_queue_regular, c);
+}
+
+static sps_status bcg_run(bcg_state *c, sps_vector b, sps_vector x);
+
 static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 {
     const int pc = sps_sv_has_pc(s);
     bcg_state c;
+    memset(&c, 0, sizeof c);
     c.s = s;
     c.k = sps_sv_kern(s);
     c.n = b->n;
@@ -97,10 +111,18 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
     c.t = sps_sv_vec(s, VT);
     c.ph = pc ? sps_sv_vec(s, VPH) : c.p;
     c.sh = pc ? sps_sv_vec(s, VSH) : c.sv;
+    const sps_status st = bcg_run(&c, b, x);
+    sps_sv_graphs_free(s, c.graph);
+    return st;
+}
+
+static sps_status bcg_run(bcg_state *c, sps_vector b, sps_vector x)
+{
+    struct sps_solver_s *s = c->s;
     int done, restart = 1, stop, queued = 0;
 
     /* r = b - A x0;  ||b||, ||r_0|| checked at iteration 0 */
-    SPS_CHECK(sps_sv_begin(s, b, x, c.r, &done));
+    SPS_CHECK(sps_sv_begin(s, b, x, c->r, &done));
     if (done) return SPS_OK;
     double rhat_norm = s->hslots[SPS_SLOT_RNORM].re;
     /* the stopping rule on the device (sps_bicgstab_stop_code) */
@@ -115,11 +137,11 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
      * recorded, so a stop leaves it + 1 a no-op and the count and x exact. */
     for (;;) {
         const int cur = s->its & 1, nxt = cur ^ 1;
-        if (!queued) SPS_CHECK(bcg_queue(&c, cur, restart));
+        if (!queued) SPS_CHECK(bcg_queue(c, cur, restart));
         restart = 0;
         SPS_CHECK(sps_sv_fetch_begin(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
         queued = ahead && s->its + 2 <= s->maxit;
-        if (queued) SPS_CHECK(bcg_queue(&c, nxt, 0));
+        if (queued) SPS_CHECK(bcg_queue(c, nxt, 0));
         SPS_CHECK(sps_sv_fetch_wait(s));
 
         const sps_cplx rv = s->hslots[RV], ts = s->hslots[TS], tt = s->hslots[TT], rr = s->hslots[RR];
@@ -145,7 +167,7 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
         SPS_CHECK(sps_sv_record(s, rn, &stop));
         if (code == SPS_BCG_CONVERGED) { /* rr <= tol^2, decided on the device */
             int conv;
-            SPS_CHECK(sps_sv_confirm(s, b, x, c.r, &conv));
+            SPS_CHECK(sps_sv_confirm(s, b, x, c->r, &conv));
             if (conv) return SPS_OK;
             restart = 1; /* recurrence drift: r now holds b - A x, the new shadow residual */
             queued = 0;  /* the queued iteration did nothing */

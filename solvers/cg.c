@@ -72,21 +72,13 @@ static sps_status cg_queue_body(cg_state *c, int cur, int restart)
     return SPS_OK;
 }
 
-/* Queue an iteration; a regular (non-restart) one is recorded as a graph the first
- * time its parity comes up and replayed after that, where graphs are available. */
+static sps_status cg_queue_regular(void *arg, int cur) { return cg_queue_body((cg_state *)arg, cur, 0); }
+
+/* Queue an iteration; a regular (non-restart) one replays the parity's graph. */
 static sps_status cg_queue(cg_state *c, int cur, int restart)
 {
-    struct sps_solver_s *s = c->s;
-    const sps_backend_ops *be = s->ctx->be;
-    if (restart || !sps_sv_graphs(s)) return cg_queue_body(c, cur, restart);
-    if (!c->graph[cur]) {
-        SPS_CHECK(be->capture_begin(s->ctx));
-        const sps_status st = cg_queue_body(c, cur, 0);
-        const sps_status st2 = be->capture_end(s->ctx, &c->graph[cur]); /* ends the capture in every case */
-        SPS_CHECK(st);
-        SPS_CHECK(st2);
-    }
-    return be->graph_launch(s->ctx, c->graph[cur]);
+    if (restart) return cg_queue_body(c, cur, 1);
+    return sps_sv_queue_graphed(c->s, c->graph, cur, cg_queue_regular, c);
 }
 
 static sps_status cg_run(cg_state *c, sps_vector b)
@@ -182,10 +174,7 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
     c.z = c.pc ? sps_sv_vec(s, VZ) : c.r;
     c.rho0 = c.pc ? RHO0 : RR0; /* without M, rho_k = r_k^H r_k is rr_k */
     const sps_status st = cg_run(&c, b);
-    /* graphs hold this solve's vectors: released with it (after the queued work; a
-     * graph being replayed may be destroyed, CUDA defers the release) */
-    for (int i = 0; i < 2; i++)
-        if (c.graph[i]) s->ctx->be->graph_destroy(s->ctx, c.graph[i]);
+    sps_sv_graphs_free(s, c.graph);
     return st;
 }
 

@@ -231,6 +231,28 @@ sps_status sps_sv_set_slot(struct sps_solver_s *s, int i, double v)
     return sps_dcopy(s->ctx, s->slots + i, &c, sizeof c, SPS_COPY_H2D);
 }
 
+sps_status sps_sv_queue_graphed(struct sps_solver_s *s, void *graph[2], int cur,
+                                sps_status (*body)(void *arg, int cur), void *arg)
+{
+    const sps_backend_ops *be = s->ctx->be;
+    if (!sps_sv_graphs(s)) return body(arg, cur);
+    if (!graph[cur]) {
+        SPS_CHECK(be->capture_begin(s->ctx));
+        const sps_status st = body(arg, cur);
+        const sps_status st2 = be->capture_end(s->ctx, &graph[cur]); /* ends the capture in every case */
+        SPS_CHECK(st);
+        SPS_CHECK(st2);
+    }
+    return be->graph_launch(s->ctx, graph[cur]);
+}
+
+void sps_sv_graphs_free(struct sps_solver_s *s, void *graph[2])
+{
+    /* after the queued work: CUDA defers the release of a graph being replayed */
+    for (int i = 0; i < 2; i++)
+        if (graph[i]) s->ctx->be->graph_destroy(s->ctx, graph[i]);
+}
+
 int sps_sv_graphs(struct sps_solver_s *s)
 {
     return s->graphs && s->ctx->be->capture_begin != NULL && s->A->A != NULL;

@@ -103,6 +103,13 @@ sps_status sps_sv_set_slot(struct sps_solver_s *s, int i, double v);
  *  option is on (sps_solver_set_graphs) and the operator is a matrix (a shell
  *  operator's callback might synchronise, which capture forbids). */
 int sps_sv_graphs(struct sps_solver_s *s);
+/** Queue one regular iteration of parity cur by body(arg, cur): recorded as a graph the
+ *  first time (into graph[cur]) and replayed after, where graphs are available;
+ *  queued directly otherwise.  graph[2] belongs to the solve: free it with
+ *  sps_sv_graphs_free before the solve returns (it holds the solve's vectors). */
+sps_status sps_sv_queue_graphed(struct sps_solver_s *s, void *graph[2], int cur,
+                                sps_status (*body)(void *arg, int cur), void *arg);
+void sps_sv_graphs_free(struct sps_solver_s *s, void *graph[2]);
 /** r = b - A x. */
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r);
 /** y = M x; without a preconditioner a copy, or nothing when y is x. */

@@ -61,7 +61,8 @@ SPS_API sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void 
 /** CUDA backend: record a solver iteration once as a CUDA graph and replay it (one launch
  *  instead of one per kernel; what the iteration computes is unchanged).  On by default;
  *  used only where the operator is a matrix (a shell operator's callback is not captured);
- *  no effect on the CPU backend.  CG uses it today. */
+ *  no effect on the CPU backend.  CG and BiCGSTAB use it (GMRES, whose Hessenberg work is on
+ *  the host, does not). */
 SPS_API sps_status sps_solver_set_graphs(sps_solver s, int on);
 /** Solve A x = b; x holds the initial guess on entry.  Returns SPS_OK when converged,
  *  SPS_ERR_NOT_CONVERGED, SPS_ERR_BREAKDOWN or SPS_ERR_NUMERIC otherwise (res is
