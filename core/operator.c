@@ -38,7 +38,10 @@ sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots,
 {
     SPS_CHECK(check_apply(op, SPS_OP_N, pnew, q));
     if (z->n != pnew->n || pold->n != pnew->n || pnew == z || pnew == pold)
-        return sps_error(op->ctx, SPS_ERR_ARG, "operator apply (direction update): bad vectors");
+        return sps_error(op->ctx, SPS_ERR_ARG,
+                         "operator apply (direction update): z, p_old and p_new need %d entries each (got %d, %d, %d) "
+                         "and p_new must differ from z and p_old",
+                         (int)pnew->n, (int)z->n, (int)pold->n, (int)pnew->n);
     if (op->A && op->A->ops->spmv_xpay_dot)
         return op->A->ops->spmv_xpay_dot(op->A, z->data, c, pold->data, pnew->data, q->data, slots, out);
     SPS_CHECK(sps_kern(op->ctx, op->t)->waxpy_s(op->ctx, z->n, z->data, slots, c, pold->data, pnew->data));

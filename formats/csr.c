@@ -106,8 +106,8 @@ static sps_status csr_spmv_xpay_dot(sps_matrix A, const void *z, sps_scoef c, co
                                     sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, z,
-                                                      slots, c, pold, pnew, q, slots, out);
+    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, z, c,
+                                                      pold, pnew, q, slots, out);
 }
 
 static size_t csr_footprint(sps_matrix A, int64_t *stored)

@@ -101,8 +101,8 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     /* pnew = z + c pold (c from slots), q = A pnew and slots[out] = pnew^H q in one pass (A n x n */ \
     /* in CSR): CG's direction update fused into its product; pnew may alias neither z nor pold   */ \
     X(P, S, csr_spmv_xpay_dot, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,  \
-                                const sps_index *col, const void *val, const void *z, const sps_cplx *cslots, \
-                                sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)) \
+                                const sps_index *col, const void *val, const void *z, sps_scoef c,   \
+                                const void *pold, void *pnew, void *q, sps_cplx *slots, int out)) \
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
     X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \
                         const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \

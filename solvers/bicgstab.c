@@ -16,7 +16,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <string.h>
 
 enum { RV = SPS_SLOT_FIRST, TS, TT, RR, RHO0, RHO1, TOL2, TINY, RHATN, STOP, NSLOTS };
 enum { VR, VRHAT, VP, VV, VS, VT, VPH, VSH };
@@ -39,7 +38,6 @@ typedef struct {
     const sps_kernels *k;
     sps_index n;
     sps_vector x, r, rhat, p, v, sv, t, ph, sh;
-    void *graph[2]; /* the captured iteration per parity (CUDA graphs), for this solve */
 } bcg_state;
 
 static sps_bicgstab_slots bcg_slots(int cur)
@@ -52,8 +50,9 @@ static sps_bicgstab_slots bcg_slots(int cur)
  * dot (2n) + waxpy (3n) + dot2 (2n) + bicgstab_xr (8n) = 19n values; with Jacobi also
  * 2 pmul (6n) = 25n.  bicgstab_xr records why the solve stops (STOP) and writes
  * nothing once it has: an iteration queued behind the last one is a no-op. */
-static sps_status bcg_queue_body(bcg_state *c, int cur, int restart)
+static sps_status bcg_queue(void *arg, int cur, int restart)
 {
+    bcg_state *c = arg;
     struct sps_solver_s *s = c->s;
     sps_context ctx = s->ctx;
     const sps_kernels *k = c->k;
@@ -83,42 +82,14 @@ static sps_status bcg_queue_body(bcg_state *c, int cur, int restart)
                           c->x->data, c->r->data);
 }
 
-static sps_status bcg_queue_regular(void *arg, int cur) { return bcg_queue_body((bcg_state *)arg, cur, 0); }
-
-/* Queue an iteration; a regular (non-restart) one replays the parity's graph. */
-static sps_status bcg_queue(bcg_state *c, int cur, int restart)
-{
-    if (restart) return bcg_queue_body(c, cur, 1);
-    return sps_sv_queue_graphed(c->s, c->graph, cur, bcg_queue_regular, c);
-}
-
-static sps_status bcg_run(bcg_state *c, sps_vector b, sps_vector x);
-
 static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 {
     const int pc = sps_sv_has_pc(s);
-    bcg_state c;
-    memset(&c, 0, sizeof c);
-    c.s = s;
-    c.k = sps_sv_kern(s);
-    c.n = b->n;
-    c.x = x;
-    c.r = sps_sv_vec(s, VR);
-    c.rhat = sps_sv_vec(s, VRHAT);
-    c.p = sps_sv_vec(s, VP);
-    c.v = sps_sv_vec(s, VV);
-    c.sv = sps_sv_vec(s, VS);
-    c.t = sps_sv_vec(s, VT);
-    c.ph = pc ? sps_sv_vec(s, VPH) : c.p;
-    c.sh = pc ? sps_sv_vec(s, VSH) : c.sv;
-    const sps_status st = bcg_run(&c, b, x);
-    sps_sv_graphs_free(s, c.graph);
-    return st;
-}
-
-static sps_status bcg_run(bcg_state *c, sps_vector b, sps_vector x)
-{
-    struct sps_solver_s *s = c->s;
+    bcg_state st = {s, sps_sv_kern(s), b->n, x, sps_sv_vec(s, VR), sps_sv_vec(s, VRHAT), sps_sv_vec(s, VP),
+                    sps_sv_vec(s, VV), sps_sv_vec(s, VS), sps_sv_vec(s, VT), NULL, NULL};
+    bcg_state *c = &st;
+    st.ph = pc ? sps_sv_vec(s, VPH) : st.p;
+    st.sh = pc ? sps_sv_vec(s, VSH) : st.sv;
     int done, restart = 1, stop, queued = 0;
 
     /* r = b - A x0;  ||b||, ||r_0|| checked at iteration 0 */
@@ -126,23 +97,16 @@ static sps_status bcg_run(bcg_state *c, sps_vector b, sps_vector x)
     if (done) return SPS_OK;
     double rhat_norm = s->hslots[SPS_SLOT_RNORM].re;
     /* the stopping rule on the device (sps_bicgstab_stop_code) */
-    SPS_CHECK(sps_sv_set_slot(s, TOL2, s->tol * s->tol));
-    SPS_CHECK(sps_sv_set_slot(s, TINY, breakdown_tol(b->t)));
-    SPS_CHECK(sps_sv_set_slot(s, RHATN, rhat_norm));
-    SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
-    const int ahead = sps_sv_lookahead(s);
+    const double rule[4] = {s->tol * s->tol, breakdown_tol(b->t), rhat_norm, 0.0}; /* TOL2, TINY, RHATN, STOP */
+    SPS_CHECK(sps_sv_set_slots(s, TOL2, rule, 4));
 
     /* As CG: iteration it = s->its + 1 is queued and fetched asynchronously, iteration
      * it + 1 (with lookahead) queued behind it; the host acts on the code bicgstab_xr
      * recorded, so a stop leaves it + 1 a no-op and the count and x exact. */
     for (;;) {
         const int cur = s->its & 1, nxt = cur ^ 1;
-        if (!queued) SPS_CHECK(bcg_queue(c, cur, restart));
+        SPS_CHECK(sps_sv_advance(s, bcg_queue, c, restart, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST, &queued));
         restart = 0;
-        SPS_CHECK(sps_sv_fetch_begin(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
-        queued = ahead && s->its + 2 <= s->maxit;
-        if (queued) SPS_CHECK(bcg_queue(c, nxt, 0));
-        SPS_CHECK(sps_sv_fetch_wait(s));
 
         const sps_cplx rv = s->hslots[RV], ts = s->hslots[TS], tt = s->hslots[TT], rr = s->hslots[RR];
         const sps_cplx rho = s->hslots[RHO0 + cur], rhon = s->hslots[RHO0 + nxt];
@@ -172,8 +136,8 @@ static sps_status bcg_run(bcg_state *c, sps_vector b, sps_vector x)
             restart = 1; /* recurrence drift: r now holds b - A x, the new shadow residual */
             queued = 0;  /* the queued iteration did nothing */
             rhat_norm = s->rnorm_true;
-            SPS_CHECK(sps_sv_set_slot(s, RHATN, rhat_norm));
-            SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
+            const double rearm[2] = {rhat_norm, 0.0}; /* RHATN, STOP */
+            SPS_CHECK(sps_sv_set_slots(s, RHATN, rearm, 2));
         }
         if (stop) return sps_sv_stop_monitor(s, rn);
         if (s->its >= s->maxit) return sps_sv_stop_maxit(s, rn);

@@ -31,8 +31,7 @@ typedef struct {
     int pc;
     sps_vector x, r, q, z;
     sps_vector p[2]; /* the direction, written alternately by parity: p_k in p[k & 1] */
-    int rho0;       /* slot pair of rho: RHO0, or RR0 without M (rho = r^H r) */
-    void *graph[2]; /* the captured iteration per parity (CUDA graphs), for this solve */
+    int rho0;        /* slot pair of rho: RHO0, or RR0 without M (rho = r^H r) */
 } cg_state;
 
 /* Queue one iteration; cur = its parity (the slot pairs and the two direction
@@ -43,8 +42,9 @@ typedef struct {
  * pmul (3n) + dot (2n).  Nothing here reads a slot on the host, so an iteration can
  * be queued before the outcome of the previous one is known, and recorded once as a
  * graph. */
-static sps_status cg_queue_body(cg_state *c, int cur, int restart)
+static sps_status cg_queue(void *arg, int cur, int restart)
 {
+    cg_state *c = arg;
     struct sps_solver_s *s = c->s;
     sps_context ctx = s->ctx;
     const int nxt = cur ^ 1;
@@ -72,15 +72,6 @@ static sps_status cg_queue_body(cg_state *c, int cur, int restart)
     return SPS_OK;
 }
 
-static sps_status cg_queue_regular(void *arg, int cur) { return cg_queue_body((cg_state *)arg, cur, 0); }
-
-/* Queue an iteration; a regular (non-restart) one replays the parity's graph. */
-static sps_status cg_queue(cg_state *c, int cur, int restart)
-{
-    if (restart) return cg_queue_body(c, cur, 1);
-    return sps_sv_queue_graphed(c->s, c->graph, cur, cg_queue_regular, c);
-}
-
 static sps_status cg_run(cg_state *c, sps_vector b)
 {
     struct sps_solver_s *s = c->s;
@@ -91,22 +82,17 @@ static sps_status cg_run(cg_state *c, sps_vector b)
     SPS_CHECK(sps_sv_begin(s, b, c->x, c->r, &done));
     if (done) return SPS_OK;
     /* the stopping rule on the device: cg_step sets STOP when rr <= tol^2 */
-    SPS_CHECK(sps_sv_set_slot(s, TOL2, s->tol * s->tol));
-    SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
-    const int ahead = sps_sv_lookahead(s);
+    const double rule[2] = {s->tol * s->tol, 0.0}; /* TOL2, STOP */
+    SPS_CHECK(sps_sv_set_slots(s, TOL2, rule, 2));
 
-    /* Iteration it = s->its + 1 is queued and its slots fetched asynchronously; with
-     * lookahead, iteration it + 1 is queued behind them before the host waits, so the
-     * GPU never idles on the host.  If it stops (convergence, breakdown, NaN), STOP is
-     * set on the device and it + 1 changes nothing: the count and x are exact. */
+    /* Iteration it = s->its + 1 is queued and its slots fetched asynchronously, with
+     * iteration it + 1 queued behind them where the backend allows (sps_sv_advance), so
+     * the GPU never idles on the host.  If it stops (convergence, breakdown, NaN), STOP
+     * is set on the device and it + 1 changes nothing: the count and x are exact. */
     for (;;) {
         const int cur = s->its & 1, nxt = cur ^ 1;
-        if (!queued) SPS_CHECK(cg_queue(c, cur, restart));
+        SPS_CHECK(sps_sv_advance(s, cg_queue, c, restart, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST, &queued));
         restart = 0;
-        SPS_CHECK(sps_sv_fetch_begin(s, SPS_SLOT_FIRST, NSLOTS - SPS_SLOT_FIRST));
-        queued = ahead && s->its + 2 <= s->maxit;
-        if (queued) SPS_CHECK(cg_queue(c, nxt, 0));
-        SPS_CHECK(sps_sv_fetch_wait(s));
 
         const sps_cplx pq = s->hslots[PQ], rr = s->hslots[RR0 + nxt], rho = s->hslots[c->rho0 + cur];
         const int it = s->its + 1;
@@ -140,7 +126,7 @@ static sps_status cg_run(cg_state *c, sps_vector b)
             if (conv) return SPS_OK;
             restart = 1; /* recurrence drift: r now holds b - A x; the queued iteration did nothing */
             queued = 0;
-            SPS_CHECK(sps_sv_set_slot(s, STOP, 0.0));
+            SPS_CHECK(sps_sv_set_slots(s, STOP, &(double){0.0}, 1));
         }
         if (stop) return sps_sv_stop_monitor(s, rn);
         if (s->its >= s->maxit) return sps_sv_stop_maxit(s, rn);
@@ -173,9 +159,7 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
     c.q = sps_sv_vec(s, VQ);
     c.z = c.pc ? sps_sv_vec(s, VZ) : c.r;
     c.rho0 = c.pc ? RHO0 : RR0; /* without M, rho_k = r_k^H r_k is rr_k */
-    const sps_status st = cg_run(&c, b);
-    sps_sv_graphs_free(s, c.graph);
-    return st;
+    return cg_run(&c, b);
 }
 
 const sps_solver_method sps_solver_cg_method = {SPS_SOLVER_CG, "cg", "CG", cg_workspace, cg_iterate};

@@ -209,53 +209,53 @@ sps_status sps_sv_fetch(struct sps_solver_s *s, int first, int count)
     return sps_dcopy(s->ctx, s->hslots + first, s->slots + first, (size_t)count * sizeof(sps_cplx), SPS_COPY_D2H);
 }
 
-sps_status sps_sv_fetch_begin(struct sps_solver_s *s, int first, int count)
+sps_status sps_sv_set_slots(struct sps_solver_s *s, int first, const double *v, int count)
 {
-    s->fetch_first = first;
-    s->fetch_count = count;
-    if (!s->ctx->be->fetch_begin) return sps_sv_fetch(s, first, count);
-    return s->ctx->be->fetch_begin(s->ctx, s->slots + first, (size_t)count * sizeof(sps_cplx));
+    sps_cplx c[8];
+    if (count > 8) return sps_error(s->ctx, SPS_ERR_ARG, "sps_sv_set_slots: %d slots at once (8 at most)", count);
+    for (int i = 0; i < count; i++) c[i] = sps_cplx_make(v[i], 0.0);
+    return sps_dcopy(s->ctx, s->slots + first, c, (size_t)count * sizeof(sps_cplx), SPS_COPY_H2D);
 }
 
-sps_status sps_sv_fetch_wait(struct sps_solver_s *s)
-{
-    if (!s->ctx->be->fetch_wait) return SPS_OK; /* copied by sps_sv_fetch_begin */
-    return s->ctx->be->fetch_wait(s->ctx, s->hslots + s->fetch_first, (size_t)s->fetch_count * sizeof(sps_cplx));
-}
-
-int sps_sv_lookahead(struct sps_solver_s *s) { return s->ctx->be->fetch_begin != NULL && s->monitor == NULL; }
-
-sps_status sps_sv_set_slot(struct sps_solver_s *s, int i, double v)
-{
-    const sps_cplx c = sps_cplx_make(v, 0.0);
-    return sps_dcopy(s->ctx, s->slots + i, &c, sizeof c, SPS_COPY_H2D);
-}
-
-sps_status sps_sv_queue_graphed(struct sps_solver_s *s, void *graph[2], int cur,
-                                sps_status (*body)(void *arg, int cur), void *arg)
+/* Queue an iteration; a regular one through its parity's graph where graphs apply. */
+static sps_status sv_queue(struct sps_solver_s *s, sps_sv_queue_fn queue, void *arg, int cur, int restart)
 {
     const sps_backend_ops *be = s->ctx->be;
-    if (!sps_sv_graphs(s)) return body(arg, cur);
-    if (!graph[cur]) {
+    if (restart || !s->graphs || !be->capture_begin || !s->A->A) return queue(arg, cur, restart);
+    if (!s->graph[cur]) {
         SPS_CHECK(be->capture_begin(s->ctx));
-        const sps_status st = body(arg, cur);
-        const sps_status st2 = be->capture_end(s->ctx, &graph[cur]); /* ends the capture in every case */
+        const sps_status st = queue(arg, cur, 0);
+        const sps_status st2 = be->capture_end(s->ctx, &s->graph[cur]); /* ends the capture in every case */
         SPS_CHECK(st);
         SPS_CHECK(st2);
     }
-    return be->graph_launch(s->ctx, graph[cur]);
+    return be->graph_launch(s->ctx, s->graph[cur]);
 }
 
-void sps_sv_graphs_free(struct sps_solver_s *s, void *graph[2])
+/* The graphs hold the solve's vectors: released with it (after the queued work; CUDA
+ * defers the release of a graph being replayed). */
+static void sv_graphs_free(struct sps_solver_s *s)
 {
-    /* after the queued work: CUDA defers the release of a graph being replayed */
     for (int i = 0; i < 2; i++)
-        if (graph[i]) s->ctx->be->graph_destroy(s->ctx, graph[i]);
+        if (s->graph[i]) s->ctx->be->graph_destroy(s->ctx, s->graph[i]);
+    s->graph[0] = s->graph[1] = NULL;
 }
 
-int sps_sv_graphs(struct sps_solver_s *s)
+sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *arg, int restart, int first, int count,
+                          int *queued)
 {
-    return s->graphs && s->ctx->be->capture_begin != NULL && s->A->A != NULL;
+    const sps_backend_ops *be = s->ctx->be;
+    const int cur = s->its & 1;
+    const size_t bytes = (size_t)count * sizeof(sps_cplx);
+    if (!*queued) SPS_CHECK(sv_queue(s, queue, arg, cur, restart));
+    if (!be->fetch_begin) { /* the backend's copies are synchronous: no lookahead */
+        *queued = 0;
+        return sps_sv_fetch(s, first, count);
+    }
+    SPS_CHECK(be->fetch_begin(s->ctx, s->slots + first, bytes));
+    *queued = s->monitor == NULL && s->its + 2 <= s->maxit;
+    if (*queued) SPS_CHECK(sv_queue(s, queue, arg, cur ^ 1, 0));
+    return be->fetch_wait(s->ctx, s->hslots + first, bytes);
 }
 
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r)
@@ -465,6 +465,7 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     SPS_CHECK(ws_setup(s, s->A->n, s->A->t));
     const double t1 = sps_wtime();
     sps_status st = s->method->iterate(s, b, x);
+    sv_graphs_free(s);
     /* a solve that ended (reason set) reports its true residual; a failed call
      * (allocation, device, shell callback) reports what it has */
     if (s->reason != SPS_REASON_NONE && !s->true_known) {

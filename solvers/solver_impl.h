@@ -52,7 +52,7 @@ struct sps_solver_s {
     sps_monitor_fn monitor;
     void *monitor_user;
     int graphs;                 /* sps_solver_set_graphs: capture iterations as CUDA graphs (default on) */
-    int fetch_first, fetch_count; /* the asynchronous fetch in flight */
+    void *graph[2];             /* the solve's recorded iteration per parity (sps_sv_advance) */
 
     /* workspace (setup), reused while these four and host_bytes do not change */
     sps_index ws_n;
@@ -88,28 +88,23 @@ static inline int sps_sv_has_pc(struct sps_solver_s *s) { return !sps_pc_is_iden
  *  Every scalar the host learns goes through here or through the asynchronous
  *  pair below. */
 sps_status sps_sv_fetch(struct sps_solver_s *s, int first, int count);
-/** Asynchronous form: queue the copy after the work queued so far (pinned
- *  staging + event on CUDA; a plain copy where the backend has no async fetch),
- *  queue more work, then sps_sv_fetch_wait fills s->hslots[first ..]. */
-sps_status sps_sv_fetch_begin(struct sps_solver_s *s, int first, int count);
-sps_status sps_sv_fetch_wait(struct sps_solver_s *s);
-/** Nonzero when the method may queue iteration k+1 before it learns the outcome of
- *  iteration k: the backend fetches asynchronously and no monitor could stop the
- *  solve between the two (a monitor sees every iteration before the next runs). */
-int sps_sv_lookahead(struct sps_solver_s *s);
-/** slots[i] = v (a queued host-to-backend copy). */
-sps_status sps_sv_set_slot(struct sps_solver_s *s, int i, double v);
-/** Nonzero when iterations may be captured as graphs: the backend has them, the
- *  option is on (sps_solver_set_graphs) and the operator is a matrix (a shell
- *  operator's callback might synchronise, which capture forbids). */
-int sps_sv_graphs(struct sps_solver_s *s);
-/** Queue one regular iteration of parity cur by body(arg, cur): recorded as a graph the
- *  first time (into graph[cur]) and replayed after, where graphs are available;
- *  queued directly otherwise.  graph[2] belongs to the solve: free it with
- *  sps_sv_graphs_free before the solve returns (it holds the solve's vectors). */
-sps_status sps_sv_queue_graphed(struct sps_solver_s *s, void *graph[2], int cur,
-                                sps_status (*body)(void *arg, int cur), void *arg);
-void sps_sv_graphs_free(struct sps_solver_s *s, void *graph[2]);
+/** slots[first .. first+count) = v[0 .. count) (real values; one queued host-to-backend copy). */
+sps_status sps_sv_set_slots(struct sps_solver_s *s, int first, const double *v, int count);
+/** A method's iteration: queue it on the backend for parity cur (restart: from the true
+ *  residual) without reading any slot on the host. */
+typedef sps_status (*sps_sv_queue_fn)(void *arg, int cur, int restart);
+/** One turn of a method's loop: queue iteration s->its + 1 unless *queued says it already
+ *  is, fetch slots[first .. first+count) behind it asynchronously (pinned staging + event
+ *  on CUDA), queue iteration s->its + 2 behind that where the backend fetches
+ *  asynchronously, no monitor is set and maxit leaves room (*queued says whether it
+ *  did), then wait for the fetch into s->hslots.  The method's kernels must make
+ *  iteration s->its + 2 a no-op when s->its + 1 stopped (a device-side stop slot).
+ *  Regular (non-restart) iterations are recorded once per parity as a graph and
+ *  replayed where the backend has graphs, sps_solver_set_graphs is on and the
+ *  operator is a matrix (a shell operator's callback might synchronise, which capture
+ *  forbids); the graphs are released when the solve returns. */
+sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *arg, int restart, int first, int count,
+                          int *queued);
 /** r = b - A x. */
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r);
 /** y = M x; without a preconditioner a copy, or nothing when y is x. */

@@ -277,10 +277,8 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         sps_cplx *dslot = gb_dalloc(sizeof hs);
         gb_upload(dslot, hs, sizeof hs);
         const sps_scoef cf = {1.0, 2, 3};
-        TU_OK(g_gpu, G->csr_spmv_xpay_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, z.d, dslot, cf, po.d, pn.d, q.d,
-                                          dslot, 0));
-        TU_OK(g_cpu, C->csr_spmv_xpay_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, z.h, hs, cf, po.h, hpn, hq,
-                                          hs, 0));
+        TU_OK(g_gpu, G->csr_spmv_xpay_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, z.d, cf, po.d, pn.d, q.d, dslot, 0));
+        TU_OK(g_cpu, C->csr_spmv_xpay_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, z.h, cf, po.h, hpn, hq, hs, 0));
         gb_download(gs, dslot, sizeof gs);
         const double cm = sqrt((hs[2].re * hs[2].re + hs[2].im * hs[2].im) / (hs[3].re * hs[3].re + hs[3].im * hs[3].im));
         /* pnew_i: one multiply-add (the GPU may fuse it): 4 ulps of |z_i| + |c| |pold_i|; 8 for

@@ -83,9 +83,6 @@ __device__ inline double nanmax(double a, double b) { return (a != a || b != b) 
 struct nanmax_op {
     __device__ double operator()(double a, double b) const { return nanmax(a, b); }
 };
-struct dsum_op {
-    __device__ double operator()(double a, double b) const { return a + b; }
-};
 __device__ inline bool nrm2_needs_rescale(double s, double m)
 {
     return isfinite(m) && m > 0.0 && (!isfinite(s) || s < 1e-280);
@@ -103,7 +100,7 @@ __device__ void nrm2_finish(typename nrm2_br::TempStorage &tmp, const double *pa
         m = nanmax(m, __ldcg(&part[nb + b]));
     }
     __syncthreads();
-    double ts = nrm2_br(tmp).Reduce(s, dsum_op());
+    double ts = nrm2_br(tmp).Reduce(s, sps_cu_sum<double>());
     __syncthreads();
     double tm = nrm2_br(tmp).Reduce(m, nanmax_op());
     if (threadIdx.x == 0) { gs = ts; gm = tm; }
@@ -119,7 +116,7 @@ __device__ void nrm2_finish(typename nrm2_br::TempStorage &tmp, const double *pa
         t += ss >= 0.0 ? ldexp(ss, 2 * ((int)__ldcg(&part[3 * nb + b]) - e)) : ldexp(__ldcg(&part[b]), -2 * e);
     }
     __syncthreads();
-    double tt = nrm2_br(tmp).Reduce(t, dsum_op());
+    double tt = nrm2_br(tmp).Reduce(t, sps_cu_sum<double>());
     if (threadIdx.x == 0) slots[out] = acc_to_cplx(ldexp(sqrt(tt), e));
 }
 
@@ -137,7 +134,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
         s += re * re + im * im;
         m = nanmax(m, nanmax(fabs(re), fabs(im)));
     }
-    double ts = nrm2_br(tmp).Reduce(s, dsum_op());
+    double ts = nrm2_br(tmp).Reduce(s, sps_cu_sum<double>());
     __syncthreads();
     double tm = nrm2_br(tmp).Reduce(m, nanmax_op());
     if (threadIdx.x == 0) { bs = ts; bm = tm; }
@@ -153,7 +150,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
             t += re * re + im * im;
         }
         __syncthreads();
-        ss = nrm2_br(tmp).Reduce(t, dsum_op());
+        ss = nrm2_br(tmp).Reduce(t, sps_cu_sum<double>());
     }
     if (threadIdx.x == 0) {
         part[blockIdx.x] = bs;

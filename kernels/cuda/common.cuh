@@ -209,6 +209,11 @@ template <typename T> struct sps_cu_seg_op {
     }
 };
 
+/* a + b, for CUB block reductions of any scalar or accumulator type. */
+template <typename T> struct sps_cu_sum {
+    __device__ T operator()(const T &a, const T &b) const { return a + b; }
+};
+
 /* Read-only-path loads (ld.global.nc) of every scalar type. */
 __device__ inline float ldg_t(const float *p) { return __ldg(p); }
 __device__ inline double ldg_t(const double *p) { return __ldg(p); }

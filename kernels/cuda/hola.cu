@@ -79,10 +79,6 @@ namespace {
 /* What the row-starts kernel does to y. */
 enum { HOLA_Y_NONE = 0, HOLA_Y_ROWS = 1, HOLA_Y_ALL = 2 };
 
-template <typename T> struct hola_sum {
-    __device__ T operator()(const T &a, const T &b) const { return a + b; }
-};
-
 /* ---------------------------------------------------------------- kernel 1: row starts, y = b y */
 /* Row i with entries [ea, eb): the first row of some block iff a block start
  * lies in [ea, eb); the last row of some block iff a block end B per - 1
@@ -313,7 +309,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
         T s = p[0];
 #pragma unroll
         for (int i = 1; i < NPT; i++) s = s + p[i];
-        const T tot = cub::BlockReduce<T, HOLA_THREADS>(sm.u.red).Reduce(s, hola_sum<T>());
+        const T tot = cub::BlockReduce<T, HOLA_THREADS>(sm.u.red).Reduce(s, sps_cu_sum<T>());
         if (tid == 0) atomic_add(&y[bk.r_first], a * tot);
         return;
     }

@@ -117,10 +117,6 @@ __device__ inline sps_index row_len(sps_index ndiag, const sps_index *jd_ptr, sp
     return lo;
 }
 
-template <typename T> struct cx_sum {
-    __device__ T operator()(const T &a, const T &b) const { return a + b; }
-};
-
 /* Short rows (len <= long_row): one thread per permuted row, p >= rows_longer(long_row). */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_kernel(sps_index n, sps_index ndiag, sps_index long_row, const sps_index *perm,
@@ -186,7 +182,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_block_kernel(sps_inde
             s = s + jd_val[k] * x[jd_col[k]];
         }
         __syncthreads(); /* tmp reused from the previous row */
-        const T tot = BR(tmp).Reduce(s, cx_sum<T>());
+        const T tot = BR(tmp).Reduce(s, sps_cu_sum<T>());
         if (threadIdx.x == 0) {
             const sps_index i = perm[p];
             y[i] = bz ? a * tot : a * tot + b * y[i];

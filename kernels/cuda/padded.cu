@@ -162,10 +162,6 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L,
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
 
-template <typename T> struct pad_sum {
-    __device__ T operator()(const T &a, const T &b) const { return a + b; }
-};
-
 /* One block per long row (blockIdx.x indexes L.long_rows). */
 template <typename T>
 __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
@@ -182,7 +178,7 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layo
         const int64_t p = base + (int64_t)k * stride;
         s = s + val[p] * x[L.col[p]];
     }
-    s = BR(tmp).Reduce(s, pad_sum<T>());
+    s = BR(tmp).Reduce(s, sps_cu_sum<T>());
     if (threadIdx.x == 0) {
         const sps_index i = L.perm ? L.perm[r] : r;
         y[i] = beta_zero ? a * s : a * s + b * y[i];

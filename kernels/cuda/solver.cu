@@ -112,27 +112,6 @@ __device__ inline bool bicgstab_coefs(const sps_cplx *slots, sps_bicgstab_slots 
     if (slots[k.tt].re != 0.0 || slots[k.tt].im != 0.0) *om = scoef_eval(co, slots);
     return cplx_finite(*a) && cplx_finite(*om);
 }
-template <typename T> struct bicgstab_xr_op {
-    typedef typename sc<T>::ACC A;
-    sps_cplx *slots; sps_bicgstab_slots k; const T *rhat, *ph, *sh, *s, *t; T *x, *r;
-    T alpha, omega; bool bad;
-    __device__ void setup()
-    {
-        sps_cplx a, om;
-        bad = !bicgstab_coefs(slots, k, &a, &om) || (k.stop >= 0 && slots[k.stop].re != 0.0);
-        alpha = sc<T>::from(a);
-        omega = sc<T>::from(om);
-    }
-    __device__ void operator()(sps_index i, A *acc)
-    {
-        if (bad) return;
-        x[i] = x[i] + (alpha * ph[i] + omega * sh[i]);
-        const T ri = s[i] - omega * t[i];
-        r[i] = ri;
-        acc[0] += acc_real<A>(abs2_r(ri));
-        acc[1] += to_acc(conjv(rhat[i])) * to_acc(ri);
-    }
-};
 /* stopped on entry: nothing written; guard failed: rr = -1, stop = SKIPPED; else the
  * finishing block records the stop code from the slots it has just written */
 struct bicgstab_guard : sps_cu_no_guard {
@@ -150,6 +129,27 @@ struct bicgstab_guard : sps_cu_no_guard {
     template <typename A> __device__ void on_done(sps_cplx *slots, const A *) const
     {
         if (k.stop >= 0) slots[k.stop] = acc_to_cplx((double)sps_bicgstab_stop_code(slots, k));
+    }
+};
+template <typename T> struct bicgstab_xr_op {
+    typedef typename sc<T>::ACC A;
+    sps_cplx *slots; sps_bicgstab_slots k; const T *rhat, *ph, *sh, *s, *t; T *x, *r;
+    T alpha, omega; bool bad;
+    __device__ void setup()
+    {
+        sps_cplx a, om;
+        bad = !bicgstab_coefs(slots, k, &a, &om) || bicgstab_guard{{}, k}.skip(slots);
+        alpha = sc<T>::from(a);
+        omega = sc<T>::from(om);
+    }
+    __device__ void operator()(sps_index i, A *acc)
+    {
+        if (bad) return;
+        x[i] = x[i] + (alpha * ph[i] + omega * sh[i]);
+        const T ri = s[i] - omega * t[i];
+        r[i] = ri;
+        acc[0] += acc_real<A>(abs2_r(ri));
+        acc[1] += to_acc(conjv(rhat[i])) * to_acc(ri);
     }
 };
 

@@ -23,7 +23,8 @@
  *            groups above; the lane writing y_i adds conj(x_i) y_i (x_i from the
  *            cache: the row read it) to its double accumulator; then the reduction
  *            end shared with every dot (common.cuh sps_cu_reduce_finish): fixed
- *            trees, partials in block order, at most 1024 blocks.  Bit-reproducible.
+ *            trees, partials in block order; the grid is the blocks that have rows,
+ *            at most one resident wave.  Bit-reproducible.
  * csr_spmv_xpay_dot  p_new = z + c p_old, q = A p_new, slots[out] = p_new^H q in one
  *            launch: CG's direction update inside its product.  Every gathered
  *            column forms z_j + c p_old_j (the same instructions in every thread, so
@@ -175,10 +176,6 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
 #define CSR_LONG_MIN 1024
 __device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
 
-template <typename T> struct tsum_op {
-    __device__ T operator()(const T &a, const T &b) const { return a + b; }
-};
-
 /* Blocks that have rows: the grid is sized for TPR = 32; with TPR lanes a row,
  * ceil(n TPR / 256) blocks cover every row once, the others return at once. */
 __device__ inline unsigned csr_active_blocks(sps_index n, int tpr)
@@ -214,7 +211,7 @@ template <typename T, typename X, typename Out> struct csr_long_row {
         T s = zero_of<T>();
         for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
             s = s + val[k] * x(col[k]);
-        const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, tsum_op<T>());
+        const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, sps_cu_sum<T>());
         if (threadIdx.x == 0) (*out)(i, tot);
         __syncthreads(); /* tmp reused by the next long row */
     }
@@ -477,12 +474,12 @@ static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, c
 
 template <typename T>
 static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
-                                         const sps_index *col, const void *val, const void *z, const sps_cplx *cslots,
-                                         sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
+                                         const sps_index *col, const void *val, const void *z, sps_scoef c,
+                                         const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
 {
     /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
     return csr_dot_launch<T>(ctx, 1, n, nnz, rowptr, col, val,
-                             csr_x_xpay_s<T>{(const T *)z, (const T *)pold, cslots, c}, q, pnew, slots, out);
+                             csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q, pnew, slots, out);
 }
 
 template <typename T>
@@ -543,9 +540,8 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
     { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                           \
     extern "C" sps_status sps_cuda_csr_spmv_xpay_dot_##S(                                                          \
         sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
-        const void *z, const sps_cplx *cslots, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, \
-        int out)                                                                                                    \
-    { return csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, cslots, c, pold, pnew, q, slots, out); }   \
+        const void *z, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)               \
+    { return csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, slots, out); }           \
     extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, int64_t nnz,                      \
                                                     const sps_index *rowptr, const sps_index *col, const void *val, \
                                                     const void *x, void *y, sps_cplx *slots, int out)               \
