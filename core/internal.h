@@ -163,6 +163,10 @@ typedef struct sps_format_ops {
      * waxpy_s, then spmv_dot (or spmv + dot). */
     sps_status (*spmv_xpay_dot)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q,
                                 sps_cplx *slots, int out);
+    /* Optional: one CG iteration, spmv_xpay_dot (out = k.pq) then cg_step, fused; NULL:
+     * the two calls. */
+    sps_status (*cg_iter)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
+                          void *r, sps_cplx *slots, sps_cg_slots k);
 } sps_format_ops;
 
 /** The format registry: one entry per format compiled in, in display order. */
@@ -209,6 +213,10 @@ sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cpl
  *  format fuses them, else waxpy_s + sps_op_apply_dot. */
 sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
                                  sps_vector pnew, sps_vector q, int out);
+/* One CG iteration on operator op: sps_op_apply_xpay_dot (out = k.pq), then cg_step
+ * on (pnew, q, x, r); one fused pass where the format has one. */
+sps_status sps_op_cg_iter(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
+                          sps_vector pnew, sps_vector q, sps_vector x, sps_vector r, sps_cg_slots k);
 
 /* ------------------------------------------------------------------ scalars */
 /** Read one scalar of type t at p as sps_cplx (NULL gives dflt). */

@@ -48,6 +48,22 @@ sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots,
     return sps_op_apply_dot(op, pnew, q, slots, out);
 }
 
+sps_status sps_op_cg_iter(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
+                          sps_vector pnew, sps_vector q, sps_vector x, sps_vector r, sps_cg_slots k)
+{
+    if (x->n != pnew->n || r->n != pnew->n)
+        return sps_error(op->ctx, SPS_ERR_ARG, "operator CG iteration: x and r need %d entries (got %d, %d)",
+                         (int)pnew->n, (int)x->n, (int)r->n);
+    if (op->A && op->A->ops->cg_iter) {
+        SPS_CHECK(check_apply(op, SPS_OP_N, pnew, q));
+        if (z->n != pnew->n || pold->n != pnew->n || pnew == z || pnew == pold)
+            return sps_op_apply_xpay_dot(op, z, slots, c, pold, pnew, q, k.pq); /* its error */
+        return op->A->ops->cg_iter(op->A, z->data, c, pold->data, pnew->data, q->data, x->data, r->data, slots, k);
+    }
+    SPS_CHECK(sps_op_apply_xpay_dot(op, z, slots, c, pold, pnew, q, k.pq));
+    return sps_kern(op->ctx, op->t)->cg_step(op->ctx, x->n, slots, k, pnew->data, q->data, x->data, r->data);
+}
+
 sps_status sps_operator_apply(sps_operator op, sps_op_mode mode, const void *alpha, sps_vector x, const void *beta,
                               sps_vector y)
 {

@@ -110,6 +110,14 @@ static sps_status csr_spmv_xpay_dot(sps_matrix A, const void *z, sps_scoef c, co
                                                       pold, pnew, q, slots, out);
 }
 
+static sps_status csr_cg_iter(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
+                              void *r, sps_cplx *slots, sps_cg_slots k)
+{
+    const csr_store *s = A->store;
+    return sps_kern(A->ctx, A->t)->csr_cg_iter(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, z, c, pold,
+                                                pnew, q, x, r, slots, k);
+}
+
 static size_t csr_footprint(sps_matrix A, int64_t *stored)
 {
     const csr_store *s = A->store;
@@ -123,4 +131,4 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",
                                        "compressed sparse row: the general-purpose default",
                                        csr_from_csr, csr_to_csr, NULL, csr_spmv, csr_footprint, csr_destroy,
-                                       csr_spmv_dot, csr_spmv_xpay_dot};
+                                       csr_spmv_dot, csr_spmv_xpay_dot, csr_cg_iter};

@@ -212,4 +212,4 @@ static size_t dia_footprint(sps_matrix A, int64_t *stored)
 
 const sps_format_ops sps_format_dia = {SPS_FMT_DIA, "dia",
                                        "dense diagonals: banded and stencil matrices (refuses scattered patterns)",
-                                       dia_from_csr, dia_to_csr, dia_build, dia_spmv, dia_footprint, dia_destroy, NULL, NULL};
+                                       dia_from_csr, dia_to_csr, dia_build, dia_spmv, dia_footprint, dia_destroy, NULL, NULL, NULL};

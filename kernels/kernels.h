@@ -103,6 +103,13 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     X(P, S, csr_spmv_xpay_dot, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,  \
                                 const sps_index *col, const void *val, const void *z, sps_scoef c,   \
                                 const void *pold, void *pnew, void *q, sps_cplx *slots, int out)) \
+    /* One CG iteration (A n x n in CSR): csr_spmv_xpay_dot(z, c, pold -> pnew, q; out = k.pq),   */ \
+    /* then cg_step(k, pnew, q, x, r), in one pass where the backend can (CUDA: one cooperative   */ \
+    /* launch); the slots and vectors end as after the two calls                                 */ \
+    X(P, S, csr_cg_iter, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,       \
+                          const sps_index *col, const void *val, const void *z, sps_scoef c,         \
+                          const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,  \
+                          sps_cg_slots k))                                                          \
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
     X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \
                         const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \

@@ -38,7 +38,8 @@ typedef struct {
  * buffers alternate so that no kernel writes what it reads).  Per iteration, on CSR:
  * one pass forms p = z + beta p_old for every column it gathers, writes p and q = A p
  * and reduces p^H q (matrix + 2n read + 2n written), then cg_step (6n): the 10n of
- * the traffic floor.  Other formats: waxpy (3n) + SpMV + dot (2n).  With Jacobi also
+ * the traffic floor; on CUDA both in one cooperative launch (csr_cg_iter: a grid
+ * barrier between them instead of a second launch).  Other formats: waxpy (3n) + SpMV + dot (2n).  With Jacobi also
  * pmul (3n) + dot (2n).  Nothing here reads a slot on the host, so an iteration can
  * be queued before the outcome of the previous one is known, and recorded once as a
  * graph. */
@@ -55,15 +56,18 @@ static sps_status cg_queue(void *arg, int cur, int restart)
         SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, c->rho0 + cur));
         SPS_CHECK(c->k->copy(ctx, c->n, c->z->data, p->data));
         SPS_CHECK(sps_op_apply_dot(s->A, p, c->q, s->slots, PQ));
-    } else {
-        /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q */
-        SPS_CHECK(sps_op_apply_xpay_dot(s->A, c->z, s->slots, (sps_scoef){1.0, c->rho0 + cur, c->rho0 + nxt},
-                                        c->p[nxt], p, c->q, PQ));
     }
     /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
      * (once stopped, cg_step writes nothing: an iteration queued behind it is a no-op) */
     const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};
-    SPS_CHECK(c->k->cg_step(ctx, c->n, s->slots, ks, p->data, c->q->data, c->x->data, c->r->data));
+    if (restart) {
+        SPS_CHECK(c->k->cg_step(ctx, c->n, s->slots, ks, p->data, c->q->data, c->x->data, c->r->data));
+    } else {
+        /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q;  then the step above:
+         * one pass on CSR/CUDA (sps_op_cg_iter), else the two */
+        SPS_CHECK(sps_op_cg_iter(s->A, c->z, s->slots, (sps_scoef){1.0, c->rho0 + cur, c->rho0 + nxt}, c->p[nxt], p,
+                                 c->q, c->x, c->r, ks));
+    }
     if (c->pc) {
         /* z = M r;  rho_{k+1} = r^H z */
         SPS_CHECK(sps_pc_apply(s->P, c->r, c->z));

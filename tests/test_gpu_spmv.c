@@ -142,6 +142,126 @@ static double absat(sps_scalar t, const void *v, int64_t k)
     return hypot(re, im);
 }
 
+/* csr_cg_iter (one CG iteration: the xpay_dot product, then cg_step) on the inputs of
+ * the csr_spmv_xpay_dot check above, whose validated GPU results gpn, gq (and the CPU
+ * oracle's hpn, hq with their tolerances ps, qs, dtol) it reuses:
+ *   - p_new and q bit-identical to csr_spmv_xpay_dot's (the same rows, the same code);
+ *   - pq within dtol of the CPU's; x, r, rr against the CPU's cg_step on its own p, q,
+ *     pq, with the differences of alpha, p and q carried through (or, where pq <= 0,
+ *     the guard's rr = -1, stop = 1 and x, r untouched on both);
+ *   - the whole step bit-identical over two runs;
+ *   - stopped on entry (slots[stop] = 1): x, r and rr untouched;
+ *   - guard (rho <= 0): rr = -1, stop = 1, x and r untouched. */
+enum { CI_PQ, CI_RR, CI_RHO, CI_RHO_OLD, CI_TOL2, CI_STOP, CI_N };
+static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, const sps_index *dcol, const void *dval,
+                        const gbuf *z, const gbuf *po, const sps_cplx *slots_in, const void *x0, const void *r0,
+                        void **pn, void **q, void **x, void **r, sps_cplx *slots)
+{
+    const sps_kernels *G = &SPS_TEST_GPU_TABLE[t];
+    const size_t N = (size_t)A->n;
+    gbuf gpn = gb_nan(t, N), gq = gb_nan(t, N), gx = gb_from(t, N, x0), gr = gb_from(t, N, r0);
+    sps_cplx *dslot = gb_dalloc(CI_N * sizeof(sps_cplx));
+    gb_upload(dslot, slots_in, CI_N * sizeof(sps_cplx));
+    const sps_cg_slots ks = {CI_RHO, CI_PQ, CI_RR, CI_TOL2, CI_STOP};
+    TU_OK(g_gpu, G->csr_cg_iter(g_gpu, A->n, A->nnz, drowptr, dcol, dval, z->d, (sps_scoef){1.0, CI_RHO, CI_RHO_OLD},
+                                po->d, gpn.d, gq.d, gx.d, gr.d, dslot, ks));
+    gb_download(slots, dslot, CI_N * sizeof(sps_cplx));
+    *pn = gb_fetch(&gpn);
+    *q = gb_fetch(&gq);
+    *x = gb_fetch(&gx);
+    *r = gb_fetch(&gr);
+    gb_free(&gpn);
+    gb_free(&gq);
+    gb_free(&gx);
+    gb_free(&gr);
+    sps_dfree(g_gpu, dslot);
+}
+
+static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr, const sps_index *dcol,
+                          const void *dval, const gbuf *z, const gbuf *po, const sps_cplx *coef, const void *xpn, const void *xq,
+                          const void *hpn, const void *hq, const double *ps, const double *qs, double dtol)
+{
+    const sps_kernels *C = &sps_cpu_kernels[t];
+    const size_t N = (size_t)A->n, S = sps_scalar_size(t);
+    const double eps = tu_eps(t);
+    char what[200];
+    snprintf(what, sizeof what, "%s csr_cg_iter", A->name);
+    void *x0 = gb_xmalloc(N * S + 1), *r0 = gb_xmalloc(N * S + 1);
+    tu_fill_random(&g_rng, t, N, x0);
+    tu_fill_random(&g_rng, t, N, r0);
+    sps_cplx in[CI_N];
+    for (int k = 0; k < CI_N; k++) in[k] = sps_cplx_make(NAN, NAN);
+    in[CI_RHO] = coef[0]; /* beta = rho / rho_old as in the xpay_dot check (Re rho > 0) */
+    in[CI_RHO_OLD] = coef[1];
+    in[CI_TOL2] = sps_cplx_make(1e-30, 0);
+    in[CI_STOP] = sps_cplx_make(0, 0);
+
+    /* the CPU: cg_step on its own p, q, pq (the oracle of csr_cg_iter after xpay_dot) */
+    sps_cplx hs[CI_N];
+    memcpy(hs, in, sizeof hs);
+    void *hx = gb_xmalloc(N * S + 1), *hr = gb_xmalloc(N * S + 1);
+    memcpy(hx, x0, N * S);
+    memcpy(hr, r0, N * S);
+    TU_OK(g_cpu, C->dot(g_cpu, A->n, hpn, hq, hs, CI_PQ));
+    const sps_cg_slots ks = {CI_RHO, CI_PQ, CI_RR, CI_TOL2, CI_STOP};
+    TU_OK(g_cpu, C->cg_step(g_cpu, A->n, hs, ks, hpn, hq, hx, hr));
+
+    void *gpn, *gq, *gx, *gr, *gpn2, *gq2, *gx2, *gr2;
+    sps_cplx gs[CI_N], gs2[CI_N];
+    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
+    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn2, &gq2, &gx2, &gr2, gs2);
+    TU_CHECK(N == 0 || (memcmp(gpn, xpn, N * S) == 0 && memcmp(gq, xq, N * S) == 0),
+             "%s: p_new and q bit-identical to csr_spmv_xpay_dot's", what);
+    TU_CHECK(memcmp(gs, gs2, sizeof gs) == 0 &&
+                 (N == 0 || (memcmp(gx, gx2, N * S) == 0 && memcmp(gr, gr2, N * S) == 0)),
+             "%s: bit-identical over two runs", what);
+    cmp_slot(what, t, N, gs[CI_PQ], hs[CI_PQ], dtol);
+    const double pq = hs[CI_PQ].re;
+    if (pq > 4 * dtol) { /* a step on both */
+        const double alpha = cabs_(in[CI_RHO]) / pq, ra = 2 * dtol / pq + 4 * eps; /* |alpha| and its relative error */
+        double *sx = gb_xmalloc((N + 1) * sizeof(double)), *sr = gb_xmalloc((N + 1) * sizeof(double)), rrtol = 1e-300;
+        for (size_t i = 0; i < N; i++) {
+            const double pi = absat(t, hpn, (int64_t)i), qi = absat(t, hq, (int64_t)i);
+            /* x_i + alpha p_i: rounding (8 ulps), alpha's error, p's error (ps: 8 ulps) */
+            sx[i] = 8 * (absat(t, x0, (int64_t)i) + alpha * pi) + alpha * pi * ra / eps + alpha * 8 * ps[i] + 1e-300;
+            sr[i] = 8 * (absat(t, r0, (int64_t)i) + alpha * qi) + alpha * qi * ra / eps + alpha * qs[i] + 1e-300;
+            rrtol += 2 * absat(t, hr, (int64_t)i) * sr[i] * eps;
+        }
+        cmp_vec_s(what, t, N, gx, hx, 1, sx);
+        cmp_vec_s(what, t, N, gr, hr, 1, sr);
+        cmp_slot(what, t, N, gs[CI_RR], hs[CI_RR], rrtol + 1e-14 * hs[CI_RR].re);
+        free(sx);
+        free(sr);
+    } else if (pq < -4 * dtol) { /* the guard on both */
+        TU_CHECK(gs[CI_RR].re == -1.0 && gs[CI_STOP].re == 1.0 && hs[CI_RR].re == -1.0, "%s: pq %.3g <= 0 guard", what,
+                 pq);
+        TU_CHECK(N == 0 || (memcmp(gx, x0, N * S) == 0 && memcmp(gr, r0, N * S) == 0), "%s: guard: x, r untouched",
+                 what);
+    }
+    free(gpn2); free(gq2); free(gx2); free(gr2);
+    free(gpn); free(gq); free(gx); free(gr);
+
+    /* stopped on entry: nothing of x, r, rr written */
+    in[CI_STOP] = sps_cplx_make(1, 0);
+    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
+    TU_CHECK(isnan(gs[CI_RR].re) && gs[CI_STOP].re == 1.0 &&
+                 (N == 0 || (memcmp(gx, x0, N * S) == 0 && memcmp(gr, r0, N * S) == 0)),
+             "%s: stopped on entry writes nothing (rr %g)", what, gs[CI_RR].re);
+    free(gpn); free(gq); free(gx); free(gr);
+    /* guard: rho <= 0 */
+    in[CI_STOP] = sps_cplx_make(0, 0);
+    in[CI_RHO] = sps_cplx_make(-1, 0);
+    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
+    TU_CHECK(gs[CI_RR].re == -1.0 && gs[CI_STOP].re == 1.0 &&
+                 (N == 0 || (memcmp(gx, x0, N * S) == 0 && memcmp(gr, r0, N * S) == 0)),
+             "%s: rho <= 0 guard (rr %g, stop %g)", what, gs[CI_RR].re, gs[CI_STOP].re);
+    free(gpn); free(gq); free(gx); free(gr);
+    free(x0);
+    free(r0);
+    free(hx);
+    free(hr);
+}
+
 /* One matrix, one type: the four kernels, both beta cases, determinism. */
 static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
 {
@@ -301,6 +421,7 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         const double dre = gs[0].re - hs[0].re, dim = gs[0].im - hs[0].im;
         TU_CHECK(sqrt(dre * dre + dim * dim) <= dtol, "%s: dot gpu (%.17g, %.17g) cpu (%.17g, %.17g) tol %.3g", what,
                  gs[0].re, gs[0].im, hs[0].re, hs[0].im, dtol);
+        check_cg_iter(A, t, drowptr, dcol, dval, &z, &po, hs + 2, gpn, gq, hpn, hq, ps, scale, dtol);
         free(ps);
         free(gpn);
         free(gq);

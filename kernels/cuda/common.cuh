@@ -73,7 +73,7 @@ typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
-    int csr_dot_grid[2][4]; /* csr_spmv_dot / _xpay_dot: resident blocks per type (s, d, c, z); 0 = unknown */
+    int csr_dot_grid[3][4]; /* csr_spmv_dot / _xpay_dot / csr_cg_iter: resident blocks per type (s, d, c, z); 0 = unknown */
     void *pinned;          /* SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
     cudaEvent_t fetch_ev;  /* recorded after the queued fetch copy */
     int fetch_pending;
@@ -217,6 +217,7 @@ template <typename T> struct sps_cu_sum {
 /* Read-only-path loads (ld.global.nc) of every scalar type. */
 __device__ inline float ldg_t(const float *p) { return __ldg(p); }
 __device__ inline double ldg_t(const double *p) { return __ldg(p); }
+__device__ inline sps_index ldg_t(const sps_index *p) { return __ldg(p); }
 __device__ inline cx<float> ldg_t(const cx<float> *p)
 {
     const float2 v = __ldg((const float2 *)p);
@@ -226,6 +227,48 @@ __device__ inline cx<double> ldg_t(const cx<double> *p)
 {
     const double2 v = __ldg((const double2 *)p);
     return mkcx(v.x, v.y);
+}
+
+/* Read-only loads with an L2 eviction hint (sm_80+ createpolicy + ld.global.nc
+ * .L2::cache_hint; L1 as usual): ldh_t<0> evict-first, for data read once (an
+ * SpMV's matrix arrays) so that it does not push the gathered vector out of L2;
+ * ldh_t<1> evict-last, for the gathered vector itself. */
+template <int LAST> __device__ inline unsigned long long l2_policy()
+{
+    unsigned long long p;
+    if (LAST) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+    else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+    return p;
+}
+template <int LAST> __device__ inline float ldh_t(const float *a)
+{
+    float d;
+    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(d) : "l"(a), "l"(l2_policy<LAST>()));
+    return d;
+}
+template <int LAST> __device__ inline double ldh_t(const double *a)
+{
+    double d;
+    asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(d) : "l"(a), "l"(l2_policy<LAST>()));
+    return d;
+}
+template <int LAST> __device__ inline sps_index ldh_t(const sps_index *a)
+{
+    sps_index d;
+    asm("ld.global.nc.L2::cache_hint.s32 %0, [%1], %2;" : "=r"(d) : "l"(a), "l"(l2_policy<LAST>()));
+    return d;
+}
+template <int LAST> __device__ inline cx<float> ldh_t(const cx<float> *a)
+{
+    float r, i;
+    asm("ld.global.nc.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;" : "=f"(r), "=f"(i) : "l"(a), "l"(l2_policy<LAST>()));
+    return mkcx(r, i);
+}
+template <int LAST> __device__ inline cx<double> ldh_t(const cx<double> *a)
+{
+    double r, i;
+    asm("ld.global.nc.L2::cache_hint.v2.f64 {%0, %1}, [%2], %3;" : "=d"(r), "=d"(i) : "l"(a), "l"(l2_policy<LAST>()));
+    return mkcx(r, i);
 }
 
 /* y += v without ordering (SpMV^T scatters): complex as two component adds. */

@@ -27,46 +27,9 @@
  * x, r read + written); bicgstab_p 4 n S; waxpy_s 3 n S; dot2 2 n S;
  * bicgstab_xr 9 n S; axpy_dot_s 3 n S (+ n S when z is a third vector);
  * scale_s 2 n S. */
-#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/cg_step.cuh"
 
 namespace {
-
-/* cg_step's guard: stopped (skip: write nothing), or a step that must not be
- * taken (fail: rr = -1, stop = 1); the finishing block sets stop when rr does
- * not exceed tol2 (converged, to be confirmed by the host, or NaN). */
-struct cg_guard : sps_cu_no_guard {
-    sps_cg_slots k;
-    __device__ bool skip(const sps_cplx *slots) const { return slots[k.stop].re != 0.0; }
-    __device__ bool fail(const sps_cplx *slots) const
-    {
-        sps_scoef c = {1.0, k.rho, k.pq};
-        return !(slots[k.pq].re > 0.0) || !(slots[k.rho].re > 0.0) || !cplx_finite(scoef_eval(c, slots));
-    }
-    __device__ void on_fail(sps_cplx *slots) const { slots[k.stop] = acc_to_cplx(1.0); }
-    template <typename A> __device__ void on_done(sps_cplx *slots, const A *tot) const
-    {
-        if (!(re_of(tot[0]) > slots[k.tol2].re)) slots[k.stop] = acc_to_cplx(1.0);
-    }
-};
-template <typename T> struct cg_step_op {
-    typedef typename sc<T>::ACC A;
-    sps_cplx *slots; cg_guard g; const T *p, *q; T *x, *r;
-    T alpha; bool bad;
-    __device__ void setup()
-    {
-        sps_scoef c = {1.0, g.k.rho, g.k.pq};
-        bad = g.skip(slots) || g.fail(slots);
-        alpha = sc<T>::from(scoef_eval(c, slots));
-    }
-    __device__ void operator()(sps_index i, A *acc)
-    {
-        if (bad) return;
-        x[i] = x[i] + alpha * p[i];
-        const T ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        acc[0] += acc_real<A>(abs2_r(ri));
-    }
-};
 
 template <typename T> struct bicgstab_p_op {
     const sps_cplx *slots; sps_bicgstab_slots k; const T *r, *v; T *p;
@@ -177,9 +140,9 @@ template <typename T>
 static sps_status cg_step_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k, const void *p,
                                const void *q, void *x, void *r)
 {
-    cg_step_op<T> op = {slots, cg_guard{{}, k}, (const T *)p, (const T *)q, (T *)x, (T *)r, T(), false};
+    cg_step_op<T> op = {slots, cg_guard{{}, k, 0, {}}, (const T *)p, (const T *)q, (T *)x, (T *)r, T(), false};
     return sps_cuda_reduce<typename sc<T>::ACC, 1>(ctx, n, op, slots, sps_cu_outs1(k.rr, SPS_CU_OUT_SUM),
-                                                   cg_guard{{}, k}, k.rr);
+                                                   cg_guard{{}, k, 0, {}}, k.rr);
 }
 template <typename T>
 static sps_status bicgstab_p_impl(sps_context ctx, sps_index n, const sps_cplx *slots, sps_bicgstab_slots k,

@@ -12,9 +12,14 @@
  *            every summation order depend only on the matrix.  One launch; grid
  *            stride over rows, 256 threads a block.
  *            Rows longer than max(1024, 64 TPR) are summed by a whole block
- *            (256 threads, CUB BlockReduce) before the groups start: each block
- *            takes the long rows of its own fixed slice of rows, so one row of
- *            200k entries no longer serialises on TPR lanes; still deterministic.
+ *            (256 threads, CUB BlockReduce) and rows longer than 8 TPR by one
+ *            warp, before the groups start: each block takes the long and medium
+ *            rows of its own fixed slice of rows, so one row of 200k entries no
+ *            longer serialises on TPR lanes, nor a row of 300 on a group while the
+ *            rest of its warp idles; still deterministic.  Each lane keeps 4
+ *            (4-byte values) or 2 (8-, 16-byte) entries in flight, predicated.
+ * csr_cg_iter  one CG iteration (csr_spmv_xpay_dot, then cg_step) in one
+ *            cooperative launch with a grid barrier between the two phases.
  *            Traffic: (n+1) 4 + nnz (4 + S) bytes for A (+ (n+1) 4 for the
  *            long-row scan, mostly from L2), x gathered (>= m S, more when
  *            columns scatter), n S written (+ n S read when b != 0).
@@ -51,7 +56,9 @@
  *            NOT bit-reproducible.
  *
  * Sums are in T, as the CPU reference (kernels/cpu/spmv.inc). */
-#include "kernels/cuda/common.cuh"
+#include "kernels/cuda/cg_step.cuh"
+
+#include <cooperative_groups.h>
 
 #include <limits.h>
 
@@ -112,17 +119,52 @@ template <typename T, typename X> struct csr_dot_out {
     }
 };
 
+/* Cache hints (tuning knob -DSPS_CSR_HINT=k): 0 plain read-only loads (default);
+ * 1 the matrix arrays evict-first in L2 (read once), so the gathered x stays; 2 the
+ * gathered x evict-last instead.  Measured on the H100 (2026-11-23) neither is a
+ * consistent gain (+-5% per matrix, either sign); ld.global.cs (evict-first in L1
+ * too) was up to 2x slower: the groups of a warp share the sectors of neighbouring
+ * rows through L1. */
+#ifndef SPS_CSR_HINT
+#define SPS_CSR_HINT 0
+#endif
+/* Entries a lane keeps in flight (predicated, so a row of up to U TPR entries costs
+ * one round trip: col/val, then x): 4 for 4-byte values, 2 for 8- and 16-byte
+ * (about the same bytes in flight).  H100, spbench 2026-11-23, geomean over the five
+ * generated matrices with nnz >= 1e6 against the best cuSPARSE CSR: f32 U=4 0.924,
+ * U=2 0.914; f64 U=4 0.895, U=2 0.941 (the old 2-in-flight loop with a serial tail:
+ * 0.854 / 0.910).  -DSPS_CSR_UNROLL=k forces k (tuning runs). */
+#ifndef SPS_CSR_UNROLL
+#define SPS_CSR_UNROLL 0
+#endif
+template <typename P> __device__ inline P csr_ld(const P *p)
+{
+#if SPS_CSR_HINT == 1
+    return ldh_t<0>(p);
+#else
+    return ldg_t(p);
+#endif
+}
+template <typename P> __device__ inline P csr_ldx(const P *p)
+{
+#if SPS_CSR_HINT == 2
+    return ldh_t<1>(p);
+#else
+    return ldg_t(p);
+#endif
+}
+
 /* The vector the rows multiply: x itself ... */
 template <typename T> struct csr_x_plain {
     const T *x;
-    __device__ T operator()(sps_index c) const { return ldg_t(x + c); }
+    __device__ T operator()(sps_index c) const { return csr_ldx(x + c); }
 };
 /* ... or CG's new direction z + beta p_old, formed for every gathered column (every
  * thread forms it the same way, so the owner's stored p_new_i equals what the other
  * rows multiplied). */
 template <typename T> struct csr_x_xpay {
     const T *z, *p; T beta;
-    __device__ T operator()(sps_index c) const { return ldg_t(z + c) + beta * ldg_t(p + c); }
+    __device__ T operator()(sps_index c) const { return csr_ldx(z + c) + beta * csr_ldx(p + c); }
 };
 /* The host's form of it: beta from the slots (as xpay_s: double, rounded to T),
  * evaluated by each thread when the kernel starts (csr_x_bind). */
@@ -133,6 +175,35 @@ template <typename X> __device__ inline X csr_x_bind(X x) { return x; }
 template <typename T> __device__ inline csr_x_xpay<T> csr_x_bind(csr_x_xpay_s<T> x)
 {
     return csr_x_xpay<T>{x.z, x.p, scoef_t<T>(x.c, x.slots)};
+}
+
+/* Row [beg, end) by a group of TPR lanes: lane l sums entries beg + l, + TPR, ...
+ * left to right, U of them in flight (independent predicated loads), then the
+ * group's shuffle-down tree; the total is in lane 0. */
+template <typename T, int TPR, typename X>
+__device__ inline T csr_group_sum(sps_index beg, sps_index end, int lane, unsigned mask, const sps_index *col,
+                                  const T *val, const X &x)
+{
+    constexpr int U = SPS_CSR_UNROLL > 0 ? SPS_CSR_UNROLL : sizeof(T) <= 4 ? 4 : 2;
+    T s = zero_of<T>();
+    for (sps_index k = beg + lane; k < end; k += U * TPR) {
+        sps_index c[U];
+        T v[U], xv[U];
+#pragma unroll
+        for (int j = 0; j < U; j++) {
+            const bool ok = k + j * TPR < end;
+            c[j] = ok ? csr_ld(col + k + j * TPR) : 0;
+            v[j] = ok ? csr_ld(val + k + j * TPR) : zero_of<T>();
+        }
+#pragma unroll
+        for (int j = 0; j < U; j++) xv[j] = k + j * TPR < end ? x(c[j]) : zero_of<T>();
+#pragma unroll
+        for (int j = 0; j < U; j++)
+            if (k + j * TPR < end) s = s + v[j] * xv[j];
+    }
+#pragma unroll
+    for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
+    return s;
 }
 
 /* Rows of this thread's group: row = global group id, stride = groups in the grid.
@@ -147,34 +218,33 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
     const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
     for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
         const sps_index beg = __ldg(rowptr + i), end = __ldg(rowptr + i + 1);
-        if (end - beg > long_len) continue; /* a long row: its block's csr_long_rows did it */
-        /* two entries per lane in flight (independent loads), summed in entry order */
-        T s = zero_of<T>();
-        sps_index k = beg + lane;
-        for (; k + TPR < end; k += 2 * TPR) {
-            const sps_index c0 = __ldg(col + k), c1 = __ldg(col + k + TPR);
-            const T v0 = ldg_t(val + k), v1 = ldg_t(val + k + TPR);
-            const T x0 = x(c0), x1 = x(c1);
-            s = s + v0 * x0;
-            s = s + v1 * x1;
-        }
-        if (k < end) s = s + ldg_t(val + k) * x(__ldg(col + k));
-#pragma unroll
-        for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
+        if (end - beg > long_len) continue; /* a medium or long row: its block did it first */
+        const T s = csr_group_sum<T, TPR>(beg, end, lane, mask, col, val, x);
         if (lane == 0) out(i, s);
     }
 }
 
-/* Long rows: a row of more than max(1024, 64 TPR) entries would keep one group
- * of TPR lanes busy long after the rest of the grid is done (one row of 200k,
- * power-law degree distributions), so each block first sums the long rows of
- * its own slice of rows [n b / B, n (b+1) / B) (B: the blocks that have rows)
- * with all its 256 threads (CUB
- * BlockReduce: a fixed tree), and the row groups skip them.  Which rows are long
- * depends on the matrix only: still deterministic.  Cost when no row is long:
- * one more read of the block's slice of rowptr. */
+/* Long and medium rows.  A row of more than max(1024, 64 TPR) entries would keep
+ * one group of TPR lanes busy long after the rest of the grid is done (one row of
+ * 200k, power-law degree distributions), and rows of more than 8 TPR entries leave
+ * the other groups of their warp idle while they finish (a warp is as slow as its
+ * longest row: power-law-2M, mean 20, 10% of the rows above 32).  So each block
+ * first takes the rows of its own slice [n b / B, n (b+1) / B) (B: the blocks that
+ * have rows) that are long, with all its 256 threads (CUB BlockReduce: a fixed
+ * tree), then those that are medium, one warp a row (the k-th medium row of a
+ * chunk of 256 rows to warp k mod 8), and the row groups skip both.  Which rows
+ * are long or medium depends on the matrix only: still deterministic.  Cost when
+ * there are none: one more read of the block's slice of rowptr.
+ * -DSPS_CSR_MED_FACTOR=0 turns the medium class off (tuning runs). */
 #define CSR_LONG_MIN 1024
+#ifndef SPS_CSR_MED_FACTOR
+#define SPS_CSR_MED_FACTOR 8
+#endif
 __device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
+__device__ inline sps_index csr_med_len(int tpr)
+{
+    return SPS_CSR_MED_FACTOR > 0 && tpr < 32 ? SPS_CSR_MED_FACTOR * tpr : csr_long_len(tpr);
+}
 
 /* Blocks that have rows: the grid is sized for TPR = 32; with TPR lanes a row,
  * ceil(n TPR / 256) blocks cover every row once, the others return at once. */
@@ -184,63 +254,79 @@ __device__ inline unsigned csr_active_blocks(sps_index n, int tpr)
     return need < (int64_t)gridDim.x ? (unsigned)(need > 0 ? need : 1) : gridDim.x;
 }
 
-/* Calls row(i) with the whole block for every long row i of this block's slice, in order. */
+/* Calls f.block(i) with the whole block for every long row i of this block's slice,
+ * in order, then f.warp(i) with one warp for each medium row. */
 template <typename F>
-__device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_index long_len, unsigned nblocks, F row)
+__device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_index long_len, sps_index med_len,
+                                  unsigned nblocks, const F &f)
 {
-    __shared__ unsigned char flag[SPS_CU_THREADS];
+    __shared__ unsigned char cls[SPS_CU_THREADS];
     const sps_index lo = (sps_index)((int64_t)n * blockIdx.x / nblocks);
     const sps_index hi = (sps_index)((int64_t)n * (blockIdx.x + 1) / nblocks);
+    const int warp = (int)(threadIdx.x / 32), lane = (int)(threadIdx.x & 31);
     for (sps_index base = lo; base < hi; base += SPS_CU_THREADS) {
         const sps_index r = base + (sps_index)threadIdx.x;
-        const int lg = r < hi && rowptr[r + 1] - rowptr[r] > long_len;
-        if (__syncthreads_count(lg) == 0) continue; /* uniform: no long row here */
-        flag[threadIdx.x] = (unsigned char)lg;
+        const sps_index len = r < hi ? rowptr[r + 1] - rowptr[r] : 0;
+        const int c = len > long_len ? 2 : len > med_len ? 1 : 0;
+        if (__syncthreads_count(c) == 0) continue; /* uniform: none here */
+        cls[threadIdx.x] = (unsigned char)c;
         __syncthreads();
         for (int j = 0; j < SPS_CU_THREADS; j++)
-            if (flag[j]) row(base + j); /* uniform */
-        __syncthreads(); /* flag reused */
+            if (cls[j] == 2) f.block(base + j); /* uniform */
+        int rank = 0; /* medium rows seen so far in this chunk: the same count in every warp */
+        for (int c0 = 0; c0 < SPS_CU_THREADS; c0 += 32) {
+            unsigned m = __ballot_sync(0xffffffffu, cls[c0 + lane] == 1);
+            for (; m; m &= m - 1, rank++)
+                if (rank % (SPS_CU_THREADS / 32) == warp) f.warp(base + c0 + __ffs(m) - 1); /* warp-uniform */
+        }
+        __syncthreads(); /* cls reused */
     }
 }
 
 template <typename T, typename X, typename Out> struct csr_long_row {
     const sps_index *rowptr, *col; const T *val; X x; Out *out;
     typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage *tmp;
-    __device__ void operator()(sps_index i) const
+    __device__ void block(sps_index i) const
     {
         T s = zero_of<T>();
         for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
-            s = s + val[k] * x(col[k]);
+            s = s + csr_ld(val + k) * x(csr_ld(col + k));
         const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, sps_cu_sum<T>());
         if (threadIdx.x == 0) (*out)(i, tot);
         __syncthreads(); /* tmp reused by the next long row */
     }
+    __device__ void warp(sps_index i) const
+    {
+        const T s = csr_group_sum<T, 32>(rowptr[i], rowptr[i + 1], (int)(threadIdx.x & 31), 0xffffffffu, col, val, x);
+        if ((threadIdx.x & 31) == 0) (*out)(i, s);
+    }
 };
 template <typename T> struct csrt_long_row {
     const sps_index *rowptr, *col; const T *val, *x; T a; T *y;
-    __device__ void operator()(sps_index i) const
+    __device__ void scatter(sps_index i, int first, int step) const
     {
         const T ax = a * x[i];
-        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
-            atomic_add(&y[col[k]], val[k] * ax);
+        for (sps_index k = rowptr[i] + first; k < rowptr[i + 1]; k += step) atomic_add(&y[col[k]], val[k] * ax);
     }
+    __device__ void block(sps_index i) const { scatter(i, (int)threadIdx.x, SPS_CU_THREADS); }
+    __device__ void warp(sps_index i) const { scatter(i, (int)(threadIdx.x & 31), 32); }
 };
 
-/* The rows of this block (long ones first, by the whole block), any Out. */
+/* The rows of this block (long and medium ones first), any Out. */
 template <typename T, typename X, typename Out>
 __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
                                unsigned nb, int tpr)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
-    const sps_index L = csr_long_len(tpr);
-    csr_for_long_rows(n, rowptr, L, nb, csr_long_row<T, X, Out>{rowptr, col, val, x, &out, &tmp});
+    const sps_index L = csr_long_len(tpr), M = csr_med_len(tpr);
+    csr_for_long_rows(n, rowptr, L, M, nb, csr_long_row<T, X, Out>{rowptr, col, val, x, &out, &tmp});
     switch (tpr) {
-    case 1: csr_rows<T, 1>(n, rowptr, col, val, x, out, L, nb); break;
-    case 2: csr_rows<T, 2>(n, rowptr, col, val, x, out, L, nb); break;
-    case 4: csr_rows<T, 4>(n, rowptr, col, val, x, out, L, nb); break;
-    case 8: csr_rows<T, 8>(n, rowptr, col, val, x, out, L, nb); break;
-    case 16: csr_rows<T, 16>(n, rowptr, col, val, x, out, L, nb); break;
-    default: csr_rows<T, 32>(n, rowptr, col, val, x, out, L, nb); break;
+    case 1: csr_rows<T, 1>(n, rowptr, col, val, x, out, M, nb); break;
+    case 2: csr_rows<T, 2>(n, rowptr, col, val, x, out, M, nb); break;
+    case 4: csr_rows<T, 4>(n, rowptr, col, val, x, out, M, nb); break;
+    case 8: csr_rows<T, 8>(n, rowptr, col, val, x, out, M, nb); break;
+    case 16: csr_rows<T, 16>(n, rowptr, col, val, x, out, M, nb); break;
+    default: csr_rows<T, 32>(n, rowptr, col, val, x, out, M, nb); break;
     }
 }
 
@@ -255,6 +341,20 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_block_rows(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr);
 }
 
+/* The rows with y = A x written and x_i^H y_i summed by the lane that writes y_i
+ * (x plain or z + c p_old, stored to xout when given); returns the thread's sum. */
+template <typename T, typename XH>
+__device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val,
+                                            XH xh, T *y, T *xout)
+{
+    const int tpr = csr_tpr<T>(n, rowptr);
+    const unsigned nb = csr_active_blocks(n, tpr);
+    const auto x = csr_x_bind(xh);
+    csr_dot_out<T, decltype(x)> out{x, y, xout, typename sc<T>::ACC()};
+    if (blockIdx.x < nb) csr_block_rows(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
+    return out.acc;
+}
+
 /* q = A p and p^H q: the rows as above, the dot of each row's sum with p_i taken by
  * the lane that writes it, then the deterministic end of every reduction
  * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
@@ -265,14 +365,56 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
-    const int tpr = csr_tpr<T>(n, rowptr);
-    const unsigned nb = csr_active_blocks(n, tpr);
-    const auto x = csr_x_bind(xh);
-    csr_dot_out<T, decltype(x)> out{x, y, xout, typename sc<T>::ACC()};
-    if (blockIdx.x < nb) csr_block_rows(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
     accv<typename sc<T>::ACC, 1> acc;
-    acc.v[0] = out.acc;
+    acc.v[0] = csr_dot_rows(n, rowptr, col, val, xh, y, xout);
     sps_cu_reduce_finish<typename sc<T>::ACC, 1>(acc, part, counter, slots, outs, sps_cu_no_guard(), 0);
+}
+
+/* One CG iteration on CSR in one cooperative launch (every block resident):
+ *   phase 1  p = z + beta p_old, q = A p, block sums of p^H q   (csr_dot_rows)
+ *   grid barrier; every block adds the block sums in the finishing block's order
+ *            (thread t: blocks t, t + 256, ..., then BlockReduce), so all of them
+ *            hold the same pq, bit for bit, without another launch; block 0
+ *            stores it in slots[pq]
+ *   phase 2  cg_step with that pq: alpha = rho / pq, x += alpha p, r -= alpha q,
+ *            rr = r^H r (sps_cu_reduce_finish: the last block stores rr and stop)
+ * Against csr_spmv_xpay_dot + cg_step this saves a launch, a drain of the grid
+ * and the wait for the finishing block between them: on poisson3d-48 (all in L2)
+ * the two kernels are latency, not bandwidth.  The phase-1 block sums sit in the
+ * workspace's second partials row, so a block that is already reducing rr cannot
+ * overwrite a block sum another block still reads. */
+template <typename T, typename XH>
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
+                       T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
+                       sps_cu_outs rr_out)
+{
+    typedef typename sc<T>::ACC A;
+    typedef cub::BlockReduce<accv<A, 1>, SPS_CU_RED_THREADS> BR;
+    __shared__ typename BR::TempStorage tmp;
+    __shared__ A pq_sh;
+    accv<A, 1> acc;
+    acc.v[0] = csr_dot_rows(n, rowptr, col, val, xh, q, p);
+    A *pqpart = part + SPS_CU_PART_MAX_BLOCKS;
+    accv<A, 1> tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
+    if (threadIdx.x == 0) pqpart[blockIdx.x] = tot.v[0];
+    cooperative_groups::this_grid().sync();
+    acc.v[0] = A();
+    for (unsigned b = threadIdx.x; b < gridDim.x; b += SPS_CU_RED_THREADS) acc.v[0] += sps_cu_ldcg(&pqpart[b]);
+    __syncthreads(); /* tmp reused */
+    tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
+    if (threadIdx.x == 0) pq_sh = tot.v[0];
+    __syncthreads();
+    const cg_guard g{{}, ks, 1, acc_to_cplx(pq_sh)};
+    if (blockIdx.x == 0 && threadIdx.x == 0) slots[ks.pq] = g.pq;
+    /* phase 2: p and q were written in phase 1 by any block: plain loads, after the barrier */
+    cg_step_op<T> op = {slots, g, p, q, x, r, T(), false};
+    op.setup();
+    accv<A, 1> racc;
+    racc.v[0] = A();
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, racc.v);
+    sps_cu_reduce_finish<A, 1>(racc, part, counter, slots, rr_out, g, ks.rr);
 }
 
 template <typename T, int TPR>
@@ -296,15 +438,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
-    const sps_index L = csr_long_len(tpr);
-    csr_for_long_rows(n, rowptr, L, nb, csrt_long_row<T>{rowptr, col, val, x, a, y});
+    const sps_index L = csr_long_len(tpr), M = csr_med_len(tpr);
+    csr_for_long_rows(n, rowptr, L, M, nb, csrt_long_row<T>{rowptr, col, val, x, a, y});
     switch (tpr) {
-    case 1: csrt_rows<T, 1>(n, rowptr, col, val, a, x, y, L, nb); break;
-    case 2: csrt_rows<T, 2>(n, rowptr, col, val, a, x, y, L, nb); break;
-    case 4: csrt_rows<T, 4>(n, rowptr, col, val, a, x, y, L, nb); break;
-    case 8: csrt_rows<T, 8>(n, rowptr, col, val, a, x, y, L, nb); break;
-    case 16: csrt_rows<T, 16>(n, rowptr, col, val, a, x, y, L, nb); break;
-    default: csrt_rows<T, 32>(n, rowptr, col, val, a, x, y, L, nb); break;
+    case 1: csrt_rows<T, 1>(n, rowptr, col, val, a, x, y, M, nb); break;
+    case 2: csrt_rows<T, 2>(n, rowptr, col, val, a, x, y, M, nb); break;
+    case 4: csrt_rows<T, 4>(n, rowptr, col, val, a, x, y, M, nb); break;
+    case 8: csrt_rows<T, 8>(n, rowptr, col, val, a, x, y, M, nb); break;
+    case 16: csrt_rows<T, 16>(n, rowptr, col, val, a, x, y, M, nb); break;
+    default: csrt_rows<T, 32>(n, rowptr, col, val, a, x, y, M, nb); break;
     }
 }
 
@@ -482,6 +624,35 @@ static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t n
                              csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q, pnew, slots, out);
 }
 
+/* One CG iteration (csr_cg_iter_kernel), launched cooperative: the grid is at most
+ * the resident blocks (csr_spmv_dot_grid), which the barrier needs; the launch
+ * attribute makes the runtime refuse rather than hang if that ever failed. */
+template <typename T>
+static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+                                   const sps_index *col, const void *val, const void *z, sps_scoef c, const void *pold,
+                                   void *pnew, void *q, void *x, void *r, sps_cplx *slots, sps_cg_slots ks)
+{
+    typedef csr_x_xpay_s<T> X;
+    unsigned grid = 1;
+    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, 2, csr_cg_iter_kernel<T, X>, n, nnz, &grid));
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeCooperative;
+    at[0].val.cooperative = 1;
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(SPS_CU_THREADS);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = sps_custream(ctx);
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    SPS_CU(ctx, cudaLaunchKernelEx(&cfg, csr_cg_iter_kernel<T, X>, n < 0 ? 0 : n, rowptr, col, (const T *)val,
+                                   X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
+                                   (typename sc<T>::ACC *)sps_cuws_red(ctx), sps_cuws_counter(ctx), slots, ks,
+                                   sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM)));
+    SPS_CU_LAUNCHED(ctx, "csr_cg_iter_kernel");
+    return SPS_OK;
+}
+
 template <typename T>
 static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                  const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
@@ -542,6 +713,11 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
         sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
         const void *z, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)               \
     { return csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, slots, out); }           \
+    extern "C" sps_status sps_cuda_csr_cg_iter_##S(                                                               \
+        sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
+        const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,       \
+        sps_cg_slots ks)                                                                                            \
+    { return csr_cg_iter_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, x, r, slots, ks); }            \
     extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, int64_t nnz,                      \
                                                     const sps_index *rowptr, const sps_index *col, const void *val, \
                                                     const void *x, void *y, sps_cplx *slots, int out)               \

@@ -1,0 +1,60 @@
+/* libspsolve — CUDA: the CG step's pass and guard (kernels/solver_kernels.h cg_step),
+ * shared by cg_step (solver.cu) and the fused CSR CG iteration (spmv.cu), which
+ * takes pq from its own reduction instead of the slot. */
+#ifndef SPS_CUDA_CG_STEP_CUH
+#define SPS_CUDA_CG_STEP_CUH
+#include "kernels/cuda/common.cuh"
+
+namespace {
+
+/* cg_step's guard: stopped (skip: write nothing), or a step that must not be
+ * taken (fail: rr = -1, stop = 1); the finishing block sets stop when rr does
+ * not exceed tol2 (converged, to be confirmed by the host, or NaN).  pq is the
+ * slot's value (have_pq = 0) or one the caller passes in (the fused iteration,
+ * whose own first phase has just reduced it). */
+struct cg_guard : sps_cu_no_guard {
+    sps_cg_slots k;
+    int have_pq; sps_cplx pq;
+    /* alpha = rho / pq as the CPU evaluates it (sps_scoef_eval); true when the step must not be taken */
+    __device__ static bool bad_step(sps_cplx rho, sps_cplx pq, sps_cplx *alpha)
+    {
+        const sps_cplx v[2] = {rho, pq};
+        *alpha = scoef_eval(sps_scoef{1.0, 0, 1}, v);
+        return !(pq.re > 0.0) || !(rho.re > 0.0) || !cplx_finite(*alpha);
+    }
+    __device__ sps_cplx pq_of(const sps_cplx *slots) const { return have_pq ? pq : slots[k.pq]; }
+    __device__ bool skip(const sps_cplx *slots) const { return slots[k.stop].re != 0.0; }
+    __device__ bool fail(const sps_cplx *slots) const
+    {
+        sps_cplx a;
+        return bad_step(slots[k.rho], pq_of(slots), &a);
+    }
+    __device__ void on_fail(sps_cplx *slots) const { slots[k.stop] = acc_to_cplx(1.0); }
+    template <typename A> __device__ void on_done(sps_cplx *slots, const A *tot) const
+    {
+        if (!(re_of(tot[0]) > slots[k.tol2].re)) slots[k.stop] = acc_to_cplx(1.0);
+    }
+};
+template <typename T> struct cg_step_op {
+    typedef typename sc<T>::ACC A;
+    sps_cplx *slots; cg_guard g; const T *p, *q; T *x, *r;
+    T alpha; bool bad;
+    __device__ void setup()
+    {
+        sps_cplx a;
+        bad = g.skip(slots) || cg_guard::bad_step(slots[g.k.rho], g.pq_of(slots), &a);
+        alpha = sc<T>::from(a);
+    }
+    __device__ void operator()(sps_index i, A *acc)
+    {
+        if (bad) return;
+        x[i] = x[i] + alpha * p[i];
+        const T ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        acc[0] += acc_real<A>(abs2_r(ri));
+    }
+};
+
+} // namespace
+
+#endif
