@@ -383,8 +383,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
  * the two kernels are latency, not bandwidth.  The phase-1 block sums sit in the
  * workspace's second partials row, so a block that is already reducing rr cannot
  * overwrite a block sum another block still reads. */
+/* At most 32 registers (8 blocks an SM): poisson3d-48 f64 needs 864 blocks of rows,
+ * and at 40 registers only 792 were resident, so some blocks ran a second round of
+ * rows, latency-bound (H100: 18 us an iteration, no better than the two kernels).
+ * -DSPS_CG_ITER_MINB=k: other minimum resident blocks (tuning runs). */
+#ifndef SPS_CG_ITER_MINB
+#define SPS_CG_ITER_MINB 8
+#endif
 template <typename T, typename XH>
-__global__ void __launch_bounds__(SPS_CU_THREADS)
+__global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CG_ITER_MINB)
     csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
                        T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
                        sps_cu_outs rr_out)
