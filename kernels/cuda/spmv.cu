@@ -19,7 +19,8 @@
  *            rest of its warp idles; still deterministic.  Each lane keeps 4
  *            (4-byte values) or 2 (8-, 16-byte) entries in flight, predicated.
  * csr_cg_iter  one CG iteration (csr_spmv_xpay_dot, then cg_step) in one
- *            cooperative launch with a grid barrier between the two phases.
+ *            cooperative launch with a grid barrier between the two phases, where
+ *            the rows fit one resident wave (else the two kernels).
  *            Traffic: (n+1) 4 + nnz (4 + S) bytes for A (+ (n+1) 4 for the
  *            long-row scan, mostly from L2), x gathered (>= m S, more when
  *            columns scatter), n S written (+ n S read when b != 0).
@@ -383,12 +384,14 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
  * the two kernels are latency, not bandwidth.  The phase-1 block sums sit in the
  * workspace's second partials row, so a block that is already reducing rr cannot
  * overwrite a block sum another block still reads. */
-/* At most 32 registers (8 blocks an SM): poisson3d-48 f64 needs 864 blocks of rows,
- * and at 40 registers only 792 were resident, so some blocks ran a second round of
- * rows, latency-bound (H100: 18 us an iteration, no better than the two kernels).
- * -DSPS_CG_ITER_MINB=k: other minimum resident blocks (tuning runs). */
+/* Registers: f64 takes 40 (6 blocks an SM, 792 resident on the H100), so on
+ * poisson3d-48 (864 blocks of rows) some blocks run a second round of rows, and the
+ * fused iteration is no faster than the two kernels in f64 (18 us; f32 fits one
+ * wave: 24 -> 17 us an iteration).  Forcing 8 blocks an SM (-DSPS_CG_ITER_MINB=8:
+ * 32 registers) spills 232 bytes and was worse everywhere (poisson3d-128 f64 CG
+ * 0.150 -> 0.176 ms an iteration), so the default asks for nothing. */
 #ifndef SPS_CG_ITER_MINB
-#define SPS_CG_ITER_MINB 8
+#define SPS_CG_ITER_MINB 1
 #endif
 template <typename T, typename XH>
 __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CG_ITER_MINB)
@@ -633,7 +636,13 @@ static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t n
 
 /* One CG iteration (csr_cg_iter_kernel), launched cooperative: the grid is at most
  * the resident blocks (csr_spmv_dot_grid), which the barrier needs; the launch
- * attribute makes the runtime refuse rather than hang if that ever failed. */
+ * attribute makes the runtime refuse rather than hang if that ever failed.
+ * Only where every block has one round of rows (the rows fit one resident wave):
+ * there the iteration is latency, and the saved launch and finishing block show
+ * (poisson3d-48 f32: 24 -> 17 us).  With more rows it is bandwidth, the fused
+ * kernel's lower occupancy (40 registers: 6 blocks an SM in f64, against 8) costs
+ * more than the launch saves (stencil27b3-40 f64 CG 0.096 -> 0.129 ms an
+ * iteration), so the two kernels run instead. */
 template <typename T>
 static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
                                    const sps_index *col, const void *val, const void *z, sps_scoef c, const void *pold,
@@ -642,6 +651,11 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
     typedef csr_x_xpay_s<T> X;
     unsigned grid = 1;
     SPS_CHECK(csr_spmv_dot_grid<T>(ctx, 2, csr_cg_iter_kernel<T, X>, n, nnz, &grid));
+    const int64_t need = ((int64_t)n * csr_tpr_of<T>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+    if (need > (int64_t)grid) {
+        SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, slots, ks.pq));
+        return cg_step_impl<T>(ctx, n, slots, ks, pnew, q, x, r);
+    }
     cudaLaunchConfig_t cfg = {};
     cudaLaunchAttribute at[1];
     at[0].id = cudaLaunchAttributeCooperative;
