@@ -138,22 +138,15 @@ template <typename T, typename X> struct csr_dot_out {
 #ifndef SPS_CSR_UNROLL
 #define SPS_CSR_UNROLL 0
 #endif
-template <typename P> __device__ inline P csr_ld(const P *p)
+/* A load of the matrix arrays (ROLE 1) or of the gathered vector (ROLE 2), with the
+ * L2 hint of that role when SPS_CSR_HINT selects it. */
+template <int ROLE, typename P> __device__ inline P csr_load(const P *p)
 {
-#if SPS_CSR_HINT == 1
-    return ldh_t<0>(p);
-#else
-    return ldg_t(p);
-#endif
+    if constexpr (SPS_CSR_HINT == ROLE) return ldh_t<ROLE - 1>(p);
+    else return ldg_t(p);
 }
-template <typename P> __device__ inline P csr_ldx(const P *p)
-{
-#if SPS_CSR_HINT == 2
-    return ldh_t<1>(p);
-#else
-    return ldg_t(p);
-#endif
-}
+template <typename P> __device__ inline P csr_ld(const P *p) { return csr_load<1>(p); }
+template <typename P> __device__ inline P csr_ldx(const P *p) { return csr_load<2>(p); }
 
 /* The vector the rows multiply: x itself ... */
 template <typename T> struct csr_x_plain {
