@@ -33,8 +33,8 @@ sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cpl
     return sps_kern(op->ctx, op->t)->dot(op->ctx, x->n, x->data, y->data, slots, out);
 }
 
-sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
-                                 sps_vector pnew, sps_vector q, int out)
+/* The vectors of the direction update pnew = z + c pold, q = A pnew. */
+static sps_status check_xpay(sps_operator op, sps_vector z, sps_vector pold, sps_vector pnew, sps_vector q)
 {
     SPS_CHECK(check_apply(op, SPS_OP_N, pnew, q));
     if (z->n != pnew->n || pold->n != pnew->n || pnew == z || pnew == pold)
@@ -42,6 +42,13 @@ sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots,
                          "operator apply (direction update): z, p_old and p_new need %d entries each (got %d, %d, %d) "
                          "and p_new must differ from z and p_old",
                          (int)pnew->n, (int)z->n, (int)pold->n, (int)pnew->n);
+    return SPS_OK;
+}
+
+sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
+                                 sps_vector pnew, sps_vector q, int out)
+{
+    SPS_CHECK(check_xpay(op, z, pold, pnew, q));
     if (op->A && op->A->ops->spmv_xpay_dot)
         return op->A->ops->spmv_xpay_dot(op->A, z->data, c, pold->data, pnew->data, q->data, slots, out);
     SPS_CHECK(sps_kern(op->ctx, op->t)->waxpy_s(op->ctx, z->n, z->data, slots, c, pold->data, pnew->data));
@@ -54,12 +61,9 @@ sps_status sps_op_cg_iter(sps_operator op, sps_vector z, sps_cplx *slots, sps_sc
     if (x->n != pnew->n || r->n != pnew->n)
         return sps_error(op->ctx, SPS_ERR_ARG, "operator CG iteration: x and r need %d entries (got %d, %d)",
                          (int)pnew->n, (int)x->n, (int)r->n);
-    if (op->A && op->A->ops->cg_iter) {
-        SPS_CHECK(check_apply(op, SPS_OP_N, pnew, q));
-        if (z->n != pnew->n || pold->n != pnew->n || pnew == z || pnew == pold)
-            return sps_op_apply_xpay_dot(op, z, slots, c, pold, pnew, q, k.pq); /* its error */
+    SPS_CHECK(check_xpay(op, z, pold, pnew, q));
+    if (op->A && op->A->ops->cg_iter)
         return op->A->ops->cg_iter(op->A, z->data, c, pold->data, pnew->data, q->data, x->data, r->data, slots, k);
-    }
     SPS_CHECK(sps_op_apply_xpay_dot(op, z, slots, c, pold, pnew, q, k.pq));
     return sps_kern(op->ctx, op->t)->cg_step(op->ctx, x->n, slots, k, pnew->data, q->data, x->data, r->data);
 }

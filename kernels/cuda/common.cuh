@@ -229,48 +229,6 @@ __device__ inline cx<double> ldg_t(const cx<double> *p)
     return mkcx(v.x, v.y);
 }
 
-/* Read-only loads with an L2 eviction hint (sm_80+ createpolicy + ld.global.nc
- * .L2::cache_hint; L1 as usual): ldh_t<0> evict-first, for data read once (an
- * SpMV's matrix arrays) so that it does not push the gathered vector out of L2;
- * ldh_t<1> evict-last, for the gathered vector itself. */
-template <int LAST> __device__ inline unsigned long long l2_policy()
-{
-    unsigned long long p;
-    if (LAST) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
-    else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
-    return p;
-}
-template <int LAST> __device__ inline float ldh_t(const float *a)
-{
-    float d;
-    asm("ld.global.nc.L2::cache_hint.f32 %0, [%1], %2;" : "=f"(d) : "l"(a), "l"(l2_policy<LAST>()));
-    return d;
-}
-template <int LAST> __device__ inline double ldh_t(const double *a)
-{
-    double d;
-    asm("ld.global.nc.L2::cache_hint.f64 %0, [%1], %2;" : "=d"(d) : "l"(a), "l"(l2_policy<LAST>()));
-    return d;
-}
-template <int LAST> __device__ inline sps_index ldh_t(const sps_index *a)
-{
-    sps_index d;
-    asm("ld.global.nc.L2::cache_hint.s32 %0, [%1], %2;" : "=r"(d) : "l"(a), "l"(l2_policy<LAST>()));
-    return d;
-}
-template <int LAST> __device__ inline cx<float> ldh_t(const cx<float> *a)
-{
-    float r, i;
-    asm("ld.global.nc.L2::cache_hint.v2.f32 {%0, %1}, [%2], %3;" : "=f"(r), "=f"(i) : "l"(a), "l"(l2_policy<LAST>()));
-    return mkcx(r, i);
-}
-template <int LAST> __device__ inline cx<double> ldh_t(const cx<double> *a)
-{
-    double r, i;
-    asm("ld.global.nc.L2::cache_hint.v2.f64 {%0, %1}, [%2], %3;" : "=d"(r), "=d"(i) : "l"(a), "l"(l2_policy<LAST>()));
-    return mkcx(r, i);
-}
-
 /* y += v without ordering (SpMV^T scatters): complex as two component adds. */
 __device__ inline void atomic_add(float *p, float v) { atomicAdd(p, v); }
 __device__ inline void atomic_add(double *p, double v) { atomicAdd(p, v); }
@@ -406,6 +364,24 @@ __device__ inline int sps_cu_ldcg(const int *p) { return __ldcg(p); }
  * writes the slots (or, when the guard fails, slots[guard_slot] = -1).  Every
  * block of the grid must call it (blocks with nothing to add pass zeros).
  * 256-thread blocks. */
+/* The grand total of the block partials part[k gridDim.x + b], in the fixed order of
+ * every reduction (thread t: blocks t, t + 256, ... in order, then BlockReduce);
+ * valid in thread 0.  Partials of other blocks are read from L2 (sps_cu_ldcg). */
+template <typename A, int NV>
+__device__ accv<A, NV> sps_cu_sum_partials(const A *part,
+                                           typename cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS>::TempStorage &tmp)
+{
+    const int nb = gridDim.x;
+    accv<A, NV> acc;
+#pragma unroll
+    for (int k = 0; k < NV; k++) acc.v[k] = A();
+    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
+#pragma unroll
+        for (int k = 0; k < NV; k++) acc.v[k] += sps_cu_ldcg(&part[(size_t)k * nb + b]);
+    }
+    return cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS>(tmp).Reduce(acc, accv_sum<A, NV>());
+}
+
 template <typename A, int NV, typename G>
 __device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs,
                                      G guard, int guard_slot)
@@ -427,15 +403,8 @@ __device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter
         }
         return;
     }
-    const int nb = gridDim.x;
-#pragma unroll
-    for (int k = 0; k < NV; k++) acc.v[k] = A();
-    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) {
-#pragma unroll
-        for (int k = 0; k < NV; k++) acc.v[k] += sps_cu_ldcg(&part[(size_t)k * nb + b]);
-    }
     __syncthreads(); /* tmp reused */
-    tot = BR(tmp).Reduce(acc, accv_sum<A, NV>());
+    tot = sps_cu_sum_partials<A, NV>(part, tmp);
     if (threadIdx.x == 0) {
 #pragma unroll
         for (int k = 0; k < NV; k++) sps_cu_store_out(slots, outs.slot[k], outs.kind[k], tot.v[k]);
@@ -443,12 +412,12 @@ __device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter
     }
 }
 
-/* One launch: each thread accumulates op(i, acc) over its fixed grid-stride
- * index set in increasing order, then sps_cu_reduce_finish. */
+/* Each thread accumulates op(i, acc) over its fixed grid-stride index set in
+ * increasing order, then sps_cu_reduce_finish; sps_cu_reduce_kernel is this pass
+ * as one launch. */
 template <typename A, int NV, typename Op, typename G>
-__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
-    sps_cu_reduce_kernel(Op op, sps_index n, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs, G guard,
-                         int guard_slot)
+__device__ void sps_cu_reduce_pass(Op op, sps_index n, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs,
+                                   G guard, int guard_slot)
 {
     op.setup();
     accv<A, NV> acc;
@@ -457,6 +426,13 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, acc.v);
     sps_cu_reduce_finish<A, NV>(acc, part, counter, slots, outs, guard, guard_slot);
+}
+template <typename A, int NV, typename Op, typename G>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
+    sps_cu_reduce_kernel(Op op, sps_index n, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs, G guard,
+                         int guard_slot)
+{
+    sps_cu_reduce_pass<A, NV>(op, n, part, counter, slots, outs, guard, guard_slot);
 }
 
 /** Reduce op over [0, n) into NV accumulators of type A (double or cx<double>)

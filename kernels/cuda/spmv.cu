@@ -120,15 +120,11 @@ template <typename T, typename X> struct csr_dot_out {
     }
 };
 
-/* Cache hints (tuning knob -DSPS_CSR_HINT=k): 0 plain read-only loads (default);
- * 1 the matrix arrays evict-first in L2 (read once), so the gathered x stays; 2 the
- * gathered x evict-last instead.  Measured on the H100 (2026-11-23) neither is a
- * consistent gain (+-5% per matrix, either sign); ld.global.cs (evict-first in L1
- * too) was up to 2x slower: the groups of a warp share the sectors of neighbouring
- * rows through L1. */
-#ifndef SPS_CSR_HINT
-#define SPS_CSR_HINT 0
-#endif
+/* Matrix arrays and gathered vector through the read-only path (ldg_t).  Measured on
+ * the H100 (2026-11-23) and dropped: L2 eviction hints (createpolicy evict-first on
+ * the matrix arrays, or evict-last on x) were no consistent gain (+-5% per matrix,
+ * either sign); ld.global.cs (evict-first in L1 too) was up to 2x slower, the groups
+ * of a warp sharing the sectors of neighbouring rows through L1. */
 /* Entries a lane keeps in flight (predicated, so a row of up to U TPR entries costs
  * one round trip: col/val, then x): 4 for 4-byte values, 2 for 8- and 16-byte
  * (about the same bytes in flight).  H100, spbench 2026-11-23, geomean over the five
@@ -138,27 +134,17 @@ template <typename T, typename X> struct csr_dot_out {
 #ifndef SPS_CSR_UNROLL
 #define SPS_CSR_UNROLL 0
 #endif
-/* A load of the matrix arrays (ROLE 1) or of the gathered vector (ROLE 2), with the
- * L2 hint of that role when SPS_CSR_HINT selects it. */
-template <int ROLE, typename P> __device__ inline P csr_load(const P *p)
-{
-    if constexpr (SPS_CSR_HINT == ROLE) return ldh_t<ROLE - 1>(p);
-    else return ldg_t(p);
-}
-template <typename P> __device__ inline P csr_ld(const P *p) { return csr_load<1>(p); }
-template <typename P> __device__ inline P csr_ldx(const P *p) { return csr_load<2>(p); }
-
 /* The vector the rows multiply: x itself ... */
 template <typename T> struct csr_x_plain {
     const T *x;
-    __device__ T operator()(sps_index c) const { return csr_ldx(x + c); }
+    __device__ T operator()(sps_index c) const { return ldg_t(x + c); }
 };
 /* ... or CG's new direction z + beta p_old, formed for every gathered column (every
  * thread forms it the same way, so the owner's stored p_new_i equals what the other
  * rows multiplied). */
 template <typename T> struct csr_x_xpay {
     const T *z, *p; T beta;
-    __device__ T operator()(sps_index c) const { return csr_ldx(z + c) + beta * csr_ldx(p + c); }
+    __device__ T operator()(sps_index c) const { return ldg_t(z + c) + beta * ldg_t(p + c); }
 };
 /* The host's form of it: beta from the slots (as xpay_s: double, rounded to T),
  * evaluated by each thread when the kernel starts (csr_x_bind). */
@@ -186,8 +172,8 @@ __device__ inline T csr_group_sum(sps_index beg, sps_index end, int lane, unsign
 #pragma unroll
         for (int j = 0; j < U; j++) {
             const bool ok = k + j * TPR < end;
-            c[j] = ok ? csr_ld(col + k + j * TPR) : 0;
-            v[j] = ok ? csr_ld(val + k + j * TPR) : zero_of<T>();
+            c[j] = ok ? ldg_t(col + k + j * TPR) : 0;
+            v[j] = ok ? ldg_t(val + k + j * TPR) : zero_of<T>();
         }
 #pragma unroll
         for (int j = 0; j < U; j++) xv[j] = k + j * TPR < end ? x(c[j]) : zero_of<T>();
@@ -284,7 +270,7 @@ template <typename T, typename X, typename Out> struct csr_long_row {
     {
         T s = zero_of<T>();
         for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
-            s = s + csr_ld(val + k) * x(csr_ld(col + k));
+            s = s + ldg_t(val + k) * x(ldg_t(col + k));
         const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, sps_cu_sum<T>());
         if (threadIdx.x == 0) (*out)(i, tot);
         __syncthreads(); /* tmp reused by the next long row */
@@ -380,14 +366,11 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 /* Registers: f64 takes 40 (6 blocks an SM, 792 resident on the H100), so on
  * poisson3d-48 (864 blocks of rows) some blocks run a second round of rows, and the
  * fused iteration is no faster than the two kernels in f64 (18 us; f32 fits one
- * wave: 24 -> 17 us an iteration).  Forcing 8 blocks an SM (-DSPS_CG_ITER_MINB=8:
+ * wave: 24 -> 17 us an iteration).  Forcing 8 blocks an SM (__launch_bounds__ 8:
  * 32 registers) spills 232 bytes and was worse everywhere (poisson3d-128 f64 CG
- * 0.150 -> 0.176 ms an iteration), so the default asks for nothing. */
-#ifndef SPS_CG_ITER_MINB
-#define SPS_CG_ITER_MINB 1
-#endif
+ * 0.150 -> 0.176 ms an iteration), so it asks for nothing. */
 template <typename T, typename XH>
-__global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CG_ITER_MINB)
+__global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
                        T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
                        sps_cu_outs rr_out)
@@ -402,22 +385,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CG_ITER_MINB)
     accv<A, 1> tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
     if (threadIdx.x == 0) pqpart[blockIdx.x] = tot.v[0];
     cooperative_groups::this_grid().sync();
-    acc.v[0] = A();
-    for (unsigned b = threadIdx.x; b < gridDim.x; b += SPS_CU_RED_THREADS) acc.v[0] += sps_cu_ldcg(&pqpart[b]);
     __syncthreads(); /* tmp reused */
-    tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
+    tot = sps_cu_sum_partials<A, 1>(pqpart, tmp);
     if (threadIdx.x == 0) pq_sh = tot.v[0];
     __syncthreads();
     const cg_guard g{{}, ks, 1, acc_to_cplx(pq_sh)};
     if (blockIdx.x == 0 && threadIdx.x == 0) slots[ks.pq] = g.pq;
     /* phase 2: p and q were written in phase 1 by any block: plain loads, after the barrier */
-    cg_step_op<T> op = {slots, g, p, q, x, r, T(), false};
-    op.setup();
-    accv<A, 1> racc;
-    racc.v[0] = A();
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, racc.v);
-    sps_cu_reduce_finish<A, 1>(racc, part, counter, slots, rr_out, g, ks.rr);
+    sps_cu_reduce_pass<A, 1>(cg_step_op<T>{slots, g, p, q, x, r, T(), false}, n, part, counter, slots, rr_out, g,
+                             ks.rr);
 }
 
 template <typename T, int TPR>
