@@ -363,14 +363,14 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
  * the two kernels are latency, not bandwidth.  The phase-1 block sums sit in the
  * workspace's second partials row, so a block that is already reducing rr cannot
  * overwrite a block sum another block still reads. */
-/* Registers: f64 takes 40 (6 blocks an SM, 792 resident on the H100), so on
- * poisson3d-48 (864 blocks of rows) some blocks run a second round of rows, and the
- * fused iteration is no faster than the two kernels in f64 (18 us; f32 fits one
- * wave: 24 -> 17 us an iteration).  Forcing 8 blocks an SM (__launch_bounds__ 8:
- * 32 registers) spills 232 bytes and was worse everywhere (poisson3d-128 f64 CG
- * 0.150 -> 0.176 ms an iteration), so it asks for nothing. */
+/* Registers: __launch_bounds__(256, 1) lets ptxas take what it wants (f32, f64: 64,
+ * no spills: 4 blocks an SM, 528 resident on the H100).  The plain bound gave 32 with
+ * spills (poisson3d-48 f32 CG 18 -> 24 us an iteration), and forcing 8 blocks an SM
+ * spilled more (poisson3d-128 f64 CG 0.150 -> 0.176 ms).  poisson3d-48 f64 (864
+ * blocks of rows) does not fit one wave, so it runs the two kernels
+ * (csr_cg_iter_impl). */
 template <typename T, typename XH>
-__global__ void __launch_bounds__(SPS_CU_THREADS)
+__global__ void __launch_bounds__(SPS_CU_THREADS, 1)
     csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
                        T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
                        sps_cu_outs rr_out)
