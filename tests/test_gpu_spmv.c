@@ -178,7 +178,7 @@ static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, c
 }
 
 static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr, const sps_index *dcol,
-                          const void *dval, const gbuf *z, const gbuf *po, const sps_cplx *coef, const void *xpn, const void *xq,
+                          const void *dval, const gbuf *z, const gbuf *po, const sps_cplx *coef, const void *xpn,
                           const void *hpn, const void *hq, const double *ps, const double *qs, double dtol)
 {
     const sps_kernels *C = &sps_cpu_kernels[t];
@@ -210,8 +210,10 @@ static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr,
     sps_cplx gs[CI_N], gs2[CI_N];
     cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
     cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn2, &gq2, &gx2, &gr2, gs2);
-    TU_CHECK(N == 0 || (memcmp(gpn, xpn, N * S) == 0 && memcmp(gq, xq, N * S) == 0),
-             "%s: p_new and q bit-identical to csr_spmv_xpay_dot's", what);
+    /* p_new is the same expression as csr_spmv_xpay_dot's; q's row groups may differ
+     * (csr_cg_iter sizes them for latency), so q is checked against the CPU */
+    TU_CHECK(N == 0 || memcmp(gpn, xpn, N * S) == 0, "%s: p_new bit-identical to csr_spmv_xpay_dot's", what);
+    cmp_vec_s(what, t, N, gq, hq, 1, qs);
     TU_CHECK(memcmp(gs, gs2, sizeof gs) == 0 &&
                  (N == 0 || (memcmp(gx, gx2, N * S) == 0 && memcmp(gr, gr2, N * S) == 0)),
              "%s: bit-identical over two runs", what);
@@ -421,7 +423,7 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         const double dre = gs[0].re - hs[0].re, dim = gs[0].im - hs[0].im;
         TU_CHECK(sqrt(dre * dre + dim * dim) <= dtol, "%s: dot gpu (%.17g, %.17g) cpu (%.17g, %.17g) tol %.3g", what,
                  gs[0].re, gs[0].im, hs[0].re, hs[0].im, dtol);
-        check_cg_iter(A, t, drowptr, dcol, dval, &z, &po, hs + 2, gpn, gq, hpn, hq, ps, scale, dtol);
+        check_cg_iter(A, t, drowptr, dcol, dval, &z, &po, hs + 2, gpn, hpn, hq, ps, scale, dtol);
         free(ps);
         free(gpn);
         free(gq);

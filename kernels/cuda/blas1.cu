@@ -10,15 +10,16 @@
  *
  * Launch shape: element-wise kernels are grid-stride, 256 threads, at most 32
  * blocks per SM (common.cuh).  Reductions: one launch of 256 threads x
- * min(ceil(n/1024), 1024) blocks (a function of n only) whose last block to
- * finish sums the per-block partials in block order (common.cuh).
+ * min(ceil(n/256), one resident wave) blocks whose last block to finish sums the
+ * per-block partials in block order (common.cuh sps_cu_red_grid).
  * Traffic (minimal model, S = sizeof(T)): fill/scale n S (write) resp. 2 n S;
  * copy, pmul-less ops 2-3 n S; dot 2 n S; nrm2 n S (one pass unless the sum of
  * squares over- or underflows, then a second pass over the affected blocks).
  *
  * Accumulation as the CPU: products and sums in double (complex double for
- * c32/c64).  Bit-reproducible run to run: everything here (dot and nrm2 use the
- * fixed-tree reductions of common.cuh; invert's index is a minimum). */
+ * c32/c64).  Bit-reproducible run to run on one GPU model: everything here (dot
+ * and nrm2 use the fixed-tree reductions of common.cuh; invert's index is a
+ * minimum). */
 #include "kernels/cuda/common.cuh"
 
 namespace {
@@ -229,7 +230,8 @@ static sps_status dot_impl(sps_context ctx, sps_index n, const void *x, const vo
 }
 template <typename T> static sps_status nrm2_impl(sps_context ctx, sps_index n, const void *x, sps_cplx *slots, int out)
 {
-    const int nb = sps_cu_red_blocks(n);
+    int nb = 1;
+    SPS_CHECK(sps_cu_red_grid(ctx, nrm2_kernel<T>, n, &nb));
     double *part = (double *)sps_cuws_red(ctx);
     cudaStream_t s = sps_custream(ctx);
     nrm2_kernel<T>
@@ -254,7 +256,8 @@ static sps_status xpay_s_impl(sps_context ctx, sps_index n, const void *x, const
 }
 template <typename T> static sps_status invert_impl(sps_context ctx, sps_index n, void *d, sps_cplx *slots, int out)
 {
-    const int nb = sps_cu_red_blocks(n);
+    int nb = 1;
+    SPS_CHECK(sps_cu_red_grid(ctx, invert_scan_kernel<T>, n, &nb));
     sps_index *part = (sps_index *)sps_cuws_red(ctx);
     int *flag = (int *)sps_cuws_flag(ctx);
     cudaStream_t s = sps_custream(ctx);

@@ -35,22 +35,39 @@ struct cg_guard : sps_cu_no_guard {
         if (!(re_of(tot[0]) > slots[k.tol2].re)) slots[k.stop] = acc_to_cplx(1.0);
     }
 };
+/* The pass runs from the last entry to the first (SPS_CG_STEP_REVERSE, entry
+ * last - i for index i): the product before it ends on the last rows, whose p, q
+ * and r are then still in L2, and the product after it starts on the first rows,
+ * which this pass touched last. */
+#ifndef SPS_CG_STEP_REVERSE
+#define SPS_CG_STEP_REVERSE 1
+#endif
 template <typename T> struct cg_step_op {
     typedef typename sc<T>::ACC A;
-    sps_cplx *slots; cg_guard g; const T *p, *q; T *x, *r;
+    sps_cplx *slots; cg_guard g; const T *p, *q; T *x, *r; sps_index last; /* n - 1 */
     T alpha; bool bad;
+    __device__ sps_index at(sps_index i) const { return SPS_CG_STEP_REVERSE ? last - i : i; }
     __device__ void setup()
     {
         sps_cplx a;
         bad = g.skip(slots) || cg_guard::bad_step(slots[g.k.rho], g.pq_of(slots), &a);
         alpha = sc<T>::from(a);
     }
-    __device__ void operator()(sps_index i, A *acc)
+    /* split (common.cuh sps_cu_reduce_pass): the loads of several entries in flight */
+    struct vals { T x, p, r, q; };
+    __device__ vals load(sps_index i) const
+    {
+        if (bad) return vals{};
+        const sps_index e = at(i);
+        return vals{x[e], p[e], r[e], q[e]};
+    }
+    __device__ void apply(sps_index i, const vals &v, A *acc)
     {
         if (bad) return;
-        x[i] = x[i] + alpha * p[i];
-        const T ri = r[i] - alpha * q[i];
-        r[i] = ri;
+        const sps_index e = at(i);
+        x[e] = v.x + alpha * v.p;
+        const T ri = v.r - alpha * v.q;
+        r[e] = ri;
         acc[0] += acc_real<A>(abs2_r(ri));
     }
 };
@@ -60,7 +77,7 @@ template <typename T>
 static sps_status cg_step_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k, const void *p,
                                const void *q, void *x, void *r)
 {
-    cg_step_op<T> op = {slots, cg_guard{{}, k, 0, {}}, (const T *)p, (const T *)q, (T *)x, (T *)r, T(), false};
+    cg_step_op<T> op = {slots, cg_guard{{}, k, 0, {}}, (const T *)p, (const T *)q, (T *)x, (T *)r, n - 1, T(), false};
     return sps_cuda_reduce<typename sc<T>::ACC, 1>(ctx, n, op, slots, sps_cu_outs1(k.rr, SPS_CU_OUT_SUM),
                                                    cg_guard{{}, k, 0, {}}, k.rr);
 }

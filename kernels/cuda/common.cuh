@@ -31,6 +31,8 @@
 #include <math.h>
 #include <stdint.h>
 
+#include <type_traits>
+
 /* ------------------------------------------------------------------ errors */
 /** Record a CUDA failure (SPS_ERR_DEVICE) with file:line in the message. */
 static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const char *what, const char *file, int line)
@@ -52,10 +54,13 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
     } while (0)
 
 /* ------------------------------------------------------------------ backend state */
-/* Reductions: 256 threads a block, at most 1024 blocks; the count depends on n
- * only, so the summation tree (and the bits of the result) depend on n only. */
+/* Reductions: 256 threads a block, at most one resident wave of the kernel
+ * (sps_cu_red_grid): the summation tree, hence the bits of the result, depend on
+ * n and on the kernel's occupancy on the GPU (the same for every run on one GPU
+ * model and build).  A fixed 1024 blocks made the kernels with more than 32
+ * registers run a second, partial wave: cg_step (38 registers: 792 resident on
+ * the H100) on 2M entries spent its last quarter on 232 blocks. */
 #define SPS_CU_RED_THREADS 256
-#define SPS_CU_RED_MAX_BLOCKS 1024
 #define SPS_CU_RED_MIN_PER_THREAD 1 /* a thread an entry until the grid is full: small vectors (1e5) latency-bound otherwise */
 /* Up to 4 accumulators (complex double, 16 bytes) per block; partials for up to
  * 4096 blocks (kernels with a reduction end on a larger grid: csr_spmv_dot). */
@@ -69,12 +74,15 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
 #define SPS_CU_WS_FLAG_BYTES 256
 #define SPS_CU_WS_BYTES (SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES + SPS_CU_WS_FLAG_BYTES)
 
+#define SPS_CU_OCC_CACHE 128
 typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
-    int csr_dot_grid[3][4]; /* csr_spmv_dot / _xpay_dot / csr_cg_iter: resident blocks per type (s, d, c, z); 0 = unknown */
+    struct { const void *fn; int per_sm; } occ[SPS_CU_OCC_CACHE]; /* resident blocks an SM, by kernel */
+    int nocc;
     void *pinned;          /* SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
+    void *pinned_dev;      /* the same memory as the device sees it (mapped), NULL where it is not */
     cudaEvent_t fetch_ev;  /* recorded after the queued fetch copy */
     int fetch_pending;
 } sps_cuda_state;
@@ -298,14 +306,38 @@ struct sps_cu_outs {
     int kind[SPS_CU_RED_MAX_VALUES];
 };
 
-/** Blocks of a reduction over n entries: depends on n only. */
-static inline int sps_cu_red_blocks(int64_t n)
+/** Resident blocks of `kernel` on the context's GPU at 256 threads a block
+ *  (occupancy x SMs), asked once per kernel and cached in the context. */
+template <typename K> static inline sps_status sps_cu_resident(sps_context ctx, K kernel, int *blocks)
 {
-    int64_t per_block = (int64_t)SPS_CU_RED_THREADS * SPS_CU_RED_MIN_PER_THREAD;
-    int64_t b = (n + per_block - 1) / per_block;
-    if (b < 1) b = 1;
-    if (b > SPS_CU_RED_MAX_BLOCKS) b = SPS_CU_RED_MAX_BLOCKS;
-    return (int)b;
+    sps_cuda_state *st = sps_cust(ctx);
+    const void *fn = (const void *)kernel;
+    int i = 0;
+    while (i < st->nocc && st->occ[i].fn != fn) i++;
+    if (i == st->nocc) {
+        int per_sm = 0;
+        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
+        if (i == SPS_CU_OCC_CACHE) i--; /* full (never, with this library's kernels): reuse the last entry */
+        else st->nocc++;
+        st->occ[i].fn = fn;
+        st->occ[i].per_sm = per_sm > 0 ? per_sm : 1;
+    }
+    const int64_t b = (int64_t)st->occ[i].per_sm * st->sms;
+    *blocks = (int)(b < SPS_CU_PART_MAX_BLOCKS ? b : SPS_CU_PART_MAX_BLOCKS);
+    return SPS_OK;
+}
+
+/** Blocks of a reduction kernel over n entries: a block per 256 entries up to one
+ *  resident wave (more blocks would only run as a partial second wave: the
+ *  kernels are grid-stride). */
+template <typename K> static inline sps_status sps_cu_red_grid(sps_context ctx, K kernel, int64_t n, int *nb)
+{
+    int cap = 1;
+    SPS_CHECK(sps_cu_resident(ctx, kernel, &cap));
+    const int64_t per_block = (int64_t)SPS_CU_RED_THREADS * SPS_CU_RED_MIN_PER_THREAD;
+    const int64_t b = (n + per_block - 1) / per_block;
+    *nb = (int)(b < 1 ? 1 : b < cap ? b : cap);
+    return SPS_OK;
 }
 
 __device__ inline void sps_cu_store_out(sps_cplx *slots, int slot, int kind, double v)
@@ -415,6 +447,20 @@ __device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter
 /* Each thread accumulates op(i, acc) over its fixed grid-stride index set in
  * increasing order, then sps_cu_reduce_finish; sps_cu_reduce_kernel is this pass
  * as one launch. */
+/* An op may come split in two, Op::vals v = op.load(i) and op.apply(i, v, acc) (a
+ * step that writes vectors: the compiler cannot move the loads of index i + stride
+ * above the stores of index i, so a plain op keeps one index's loads in flight);
+ * the pass then loads SPS_CU_RED_UNROLL indices before it applies the first, in the
+ * same order: the same bits as op(i, acc) one index at a time. */
+#ifndef SPS_CU_RED_UNROLL
+#define SPS_CU_RED_UNROLL 4
+#endif
+template <typename Op, typename = void> struct sps_cu_split_op {
+    static constexpr bool value = false;
+};
+template <typename Op> struct sps_cu_split_op<Op, std::void_t<typename Op::vals>> {
+    static constexpr bool value = true;
+};
 template <typename A, int NV, typename Op, typename G>
 __device__ void sps_cu_reduce_pass(Op op, sps_index n, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs,
                                    G guard, int guard_slot)
@@ -423,8 +469,24 @@ __device__ void sps_cu_reduce_pass(Op op, sps_index n, A *part, unsigned *counte
     accv<A, NV> acc;
 #pragma unroll
     for (int k = 0; k < NV; k++) acc.v[k] = A();
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i, acc.v);
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if constexpr (sps_cu_split_op<Op>::value && SPS_CU_RED_UNROLL > 1) {
+        constexpr int U = SPS_CU_RED_UNROLL;
+        for (int64_t i = first; i < n; i += U * stride) {
+            typename Op::vals v[U];
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                if (i + j * stride < n) v[j] = op.load((sps_index)(i + j * stride));
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                if (i + j * stride < n) op.apply((sps_index)(i + j * stride), v[j], acc.v);
+        }
+    } else if constexpr (sps_cu_split_op<Op>::value) {
+        for (int64_t i = first; i < n; i += stride) op.apply((sps_index)i, op.load((sps_index)i), acc.v);
+    } else {
+        for (int64_t i = first; i < n; i += stride) op((sps_index)i, acc.v);
+    }
     sps_cu_reduce_finish<A, NV>(acc, part, counter, slots, outs, guard, guard_slot);
 }
 template <typename A, int NV, typename Op, typename G>
@@ -445,7 +507,8 @@ static inline sps_status sps_cuda_reduce(sps_context ctx, sps_index n, Op op, sp
                                          G guard = G(), int guard_slot = 0)
 {
     static_assert(NV <= SPS_CU_RED_MAX_VALUES && sizeof(A) <= 16, "reduction workspace too small");
-    const int nb = sps_cu_red_blocks(n);
+    int nb = 1;
+    SPS_CHECK(sps_cu_red_grid(ctx, sps_cu_reduce_kernel<A, NV, Op, G>, n, &nb));
     A *part = (A *)sps_cuws_red(ctx);
     sps_cu_reduce_kernel<A, NV, Op, G><<<nb, SPS_CU_RED_THREADS, 0, sps_custream(ctx)>>>(
         op, n < 0 ? 0 : n, part, sps_cuws_counter(ctx), slots, outs, guard, guard_slot);

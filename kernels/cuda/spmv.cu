@@ -86,20 +86,41 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
 #ifndef SPS_CSR_TPR_SHIFT
 #define SPS_CSR_TPR_SHIFT (-1)
 #endif
-/* Threads per row from the average row length (see the header). */
+/* Entries a lane keeps in flight (predicated, so a row of up to U TPR entries costs
+ * one round trip: col/val, then x): 4 for 4-byte values, 2 for 8- and 16-byte
+ * (about the same bytes in flight).  H100, spbench 2026-11-23, geomean over the five
+ * generated matrices with nnz >= 1e6 against the best cuSPARSE CSR: f32 U=4 0.924,
+ * U=2 0.914; f64 U=4 0.895, U=2 0.941 (the old 2-in-flight loop with a serial tail:
+ * 0.854 / 0.910).  -DSPS_CSR_UNROLL=k forces k (tuning runs). */
+#ifndef SPS_CSR_UNROLL
+#define SPS_CSR_UNROLL 0
+#endif
+/* The shape of the row groups: lanes a row from avg >> shift, U entries in flight a
+ * lane.  csr_bw: the bandwidth-bound kernels (the rules above).  csr_lat: the fused
+ * CG iteration, whose rows sit in L2 (it runs only where they fit one resident
+ * wave): shift 2 and U = 4 (2 for c64), so poisson3d-48 f64 (7 a row) takes one
+ * lane a row and one round trip, and its 432 blocks of rows fit the 528 resident
+ * ones (TPR 2 gave 864: two rounds of rows, 26 us a CG iteration). */
+template <typename T> struct csr_bw {
+    static constexpr int shift =
+        SPS_CSR_TPR_SHIFT >= 0 ? SPS_CSR_TPR_SHIFT : sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
+    static constexpr int U = SPS_CSR_UNROLL > 0 ? SPS_CSR_UNROLL : sizeof(T) <= 4 ? 4 : 2;
+};
+template <typename T> struct csr_lat {
+    static constexpr int shift = 2, U = sizeof(T) <= 8 ? 4 : 2; /* complex double: 4 spilled at 64 registers */
+};
 /* Lanes a row from n and nnz: the same on the host (grid sizing) and the device. */
-template <typename T> __host__ __device__ inline int csr_tpr_of(sps_index n, int64_t nnz)
+template <typename T, typename S = csr_bw<T>> __host__ __device__ inline int csr_tpr_of(sps_index n, int64_t nnz)
 {
     const int64_t avg = n > 0 ? nnz / n : 0;
-    const int shift = SPS_CSR_TPR_SHIFT >= 0 ? SPS_CSR_TPR_SHIFT : sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
-    const int64_t want = avg >> shift; /* entries per lane: about 2^shift */
+    const int64_t want = avg >> S::shift; /* entries per lane: about 2^shift */
     int t = 1;
     while (t < 32 && 2 * t <= want) t *= 2;
     return t;
 }
-template <typename T> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
+template <typename T, typename S = csr_bw<T>> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
 {
-    return csr_tpr_of<T>(n, (int64_t)rowptr[n] - rowptr[0]);
+    return csr_tpr_of<T, S>(n, (int64_t)rowptr[n] - rowptr[0]);
 }
 
 /* What becomes of a row's sum s: y = a s + b y (b == 0: y not read) ... */
@@ -125,15 +146,6 @@ template <typename T, typename X> struct csr_dot_out {
  * the matrix arrays, or evict-last on x) were no consistent gain (+-5% per matrix,
  * either sign); ld.global.cs (evict-first in L1 too) was up to 2x slower, the groups
  * of a warp sharing the sectors of neighbouring rows through L1. */
-/* Entries a lane keeps in flight (predicated, so a row of up to U TPR entries costs
- * one round trip: col/val, then x): 4 for 4-byte values, 2 for 8- and 16-byte
- * (about the same bytes in flight).  H100, spbench 2026-11-23, geomean over the five
- * generated matrices with nnz >= 1e6 against the best cuSPARSE CSR: f32 U=4 0.924,
- * U=2 0.914; f64 U=4 0.895, U=2 0.941 (the old 2-in-flight loop with a serial tail:
- * 0.854 / 0.910).  -DSPS_CSR_UNROLL=k forces k (tuning runs). */
-#ifndef SPS_CSR_UNROLL
-#define SPS_CSR_UNROLL 0
-#endif
 /* The vector the rows multiply: x itself ... */
 template <typename T> struct csr_x_plain {
     const T *x;
@@ -160,11 +172,10 @@ template <typename T> __device__ inline csr_x_xpay<T> csr_x_bind(csr_x_xpay_s<T>
 /* Row [beg, end) by a group of TPR lanes: lane l sums entries beg + l, + TPR, ...
  * left to right, U of them in flight (independent predicated loads), then the
  * group's shuffle-down tree; the total is in lane 0. */
-template <typename T, int TPR, typename X>
+template <typename T, int TPR, int U, typename X>
 __device__ inline T csr_group_sum(sps_index beg, sps_index end, int lane, unsigned mask, const sps_index *col,
                                   const T *val, const X &x)
 {
-    constexpr int U = SPS_CSR_UNROLL > 0 ? SPS_CSR_UNROLL : sizeof(T) <= 4 ? 4 : 2;
     T s = zero_of<T>();
     for (sps_index k = beg + lane; k < end; k += U * TPR) {
         sps_index c[U];
@@ -189,7 +200,7 @@ __device__ inline T csr_group_sum(sps_index beg, sps_index end, int lane, unsign
 /* Rows of this thread's group: row = global group id, stride = groups in the grid.
  * All TPR lanes of a group run the same row loop, so a group stays converged and
  * shuffles with the group's own lane mask. */
-template <typename T, int TPR, typename X, typename Out>
+template <typename T, int TPR, int U, typename X, typename Out>
 __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
                          sps_index long_len, unsigned nblocks)
 {
@@ -199,7 +210,7 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
     for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
         const sps_index beg = __ldg(rowptr + i), end = __ldg(rowptr + i + 1);
         if (end - beg > long_len) continue; /* a medium or long row: its block did it first */
-        const T s = csr_group_sum<T, TPR>(beg, end, lane, mask, col, val, x);
+        const T s = csr_group_sum<T, TPR, U>(beg, end, lane, mask, col, val, x);
         if (lane == 0) out(i, s);
     }
 }
@@ -263,7 +274,7 @@ __device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_inde
     }
 }
 
-template <typename T, typename X, typename Out> struct csr_long_row {
+template <typename T, int U, typename X, typename Out> struct csr_long_row {
     const sps_index *rowptr, *col; const T *val; X x; Out *out;
     typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage *tmp;
     __device__ void block(sps_index i) const
@@ -277,7 +288,7 @@ template <typename T, typename X, typename Out> struct csr_long_row {
     }
     __device__ void warp(sps_index i) const
     {
-        const T s = csr_group_sum<T, 32>(rowptr[i], rowptr[i + 1], (int)(threadIdx.x & 31), 0xffffffffu, col, val, x);
+        const T s = csr_group_sum<T, 32, U>(rowptr[i], rowptr[i + 1], (int)(threadIdx.x & 31), 0xffffffffu, col, val, x);
         if ((threadIdx.x & 31) == 0) (*out)(i, s);
     }
 };
@@ -292,21 +303,21 @@ template <typename T> struct csrt_long_row {
     __device__ void warp(sps_index i) const { scatter(i, (int)(threadIdx.x & 31), 32); }
 };
 
-/* The rows of this block (long and medium ones first), any Out. */
-template <typename T, typename X, typename Out>
+/* The rows of this block (long and medium ones first), any Out, row groups of shape S. */
+template <typename T, typename S = csr_bw<T>, typename X, typename Out>
 __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
                                unsigned nb, int tpr)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
     const sps_index L = csr_long_len(tpr), M = csr_med_len(tpr);
-    csr_for_long_rows(n, rowptr, L, M, nb, csr_long_row<T, X, Out>{rowptr, col, val, x, &out, &tmp});
+    csr_for_long_rows(n, rowptr, L, M, nb, csr_long_row<T, S::U, X, Out>{rowptr, col, val, x, &out, &tmp});
     switch (tpr) {
-    case 1: csr_rows<T, 1>(n, rowptr, col, val, x, out, M, nb); break;
-    case 2: csr_rows<T, 2>(n, rowptr, col, val, x, out, M, nb); break;
-    case 4: csr_rows<T, 4>(n, rowptr, col, val, x, out, M, nb); break;
-    case 8: csr_rows<T, 8>(n, rowptr, col, val, x, out, M, nb); break;
-    case 16: csr_rows<T, 16>(n, rowptr, col, val, x, out, M, nb); break;
-    default: csr_rows<T, 32>(n, rowptr, col, val, x, out, M, nb); break;
+    case 1: csr_rows<T, 1, S::U>(n, rowptr, col, val, x, out, M, nb); break;
+    case 2: csr_rows<T, 2, S::U>(n, rowptr, col, val, x, out, M, nb); break;
+    case 4: csr_rows<T, 4, S::U>(n, rowptr, col, val, x, out, M, nb); break;
+    case 8: csr_rows<T, 8, S::U>(n, rowptr, col, val, x, out, M, nb); break;
+    case 16: csr_rows<T, 16, S::U>(n, rowptr, col, val, x, out, M, nb); break;
+    default: csr_rows<T, 32, S::U>(n, rowptr, col, val, x, out, M, nb); break;
     }
 }
 
@@ -323,15 +334,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 
 /* The rows with y = A x written and x_i^H y_i summed by the lane that writes y_i
  * (x plain or z + c p_old, stored to xout when given); returns the thread's sum. */
-template <typename T, typename XH>
+template <typename T, typename S, typename XH>
 __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val,
                                             XH xh, T *y, T *xout)
 {
-    const int tpr = csr_tpr<T>(n, rowptr);
+    const int tpr = csr_tpr<T, S>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     const auto x = csr_x_bind(xh);
     csr_dot_out<T, decltype(x)> out{x, y, xout, typename sc<T>::ACC()};
-    if (blockIdx.x < nb) csr_block_rows(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
+    if (blockIdx.x < nb) csr_block_rows<T, S>(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
     return out.acc;
 }
 
@@ -340,13 +351,18 @@ __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr
  * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
  * of the grid takes part (csr_spmv_dot_grid: the blocks with rows, at most one
  * resident wave); blocks without rows add 0. */
+/* -DSPS_CSR_DOT_MINB=k: __launch_bounds__(256, k) for the dot kernels (tuning runs;
+ * 0: no minimum, ptxas picks). */
+#ifndef SPS_CSR_DOT_MINB
+#define SPS_CSR_DOT_MINB 0
+#endif
 template <typename T, typename XH>
-__global__ void __launch_bounds__(SPS_CU_THREADS)
+__global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
     csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
     accv<typename sc<T>::ACC, 1> acc;
-    acc.v[0] = csr_dot_rows(n, rowptr, col, val, xh, y, xout);
+    acc.v[0] = csr_dot_rows<T, csr_bw<T>>(n, rowptr, col, val, xh, y, xout);
     sps_cu_reduce_finish<typename sc<T>::ACC, 1>(acc, part, counter, slots, outs, sps_cu_no_guard(), 0);
 }
 
@@ -363,14 +379,20 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
  * the two kernels are latency, not bandwidth.  The phase-1 block sums sit in the
  * workspace's second partials row, so a block that is already reducing rr cannot
  * overwrite a block sum another block still reads. */
-/* Registers: __launch_bounds__(256, 1) lets ptxas take what it wants (f32, f64: 64,
- * no spills: 4 blocks an SM, 528 resident on the H100).  The plain bound gave 32 with
- * spills (poisson3d-48 f32 CG 18 -> 24 us an iteration), and forcing 8 blocks an SM
- * spilled more (poisson3d-128 f64 CG 0.150 -> 0.176 ms).  poisson3d-48 f64 (864
- * blocks of rows) does not fit one wave, so it runs the two kernels
- * (csr_cg_iter_impl). */
+/* Registers: at most 64 (4 blocks an SM, 528 resident on the H100), 128 for c64
+ * (whose values and split cg_step loads would spill at 64): f32 64 without spills,
+ * f64 64 with 12 bytes of spills (csr_lat's 4 entries in flight).  Without the
+ * bound f64 took 92 (2 blocks an SM: poisson3d-48's 432 blocks of rows would not
+ * fit); the plain bound gave 32 with spills (poisson3d-48 f32 CG 18 -> 24 us an
+ * iteration), and 8 blocks an SM spilled more (poisson3d-128 f64 CG 0.150 -> 0.176
+ * ms).  -DSPS_CG_ITER_MINB=k forces k blocks an SM (tuning runs). */
+#ifndef SPS_CG_ITER_MINB
+#define SPS_CG_ITER_MINB 0
+#endif
+template <typename T>
+constexpr int csr_cg_iter_minb = SPS_CG_ITER_MINB > 0 ? SPS_CG_ITER_MINB : sizeof(T) > 8 ? 2 : 4;
 template <typename T, typename XH>
-__global__ void __launch_bounds__(SPS_CU_THREADS, 1)
+__global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
     csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
                        T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
                        sps_cu_outs rr_out)
@@ -380,7 +402,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, 1)
     __shared__ typename BR::TempStorage tmp;
     __shared__ A pq_sh;
     accv<A, 1> acc;
-    acc.v[0] = csr_dot_rows(n, rowptr, col, val, xh, q, p);
+    acc.v[0] = csr_dot_rows<T, csr_lat<T>>(n, rowptr, col, val, xh, q, p);
     A *pqpart = part + SPS_CU_PART_MAX_BLOCKS;
     accv<A, 1> tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
     if (threadIdx.x == 0) pqpart[blockIdx.x] = tot.v[0];
@@ -392,7 +414,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, 1)
     const cg_guard g{{}, ks, 1, acc_to_cplx(pq_sh)};
     if (blockIdx.x == 0 && threadIdx.x == 0) slots[ks.pq] = g.pq;
     /* phase 2: p and q were written in phase 1 by any block: plain loads, after the barrier */
-    sps_cu_reduce_pass<A, 1>(cg_step_op<T>{slots, g, p, q, x, r, T(), false}, n, part, counter, slots, rr_out, g,
+    sps_cu_reduce_pass<A, 1>(cg_step_op<T>{slots, g, p, q, x, r, n - 1, T(), false}, n, part, counter, slots, rr_out, g,
                              ks.rr);
 }
 
@@ -555,29 +577,24 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
 /* csr_spmv_dot's grid: the blocks that have rows (from the host's nnz, so no idle
  * block pays the reduction end), at most one resident wave (its finishing block
  * sums one partial a block: 1000s of partials would make it the tail). */
-template <typename T, typename K>
-static sps_status csr_spmv_dot_grid(sps_context ctx, int which, K kernel, sps_index n, int64_t nnz, unsigned *grid)
+template <typename T, typename S = csr_bw<T>, typename K>
+static sps_status csr_spmv_dot_grid(sps_context ctx, K kernel, sps_index n, int64_t nnz, unsigned *grid)
 {
-    int *cap = &sps_cust(ctx)->csr_dot_grid[which][(sizeof(T) == 8 && !sc<T>::cplx) + 2 * sc<T>::cplx + (sizeof(T) == 16)];
-    if (*cap == 0) {
-        int per_sm = 0;
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
-        int64_t c = (int64_t)sps_cust(ctx)->sms * (per_sm > 0 ? per_sm : 1);
-        *cap = (int)(c < SPS_CU_PART_MAX_BLOCKS ? c : SPS_CU_PART_MAX_BLOCKS);
-    }
-    const int64_t need = ((int64_t)n * csr_tpr_of<T>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
-    *grid = (unsigned)(need < 1 ? 1 : need < *cap ? need : *cap);
+    int cap = 1;
+    SPS_CHECK(sps_cu_resident(ctx, kernel, &cap));
+    const int64_t need = ((int64_t)n * csr_tpr_of<T, S>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+    *grid = (unsigned)(need < 1 ? 1 : need < cap ? need : cap);
     return SPS_OK;
 }
 
 /* The fused products: q = A x (x plain, or z + c pold), slots[out] = x^H q. */
 template <typename T, typename X>
-static sps_status csr_dot_launch(sps_context ctx, int which, sps_index n, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
                                  const sps_index *col, const void *val, X x, void *q, void *xout, sps_cplx *slots,
                                  int out)
 {
     unsigned grid = 1;
-    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, which, csr_spmv_dot_kernel<T, X>, n, nnz, &grid));
+    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, csr_spmv_dot_kernel<T, X>, n, nnz, &grid));
     csr_spmv_dot_kernel<T, X><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
         sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
@@ -590,28 +607,51 @@ static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, c
                                     const sps_index *col, const void *val, const void *x, void *y, sps_cplx *slots,
                                     int out)
 {
-    return csr_dot_launch<T>(ctx, 0, n, nnz, rowptr, col, val, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
+    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
 }
 
+/* Rows longer than SPS_CSR_XPAY_MAX_AVG on average gather each column so often that
+ * forming z_j + c p_old_j at every gather (two gathers, in L1/L2) costs more than
+ * a separate pass p_new = z + c p_old (3n of DRAM traffic) before csr_spmv_dot:
+ * H100 (ncu, 2026-11-23), stencil27b3-40 f64 (77 a row): xpay_dot 99 us against
+ * csr_spmv_dot 77 us on the same matrix; poisson3d-128 (7 a row) keeps the fused
+ * form (100 us against 86 + 3n).  Same p_new and q bits either way (the same
+ * expression, then the same products in the same order). */
+#ifndef SPS_CSR_XPAY_MAX_AVG
+#define SPS_CSR_XPAY_MAX_AVG 16
+#endif
+template <typename T> struct csr_xpay_op {
+    csr_x_xpay_s<T> xs; T *pnew; csr_x_xpay<T> x;
+    __device__ void setup() { x = csr_x_bind(xs); }
+    __device__ void operator()(sps_index i) { pnew[i] = x(i); }
+};
 template <typename T>
 static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
                                          const sps_index *col, const void *val, const void *z, sps_scoef c,
                                          const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
 {
     /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
-    return csr_dot_launch<T>(ctx, 1, n, nnz, rowptr, col, val,
-                             csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q, pnew, slots, out);
+    const csr_x_xpay_s<T> xs{(const T *)z, (const T *)pold, slots, c};
+    if (n > 0 && nnz > (int64_t)SPS_CSR_XPAY_MAX_AVG * n) {
+        SPS_CHECK(sps_cuda_foreach(ctx, n, csr_xpay_op<T>{xs, (T *)pnew, {}}));
+        return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots, out);
+    }
+    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, xs, q, pnew, slots, out);
 }
 
 /* One CG iteration (csr_cg_iter_kernel), launched cooperative: the grid is at most
  * the resident blocks (csr_spmv_dot_grid), which the barrier needs; the launch
  * attribute makes the runtime refuse rather than hang if that ever failed.
- * Only where every block has one round of rows (the rows fit one resident wave):
- * there the iteration is latency, and the saved launch and finishing block show
+ * Only where the rows (in csr_lat's groups) fit one resident wave: there the
+ * iteration is latency, and the saved launch and finishing block show
  * (poisson3d-48 f32: 24 -> 17 us).  With more rows it is bandwidth, the fused
- * kernel's lower occupancy (40 registers: 6 blocks an SM in f64, against 8) costs
- * more than the launch saves (stencil27b3-40 f64 CG 0.096 -> 0.129 ms an
- * iteration), so the two kernels run instead. */
+ * kernel's lower occupancy costs more than the launch saves (stencil27b3-40 f64
+ * CG 0.096 -> 0.129 ms an iteration), so the two kernels run instead; fusing
+ * where the rows took two rounds gained nothing (poisson3d-48 f64 with TPR 2:
+ * 25.8 against 25.6 us).  -DSPS_CG_FUSE_ROUNDS=k fuses up to k rounds (tuning). */
+#ifndef SPS_CG_FUSE_ROUNDS
+#define SPS_CG_FUSE_ROUNDS 1
+#endif
 template <typename T>
 static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
                                    const sps_index *col, const void *val, const void *z, sps_scoef c, const void *pold,
@@ -619,9 +659,10 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
 {
     typedef csr_x_xpay_s<T> X;
     unsigned grid = 1;
-    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, 2, csr_cg_iter_kernel<T, X>, n, nnz, &grid));
-    const int64_t need = ((int64_t)n * csr_tpr_of<T>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
-    if (need > (int64_t)grid) {
+    typedef csr_lat<T> S;
+    SPS_CHECK((csr_spmv_dot_grid<T, S>(ctx, csr_cg_iter_kernel<T, X>, n, nnz, &grid)));
+    const int64_t need = ((int64_t)n * csr_tpr_of<T, S>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+    if (need > SPS_CG_FUSE_ROUNDS * (int64_t)grid) {
         SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, slots, ks.pq));
         return cg_step_impl<T>(ctx, n, slots, ks, pnew, q, x, r);
     }
