@@ -12,8 +12,8 @@
  *    sps_cuda_reduce (functor producing NV accumulators per element; per-block
  *    partials by CUB BlockReduce into the workspace, then the last block to
  *    finish sums the partials in a fixed order and writes slots, all in one
- *    launch): deterministic, because the
- *    grid size depends on n only (never on the device or timing), every thread
+ *    launch): deterministic, because the grid size depends on n and the
+ *    kernel's occupancy on the GPU only (never on timing), every thread
  *    visits a fixed index set in a fixed order, and CUB's BlockReduce is a
  *    fixed tree for a fixed block size.
  *
