@@ -37,7 +37,9 @@
  *            the row owner's stored p_new_i is what the others multiplied); p_old and
  *            p_new are different buffers (CG alternates them), so no thread reads
  *            what another writes.  Traffic: matrix + z, p_old gathered + p_new, q
- *            written: the xpay pass (3n) disappears for +1n of gathers.
+ *            written: the xpay pass (3n) disappears for +1n of gathers.  Rows
+ *            averaging more than 16 entries gather each column so often that the
+ *            separate pass is cheaper: there p_new is formed first (same bits).
  * csr_spmvt  y = a A^T x + b y (y of length m) without forming A^T: y = b y (or 0)
  *            in one pass, then the same row groups scatter a val[k] x[i] into
  *            y[col[k]] with atomicAdd (complex: its two components).  NOT
@@ -91,7 +93,9 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
  * (about the same bytes in flight).  H100, spbench 2026-11-23, geomean over the five
  * generated matrices with nnz >= 1e6 against the best cuSPARSE CSR: f32 U=4 0.924,
  * U=2 0.914; f64 U=4 0.895, U=2 0.941 (the old 2-in-flight loop with a serial tail:
- * 0.854 / 0.910).  -DSPS_CSR_UNROLL=k forces k (tuning runs). */
+ * 0.854 / 0.910).  -DSPS_CSR_UNROLL=k forces k (tuning runs).  Re-measured in
+ * session 3 (f64, same five matrices): default 0.941, U=3 0.933, TPR shift 0 (TPR 16
+ * for 22 a row) 0.911, shift 0 with U=4 0.819. */
 #ifndef SPS_CSR_UNROLL
 #define SPS_CSR_UNROLL 0
 #endif
