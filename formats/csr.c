@@ -4,7 +4,7 @@
  * sort, uploaded beside A) and SpMV^T runs csr_spmv on it: deterministic on the
  * GPU too (the implicit csr_spmvt scatters with atomics there), for twice the
  * memory. */
-#include "core/internal.h"
+#include "formats/csr_backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +20,7 @@ static void csr_destroy(sps_matrix A)
 {
     csr_store *s = A->store;
     if (!s) return;
-    sps_dfree(A->ctx, s->base.rowptr);
-    sps_dfree(A->ctx, s->base.col);
-    sps_dfree(A->ctx, s->base.val);
+    sps_csr_unstage(A->ctx, &s->base);
     sps_dfree(A->ctx, s->trowptr);
     sps_dfree(A->ctx, s->tcol);
     sps_dfree(A->ctx, s->tval);
@@ -67,23 +65,15 @@ static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_fo
     csr_store *s;
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "CSR handle"));
     B->store = s;
-    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
-    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.col, h->col, (size_t)h->nnz * sizeof(sps_index)));
-    SPS_CHECK(sps_dupload(B->ctx, &s->base.val, h->val, (size_t)h->nnz * sps_scalar_size(h->t)));
+    SPS_CHECK(sps_csr_stage(B->ctx, h, &s->base));
     if (opt && opt->transpose_explicit) SPS_CHECK(csr_build_transpose(B, h, s));
     return SPS_OK;
 }
 
 static sps_status csr_to_csr(sps_matrix A, sps_csr_host *out)
 {
-    csr_store *s = A->store;
-    out->n = A->n;
-    out->m = A->m;
-    out->nnz = A->nnz;
-    out->t = A->t;
-    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->rowptr, s->base.rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"));
-    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->col, s->base.col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"));
-    return sps_ddownload(A->ctx, &out->val, s->base.val, (size_t)A->nnz * sps_scalar_size(A->t), "CSR values");
+    const csr_store *s = A->store;
+    return sps_csr_fetch(A, &s->base, out);
 }
 
 static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
@@ -122,10 +112,7 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 {
     const csr_store *s = A->store;
     *stored = A->nnz;
-    size_t bytes = ((size_t)A->n + 1) * sizeof(sps_index) + (size_t)A->nnz * (sizeof(sps_index) + sps_scalar_size(A->t));
-    if (s && s->trowptr) /* the cached A^T */
-        bytes += ((size_t)A->m + 1) * sizeof(sps_index) + (size_t)A->nnz * (sizeof(sps_index) + sps_scalar_size(A->t));
-    return bytes;
+    return sps_csr_bytes(A->n, A->nnz, A->t) + (s && s->trowptr ? sps_csr_bytes(A->m, A->nnz, A->t) : 0); /* + A^T */
 }
 
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",

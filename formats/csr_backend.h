@@ -1,7 +1,10 @@
-/* Helpers of the formats built from a CSR matrix in backend memory
- * (from_backend_csr; HYB, JDS and DIA use them):
- *   - sps_csr_stage: upload a canonical host CSR into a temporary sps_csr_store,
- *     so from_csr (host) can run the same backend build as from_backend_csr;
+/* Helpers of the formats that hold or build from CSR arrays in backend memory
+ * (CSR and Hola store them; HYB, JDS, DIA and the padded formats build from them):
+ *   - sps_csr_stage / sps_csr_unstage: upload a canonical host CSR into an
+ *     sps_csr_store (a format's own, or a temporary one, so from_csr (host) can
+ *     run the same backend build as from_backend_csr) / free it;
+ *   - sps_csr_fetch: download an sps_csr_store of matrix A into a host CSR;
+ *   - sps_csr_bytes: the bytes of CSR arrays (n rows, nnz entries);
  *   - sps_csr_rowlen_hist: the row-length histogram, built by backend kernels
  *     (jds_rowlen_max, jds_rowlen_hist) and downloaded: maxlen + 1 integers,
  *     all the host needs to size a JDS or HYB layout. */
@@ -29,6 +32,24 @@ static inline sps_status sps_csr_stage(sps_context ctx, const sps_csr_host *h, s
     if (st == SPS_OK) st = sps_dupload(ctx, &s->val, h->val, (size_t)h->nnz * sps_scalar_size(h->t));
     if (st != SPS_OK) sps_csr_unstage(ctx, s);
     return st;
+}
+
+/** out = A's CSR arrays s, downloaded (to_csr of the formats that store plain CSR). */
+static inline sps_status sps_csr_fetch(sps_matrix A, const sps_csr_store *s, sps_csr_host *out)
+{
+    out->n = A->n;
+    out->m = A->m;
+    out->nnz = A->nnz;
+    out->t = A->t;
+    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->rowptr, s->rowptr, ((size_t)A->n + 1) * sizeof(sps_index),
+                            "CSR row pointers"));
+    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->col, s->col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"));
+    return sps_ddownload(A->ctx, &out->val, s->val, (size_t)A->nnz * sps_scalar_size(A->t), "CSR values");
+}
+
+static inline size_t sps_csr_bytes(sps_index n, int64_t nnz, sps_scalar t)
+{
+    return ((size_t)n + 1) * sizeof(sps_index) + (size_t)nnz * (sizeof(sps_index) + sps_scalar_size(t));
 }
 
 /** *maxlen = the longest row; *hist (host, malloc'd, maxlen + 1 entries) = rows of each length. */

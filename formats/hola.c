@@ -18,7 +18,7 @@
  *   between threads and blocks are combined with atomics); CPU: the CSR
  *   kernels on the same arrays (the reference).
  * Options: none. */
-#include "core/internal.h"
+#include "formats/csr_backend.h"
 
 #include <stdlib.h>
 
@@ -33,9 +33,7 @@ static void hola_destroy(sps_matrix A)
 {
     hola_store *s = A->store;
     if (!s) return;
-    sps_dfree(A->ctx, s->base.rowptr);
-    sps_dfree(A->ctx, s->base.col);
-    sps_dfree(A->ctx, s->base.val);
+    sps_csr_unstage(A->ctx, &s->base);
     sps_dfree(A->ctx, s->row_starts);
     free(s);
     A->store = NULL;
@@ -59,9 +57,7 @@ static sps_status hola_from_csr(sps_matrix B, const sps_csr_host *h, const sps_f
     (void)opt;
     hola_store *s;
     SPS_CHECK(hola_alloc(B, &s));
-    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
-    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.col, h->col, (size_t)h->nnz * sizeof(sps_index)));
-    return sps_dupload(B->ctx, &s->base.val, h->val, (size_t)h->nnz * sps_scalar_size(h->t));
+    return sps_csr_stage(B->ctx, h, &s->base);
 }
 
 /* From a CSR matrix in backend memory: copies of its arrays (device to device). */
@@ -84,15 +80,8 @@ static sps_status hola_build(sps_matrix B, const sps_csr_store *src, const sps_f
 
 static sps_status hola_to_csr(sps_matrix A, sps_csr_host *out)
 {
-    hola_store *s = A->store;
-    out->n = A->n;
-    out->m = A->m;
-    out->nnz = A->nnz;
-    out->t = A->t;
-    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->rowptr, s->base.rowptr, ((size_t)A->n + 1) * sizeof(sps_index),
-                            "CSR row pointers"));
-    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->col, s->base.col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"));
-    return sps_ddownload(A->ctx, &out->val, s->base.val, (size_t)A->nnz * sps_scalar_size(A->t), "CSR values");
+    const hola_store *s = A->store;
+    return sps_csr_fetch(A, &s->base, out);
 }
 
 static sps_status hola_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
@@ -108,8 +97,7 @@ static size_t hola_footprint(sps_matrix A, int64_t *stored)
 {
     const hola_store *s = A->store;
     *stored = A->nnz;
-    return ((size_t)A->n + 1) * sizeof(sps_index) + (size_t)A->nnz * (sizeof(sps_index) + sps_scalar_size(A->t)) +
-           ((size_t)s->nblocks + 1) * sizeof(sps_index);
+    return sps_csr_bytes(A->n, A->nnz, A->t) + ((size_t)s->nblocks + 1) * sizeof(sps_index);
 }
 
 const sps_format_ops sps_format_hola = {SPS_FMT_HOLA, "hola",

@@ -1,6 +1,7 @@
 /* The padded family's shared code (see formats/padded.h): build on the backend,
  * back to CSR, SpMV dispatch, footprint, blow-up check. */
 #include "formats/padded.h"
+#include "formats/csr_backend.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -196,18 +197,12 @@ done:
 
 sps_status sps_pad_build_host(sps_matrix B, const sps_csr_host *h, const sps_pad_params *p)
 {
-    sps_csr_store c = {NULL, NULL, NULL};
-    sps_status st;
-    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&c.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)), done);
-    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&c.col, h->col, (size_t)h->nnz * sizeof(sps_index)), done);
-    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, &c.val, h->val, (size_t)h->nnz * sps_scalar_size(h->t)), done);
-    st = sps_pad_build(B, &c, p);
+    sps_csr_store c;
+    SPS_CHECK(sps_csr_stage(B->ctx, h, &c));
+    sps_status st = sps_pad_build(B, &c, p);
     /* the scatter kernels are queued on the stream: wait before the source goes */
     if (st == SPS_OK) st = B->ctx->be->synchronize(B->ctx);
-done:
-    sps_dfree(B->ctx, c.rowptr);
-    sps_dfree(B->ctx, c.col);
-    sps_dfree(B->ctx, c.val);
+    sps_csr_unstage(B->ctx, &c);
     return st;
 }
 

@@ -1,11 +1,19 @@
-/* libspsolve — CUDA: the CG step's pass and guard (kernels/solver_kernels.h cg_step),
- * shared by cg_step (solver.cu) and the fused CSR CG iteration (spmv.cu), which
- * takes pq from its own reduction instead of the slot. */
+/* libspsolve — CUDA: CG's pieces shared by solver.cu and spmv.cu: the CG step's
+ * pass and guard (kernels/solver_kernels.h cg_step; the fused CSR CG iteration
+ * takes pq from its own reduction instead of the slot) and waxpy_s (w = x + c y,
+ * also the direction update of csr_spmv_xpay_dot on long rows). */
 #ifndef SPS_CUDA_CG_STEP_CUH
 #define SPS_CUDA_CG_STEP_CUH
 #include "kernels/cuda/common.cuh"
 
 namespace {
+
+/* w = x + c y, c from the slots (as csr_x_xpay forms it: the same bits) */
+template <typename T> struct waxpy_s_op {
+    const T *x; const sps_cplx *slots; sps_scoef c; const T *y; T *w; T cv;
+    __device__ void setup() { cv = scoef_t<T>(c, slots); }
+    __device__ void operator()(sps_index i) { w[i] = x[i] + cv * y[i]; }
+};
 
 /* cg_step's guard: stopped (skip: write nothing), or a step that must not be
  * taken (fail: rr = -1, stop = 1); the finishing block sets stop when rr does

@@ -471,8 +471,8 @@ __device__ void sps_cu_reduce_pass(Op op, sps_index n, A *part, unsigned *counte
     for (int k = 0; k < NV; k++) acc.v[k] = A();
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if constexpr (sps_cu_split_op<Op>::value && SPS_CU_RED_UNROLL > 1) {
-        constexpr int U = SPS_CU_RED_UNROLL;
+    if constexpr (sps_cu_split_op<Op>::value) {
+        constexpr int U = SPS_CU_RED_UNROLL > 1 ? SPS_CU_RED_UNROLL : 1;
         for (int64_t i = first; i < n; i += U * stride) {
             typename Op::vals v[U];
 #pragma unroll
@@ -482,8 +482,6 @@ __device__ void sps_cu_reduce_pass(Op op, sps_index n, A *part, unsigned *counte
             for (int j = 0; j < U; j++)
                 if (i + j * stride < n) op.apply((sps_index)(i + j * stride), v[j], acc.v);
         }
-    } else if constexpr (sps_cu_split_op<Op>::value) {
-        for (int64_t i = first; i < n; i += stride) op.apply((sps_index)i, op.load((sps_index)i), acc.v);
     } else {
         for (int64_t i = first; i < n; i += stride) op((sps_index)i, acc.v);
     }

@@ -47,12 +47,6 @@ template <typename T> struct bicgstab_p_op {
     __device__ void operator()(sps_index i) { p[i] = r[i] + beta * (p[i] - omega * v[i]); }
 };
 
-template <typename T> struct waxpy_s_op {
-    const T *x; const sps_cplx *slots; sps_scoef c; const T *y; T *w; T cv;
-    __device__ void setup() { cv = scoef_t<T>(c, slots); }
-    __device__ void operator()(sps_index i) { w[i] = x[i] + cv * y[i]; }
-};
-
 template <typename T> struct dot2_op {
     typedef typename sc<T>::ACC A;
     const T *x, *y;

@@ -356,7 +356,9 @@ __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr
  * of the grid takes part (csr_spmv_dot_grid: the blocks with rows, at most one
  * resident wave); blocks without rows add 0. */
 /* -DSPS_CSR_DOT_MINB=k: __launch_bounds__(256, k) for the dot kernels (tuning runs;
- * 0: no minimum, ptxas picks). */
+ * 0: no minimum, ptxas picks 40 registers for f64).  H100 2026-11-23: 7 (36
+ * registers, spills) made poisson3d-128 f64 CG 0.147 -> 0.167 ms; 8 (32) spills
+ * more than 200 bytes in the f64 xpay form. */
 #ifndef SPS_CSR_DOT_MINB
 #define SPS_CSR_DOT_MINB 0
 #endif
@@ -624,23 +626,18 @@ static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, c
 #ifndef SPS_CSR_XPAY_MAX_AVG
 #define SPS_CSR_XPAY_MAX_AVG 16
 #endif
-template <typename T> struct csr_xpay_op {
-    csr_x_xpay_s<T> xs; T *pnew; csr_x_xpay<T> x;
-    __device__ void setup() { x = csr_x_bind(xs); }
-    __device__ void operator()(sps_index i) { pnew[i] = x(i); }
-};
 template <typename T>
 static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
                                          const sps_index *col, const void *val, const void *z, sps_scoef c,
                                          const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
 {
-    /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
-    const csr_x_xpay_s<T> xs{(const T *)z, (const T *)pold, slots, c};
-    if (n > 0 && nnz > (int64_t)SPS_CSR_XPAY_MAX_AVG * n) {
-        SPS_CHECK(sps_cuda_foreach(ctx, n, csr_xpay_op<T>{xs, (T *)pnew, {}}));
+    if (n > 0 && nnz > (int64_t)SPS_CSR_XPAY_MAX_AVG * n) { /* long rows: waxpy_s, then the plain product */
+        SPS_CHECK(sps_cuda_foreach(ctx, n, waxpy_s_op<T>{(const T *)z, slots, c, (const T *)pold, (T *)pnew, T()}));
         return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots, out);
     }
-    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, xs, q, pnew, slots, out);
+    /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
+    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q,
+                             pnew, slots, out);
 }
 
 /* One CG iteration (csr_cg_iter_kernel), launched cooperative: the grid is at most
