@@ -193,7 +193,8 @@ static void usage(FILE *f)
             "  --warmup N            untimed runs before them (default 5)\n"
             "  --mode M              spmv, solver or all (default all)\n"
             "  --only NAMES          comma-separated matrix names or shell patterns (see --list)\n"
-            "  --formats LIST        libspsolve formats to time (default csr,coo; all, or any of: %s)\n"
+            "  --formats LIST        libspsolve formats to time (default csr,coo; all, or any of: %s;\n"
+            "                        csr:rows, csr:merge: CSR with its SpMV schedule forced)\n"
             "  --convert-reps N      timed builds per format conversion, median reported (default 10)\n"
             "  --maxit N             solver iterations per solve (default 200; rtol = atol = 0)\n"
             "  --restart M           GMRES restart length (default 30)\n"
@@ -233,6 +234,8 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
 }
 
 /* Returns -1 to go on, else the exit status. */
+static sps_status format_of(const std::string &name, sps_format *id, sps_format_options *opt);
+
 static int parse_options(int argc, char **argv, Options &o, bool &list_only)
 {
     for (int i = 1; i < argc; i++) {
@@ -288,7 +291,8 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
                 if (o.formats.empty()) return bad("expected format names");
                 for (const std::string &f : o.formats) {
                     sps_format id;
-                    if (sps_format_by_name(f.c_str(), &id) != SPS_OK) {
+                    sps_format_options fo;
+                    if (format_of(f, &id, &fo) != SPS_OK) {
                         fprintf(stderr, "spbench: --formats: unknown format '%s' (this build has: %s)\n", f.c_str(),
                                 sps_format_list());
                         return 2;
@@ -641,15 +645,33 @@ static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A
     });
 }
 
-/* Our format `id` built from the CSR matrix A already on the device
- * (sps_matrix_convert on the CUDA context, default sps_format_options).  Returns
+/* Our format `name` (format_of) built from the CSR matrix A already on the device
+ * (sps_matrix_convert on the CUDA context, default sps_format_options but the
+ * CSR schedule of csr:rows / csr:merge).  Returns
  * false when the format refuses the matrix -- its padding would exceed max_fill
  * x nnz (formats/padded.c, formats/dia.c: SPS_ERR_ARG with a message naming
  * max_fill and the force option) -- with the library's message in why; throws on
  * any other failure. */
-static bool build_format(Bench &b, sps_matrix A, sps_format id, SpsMatrix &out, std::string &why)
+/* A --formats entry: a format name, or csr:rows / csr:merge (CSR with its SpMV
+ * schedule forced, sps_format_options.csr_kernel). */
+static sps_status format_of(const std::string &name, sps_format *id, sps_format_options *opt)
 {
-    const sps_status st = sps_matrix_convert(A, id, nullptr, out.out());
+    memset(opt, 0, sizeof *opt);
+    const size_t colon = name.find(':');
+    if (colon == std::string::npos) return sps_format_by_name(name.c_str(), id);
+    const std::string base = name.substr(0, colon), kind = name.substr(colon + 1);
+    if (base != "csr" || (kind != "rows" && kind != "merge")) return SPS_ERR_ARG;
+    opt->csr_kernel = kind == "rows" ? SPS_CSR_KERNEL_ROWS : SPS_CSR_KERNEL_MERGE;
+    *id = SPS_FMT_CSR;
+    return SPS_OK;
+}
+
+static bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &out, std::string &why)
+{
+    sps_format id;
+    sps_format_options opt;
+    CK_SPS(b.ctx, format_of(name, &id, &opt));
+    const sps_status st = sps_matrix_convert(A, id, &opt, out.out());
     if (st == SPS_OK) return true;
     const char *msg = sps_context_error(b.ctx);
     if (st == SPS_ERR_ARG && msg && strstr(msg, "max_fill") && strstr(msg, "force")) {
@@ -664,7 +686,7 @@ static bool build_format(Bench &b, sps_matrix A, sps_format id, SpsMatrix &out, 
  * idle when the clock starts and synchronised (the library's stream, then the
  * whole device) before it stops, so the build's allocations, kernels and host
  * round trips all count; destroying each build happens after the clock stops. */
-static double time_convert(Bench &b, sps_matrix A, sps_format id)
+static double time_convert(Bench &b, sps_matrix A, const std::string &id)
 {
     std::vector<double> t;
     for (int i = 0; i < b.opt.convert_reps; i++) {
@@ -700,9 +722,10 @@ static void run_ours(Bench &b, sps_matrix A, const std::string &format, const Sp
         std::string why;
         bool built = false;
         guarded(b, cr->status, cr->detail, [&] {
-            CK_SPS(b.ctx, sps_format_by_name(format.c_str(), &id));
+            sps_format_options unused;
+            CK_SPS(b.ctx, format_of(format, &id, &unused));
             CK_CUDA(cudaDeviceSynchronize());
-            built = build_format(b, A, id, converted, why);
+            built = build_format(b, A, format, converted, why);
             if (!built) {
                 cr->status = "refused";
                 cr->detail = why;
@@ -736,7 +759,7 @@ static void run_ours(Bench &b, sps_matrix A, const std::string &format, const Sp
         return;
     }
     cr->status = "ok";
-    guarded(b, cr->status, cr->detail, [&] { cr->ms = time_convert(b, A, id); });
+    guarded(b, cr->status, cr->detail, [&] { cr->ms = time_convert(b, A, format); });
 }
 
 enum { SPMV_COLS = 16, CONVERT_COLS = 14 };

@@ -3,7 +3,12 @@
  * With sps_format_options.transpose_explicit, A^T is built once (host counting
  * sort, uploaded beside A) and SpMV^T runs csr_spmv on it: deterministic on the
  * GPU too (the implicit csr_spmvt scatters with atomics there), for twice the
- * memory. */
+ * memory.
+ * SpMV (op N) runs the row-group kernel or, for irregular row lengths, the
+ * merge-path kernel (kernels/csr_merge.h) whose plan is built here once, on
+ * the backend, from rowptr (sps_format_options.csr_kernel; auto: the longest
+ * row above SPS_CSR_MERGE_RATIO x the average and 64 entries, on the GPU).
+ * The fused CG products keep the row groups. */
 #include "formats/csr_backend.h"
 
 #include <stdlib.h>
@@ -14,6 +19,7 @@ typedef struct {
     sps_csr_store base;
     sps_index *trowptr, *tcol; /* A^T (m + 1, nnz), NULL unless transpose_explicit */
     void *tval;
+    void *merge; /* the merge-path plan and carries (sps_csr_merge_bytes), NULL: row groups */
 } csr_store;
 
 static void csr_destroy(sps_matrix A)
@@ -24,6 +30,7 @@ static void csr_destroy(sps_matrix A)
     sps_dfree(A->ctx, s->trowptr);
     sps_dfree(A->ctx, s->tcol);
     sps_dfree(A->ctx, s->tval);
+    sps_dfree(A->ctx, s->merge);
     free(s);
     A->store = NULL;
 }
@@ -60,13 +67,32 @@ done:
     return st;
 }
 
+/* The merge path where asked, or (auto) on the GPU for irregular rows. */
+static int csr_wants_merge(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+{
+    const int k = opt ? opt->csr_kernel : SPS_CSR_KERNEL_AUTO;
+    if (k != SPS_CSR_KERNEL_AUTO) return k == SPS_CSR_KERNEL_MERGE;
+    if (B->ctx->backend != SPS_BACKEND_CUDA || h->n == 0) return 0;
+    sps_index longest = 0;
+    for (sps_index i = 0; i < h->n; i++)
+        if (h->rowptr[i + 1] - h->rowptr[i] > longest) longest = h->rowptr[i + 1] - h->rowptr[i];
+    return longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)h->nnz / h->n);
+}
+
 static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
 {
     csr_store *s;
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "CSR handle"));
     B->store = s;
+    if (opt && (opt->csr_kernel < SPS_CSR_KERNEL_AUTO || opt->csr_kernel > SPS_CSR_KERNEL_MERGE))
+        return sps_error(B->ctx, SPS_ERR_ARG, "CSR: csr_kernel %d is not an sps_csr_kernel (0 auto, 1 rows, 2 merge)",
+                         opt->csr_kernel);
     SPS_CHECK(sps_csr_stage(B->ctx, h, &s->base));
     if (opt && opt->transpose_explicit) SPS_CHECK(csr_build_transpose(B, h, s));
+    if (csr_wants_merge(B, h, opt)) {
+        SPS_CHECK(sps_dmalloc(B->ctx, &s->merge, sps_csr_merge_bytes(h->n, h->nnz, sps_scalar_size(h->t))));
+        SPS_CHECK(sps_kern(B->ctx, h->t)->csr_merge_plan(B->ctx, h->n, h->nnz, s->base.rowptr, s->merge));
+    }
     return SPS_OK;
 }
 
@@ -82,6 +108,9 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     const sps_kernels *k = sps_kern(A->ctx, A->t);
     if (mode != SPS_OP_N && s->trowptr) /* the cached A^T: y = a A^T x + b y by the row kernel */
         return k->csr_spmv(A->ctx, A->m, A->n, s->trowptr, s->tcol, s->tval, a, x, b, y);
+    if (mode == SPS_OP_N && s->merge)
+        return k->csr_spmv_merge(A->ctx, A->n, A->m, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->merge, a, x,
+                                 b, y);
     return (mode == SPS_OP_N ? k->csr_spmv : k->csr_spmvt)(A->ctx, A->n, A->m, s->base.rowptr, s->base.col, s->base.val,
                                                            a, x, b, y);
 }
@@ -112,7 +141,8 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 {
     const csr_store *s = A->store;
     *stored = A->nnz;
-    return sps_csr_bytes(A->n, A->nnz, A->t) + (s && s->trowptr ? sps_csr_bytes(A->m, A->nnz, A->t) : 0); /* + A^T */
+    return sps_csr_bytes(A->n, A->nnz, A->t) + (s && s->trowptr ? sps_csr_bytes(A->m, A->nnz, A->t) : 0) /* + A^T */
+           + (s && s->merge ? sps_csr_merge_bytes(A->n, A->nnz, sps_scalar_size(A->t)) : 0);
 }
 
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",

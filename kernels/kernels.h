@@ -23,6 +23,7 @@
 #define SPS_KERNELS_H
 
 #include "spsolve/types.h"
+#include "kernels/csr_merge.h"
 
 #include <math.h>
 
@@ -110,6 +111,14 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
                           const sps_index *col, const void *val, const void *z, sps_scoef c,         \
                           const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,  \
                           sps_cg_slots k))                                                          \
+    /* The merge-path plan of csr_spmv_merge (kernels/csr_merge.h) into work, a buffer of          */ \
+    /* sps_csr_merge_bytes(n, nnz, scalar size) bytes; rowptr[0] == 0                               */ \
+    X(P, S, csr_merge_plan, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, void *work)) \
+    /* y = a A x + b y (b == 0: y not read) by the merge-path schedule of work's plan (the tiles'   */ \
+    /* carries after it are rewritten); deterministic.  The CPU runs csr_spmv (no plan needed)     */ \
+    X(P, S, csr_spmv_merge, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
+                             const sps_index *col, const void *val, void *work, sps_cplx a, const void *x, \
+                             sps_cplx b, void *y))                                                  \
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
     X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \
                         const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \

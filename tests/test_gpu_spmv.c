@@ -7,6 +7,10 @@
  *     among rows of 0..3, 1x1, n x 1, 1 x n, all entries in one column, 0 x 5,
  *     no entries at all;
  *   - a few SuiteSparse matrices from argv[1] / SPS_MATRIX_DIR when present.
+ * csr_spmv_merge (the merge-path schedule) runs on every matrix too: its plan
+ * (csr_merge_plan) must equal the CPU's exactly, its carries are NaN-poisoned
+ * before the first product, and power-law rows and long runs of empty rows
+ * crossing tile borders are among the shapes.
  * Each op runs with b != 0 and with b == 0 on a NaN-poisoned y (y must not be
  * read).  Tolerance per entry: 2 (len + 4) eps(T) (|a| sum |a_ij x_j| + |b y_i|),
  * len the row (column) length.  csr_spmv and coo_spmv must be bit-identical
@@ -112,6 +116,19 @@ static sps_index len_one_or_none(sps_index i, sps_index n, sps_index m, void *u)
 {
     (void)n; (void)m; (void)u;
     return (i % 5 == 3) ? 0 : 1;
+}
+/* Pareto lengths (alpha 1.5, scale 2: mean about 6, rows up to m) */
+static sps_index len_powerlaw(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)i; (void)n; (void)m; (void)u;
+    const double v = 2.0 * pow(1.0 - tu_rng_range(&g_rng, 0, 1), -1.0 / 1.5);
+    return v > (double)m ? m : (sps_index)v;
+}
+/* runs of 3000 empty rows between runs of 500 rows of 0..20 entries */
+static sps_index len_emptyruns(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)n; (void)m; (void)u;
+    return (i % 3500) < 3000 ? 0 : (sps_index)(tu_rng_u64(&g_rng) % 21);
 }
 static sps_index len_zero(sps_index i, sps_index n, sps_index m, void *u)
 {
@@ -288,13 +305,31 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
            *clen = gb_xmalloc(((size_t)A->m + 1) * sizeof(double));
     double *scale = gb_xmalloc(((size_t)(A->n > A->m ? A->n : A->m) + 1) * sizeof(double));
 
+    /* the merge-path plan: the GPU's must be the CPU's; the carries after it NaN-poisoned */
+    const size_t mbytes = sps_csr_merge_bytes(A->n, A->nnz, S), pbytes = sps_csr_merge_plan_bytes(A->n, A->nnz, S);
+    void *dwork = gb_dalloc(mbytes), *hwork = gb_xmalloc(mbytes);
+    {
+        TU_OK(g_gpu, G->csr_merge_plan(g_gpu, A->n, A->nnz, drowptr, dwork));
+        TU_OK(g_cpu, C->csr_merge_plan(g_cpu, A->n, A->nnz, A->rowptr, hwork));
+        const size_t pn = (size_t)(2 * (sps_csr_merge_tiles(A->n, A->nnz, S) + 1)) * sizeof(sps_index);
+        void *gp = gb_xmalloc(mbytes);
+        gb_download(gp, dwork, pn);
+        TU_CHECK(memcmp(gp, hwork, pn) == 0, "%s %s csr_merge_plan: the GPU's plan is the CPU's", A->name,
+                 sps_scalar_name(t));
+        free(gp);
+        memset(hwork, 0xff, mbytes);
+        gb_upload((unsigned char *)dwork + pbytes, hwork, mbytes - pbytes);
+    }
+
     for (int trans = 0; trans < 2; trans++) {
         const sps_index nin = trans ? A->n : A->m, nout = trans ? A->m : A->n;
-        for (int fmt = 0; fmt < 2; fmt++) {
+        for (int fmt = 0; fmt < 3; fmt++) {
+            if (fmt == 2 && trans) continue; /* merge: op N only */
             for (int bz = 0; bz < 2; bz++) {
                 char what[200];
-                snprintf(what, sizeof what, "%s %s%s b%s", A->name, fmt ? "coo_spmv" : "csr_spmv", trans ? "t" : "",
-                         bz ? "=0 (y poisoned)" : "!=0");
+                static const char *const kname[3] = {"csr_spmv", "coo_spmv", "csr_spmv_merge"};
+                snprintf(what, sizeof what, "%s %s %s%s b%s", A->name, sps_scalar_name(t), kname[fmt],
+                         trans ? "t" : "", bz ? "=0 (y poisoned)" : "!=0");
                 const sps_cplx a = sps_cplx_make(tu_rng_range(&g_rng, 0.5, 2),
                                                  sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0);
                 const sps_cplx b = bz ? sps_cplx_make(0, 0) : sps_cplx_make(tu_rng_range(&g_rng, -2, -0.5), 0.3);
@@ -319,10 +354,13 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 if (!fmt) {
                     st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y.d);
                     (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->rowptr, A->col, val, a, x.h, b, y.h);
-                } else {
+                } else if (fmt == 1) {
                     st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b,
                                                               y.d);
                     (trans ? C->coo_spmvt : C->coo_spmv)(g_cpu, A->n, A->m, A->nnz, row, A->col, val, a, x.h, b, y.h);
+                } else {
+                    st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y.d);
+                    C->csr_spmv(g_cpu, A->n, A->m, A->rowptr, A->col, val, a, x.h, b, y.h);
                 }
                 TU_OK(g_gpu, st);
                 void *g = gb_fetch(&y);
@@ -330,8 +368,9 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 /* bit-reproducibility of the deterministic kernels */
                 if (check_bits && !trans && bz) {
                     gbuf y2 = gb_nan(t, (size_t)nout);
-                    if (!fmt) st = G->csr_spmv(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y2.d);
-                    else st = G->coo_spmv(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
+                    if (fmt == 0) st = G->csr_spmv(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y2.d);
+                    else if (fmt == 1) st = G->coo_spmv(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
+                    else st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y2.d);
                     TU_OK(g_gpu, st);
                     void *g2 = gb_fetch(&y2);
                     TU_CHECK(nout == 0 || memcmp(g, g2, (size_t)nout * S) == 0, "%s: bit-identical over two runs",
@@ -444,6 +483,8 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
     sps_dfree(g_gpu, dcol);
     sps_dfree(g_gpu, drow);
     sps_dfree(g_gpu, dval);
+    sps_dfree(g_gpu, dwork);
+    free(hwork);
     free(val);
     free(row);
 }
@@ -471,9 +512,37 @@ static void test_public_path(const hmat *A)
     topt.transpose_explicit = 1;
     TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_CSR, &topt, &Tc));
     TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_CSR, &topt, &Tg));
-    sps_matrix mc[3] = {Ac, Bc, Tc}, mg[3] = {Ag, Bg, Tg};
-    const char *fname[3] = {"csr", "coo", "csr+explicit A^T"};
-    for (int f = 0; f < 3; f++) {
+    /* CSR by the merge path (the CPU builds the plan and multiplies rows) */
+    sps_matrix Mc = NULL, Mg = NULL;
+    sps_format_options mopt;
+    memset(&mopt, 0, sizeof mopt);
+    mopt.csr_kernel = SPS_CSR_KERNEL_MERGE;
+    TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_CSR, &mopt, &Mc));
+    TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_CSR, &mopt, &Mg));
+    {
+        sps_matrix_info_t ic, ig;
+        TU_OK(g_cpu, sps_matrix_info(Ac, &ic));
+        TU_OK(g_gpu, sps_matrix_info(Mg, &ig));
+        TU_CHECK(ig.bytes == ic.bytes + sps_csr_merge_bytes(A->n, A->nnz, sps_scalar_size(t)),
+                 "%s: the merge plan is in CSR's footprint (%zu vs %zu)", A->name, ig.bytes, ic.bytes);
+        /* auto: the merge path on the GPU exactly when the longest row is > 64 and > 16 x the average */
+        sps_index longest = 0;
+        for (sps_index i = 0; i < A->n; i++)
+            if (A->rowptr[i + 1] - A->rowptr[i] > longest) longest = A->rowptr[i + 1] - A->rowptr[i];
+        const int irregular = longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)A->nnz / A->n);
+        sps_matrix_info_t ia;
+        TU_OK(g_gpu, sps_matrix_info(Ag, &ia));
+        TU_CHECK(ia.bytes == (irregular ? ig.bytes : ic.bytes), "%s: auto %s the merge path (longest row %d)",
+                 A->name, irregular ? "takes" : "does not take", (int)longest);
+    }
+    mopt.csr_kernel = 7;
+    sps_matrix Bad = NULL;
+    TU_CHECK(sps_matrix_convert(Ag, SPS_FMT_CSR, &mopt, &Bad) == SPS_ERR_ARG && Bad == NULL,
+             "csr_kernel 7 refused with SPS_ERR_ARG");
+    sps_context_clear_error(g_gpu);
+    sps_matrix mc[4] = {Ac, Bc, Tc, Mc}, mg[4] = {Ag, Bg, Tg, Mg};
+    const char *fname[4] = {"csr", "coo", "csr+explicit A^T", "csr (merge path)"};
+    for (int f = 0; f < 4; f++) {
         if (!mc[f] || !mg[f]) continue;
         sps_operator oc = NULL, og = NULL;
         TU_OK(g_cpu, sps_operator_from_matrix(mc[f], &oc));
@@ -497,13 +566,13 @@ static void test_public_path(const hmat *A)
             char what[160];
             snprintf(what, sizeof what, "operator %s %s apply %s", A->name, fname[f], tr ? "T" : "N");
             cmp_vec(what, t, (size_t)nout, yg, yc, 64.0 * 1000, gb_maxabs(t, (size_t)nout, yc) + 1);
-            if (f == 2 && tr) { /* deterministic: the same bits again */
+            if ((f == 2 && tr) || (f == 3 && !tr)) { /* deterministic: the same bits again */
                 double *y2 = gb_xmalloc((size_t)nout * sizeof(double));
                 TU_OK(g_gpu, sps_vector_set(yvg, yh));
-                TU_OK(g_gpu, sps_operator_apply(og, SPS_OP_T, &al, xg, &be, yvg));
+                TU_OK(g_gpu, sps_operator_apply(og, tr ? SPS_OP_T : SPS_OP_N, &al, xg, &be, yvg));
                 TU_OK(g_gpu, sps_vector_get(yvg, y2));
                 TU_OK(g_gpu, sps_vector_set(yvg, yh));
-                TU_OK(g_gpu, sps_operator_apply(og, SPS_OP_T, &al, xg, &be, yvg));
+                TU_OK(g_gpu, sps_operator_apply(og, tr ? SPS_OP_T : SPS_OP_N, &al, xg, &be, yvg));
                 TU_OK(g_gpu, sps_vector_get(yvg, yg));
                 TU_CHECK(memcmp(y2, yg, (size_t)nout * sizeof(double)) == 0, "%s: bit-identical over two runs", what);
                 free(y2);
@@ -526,6 +595,8 @@ static void test_public_path(const hmat *A)
     sps_matrix_destroy(Bg);
     sps_matrix_destroy(Tc);
     sps_matrix_destroy(Tg);
+    sps_matrix_destroy(Mc);
+    sps_matrix_destroy(Mg);
     free(val);
 }
 
@@ -604,6 +675,15 @@ int main(int argc, char **argv)
         hmat A = hm_build("random 1.2M rows avg 5", 1200000, 1200000, len_avg, &avg, -1);
         run_all_types(&A, 1);
         hm_free(&A);
+    }
+    {
+        hmat A = hm_build("power-law rows", 60000, 60000, len_powerlaw, NULL, -1);
+        run_all_types(&A, 1);
+        test_public_path(&A); /* auto picks the merge path on the GPU here */
+        hm_free(&A);
+        hmat B = hm_build("runs of empty rows", 40000, 40000, len_emptyruns, NULL, -1);
+        run_all_types(&B, 1);
+        hm_free(&B);
     }
     {
         hmat A = hm_build("half rows empty", 10000, 10000, len_halfempty, NULL, -1);

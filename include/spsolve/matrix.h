@@ -13,6 +13,16 @@ extern "C" {
 /** Symmetry declared by the source (a Matrix Market header, or the generator). */
 typedef enum { SPS_SYM_GENERAL = 0, SPS_SYM_SYMMETRIC, SPS_SYM_SKEW, SPS_SYM_HERMITIAN } sps_symmetry;
 
+/** How CSR's SpMV (op N) is scheduled on the GPU (sps_format_options.csr_kernel):
+ *  rows: groups of lanes per row sized from the average row length (the default
+ *  for regular rows); merge: the merge-path schedule, every thread the same number
+ *  of row ends + entries (kernels/csr_merge.h; for irregular row lengths, at
+ *  8 bytes a tile border + 2 scalars a tile of 1536 items); auto: merge when the
+ *  longest row exceeds SPS_CSR_MERGE_RATIO times the average (and 64 entries).
+ *  Both are deterministic.  The CPU backend multiplies rows either way. */
+typedef enum { SPS_CSR_KERNEL_AUTO = 0, SPS_CSR_KERNEL_ROWS = 1, SPS_CSR_KERNEL_MERGE = 2 } sps_csr_kernel;
+#define SPS_CSR_MERGE_RATIO 16
+
 /** Format parameters for sps_matrix_convert; zero-initialise and set what you need
  *  (0 means "the format's default").  Formats ignore the fields they do not use. */
 typedef struct {
@@ -23,6 +33,7 @@ typedef struct {
     double max_fill;       /**< ELL/DIA: refuse when stored entries exceed max_fill * nnz */
     int force;             /**< DIA/ELL: convert even beyond max_fill */
     int transpose_explicit;/**< CUDA: build and cache A^T for SpMV^T (deterministic) */
+    int csr_kernel;        /**< CSR: an sps_csr_kernel (0: auto) */
 } sps_format_options;
 
 /** Description of a matrix (sps_matrix_info). */

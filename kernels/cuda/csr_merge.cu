@@ -1,0 +1,218 @@
+/* libspsolve — CUDA merge-path CSR SpMV (kernels/csr_merge.h), f32/f64/c32/c64
+ * from one set of templates.  The CPU reference is csr_spmv.
+ *
+ * Why: the row-group kernel (spmv.cu) gives each row a fixed group of lanes; on
+ * power-law row lengths (powerlaw-2M: mean 20, rows up to 10^4) its warps and
+ * blocks wait on their longest rows, and the block-per-long-row path only moves
+ * the wait.  Here every block and every thread gets the same number of items
+ * (row ends + entries), whatever the rows are.
+ *
+ * csr_merge_plan  one thread per tile border: sps_csr_merge_coord (binary search
+ *            over rowptr).  Run once, when the CSR matrix is built.
+ * csr_spmv_merge  y = a A x + b y, two launches:
+ *   1. csr_merge_tile_kernel, one block of 256 threads per tile of 256 ipt items
+ *      (entries [k0, k1), row ends of rows [r0, r1) from the plan):
+ *      a. the tile's products val[k] x[col[k]] into shared memory: coalesced,
+ *         ipt independent loads in flight a thread (col, then val and x[col]);
+ *         its row ends rowptr[r0 + 1 .. r1] beside them;
+ *      b. each thread finds its own start on the tile's merge path (binary search
+ *         in shared memory, diagonal ipt * thread) and walks its ipt items: a row
+ *         end writes the running sum, an entry adds its product;
+ *      c. the threads' carries (the running sum at the end of each thread's walk)
+ *         go through a CUB BlockScan with the segmented-sum operator, so the first
+ *         row a thread ends receives the sums of the threads before it;
+ *      d. rows ended in the tile are written (y = a s + b y) by the thread that
+ *         ends them, except the tile's first row when an earlier tile holds its
+ *         beginning: its sum goes to head[tile]; the tile's last, unfinished row
+ *         leaves its partial sum in tail[tile].
+ *   2. csr_merge_fixup_kernel, one thread per tile: where the tile's first row
+ *      began in an earlier tile and ends in this one, sums tail[] of the tiles
+ *      before it (in tile order) and head[tile], and writes y.
+ *   Measured (H100, spbench 2026-11-23, against the best cuSPARSE CSR kernel):
+ *   powerlaw-2M f64 0.92x (row groups: 0.72x), f32 0.94x (0.82x); on regular rows
+ *   the row groups win (f64 banded-s1e3 0.95x vs 0.77x, poisson3d-128 1.15x vs
+ *   0.87x, stencil27b3-40 1.05x vs 0.84x): hence CSR's auto rule (formats/csr.c).
+ *   Deterministic: the tiles, the per-thread walks and the scan's tree depend on
+ *   the matrix only; no atomics.  Traffic: the matrix once (rowptr once per tile
+ *   border), x gathered, y written (+ read when b != 0), 2 scalars a tile. */
+#include "kernels/cuda/common.cuh"
+
+namespace {
+
+template <typename T> struct mp_shape {
+    static constexpr int IPT = sizeof(T) <= 8 ? SPS_CSR_MERGE_IPT : 4; /* == sps_csr_merge_ipt(sizeof(T)) */
+    static constexpr int TILE = SPS_MERGE_THREADS * IPT;
+};
+
+__global__ void csr_merge_plan_kernel(sps_index n, int64_t nnz, const sps_index *rowptr, int64_t tiles, int64_t tile,
+                                      sps_index *plan)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t > tiles) return;
+    const int64_t d = t * tile < (int64_t)n + nnz ? t * tile : (int64_t)n + nnz;
+    sps_csr_merge_coord(d, n, nnz, rowptr, &plan[2 * t], &plan[2 * t + 1]);
+}
+
+template <typename T> struct mp_out {
+    T a, b; int beta_zero; T *y;
+    __device__ void operator()(sps_index i, T s) const { y[i] = beta_zero ? a * s : a * s + b * y[i]; }
+};
+
+/* Blocks an SM must hold (register cap); 0: the compiler's choice (f64: 48
+ * registers, 5 blocks).  -DSPS_CSR_MERGE_MINB=k for tuning runs. */
+#ifndef SPS_CSR_MERGE_MINB
+#define SPS_CSR_MERGE_MINB 0
+#endif
+template <typename T>
+__global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
+    csr_merge_tile_kernel(sps_index n, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
+                          const T *__restrict__ val, const T *__restrict__ x, const sps_index *__restrict__ plan,
+                          T *tail, T *head, mp_out<T> out)
+{
+    constexpr int IPT = mp_shape<T>::IPT, TILE = mp_shape<T>::TILE;
+    typedef cub::BlockScan<sps_cu_segv<T>, SPS_MERGE_THREADS> Scan;
+    __shared__ T s_prod[TILE];
+    __shared__ sps_index s_end[TILE];
+    __shared__ typename Scan::TempStorage scan_tmp;
+
+    const sps_index t = (sps_index)blockIdx.x;
+    const sps_index r0 = plan[2 * t], k0 = plan[2 * t + 1];
+    const int R = (int)(plan[2 * t + 2] - r0), K = (int)(plan[2 * t + 3] - k0);
+
+    /* a. products and row ends */
+    {
+        sps_index c[IPT];
+        T v[IPT];
+#pragma unroll
+        for (int u = 0; u < IPT; u++) {
+            const int j = (int)threadIdx.x + u * SPS_MERGE_THREADS;
+            c[u] = j < K ? ldg_t(col + k0 + j) : 0;
+            v[u] = j < K ? ldg_t(val + k0 + j) : zero_of<T>();
+        }
+#pragma unroll
+        for (int u = 0; u < IPT; u++) {
+            const int j = (int)threadIdx.x + u * SPS_MERGE_THREADS;
+            if (j < K) s_prod[j] = v[u] * ldg_t(x + c[u]);
+        }
+        for (int i = (int)threadIdx.x; i < R; i += SPS_MERGE_THREADS) s_end[i] = ldg_t(rowptr + r0 + i + 1) - k0;
+    }
+    __syncthreads();
+
+    /* b. this thread's stretch of the tile's merge path: diagonals [d, d + IPT) */
+    const int total = R + K;
+    const int d = (int)threadIdx.x * IPT < total ? (int)threadIdx.x * IPT : total;
+    int i, j;
+    {
+        int lo = d - K > 0 ? d - K : 0, hi = d < R ? d : R;
+        while (lo < hi) {
+            const int mid = (lo + hi) >> 1;
+            if (s_end[mid] <= d - 1 - mid) lo = mid + 1;
+            else hi = mid;
+        }
+        i = lo;
+        j = d - lo;
+    }
+    const int dend = d + IPT < total ? d + IPT : total;
+    T run = zero_of<T>(), first_sum = zero_of<T>();
+    int first = -1; /* the first row this thread ends (it may have begun in earlier threads) */
+#pragma unroll
+    for (int it = 0; it < IPT; it++) {
+        if (d + it < dend) {
+            if (i < R && s_end[i] <= j) { /* row r0 + i ends */
+                if (first < 0) first = i, first_sum = run;
+                else out(r0 + i, run);
+                run = zero_of<T>();
+                i++;
+            } else {
+                run = run + s_prod[j];
+                j++;
+            }
+        }
+    }
+
+    /* c. carries: segments start at the threads that ended a row */
+    sps_cu_segv<T> in, pre, agg;
+    in.f = first >= 0;
+    in.v = run;
+    sps_cu_segv<T> init;
+    init.f = 0;
+    init.v = zero_of<T>();
+    Scan(scan_tmp).ExclusiveScan(in, pre, init, sps_cu_seg_op<T>(), agg);
+
+    /* d. the first row ended here gets the sums of the threads before it */
+    if (first >= 0) {
+        const T s = threadIdx.x > 0 ? pre.v + first_sum : first_sum;
+        const bool cont = first == 0 && t > 0 && ldg_t(rowptr + r0) < k0; /* began in an earlier tile */
+        if (cont) head[t] = s;
+        else out(r0 + first, s);
+    }
+    if (threadIdx.x == 0) tail[t] = agg.v; /* row plan[2 t + 2]'s entries in this tile (0 if none) */
+}
+
+/* The tiles whose first row began in an earlier tile and ends in them. */
+template <typename T>
+__global__ void csr_merge_fixup_kernel(sps_index n, int64_t tiles, const sps_index *__restrict__ rowptr,
+                                       const sps_index *__restrict__ plan, const T *tail, const T *head, mp_out<T> out)
+{
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < 1 || t >= tiles) return;
+    const sps_index r = plan[2 * t];
+    if (r >= n || plan[2 * t + 2] == r || !(rowptr[r] < plan[2 * t + 1])) return;
+    int64_t f = t - 1; /* the first tile holding entries of row r: tiles f .. t-1 all end inside it */
+    while (f > 0 && plan[2 * f] == r) f--;
+    T s = tail[f];
+    for (int64_t u = f + 1; u < t; u++) s = s + tail[u];
+    out(r, s + head[t]);
+}
+
+template <typename T>
+static sps_status csr_merge_plan_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, void *work)
+{
+    const int64_t tiles = sps_csr_merge_tiles(n, nnz, sizeof(T));
+    const unsigned nb = (unsigned)((tiles + 1 + SPS_CU_THREADS - 1) / SPS_CU_THREADS);
+    csr_merge_plan_kernel<<<nb, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, nnz, rowptr, tiles,
+                                                                         sps_csr_merge_tile(sizeof(T)),
+                                                                         (sps_index *)work);
+    SPS_CU_LAUNCHED(ctx, "csr_merge_plan_kernel");
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status csr_spmv_merge_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+                                      const sps_index *col, const void *val, void *work, sps_cplx a, const void *x,
+                                      sps_cplx b, void *y)
+{
+    const int64_t tiles = sps_csr_merge_tiles(n, nnz, sizeof(T));
+    if (tiles == 0) return SPS_OK;
+    if (tiles > INT32_MAX) return sps_error(ctx, SPS_ERR_ARG, "csr_spmv_merge: %lld tiles", (long long)tiles);
+    const sps_index *plan = (const sps_index *)work;
+    T *tail = (T *)((unsigned char *)work + sps_csr_merge_plan_bytes(n, nnz, sizeof(T))), *head = tail + tiles;
+    const mp_out<T> out = {sc<T>::from(a), sc<T>::from(b), b.re == 0.0 && b.im == 0.0, (T *)y};
+    cudaStream_t s = sps_custream(ctx);
+    csr_merge_tile_kernel<T><<<(unsigned)tiles, SPS_MERGE_THREADS, 0, s>>>(n, rowptr, col, (const T *)val,
+                                                                         (const T *)x, plan, tail, head, out);
+    SPS_CU_LAUNCHED(ctx, "csr_merge_tile_kernel");
+    if (tiles > 1) {
+        csr_merge_fixup_kernel<T><<<(unsigned)((tiles + SPS_CU_THREADS - 1) / SPS_CU_THREADS), SPS_CU_THREADS, 0, s>>>(
+            n, tiles, rowptr, plan, tail, head, out);
+        SPS_CU_LAUNCHED(ctx, "csr_merge_fixup_kernel");
+    }
+    return SPS_OK;
+}
+
+} // namespace
+
+#define SPS_CU_MERGE_ENTRIES(S, T)                                                                                 \
+    extern "C" sps_status sps_cuda_csr_merge_plan_##S(sps_context ctx, sps_index n, int64_t nnz,                  \
+                                                      const sps_index *rowptr, void *work)                        \
+    { return csr_merge_plan_impl<T>(ctx, n, nnz, rowptr, work); }                                                  \
+    extern "C" sps_status sps_cuda_csr_spmv_merge_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,     \
+                                                      const sps_index *rowptr, const sps_index *col,              \
+                                                      const void *val, void *work, sps_cplx a, const void *x,     \
+                                                      sps_cplx b, void *y)                                        \
+    {                                                                                                              \
+        (void)m;                                                                                                   \
+        return csr_spmv_merge_impl<T>(ctx, n, nnz, rowptr, col, val, work, a, x, b, y);                            \
+    }
+
+SPS_CU_FOR_ALL_TYPES(SPS_CU_MERGE_ENTRIES)
