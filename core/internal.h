@@ -66,6 +66,13 @@ typedef struct sps_backend_ops {
     sps_status (*capture_end)(sps_context ctx, void **graph);
     sps_status (*graph_launch)(sps_context ctx, void *graph);
     void (*graph_destroy)(sps_context ctx, void *graph);
+    /* Optional: arm the fetch of `bytes` at src into staging buffer buf (0 or 1)
+     * for the work queued next: reductions that end an iteration then write the
+     * staging themselves, and fetch_begin of the same range costs no launch.  A
+     * solver arms each iteration before queueing it (alternating buffers, so the
+     * next one can run while the host reads this one's) and disarms (src NULL)
+     * when it stops: src must stay valid while armed. */
+    sps_status (*fetch_arm)(sps_context ctx, const void *src, size_t bytes, int buf);
 } sps_backend_ops;
 #define SPS_FETCH_MAX_BYTES 4096
 

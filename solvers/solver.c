@@ -247,6 +247,8 @@ sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *a
     const sps_backend_ops *be = s->ctx->be;
     const int cur = s->its & 1;
     const size_t bytes = (size_t)count * sizeof(sps_cplx);
+    /* armed: the iteration's last reduction writes the slots to staging cur itself */
+    if (!*queued && be->fetch_arm) SPS_CHECK(be->fetch_arm(s->ctx, s->slots + first, bytes, cur));
     if (!*queued) SPS_CHECK(sv_queue(s, queue, arg, cur, restart));
     if (!be->fetch_begin) { /* the backend's copies are synchronous: no lookahead */
         *queued = 0;
@@ -254,6 +256,7 @@ sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *a
     }
     SPS_CHECK(be->fetch_begin(s->ctx, s->slots + first, bytes));
     *queued = s->monitor == NULL && s->its + 2 <= s->maxit;
+    if (*queued && be->fetch_arm) SPS_CHECK(be->fetch_arm(s->ctx, s->slots + first, bytes, cur ^ 1));
     if (*queued) SPS_CHECK(sv_queue(s, queue, arg, cur ^ 1, 0));
     return be->fetch_wait(s->ctx, s->hslots + first, bytes);
 }
@@ -465,6 +468,10 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     SPS_CHECK(ws_setup(s, s->A->n, s->A->t));
     const double t1 = sps_wtime();
     sps_status st = s->method->iterate(s, b, x);
+    if (s->ctx->be->fetch_arm) { /* disarm: the slots may go with the workspace */
+        const sps_status st2 = s->ctx->be->fetch_arm(s->ctx, NULL, 0, 0);
+        if (st == SPS_OK) st = st2;
+    }
     sv_graphs_free(s);
     /* a solve that ended (reason set) reports its true residual; a failed call
      * (allocation, device, shell callback) reports what it has */

@@ -12,6 +12,9 @@
  * perturbation's do, solutions equal to rounding amplified by the iteration
  * (relative 1e-6 in double, 1e-2 in single), the true residual the GPU
  * reports under the tolerance, and the GPU's reported residual recomputed here.
+ * CG and BiCGSTAB (f64, both problems they apply to) also run on the GPU with
+ * CUDA graphs off: the same iterations, history and x bit for bit as with graphs
+ * (the armed slot fetch and the fetch kernel must hand the host the same slots).
  * Exit 77 (skipped) without a usable GPU. */
 #include "test_gpu_util.h"
 
@@ -85,6 +88,8 @@ typedef struct {
     double *hist; /* copy of res.history (res.history_len entries) */
 } outcome;
 
+static int g_graphs = 1; /* sps_solver_set_graphs of the next solves */
+
 static outcome solve_on(sps_context ctx, int which, sps_scalar t, sps_solver_type ty, sps_precond_type pt,
                         const void *bh, double rtol)
 {
@@ -108,6 +113,7 @@ static outcome solve_on(sps_context ctx, int which, sps_scalar t, sps_solver_typ
     if (P) TU_OK(ctx, sps_solver_set_precond(s, P));
     TU_OK(ctx, sps_solver_set_tolerances(s, rtol, 0.0, 3000));
     TU_OK(ctx, sps_solver_set_restart(s, 30));
+    TU_OK(ctx, sps_solver_set_graphs(s, g_graphs));
     if (!TU_OK(ctx, sps_vector_from_host(ctx, n, t, bh, &b))) goto done;
     if (!TU_OK(ctx, sps_vector_create(ctx, n, t, &x))) goto done;
     o.st = sps_solver_solve(s, b, x, &o.res);
@@ -220,6 +226,39 @@ static void compare(int which, sps_scalar t, sps_solver_type ty, sps_precond_typ
     free(bh);
 }
 
+/* Graphs on and off: the same bits. */
+static void graphs_same(int which, sps_solver_type ty)
+{
+    const sps_scalar t = SPS_F64;
+    sps_matrix A = make_problem(g_cpu, which, t);
+    sps_matrix_info_t info;
+    TU_OK(g_cpu, sps_matrix_info(A, &info));
+    sps_matrix_destroy(A);
+    const sps_index n = info.rows;
+    double *bh = gb_xmalloc((size_t)n * sizeof(double));
+    tu_fill_random(&g_rng, t, (size_t)n, bh);
+    g_graphs = 1;
+    outcome on = solve_on(g_gpu, which, t, ty, SPS_PRECOND_NONE, bh, 1e-8);
+    g_graphs = 0;
+    outcome off = solve_on(g_gpu, which, t, ty, SPS_PRECOND_NONE, bh, 1e-8);
+    g_graphs = 1;
+    const char *name = ty == SPS_SOLVER_CG ? "cg" : "bicgstab";
+    TU_CHECK(on.st == SPS_OK && off.st == SPS_OK, "%s problem %d: both solves succeed", name, which);
+    TU_CHECK(on.res.iterations == off.res.iterations && on.res.history_len == off.res.history_len,
+             "%s problem %d: graphs on/off: %d / %d iterations", name, which, on.res.iterations, off.res.iterations);
+    TU_CHECK(on.hist && off.hist && on.res.history_len == off.res.history_len &&
+                 memcmp(on.hist, off.hist, (size_t)on.res.history_len * sizeof(double)) == 0,
+             "%s problem %d: graphs on/off: the same residual history bit for bit", name, which);
+    TU_CHECK(memcmp(on.x, off.x, (size_t)n * sizeof(double)) == 0, "%s problem %d: graphs on/off: the same x", name,
+             which);
+    printf("  graphs on/off, %s problem %d: %d iterations both\n", name, which, on.res.iterations);
+    free(on.x);
+    free(off.x);
+    free(on.hist);
+    free(off.hist);
+    free(bh);
+}
+
 int main(void)
 {
     int rc = gpu_setup("test_gpu_solvers");
@@ -233,6 +272,9 @@ int main(void)
                 if (which == 1 && ty[s] == SPS_SOLVER_CG) continue; /* CG needs SPD */
                 for (int p = 0; p < 2; p++) compare(which, ts[k], ty[s], pt[p]);
             }
+    graphs_same(0, SPS_SOLVER_CG);
+    graphs_same(0, SPS_SOLVER_BICGSTAB);
+    graphs_same(1, SPS_SOLVER_BICGSTAB);
     gpu_teardown();
     return tu_finish();
 }

@@ -56,4 +56,4 @@ const sps_kernels sps_cpu_kernels[SPS_NUM_SCALARS] = {
 const sps_backend_ops sps_cpu_backend = {"cpu",    cpu_init, cpu_fini,  cpu_alloc,       cpu_release,
                                          cpu_copy, cpu_zero, cpu_sync, sps_cpu_kernels,
                                          NULL,     NULL,     NULL,     NULL,
-                                         NULL,     NULL};
+                                         NULL,     NULL,     NULL};

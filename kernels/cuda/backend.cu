@@ -72,13 +72,13 @@ static sps_status cuda_init(sps_context ctx, int device)
                       cudaGetErrorName(e), cudaGetErrorString(e));
         goto fail;
     }
-    e = cudaMallocHost(&st->pinned, SPS_FETCH_MAX_BYTES);
+    e = cudaMallocHost(&st->pinned, 2 * SPS_FETCH_MAX_BYTES);
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&st->fetch_ev, cudaEventDisableTiming);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         s = sps_error(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
                       "CUDA backend: cannot allocate %d bytes of pinned host memory and an event: %s (%s)",
-                      SPS_FETCH_MAX_BYTES, cudaGetErrorName(e), cudaGetErrorString(e));
+                      2 * SPS_FETCH_MAX_BYTES, cudaGetErrorName(e), cudaGetErrorString(e));
         goto fail;
     }
     /* the kernel that fetches into the staging writes through its device address
@@ -143,6 +143,7 @@ static void cuda_release(sps_context ctx, void *p)
 static sps_status cuda_copy(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind)
 {
     if (bytes == 0) return SPS_OK;
+    sps_cu_unstage(ctx); /* it may write the slots */
     cudaStream_t s = sps_custream(ctx);
     switch (kind) {
     case SPS_COPY_H2D: SPS_CU(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s)); break;
@@ -160,6 +161,7 @@ static sps_status cuda_copy(sps_context ctx, void *dst, const void *src, size_t 
 static sps_status cuda_zero(sps_context ctx, void *p, size_t bytes)
 {
     if (bytes == 0) return SPS_OK;
+    sps_cu_unstage(ctx);
     SPS_CU(ctx, cudaMemsetAsync(p, 0, bytes, sps_custream(ctx)));
     return SPS_OK;
 }
@@ -170,18 +172,48 @@ static sps_status cuda_sync(sps_context ctx)
     return SPS_OK;
 }
 
-/* Solver slots reach the host while the GPU goes on: a one-block kernel writes
- * them into the pinned staging (mapped), an event is queued after it, and only
- * fetch_wait blocks (on the event, not the stream, so work queued after the fetch
- * keeps running).  A kernel rather than cudaMemcpyAsync: the copy engine between
- * two iterations' kernels cost about 10 us an iteration on the H100 (CG on
- * poisson3d-48 f64: 15 us of kernel in 25 us an iteration). */
+/* Solver slots reach the host while the GPU goes on: they are written into the
+ * pinned staging (mapped), an event is queued after that, and only fetch_wait
+ * blocks (on the event, not the stream, so work queued after the fetch keeps
+ * running).  Who writes them:
+ *   - armed (cuda_fetch_arm, before the solver queues an iteration): the
+ *     finishing block of every reduction launched while armed copies the slot
+ *     range once it has written its own slots (common.cuh sps_cu_stage_slots);
+ *     when the last thing queued before fetch_begin was such a reduction
+ *     (sps_cuda_state.staged), the fetch is only the event: no launch at all
+ *     (poisson3d-48 CG f64: the fetch kernel was one launch of three an iteration);
+ *   - else a one-block kernel;
+ *   - without a mapped staging (or -DSPS_CU_FETCH_COPY=1), cudaMemcpyAsync.  A
+ *     kernel rather than the copy: the copy engine between two iterations' kernels
+ *     cost about 10 us an iteration on the H100 (CG on poisson3d-48 f64: 15 us of
+ *     kernel in 25 us an iteration).
+ * Two staging buffers: the solver arms iteration it + 1 on the other one while
+ * the host still reads iteration it's. */
 #ifndef SPS_CU_FETCH_COPY
 #define SPS_CU_FETCH_COPY 0 /* 1: cudaMemcpyAsync always (tuning runs) */
+#endif
+#ifndef SPS_CU_FETCH_ARM
+#define SPS_CU_FETCH_ARM 1 /* 0: never armed, a fetch kernel every time (tuning runs) */
 #endif
 static __global__ void fetch_kernel(const unsigned long long *src, unsigned long long *dst, int words)
 {
     for (int i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
+}
+static int fetch_mappable(const sps_cuda_state *st, const void *src, size_t bytes)
+{
+    return !SPS_CU_FETCH_COPY && st->pinned_dev && bytes % 8 == 0 && (uintptr_t)src % 8 == 0;
+}
+static sps_status cuda_fetch_arm(sps_context ctx, const void *src, size_t bytes, int buf)
+{
+    sps_cuda_state *st = sps_cust(ctx);
+    if (bytes > SPS_FETCH_MAX_BYTES || buf < 0 || buf > 1)
+        return sps_error(ctx, SPS_ERR_ARG, "fetch_arm of %zu bytes into staging %d (at most %d bytes, staging 0 or 1)",
+                         bytes, buf, SPS_FETCH_MAX_BYTES);
+    st->staged = 0;
+    st->arm_src = SPS_CU_FETCH_ARM && src && fetch_mappable(st, src, bytes) ? src : NULL;
+    st->arm_words = st->arm_src ? (int)(bytes / 8) : 0;
+    st->arm_buf = buf;
+    return SPS_OK;
 }
 static sps_status cuda_fetch_begin(sps_context ctx, const void *src, size_t bytes)
 {
@@ -189,15 +221,21 @@ static sps_status cuda_fetch_begin(sps_context ctx, const void *src, size_t byte
     if (bytes > SPS_FETCH_MAX_BYTES)
         return sps_error(ctx, SPS_ERR_ARG, "fetch of %zu bytes exceeds the %d-byte staging", bytes,
                          SPS_FETCH_MAX_BYTES);
-    if (!SPS_CU_FETCH_COPY && st->pinned_dev && bytes % 8 == 0 && (uintptr_t)src % 8 == 0) {
-        fetch_kernel<<<1, 128, 0, st->stream>>>((const unsigned long long *)src, (unsigned long long *)st->pinned_dev,
+    const int buf = st->arm_src ? st->arm_buf : 0;
+    unsigned char *dst = (unsigned char *)st->pinned + (size_t)buf * SPS_FETCH_MAX_BYTES;
+    if (st->staged && st->arm_src == src && (size_t)st->arm_words * 8 == bytes && st->staged_buf == buf) {
+        /* the last reduction queued has copied them */
+    } else if (fetch_mappable(st, src, bytes)) {
+        fetch_kernel<<<1, 128, 0, st->stream>>>((const unsigned long long *)src,
+                                                (unsigned long long *)st->pinned_dev + (size_t)buf * (SPS_FETCH_MAX_BYTES / 8),
                                                 (int)(bytes / 8));
         SPS_CU_LAUNCHED(ctx, "fetch_kernel");
     } else {
-        SPS_CU(ctx, cudaMemcpyAsync(st->pinned, src, bytes, cudaMemcpyDeviceToHost, st->stream));
+        SPS_CU(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, st->stream));
     }
     SPS_CU(ctx, cudaEventRecord(st->fetch_ev, st->stream));
     st->fetch_pending = 1;
+    st->pending_buf = buf;
     return SPS_OK;
 }
 static sps_status cuda_fetch_wait(sps_context ctx, void *dst, size_t bytes)
@@ -206,7 +244,7 @@ static sps_status cuda_fetch_wait(sps_context ctx, void *dst, size_t bytes)
     if (!st->fetch_pending) return sps_error(ctx, SPS_ERR_ARG, "fetch_wait without a fetch");
     st->fetch_pending = 0;
     SPS_CU(ctx, cudaEventSynchronize(st->fetch_ev));
-    memcpy(dst, st->pinned, bytes);
+    memcpy(dst, (const unsigned char *)st->pinned + (size_t)st->pending_buf * SPS_FETCH_MAX_BYTES, bytes);
     return SPS_OK;
 }
 
@@ -218,8 +256,15 @@ static sps_status cuda_capture_begin(sps_context ctx)
     SPS_CU(ctx, cudaStreamBeginCapture(sps_custream(ctx), cudaStreamCaptureModeThreadLocal));
     return SPS_OK;
 }
+/* A graph remembers whether its work ends with an armed reduction (staged), so a
+ * replay leaves the staging state a direct run would. */
+typedef struct {
+    cudaGraphExec_t exec;
+    int staged, staged_buf;
+} cu_graph;
 static sps_status cuda_capture_end(sps_context ctx, void **graph)
 {
+    sps_cuda_state *st = sps_cust(ctx);
     cudaGraph_t g = NULL;
     cudaGraphExec_t ge = NULL;
     *graph = NULL;
@@ -227,21 +272,37 @@ static sps_status cuda_capture_end(sps_context ctx, void **graph)
     cudaError_t e = cudaGraphInstantiate(&ge, g, 0);
     (void)cudaGraphDestroy(g);
     if (e != cudaSuccess) return sps_cuda_fail(ctx, e, "cudaGraphInstantiate", __FILE__, __LINE__);
-    *graph = (void *)ge;
+    cu_graph *h = (cu_graph *)malloc(sizeof *h);
+    if (!h) {
+        (void)cudaGraphExecDestroy(ge);
+        return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory for a CUDA graph handle");
+    }
+    h->exec = ge;
+    h->staged = st->staged;
+    h->staged_buf = st->staged_buf;
+    *graph = h;
     return SPS_OK;
 }
 static sps_status cuda_graph_launch(sps_context ctx, void *graph)
 {
-    SPS_CU(ctx, cudaGraphLaunch((cudaGraphExec_t)graph, sps_custream(ctx)));
+    const cu_graph *h = (const cu_graph *)graph;
+    sps_cuda_state *st = sps_cust(ctx);
+    st->staged = 0;
+    SPS_CU(ctx, cudaGraphLaunch(h->exec, sps_custream(ctx)));
+    st->staged = h->staged;
+    st->staged_buf = h->staged_buf;
     return SPS_OK;
 }
 static void cuda_graph_destroy(sps_context ctx, void *graph)
 {
     (void)ctx;
-    if (graph) (void)cudaGraphExecDestroy((cudaGraphExec_t)graph);
+    cu_graph *h = (cu_graph *)graph;
+    if (!h) return;
+    (void)cudaGraphExecDestroy(h->exec);
+    free(h);
 }
 
 const sps_backend_ops sps_cuda_backend = {"cuda",    cuda_init, cuda_fini, cuda_alloc,      cuda_release,
                                           cuda_copy, cuda_zero, cuda_sync, sps_cuda_kernels,
                                           cuda_fetch_begin, cuda_fetch_wait, cuda_capture_begin, cuda_capture_end,
-                                          cuda_graph_launch, cuda_graph_destroy};
+                                          cuda_graph_launch, cuda_graph_destroy, cuda_fetch_arm};

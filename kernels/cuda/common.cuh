@@ -46,10 +46,12 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
         cudaError_t sps_cu_e_ = (call);                                             \
         if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ctx), sps_cu_e_, #call, __FILE__, __LINE__); \
     } while (0)
-/** After a kernel launch: check the launch itself (and earlier sticky errors). */
+/** After a kernel launch: check the launch itself (and earlier sticky errors); the
+ *  staging no longer holds the latest slots (sps_cuda_state.staged). */
 #define SPS_CU_LAUNCHED(ctx, what)                                                  \
     do {                                                                            \
         cudaError_t sps_cu_e_ = cudaGetLastError();                                 \
+        sps_cu_unstage(ctx);                                                        \
         if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ctx), sps_cu_e_, "launch of " what, __FILE__, __LINE__); \
     } while (0)
 
@@ -81,13 +83,22 @@ typedef struct {
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
     struct { const void *fn; int per_sm; } occ[SPS_CU_OCC_CACHE]; /* resident blocks an SM, by kernel */
     int nocc;
-    void *pinned;          /* SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
+    void *pinned;          /* 2 x SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
     void *pinned_dev;      /* the same memory as the device sees it (mapped), NULL where it is not */
     cudaEvent_t fetch_ev;  /* recorded after the queued fetch copy */
-    int fetch_pending;
+    int fetch_pending, pending_buf;
+    /* The armed fetch (backend.cu cuda_fetch_arm): reductions launched while armed
+     * copy arm_words 8-byte words from arm_src into staging buffer arm_buf when their
+     * finishing block has written the slots; staged = the last thing queued was
+     * such a reduction (every other launch and copy clears it), so fetch_begin
+     * needs no kernel of its own. */
+    const void *arm_src;
+    int arm_words, arm_buf;
+    int staged, staged_buf;
 } sps_cuda_state;
 
 static inline sps_cuda_state *sps_cust(sps_context ctx) { return (sps_cuda_state *)ctx->be_state; }
+static inline void sps_cu_unstage(sps_context ctx) { sps_cust(ctx)->staged = 0; }
 static inline cudaStream_t sps_custream(sps_context ctx) { return sps_cust(ctx)->stream; }
 static inline void *sps_cuws_red(sps_context ctx) { return sps_cust(ctx)->ws; }
 static inline void *sps_cuws_coo(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES; }
@@ -304,6 +315,12 @@ enum { SPS_CU_OUT_SUM = 0, SPS_CU_OUT_SQRT = 1, SPS_CU_OUT_NONE = 2 };
 struct sps_cu_outs {
     int slot[SPS_CU_RED_MAX_VALUES];
     int kind[SPS_CU_RED_MAX_VALUES];
+    /* the armed fetch (sps_cu_arm): then the finishing block copies stage_words
+     * words of stage_src (the solver's slots) into stage_dst (mapped pinned host
+     * memory) once the slots are written */
+    const unsigned long long *stage_src;
+    unsigned long long *stage_dst;
+    int stage_words;
 };
 
 /** Resident blocks of `kernel` on the context's GPU at 256 threads a block
@@ -414,6 +431,17 @@ __device__ accv<A, NV> sps_cu_sum_partials(const A *part,
     return cub::BlockReduce<accv<A, NV>, SPS_CU_RED_THREADS>(tmp).Reduce(acc, accv_sum<A, NV>());
 }
 
+/* The finishing block's last act when the fetch is armed: the slots, as written
+ * (by its thread 0, or by other blocks before a grid barrier: read from L2), into
+ * the mapped staging. */
+__device__ inline void sps_cu_stage_slots(const sps_cu_outs &outs)
+{
+    if (!outs.stage_words) return; /* uniform */
+    if (threadIdx.x == 0) __threadfence(); /* thread 0's slot stores reach L2 before the others' L2 loads */
+    __syncthreads();
+    for (int i = threadIdx.x; i < outs.stage_words; i += blockDim.x) outs.stage_dst[i] = __ldcg(outs.stage_src + i);
+}
+
 template <typename A, int NV, typename G>
 __device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs,
                                      G guard, int guard_slot)
@@ -426,22 +454,24 @@ __device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter
         for (int k = 0; k < NV; k++) part[(size_t)k * gridDim.x + blockIdx.x] = tot.v[k];
     }
     if (!sps_cu_last_block(counter)) return;
-    /* the finishing block */
-    if (guard.skip(slots)) return; /* uniform */
-    if (guard.fail(slots)) {       /* uniform */
+    /* the finishing block; skip and fail are uniform */
+    if (guard.skip(slots)) {
+        /* nothing written */
+    } else if (guard.fail(slots)) {
         if (threadIdx.x == 0) {
             slots[guard_slot] = acc_to_cplx(-1.0);
             guard.on_fail(slots);
         }
-        return;
-    }
-    __syncthreads(); /* tmp reused */
-    tot = sps_cu_sum_partials<A, NV>(part, tmp);
-    if (threadIdx.x == 0) {
+    } else {
+        __syncthreads(); /* tmp reused */
+        tot = sps_cu_sum_partials<A, NV>(part, tmp);
+        if (threadIdx.x == 0) {
 #pragma unroll
-        for (int k = 0; k < NV; k++) sps_cu_store_out(slots, outs.slot[k], outs.kind[k], tot.v[k]);
-        guard.on_done(slots, tot.v);
+            for (int k = 0; k < NV; k++) sps_cu_store_out(slots, outs.slot[k], outs.kind[k], tot.v[k]);
+            guard.on_done(slots, tot.v);
+        }
     }
+    sps_cu_stage_slots(outs);
 }
 
 /* Each thread accumulates op(i, acc) over its fixed grid-stride index set in
@@ -495,6 +525,25 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     sps_cu_reduce_pass<A, NV>(op, n, part, counter, slots, outs, guard, guard_slot);
 }
 
+/** outs with the armed fetch's staging filled in (when armed), for a launch that
+ *  ends in sps_cu_reduce_finish; after that launch's SPS_CU_LAUNCHED, call
+ *  sps_cu_armed_launched: the staging then holds the latest slots. */
+static inline sps_cu_outs sps_cu_arm(sps_context ctx, sps_cu_outs o)
+{
+    const sps_cuda_state *st = sps_cust(ctx);
+    o.stage_src = (const unsigned long long *)st->arm_src;
+    o.stage_dst = st->arm_src ? (unsigned long long *)st->pinned_dev + (size_t)st->arm_buf * (SPS_FETCH_MAX_BYTES / 8)
+                              : NULL;
+    o.stage_words = st->arm_src ? st->arm_words : 0;
+    return o;
+}
+static inline void sps_cu_armed_launched(sps_context ctx)
+{
+    sps_cuda_state *st = sps_cust(ctx);
+    st->staged = st->arm_src != NULL;
+    st->staged_buf = st->arm_buf;
+}
+
 /** Reduce op over [0, n) into NV accumulators of type A (double or cx<double>)
  *  and store them into slots per outs.  op.setup() runs once per thread, then
  *  op(i, A acc[NV]) for each of its indices (op may also write vectors: fused
@@ -509,8 +558,9 @@ static inline sps_status sps_cuda_reduce(sps_context ctx, sps_index n, Op op, sp
     SPS_CHECK(sps_cu_red_grid(ctx, sps_cu_reduce_kernel<A, NV, Op, G>, n, &nb));
     A *part = (A *)sps_cuws_red(ctx);
     sps_cu_reduce_kernel<A, NV, Op, G><<<nb, SPS_CU_RED_THREADS, 0, sps_custream(ctx)>>>(
-        op, n < 0 ? 0 : n, part, sps_cuws_counter(ctx), slots, outs, guard, guard_slot);
+        op, n < 0 ? 0 : n, part, sps_cuws_counter(ctx), slots, sps_cu_arm(ctx, outs), guard, guard_slot);
     SPS_CU_LAUNCHED(ctx, "reduction kernel");
+    sps_cu_armed_launched(ctx);
     return SPS_OK;
 }
 
@@ -518,6 +568,9 @@ static inline sps_cu_outs sps_cu_outs2(int slot0, int kind0, int slot1, int kind
 {
     sps_cu_outs o;
     for (int k = 0; k < SPS_CU_RED_MAX_VALUES; k++) { o.slot[k] = 0; o.kind[k] = SPS_CU_OUT_NONE; }
+    o.stage_src = NULL;
+    o.stage_dst = NULL;
+    o.stage_words = 0;
     o.slot[0] = slot0;
     o.kind[0] = kind0;
     o.slot[1] = slot1;

@@ -603,8 +603,9 @@ static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, cons
     SPS_CHECK(csr_spmv_dot_grid<T>(ctx, csr_spmv_dot_kernel<T, X>, n, nnz, &grid));
     csr_spmv_dot_kernel<T, X><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
-        sps_cuws_counter(ctx), slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
+        sps_cuws_counter(ctx), slots, sps_cu_arm(ctx, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
     SPS_CU_LAUNCHED(ctx, "csr_spmv_dot_kernel");
+    sps_cu_armed_launched(ctx);
     return SPS_OK;
 }
 
@@ -680,8 +681,9 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
     SPS_CU(ctx, cudaLaunchKernelEx(&cfg, csr_cg_iter_kernel<T, X>, n < 0 ? 0 : n, rowptr, col, (const T *)val,
                                    X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
                                    (typename sc<T>::ACC *)sps_cuws_red(ctx), sps_cuws_counter(ctx), slots, ks,
-                                   sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM)));
+                                   sps_cu_arm(ctx, sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM))));
     SPS_CU_LAUNCHED(ctx, "csr_cg_iter_kernel");
+    sps_cu_armed_launched(ctx);
     return SPS_OK;
 }
 
