@@ -307,14 +307,22 @@ template <typename T> struct csrt_long_row {
     __device__ void warp(sps_index i) const { scatter(i, (int)(threadIdx.x & 31), 32); }
 };
 
-/* The rows of this block (long and medium ones first), any Out, row groups of shape S. */
+/* The rows of this block, long and medium ones first, any Out, row groups of shape
+ * S.  -DSPS_CSR_LONG_LAST=1 takes them last (the short rows then start without
+ * waiting for the classification pass): slower, the pass works as a prefetch of
+ * the block's rowptr (H100 2026-11-23, f64: banded-s1e3 0.143 -> 0.157 ms,
+ * banded-s1e5 0.210 -> 0.225, poisson3d-128 0.096 -> 0.099). */
+#ifndef SPS_CSR_LONG_LAST
+#define SPS_CSR_LONG_LAST 0
+#endif
 template <typename T, typename S = csr_bw<T>, typename X, typename Out>
 __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
                                unsigned nb, int tpr)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
     const sps_index L = csr_long_len(tpr), M = csr_med_len(tpr);
-    csr_for_long_rows(n, rowptr, L, M, nb, csr_long_row<T, S::U, X, Out>{rowptr, col, val, x, &out, &tmp});
+    const csr_long_row<T, S::U, X, Out> lr{rowptr, col, val, x, &out, &tmp};
+    if (!SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
     switch (tpr) {
     case 1: csr_rows<T, 1, S::U>(n, rowptr, col, val, x, out, M, nb); break;
     case 2: csr_rows<T, 2, S::U>(n, rowptr, col, val, x, out, M, nb); break;
@@ -323,6 +331,7 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     case 16: csr_rows<T, 16, S::U>(n, rowptr, col, val, x, out, M, nb); break;
     default: csr_rows<T, 32, S::U>(n, rowptr, col, val, x, out, M, nb); break;
     }
+    if (SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
 }
 
 template <typename T>
