@@ -79,10 +79,14 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
     const sps_index r0 = plan[2 * t], k0 = plan[2 * t + 1];
     const int R = (int)(plan[2 * t + 2] - r0), K = (int)(plan[2 * t + 3] - k0);
 
-    /* a. products and row ends */
+    /* a. products and row ends: the first 256 row ends and the head test's
+     * rowptr[r0] are loaded with the entries (one round trip, not two) */
+    bool cont = false; /* the tile's first row began in an earlier tile */
     {
         sps_index c[IPT];
         T v[IPT];
+        const sps_index e0 = (int)threadIdx.x < R ? ldg_t(rowptr + r0 + threadIdx.x + 1) : 0;
+        const sps_index rp0 = ldg_t(rowptr + r0);
 #pragma unroll
         for (int u = 0; u < IPT; u++) {
             const int j = (int)threadIdx.x + u * SPS_MERGE_THREADS;
@@ -94,7 +98,10 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
             const int j = (int)threadIdx.x + u * SPS_MERGE_THREADS;
             if (j < K) s_prod[j] = v[u] * ldg_t(x + c[u]);
         }
-        for (int i = (int)threadIdx.x; i < R; i += SPS_MERGE_THREADS) s_end[i] = ldg_t(rowptr + r0 + i + 1) - k0;
+        if ((int)threadIdx.x < R) s_end[threadIdx.x] = e0 - k0;
+        for (int i = (int)threadIdx.x + SPS_MERGE_THREADS; i < R; i += SPS_MERGE_THREADS)
+            s_end[i] = ldg_t(rowptr + r0 + i + 1) - k0;
+        cont = t > 0 && rp0 < k0;
     }
     __syncthreads();
 
@@ -142,8 +149,7 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
     /* d. the first row ended here gets the sums of the threads before it */
     if (first >= 0) {
         const T s = threadIdx.x > 0 ? pre.v + first_sum : first_sum;
-        const bool cont = first == 0 && t > 0 && ldg_t(rowptr + r0) < k0; /* began in an earlier tile */
-        if (cont) head[t] = s;
+        if (first == 0 && cont) head[t] = s;
         else out(r0 + first, s);
     }
     if (threadIdx.x == 0) tail[t] = agg.v; /* row plan[2 t + 2]'s entries in this tile (0 if none) */
