@@ -13,6 +13,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "kernels/csr_merge.h"
 #include "testutil.h"
 
 #include <math.h>
@@ -456,6 +457,23 @@ static void test_convert_errors(void)
     B = NULL;
     TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, &opt, &B)); /* options a format does not use are ignored */
     sps_matrix_destroy(B);
+    /* CSR's SpMV schedule: merge builds its plan (in the footprint) on the CPU too; bad values refused */
+    memset(&opt, 0, sizeof opt);
+    opt.csr_kernel = SPS_CSR_KERNEL_MERGE;
+    B = NULL;
+    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_CSR, &opt, &B));
+    sps_matrix_info_t ia, ib;
+    TU_OK(ctx, sps_matrix_info(A, &ia));
+    TU_OK(ctx, sps_matrix_info(B, &ib));
+    TU_CHECK(ib.bytes == ia.bytes + sps_csr_merge_bytes(ia.rows, ia.nnz, sizeof(double)),
+             "csr_kernel merge: footprint %zu = %zu + the plan", ib.bytes, ia.bytes);
+    sps_matrix_destroy(B);
+    opt.csr_kernel = 3;
+    B = (sps_matrix)&A;
+    s = sps_matrix_convert(A, SPS_FMT_CSR, &opt, &B);
+    TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(sps_context_error(ctx), "csr_kernel"),
+             "csr_kernel 3 refused: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    sps_context_clear_error(ctx);
     sps_index rp[10], c[64];
     double v[64];
     TU_CHECK(sps_matrix_export_csr(NULL, rp, c, v) == SPS_ERR_ARG, "export NULL matrix");

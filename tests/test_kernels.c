@@ -757,6 +757,30 @@ static void test_direct_calls(void)
     TU_CHECK(s[0].re == 0.0 && s[0].im == -1.0, "(i)^H 1 = %g%+gi, want -i", s[0].re, s[0].im);
 }
 
+/* The merge-path plan (kernels/csr_merge.h) of the CPU's csr_merge_plan: tile t's pair
+ * (row, nz) lies on diagonal min(t tile, n + nnz), the rows before it end at or
+ * before entry nz and row `row` does not end before it, the pairs never go back,
+ * and the last one is (n, nnz).  The GPU's plan is tested against this one. */
+static void test_merge_plan(sps_scalar t, const pattern *p)
+{
+    const size_t S = sps_scalar_size(t);
+    const int64_t tiles = sps_csr_merge_tiles(p->n, p->nnz, S), tile = sps_csr_merge_tile(S);
+    unsigned char *work = malloc(sps_csr_merge_bytes(p->n, p->nnz, S));
+    TU_CHECK(sps_cpu_kernels[t].csr_merge_plan(g_ctx, p->n, p->nnz, p->rowptr, work) == SPS_OK, "merge plan status");
+    const sps_index *plan = (const sps_index *)work;
+    int bad = 0;
+    for (int64_t k = 0; k <= tiles && !bad; k++) {
+        const int64_t d = k * tile < (int64_t)p->n + p->nnz ? k * tile : (int64_t)p->n + p->nnz;
+        const sps_index r = plan[2 * k], z = plan[2 * k + 1];
+        bad = (int64_t)r + z != d || r < 0 || r > p->n || z < 0 || z > p->nnz || (r > 0 && p->rowptr[r] > z) ||
+              (r < p->n && p->rowptr[r + 1] < z) || (k > 0 && (r < plan[2 * k - 2] || z < plan[2 * k - 1]));
+        if (bad) printf("  tile %lld: (%d, %d) on diagonal %lld\n", (long long)k, (int)r, (int)z, (long long)d);
+    }
+    TU_CHECK(!bad && plan[2 * tiles] == p->n && plan[2 * tiles + 1] == p->nnz, "%s %s: merge plan of %lld tiles valid",
+             p->name, sps_scalar_name(t), (long long)tiles);
+    free(work);
+}
+
 int main(void)
 {
     if (sps_context_create(&g_ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
@@ -781,7 +805,10 @@ int main(void)
     }
     build_patterns();
     for (int ti = 0; ti < 4; ti++)
-        for (int pi = 0; pi < npat; pi++) test_spmv_pattern(all_types[ti], &pats[pi]);
+        for (int pi = 0; pi < npat; pi++) {
+            test_spmv_pattern(all_types[ti], &pats[pi]);
+            test_merge_plan(all_types[ti], &pats[pi]);
+        }
     /* the chunking is type-generic: one real and one complex type, both precisions */
     test_determinism(SPS_F64);
     test_determinism(SPS_C32);
