@@ -716,14 +716,11 @@ static void run_ours(Bench &b, sps_matrix A, const std::string &format, const Sp
     SpsMatrix converted;
     SpsOperator op; /* after `converted`: destroyed first */
     const T alpha = 1, beta = 0;
-    sps_format id = SPS_FMT_CSR;
     if (cr) {
         cr->format = format;
         std::string why;
         bool built = false;
         guarded(b, cr->status, cr->detail, [&] {
-            sps_format_options unused;
-            CK_SPS(b.ctx, format_of(format, &id, &unused));
             CK_CUDA(cudaDeviceSynchronize());
             built = build_format(b, A, format, converted, why);
             if (!built) {

@@ -82,4 +82,13 @@ static inline SPS_MERGE_HD void sps_csr_merge_coord(int64_t d, sps_index n, int6
     *nz = (sps_index)(d - lo);
 }
 
+/** plan[2 t], plan[2 t + 1]: the coordinate at tile border t (diagonal t tile, the
+ *  last border clamped to n + nnz); both backends' csr_merge_plan are this per t. */
+static inline SPS_MERGE_HD void sps_csr_merge_plan_at(int64_t t, int64_t tile, sps_index n, int64_t nnz,
+                                                       const sps_index *rowptr, sps_index *plan)
+{
+    const int64_t d = t * tile < (int64_t)n + nnz ? t * tile : (int64_t)n + nnz;
+    sps_csr_merge_coord(d, n, nnz, rowptr, &plan[2 * t], &plan[2 * t + 1]);
+}
+
 #endif

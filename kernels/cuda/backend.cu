@@ -222,16 +222,15 @@ static sps_status cuda_fetch_begin(sps_context ctx, const void *src, size_t byte
         return sps_error(ctx, SPS_ERR_ARG, "fetch of %zu bytes exceeds the %d-byte staging", bytes,
                          SPS_FETCH_MAX_BYTES);
     const int buf = st->arm_src ? st->arm_buf : 0;
-    unsigned char *dst = (unsigned char *)st->pinned + (size_t)buf * SPS_FETCH_MAX_BYTES;
     if (st->staged && st->arm_src == src && (size_t)st->arm_words * 8 == bytes && st->staged_buf == buf) {
         /* the last reduction queued has copied them */
     } else if (fetch_mappable(st, src, bytes)) {
-        fetch_kernel<<<1, 128, 0, st->stream>>>((const unsigned long long *)src,
-                                                (unsigned long long *)st->pinned_dev + (size_t)buf * (SPS_FETCH_MAX_BYTES / 8),
+        fetch_kernel<<<1, 128, 0, st->stream>>>((const unsigned long long *)src, sps_cu_staging_dev(st, buf),
                                                 (int)(bytes / 8));
         SPS_CU_LAUNCHED(ctx, "fetch_kernel");
     } else {
-        SPS_CU(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, st->stream));
+        SPS_CU(ctx, cudaMemcpyAsync((void *)sps_cu_staging_host(st, buf), src, bytes, cudaMemcpyDeviceToHost,
+                                    st->stream));
     }
     SPS_CU(ctx, cudaEventRecord(st->fetch_ev, st->stream));
     st->fetch_pending = 1;
@@ -244,7 +243,7 @@ static sps_status cuda_fetch_wait(sps_context ctx, void *dst, size_t bytes)
     if (!st->fetch_pending) return sps_error(ctx, SPS_ERR_ARG, "fetch_wait without a fetch");
     st->fetch_pending = 0;
     SPS_CU(ctx, cudaEventSynchronize(st->fetch_ev));
-    memcpy(dst, (const unsigned char *)st->pinned + (size_t)st->pending_buf * SPS_FETCH_MAX_BYTES, bytes);
+    memcpy(dst, sps_cu_staging_host(st, st->pending_buf), bytes);
     return SPS_OK;
 }
 

@@ -98,6 +98,15 @@ typedef struct {
 } sps_cuda_state;
 
 static inline sps_cuda_state *sps_cust(sps_context ctx) { return (sps_cuda_state *)ctx->be_state; }
+/* Staging buffer buf (0 or 1) as the device writes it (mapped) and as the host reads it. */
+static inline unsigned long long *sps_cu_staging_dev(const sps_cuda_state *st, int buf)
+{
+    return (unsigned long long *)st->pinned_dev + (size_t)buf * (SPS_FETCH_MAX_BYTES / 8);
+}
+static inline const unsigned char *sps_cu_staging_host(const sps_cuda_state *st, int buf)
+{
+    return (const unsigned char *)st->pinned + (size_t)buf * SPS_FETCH_MAX_BYTES;
+}
 static inline void sps_cu_unstage(sps_context ctx) { sps_cust(ctx)->staged = 0; }
 static inline cudaStream_t sps_custream(sps_context ctx) { return sps_cust(ctx)->stream; }
 static inline void *sps_cuws_red(sps_context ctx) { return sps_cust(ctx)->ws; }
@@ -227,6 +236,17 @@ template <typename T> struct sps_cu_seg_op {
         return r;
     }
 };
+
+/* What becomes of a row's sum s in the SpMV kernels: y_i = a s + b y_i (b == 0:
+ * y not read).  sps_cu_axpby_out_of builds it from the host's coefficients. */
+template <typename T> struct sps_cu_axpby_out {
+    T a, b; int beta_zero; T *y;
+    __device__ void operator()(sps_index i, T s) const { y[i] = beta_zero ? a * s : a * s + b * y[i]; }
+};
+template <typename T> static inline sps_cu_axpby_out<T> sps_cu_axpby_out_of(sps_cplx a, sps_cplx b, void *y)
+{
+    return sps_cu_axpby_out<T>{sc<T>::from(a), sc<T>::from(b), b.re == 0.0 && b.im == 0.0, (T *)y};
+}
 
 /* a + b, for CUB block reductions of any scalar or accumulator type. */
 template <typename T> struct sps_cu_sum {
@@ -532,8 +552,7 @@ static inline sps_cu_outs sps_cu_arm(sps_context ctx, sps_cu_outs o)
 {
     const sps_cuda_state *st = sps_cust(ctx);
     o.stage_src = (const unsigned long long *)st->arm_src;
-    o.stage_dst = st->arm_src ? (unsigned long long *)st->pinned_dev + (size_t)st->arm_buf * (SPS_FETCH_MAX_BYTES / 8)
-                              : NULL;
+    o.stage_dst = st->arm_src ? sps_cu_staging_dev(st, st->arm_buf) : NULL;
     o.stage_words = st->arm_src ? st->arm_words : 0;
     return o;
 }

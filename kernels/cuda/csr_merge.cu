@@ -7,7 +7,7 @@
  * the wait.  Here every block and every thread gets the same number of items
  * (row ends + entries), whatever the rows are.
  *
- * csr_merge_plan  one thread per tile border: sps_csr_merge_coord (binary search
+ * csr_merge_plan  one thread per tile border: sps_csr_merge_plan_at (binary search
  *            over rowptr).  Run once, when the CSR matrix is built.
  * csr_spmv_merge  y = a A x + b y, two launches:
  *   1. csr_merge_tile_kernel, one block of 256 threads per tile of 256 ipt items
@@ -48,15 +48,8 @@ __global__ void csr_merge_plan_kernel(sps_index n, int64_t nnz, const sps_index 
                                       sps_index *plan)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t > tiles) return;
-    const int64_t d = t * tile < (int64_t)n + nnz ? t * tile : (int64_t)n + nnz;
-    sps_csr_merge_coord(d, n, nnz, rowptr, &plan[2 * t], &plan[2 * t + 1]);
+    if (t <= tiles) sps_csr_merge_plan_at(t, tile, n, nnz, rowptr, plan);
 }
-
-template <typename T> struct mp_out {
-    T a, b; int beta_zero; T *y;
-    __device__ void operator()(sps_index i, T s) const { y[i] = beta_zero ? a * s : a * s + b * y[i]; }
-};
 
 /* Blocks an SM must hold (register cap); 0: the compiler's choice (f64: 48
  * registers, 5 blocks).  -DSPS_CSR_MERGE_MINB=k for tuning runs. */
@@ -67,7 +60,7 @@ template <typename T>
 __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
     csr_merge_tile_kernel(sps_index n, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
                           const T *__restrict__ val, const T *__restrict__ x, const sps_index *__restrict__ plan,
-                          T *tail, T *head, mp_out<T> out)
+                          T *tail, T *head, sps_cu_axpby_out<T> out)
 {
     constexpr int IPT = mp_shape<T>::IPT, TILE = mp_shape<T>::TILE;
     typedef cub::BlockScan<sps_cu_segv<T>, SPS_MERGE_THREADS> Scan;
@@ -158,7 +151,7 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
 /* The tiles whose first row began in an earlier tile and ends in them. */
 template <typename T>
 __global__ void csr_merge_fixup_kernel(sps_index n, int64_t tiles, const sps_index *__restrict__ rowptr,
-                                       const sps_index *__restrict__ plan, const T *tail, const T *head, mp_out<T> out)
+                                       const sps_index *__restrict__ plan, const T *tail, const T *head, sps_cu_axpby_out<T> out)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t < 1 || t >= tiles) return;
@@ -190,10 +183,9 @@ static sps_status csr_spmv_merge_impl(sps_context ctx, sps_index n, int64_t nnz,
 {
     const int64_t tiles = sps_csr_merge_tiles(n, nnz, sizeof(T));
     if (tiles == 0) return SPS_OK;
-    if (tiles > INT32_MAX) return sps_error(ctx, SPS_ERR_ARG, "csr_spmv_merge: %lld tiles", (long long)tiles);
     const sps_index *plan = (const sps_index *)work;
     T *tail = (T *)((unsigned char *)work + sps_csr_merge_plan_bytes(n, nnz, sizeof(T))), *head = tail + tiles;
-    const mp_out<T> out = {sc<T>::from(a), sc<T>::from(b), b.re == 0.0 && b.im == 0.0, (T *)y};
+    const sps_cu_axpby_out<T> out = sps_cu_axpby_out_of<T>(a, b, y);
     cudaStream_t s = sps_custream(ctx);
     csr_merge_tile_kernel<T><<<(unsigned)tiles, SPS_MERGE_THREADS, 0, s>>>(n, rowptr, col, (const T *)val,
                                                                          (const T *)x, plan, tail, head, out);

@@ -127,12 +127,8 @@ template <typename T, typename S = csr_bw<T>> __device__ inline int csr_tpr(sps_
     return csr_tpr_of<T, S>(n, (int64_t)rowptr[n] - rowptr[0]);
 }
 
-/* What becomes of a row's sum s: y = a s + b y (b == 0: y not read) ... */
-template <typename T> struct csr_axpby_out {
-    T a, b; int beta_zero; T *y;
-    __device__ void operator()(sps_index i, T s) { y[i] = beta_zero ? a * s : a * s + b * y[i]; }
-};
-/* ... or y = s with conj(x_i) s added to the thread's dot accumulator (q = A p, p^H q),
+/* What becomes of a row's sum s: y = a s + b y (common.cuh sps_cu_axpby_out) ...
+ * or y = s with conj(x_i) s added to the thread's dot accumulator (q = A p, p^H q),
  * x_i also stored to xout when given (the fused direction update's p_new). */
 template <typename T, typename X> struct csr_dot_out {
     X xl; T *y; T *xout; typename sc<T>::ACC acc;
@@ -337,7 +333,7 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
     csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
-                    csr_axpby_out<T> out)
+                    sps_cu_axpby_out<T> out)
 {
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
@@ -582,9 +578,8 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const
 {
     (void)m;
     if (n <= 0) return SPS_OK;
-    const int bz = b.re == 0.0 && b.im == 0.0;
     csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n, rowptr, col, (const T *)val, (const T *)x, csr_axpby_out<T>{sc<T>::from(a), sc<T>::from(b), bz, (T *)y});
+        n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
     return SPS_OK;
 }
