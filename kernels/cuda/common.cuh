@@ -268,6 +268,40 @@ __device__ inline cx<double> ldg_t(const cx<double> *p)
     return mkcx(v.x, v.y);
 }
 
+/* Streaming loads that do not allocate in L1 (ld.global.nc.L1::no_allocate): for
+ * data each instruction uses whole and no other instruction reads again, so the
+ * L1 keeps what is reused (the gathered vector). */
+__device__ inline float ldna_t(const float *p)
+{
+    float v;
+    asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    return v;
+}
+__device__ inline double ldna_t(const double *p)
+{
+    double v;
+    asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    return v;
+}
+__device__ inline sps_index ldna_t(const sps_index *p)
+{
+    sps_index v;
+    asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+__device__ inline cx<float> ldna_t(const cx<float> *p)
+{
+    float a, b;
+    asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "l"(p));
+    return mkcx(a, b);
+}
+__device__ inline cx<double> ldna_t(const cx<double> *p)
+{
+    double a, b;
+    asm("ld.global.nc.L1::no_allocate.v2.f64 {%0, %1}, [%2];" : "=d"(a), "=d"(b) : "l"(p));
+    return mkcx(a, b);
+}
+
 /* y += v without ordering (SpMV^T scatters): complex as two component adds. */
 __device__ inline void atomic_add(float *p, float v) { atomicAdd(p, v); }
 __device__ inline void atomic_add(double *p, double v) { atomicAdd(p, v); }

@@ -51,6 +51,19 @@ __global__ void csr_merge_plan_kernel(sps_index n, int64_t nnz, const sps_index 
     if (t <= tiles) sps_csr_merge_plan_at(t, tile, n, nnz, rowptr, plan);
 }
 
+/* The tile's col and val: read once, coalesced.  For 8- and 16-byte values past
+ * the L1 (ld.global.nc.L1::no_allocate), which then keeps the gathered x: H100,
+ * spbench 2026-11-23, powerlaw-2M f64 0.4088 -> 0.4011 ms; f32 lost (0.3709 ->
+ * 0.3742, one run) and keeps the ordinary read-only loads.  -DSPS_CSR_MERGE_NA=0/1 forces either (tuning). */
+#ifndef SPS_CSR_MERGE_NA
+#define SPS_CSR_MERGE_NA (-1)
+#endif
+template <typename T, typename V> __device__ inline V mp_ld(const V *p)
+{
+    if constexpr (SPS_CSR_MERGE_NA == 1 || (SPS_CSR_MERGE_NA < 0 && sizeof(T) >= 8)) return ldna_t(p);
+    else return ldg_t(p);
+}
+
 /* Blocks an SM must hold (register cap); 0: the compiler's choice (f64: 48
  * registers, 5 blocks).  -DSPS_CSR_MERGE_MINB=k for tuning runs. */
 #ifndef SPS_CSR_MERGE_MINB
@@ -83,8 +96,8 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
 #pragma unroll
         for (int u = 0; u < IPT; u++) {
             const int j = (int)threadIdx.x + u * SPS_MERGE_THREADS;
-            c[u] = j < K ? ldg_t(col + k0 + j) : 0;
-            v[u] = j < K ? ldg_t(val + k0 + j) : zero_of<T>();
+            c[u] = j < K ? mp_ld<T>(col + k0 + j) : 0;
+            v[u] = j < K ? mp_ld<T>(val + k0 + j) : zero_of<T>();
         }
 #pragma unroll
         for (int u = 0; u < IPT; u++) {

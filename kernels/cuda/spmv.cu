@@ -99,6 +99,11 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
 #ifndef SPS_CSR_UNROLL
 #define SPS_CSR_UNROLL 0
 #endif
+/* Rows a staged pass in units of 256/TPR (csr_rows_staged; 0: direct loads):
+ * 1 for 4-byte values, 2 for larger.  -DSPS_CSR_STAGE_K=k forces k (tuning). */
+#ifndef SPS_CSR_STAGE_K
+#define SPS_CSR_STAGE_K (-1)
+#endif
 /* The shape of the row groups: lanes a row from avg >> shift, U entries in flight a
  * lane.  csr_bw: the bandwidth-bound kernels (the rules above).  csr_lat: the fused
  * CG iteration, whose rows sit in L2 (it runs only where they fit one resident
@@ -109,9 +114,11 @@ template <typename T> struct csr_bw {
     static constexpr int shift =
         SPS_CSR_TPR_SHIFT >= 0 ? SPS_CSR_TPR_SHIFT : sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
     static constexpr int U = SPS_CSR_UNROLL > 0 ? SPS_CSR_UNROLL : sizeof(T) <= 4 ? 4 : 2;
+    static constexpr int K = SPS_CSR_STAGE_K >= 0 ? SPS_CSR_STAGE_K : sizeof(T) <= 4 ? 1 : 2;
 };
 template <typename T> struct csr_lat {
     static constexpr int shift = 2, U = sizeof(T) <= 8 ? 4 : 2; /* complex double: 4 spilled at 64 registers */
+    static constexpr int K = 0; /* direct loads */
 };
 /* Lanes a row from n and nnz: the same on the host (grid sizing) and the device. */
 template <typename T, typename S = csr_bw<T>> __host__ __device__ inline int csr_tpr_of(sps_index n, int64_t nnz)
@@ -163,6 +170,24 @@ template <typename T> struct csr_x_xpay {
 template <typename T> struct csr_x_xpay_s {
     const T *z, *p; const sps_cplx *slots; sps_scoef c;
 };
+/* csr_spmv_dot's rows: csr_bw's groups, staged one 256/TPR rows a pass, except
+ * for 8- and 16-byte values gathering z + c p_old (two vectors), which load
+ * directly.  H100, spbench solver mode 2026-11-23, CG an iteration (two runs
+ * each): poisson3d-128 f64 (z + c p) staged K = 2 0.1531 ms, K = 1 0.1507,
+ * direct 0.1444; stencil27b3-40 f64 (plain, 77 a row) K = 2 0.0990, K = 1
+ * 0.0872, direct 0.0940; f32 poisson3d-128 K = 1 0.0926, direct 0.0939;
+ * stencil27b3-40 K = 1 0.0680, direct 0.0660 (kept staged: one rule for f32).
+ * -DSPS_CSR_DOT_STAGE_K=k forces k (tuning). */
+#ifndef SPS_CSR_DOT_STAGE_K
+#define SPS_CSR_DOT_STAGE_K (-1)
+#endif
+template <typename X> struct csr_x_pair { static constexpr bool value = false; };
+template <typename T> struct csr_x_pair<csr_x_xpay_s<T>> { static constexpr bool value = true; };
+template <typename T, typename XH> struct csr_dot_bw : csr_bw<T> {
+    static constexpr int K = SPS_CSR_DOT_STAGE_K >= 0                  ? SPS_CSR_DOT_STAGE_K
+                             : sizeof(T) >= 8 && csr_x_pair<XH>::value ? 0
+                                                                       : 1;
+};
 template <typename X> __device__ inline X csr_x_bind(X x) { return x; }
 template <typename T> __device__ inline csr_x_xpay<T> csr_x_bind(csr_x_xpay_s<T> x)
 {
@@ -199,10 +224,11 @@ __device__ inline T csr_group_sum(sps_index beg, sps_index end, int lane, unsign
 
 /* Rows of this thread's group: row = global group id, stride = groups in the grid.
  * All TPR lanes of a group run the same row loop, so a group stays converged and
- * shuffles with the group's own lane mask. */
+ * shuffles with the group's own lane mask.  (The latency shape's form, csr_lat:
+ * its rows sit in L2.) */
 template <typename T, int TPR, int U, typename X, typename Out>
-__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
-                         sps_index long_len, unsigned nblocks)
+__device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x,
+                                Out &out, sps_index long_len, unsigned nblocks)
 {
     const int lane = threadIdx.x & (TPR - 1);
     const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
@@ -213,6 +239,106 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
         const T s = csr_group_sum<T, TPR, U>(beg, end, lane, mask, col, val, x);
         if (lane == 0) out(i, s);
     }
+}
+
+/* Staged passes (the bandwidth shape, csr_bw).  A pass is the block's next
+ * K 256/TPR consecutive rows (pass p of block b: rows (b + p nblocks) K 256/TPR
+ * on).  Its entries [e0, e1) are contiguous: the whole block loads them coalesced
+ * from e0 rounded down to 32 entries, so every load instruction reads whole
+ * 128-byte lines, through ld.global.nc.L1::no_allocate (each line is used by the
+ * one instruction that reads it), gathers x with ordinary loads and puts the
+ * products in shared memory; then each group of TPR lanes sums its rows from
+ * there, lane l entries l, l + TPR, ... in order, then the shuffle tree.  Why it is
+ * faster than the groups loading their own rows: a group's TPR-entry segments
+ * straddle sectors, so those loads needed the L1 to keep the lines between
+ * instructions, and the streamed matrix then pushed x out of it; staged, the L1
+ * holds only x.  H100, spbench 2026-11-23, against the direct form in the same
+ * run: f32 banded-s1e5 0.2028 -> 0.1777 ms, stencil27b3-40 0.0614 -> 0.0561;
+ * f64 (K = 2) banded-s1e3 0.1428 -> 0.1358, banded-s1e5 0.2093 -> 0.1935,
+ * poisson3d-128 0.0953 -> 0.0945.  Measured and dropped: ordinary loads for the
+ * entries (f64 geomean 0.951 against 0.992 with no_allocate; f32 0.972 / 1.015);
+ * K = 2 in f32 (0.984 against 0.987 in one run), K = 4 (0.861 f32, 0.934 f64:
+ * 32 KB of shared memory a block); two buffers and one barrier a pass (f32 0.967,
+ * f64 K = 2 0.968); a contiguous slice of rows a block instead of strided passes
+ * (f32 0.955, f64 0.995: the blocks resident on an SM then read far-apart rows;
+ * without staging it gained in f32, 0.956 -> 0.980, and lost in f64, 0.994 ->
+ * 0.968).  A pass whose entries exceed the buffer (medium rows; long rows are the
+ * block's own pass, csr_for_long_rows) falls back to the direct loads for its rows.
+ * Products are rounded before the sum (no FMA), so staged and direct sums can
+ * differ in the last bit; which form a pass takes depends on the matrix only. */
+template <int BYTES> __device__ inline unsigned char *csr_stage_buf()
+{
+    __shared__ __align__(16) unsigned char buf[BYTES];
+    return buf;
+}
+template <typename T, int TPR, int U, int K, typename X, typename Out>
+__device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x,
+                                Out &out, sps_index long_len, unsigned nblocks)
+{
+    constexpr int G = SPS_CU_THREADS / TPR; /* groups a block */
+    constexpr int B = G * K;                /* rows a pass */
+    constexpr int BYTES = 8192 * K;
+    constexpr int CAP = BYTES / (int)sizeof(T); /* entries a pass */
+    constexpr int PER = CAP / SPS_CU_THREADS;
+    static_assert(PER * SPS_CU_THREADS == CAP, "the buffer holds whole block loads");
+    T *const prod = reinterpret_cast<T *>(csr_stage_buf<BYTES>());
+    const int lane = threadIdx.x & (TPR - 1);
+    const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
+    const sps_index g = (sps_index)(threadIdx.x / TPR);
+    for (int64_t r0 = (int64_t)blockIdx.x * B; r0 < n; r0 += (int64_t)nblocks * B) { /* uniform */
+        const sps_index rb = r0 + B < n ? (sps_index)(r0 + B) : n;
+        sps_index beg[K], end[K];
+#pragma unroll
+        for (int q = 0; q < K; q++) {
+            const sps_index i = (sps_index)r0 + g + q * G;
+            beg[q] = i < rb ? __ldg(rowptr + i) : 0;
+            end[q] = i < rb ? __ldg(rowptr + i + 1) : 0;
+        }
+        const sps_index e0 = __ldg(rowptr + r0), e1 = __ldg(rowptr + rb);
+        const sps_index ea = e0 & ~31; /* 128-byte lines of col */
+        const bool staged = e1 - ea <= CAP; /* uniform */
+        if (staged) {
+            sps_index c[PER];
+            T v[PER];
+#pragma unroll
+            for (int m = 0; m < PER; m++) {
+                const sps_index e = ea + (sps_index)threadIdx.x + m * SPS_CU_THREADS;
+                const bool ok = e >= e0 && e < e1;
+                c[m] = ok ? ldna_t(col + e) : 0;
+                v[m] = ok ? ldna_t(val + e) : zero_of<T>();
+            }
+#pragma unroll
+            for (int m = 0; m < PER; m++) {
+                const sps_index e = ea + (sps_index)threadIdx.x + m * SPS_CU_THREADS;
+                if (e >= e0 && e < e1) prod[e - ea] = v[m] * x(c[m]);
+            }
+            __syncthreads();
+        }
+#pragma unroll
+        for (int q = 0; q < K; q++) {
+            const sps_index i = (sps_index)r0 + g + q * G;
+            if (i >= rb || end[q] - beg[q] > long_len) continue; /* medium or long: done first */
+            T s = zero_of<T>();
+            if (staged) {
+                for (sps_index k = beg[q] + lane; k < end[q]; k += TPR) s = s + prod[k - ea];
+#pragma unroll
+                for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
+            } else
+                s = csr_group_sum<T, TPR, U>(beg[q], end[q], lane, mask, col, val, x);
+            if (lane == 0) out(i, s);
+        }
+        if (staged) __syncthreads(); /* prod reused by the next pass */
+    }
+}
+
+template <typename T, int TPR, typename S, typename X, typename Out>
+__device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
+                         sps_index long_len, unsigned nblocks)
+{
+    if constexpr (S::K > 0)
+        csr_rows_staged<T, TPR, S::U, S::K>(n, rowptr, col, val, x, out, long_len, nblocks);
+    else
+        csr_rows_direct<T, TPR, S::U>(n, rowptr, col, val, x, out, long_len, nblocks);
 }
 
 /* Long and medium rows.  A row of more than max(1024, 64 TPR) entries would keep
@@ -320,12 +446,12 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     const csr_long_row<T, S::U, X, Out> lr{rowptr, col, val, x, &out, &tmp};
     if (!SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
     switch (tpr) {
-    case 1: csr_rows<T, 1, S::U>(n, rowptr, col, val, x, out, M, nb); break;
-    case 2: csr_rows<T, 2, S::U>(n, rowptr, col, val, x, out, M, nb); break;
-    case 4: csr_rows<T, 4, S::U>(n, rowptr, col, val, x, out, M, nb); break;
-    case 8: csr_rows<T, 8, S::U>(n, rowptr, col, val, x, out, M, nb); break;
-    case 16: csr_rows<T, 16, S::U>(n, rowptr, col, val, x, out, M, nb); break;
-    default: csr_rows<T, 32, S::U>(n, rowptr, col, val, x, out, M, nb); break;
+    case 1: csr_rows<T, 1, S>(n, rowptr, col, val, x, out, M, nb); break;
+    case 2: csr_rows<T, 2, S>(n, rowptr, col, val, x, out, M, nb); break;
+    case 4: csr_rows<T, 4, S>(n, rowptr, col, val, x, out, M, nb); break;
+    case 8: csr_rows<T, 8, S>(n, rowptr, col, val, x, out, M, nb); break;
+    case 16: csr_rows<T, 16, S>(n, rowptr, col, val, x, out, M, nb); break;
+    default: csr_rows<T, 32, S>(n, rowptr, col, val, x, out, M, nb); break;
     }
     if (SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
 }
@@ -373,7 +499,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
     accv<typename sc<T>::ACC, 1> acc;
-    acc.v[0] = csr_dot_rows<T, csr_bw<T>>(n, rowptr, col, val, xh, y, xout);
+    acc.v[0] = csr_dot_rows<T, csr_dot_bw<T, XH>>(n, rowptr, col, val, xh, y, xout);
     sps_cu_reduce_finish<typename sc<T>::ACC, 1>(acc, part, counter, slots, outs, sps_cu_no_guard(), 0);
 }
 
