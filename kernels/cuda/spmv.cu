@@ -224,8 +224,8 @@ __device__ inline T csr_group_sum(sps_index beg, sps_index end, int lane, unsign
 
 /* Rows of this thread's group: row = global group id, stride = groups in the grid.
  * All TPR lanes of a group run the same row loop, so a group stays converged and
- * shuffles with the group's own lane mask.  (The latency shape's form, csr_lat:
- * its rows sit in L2.) */
+ * shuffles with the group's own lane mask.  The form of csr_lat (its rows sit
+ * in L2) and of csr_dot_bw for f64 z + c p_old. */
 template <typename T, int TPR, int U, typename X, typename Out>
 __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x,
                                 Out &out, sps_index long_len, unsigned nblocks)
@@ -249,16 +249,19 @@ __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_
  * one instruction that reads it), gathers x with ordinary loads and puts the
  * products in shared memory; then each group of TPR lanes sums its rows from
  * there, lane l entries l, l + TPR, ... in order, then the shuffle tree.  Why it is
- * faster than the groups loading their own rows: a group's TPR-entry segments
- * straddle sectors, so those loads needed the L1 to keep the lines between
- * instructions, and the streamed matrix then pushed x out of it; staged, the L1
- * holds only x.  H100, spbench 2026-11-23, against the direct form in the same
+ * faster than the groups loading their own rows (our reading of ncu on
+ * banded-s1e3, where the time followed the L2-to-L1 sectors read: f64 direct
+ * 20.1M sectors 138 us, cuSPARSE CSR 15.4M 123 us): a group's TPR-entry segments
+ * straddle sectors, so the direct loads need the L1 to keep matrix lines between
+ * instructions, and that streamed data pushes x out; staged, the L1 holds x.  H100, spbench 2026-11-23, against the direct form in the same
  * run: f32 banded-s1e5 0.2028 -> 0.1777 ms, stencil27b3-40 0.0614 -> 0.0561;
  * f64 (K = 2) banded-s1e3 0.1428 -> 0.1358, banded-s1e5 0.2093 -> 0.1935,
  * poisson3d-128 0.0953 -> 0.0945.  Measured and dropped: ordinary loads for the
  * entries (f64 geomean 0.951 against 0.992 with no_allocate; f32 0.972 / 1.015);
  * K = 2 in f32 (0.984 against 0.987 in one run), K = 4 (0.861 f32, 0.934 f64:
- * 32 KB of shared memory a block); two buffers and one barrier a pass (f32 0.967,
+ * 32 KB of shared memory a block; f32 K = 2 again in a later run: 0.987 against
+ * 0.992); TPR shift 1 in f32 (smaller passes: 0.887, with K = 2 0.874); two
+ * buffers and one barrier a pass (f32 0.967,
  * f64 K = 2 0.968); a contiguous slice of rows a block instead of strided passes
  * (f32 0.955, f64 0.995: the blocks resident on an SM then read far-apart rows;
  * without staging it gained in f32, 0.956 -> 0.980, and lost in f64, 0.994 ->
