@@ -19,7 +19,8 @@
  *   Inf or NaN in x never meets a padding zero (0 * Inf would be NaN).
  * Fill: stored slots = ndiag * n.  A matrix whose pattern is not banded makes
  *   this explode, so the build counts the diagonals first (a flag per possible
- *   diagonal, n + m - 1 integers to the host) and refuses, before allocating
+ *   diagonal and their prefix sum on the backend; the count to the host) and
+ *   refuses, before allocating
  *   the diagonals, when ndiag * n > max_fill * nnz (max_fill default 10; 0
  *   means the default, a negative or NaN value is an error), with the number
  *   of diagonals, the projected entries and bytes, the fill factor and the
@@ -85,15 +86,20 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     dia_layout *L = &s->L;
     L->nw = (sps_index)(((int64_t)B->n + 31) / 32);
 
-    /* 1. which of the n + m - 1 diagonals hold entries */
+    /* 1. which of the n + m - 1 diagonals hold entries, and their prefix sum (the
+     * flag -> diagonal map), on the backend: only the count comes to the host */
     const int64_t nflag = B->n > 0 && B->m > 0 ? (int64_t)B->n + B->m - 1 : 0;
-    sps_index *dflag = NULL, *flag = NULL, *off = NULL;
+    sps_index *dflag = NULL, *dmap = NULL, *count = NULL;
     sps_status st;
+    if (nflag > INT32_MAX) /* the map's entries are indices */
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED, "DIA: %lld possible diagonals (n + m - 1) exceed the 32-bit index range",
+                         (long long)nflag);
     SPS_CHECK(sps_dmalloc(ctx, (void **)&dflag, (size_t)nflag * sizeof *dflag));
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&dmap, ((size_t)nflag + 1) * sizeof *dmap), done);
     SPS_CHECK_GOTO(st, k->dia_mark(ctx, B->n, B->m, src->rowptr, src->col, dflag), done);
-    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&flag, dflag, (size_t)nflag * sizeof *flag, "DIA diagonal flags"), done);
-    int64_t ndiag = 0;
-    for (int64_t q = 0; q < nflag; q++) ndiag += flag[q] != 0;
+    SPS_CHECK_GOTO(st, k->dia_scan(ctx, nflag, dflag, dmap), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&count, dmap + nflag, sizeof *count, "the DIA diagonal count"), done);
+    const int64_t ndiag = *count;
 
     /* 2. the blow-up check, before the diagonals are allocated */
     const int64_t stored = ndiag * (int64_t)B->n;
@@ -106,48 +112,28 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
                        B->nnz ? (double)stored / (double)B->nnz : 0.0, max_fill);
         goto done;
     }
-    if (ndiag > INT32_MAX) {
-        st = sps_error(ctx, SPS_ERR_UNSUPPORTED, "DIA: %lld diagonals exceed the 32-bit index range", (long long)ndiag);
-        goto done;
-    }
-    L->ndiag = (sps_index)ndiag;
+    L->ndiag = (sps_index)ndiag; /* <= n + m - 1 < 2^32; n, m < 2^31 */
 
-    /* 3. offsets and the flag -> diagonal map (in place), uploaded */
-    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&off, (size_t)ndiag * sizeof *off, "DIA offsets"), done);
-    {
-        sps_index d = 0;
-        for (int64_t q = 0; q < nflag; q++) {
-            if (flag[q]) {
-                off[d] = (sps_index)(q - (B->n - 1));
-                flag[q] = d++;
-            } else {
-                flag[q] = -1;
-            }
-        }
-    }
-    SPS_CHECK_GOTO(st, sps_dupload(ctx, (void **)&L->off, off, (size_t)ndiag * sizeof *off), done);
-    SPS_CHECK_GOTO(st, sps_dcopy(ctx, dflag, flag, (size_t)nflag * sizeof *flag, SPS_COPY_H2D), done);
+    /* 3. the offsets */
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->off, (size_t)ndiag * sizeof *L->off), done);
+    SPS_CHECK_GOTO(st, k->dia_offsets(ctx, B->n, nflag, dflag, dmap, L->off), done);
 
     /* 4. the diagonals and the mask */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->dval, (size_t)ndiag * (size_t)B->n * ss), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->mask, (size_t)ndiag * (size_t)L->nw * sizeof(uint32_t)), done);
-    SPS_CHECK_GOTO(st, k->dia_fill(ctx, B->n, B->m, src->rowptr, src->col, src->val, dflag, L->ndiag, s->dval, L->mask),
+    SPS_CHECK_GOTO(st, k->dia_fill(ctx, B->n, B->m, src->rowptr, src->col, src->val, dmap, L->ndiag, s->dval, L->mask),
                    done);
-    st = ctx->be->synchronize(ctx); /* the fill reads dflag */
+    st = ctx->be->synchronize(ctx); /* the offsets and the fill read dflag and dmap */
 done:
     sps_dfree(ctx, dflag);
-    free(flag);
-    free(off);
+    sps_dfree(ctx, dmap);
+    free(count);
     return st;
 }
 
 static sps_status dia_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
 {
-    sps_csr_store src;
-    SPS_CHECK(sps_csr_stage(B->ctx, h, &src));
-    sps_status st = dia_build(B, &src, opt);
-    sps_csr_unstage(B->ctx, &src); /* dia_build synchronised after the fill */
-    return st;
+    return sps_csr_build_from_host(B, h, opt, dia_build);
 }
 
 /* Back to CSR on the host: row i's entries are the set mask bits of slot

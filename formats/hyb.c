@@ -123,12 +123,7 @@ static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 
 static sps_status hyb_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
 {
-    sps_csr_store src;
-    SPS_CHECK(sps_csr_stage(B->ctx, h, &src));
-    sps_status st = hyb_build(B, &src, opt);
-    if (st == SPS_OK) st = B->ctx->be->synchronize(B->ctx);
-    sps_csr_unstage(B->ctx, &src);
-    return st;
+    return sps_csr_build_from_host(B, h, opt, hyb_build);
 }
 
 /* Back to CSR on the host: row i = its ELL slots up to the first padding, then

@@ -61,7 +61,14 @@
     /* flag[j - i + n - 1] = 1 for every entry (i, j), 0 elsewhere (n + m - 1 entries) */                  \
     X(P, S, dia_mark, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,                 \
                        const sps_index *col, sps_index *flag))                                             \
-    /* dmap[j - i + n - 1] = d of the diagonal holding (i, j); dval (ndiag * n) and mask written */        \
+    /* dmap[q] = flag[0] + ... + flag[q - 1], q = 0..nflag (nflag + 1 entries: dmap[nflag] = the         \
+       diagonals in use); synchronises the backend (the host reads dmap[nflag] next) */                    \
+    X(P, S, dia_scan, (sps_context ctx, int64_t nflag, const sps_index *flag, sps_index *dmap))            \
+    /* off[dmap[q]] = q - (n - 1) for every q < nflag with flag[q] != 0 */                                 \
+    X(P, S, dia_offsets, (sps_context ctx, sps_index n, int64_t nflag, const sps_index *flag,              \
+                          const sps_index *dmap, sps_index *off))                                          \
+    /* dmap[j - i + n - 1] = d of the diagonal holding (i, j) (only read there); dval (ndiag * n) and     \
+       mask written */                                                                                     \
     X(P, S, dia_fill, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,                 \
                        const sps_index *col, const void *val, const sps_index *dmap, sps_index ndiag,      \
                        void *dval, uint32_t *mask))                                                        \

@@ -122,6 +122,8 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
     X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \
                         const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
+    /* row[k] = i for rowptr[i] <= k < rowptr[i+1] (COO's row array from CSR's; index only) */       \
+    X(P, S, coo_rows, (sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *row))     \
     /* y = a A x + b y, A in COO sorted by row (then column) */                                     \
     X(P, S, coo_spmv, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
                        const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \

@@ -12,8 +12,9 @@
  *   or Inf in x only reaches the rows whose pattern has that column).
  * dia_spmvt: one column j per iteration gathering A_ij x_i over the diagonals
  *   (i = j - off[d]): no scatter, deterministic, no scratch.
- * Build: flags of the occupied diagonals (host picks them), fill parallel over
- *   groups of 32 rows, so each mask word has one writer. */
+ * Build: flags of the occupied diagonals, their prefix sum (the flag -> diagonal
+ *   map; the host reads only the count), the offsets, then the fill, parallel
+ *   over groups of 32 rows, so each mask word has one writer. */
 #include "kernels/cpu/common.h"
 
 /* Rows (or columns) below which a parallel region costs more than it saves. */
@@ -37,6 +38,25 @@ static sps_status mark(sps_index n, sps_index m, const sps_index *rowptr, const 
 #pragma omp atomic write
             flag[(int64_t)col[k] - i + n - 1] = 1;
         }
+    return SPS_OK;
+}
+
+/* dmap[q] = flags before q (serial: integers, the order does not matter) */
+static sps_status scan(int64_t nflag, const sps_index *flag, sps_index *dmap)
+{
+    sps_index acc = 0;
+    for (int64_t q = 0; q < nflag; q++) {
+        dmap[q] = acc;
+        acc += flag[q] != 0;
+    }
+    dmap[nflag > 0 ? nflag : 0] = acc;
+    return SPS_OK;
+}
+
+static sps_status offsets(sps_index n, int64_t nflag, const sps_index *flag, const sps_index *dmap, sps_index *off)
+{
+    for (int64_t q = 0; q < nflag; q++)
+        if (flag[q]) off[dmap[q]] = (sps_index)(q - (n - 1));
     return SPS_OK;
 }
 

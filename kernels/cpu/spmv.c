@@ -3,5 +3,14 @@
 
 #include <stdlib.h>
 
+/* COO's row array from CSR's (type-independent: one copy for every type's entry). */
+static sps_status coo_rows_fill(sps_index n, const sps_index *rowptr, sps_index *row)
+{
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) row[k] = i;
+    return SPS_OK;
+}
+
 #define SPS_TEMPLATE "kernels/cpu/spmv.inc"
 #include "kernels/cpu/instantiate.h"

@@ -3,9 +3,13 @@
  *
  *   dia_mark    memset, then one thread per row storing flag = 1 for each of
  *               its entries' diagonals (equal values: a benign overlap).
- *   dia_fill    memset of values and mask, then one thread per row writing its
- *               values to slot d*n + i and its mask bits with atomicOr
- *               (32 rows share a word; the result does not depend on order).
+ *   dia_scan    the flags' exclusive sum (sps_cu_scan_index): the diagonal map.
+ *   dia_offsets one thread per flag, writing the offsets of occupied ones.
+ *   dia_fill    one warp per 32 rows (one mask word) walking the diagonals in
+ *               step with each lane's next entry: every value slot and mask
+ *               word written once (ballot), no memset, no atomics (the old
+ *               memset + atomicOr fill, with the flags sent to the host and
+ *               back, cost 96x an SpMV on poisson3d-128).
  *   dia_spmv    one thread per row i walking the diagonals: at each d a warp
  *               reads 32 consecutive values (coalesced), one mask word
  *               (broadcast) and the broadcast offset; padding skipped by the
@@ -33,18 +37,43 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) dia_mark_kernel(sps_index n, c
         for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) flag[(int64_t)col[k] - i + n - 1] = 1;
 }
 
+/* q -> offset of its diagonal, for the occupied q */
+__global__ void __launch_bounds__(SPS_CU_THREADS) dia_offsets_kernel(sps_index n, int64_t nflag, const sps_index *flag,
+                                                                     const sps_index *dmap, sps_index *off)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t q = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; q < nflag; q += stride)
+        if (flag[q]) off[dmap[q]] = (sps_index)(q - (n - 1));
+}
+
+/* One warp per mask word w: lane l holds row i = 32 w + l and the diagonal dk of
+ * its next entry (columns ascending = diagonals ascending).  At each diagonal d
+ * the warp writes the 32 consecutive value slots d n + 32 w .. (the entry or 0)
+ * and lane 0 the word of the ballot: every slot and word written once, no
+ * memset, no atomics (the CPU fill's result, bit for bit). */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) dia_fill_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
-                                                                  const T *val, const sps_index *dmap, sps_index nw, T *dval,
-                                                                  uint32_t *mask)
+                                                                  const T *val, const sps_index *dmap, sps_index ndiag,
+                                                                  sps_index nw, T *dval, uint32_t *mask)
 {
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride)
-        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
-            const sps_index d = dmap[(int64_t)col[k] - i + n - 1];
-            dval[(size_t)d * n + i] = val[k];
-            atomicOr(&mask[(size_t)d * nw + (size_t)(i >> 5)], 1u << (i & 31));
+    const int lane = (int)(threadIdx.x & 31);
+    const sps_index warps = (sps_index)(gridDim.x * blockDim.x / 32);
+    for (sps_index w = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / 32); w < nw; w += warps) { /* warp-uniform */
+        const sps_index i = 32 * w + lane;
+        sps_index k = i < n ? rowptr[i] : 0;
+        const sps_index end = i < n ? rowptr[i + 1] : 0;
+        sps_index dk = k < end ? dmap[(int64_t)col[k] - i + n - 1] : ndiag;
+        for (sps_index d = 0; d < ndiag; d++) {
+            const bool has = dk == d;
+            const unsigned bits = __ballot_sync(0xffffffffu, has);
+            if (i < n) dval[(size_t)d * n + i] = has ? val[k] : zero_of<T>();
+            if (lane == 0) mask[(size_t)d * nw + w] = bits;
+            if (has) {
+                k++;
+                dk = k < end ? dmap[(int64_t)col[k] - i + n - 1] : ndiag;
+            }
         }
+    }
 }
 
 template <typename T>
@@ -97,18 +126,24 @@ static sps_status dia_mark_impl(sps_context ctx, sps_index n, sps_index m, const
     return SPS_OK;
 }
 
+static sps_status dia_offsets_impl(sps_context ctx, sps_index n, int64_t nflag, const sps_index *flag,
+                                   const sps_index *dmap, sps_index *off)
+{
+    if (nflag <= 0) return SPS_OK;
+    dia_offsets_kernel<<<sps_cu_grid(ctx, nflag), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, nflag, flag, dmap, off);
+    SPS_CU_LAUNCHED(ctx, "dia_offsets_kernel");
+    return SPS_OK;
+}
+
 /* ---------------------------------------------------------------- typed implementations */
 template <typename T>
 static sps_status dia_fill_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
                                 const sps_index *dmap, sps_index ndiag, void *dval, uint32_t *mask)
 {
     if (n <= 0 || ndiag <= 0) return SPS_OK;
-    cudaStream_t s = sps_custream(ctx);
     const sps_index nw = dia_nwords(n);
-    SPS_CU(ctx, cudaMemsetAsync(dval, 0, (size_t)ndiag * (size_t)n * sizeof(T), s));
-    SPS_CU(ctx, cudaMemsetAsync(mask, 0, (size_t)ndiag * (size_t)nw * sizeof(uint32_t), s));
-    dia_fill_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, col, (const T *)val, dmap, nw, (T *)dval,
-                                                                     mask);
+    dia_fill_kernel<T><<<sps_cu_grid(ctx, (int64_t)nw * 32), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, dmap, ndiag, nw, (T *)dval, mask);
     SPS_CU_LAUNCHED(ctx, "dia_fill_kernel");
     return SPS_OK;
 }
@@ -142,6 +177,12 @@ static sps_status dia_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_
     extern "C" sps_status sps_cuda_dia_mark_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,   \
                                                 const sps_index *col, sps_index *flag)                                \
     { return dia_mark_impl(ctx, n, m, rowptr, col, flag); }                                                           \
+    extern "C" sps_status sps_cuda_dia_scan_##S(sps_context ctx, int64_t nflag, const sps_index *flag,              \
+                                                sps_index *dmap)                                                      \
+    { return sps_cu_scan_index(ctx, flag, dmap, nflag, "DIA diagonal map"); }                                         \
+    extern "C" sps_status sps_cuda_dia_offsets_##S(sps_context ctx, sps_index n, int64_t nflag,                       \
+                                                   const sps_index *flag, const sps_index *dmap, sps_index *off)      \
+    { return dia_offsets_impl(ctx, n, nflag, flag, dmap, off); }                                                      \
     extern "C" sps_status sps_cuda_dia_fill_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,   \
                                                 const sps_index *col, const void *val, const sps_index *dmap,         \
                                                 sps_index ndiag, void *dval, uint32_t *mask)                          \

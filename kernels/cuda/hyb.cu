@@ -2,8 +2,8 @@
  * computes is the CPU reference's (kernels/cpu/hyb.c, hyb.inc); layout in
  * formats/hyb.c.  The COO tail runs on coo_spmv / coo_spmvt (spmv.cu).
  *
- *   hyb_tail_ptr   counts max(0, len_i - K), then cub::DeviceScan::ExclusiveSum
- *                  over n + 1 entries (integers: exact).
+ *   hyb_tail_ptr   counts max(0, len_i - K), then their exclusive sum
+ *                  (sps_cu_scan_index, scan.cu; integers: exact).
  *   hyb_fill       one thread per ELL row i < ld: writes its K slots (column
  *                  -1 / value 0 past the row's end) and its tail entries.
  *   hyb_ell_spmv   one thread per row, slot k*ld + i: at each k a warp reads
@@ -17,7 +17,6 @@
  * read up to each row's end, n S (y), x gathers. */
 #include "kernels/cuda/common.cuh"
 
-#include <cub/device/device_scan.cuh>
 
 namespace {
 
@@ -28,13 +27,13 @@ template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_scal
         y[j] = bz ? zero_of<T>() : b * y[j];
 }
 
-/* cnt[i] = max(0, len_i - K) for i < n, cnt[n] = 0 */
+/* cnt[i] = max(0, len_i - K) for i < n */
 __global__ void __launch_bounds__(SPS_CU_THREADS) tail_count_kernel(sps_index n, const sps_index *rowptr, sps_index K,
                                                                     sps_index *cnt)
 {
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i <= n; i += stride) {
-        const sps_index L = i < n ? rowptr[i + 1] - rowptr[i] : 0;
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+        const sps_index L = rowptr[i + 1] - rowptr[i];
         cnt[i] = L > K ? L - K : 0;
     }
 }
@@ -105,30 +104,20 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmvt_kernel(sps_index
 } // namespace
 
 /* ---------------------------------------------------------------- index kernels (type-independent) */
-/* Temporaries (counts + CUB's scratch) freed after a stream synchronisation. */
+/* Counts, then the shared scan (scan.cu); the counts are freed after its synchronisation. */
 static sps_status tail_ptr_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index K, sps_index *tail_ptr)
 {
-    cudaStream_t s = sps_custream(ctx);
-    const int64_t items = (int64_t)n + 1;
-    if (items > INT32_MAX) return sps_error(ctx, SPS_ERR_UNSUPPORTED, "HYB: %d rows exceed the scan's range", (int)n);
-    size_t tmp_bytes = 0;
-    SPS_CU(ctx, cub::DeviceScan::ExclusiveSum((void *)NULL, tmp_bytes, (const sps_index *)NULL, (sps_index *)NULL,
-                                              (int)items, s));
-    const size_t tb = (tmp_bytes + 255) / 256 * 256;
-    unsigned char *buf = NULL;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&buf, tb + (size_t)items * sizeof(sps_index)));
-    sps_index *cnt = (sps_index *)(buf + tb);
+    sps_index *cnt = NULL;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&cnt, ((size_t)n + 1) * sizeof *cnt));
     sps_status st = SPS_OK;
-    tail_count_kernel<<<sps_cu_grid(ctx, items), SPS_CU_THREADS, 0, s>>>(n, rowptr, K, cnt);
-    cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "launch of tail_count_kernel", __FILE__, __LINE__);
-    if (st == SPS_OK) {
-        e = cub::DeviceScan::ExclusiveSum((void *)buf, tmp_bytes, (const sps_index *)cnt, tail_ptr, (int)items, s);
-        if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "cub::DeviceScan::ExclusiveSum", __FILE__, __LINE__);
+    if (n > 0) {
+        tail_count_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, rowptr, K, cnt);
+        const cudaError_t e = cudaGetLastError();
+        if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "launch of tail_count_kernel", __FILE__, __LINE__);
     }
-    e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess && st == SPS_OK) st = sps_cuda_fail(ctx, e, "cudaStreamSynchronize", __FILE__, __LINE__);
-    sps_dfree(ctx, buf);
+    if (st == SPS_OK) st = sps_cu_scan_index(ctx, cnt, tail_ptr, n, "HYB tail pointers");
+    else (void)cudaStreamSynchronize(sps_custream(ctx));
+    sps_dfree(ctx, cnt);
     return st;
 }
 

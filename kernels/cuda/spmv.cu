@@ -615,6 +615,38 @@ template <typename T> struct seg_prefix {
 
 /* Entries [lo, hi) of this block's chunk; carries: crow[2b], cval[2b] for the
  * chunk's first row, crow[2b+1], cval[2b+1] for its last row (-1: same as first). */
+/* COO's row array from CSR's: block b takes rows [256 b, 256 b + 256), their row
+ * pointers in shared memory, and writes row[k] for its entries with all its
+ * threads (consecutive k: coalesced, whatever the row lengths), each k's row by
+ * bisection in shared memory. */
+__global__ void __launch_bounds__(SPS_CU_THREADS) coo_rows_kernel(sps_index n, const sps_index *rowptr, sps_index *row)
+{
+    __shared__ sps_index rp[SPS_CU_THREADS + 1];
+    for (int64_t r0 = (int64_t)blockIdx.x * SPS_CU_THREADS; r0 < n; r0 += (int64_t)gridDim.x * SPS_CU_THREADS) {
+        const int R = n - r0 < SPS_CU_THREADS ? (int)(n - r0) : SPS_CU_THREADS;
+        for (int j = (int)threadIdx.x; j <= R; j += SPS_CU_THREADS) rp[j] = rowptr[r0 + j];
+        __syncthreads();
+        for (sps_index k = rp[0] + (sps_index)threadIdx.x; k < rp[R]; k += SPS_CU_THREADS) {
+            int lo = 0, hi = R - 1; /* the last j with rp[j] <= k */
+            while (lo < hi) {
+                const int mid = (lo + hi + 1) / 2;
+                if (rp[mid] <= k) lo = mid;
+                else hi = mid - 1;
+            }
+            row[k] = (sps_index)(r0 + lo);
+        }
+        __syncthreads(); /* rp reused */
+    }
+}
+
+static sps_status coo_rows_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *row)
+{
+    if (n <= 0) return SPS_OK;
+    coo_rows_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, rowptr, row);
+    SPS_CU_LAUNCHED(ctx, "coo_rows_kernel");
+    return SPS_OK;
+}
+
 template <typename T>
 __global__ void __launch_bounds__(COO_THREADS) coo_seg_kernel(int64_t nnz, int64_t chunk, const sps_index *row,
                                                              const sps_index *col, const T *val, T a, const T *x, T *y,
@@ -893,6 +925,9 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
                                                  const sps_index *col, const void *val, sps_cplx a, const void *x,  \
                                                  sps_cplx b, void *y)                                               \
     { return csr_spmvt_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                          \
+    extern "C" sps_status sps_cuda_coo_rows_##S(sps_context ctx, sps_index n, const sps_index *rowptr,              \
+                                                sps_index *row)                                                     \
+    { return coo_rows_impl(ctx, n, rowptr, row); }                                                                  \
     extern "C" sps_status sps_cuda_coo_spmv_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,             \
                                                 const sps_index *row, const sps_index *col, const void *val,        \
                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                     \
