@@ -131,6 +131,23 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
     }
 }
 
+/* The slots: at each k a warp reads 32 consecutive slots, whole lines that no
+ * other instruction reads again, so they bypass the L1
+ * (ld.global.nc.L1::no_allocate), which then keeps the gathered x (the CSR
+ * kernel's staged passes, spmv.cu, for the same reason).  H100, spbench
+ * 2026-11-23, against -DSPS_PAD_NA=0 (the ordinary read-only loads) in the same
+ * call, ms: stencil27b3-40 f64 ELL 0.0856 -> 0.0794, SELL 0.0883 -> 0.0836,
+ * RgCSR 0.0873 -> 0.0819; f32 SELL 0.0668 -> 0.0607; poisson3d-128 f64 SELL
+ * 0.0922 -> 0.0912, f32 0.0650 -> 0.0625; banded-s1e3 within 2 %. */
+#ifndef SPS_PAD_NA
+#define SPS_PAD_NA 1
+#endif
+template <typename V> __device__ inline V pad_ld(const V *p)
+{
+    if constexpr (SPS_PAD_NA) return ldna_t(p);
+    else return ldg_t(p);
+}
+
 template <typename T>
 __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
                                                               const T *__restrict__ x, T b, int beta_zero, T *__restrict__ y)
@@ -148,16 +165,17 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L,
     T s = zero_of<T>();
     sps_index k = 0;
     for (; k + 4 <= len; k += 4, p += 4 * (int64_t)stride) {
-        const sps_index c0 = col[p], c1 = col[p + stride], c2 = col[p + 2 * (int64_t)stride],
-                        c3 = col[p + 3 * (int64_t)stride];
-        const T v0 = val[p], v1 = val[p + stride], v2 = val[p + 2 * (int64_t)stride], v3 = val[p + 3 * (int64_t)stride];
+        const sps_index c0 = pad_ld(col + p), c1 = pad_ld(col + p + stride), c2 = pad_ld(col + p + 2 * (int64_t)stride),
+                        c3 = pad_ld(col + p + 3 * (int64_t)stride);
+        const T v0 = pad_ld(val + p), v1 = pad_ld(val + p + stride), v2 = pad_ld(val + p + 2 * (int64_t)stride),
+                v3 = pad_ld(val + p + 3 * (int64_t)stride);
         const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1), x2 = ldg_t(x + c2), x3 = ldg_t(x + c3);
         s = s + v0 * x0;
         s = s + v1 * x1;
         s = s + v2 * x2;
         s = s + v3 * x3;
     }
-    for (; k < len; k++, p += stride) s = s + val[p] * ldg_t(x + col[p]);
+    for (; k < len; k++, p += stride) s = s + pad_ld(val + p) * ldg_t(x + pad_ld(col + p));
     const sps_index i = L.perm ? L.perm[r] : r;
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
