@@ -1,7 +1,6 @@
 /* COO: row and column index per entry, sorted by row then column, in backend memory.
  * SpMV: kernels coo_spmv (chunked, deterministic) / coo_spmvt. */
 #include "core/internal.h"
-#include "formats/csr_backend.h"
 
 #include <stdlib.h>
 
@@ -21,28 +20,47 @@ static void coo_destroy(sps_matrix A)
     A->store = NULL;
 }
 
-/* From CSR arrays in backend memory: the row array by the backend (coo_rows),
- * columns and values copied on the backend (the CUDA build never leaves the
- * device: 0.18 s through the host on poisson3d-128 before). */
-static sps_status coo_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+/* The row array from backend row pointers (coo_rows), and the store. */
+static sps_status coo_start(sps_matrix B, const sps_index *rowptr, coo_store **out)
 {
-    (void)opt;
     sps_context ctx = B->ctx;
     coo_store *s;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "COO handle"));
     B->store = s; /* on failure the caller destroys B, freeing what was allocated */
-    const size_t nnz = (size_t)B->nnz, ss = sps_scalar_size(B->t);
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&s->row, nnz * sizeof(sps_index)));
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&s->col, nnz * sizeof(sps_index)));
-    SPS_CHECK(sps_dmalloc(ctx, &s->val, nnz * ss));
-    SPS_CHECK(sps_kern(ctx, B->t)->coo_rows(ctx, B->n, src->rowptr, s->row));
-    SPS_CHECK(sps_dcopy(ctx, s->col, src->col, nnz * sizeof(sps_index), SPS_COPY_D2D));
-    return sps_dcopy(ctx, s->val, src->val, nnz * ss, SPS_COPY_D2D);
+    *out = s;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&s->row, (size_t)B->nnz * sizeof(sps_index)));
+    return sps_kern(ctx, B->t)->coo_rows(ctx, B->n, rowptr, s->row);
 }
 
+/* From CSR arrays in backend memory: rows by the backend, columns and values
+ * copied on it (the CUDA build never leaves the device: 0.18 s through the host
+ * on poisson3d-128 before). */
+static sps_status coo_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+{
+    (void)opt;
+    coo_store *s;
+    SPS_CHECK(coo_start(B, src->rowptr, &s));
+    const size_t nnz = (size_t)B->nnz, ss = sps_scalar_size(B->t);
+    SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->col, nnz * sizeof(sps_index)));
+    SPS_CHECK(sps_dmalloc(B->ctx, &s->val, nnz * ss));
+    SPS_CHECK(sps_dcopy(B->ctx, s->col, src->col, nnz * sizeof(sps_index), SPS_COPY_D2D));
+    return sps_dcopy(B->ctx, s->val, src->val, nnz * ss, SPS_COPY_D2D);
+}
+
+/* From host CSR: only the row pointers are staged; columns and values are
+ * uploaded straight into the store (no second copy of the matrix on the device). */
 static sps_status coo_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
 {
-    return sps_csr_build_from_host(B, h, opt, coo_build);
+    (void)opt;
+    sps_index *rowptr = NULL;
+    coo_store *s;
+    SPS_CHECK(sps_dupload(B->ctx, (void **)&rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
+    sps_status st = coo_start(B, rowptr, &s);
+    if (st == SPS_OK) st = sps_dupload(B->ctx, (void **)&s->col, h->col, (size_t)h->nnz * sizeof(sps_index));
+    if (st == SPS_OK) st = sps_dupload(B->ctx, &s->val, h->val, (size_t)h->nnz * sps_scalar_size(h->t));
+    const sps_status sy = B->ctx->be->synchronize(B->ctx); /* coo_rows reads rowptr */
+    sps_dfree(B->ctx, rowptr);
+    return st != SPS_OK ? st : sy;
 }
 
 static sps_status coo_to_csr(sps_matrix A, sps_csr_host *out)

@@ -91,9 +91,6 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     const int64_t nflag = B->n > 0 && B->m > 0 ? (int64_t)B->n + B->m - 1 : 0;
     sps_index *dflag = NULL, *dmap = NULL, *count = NULL;
     sps_status st;
-    if (nflag > INT32_MAX) /* the map's entries are indices */
-        return sps_error(ctx, SPS_ERR_UNSUPPORTED, "DIA: %lld possible diagonals (n + m - 1) exceed the 32-bit index range",
-                         (long long)nflag);
     SPS_CHECK(sps_dmalloc(ctx, (void **)&dflag, (size_t)nflag * sizeof *dflag));
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&dmap, ((size_t)nflag + 1) * sizeof *dmap), done);
     SPS_CHECK_GOTO(st, k->dia_mark(ctx, B->n, B->m, src->rowptr, src->col, dflag), done);
@@ -112,7 +109,7 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
                        B->nnz ? (double)stored / (double)B->nnz : 0.0, max_fill);
         goto done;
     }
-    L->ndiag = (sps_index)ndiag; /* <= n + m - 1 < 2^32; n, m < 2^31 */
+    L->ndiag = (sps_index)ndiag; /* <= nnz <= INT32_MAX: every diagonal counted holds an entry */
 
     /* 3. the offsets */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->off, (size_t)ndiag * sizeof *L->off), done);

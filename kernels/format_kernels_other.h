@@ -62,7 +62,7 @@
     X(P, S, dia_mark, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,                 \
                        const sps_index *col, sps_index *flag))                                             \
     /* dmap[q] = flag[0] + ... + flag[q - 1], q = 0..nflag (nflag + 1 entries: dmap[nflag] = the         \
-       diagonals in use); synchronises the backend (the host reads dmap[nflag] next) */                    \
+       diagonals in use); the host reads dmap[nflag] next (a download: synchronised) */                    \
     X(P, S, dia_scan, (sps_context ctx, int64_t nflag, const sps_index *flag, sps_index *dmap))            \
     /* off[dmap[q]] = q - (n - 1) for every q < nflag with flag[q] != 0 */                                 \
     X(P, S, dia_offsets, (sps_context ctx, sps_index n, int64_t nflag, const sps_index *flag,              \

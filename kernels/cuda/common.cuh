@@ -322,7 +322,8 @@ template <typename T> __device__ inline T scoef_t(sps_scoef c, const sps_cplx *s
 /* ------------------------------------------------------------------ element-wise launcher */
 #define SPS_CU_THREADS 256
 /* out[0] = 0, out[k + 1] = in[0] + ... + in[k] for k < items (items + 1 outputs: out[items] is
- * the total); synchronises the stream (scan.cu).  what: the caller, for errors. */
+ * the total); synchronises the stream when items > 0 (scan.cu); more than INT32_MAX items are
+ * SPS_ERR_UNSUPPORTED (CUB's item count).  what: the caller, for errors. */
 sps_status sps_cu_scan_index(sps_context ctx, const sps_index *in, sps_index *out, int64_t items, const char *what);
 /* Grid of a grid-stride element-wise kernel: enough blocks to cover n, at most
  * 32 per multiprocessor (beyond that, blocks only add scheduling). */

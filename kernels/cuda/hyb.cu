@@ -31,8 +31,8 @@ template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_scal
 __global__ void __launch_bounds__(SPS_CU_THREADS) tail_count_kernel(sps_index n, const sps_index *rowptr, sps_index K,
                                                                     sps_index *cnt)
 {
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
         const sps_index L = rowptr[i + 1] - rowptr[i];
         cnt[i] = L > K ? L - K : 0;
     }

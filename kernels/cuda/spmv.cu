@@ -39,7 +39,8 @@
  *            what another writes.  Traffic: matrix + z, p_old gathered + p_new, q
  *            written: the xpay pass (3n) disappears for +1n of gathers.  Rows
  *            averaging more than 16 entries gather each column so often that the
- *            separate pass is cheaper: there p_new is formed first (same bits).
+ *            separate pass is cheaper: there p_new is formed first (same p_new
+ *            bits; q may differ in the last bit, see csr_spmv_xpay_dot_impl).
  * csr_spmvt  y = a A^T x + b y (y of length m) without forming A^T: y = b y (or 0)
  *            in one pass, then the same row groups scatter a val[k] x[i] into
  *            y[col[k]] with atomicAdd (complex: its two components).  NOT
@@ -171,8 +172,8 @@ template <typename T> struct csr_x_xpay_s {
     const T *z, *p; const sps_cplx *slots; sps_scoef c;
 };
 /* csr_spmv_dot's rows: csr_bw's groups, staged one 256/TPR rows a pass, except
- * for 8- and 16-byte values gathering z + c p_old (two vectors), which load
- * directly.  H100, spbench solver mode 2026-11-23, CG an iteration (two runs
+ * for 8- and 16-byte values (f64, c32, c64) gathering z + c p_old (two vectors),
+ * which load directly.  H100, spbench solver mode 2026-11-23, CG an iteration (two runs
  * each): poisson3d-128 f64 (z + c p) staged K = 2 0.1531 ms, K = 1 0.1507,
  * direct 0.1444; stencil27b3-40 f64 (plain, 77 a row) K = 2 0.0990, K = 1
  * 0.0872, direct 0.0940; f32 poisson3d-128 K = 1 0.0926, direct 0.0939;
@@ -265,8 +266,9 @@ __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_
  * f64 K = 2 0.968); a contiguous slice of rows a block instead of strided passes
  * (f32 0.955, f64 0.995: the blocks resident on an SM then read far-apart rows;
  * without staging it gained in f32, 0.956 -> 0.980, and lost in f64, 0.994 ->
- * 0.968).  A pass whose entries exceed the buffer (medium rows; long rows are the
- * block's own pass, csr_for_long_rows) falls back to the direct loads for its rows.
+ * 0.968).  A pass whose entries exceed the buffer falls back to the direct loads
+ * for its rows; the medium and long rows (summed first, csr_for_long_rows) are
+ * skipped but count towards the buffer, so a pass holding one usually falls back.
  * Products are rounded before the sum (no FMA), so staged and direct sums can
  * differ in the last bit; which form a pass takes depends on the matrix only. */
 template <int BYTES> __device__ inline unsigned char *csr_stage_buf()
@@ -303,17 +305,18 @@ __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_
         if (staged) {
             sps_index c[PER];
             T v[PER];
+            const int lo = (int)(e0 - ea), hi = (int)(e1 - ea); /* offsets from ea: no index past e1 is formed */
 #pragma unroll
             for (int m = 0; m < PER; m++) {
-                const sps_index e = ea + (sps_index)threadIdx.x + m * SPS_CU_THREADS;
-                const bool ok = e >= e0 && e < e1;
-                c[m] = ok ? ldna_t(col + e) : 0;
-                v[m] = ok ? ldna_t(val + e) : zero_of<T>();
+                const int o = (int)threadIdx.x + m * SPS_CU_THREADS;
+                const bool ok = o >= lo && o < hi;
+                c[m] = ok ? ldna_t(col + ea + o) : 0;
+                v[m] = ok ? ldna_t(val + ea + o) : zero_of<T>();
             }
 #pragma unroll
             for (int m = 0; m < PER; m++) {
-                const sps_index e = ea + (sps_index)threadIdx.x + m * SPS_CU_THREADS;
-                if (e >= e0 && e < e1) prod[e - ea] = v[m] * x(c[m]);
+                const int o = (int)threadIdx.x + m * SPS_CU_THREADS;
+                if (o >= lo && o < hi) prod[o] = v[m] * x(c[m]);
             }
             __syncthreads();
         }
@@ -613,12 +616,10 @@ template <typename T> struct seg_prefix {
     }
 };
 
-/* Entries [lo, hi) of this block's chunk; carries: crow[2b], cval[2b] for the
- * chunk's first row, crow[2b+1], cval[2b+1] for its last row (-1: same as first). */
-/* COO's row array from CSR's: block b takes rows [256 b, 256 b + 256), their row
- * pointers in shared memory, and writes row[k] for its entries with all its
- * threads (consecutive k: coalesced, whatever the row lengths), each k's row by
- * bisection in shared memory. */
+/* COO's row array from CSR's: a block takes 256 consecutive rows at a time
+ * (grid-stride), their row pointers in shared memory, and writes row[k] for
+ * their entries with all its threads (consecutive k: coalesced, whatever the
+ * row lengths), each k's row by bisection in shared memory. */
 __global__ void __launch_bounds__(SPS_CU_THREADS) coo_rows_kernel(sps_index n, const sps_index *rowptr, sps_index *row)
 {
     __shared__ sps_index rp[SPS_CU_THREADS + 1];
@@ -626,7 +627,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) coo_rows_kernel(sps_index n, c
         const int R = n - r0 < SPS_CU_THREADS ? (int)(n - r0) : SPS_CU_THREADS;
         for (int j = (int)threadIdx.x; j <= R; j += SPS_CU_THREADS) rp[j] = rowptr[r0 + j];
         __syncthreads();
-        for (sps_index k = rp[0] + (sps_index)threadIdx.x; k < rp[R]; k += SPS_CU_THREADS) {
+        for (int64_t k = (int64_t)rp[0] + threadIdx.x; k < rp[R]; k += SPS_CU_THREADS) {
             int lo = 0, hi = R - 1; /* the last j with rp[j] <= k */
             while (lo < hi) {
                 const int mid = (lo + hi + 1) / 2;
@@ -647,6 +648,8 @@ static sps_status coo_rows_impl(sps_context ctx, sps_index n, const sps_index *r
     return SPS_OK;
 }
 
+/* Entries [lo, hi) of this block's chunk; carries: crow[2b], cval[2b] for the
+ * chunk's first row, crow[2b+1], cval[2b+1] for its last row (-1: same as first). */
 template <typename T>
 __global__ void __launch_bounds__(COO_THREADS) coo_seg_kernel(int64_t nnz, int64_t chunk, const sps_index *row,
                                                              const sps_index *col, const T *val, T a, const T *x, T *y,
@@ -787,8 +790,10 @@ static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, c
  * a separate pass p_new = z + c p_old (3n of DRAM traffic) before csr_spmv_dot:
  * H100 (ncu, 2026-11-23), stencil27b3-40 f64 (77 a row): xpay_dot 99 us against
  * csr_spmv_dot 77 us on the same matrix; poisson3d-128 (7 a row) keeps the fused
- * form (100 us against 86 + 3n).  Same p_new and q bits either way (the same
- * expression, then the same products in the same order). */
+ * form (100 us against 86 + 3n).  Same p_new bits either way (the same
+ * expression); q can differ in the last bit for 8- and 16-byte values, whose
+ * fused form loads directly (products fused into the sum) while the plain
+ * product is staged (products rounded first): csr_dot_bw. */
 #ifndef SPS_CSR_XPAY_MAX_AVG
 #define SPS_CSR_XPAY_MAX_AVG 16
 #endif
