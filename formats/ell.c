@@ -24,18 +24,16 @@ static sps_status ell_params(sps_matrix B, const sps_format_options *opt, sps_pa
     return sps_pad_max_fill(B->ctx, "ell", opt, &p->max_fill);
 }
 
-static sps_status ell_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
-{
-    sps_pad_params p;
-    SPS_CHECK(ell_params(B, opt, &p));
-    return sps_pad_build_host(B, h, &p);
-}
-
 static sps_status ell_from_backend_csr(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
 {
     sps_pad_params p;
     SPS_CHECK(ell_params(B, opt, &p));
     return sps_pad_build(B, src, &p);
+}
+
+static sps_status ell_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+{
+    return sps_csr_build_from_host(B, h, opt, ell_from_backend_csr);
 }
 
 const sps_format_ops sps_format_ell = {SPS_FMT_ELL, "ell",

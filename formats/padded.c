@@ -195,17 +195,6 @@ done:
     return st;
 }
 
-sps_status sps_pad_build_host(sps_matrix B, const sps_csr_host *h, const sps_pad_params *p)
-{
-    sps_csr_store c;
-    SPS_CHECK(sps_csr_stage(B->ctx, h, &c));
-    sps_status st = sps_pad_build(B, &c, p);
-    /* the scatter kernels are queued on the stream: wait before the source goes */
-    if (st == SPS_OK) st = B->ctx->be->synchronize(B->ctx);
-    sps_csr_unstage(B->ctx, &c);
-    return st;
-}
-
 sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
 {
     const sps_pad_store *s = A->store;

@@ -34,7 +34,7 @@
 #ifndef SPS_FORMATS_PADDED_H
 #define SPS_FORMATS_PADDED_H
 
-#include "core/internal.h"
+#include "formats/csr_backend.h"
 
 /* Slots always allowed whatever max_fill says: on tiny matrices the 32-row
  * alignment alone exceeds max_fill x nnz (a 1 x 1 matrix is 32 ELL slots). */
@@ -71,8 +71,6 @@ const char *sps_pad_kind_name(sps_pad_kind k);
 
 /** Build B->store from a CSR in backend memory (B's n, m, nnz, t, ctx set). */
 sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_params *p);
-/** Build from host CSR: upload it, then sps_pad_build. */
-sps_status sps_pad_build_host(sps_matrix B, const sps_csr_host *h, const sps_pad_params *p);
 /** Back to canonical host CSR (downloads and converts on the host). */
 sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out);
 sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);

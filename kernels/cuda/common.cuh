@@ -302,6 +302,13 @@ __device__ inline cx<double> ldna_t(const cx<double> *p)
     return mkcx(a, b);
 }
 
+/* A read-only load through the L1 (ldg_t) or past it (ldna_t, NA). */
+template <bool NA, typename V> __device__ inline V sps_cu_ld(const V *p)
+{
+    if constexpr (NA) return ldna_t(p);
+    else return ldg_t(p);
+}
+
 /* y += v without ordering (SpMV^T scatters): complex as two component adds. */
 __device__ inline void atomic_add(float *p, float v) { atomicAdd(p, v); }
 __device__ inline void atomic_add(double *p, double v) { atomicAdd(p, v); }
@@ -317,6 +324,42 @@ __device__ inline sps_cplx scoef_eval(sps_scoef c, const sps_cplx *slots) { retu
 template <typename T> __device__ inline T scoef_t(sps_scoef c, const sps_cplx *slots)
 {
     return sc<T>::from(scoef_eval(c, slots));
+}
+
+/* ------------------------------------------------------------------ staged products */
+/* x gathered through the read-only path: the plain vector of a product. */
+template <typename T> struct sps_cu_xplain {
+    const T *x;
+    __device__ T operator()(sps_index c) const { return ldg_t(x + c); }
+};
+/* A tile of CSR entries base + o, o in [lo, hi) (hi <= PER THREADS), loaded by the
+ * whole block coalesced (thread t: o = t, t + THREADS, ...; all PER col/val loads
+ * in flight before the first gather, NA: past the L1), and their products
+ * val x(col) put in prod[o] (shared memory; the caller synchronises).  LO: lo may
+ * be above 0; else it is 0 and not tested.  Both callers compile to the PTX they had
+ * when each wrote this loop itself (checked with nvcc 13, sm_90): testing lo = 0
+ * took the merge tile from 47-48 registers to 40 in f64/c32, and writing the test
+ * as (!LO || o >= lo) took the staged f64 row kernel from 48 to 64, occupancy
+ * changes never measured.  The staged CSR passes (spmv.cu) and the merge-path
+ * tiles (csr_merge.cu). */
+template <int PER, int THREADS, bool NA, bool LO, typename T, typename X>
+__device__ inline void sps_cu_stage_products(const sps_index *col, const T *val, const X &x, sps_index base, int lo,
+                                             int hi, T *prod)
+{
+    sps_index c[PER];
+    T v[PER];
+#pragma unroll
+    for (int m = 0; m < PER; m++) {
+        const int o = (int)threadIdx.x + m * THREADS;
+        const bool ok = LO ? o >= lo && o < hi : o < hi;
+        c[m] = ok ? sps_cu_ld<NA>(col + base + o) : 0;
+        v[m] = ok ? sps_cu_ld<NA>(val + base + o) : zero_of<T>();
+    }
+#pragma unroll
+    for (int m = 0; m < PER; m++) {
+        const int o = (int)threadIdx.x + m * THREADS;
+        if (LO ? o >= lo && o < hi : o < hi) prod[o] = v[m] * x(c[m]);
+    }
 }
 
 /* ------------------------------------------------------------------ element-wise launcher */

@@ -58,11 +58,7 @@ __global__ void csr_merge_plan_kernel(sps_index n, int64_t nnz, const sps_index 
 #ifndef SPS_CSR_MERGE_NA
 #define SPS_CSR_MERGE_NA (-1)
 #endif
-template <typename T, typename V> __device__ inline V mp_ld(const V *p)
-{
-    if constexpr (SPS_CSR_MERGE_NA == 1 || (SPS_CSR_MERGE_NA < 0 && sizeof(T) >= 8)) return ldna_t(p);
-    else return ldg_t(p);
-}
+template <typename T> constexpr bool mp_na = SPS_CSR_MERGE_NA == 1 || (SPS_CSR_MERGE_NA < 0 && sizeof(T) >= 8);
 
 /* Blocks an SM must hold (register cap); 0: the compiler's choice (f64: 48
  * registers, 5 blocks).  -DSPS_CSR_MERGE_MINB=k for tuning runs. */
@@ -89,21 +85,9 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
      * rowptr[r0] are loaded with the entries (one round trip, not two) */
     bool cont = false; /* the tile's first row began in an earlier tile */
     {
-        sps_index c[IPT];
-        T v[IPT];
         const sps_index e0 = (int)threadIdx.x < R ? ldg_t(rowptr + r0 + threadIdx.x + 1) : 0;
         const sps_index rp0 = ldg_t(rowptr + r0);
-#pragma unroll
-        for (int u = 0; u < IPT; u++) {
-            const int j = (int)threadIdx.x + u * SPS_MERGE_THREADS;
-            c[u] = j < K ? mp_ld<T>(col + k0 + j) : 0;
-            v[u] = j < K ? mp_ld<T>(val + k0 + j) : zero_of<T>();
-        }
-#pragma unroll
-        for (int u = 0; u < IPT; u++) {
-            const int j = (int)threadIdx.x + u * SPS_MERGE_THREADS;
-            if (j < K) s_prod[j] = v[u] * ldg_t(x + c[u]);
-        }
+        sps_cu_stage_products<IPT, SPS_MERGE_THREADS, mp_na<T>, false>(col, val, sps_cu_xplain<T>{x}, k0, 0, K, s_prod);
         if ((int)threadIdx.x < R) s_end[threadIdx.x] = e0 - k0;
         for (int i = (int)threadIdx.x + SPS_MERGE_THREADS; i < R; i += SPS_MERGE_THREADS)
             s_end[i] = ldg_t(rowptr + r0 + i + 1) - k0;

@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmvt_kernel(sps_index
 static sps_status tail_ptr_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index K, sps_index *tail_ptr)
 {
     sps_index *cnt = NULL;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&cnt, ((size_t)n + 1) * sizeof *cnt));
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&cnt, (size_t)n * sizeof *cnt));
     sps_status st = SPS_OK;
     if (n > 0) {
         tail_count_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, rowptr, K, cnt);

@@ -142,11 +142,7 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
 #ifndef SPS_PAD_NA
 #define SPS_PAD_NA 1
 #endif
-template <typename V> __device__ inline V pad_ld(const V *p)
-{
-    if constexpr (SPS_PAD_NA) return ldna_t(p);
-    else return ldg_t(p);
-}
+template <typename V> __device__ inline V pad_ld(const V *p) { return sps_cu_ld<SPS_PAD_NA != 0>(p); }
 
 template <typename T>
 __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,

@@ -154,11 +154,8 @@ template <typename T, typename X> struct csr_dot_out {
  * the matrix arrays, or evict-last on x) were no consistent gain (+-5% per matrix,
  * either sign); ld.global.cs (evict-first in L1 too) was up to 2x slower, the groups
  * of a warp sharing the sectors of neighbouring rows through L1. */
-/* The vector the rows multiply: x itself ... */
-template <typename T> struct csr_x_plain {
-    const T *x;
-    __device__ T operator()(sps_index c) const { return ldg_t(x + c); }
-};
+/* The vector the rows multiply: x itself (common.cuh) ... */
+template <typename T> using csr_x_plain = sps_cu_xplain<T>;
 /* ... or CG's new direction z + beta p_old, formed for every gathered column (every
  * thread forms it the same way, so the owner's stored p_new_i equals what the other
  * rows multiplied). */
@@ -227,12 +224,17 @@ __device__ inline T csr_group_sum(sps_index beg, sps_index end, int lane, unsign
  * All TPR lanes of a group run the same row loop, so a group stays converged and
  * shuffles with the group's own lane mask.  The form of csr_lat (its rows sit
  * in L2) and of csr_dot_bw for f64 z + c p_old. */
+/* A group's lanes in its warp, for its shuffles. */
+template <int TPR> __device__ inline unsigned csr_group_mask()
+{
+    return TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
+}
 template <typename T, int TPR, int U, typename X, typename Out>
 __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x,
                                 Out &out, sps_index long_len, unsigned nblocks)
 {
     const int lane = threadIdx.x & (TPR - 1);
-    const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
+    const unsigned mask = csr_group_mask<TPR>();
     const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
     for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
         const sps_index beg = __ldg(rowptr + i), end = __ldg(rowptr + i + 1);
@@ -288,7 +290,7 @@ __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_
     static_assert(PER * SPS_CU_THREADS == CAP, "the buffer holds whole block loads");
     T *const prod = reinterpret_cast<T *>(csr_stage_buf<BYTES>());
     const int lane = threadIdx.x & (TPR - 1);
-    const unsigned mask = TPR == 32 ? 0xffffffffu : (((1u << TPR) - 1) << ((threadIdx.x & 31) & ~(TPR - 1)));
+    const unsigned mask = csr_group_mask<TPR>();
     const sps_index g = (sps_index)(threadIdx.x / TPR);
     for (int64_t r0 = (int64_t)blockIdx.x * B; r0 < n; r0 += (int64_t)nblocks * B) { /* uniform */
         const sps_index rb = r0 + B < n ? (sps_index)(r0 + B) : n;
@@ -302,22 +304,8 @@ __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_
         const sps_index e0 = __ldg(rowptr + r0), e1 = __ldg(rowptr + rb);
         const sps_index ea = e0 & ~31; /* 128-byte lines of col */
         const bool staged = e1 - ea <= CAP; /* uniform */
-        if (staged) {
-            sps_index c[PER];
-            T v[PER];
-            const int lo = (int)(e0 - ea), hi = (int)(e1 - ea); /* offsets from ea: no index past e1 is formed */
-#pragma unroll
-            for (int m = 0; m < PER; m++) {
-                const int o = (int)threadIdx.x + m * SPS_CU_THREADS;
-                const bool ok = o >= lo && o < hi;
-                c[m] = ok ? ldna_t(col + ea + o) : 0;
-                v[m] = ok ? ldna_t(val + ea + o) : zero_of<T>();
-            }
-#pragma unroll
-            for (int m = 0; m < PER; m++) {
-                const int o = (int)threadIdx.x + m * SPS_CU_THREADS;
-                if (o >= lo && o < hi) prod[o] = v[m] * x(c[m]);
-            }
+        if (staged) { /* offsets from ea: no index past e1 is formed */
+            sps_cu_stage_products<PER, SPS_CU_THREADS, true, true>(col, val, x, ea, (int)(e0 - ea), (int)(e1 - ea), prod);
             __syncthreads();
         }
 #pragma unroll
@@ -768,7 +756,7 @@ static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, cons
                                  int out)
 {
     unsigned grid = 1;
-    SPS_CHECK(csr_spmv_dot_grid<T>(ctx, csr_spmv_dot_kernel<T, X>, n, nnz, &grid));
+    SPS_CHECK((csr_spmv_dot_grid<T, csr_dot_bw<T, X>>(ctx, csr_spmv_dot_kernel<T, X>, n, nnz, &grid)));
     csr_spmv_dot_kernel<T, X><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
         n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
         sps_cuws_counter(ctx), slots, sps_cu_arm(ctx, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
