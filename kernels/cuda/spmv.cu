@@ -278,6 +278,30 @@ template <int BYTES> __device__ inline unsigned char *csr_stage_buf()
     __shared__ __align__(16) unsigned char buf[BYTES];
     return buf;
 }
+/* The row bounds of a pass: its group's K rows and the pass's entry range. */
+template <int K> struct csr_pass {
+    sps_index beg[K], end[K], e0, e1, rb;
+};
+template <int K, int G, int B>
+__device__ inline csr_pass<K> csr_pass_load(int64_t r0, sps_index n, sps_index g, const sps_index *rowptr)
+{
+    csr_pass<K> p;
+    p.rb = r0 + B < n ? (sps_index)(r0 + B) : n;
+#pragma unroll
+    for (int q = 0; q < K; q++) {
+        const sps_index i = (sps_index)r0 + g + q * G;
+        p.beg[q] = i < p.rb ? __ldg(rowptr + i) : 0;
+        p.end[q] = i < p.rb ? __ldg(rowptr + i + 1) : 0;
+    }
+    p.e0 = __ldg(rowptr + r0);
+    p.e1 = __ldg(rowptr + p.rb);
+    return p;
+}
+/* -DSPS_CSR_STAGE_PREFETCH=1: a pass loads the next pass's row bounds before it stages
+ * its own entries (one dependent round trip fewer a pass; tuning runs). */
+#ifndef SPS_CSR_STAGE_PREFETCH
+#define SPS_CSR_STAGE_PREFETCH 0
+#endif
 template <typename T, int TPR, int U, int K, typename X, typename Out>
 __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x,
                                 Out &out, sps_index long_len, unsigned nblocks)
@@ -292,36 +316,39 @@ __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_
     const int lane = threadIdx.x & (TPR - 1);
     const unsigned mask = csr_group_mask<TPR>();
     const sps_index g = (sps_index)(threadIdx.x / TPR);
-    for (int64_t r0 = (int64_t)blockIdx.x * B; r0 < n; r0 += (int64_t)nblocks * B) { /* uniform */
-        const sps_index rb = r0 + B < n ? (sps_index)(r0 + B) : n;
-        sps_index beg[K], end[K];
-#pragma unroll
-        for (int q = 0; q < K; q++) {
-            const sps_index i = (sps_index)r0 + g + q * G;
-            beg[q] = i < rb ? __ldg(rowptr + i) : 0;
-            end[q] = i < rb ? __ldg(rowptr + i + 1) : 0;
-        }
-        const sps_index e0 = __ldg(rowptr + r0), e1 = __ldg(rowptr + rb);
-        const sps_index ea = e0 & ~31; /* 128-byte lines of col */
-        const bool staged = e1 - ea <= CAP; /* uniform */
+    const int64_t stride = (int64_t)nblocks * B;
+    int64_t r0 = (int64_t)blockIdx.x * B;
+    csr_pass<K> cur;
+    if (SPS_CSR_STAGE_PREFETCH && r0 < n) cur = csr_pass_load<K, G, B>(r0, n, g, rowptr);
+    for (; r0 < n; r0 += stride) { /* uniform */
+        csr_pass<K> nxt;
+        if (SPS_CSR_STAGE_PREFETCH) {
+            if (r0 + stride < n) nxt = csr_pass_load<K, G, B>(r0 + stride, n, g, rowptr);
+        } else
+            cur = csr_pass_load<K, G, B>(r0, n, g, rowptr);
+        const sps_index rb = cur.rb;
+        const sps_index ea = cur.e0 & ~31; /* 128-byte lines of col */
+        const bool staged = cur.e1 - ea <= CAP; /* uniform */
         if (staged) { /* offsets from ea: no index past e1 is formed */
-            sps_cu_stage_products<PER, SPS_CU_THREADS, true, true>(col, val, x, ea, (int)(e0 - ea), (int)(e1 - ea), prod);
+            sps_cu_stage_products<PER, SPS_CU_THREADS, true, true>(col, val, x, ea, (int)(cur.e0 - ea),
+                                                                   (int)(cur.e1 - ea), prod);
             __syncthreads();
         }
 #pragma unroll
         for (int q = 0; q < K; q++) {
             const sps_index i = (sps_index)r0 + g + q * G;
-            if (i >= rb || end[q] - beg[q] > long_len) continue; /* medium or long: done first */
+            if (i >= rb || cur.end[q] - cur.beg[q] > long_len) continue; /* medium or long: done first */
             T s = zero_of<T>();
             if (staged) {
-                for (sps_index k = beg[q] + lane; k < end[q]; k += TPR) s = s + prod[k - ea];
+                for (sps_index k = cur.beg[q] + lane; k < cur.end[q]; k += TPR) s = s + prod[k - ea];
 #pragma unroll
                 for (int off = TPR / 2; off > 0; off /= 2) s = s + shfl_down(mask, s, off, TPR);
             } else
-                s = csr_group_sum<T, TPR, U>(beg[q], end[q], lane, mask, col, val, x);
+                s = csr_group_sum<T, TPR, U>(cur.beg[q], cur.end[q], lane, mask, col, val, x);
             if (lane == 0) out(i, s);
         }
         if (staged) __syncthreads(); /* prod reused by the next pass */
+        if (SPS_CSR_STAGE_PREFETCH) cur = nxt;
     }
 }
 
@@ -431,6 +458,11 @@ template <typename T> struct csrt_long_row {
 #ifndef SPS_CSR_LONG_LAST
 #define SPS_CSR_LONG_LAST 0
 #endif
+/* -DSPS_CSR_SKIP_LONG=1: no long/medium pass (wrong for matrices that have such rows;
+ * measures what the pass costs, tuning runs only). */
+#ifndef SPS_CSR_SKIP_LONG
+#define SPS_CSR_SKIP_LONG 0
+#endif
 template <typename T, typename S = csr_bw<T>, typename X, typename Out>
 __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
                                unsigned nb, int tpr)
@@ -438,7 +470,7 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
     const sps_index L = csr_long_len(tpr), M = csr_med_len(tpr);
     const csr_long_row<T, S::U, X, Out> lr{rowptr, col, val, x, &out, &tmp};
-    if (!SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
+    if (!SPS_CSR_LONG_LAST && !SPS_CSR_SKIP_LONG) csr_for_long_rows(n, rowptr, L, M, nb, lr);
     switch (tpr) {
     case 1: csr_rows<T, 1, S>(n, rowptr, col, val, x, out, M, nb); break;
     case 2: csr_rows<T, 2, S>(n, rowptr, col, val, x, out, M, nb); break;
@@ -450,8 +482,12 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     if (SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
 }
 
+/* -DSPS_CSR_MINB=k: __launch_bounds__(256, k) for csr_spmv_kernel (tuning runs). */
+#ifndef SPS_CSR_MINB
+#define SPS_CSR_MINB 0
+#endif
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS)
+__global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_MINB)
     csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
                     sps_cu_axpby_out<T> out)
 {
@@ -584,7 +620,16 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 
 /* Grid for the row kernels: enough threads for 32 per row at most, capped at 32
  * blocks per SM (the kernels are grid-stride whatever TPR turns out to be). */
-static unsigned csr_grid(sps_context ctx, sps_index n) { return sps_cu_grid(ctx, (int64_t)n * 32); }
+/* -DSPS_CSR_BLOCKS_PER_SM=k caps it at k (tuning runs). */
+#ifndef SPS_CSR_BLOCKS_PER_SM
+#define SPS_CSR_BLOCKS_PER_SM 0
+#endif
+static unsigned csr_grid(sps_context ctx, sps_index n)
+{
+    const unsigned g = sps_cu_grid(ctx, (int64_t)n * 32);
+    const unsigned cap = (unsigned)sps_cust(ctx)->sms * SPS_CSR_BLOCKS_PER_SM;
+    return SPS_CSR_BLOCKS_PER_SM > 0 && g > cap ? cap : g;
+}
 
 /* ---------------------------------------------------------------- COO */
 #define COO_THREADS 256
