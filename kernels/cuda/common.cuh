@@ -352,8 +352,9 @@ __device__ inline void sps_cu_stage_products(const sps_index *col, const T *val,
     for (int m = 0; m < PER; m++) {
         const int o = (int)threadIdx.x + m * THREADS;
         const bool ok = LO ? o >= lo && o < hi : o < hi;
-        c[m] = ok ? sps_cu_ld<NA>(col + base + o) : 0;
-        v[m] = ok ? sps_cu_ld<NA>(val + base + o) : zero_of<T>();
+        const unsigned e = (unsigned)base + (unsigned)o; /* < 2^32: base <= INT32_MAX, o < PER THREADS */
+        c[m] = ok ? sps_cu_ld<NA>(col + e) : 0;
+        v[m] = ok ? sps_cu_ld<NA>(val + e) : zero_of<T>();
     }
 #pragma unroll
     for (int m = 0; m < PER; m++) {

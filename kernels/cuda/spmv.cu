@@ -482,12 +482,24 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     if (SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
 }
 
-/* -DSPS_CSR_MINB=k: __launch_bounds__(256, k) for csr_spmv_kernel (tuning runs). */
+/* Resident blocks an SM the row kernels are compiled for (__launch_bounds__(256,
+ * MINB): at most 65536 / (256 MINB) registers a thread): 8 for 4-byte values (32
+ * registers), 6 for larger (40).  Pinned because ptxas's own choice moves with
+ * small edits of the staged pass: an overflow-safe rewrite of its index
+ * arithmetic (2026-11-23) took f32 from 32 registers to 48 (5 blocks) and f64 from
+ * 40 to 64 (4 blocks), and the f32 row kernel from 0.093 to 0.112 ms on
+ * banded-s1e3 (H100, same run: 0.0927 with 8 blocks forced).  The few bytes
+ * ptxas then spills sit in the direct-load fallback.  -DSPS_CSR_MINB=k forces k
+ * (tuning runs). */
 #ifndef SPS_CSR_MINB
-#define SPS_CSR_MINB 0
+#define SPS_CSR_MINB (-1)
 #endif
+template <typename T> __host__ __device__ constexpr int csr_minb()
+{
+    return SPS_CSR_MINB >= 0 ? SPS_CSR_MINB : sizeof(T) <= 4 ? 8 : 6;
+}
 template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_MINB)
+__global__ void __launch_bounds__(SPS_CU_THREADS, csr_minb<T>())
     csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
                     sps_cu_axpby_out<T> out)
 {
@@ -516,12 +528,13 @@ __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr
  * (sps_cu_reduce_finish: fixed trees, partials summed in block order).  Every block
  * of the grid takes part (csr_spmv_dot_grid: the blocks with rows, at most one
  * resident wave); blocks without rows add 0. */
-/* -DSPS_CSR_DOT_MINB=k: __launch_bounds__(256, k) for the dot kernels (tuning runs;
- * 0: no minimum, ptxas picks 40 registers for f64).  H100 2026-11-23: 7 (36
+/* The dot kernels: 6 resident blocks (40 registers), what ptxas chose for all four
+ * types before the index rewrite above moved f32 to 48 (pinned for the same
+ * reason).  -DSPS_CSR_DOT_MINB=k forces k (tuning runs).  H100 2026-11-23: 7 (36
  * registers, spills) made poisson3d-128 f64 CG 0.147 -> 0.167 ms; 8 (32) spills
  * more than 200 bytes in the f64 xpay form. */
 #ifndef SPS_CSR_DOT_MINB
-#define SPS_CSR_DOT_MINB 0
+#define SPS_CSR_DOT_MINB 6
 #endif
 template <typename T, typename XH>
 __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
