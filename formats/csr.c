@@ -8,7 +8,9 @@
  * merge-path kernel (kernels/csr_merge.h) whose plan is built here once, on
  * the backend, from rowptr (sps_format_options.csr_kernel; auto: the longest
  * row above SPS_CSR_MERGE_RATIO x the average and 64 entries, on the GPU).
- * The fused CG products keep the row groups. */
+ * The fused CG products keep the row groups.  The longest row (of A and of the
+ * cached A^T) is counted once here and passed to the kernels (their maxrow): the
+ * GPU row kernels then skip their long-row pass where there are none. */
 #include "formats/csr_backend.h"
 
 #include <stdlib.h>
@@ -20,6 +22,7 @@ typedef struct {
     sps_index *trowptr, *tcol; /* A^T (m + 1, nnz), NULL unless transpose_explicit */
     void *tval;
     void *merge; /* the merge-path plan and carries (sps_csr_merge_bytes), NULL: row groups */
+    sps_index maxrow, tmaxrow; /* longest row of A, of A^T (-1: no A^T) */
 } csr_store;
 
 static void csr_destroy(sps_matrix A)
@@ -48,7 +51,11 @@ static sps_status csr_build_transpose(sps_matrix B, const sps_csr_host *h, csr_s
     SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&tv, (size_t)h->nnz * es, "A^T values"), done);
     SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&next, ((size_t)h->m + 1) * sizeof *next, "A^T fill pointers"), done);
     for (int64_t k = 0; k < h->nnz; k++) tp[h->col[k] + 1]++;
-    for (sps_index j = 0; j < h->m; j++) tp[j + 1] += tp[j];
+    s->tmaxrow = 0;
+    for (sps_index j = 0; j < h->m; j++) {
+        if (tp[j + 1] > s->tmaxrow) s->tmaxrow = tp[j + 1];
+        tp[j + 1] += tp[j];
+    }
     for (sps_index j = 0; j <= h->m; j++) next[j] = tp[j];
     for (sps_index i = 0; i < h->n; i++)
         for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
@@ -67,15 +74,20 @@ done:
     return st;
 }
 
+static sps_index csr_longest_row(const sps_csr_host *h)
+{
+    sps_index longest = 0;
+    for (sps_index i = 0; i < h->n; i++)
+        if (h->rowptr[i + 1] - h->rowptr[i] > longest) longest = h->rowptr[i + 1] - h->rowptr[i];
+    return longest;
+}
+
 /* The merge path where asked, or (auto) on the GPU for irregular rows. */
-static int csr_wants_merge(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+static int csr_wants_merge(sps_matrix B, const sps_csr_host *h, sps_index longest, const sps_format_options *opt)
 {
     const int k = opt ? opt->csr_kernel : SPS_CSR_KERNEL_AUTO;
     if (k != SPS_CSR_KERNEL_AUTO) return k == SPS_CSR_KERNEL_MERGE;
     if (B->ctx->backend != SPS_BACKEND_CUDA || h->n == 0) return 0;
-    sps_index longest = 0;
-    for (sps_index i = 0; i < h->n; i++)
-        if (h->rowptr[i + 1] - h->rowptr[i] > longest) longest = h->rowptr[i + 1] - h->rowptr[i];
     return longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)h->nnz / h->n);
 }
 
@@ -84,12 +96,14 @@ static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_fo
     csr_store *s;
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "CSR handle"));
     B->store = s;
+    s->maxrow = csr_longest_row(h);
+    s->tmaxrow = -1;
     if (opt && (opt->csr_kernel < SPS_CSR_KERNEL_AUTO || opt->csr_kernel > SPS_CSR_KERNEL_MERGE))
         return sps_error(B->ctx, SPS_ERR_ARG, "CSR: csr_kernel %d is not an sps_csr_kernel (0 auto, 1 rows, 2 merge)",
                          opt->csr_kernel);
     SPS_CHECK(sps_csr_stage(B->ctx, h, &s->base));
     if (opt && opt->transpose_explicit) SPS_CHECK(csr_build_transpose(B, h, s));
-    if (csr_wants_merge(B, h, opt)) {
+    if (csr_wants_merge(B, h, s->maxrow, opt)) {
         SPS_CHECK(sps_dmalloc(B->ctx, &s->merge, sps_csr_merge_bytes(h->n, h->nnz, sps_scalar_size(h->t))));
         SPS_CHECK(sps_kern(B->ctx, h->t)->csr_merge_plan(B->ctx, h->n, h->nnz, s->base.rowptr, s->merge));
     }
@@ -107,25 +121,26 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     csr_store *s = A->store;
     const sps_kernels *k = sps_kern(A->ctx, A->t);
     if (mode != SPS_OP_N && s->trowptr) /* the cached A^T: y = a A^T x + b y by the row kernel */
-        return k->csr_spmv(A->ctx, A->m, A->n, s->trowptr, s->tcol, s->tval, a, x, b, y);
+        return k->csr_spmv(A->ctx, A->m, A->n, s->trowptr, s->tcol, s->tval, s->tmaxrow, a, x, b, y);
     if (mode == SPS_OP_N && s->merge)
         return k->csr_spmv_merge(A->ctx, A->n, A->m, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->merge, a, x,
                                  b, y);
     return (mode == SPS_OP_N ? k->csr_spmv : k->csr_spmvt)(A->ctx, A->n, A->m, s->base.rowptr, s->base.col, s->base.val,
-                                                           a, x, b, y);
+                                                           s->maxrow, a, x, b, y);
 }
 
 static sps_status csr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, x, y, slots, out);
+    return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->maxrow, x, y,
+                                                 slots, out);
 }
 
 static sps_status csr_spmv_xpay_dot(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q,
                                     sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, z, c,
+    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->maxrow, z, c,
                                                       pold, pnew, q, slots, out);
 }
 
@@ -133,7 +148,7 @@ static sps_status csr_cg_iter(sps_matrix A, const void *z, sps_scoef c, const vo
                               void *r, sps_cplx *slots, sps_cg_slots k)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_cg_iter(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, z, c, pold,
+    return sps_kern(A->ctx, A->t)->csr_cg_iter(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->maxrow, z, c, pold,
                                                 pnew, q, x, r, slots, k);
 }
 

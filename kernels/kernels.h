@@ -91,24 +91,29 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     X(P, S, invert, (sps_context ctx, sps_index n, void *d, sps_cplx *slots, int out))
 
 #define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
+    /* maxrow (the csr_* kernels below): the longest row's entry count where the caller knows it,  */ \
+    /* else -1.  A hint: the CUDA row kernels skip their pass over the long and medium rows when   */ \
+    /* maxrow says there are none; -1 and the true value give the same bits, a wrong value the     */ \
+    /* right product (rounding may differ), more slowly.  The CPU ignores it.                      */ \
     /* y = a A x + b y, A n x m in CSR; b == 0: y not read */                                       \
     X(P, S, csr_spmv, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,          \
-                       const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
+                       const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x, \
+                       sps_cplx b, void *y))                                                        \
     /* y = A x and slots[out] = x^H y in one pass (A n x n in CSR, nnz = rowptr[n] - rowptr[0];   */ \
     /* CG's q = A p, p^H q)                                                                       */ \
     /* deterministic, as dot                                                                      */ \
     X(P, S, csr_spmv_dot, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, \
-                           const void *val, const void *x, void *y, sps_cplx *slots, int out))      \
+                           const void *val, sps_index maxrow, const void *x, void *y, sps_cplx *slots, int out)) \
     /* pnew = z + c pold (c from slots), q = A pnew and slots[out] = pnew^H q in one pass (A n x n */ \
     /* in CSR): CG's direction update fused into its product; pnew may alias neither z nor pold   */ \
     X(P, S, csr_spmv_xpay_dot, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,  \
-                                const sps_index *col, const void *val, const void *z, sps_scoef c,   \
+                                const sps_index *col, const void *val, sps_index maxrow, const void *z, sps_scoef c, \
                                 const void *pold, void *pnew, void *q, sps_cplx *slots, int out)) \
     /* One CG iteration (A n x n in CSR): csr_spmv_xpay_dot(z, c, pold -> pnew, q; out = k.pq),   */ \
     /* then cg_step(k, pnew, q, x, r), in one pass where the backend can (CUDA: one cooperative   */ \
     /* launch); the slots and vectors end as after the two calls                                 */ \
     X(P, S, csr_cg_iter, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,       \
-                          const sps_index *col, const void *val, const void *z, sps_scoef c,         \
+                          const sps_index *col, const void *val, sps_index maxrow, const void *z, sps_scoef c, \
                           const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,  \
                           sps_cg_slots k))                                                          \
     /* The merge-path plan of csr_spmv_merge (kernels/csr_merge.h) into work, a buffer of          */ \
@@ -121,7 +126,8 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
                              sps_cplx b, void *y))                                                  \
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
     X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \
-                        const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
+                        const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x, \
+                        sps_cplx b, void *y))                                                       \
     /* row[k] = i for rowptr[i] <= k < rowptr[i+1] (COO's row array from CSR's; index only) */       \
     X(P, S, coo_rows, (sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *row))     \
     /* y = a A x + b y, A in COO sorted by row (then column) */                                     \

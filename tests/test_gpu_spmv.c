@@ -41,6 +41,15 @@ static void hm_free(hmat *A)
     memset(A, 0, sizeof *A);
 }
 
+/* The longest row: the kernels' maxrow hint, as the CSR format passes it. */
+static sps_index hm_maxrow(const hmat *A)
+{
+    sps_index longest = 0;
+    for (sps_index i = 0; i < A->n; i++)
+        if (A->rowptr[i + 1] - A->rowptr[i] > longest) longest = A->rowptr[i + 1] - A->rowptr[i];
+    return longest;
+}
+
 static int cmp_idx(const void *a, const void *b)
 {
     sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
@@ -171,7 +180,7 @@ static double absat(sps_scalar t, const void *v, int64_t k)
  *   - guard (rho <= 0): rr = -1, stop = 1, x and r untouched. */
 enum { CI_PQ, CI_RR, CI_RHO, CI_RHO_OLD, CI_TOL2, CI_STOP, CI_N };
 static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, const sps_index *dcol, const void *dval,
-                        const gbuf *z, const gbuf *po, const sps_cplx *slots_in, const void *x0, const void *r0,
+                        sps_index maxrow, const gbuf *z, const gbuf *po, const sps_cplx *slots_in, const void *x0, const void *r0,
                         void **pn, void **q, void **x, void **r, sps_cplx *slots)
 {
     const sps_kernels *G = &SPS_TEST_GPU_TABLE[t];
@@ -180,7 +189,7 @@ static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, c
     sps_cplx *dslot = gb_dalloc(CI_N * sizeof(sps_cplx));
     gb_upload(dslot, slots_in, CI_N * sizeof(sps_cplx));
     const sps_cg_slots ks = {CI_RHO, CI_PQ, CI_RR, CI_TOL2, CI_STOP};
-    TU_OK(g_gpu, G->csr_cg_iter(g_gpu, A->n, A->nnz, drowptr, dcol, dval, z->d, (sps_scoef){1.0, CI_RHO, CI_RHO_OLD},
+    TU_OK(g_gpu, G->csr_cg_iter(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, z->d, (sps_scoef){1.0, CI_RHO, CI_RHO_OLD},
                                 po->d, gpn.d, gq.d, gx.d, gr.d, dslot, ks));
     gb_download(slots, dslot, CI_N * sizeof(sps_cplx));
     *pn = gb_fetch(&gpn);
@@ -225,8 +234,9 @@ static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr,
 
     void *gpn, *gq, *gx, *gr, *gpn2, *gq2, *gx2, *gr2;
     sps_cplx gs[CI_N], gs2[CI_N];
-    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
-    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn2, &gq2, &gx2, &gr2, gs2);
+    /* with the true maxrow, then without (-1): the same bits */
+    cg_iter_run(A, t, drowptr, dcol, dval, hm_maxrow(A), z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
+    cg_iter_run(A, t, drowptr, dcol, dval, -1, z, po, in, x0, r0, &gpn2, &gq2, &gx2, &gr2, gs2);
     /* p_new is the same expression as csr_spmv_xpay_dot's; q's row groups may differ
      * (csr_cg_iter sizes them for latency), so q is checked against the CPU */
     TU_CHECK(N == 0 || memcmp(gpn, xpn, N * S) == 0, "%s: p_new bit-identical to csr_spmv_xpay_dot's", what);
@@ -262,7 +272,7 @@ static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr,
 
     /* stopped on entry: nothing of x, r, rr written */
     in[CI_STOP] = sps_cplx_make(1, 0);
-    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
+    cg_iter_run(A, t, drowptr, dcol, dval, hm_maxrow(A), z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
     TU_CHECK(isnan(gs[CI_RR].re) && gs[CI_STOP].re == 1.0 &&
                  (N == 0 || (memcmp(gx, x0, N * S) == 0 && memcmp(gr, r0, N * S) == 0)),
              "%s: stopped on entry writes nothing (rr %g)", what, gs[CI_RR].re);
@@ -270,7 +280,7 @@ static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr,
     /* guard: rho <= 0 */
     in[CI_STOP] = sps_cplx_make(0, 0);
     in[CI_RHO] = sps_cplx_make(-1, 0);
-    cg_iter_run(A, t, drowptr, dcol, dval, z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
+    cg_iter_run(A, t, drowptr, dcol, dval, hm_maxrow(A), z, po, in, x0, r0, &gpn, &gq, &gx, &gr, gs);
     TU_CHECK(gs[CI_RR].re == -1.0 && gs[CI_STOP].re == 1.0 &&
                  (N == 0 || (memcmp(gx, x0, N * S) == 0 && memcmp(gr, r0, N * S) == 0)),
              "%s: rho <= 0 guard (rr %g, stop %g)", what, gs[CI_RR].re, gs[CI_STOP].re);
@@ -286,6 +296,7 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
 {
     const sps_kernels *G = &SPS_TEST_GPU_TABLE[t], *C = &sps_cpu_kernels[t];
     const size_t S = sps_scalar_size(t), nnz = (size_t)A->nnz;
+    const sps_index maxrow = hm_maxrow(A); /* the hint the CSR format passes */
     void *val = vals_as(A, t);
     sps_index *row = gb_xmalloc((nnz ? nnz : 1) * sizeof(sps_index));
     for (sps_index i = 0; i < A->n; i++)
@@ -352,23 +363,37 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 }
                 sps_status st;
                 if (!fmt) {
-                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y.d);
-                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->rowptr, A->col, val, a, x.h, b, y.h);
+                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, maxrow, a, x.d, b,
+                                                              y.d);
+                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
                 } else if (fmt == 1) {
                     st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b,
                                                               y.d);
                     (trans ? C->coo_spmvt : C->coo_spmv)(g_cpu, A->n, A->m, A->nnz, row, A->col, val, a, x.h, b, y.h);
                 } else {
                     st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y.d);
-                    C->csr_spmv(g_cpu, A->n, A->m, A->rowptr, A->col, val, a, x.h, b, y.h);
+                    C->csr_spmv(g_cpu, A->n, A->m, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
                 }
                 TU_OK(g_gpu, st);
                 void *g = gb_fetch(&y);
                 cmp_vec_s(what, t, (size_t)nout, g, y.h, 1, scale);
+                /* a maxrow hint below the truth (0): the right product, the long rows through the groups */
+                if (fmt == 0 && bz) {
+                    gbuf y3 = gb_nan(t, (size_t)nout);
+                    char w3[240];
+                    snprintf(w3, sizeof w3, "%s, maxrow hint 0", what);
+                    TU_OK(g_gpu, (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, 0, a, x.d,
+                                                                      b, y3.d));
+                    void *g3 = gb_fetch(&y3);
+                    cmp_vec_s(w3, t, (size_t)nout, g3, y.h, 1, scale);
+                    free(g3);
+                    gb_free(&y3);
+                }
                 /* bit-reproducibility of the deterministic kernels */
                 if (check_bits && !trans && bz) {
                     gbuf y2 = gb_nan(t, (size_t)nout);
-                    if (fmt == 0) st = G->csr_spmv(g_gpu, A->n, A->m, drowptr, dcol, dval, a, x.d, b, y2.d);
+                    /* CSR: without the maxrow hint (-1), the same bits as with it */
+                    if (fmt == 0) st = G->csr_spmv(g_gpu, A->n, A->m, drowptr, dcol, dval, -1, a, x.d, b, y2.d);
                     else if (fmt == 1) st = G->coo_spmv(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
                     else st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y2.d);
                     TU_OK(g_gpu, st);
@@ -393,9 +418,9 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         sps_cplx *dslot = gb_dalloc(2 * sizeof(sps_cplx)), hslot[2], gslot[2];
         const sps_cplx nanc = sps_cplx_make(NAN, NAN), poison[2] = {nanc, nanc};
         gb_upload(dslot, poison, sizeof poison);
-        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, x.d, y.d, dslot, 0));
-        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, x.d, y2.d, dslot, 1));
-        TU_OK(g_cpu, C->csr_spmv_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, x.h, y.h, hslot, 0));
+        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, x.d, y.d, dslot, 0));
+        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, -1, x.d, y2.d, dslot, 1)); /* no hint */
+        TU_OK(g_cpu, C->csr_spmv_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, -1, x.h, y.h, hslot, 0));
         gb_download(gslot, dslot, sizeof gslot);
         double dtol = 1e-300, xy = 0;
         for (sps_index i = 0; i < A->n; i++) {
@@ -438,8 +463,10 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         sps_cplx *dslot = gb_dalloc(sizeof hs);
         gb_upload(dslot, hs, sizeof hs);
         const sps_scoef cf = {1.0, 2, 3};
-        TU_OK(g_gpu, G->csr_spmv_xpay_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, z.d, cf, po.d, pn.d, q.d, dslot, 0));
-        TU_OK(g_cpu, C->csr_spmv_xpay_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, z.h, cf, po.h, hpn, hq, hs, 0));
+        TU_OK(g_gpu, G->csr_spmv_xpay_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, z.d, cf, po.d, pn.d, q.d,
+                                          dslot, 0));
+        TU_OK(g_cpu, C->csr_spmv_xpay_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, -1, z.h, cf, po.h, hpn, hq, hs,
+                                          0));
         gb_download(gs, dslot, sizeof gs);
         const double cm = sqrt((hs[2].re * hs[2].re + hs[2].im * hs[2].im) / (hs[3].re * hs[3].re + hs[3].im * hs[3].im));
         /* pnew_i: one multiply-add (the GPU may fuse it): 4 ulps of |z_i| + |c| |pold_i|; 8 for

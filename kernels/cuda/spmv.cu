@@ -458,19 +458,26 @@ template <typename T> struct csrt_long_row {
 #ifndef SPS_CSR_LONG_LAST
 #define SPS_CSR_LONG_LAST 0
 #endif
-/* -DSPS_CSR_SKIP_LONG=1: no long/medium pass (wrong for matrices that have such rows;
- * measures what the pass costs, tuning runs only). */
-#ifndef SPS_CSR_SKIP_LONG
-#define SPS_CSR_SKIP_LONG 0
-#endif
+/* The long/medium pass runs unless the caller's maxrow (the longest row, -1: not
+ * known) says every row is short; then the row groups take every row.  What the
+ * pass costs where it finds nothing (H100, spbench 2026-11-23, same run, pass
+ * against none): f32 banded-s1e3 0.0937 -> 0.0892 ms, poisson3d-128 0.0670 ->
+ * 0.0602, stencil27b3-40 0.0590 -> 0.0548; f64 banded-s1e3 0.1357 -> 0.1318,
+ * poisson3d-128 0.0942 -> 0.0899, stencil 0.0820 -> 0.0785: its rowptr read and
+ * barrier come before each block's first row, and with about four rounds of
+ * blocks a launch that latency is paid four times.  A maxrow below the truth only
+ * sends long rows through the groups (slower, same product). */
+__device__ inline bool csr_long_pass(sps_index maxrow, sps_index med_len) { return maxrow < 0 || maxrow > med_len; }
 template <typename T, typename S = csr_bw<T>, typename X, typename Out>
 __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
-                               unsigned nb, int tpr)
+                               unsigned nb, int tpr, sps_index maxrow)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
-    const sps_index L = csr_long_len(tpr), M = csr_med_len(tpr);
+    const sps_index L = csr_long_len(tpr);
+    const bool pass = csr_long_pass(maxrow, csr_med_len(tpr));
+    const sps_index M = pass ? csr_med_len(tpr) : INT_MAX; /* rows the groups skip: longer than M */
     const csr_long_row<T, S::U, X, Out> lr{rowptr, col, val, x, &out, &tmp};
-    if (!SPS_CSR_LONG_LAST && !SPS_CSR_SKIP_LONG) csr_for_long_rows(n, rowptr, L, M, nb, lr);
+    if (!SPS_CSR_LONG_LAST && pass) csr_for_long_rows(n, rowptr, L, M, nb, lr);
     switch (tpr) {
     case 1: csr_rows<T, 1, S>(n, rowptr, col, val, x, out, M, nb); break;
     case 2: csr_rows<T, 2, S>(n, rowptr, col, val, x, out, M, nb); break;
@@ -479,7 +486,7 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     case 16: csr_rows<T, 16, S>(n, rowptr, col, val, x, out, M, nb); break;
     default: csr_rows<T, 32, S>(n, rowptr, col, val, x, out, M, nb); break;
     }
-    if (SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
+    if (SPS_CSR_LONG_LAST && pass) csr_for_long_rows(n, rowptr, L, M, nb, lr);
 }
 
 /* Resident blocks an SM the row kernels are compiled for (__launch_bounds__(256,
@@ -500,26 +507,26 @@ template <typename T> __host__ __device__ constexpr int csr_minb()
 }
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS, csr_minb<T>())
-    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
-                    sps_cu_axpby_out<T> out)
+    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow,
+                    const T *x, sps_cu_axpby_out<T> out)
 {
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
-    csr_block_rows(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr);
+    csr_block_rows(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr, maxrow);
 }
 
 /* The rows with y = A x written and x_i^H y_i summed by the lane that writes y_i
  * (x plain or z + c p_old, stored to xout when given); returns the thread's sum. */
 template <typename T, typename S, typename XH>
 __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val,
-                                            XH xh, T *y, T *xout)
+                                            sps_index maxrow, XH xh, T *y, T *xout)
 {
     const int tpr = csr_tpr<T, S>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     const auto x = csr_x_bind(xh);
     csr_dot_out<T, decltype(x)> out{x, y, xout, typename sc<T>::ACC()};
-    if (blockIdx.x < nb) csr_block_rows<T, S>(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
+    if (blockIdx.x < nb) csr_block_rows<T, S>(n, rowptr, col, val, x, out, nb, tpr, maxrow); /* uniform */
     return out.acc;
 }
 
@@ -538,11 +545,12 @@ __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr
 #endif
 template <typename T, typename XH>
 __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
-    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
+    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow, XH xh,
+                        T *y, T *xout,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
     accv<typename sc<T>::ACC, 1> acc;
-    acc.v[0] = csr_dot_rows<T, csr_dot_bw<T, XH>>(n, rowptr, col, val, xh, y, xout);
+    acc.v[0] = csr_dot_rows<T, csr_dot_bw<T, XH>>(n, rowptr, col, val, maxrow, xh, y, xout);
     sps_cu_reduce_finish<typename sc<T>::ACC, 1>(acc, part, counter, slots, outs, sps_cu_no_guard(), 0);
 }
 
@@ -573,7 +581,8 @@ template <typename T>
 constexpr int csr_cg_iter_minb = SPS_CG_ITER_MINB > 0 ? SPS_CG_ITER_MINB : sizeof(T) > 8 ? 2 : 4;
 template <typename T, typename XH>
 __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
-    csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
+    csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow, XH xh,
+                       T *p, T *q,
                        T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
                        sps_cu_outs rr_out)
 {
@@ -582,7 +591,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
     __shared__ typename BR::TempStorage tmp;
     __shared__ A pq_sh;
     accv<A, 1> acc;
-    acc.v[0] = csr_dot_rows<T, csr_lat<T>>(n, rowptr, col, val, xh, q, p);
+    acc.v[0] = csr_dot_rows<T, csr_lat<T>>(n, rowptr, col, val, maxrow, xh, q, p);
     A *pqpart = part + SPS_CU_PART_MAX_BLOCKS;
     accv<A, 1> tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
     if (threadIdx.x == 0) pqpart[blockIdx.x] = tot.v[0];
@@ -614,13 +623,16 @@ __device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index 
 
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
-    csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y)
+    csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow, T a,
+                     const T *x, T *y)
 {
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
-    const sps_index L = csr_long_len(tpr), M = csr_med_len(tpr);
-    csr_for_long_rows(n, rowptr, L, M, nb, csrt_long_row<T>{rowptr, col, val, x, a, y});
+    const sps_index L = csr_long_len(tpr);
+    const bool pass = csr_long_pass(maxrow, csr_med_len(tpr));
+    const sps_index M = pass ? csr_med_len(tpr) : INT_MAX;
+    if (pass) csr_for_long_rows(n, rowptr, L, M, nb, csrt_long_row<T>{rowptr, col, val, x, a, y});
     switch (tpr) {
     case 1: csrt_rows<T, 1>(n, rowptr, col, val, a, x, y, M, nb); break;
     case 2: csrt_rows<T, 2>(n, rowptr, col, val, a, x, y, M, nb); break;
@@ -784,12 +796,13 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 /* ---------------------------------------------------------------- implementations */
 template <typename T>
 static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
-                                const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+                                const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
+                                sps_cplx b, void *y)
 {
     (void)m;
     if (n <= 0) return SPS_OK;
     csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
+        n, rowptr, col, (const T *)val, maxrow, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
     return SPS_OK;
 }
@@ -810,13 +823,13 @@ static sps_status csr_spmv_dot_grid(sps_context ctx, K kernel, sps_index n, int6
 /* The fused products: q = A x (x plain, or z + c pold), slots[out] = x^H q. */
 template <typename T, typename X>
 static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
-                                 const sps_index *col, const void *val, X x, void *q, void *xout, sps_cplx *slots,
-                                 int out)
+                                 const sps_index *col, const void *val, sps_index maxrow, X x, void *q, void *xout,
+                                 sps_cplx *slots, int out)
 {
     unsigned grid = 1;
     SPS_CHECK((csr_spmv_dot_grid<T, csr_dot_bw<T, X>>(ctx, csr_spmv_dot_kernel<T, X>, n, nnz, &grid)));
     csr_spmv_dot_kernel<T, X><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
+        n < 0 ? 0 : n, rowptr, col, (const T *)val, maxrow, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
         sps_cuws_counter(ctx), slots, sps_cu_arm(ctx, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
     SPS_CU_LAUNCHED(ctx, "csr_spmv_dot_kernel");
     sps_cu_armed_launched(ctx);
@@ -825,10 +838,10 @@ static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, cons
 
 template <typename T>
 static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
-                                    const sps_index *col, const void *val, const void *x, void *y, sps_cplx *slots,
-                                    int out)
+                                    const sps_index *col, const void *val, sps_index maxrow, const void *x, void *y,
+                                    sps_cplx *slots, int out)
 {
-    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
+    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
 }
 
 /* Rows longer than SPS_CSR_XPAY_MAX_AVG on average gather each column so often that
@@ -845,15 +858,15 @@ static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, c
 #endif
 template <typename T>
 static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
-                                         const sps_index *col, const void *val, const void *z, sps_scoef c,
-                                         const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
+                                         const sps_index *col, const void *val, sps_index maxrow, const void *z,
+                                         sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
 {
     if (n > 0 && nnz > (int64_t)SPS_CSR_XPAY_MAX_AVG * n) { /* long rows: waxpy_s, then the plain product */
         SPS_CHECK(sps_cuda_foreach(ctx, n, waxpy_s_op<T>{(const T *)z, slots, c, (const T *)pold, (T *)pnew, T()}));
-        return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots, out);
+        return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots, out);
     }
     /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
-    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q,
+    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q,
                              pnew, slots, out);
 }
 
@@ -872,8 +885,9 @@ static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t n
 #endif
 template <typename T>
 static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
-                                   const sps_index *col, const void *val, const void *z, sps_scoef c, const void *pold,
-                                   void *pnew, void *q, void *x, void *r, sps_cplx *slots, sps_cg_slots ks)
+                                   const sps_index *col, const void *val, sps_index maxrow, const void *z, sps_scoef c,
+                                   const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,
+                                   sps_cg_slots ks)
 {
     typedef csr_x_xpay_s<T> X;
     unsigned grid = 1;
@@ -881,7 +895,7 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
     SPS_CHECK((csr_spmv_dot_grid<T, S>(ctx, csr_cg_iter_kernel<T, X>, n, nnz, &grid)));
     const int64_t need = ((int64_t)n * csr_tpr_of<T, S>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
     if (need > SPS_CG_FUSE_ROUNDS * (int64_t)grid) {
-        SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, slots, ks.pq));
+        SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, ks.pq));
         return cg_step_impl<T>(ctx, n, slots, ks, pnew, q, x, r);
     }
     cudaLaunchConfig_t cfg = {};
@@ -894,7 +908,7 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
     cfg.stream = sps_custream(ctx);
     cfg.attrs = at;
     cfg.numAttrs = 1;
-    SPS_CU(ctx, cudaLaunchKernelEx(&cfg, csr_cg_iter_kernel<T, X>, n < 0 ? 0 : n, rowptr, col, (const T *)val,
+    SPS_CU(ctx, cudaLaunchKernelEx(&cfg, csr_cg_iter_kernel<T, X>, n < 0 ? 0 : n, rowptr, col, (const T *)val, maxrow,
                                    X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
                                    (typename sc<T>::ACC *)sps_cuws_red(ctx), sps_cuws_counter(ctx), slots, ks,
                                    sps_cu_arm(ctx, sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM))));
@@ -905,12 +919,13 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
 
 template <typename T>
 static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
-                                 const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+                                 const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
+                                 sps_cplx b, void *y)
 {
     SPS_CHECK(scale_y<T>(ctx, m, b, y));
     if (n <= 0 || m <= 0) return SPS_OK;
     csr_spmvt_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
+        n, rowptr, col, (const T *)val, maxrow, sc<T>::from(a), (const T *)x, (T *)y);
     SPS_CU_LAUNCHED(ctx, "csr_spmvt_kernel");
     return SPS_OK;
 }
@@ -956,26 +971,28 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_SPMV_ENTRIES(S, T)                                                                                   \
     extern "C" sps_status sps_cuda_csr_spmv_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
-                                                const sps_index *col, const void *val, sps_cplx a, const void *x,   \
-                                                sps_cplx b, void *y)                                                \
-    { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                           \
+                                                const sps_index *col, const void *val, sps_index maxrow,            \
+                                                sps_cplx a, const void *x, sps_cplx b, void *y)                     \
+    { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, maxrow, a, x, b, y); }                                   \
     extern "C" sps_status sps_cuda_csr_spmv_xpay_dot_##S(                                                          \
         sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
-        const void *z, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)               \
-    { return csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, slots, out); }           \
+        sps_index maxrow, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots,       \
+        int out)                                                                                                    \
+    { return csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, out); }   \
     extern "C" sps_status sps_cuda_csr_cg_iter_##S(                                                               \
         sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
-        const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,       \
-        sps_cg_slots ks)                                                                                            \
-    { return csr_cg_iter_impl<T>(ctx, n, nnz, rowptr, col, val, z, c, pold, pnew, q, x, r, slots, ks); }            \
+        sps_index maxrow, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x, void *r,      \
+        sps_cplx *slots, sps_cg_slots ks)                                                                           \
+    { return csr_cg_iter_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, x, r, slots, ks); }    \
     extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, int64_t nnz,                      \
                                                     const sps_index *rowptr, const sps_index *col, const void *val, \
-                                                    const void *x, void *y, sps_cplx *slots, int out)               \
-    { return csr_spmv_dot_impl<T>(ctx, n, nnz, rowptr, col, val, x, y, slots, out); }                               \
+                                                    sps_index maxrow, const void *x, void *y, sps_cplx *slots,      \
+                                                    int out)                                                        \
+    { return csr_spmv_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, x, y, slots, out); }                       \
     extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
-                                                 const sps_index *col, const void *val, sps_cplx a, const void *x,  \
-                                                 sps_cplx b, void *y)                                               \
-    { return csr_spmvt_impl<T>(ctx, n, m, rowptr, col, val, a, x, b, y); }                                          \
+                                                 const sps_index *col, const void *val, sps_index maxrow,           \
+                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                    \
+    { return csr_spmvt_impl<T>(ctx, n, m, rowptr, col, val, maxrow, a, x, b, y); }                                  \
     extern "C" sps_status sps_cuda_coo_rows_##S(sps_context ctx, sps_index n, const sps_index *rowptr,              \
                                                 sps_index *row)                                                     \
     { return coo_rows_impl(ctx, n, rowptr, row); }                                                                  \
