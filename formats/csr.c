@@ -121,12 +121,12 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     csr_store *s = A->store;
     const sps_kernels *k = sps_kern(A->ctx, A->t);
     if (mode != SPS_OP_N && s->trowptr) /* the cached A^T: y = a A^T x + b y by the row kernel */
-        return k->csr_spmv(A->ctx, A->m, A->n, s->trowptr, s->tcol, s->tval, s->tmaxrow, a, x, b, y);
+        return k->csr_spmv(A->ctx, A->m, A->n, A->nnz, s->trowptr, s->tcol, s->tval, s->tmaxrow, a, x, b, y);
     if (mode == SPS_OP_N && s->merge)
         return k->csr_spmv_merge(A->ctx, A->n, A->m, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->merge, a, x,
                                  b, y);
-    return (mode == SPS_OP_N ? k->csr_spmv : k->csr_spmvt)(A->ctx, A->n, A->m, s->base.rowptr, s->base.col, s->base.val,
-                                                           s->maxrow, a, x, b, y);
+    return (mode == SPS_OP_N ? k->csr_spmv : k->csr_spmvt)(A->ctx, A->n, A->m, A->nnz, s->base.rowptr, s->base.col,
+                                                           s->base.val, s->maxrow, a, x, b, y);
 }
 
 static sps_status csr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out)

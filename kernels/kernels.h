@@ -91,12 +91,13 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     X(P, S, invert, (sps_context ctx, sps_index n, void *d, sps_cplx *slots, int out))
 
 #define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
-    /* maxrow (the csr_* kernels below): the longest row's entry count where the caller knows it,  */ \
-    /* else -1.  A hint: the CUDA row kernels skip their pass over the long and medium rows when   */ \
-    /* maxrow says there are none; -1 and the true value give the same bits, a wrong value the     */ \
-    /* right product (rounding may differ), more slowly.  The CPU ignores it.                      */ \
+    /* nnz = rowptr[n] - rowptr[0] (the CSR kernels below).  maxrow: the longest row's entry count */ \
+    /* where the caller knows it, else -1.  A hint: the CUDA row kernels run a variant without     */ \
+    /* their pass over long and medium rows when maxrow says there are none; -1 and the true value */ \
+    /* give the same bits, a wrong value the right product (rounding may differ), more slowly.     */ \
+    /* The CPU ignores it.                                                                        */ \
     /* y = a A x + b y, A n x m in CSR; b == 0: y not read */                                       \
-    X(P, S, csr_spmv, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,          \
+    X(P, S, csr_spmv, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
                        const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x, \
                        sps_cplx b, void *y))                                                        \
     /* y = A x and slots[out] = x^H y in one pass (A n x n in CSR, nnz = rowptr[n] - rowptr[0];   */ \
@@ -125,7 +126,7 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
                              const sps_index *col, const void *val, void *work, sps_cplx a, const void *x, \
                              sps_cplx b, void *y))                                                  \
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
-    X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,         \
+    X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
                         const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x, \
                         sps_cplx b, void *y))                                                       \
     /* row[k] = i for rowptr[i] <= k < rowptr[i+1] (COO's row array from CSR's; index only) */       \

@@ -363,16 +363,16 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 }
                 sps_status st;
                 if (!fmt) {
-                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, maxrow, a, x.d, b,
+                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, maxrow, a, x.d, b,
                                                               y.d);
-                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
+                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
                 } else if (fmt == 1) {
                     st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b,
                                                               y.d);
                     (trans ? C->coo_spmvt : C->coo_spmv)(g_cpu, A->n, A->m, A->nnz, row, A->col, val, a, x.h, b, y.h);
                 } else {
                     st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y.d);
-                    C->csr_spmv(g_cpu, A->n, A->m, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
+                    C->csr_spmv(g_cpu, A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
                 }
                 TU_OK(g_gpu, st);
                 void *g = gb_fetch(&y);
@@ -382,7 +382,7 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                     gbuf y3 = gb_nan(t, (size_t)nout);
                     char w3[240];
                     snprintf(w3, sizeof w3, "%s, maxrow hint 0", what);
-                    TU_OK(g_gpu, (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, drowptr, dcol, dval, 0, a, x.d,
+                    TU_OK(g_gpu, (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, 0, a, x.d,
                                                                       b, y3.d));
                     void *g3 = gb_fetch(&y3);
                     cmp_vec_s(w3, t, (size_t)nout, g3, y.h, 1, scale);
@@ -393,7 +393,7 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 if (check_bits && !trans && bz) {
                     gbuf y2 = gb_nan(t, (size_t)nout);
                     /* CSR: without the maxrow hint (-1), the same bits as with it */
-                    if (fmt == 0) st = G->csr_spmv(g_gpu, A->n, A->m, drowptr, dcol, dval, -1, a, x.d, b, y2.d);
+                    if (fmt == 0) st = G->csr_spmv(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, -1, a, x.d, b, y2.d);
                     else if (fmt == 1) st = G->coo_spmv(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
                     else st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y2.d);
                     TU_OK(g_gpu, st);

@@ -600,8 +600,8 @@ static sps_status run_spmv(spmv_kind kd, sps_scalar t, const pattern *p, const v
 {
     const sps_kernels *K = &sps_cpu_kernels[t];
     switch (kd) {
-    case K_CSR: return K->csr_spmv(g_ctx, p->n, p->m, p->rowptr, p->col, val, -1, a, x, b, y);
-    case K_CSRT: return K->csr_spmvt(g_ctx, p->n, p->m, p->rowptr, p->col, val, -1, a, x, b, y);
+    case K_CSR: return K->csr_spmv(g_ctx, p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
+    case K_CSRT: return K->csr_spmvt(g_ctx, p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
     case K_COO: return K->coo_spmv(g_ctx, p->n, p->m, p->nnz, p->row, p->col, val, a, x, b, y);
     default: return K->coo_spmvt(g_ctx, p->n, p->m, p->nnz, p->row, p->col, val, a, x, b, y);
     }

@@ -268,7 +268,9 @@ __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_
  * f64 K = 2 0.968); a contiguous slice of rows a block instead of strided passes
  * (f32 0.955, f64 0.995: the blocks resident on an SM then read far-apart rows;
  * without staging it gained in f32, 0.956 -> 0.980, and lost in f64, 0.994 ->
- * 0.968).  A pass whose entries exceed the buffer falls back to the direct loads
+ * 0.968); the next pass's row bounds loaded before this pass stages its entries
+ * (one dependent round trip fewer, 8 more registers: f32 geomean 1.007 -> 0.952,
+ * f64 1.044 -> 0.950).  A pass whose entries exceed the buffer falls back to the direct loads
  * for its rows; the medium and long rows (summed first, csr_for_long_rows) are
  * skipped but count towards the buffer, so a pass holding one usually falls back.
  * Products are rounded before the sum (no FMA), so staged and direct sums can
@@ -297,11 +299,6 @@ __device__ inline csr_pass<K> csr_pass_load(int64_t r0, sps_index n, sps_index g
     p.e1 = __ldg(rowptr + p.rb);
     return p;
 }
-/* -DSPS_CSR_STAGE_PREFETCH=1: a pass loads the next pass's row bounds before it stages
- * its own entries (one dependent round trip fewer a pass; tuning runs). */
-#ifndef SPS_CSR_STAGE_PREFETCH
-#define SPS_CSR_STAGE_PREFETCH 0
-#endif
 template <typename T, int TPR, int U, int K, typename X, typename Out>
 __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x,
                                 Out &out, sps_index long_len, unsigned nblocks)
@@ -316,16 +313,8 @@ __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_
     const int lane = threadIdx.x & (TPR - 1);
     const unsigned mask = csr_group_mask<TPR>();
     const sps_index g = (sps_index)(threadIdx.x / TPR);
-    const int64_t stride = (int64_t)nblocks * B;
-    int64_t r0 = (int64_t)blockIdx.x * B;
-    csr_pass<K> cur;
-    if (SPS_CSR_STAGE_PREFETCH && r0 < n) cur = csr_pass_load<K, G, B>(r0, n, g, rowptr);
-    for (; r0 < n; r0 += stride) { /* uniform */
-        csr_pass<K> nxt;
-        if (SPS_CSR_STAGE_PREFETCH) {
-            if (r0 + stride < n) nxt = csr_pass_load<K, G, B>(r0 + stride, n, g, rowptr);
-        } else
-            cur = csr_pass_load<K, G, B>(r0, n, g, rowptr);
+    for (int64_t r0 = (int64_t)blockIdx.x * B; r0 < n; r0 += (int64_t)nblocks * B) { /* uniform */
+        const csr_pass<K> cur = csr_pass_load<K, G, B>(r0, n, g, rowptr);
         const sps_index rb = cur.rb;
         const sps_index ea = cur.e0 & ~31; /* 128-byte lines of col */
         const bool staged = cur.e1 - ea <= CAP; /* uniform */
@@ -348,7 +337,6 @@ __device__ void csr_rows_staged(sps_index n, const sps_index *rowptr, const sps_
             if (lane == 0) out(i, s);
         }
         if (staged) __syncthreads(); /* prod reused by the next pass */
-        if (SPS_CSR_STAGE_PREFETCH) cur = nxt;
     }
 }
 
@@ -378,8 +366,8 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
 #ifndef SPS_CSR_MED_FACTOR
 #define SPS_CSR_MED_FACTOR 8
 #endif
-__device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
-__device__ inline sps_index csr_med_len(int tpr)
+__host__ __device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
+__host__ __device__ inline sps_index csr_med_len(int tpr)
 {
     return SPS_CSR_MED_FACTOR > 0 && tpr < 32 ? SPS_CSR_MED_FACTOR * tpr : csr_long_len(tpr);
 }
@@ -458,26 +446,35 @@ template <typename T> struct csrt_long_row {
 #ifndef SPS_CSR_LONG_LAST
 #define SPS_CSR_LONG_LAST 0
 #endif
-/* The long/medium pass runs unless the caller's maxrow (the longest row, -1: not
- * known) says every row is short; then the row groups take every row.  What the
- * pass costs where it finds nothing (H100, spbench 2026-11-23, same run, pass
- * against none): f32 banded-s1e3 0.0937 -> 0.0892 ms, poisson3d-128 0.0670 ->
- * 0.0602, stencil27b3-40 0.0590 -> 0.0548; f64 banded-s1e3 0.1357 -> 0.1318,
- * poisson3d-128 0.0942 -> 0.0899, stencil 0.0820 -> 0.0785: its rowptr read and
- * barrier come before each block's first row, and with about four rounds of
- * blocks a launch that latency is paid four times.  A maxrow below the truth only
- * sends long rows through the groups (slower, same product). */
-__device__ inline bool csr_long_pass(sps_index maxrow, sps_index med_len) { return maxrow < 0 || maxrow > med_len; }
-template <typename T, typename S = csr_bw<T>, typename X, typename Out>
+/* The long/medium pass is compiled in (LONG) unless the caller's maxrow (the
+ * longest row, -1: not known) says every row is short: the host decides
+ * (csr_long_pass, from the TPR of n and nnz) and launches that instantiation; the
+ * other lets the row groups take every row.  What the pass costs where it finds
+ * nothing (H100, spbench 2026-11-23, same runs): its rowptr read and barrier come
+ * before each block's first row, and with about four rounds of blocks a launch
+ * that latency is paid four times; skipped at run time, f32 banded-s1e3 0.0937
+ * -> 0.0892 ms, poisson3d-128 0.0670 -> 0.0602, stencil27b3-40 0.0590 -> 0.0548,
+ * f64 banded-s1e3 0.1357 -> 0.1318, poisson3d-128 0.0942 -> 0.0899; its code
+ * alone, never run, still cost 2% (registers: geomean f32 1.007 -> 1.027, f64
+ * 1.044 -> 1.050 compiled out).  A maxrow below the truth only sends long rows
+ * through the groups (slower, same product).  -DSPS_CSR_LONG_PASS=0 never
+ * compiles it in (tuning runs on matrices without long rows). */
+#ifndef SPS_CSR_LONG_PASS
+#define SPS_CSR_LONG_PASS 1
+#endif
+template <typename T, typename S = csr_bw<T>> static inline bool csr_long_pass(sps_index n, int64_t nnz, sps_index maxrow)
+{
+    return SPS_CSR_LONG_PASS && (maxrow < 0 || maxrow > csr_med_len(csr_tpr_of<T, S>(n, nnz)));
+}
+template <typename T, typename S, bool LONG, typename X, typename Out>
 __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
-                               unsigned nb, int tpr, sps_index maxrow)
+                               unsigned nb, int tpr)
 {
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
     const sps_index L = csr_long_len(tpr);
-    const bool pass = csr_long_pass(maxrow, csr_med_len(tpr));
-    const sps_index M = pass ? csr_med_len(tpr) : INT_MAX; /* rows the groups skip: longer than M */
+    const sps_index M = LONG ? csr_med_len(tpr) : INT_MAX; /* rows the groups skip: longer than M */
     const csr_long_row<T, S::U, X, Out> lr{rowptr, col, val, x, &out, &tmp};
-    if (!SPS_CSR_LONG_LAST && pass) csr_for_long_rows(n, rowptr, L, M, nb, lr);
+    if (LONG && !SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
     switch (tpr) {
     case 1: csr_rows<T, 1, S>(n, rowptr, col, val, x, out, M, nb); break;
     case 2: csr_rows<T, 2, S>(n, rowptr, col, val, x, out, M, nb); break;
@@ -486,7 +483,7 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     case 16: csr_rows<T, 16, S>(n, rowptr, col, val, x, out, M, nb); break;
     default: csr_rows<T, 32, S>(n, rowptr, col, val, x, out, M, nb); break;
     }
-    if (SPS_CSR_LONG_LAST && pass) csr_for_long_rows(n, rowptr, L, M, nb, lr);
+    if (LONG && SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
 }
 
 /* Resident blocks an SM the row kernels are compiled for (__launch_bounds__(256,
@@ -505,28 +502,28 @@ template <typename T> __host__ __device__ constexpr int csr_minb()
 {
     return SPS_CSR_MINB >= 0 ? SPS_CSR_MINB : sizeof(T) <= 4 ? 8 : 6;
 }
-template <typename T>
+template <typename T, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS, csr_minb<T>())
-    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow,
-                    const T *x, sps_cu_axpby_out<T> out)
+    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
+                    sps_cu_axpby_out<T> out)
 {
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
-    csr_block_rows(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr, maxrow);
+    csr_block_rows<T, csr_bw<T>, LONG>(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr);
 }
 
 /* The rows with y = A x written and x_i^H y_i summed by the lane that writes y_i
  * (x plain or z + c p_old, stored to xout when given); returns the thread's sum. */
-template <typename T, typename S, typename XH>
+template <typename T, typename S, bool LONG, typename XH>
 __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val,
-                                            sps_index maxrow, XH xh, T *y, T *xout)
+                                            XH xh, T *y, T *xout)
 {
     const int tpr = csr_tpr<T, S>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     const auto x = csr_x_bind(xh);
     csr_dot_out<T, decltype(x)> out{x, y, xout, typename sc<T>::ACC()};
-    if (blockIdx.x < nb) csr_block_rows<T, S>(n, rowptr, col, val, x, out, nb, tpr, maxrow); /* uniform */
+    if (blockIdx.x < nb) csr_block_rows<T, S, LONG>(n, rowptr, col, val, x, out, nb, tpr); /* uniform */
     return out.acc;
 }
 
@@ -543,14 +540,13 @@ __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr
 #ifndef SPS_CSR_DOT_MINB
 #define SPS_CSR_DOT_MINB 6
 #endif
-template <typename T, typename XH>
+template <typename T, typename XH, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
-    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow, XH xh,
-                        T *y, T *xout,
+    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
     accv<typename sc<T>::ACC, 1> acc;
-    acc.v[0] = csr_dot_rows<T, csr_dot_bw<T, XH>>(n, rowptr, col, val, maxrow, xh, y, xout);
+    acc.v[0] = csr_dot_rows<T, csr_dot_bw<T, XH>, LONG>(n, rowptr, col, val, xh, y, xout);
     sps_cu_reduce_finish<typename sc<T>::ACC, 1>(acc, part, counter, slots, outs, sps_cu_no_guard(), 0);
 }
 
@@ -579,10 +575,9 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
 #endif
 template <typename T>
 constexpr int csr_cg_iter_minb = SPS_CG_ITER_MINB > 0 ? SPS_CG_ITER_MINB : sizeof(T) > 8 ? 2 : 4;
-template <typename T, typename XH>
+template <typename T, typename XH, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
-    csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow, XH xh,
-                       T *p, T *q,
+    csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
                        T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
                        sps_cu_outs rr_out)
 {
@@ -591,7 +586,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
     __shared__ typename BR::TempStorage tmp;
     __shared__ A pq_sh;
     accv<A, 1> acc;
-    acc.v[0] = csr_dot_rows<T, csr_lat<T>>(n, rowptr, col, val, maxrow, xh, q, p);
+    acc.v[0] = csr_dot_rows<T, csr_lat<T>, LONG>(n, rowptr, col, val, xh, q, p);
     A *pqpart = part + SPS_CU_PART_MAX_BLOCKS;
     accv<A, 1> tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
     if (threadIdx.x == 0) pqpart[blockIdx.x] = tot.v[0];
@@ -621,18 +616,16 @@ __device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index 
     }
 }
 
-template <typename T>
+template <typename T, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
-    csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, sps_index maxrow, T a,
-                     const T *x, T *y)
+    csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y)
 {
     const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
     const sps_index L = csr_long_len(tpr);
-    const bool pass = csr_long_pass(maxrow, csr_med_len(tpr));
-    const sps_index M = pass ? csr_med_len(tpr) : INT_MAX;
-    if (pass) csr_for_long_rows(n, rowptr, L, M, nb, csrt_long_row<T>{rowptr, col, val, x, a, y});
+    const sps_index M = LONG ? csr_med_len(tpr) : INT_MAX;
+    if (LONG) csr_for_long_rows(n, rowptr, L, M, nb, csrt_long_row<T>{rowptr, col, val, x, a, y});
     switch (tpr) {
     case 1: csrt_rows<T, 1>(n, rowptr, col, val, a, x, y, M, nb); break;
     case 2: csrt_rows<T, 2>(n, rowptr, col, val, a, x, y, M, nb); break;
@@ -645,16 +638,9 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 
 /* Grid for the row kernels: enough threads for 32 per row at most, capped at 32
  * blocks per SM (the kernels are grid-stride whatever TPR turns out to be). */
-/* -DSPS_CSR_BLOCKS_PER_SM=k caps it at k (tuning runs). */
-#ifndef SPS_CSR_BLOCKS_PER_SM
-#define SPS_CSR_BLOCKS_PER_SM 0
-#endif
-static unsigned csr_grid(sps_context ctx, sps_index n)
-{
-    const unsigned g = sps_cu_grid(ctx, (int64_t)n * 32);
-    const unsigned cap = (unsigned)sps_cust(ctx)->sms * SPS_CSR_BLOCKS_PER_SM;
-    return SPS_CSR_BLOCKS_PER_SM > 0 && g > cap ? cap : g;
-}
+/* Measured and dropped (H100 2026-11-23): 16 blocks per SM, f32 geomean 1.004 ->
+ * 0.998, f64 1.046 -> 1.036. */
+static unsigned csr_grid(sps_context ctx, sps_index n) { return sps_cu_grid(ctx, (int64_t)n * 32); }
 
 /* ---------------------------------------------------------------- COO */
 #define COO_THREADS 256
@@ -795,14 +781,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 
 /* ---------------------------------------------------------------- implementations */
 template <typename T>
-static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                 const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
                                 sps_cplx b, void *y)
 {
     (void)m;
     if (n <= 0) return SPS_OK;
-    csr_spmv_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n, rowptr, col, (const T *)val, maxrow, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
+    const auto kernel = csr_long_pass<T>(n, nnz, maxrow) ? csr_spmv_kernel<T, true> : csr_spmv_kernel<T, false>;
+    kernel<<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
     return SPS_OK;
 }
@@ -827,9 +814,12 @@ static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, cons
                                  sps_cplx *slots, int out)
 {
     unsigned grid = 1;
-    SPS_CHECK((csr_spmv_dot_grid<T, csr_dot_bw<T, X>>(ctx, csr_spmv_dot_kernel<T, X>, n, nnz, &grid)));
-    csr_spmv_dot_kernel<T, X><<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n < 0 ? 0 : n, rowptr, col, (const T *)val, maxrow, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
+    typedef csr_dot_bw<T, X> S;
+    const auto kernel = csr_long_pass<T, S>(n, nnz, maxrow) ? csr_spmv_dot_kernel<T, X, true>
+                                                             : csr_spmv_dot_kernel<T, X, false>;
+    SPS_CHECK((csr_spmv_dot_grid<T, S>(ctx, kernel, n, nnz, &grid)));
+    kernel<<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
         sps_cuws_counter(ctx), slots, sps_cu_arm(ctx, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
     SPS_CU_LAUNCHED(ctx, "csr_spmv_dot_kernel");
     sps_cu_armed_launched(ctx);
@@ -892,7 +882,9 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
     typedef csr_x_xpay_s<T> X;
     unsigned grid = 1;
     typedef csr_lat<T> S;
-    SPS_CHECK((csr_spmv_dot_grid<T, S>(ctx, csr_cg_iter_kernel<T, X>, n, nnz, &grid)));
+    const auto kernel =
+        csr_long_pass<T, S>(n, nnz, maxrow) ? csr_cg_iter_kernel<T, X, true> : csr_cg_iter_kernel<T, X, false>;
+    SPS_CHECK((csr_spmv_dot_grid<T, S>(ctx, kernel, n, nnz, &grid)));
     const int64_t need = ((int64_t)n * csr_tpr_of<T, S>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
     if (need > SPS_CG_FUSE_ROUNDS * (int64_t)grid) {
         SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, ks.pq));
@@ -908,7 +900,7 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
     cfg.stream = sps_custream(ctx);
     cfg.attrs = at;
     cfg.numAttrs = 1;
-    SPS_CU(ctx, cudaLaunchKernelEx(&cfg, csr_cg_iter_kernel<T, X>, n < 0 ? 0 : n, rowptr, col, (const T *)val, maxrow,
+    SPS_CU(ctx, cudaLaunchKernelEx(&cfg, kernel, n < 0 ? 0 : n, rowptr, col, (const T *)val,
                                    X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
                                    (typename sc<T>::ACC *)sps_cuws_red(ctx), sps_cuws_counter(ctx), slots, ks,
                                    sps_cu_arm(ctx, sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM))));
@@ -918,14 +910,15 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
 }
 
 template <typename T>
-static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                  const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
                                  sps_cplx b, void *y)
 {
     SPS_CHECK(scale_y<T>(ctx, m, b, y));
     if (n <= 0 || m <= 0) return SPS_OK;
-    csr_spmvt_kernel<T><<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n, rowptr, col, (const T *)val, maxrow, sc<T>::from(a), (const T *)x, (T *)y);
+    const auto kernel = csr_long_pass<T>(n, nnz, maxrow) ? csr_spmvt_kernel<T, true> : csr_spmvt_kernel<T, false>;
+    kernel<<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
     SPS_CU_LAUNCHED(ctx, "csr_spmvt_kernel");
     return SPS_OK;
 }
@@ -970,10 +963,10 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_SPMV_ENTRIES(S, T)                                                                                   \
-    extern "C" sps_status sps_cuda_csr_spmv_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
-                                                const sps_index *col, const void *val, sps_index maxrow,            \
-                                                sps_cplx a, const void *x, sps_cplx b, void *y)                     \
-    { return csr_spmv_impl<T>(ctx, n, m, rowptr, col, val, maxrow, a, x, b, y); }                                   \
+    extern "C" sps_status sps_cuda_csr_spmv_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,             \
+                                                const sps_index *rowptr, const sps_index *col, const void *val,     \
+                                                sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)   \
+    { return csr_spmv_impl<T>(ctx, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                              \
     extern "C" sps_status sps_cuda_csr_spmv_xpay_dot_##S(                                                          \
         sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
         sps_index maxrow, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots,       \
@@ -989,10 +982,10 @@ static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int6
                                                     sps_index maxrow, const void *x, void *y, sps_cplx *slots,      \
                                                     int out)                                                        \
     { return csr_spmv_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, x, y, slots, out); }                       \
-    extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, \
-                                                 const sps_index *col, const void *val, sps_index maxrow,           \
-                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                    \
-    { return csr_spmvt_impl<T>(ctx, n, m, rowptr, col, val, maxrow, a, x, b, y); }                                  \
+    extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,            \
+                                                 const sps_index *rowptr, const sps_index *col, const void *val,    \
+                                                 sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)  \
+    { return csr_spmvt_impl<T>(ctx, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                             \
     extern "C" sps_status sps_cuda_coo_rows_##S(sps_context ctx, sps_index n, const sps_index *rowptr,              \
                                                 sps_index *row)                                                     \
     { return coo_rows_impl(ctx, n, rowptr, row); }                                                                  \
