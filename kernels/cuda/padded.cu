@@ -139,6 +139,10 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
  * call, ms: stencil27b3-40 f64 ELL 0.0856 -> 0.0794, SELL 0.0883 -> 0.0836,
  * RgCSR 0.0873 -> 0.0819; f32 SELL 0.0668 -> 0.0607; poisson3d-128 f64 SELL
  * 0.0922 -> 0.0912, f32 0.0650 -> 0.0625; banded-s1e3 within 2 %. */
+#ifndef SPS_PAD_U
+#define SPS_PAD_U 8
+#endif
+#define PAD_U SPS_PAD_U
 #ifndef SPS_PAD_NA
 #define SPS_PAD_NA 1
 #endif
@@ -156,9 +160,10 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L,
     const sps_index len = L.rl[r];
     if (len > L.long_len) return; /* pad_long_spmv_kernel's */
     const sps_index *__restrict__ col = L.col;
-    /* four entries' loads in flight before the first multiply (independent
-     * addresses), summed in entry order */
+    /* PAD_U entries' loads in flight (predicated: a row of up to PAD_U entries is
+     * one round trip), summed in entry order */
     T s = zero_of<T>();
+#if SPS_PAD_U == 0 /* the previous loop: four in flight, then a serial tail */
     sps_index k = 0;
     for (; k + 4 <= len; k += 4, p += 4 * (int64_t)stride) {
         const sps_index c0 = pad_ld(col + p), c1 = pad_ld(col + p + stride), c2 = pad_ld(col + p + 2 * (int64_t)stride),
@@ -172,6 +177,23 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L,
         s = s + v3 * x3;
     }
     for (; k < len; k++, p += stride) s = s + pad_ld(val + p) * ldg_t(x + pad_ld(col + p));
+#else
+    for (sps_index k = 0; k < len; k += PAD_U, p += PAD_U * (int64_t)stride) {
+        sps_index c[PAD_U];
+        T v[PAD_U], xv[PAD_U];
+#pragma unroll
+        for (int j = 0; j < PAD_U; j++) {
+            const bool ok = k + j < len;
+            c[j] = ok ? pad_ld(col + p + j * (int64_t)stride) : 0;
+            v[j] = ok ? pad_ld(val + p + j * (int64_t)stride) : zero_of<T>();
+        }
+#pragma unroll
+        for (int j = 0; j < PAD_U; j++) xv[j] = k + j < len ? ldg_t(x + c[j]) : zero_of<T>();
+#pragma unroll
+        for (int j = 0; j < PAD_U; j++)
+            if (k + j < len) s = s + v[j] * xv[j];
+    }
+#endif
     const sps_index i = L.perm ? L.perm[r] : r;
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
