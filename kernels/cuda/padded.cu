@@ -139,14 +139,63 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
  * call, ms: stencil27b3-40 f64 ELL 0.0856 -> 0.0794, SELL 0.0883 -> 0.0836,
  * RgCSR 0.0873 -> 0.0819; f32 SELL 0.0668 -> 0.0607; poisson3d-128 f64 SELL
  * 0.0922 -> 0.0912, f32 0.0650 -> 0.0625; banded-s1e3 within 2 %. */
+/* Entries a thread keeps in flight: 8-byte values (f64, c32) load U = 8 entries'
+ * col/val predicated (a row of up to 8 is one round trip: col/val, then x); the
+ * others keep four in flight then a serial tail (U = 0 here).  H100, spbench
+ * 2026-11-23, same run, ms, U = 0 / 4 / 8 / 16: f64 poisson3d-128 SELL 0.0912 /
+ * 0.0907 / 0.0850 / 0.1268 (79.2 -> 84.9 % of copy bandwidth at 8), stencil27b3-40
+ * SELL 0.0842 / 0.0799 / 0.0773 / 0.0944 (71.6 -> 78.0 %), banded-s1e3 0.1216 /
+ * 0.1150 / 0.1105 / 0.1514; ELL and RgCSR alike.  f32 lost at every U > 0
+ * (poisson3d-128 SELL 0.0625 / 0.0685 / 0.0871 / 0.1072).  c64 not measured: its
+ * 16-byte values keep the f32 form.  -DSPS_PAD_U=k forces k for every type. */
 #ifndef SPS_PAD_U
-#define SPS_PAD_U 8
+#define SPS_PAD_U (-1)
 #endif
-#define PAD_U SPS_PAD_U
+template <typename T> __host__ __device__ constexpr int pad_u() { return SPS_PAD_U >= 0 ? SPS_PAD_U : sizeof(T) == 8 ? 8 : 0; }
 #ifndef SPS_PAD_NA
 #define SPS_PAD_NA 1
 #endif
 template <typename V> __device__ inline V pad_ld(const V *p) { return sps_cu_ld<SPS_PAD_NA != 0>(p); }
+
+/* A row's sum, its len entries at p, p + stride, ... (U: pad_u), in entry order. */
+template <typename T, int U>
+__device__ inline T pad_row_sum(const sps_index *__restrict__ col, const T *__restrict__ val, const T *__restrict__ x,
+                                int64_t p, sps_index stride, sps_index len)
+{
+    T s = zero_of<T>();
+    if constexpr (U == 0) { /* four in flight, then a serial tail */
+        sps_index k = 0;
+        for (; k + 4 <= len; k += 4, p += 4 * (int64_t)stride) {
+            const sps_index c0 = pad_ld(col + p), c1 = pad_ld(col + p + stride),
+                            c2 = pad_ld(col + p + 2 * (int64_t)stride), c3 = pad_ld(col + p + 3 * (int64_t)stride);
+            const T v0 = pad_ld(val + p), v1 = pad_ld(val + p + stride), v2 = pad_ld(val + p + 2 * (int64_t)stride),
+                    v3 = pad_ld(val + p + 3 * (int64_t)stride);
+            const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1), x2 = ldg_t(x + c2), x3 = ldg_t(x + c3);
+            s = s + v0 * x0;
+            s = s + v1 * x1;
+            s = s + v2 * x2;
+            s = s + v3 * x3;
+        }
+        for (; k < len; k++, p += stride) s = s + pad_ld(val + p) * ldg_t(x + pad_ld(col + p));
+    } else { /* U predicated: a row of up to U entries is one round trip (col/val, then x) */
+        for (sps_index k = 0; k < len; k += U, p += U * (int64_t)stride) {
+            sps_index c[U];
+            T v[U], xv[U];
+#pragma unroll
+            for (int j = 0; j < U; j++) {
+                const bool ok = k + j < len;
+                c[j] = ok ? pad_ld(col + p + j * (int64_t)stride) : 0;
+                v[j] = ok ? pad_ld(val + p + j * (int64_t)stride) : zero_of<T>();
+            }
+#pragma unroll
+            for (int j = 0; j < U; j++) xv[j] = k + j < len ? ldg_t(x + c[j]) : zero_of<T>();
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                if (k + j < len) s = s + v[j] * xv[j];
+        }
+    }
+    return s;
+}
 
 template <typename T>
 __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
@@ -156,44 +205,10 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmv_kernel(sps_pad_layout L,
     if (rr >= L.n) return;
     const sps_index r = (sps_index)rr;
     sps_index stride;
-    int64_t p = sps_pad_row_base(&L, r, &stride);
+    const int64_t p = sps_pad_row_base(&L, r, &stride);
     const sps_index len = L.rl[r];
     if (len > L.long_len) return; /* pad_long_spmv_kernel's */
-    const sps_index *__restrict__ col = L.col;
-    /* PAD_U entries' loads in flight (predicated: a row of up to PAD_U entries is
-     * one round trip), summed in entry order */
-    T s = zero_of<T>();
-#if SPS_PAD_U == 0 /* the previous loop: four in flight, then a serial tail */
-    sps_index k = 0;
-    for (; k + 4 <= len; k += 4, p += 4 * (int64_t)stride) {
-        const sps_index c0 = pad_ld(col + p), c1 = pad_ld(col + p + stride), c2 = pad_ld(col + p + 2 * (int64_t)stride),
-                        c3 = pad_ld(col + p + 3 * (int64_t)stride);
-        const T v0 = pad_ld(val + p), v1 = pad_ld(val + p + stride), v2 = pad_ld(val + p + 2 * (int64_t)stride),
-                v3 = pad_ld(val + p + 3 * (int64_t)stride);
-        const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1), x2 = ldg_t(x + c2), x3 = ldg_t(x + c3);
-        s = s + v0 * x0;
-        s = s + v1 * x1;
-        s = s + v2 * x2;
-        s = s + v3 * x3;
-    }
-    for (; k < len; k++, p += stride) s = s + pad_ld(val + p) * ldg_t(x + pad_ld(col + p));
-#else
-    for (sps_index k = 0; k < len; k += PAD_U, p += PAD_U * (int64_t)stride) {
-        sps_index c[PAD_U];
-        T v[PAD_U], xv[PAD_U];
-#pragma unroll
-        for (int j = 0; j < PAD_U; j++) {
-            const bool ok = k + j < len;
-            c[j] = ok ? pad_ld(col + p + j * (int64_t)stride) : 0;
-            v[j] = ok ? pad_ld(val + p + j * (int64_t)stride) : zero_of<T>();
-        }
-#pragma unroll
-        for (int j = 0; j < PAD_U; j++) xv[j] = k + j < len ? ldg_t(x + c[j]) : zero_of<T>();
-#pragma unroll
-        for (int j = 0; j < PAD_U; j++)
-            if (k + j < len) s = s + v[j] * xv[j];
-    }
-#endif
+    const T s = pad_row_sum<T, pad_u<T>()>(L.col, val, x, p, stride, len);
     const sps_index i = L.perm ? L.perm[r] : r;
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
