@@ -151,7 +151,12 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
 #ifndef SPS_PAD_U
 #define SPS_PAD_U (-1)
 #endif
-/* -DSPS_PAD_MINB=k: __launch_bounds__(PAD_THREADS, k) for pad_spmv_kernel (tuning runs). */
+/* -DSPS_PAD_MINB=k: __launch_bounds__(PAD_THREADS, k) for pad_spmv_kernel (tuning runs).
+ * Unset, ptxas gives f64 U = 8 64 registers (4 blocks an SM) and still wins: H100
+ * 2026-11-23, same run, f64 SELL ms, default / U 8 with 5 blocks (48, spills) / 6
+ * (40, spills) / U 6 unbounded: poisson3d-128 0.0849 / 0.0926 / 0.0997 / 0.0896,
+ * stencil27b3-40 0.0773 / 0.0852 / 0.0835 / 0.0765; f32 U 4 with 8 blocks (32, no
+ * spills) 0.0684 / 0.0623 against the default's 0.0627 / 0.0604. */
 #ifndef SPS_PAD_MINB
 #define SPS_PAD_MINB 0
 #endif
