@@ -66,19 +66,41 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_fill_kernel(sps_index n, c
     }
 }
 
+/* Slots a thread loads at once in the ELL part: 8 for 8-byte values (col/val of 8
+ * slots in flight, then their x; padding slots, col < 0, are loaded but not
+ * multiplied, and a chunk ending in padding ends the row), 1 for the others (the
+ * serial loop, stopping at the first padding slot).  Same sum, in slot order,
+ * either way.  As the padded formats' U (padded.cu): H100 2026-11-23, f64 HYB
+ * poisson3d-128 SpMV 0.0905 ms with the serial loop. -DSPS_HYB_U=k forces k. */
+#ifndef SPS_HYB_U
+#define SPS_HYB_U 0
+#endif
+template <typename T> __host__ __device__ constexpr int hyb_u() { return SPS_HYB_U > 0 ? SPS_HYB_U : sizeof(T) == 8 ? 8 : 1; }
+
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmv_kernel(sps_index n, sps_index K, int64_t ld,
                                                                       const sps_index *ell_col, const T *ell_val, T a,
                                                                       const T *x, T b, int bz, T *y)
 {
+    constexpr int U = hyb_u<T>();
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
         T s = zero_of<T>();
-        for (sps_index k = 0; k < K; k++) {
-            const int64_t slot = (int64_t)k * ld + i;
-            const sps_index c = ell_col[slot];
-            if (c < 0) break; /* padding: the rest of the row is padding too */
-            s = s + ell_val[slot] * x[c];
+        for (sps_index k = 0; k < K; k += U) {
+            sps_index c[U];
+            T v[U], xv[U];
+#pragma unroll
+            for (int j = 0; j < U; j++) {
+                const int64_t slot = (int64_t)(k + j) * ld + i;
+                c[j] = k + j < K ? __ldg(ell_col + slot) : -1;
+                v[j] = c[j] >= 0 ? ldg_t(ell_val + slot) : zero_of<T>();
+            }
+#pragma unroll
+            for (int j = 0; j < U; j++) xv[j] = c[j] >= 0 ? ldg_t(x + c[j]) : zero_of<T>();
+#pragma unroll
+            for (int j = 0; j < U; j++)
+                if (c[j] >= 0) s = s + v[j] * xv[j];
+            if (c[U - 1] < 0) break; /* padding: the rest of the row is padding too */
         }
         y[i] = bz ? a * s : a * s + b * y[i];
     }
