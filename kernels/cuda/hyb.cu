@@ -66,23 +66,23 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_fill_kernel(sps_index n, c
     }
 }
 
-/* Slots a thread loads at once in the ELL part: 8 for 8-byte values (col/val of 8
- * slots in flight, then their x; padding slots, col < 0, are loaded but not
- * multiplied, and a chunk ending in padding ends the row), 1 for the others (the
- * serial loop, stopping at the first padding slot).  Same sum, in slot order,
- * either way.  As the padded formats' U (padded.cu): H100 2026-11-23, f64 HYB
- * poisson3d-128 SpMV 0.0905 ms with the serial loop. -DSPS_HYB_U=k forces k. */
+/* Slots a thread loads at once in the ELL part: 4 (col/val of 4 slots in flight,
+ * then their x; padding slots, col < 0, are loaded but not multiplied, and a chunk
+ * ending in padding ends the row).  Same sum, in slot order, as the serial loop
+ * (U = 1) it replaced.  H100 2026-11-23, same run, ms, U = 1 / 4 / 8: f64
+ * poisson3d-128 0.0903 / 0.0817 / 0.0812, stencil27b3-40 0.0961 / 0.0780 / 0.0776,
+ * banded-s1e3 0.1214 / 0.1089 / 0.1086, banded-s1e5 0.1845 / 0.1793 / 0.1823; f32
+ * (U = 1 / 4) poisson3d-128 0.0722 / 0.0569, stencil27b3-40 0.0848 / 0.0569,
+ * banded-s1e3 0.0995 / 0.0762.  c64 not measured.  -DSPS_HYB_U=k forces k. */
 #ifndef SPS_HYB_U
-#define SPS_HYB_U 0
+#define SPS_HYB_U 4
 #endif
-template <typename T> __host__ __device__ constexpr int hyb_u() { return SPS_HYB_U > 0 ? SPS_HYB_U : sizeof(T) == 8 ? 8 : 1; }
-
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmv_kernel(sps_index n, sps_index K, int64_t ld,
                                                                       const sps_index *ell_col, const T *ell_val, T a,
                                                                       const T *x, T b, int bz, T *y)
 {
-    constexpr int U = hyb_u<T>();
+    constexpr int U = SPS_HYB_U;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
         T s = zero_of<T>();
