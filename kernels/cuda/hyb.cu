@@ -8,7 +8,8 @@
  *                  -1 / value 0 past the row's end) and its tail entries.
  *   hyb_ell_spmv   one thread per row, slot k*ld + i: at each k a warp reads
  *                  one contiguous 128-byte line of ell_col (coalesced, ld is a
- *                  multiple of 32); stops at the row's first padding slot.
+ *                  multiple of 32); 4 slots' col/val in flight, then their x
+ *                  (SPS_HYB_U); stops after the first chunk ending in padding.
  *                  Summed in T in column order, as the CPU: bit-reproducible.
  *   hyb_ell_spmvt  y = b y (own pass), then one thread per row scattering with
  *                  atomicAdd: NOT bit-reproducible (nor is coo_spmvt's tail).

@@ -11,8 +11,9 @@
  *       is a multiple of 32) -- Vazquez et al. ELLPACK-R, Monakov et al. sliced
  *       ELLPACK, Oberhuber et al. RgCSR §3.4 (whose kernel is this one with
  *       blockDim = G; any block size works here because every thread finds its
- *       group from its row).  Each thread loops to its own row length rl[r]:
- *       padding is never loaded or multiplied; a warp costs its longest row,
+ *       group from its row).  Each thread loops to its own row length rl[r]
+ *       (8 entries in flight for 8-byte values, pad_u): padding is never
+ *       loaded or multiplied; a warp costs its longest row,
  *       which is why SELL/RgCSR sort rows by length.  Rows are summed in entry
  *       order in T (as the CPU).
  *       Rows longer than L.long_len (the layout's long_rows list) are
