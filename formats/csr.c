@@ -132,24 +132,24 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
 static sps_status csr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->maxrow, x, y,
-                                                 slots, out);
+    return sps_kern(A->ctx, A->t)->csr_spmv_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
+                                                 s->maxrow, x, y, slots, out);
 }
 
 static sps_status csr_spmv_xpay_dot(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q,
                                     sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->maxrow, z, c,
-                                                      pold, pnew, q, slots, out);
+    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
+                                                      s->maxrow, z, c, pold, pnew, q, slots, out);
 }
 
 static sps_status csr_cg_iter(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
                               void *r, sps_cplx *slots, sps_cg_slots k)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_cg_iter(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->maxrow, z, c, pold,
-                                                pnew, q, x, r, slots, k);
+    return sps_kern(A->ctx, A->t)->csr_cg_iter(A->ctx, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
+                                                s->maxrow, z, c, pold, pnew, q, x, r, slots, k);
 }
 
 static size_t csr_footprint(sps_matrix A, int64_t *stored)

@@ -180,7 +180,8 @@ static double absat(sps_scalar t, const void *v, int64_t k)
  *   - guard (rho <= 0): rr = -1, stop = 1, x and r untouched. */
 enum { CI_PQ, CI_RR, CI_RHO, CI_RHO_OLD, CI_TOL2, CI_STOP, CI_N };
 static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, const sps_index *dcol, const void *dval,
-                        sps_index maxrow, const gbuf *z, const gbuf *po, const sps_cplx *slots_in, const void *x0, const void *r0,
+                        sps_index maxrow, const gbuf *z, const gbuf *po, const sps_cplx *slots_in, const void *x0,
+                        const void *r0,
                         void **pn, void **q, void **x, void **r, sps_cplx *slots)
 {
     const sps_kernels *G = &SPS_TEST_GPU_TABLE[t];
@@ -189,7 +190,8 @@ static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, c
     sps_cplx *dslot = gb_dalloc(CI_N * sizeof(sps_cplx));
     gb_upload(dslot, slots_in, CI_N * sizeof(sps_cplx));
     const sps_cg_slots ks = {CI_RHO, CI_PQ, CI_RR, CI_TOL2, CI_STOP};
-    TU_OK(g_gpu, G->csr_cg_iter(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, z->d, (sps_scoef){1.0, CI_RHO, CI_RHO_OLD},
+    TU_OK(g_gpu, G->csr_cg_iter(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, z->d,
+                                (sps_scoef){1.0, CI_RHO, CI_RHO_OLD},
                                 po->d, gpn.d, gq.d, gx.d, gr.d, dslot, ks));
     gb_download(slots, dslot, CI_N * sizeof(sps_cplx));
     *pn = gb_fetch(&gpn);
@@ -363,9 +365,10 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 }
                 sps_status st;
                 if (!fmt) {
-                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, maxrow, a, x.d, b,
-                                                              y.d);
-                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
+                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, maxrow,
+                                                              a, x.d, b, y.d);
+                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h,
+                                                         b, y.h);
                 } else if (fmt == 1) {
                     st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b,
                                                               y.d);
@@ -382,8 +385,8 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                     gbuf y3 = gb_nan(t, (size_t)nout);
                     char w3[240];
                     snprintf(w3, sizeof w3, "%s, maxrow hint 0", what);
-                    TU_OK(g_gpu, (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, 0, a, x.d,
-                                                                      b, y3.d));
+                    TU_OK(g_gpu, (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval,
+                                                                      0, a, x.d, b, y3.d));
                     void *g3 = gb_fetch(&y3);
                     cmp_vec_s(w3, t, (size_t)nout, g3, y.h, 1, scale);
                     free(g3);
@@ -553,9 +556,7 @@ static void test_public_path(const hmat *A)
         TU_CHECK(ig.bytes == ic.bytes + sps_csr_merge_bytes(A->n, A->nnz, sps_scalar_size(t)),
                  "%s: the merge plan is in CSR's footprint (%zu vs %zu)", A->name, ig.bytes, ic.bytes);
         /* auto: the merge path on the GPU exactly when the longest row is > 64 and > 16 x the average */
-        sps_index longest = 0;
-        for (sps_index i = 0; i < A->n; i++)
-            if (A->rowptr[i + 1] - A->rowptr[i] > longest) longest = A->rowptr[i + 1] - A->rowptr[i];
+        const sps_index longest = hm_maxrow(A);
         const int irregular = longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)A->nnz / A->n);
         sps_matrix_info_t ia;
         TU_OK(g_gpu, sps_matrix_info(Ag, &ia));

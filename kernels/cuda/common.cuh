@@ -336,12 +336,12 @@ template <typename T> struct sps_cu_xplain {
  * whole block coalesced (thread t: o = t, t + THREADS, ...; all PER col/val loads
  * in flight before the first gather, NA: past the L1), and their products
  * val x(col) put in prod[o] (shared memory; the caller synchronises).  LO: lo may
- * be above 0; else it is 0 and not tested.  Both callers compile to the PTX they had
- * when each wrote this loop itself (checked with nvcc 13, sm_90): testing lo = 0
- * took the merge tile from 47-48 registers to 40 in f64/c32, and writing the test
- * as (!LO || o >= lo) took the staged f64 row kernel from 48 to 64, occupancy
- * changes never measured.  The staged CSR passes (spmv.cu) and the merge-path
- * tiles (csr_merge.cu). */
+ * be above 0; else it is 0 and not tested.  The address is base + o in 32 unsigned
+ * bits (no signed overflow near INT32_MAX, and the register count the row kernel had
+ * before an int64 form raised it).  ptxas's register choice is sensitive to the form
+ * of these tests (testing lo = 0 took the merge tile from 47-48 registers to 40 in
+ * f64/c32), which is why the row kernels pin their occupancy (spmv.cu csr_minb).
+ * The staged CSR passes (spmv.cu) and the merge-path tiles (csr_merge.cu). */
 template <int PER, int THREADS, bool NA, bool LO, typename T, typename X>
 __device__ inline void sps_cu_stage_products(const sps_index *col, const T *val, const X &x, sps_index base, int lo,
                                              int hi, T *prod)

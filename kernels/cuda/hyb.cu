@@ -18,7 +18,6 @@
  * read up to each row's end, n S (y), x gathers. */
 #include "kernels/cuda/common.cuh"
 
-
 namespace {
 
 template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_scale_kernel(sps_index m, T b, int bz, T *y)

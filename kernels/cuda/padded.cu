@@ -161,7 +161,10 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
 #ifndef SPS_PAD_MINB
 #define SPS_PAD_MINB 0
 #endif
-template <typename T> __host__ __device__ constexpr int pad_u() { return SPS_PAD_U >= 0 ? SPS_PAD_U : sizeof(T) == 8 ? 8 : 0; }
+template <typename T> __host__ __device__ constexpr int pad_u()
+{
+    return SPS_PAD_U >= 0 ? SPS_PAD_U : sizeof(T) == 8 ? 8 : 0;
+}
 #ifndef SPS_PAD_NA
 #define SPS_PAD_NA 1
 #endif
@@ -208,8 +211,9 @@ __device__ inline T pad_row_sum(const sps_index *__restrict__ col, const T *__re
 }
 
 template <typename T>
-__global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB) pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
-                                                              const T *__restrict__ x, T b, int beta_zero, T *__restrict__ y)
+__global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
+    pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a, const T *__restrict__ x, T b, int beta_zero,
+                    T *__restrict__ y)
 {
     const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (rr >= L.n) return;

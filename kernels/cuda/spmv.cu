@@ -256,8 +256,9 @@ __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_
  * banded-s1e3, where the time followed the L2-to-L1 sectors read: f64 direct
  * 20.1M sectors 138 us, cuSPARSE CSR 15.4M 123 us): a group's TPR-entry segments
  * straddle sectors, so the direct loads need the L1 to keep matrix lines between
- * instructions, and that streamed data pushes x out; staged, the L1 holds x.  H100, spbench 2026-11-23, against the direct form in the same
- * run: f32 banded-s1e5 0.2028 -> 0.1777 ms, stencil27b3-40 0.0614 -> 0.0561;
+ * instructions, and that streamed data pushes x out; staged, the L1 holds x.
+ * H100, spbench 2026-11-23, against the direct form in the same run: f32
+ * banded-s1e5 0.2028 -> 0.1777 ms, stencil27b3-40 0.0614 -> 0.0561;
  * f64 (K = 2) banded-s1e3 0.1428 -> 0.1358, banded-s1e5 0.2093 -> 0.1935,
  * poisson3d-128 0.0953 -> 0.0945.  Measured and dropped: ordinary loads for the
  * entries (f64 geomean 0.951 against 0.992 with no_allocate; f32 0.972 / 1.015);
@@ -270,8 +271,8 @@ __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_
  * without staging it gained in f32, 0.956 -> 0.980, and lost in f64, 0.994 ->
  * 0.968); the next pass's row bounds loaded before this pass stages its entries
  * (one dependent round trip fewer, 8 more registers: f32 geomean 1.007 -> 0.952,
- * f64 1.044 -> 0.950).  A pass whose entries exceed the buffer falls back to the direct loads
- * for its rows; the medium and long rows (summed first, csr_for_long_rows) are
+ * f64 1.044 -> 0.950).  A pass whose entries exceed the buffer falls back to the
+ * direct loads for its rows; the medium and long rows (summed first, csr_for_long_rows) are
  * skipped but count towards the buffer, so a pass holding one usually falls back.
  * Products are rounded before the sum (no FMA), so staged and direct sums can
  * differ in the last bit; which form a pass takes depends on the matrix only. */
@@ -462,7 +463,8 @@ template <typename T> struct csrt_long_row {
 #ifndef SPS_CSR_LONG_PASS
 #define SPS_CSR_LONG_PASS 1
 #endif
-template <typename T, typename S = csr_bw<T>> static inline bool csr_long_pass(sps_index n, int64_t nnz, sps_index maxrow)
+template <typename T, typename S = csr_bw<T>>
+static inline bool csr_long_pass(sps_index n, int64_t nnz, sps_index maxrow)
 {
     return SPS_CSR_LONG_PASS && (maxrow < 0 || maxrow > csr_med_len(csr_tpr_of<T, S>(n, nnz)));
 }
@@ -853,11 +855,12 @@ static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t n
 {
     if (n > 0 && nnz > (int64_t)SPS_CSR_XPAY_MAX_AVG * n) { /* long rows: waxpy_s, then the plain product */
         SPS_CHECK(sps_cuda_foreach(ctx, n, waxpy_s_op<T>{(const T *)z, slots, c, (const T *)pold, (T *)pnew, T()}));
-        return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots, out);
+        return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots,
+                                 out);
     }
     /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
-    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q,
-                             pnew, slots, out);
+    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow,
+                             csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q, pnew, slots, out);
 }
 
 /* One CG iteration (csr_cg_iter_kernel), launched cooperative: the grid is at most
