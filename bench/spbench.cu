@@ -194,7 +194,8 @@ static void usage(FILE *f)
             "  --mode M              spmv, solver or all (default all)\n"
             "  --only NAMES          comma-separated matrix names or shell patterns (see --list)\n"
             "  --formats LIST        libspsolve formats to time (default csr,coo; all, or any of: %s;\n"
-            "                        csr:rows, csr:merge: CSR with its SpMV schedule forced)\n"
+            "                        csr:rows, csr:merge: CSR with its SpMV schedule forced; ell:i32,\n"
+            "                        sell:i32, rgcsr:i32: 32-bit column indices forced, i16: 16-bit)\n"
             "  --convert-reps N      timed builds per format conversion, median reported (default 10)\n"
             "  --maxit N             solver iterations per solve (default 200; rtol = atol = 0)\n"
             "  --restart M           GMRES restart length (default 30)\n"
@@ -653,17 +654,24 @@ static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A
  * max_fill and the force option) -- with the library's message in why; throws on
  * any other failure. */
 /* A --formats entry: a format name, or csr:rows / csr:merge (CSR with its SpMV
- * schedule forced, sps_format_options.csr_kernel). */
+ * schedule forced, sps_format_options.csr_kernel), or ell/sell/rgcsr:i32 / :i16
+ * (the column index width forced, sps_format_options.index_bits). */
 static sps_status format_of(const std::string &name, sps_format *id, sps_format_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     const size_t colon = name.find(':');
     if (colon == std::string::npos) return sps_format_by_name(name.c_str(), id);
     const std::string base = name.substr(0, colon), kind = name.substr(colon + 1);
-    if (base != "csr" || (kind != "rows" && kind != "merge")) return SPS_ERR_ARG;
-    opt->csr_kernel = kind == "rows" ? SPS_CSR_KERNEL_ROWS : SPS_CSR_KERNEL_MERGE;
-    *id = SPS_FMT_CSR;
-    return SPS_OK;
+    if (base == "csr" && (kind == "rows" || kind == "merge")) {
+        opt->csr_kernel = kind == "rows" ? SPS_CSR_KERNEL_ROWS : SPS_CSR_KERNEL_MERGE;
+        *id = SPS_FMT_CSR;
+        return SPS_OK;
+    }
+    if ((base == "ell" || base == "sell" || base == "rgcsr") && (kind == "i32" || kind == "i16")) {
+        opt->index_bits = kind == "i32" ? 32 : 16;
+        return sps_format_by_name(base.c_str(), id);
+    }
+    return SPS_ERR_ARG;
 }
 
 static bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &out, std::string &why)

@@ -21,6 +21,7 @@ static sps_status ell_params(sps_matrix B, const sps_format_options *opt, sps_pa
     p->force = opt->force;
     p->suggest = "use sell (rows padded per slice of 32, with sort_window to group equal lengths) or hyb "
                  "(the long rows' excess in a COO tail)";
+    SPS_CHECK(sps_pad_index_bits(B->ctx, "ell", opt, &p->index_bits));
     return sps_pad_max_fill(B->ctx, "ell", opt, &p->max_fill);
 }
 

@@ -25,6 +25,8 @@ void sps_pad_destroy(sps_matrix A)
     sps_dfree(A->ctx, (void *)s->L.rl);
     sps_dfree(A->ctx, (void *)s->L.perm);
     sps_dfree(A->ctx, (void *)s->L.col);
+    sps_dfree(A->ctx, (void *)s->L.col16);
+    sps_dfree(A->ctx, (void *)s->L.cbase);
     sps_dfree(A->ctx, (void *)s->L.long_rows);
     sps_dfree(A->ctx, s->val);
     free(s);
@@ -41,6 +43,15 @@ sps_status sps_pad_max_fill(sps_context ctx, const char *fmt, const sps_format_o
     if (!(f > 0.0) || !isfinite(f))
         return sps_error(ctx, SPS_ERR_ARG, "%s: max_fill must be a positive number (got %g); 0 means the default 10", fmt, f);
     *max_fill = f;
+    return SPS_OK;
+}
+
+sps_status sps_pad_index_bits(sps_context ctx, const char *fmt, const sps_format_options *opt, int *bits)
+{
+    const int b = opt ? opt->index_bits : 0;
+    if (b != 0 && b != 16 && b != 32)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: index_bits must be 0 (auto), 16 or 32 (got %d)", fmt, b);
+    *bits = b;
     return SPS_OK;
 }
 
@@ -71,7 +82,8 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
     const sps_pad_layout *L = &s->L;
     const double limit = p->max_fill * (double)B->nnz;
     if (L->slots > SPS_PAD_FILL_FLOOR && (double)L->slots > limit && !p->force) {
-        const size_t bytes = sps_pad_bytes(L->slots, 1, B->t, L->ngroups, B->n, p->window > 0, L->nlong);
+        const size_t bytes =
+            sps_pad_bytes(L->slots, 1, B->t, L->cbase ? 2 : 4, L->ngroups, B->n, p->window > 0, L->nlong);
         const double fill = B->nnz ? (double)L->slots / (double)B->nnz : INFINITY;
         char shape[160];
         if (p->kind == SPS_PAD_ELL)
@@ -164,32 +176,54 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
         SPS_CHECK(k->pad_rowlen(ctx, n, src->rowptr, perm, rl));
     }
 
-    /* 2. widths per group (ELL: per chunk), to the host */
+    /* 2. widths and column ranges per group (ELL: per chunk), to the host in one download */
     const sps_index chunk = p->kind == SPS_PAD_ELL ? SPS_PAD_ELL_CHUNK : L->h;
     const sps_index nq = (sps_index)(((int64_t)n + chunk - 1) / chunk);
-    sps_index *wd = NULL, *w = NULL;
+    sps_index *wd = NULL, *w = NULL, *lo = NULL;
     int64_t *gp = NULL;
     sps_status st;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&wd, (size_t)nq * sizeof *wd), done);
-    SPS_CHECK_GOTO(st, k->pad_widths(ctx, n, chunk, rl, wd), done);
-    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&w, wd, (size_t)nq * sizeof *w, "padded group widths"), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&wd, ((size_t)nq + 3) * sizeof *wd), done);
+    if (p->kind != SPS_PAD_ELL && p->index_bits != 32)
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&lo, ((size_t)nq > 0 ? (size_t)nq : 1) * sizeof *lo), done);
+    SPS_CHECK_GOTO(st, k->pad_widths(ctx, n, chunk, rl, src->rowptr, L->perm, src->col, wd, lo), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&w, wd, ((size_t)nq + 3) * sizeof *w, "padded group widths"), done);
 
-    /* 3. group pointers, fill check, upload */
+    /* 3. group pointers, column width, fill check, upload */
     SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&gp, ((size_t)L->ngroups + 1) * sizeof *gp, "padded group pointers"), done);
     pad_geometry(p, s, w, nq, gp);
     SPS_CHECK_GOTO(st, pad_long_rows(B, s, w, nq), done);
+    /* ELL is one group: its span is the whole matrix's; a SELL/RgCSR chunk is a group */
+    const sps_index gmin = w[nq] < 0 ? 0 : INT32_MAX - w[nq];
+    const int64_t span = p->kind == SPS_PAD_ELL ? (w[nq + 1] < 0 ? -1 : (int64_t)w[nq + 1] - gmin) : w[nq + 2];
+    const int narrow = p->index_bits == 16 || (p->index_bits == 0 && span <= SPS_PAD_COL16_SPAN);
+    if (narrow && span > SPS_PAD_COL16_SPAN) {
+        st = sps_error(ctx, SPS_ERR_ARG,
+                       "%s: index_bits 16 refused: the columns of a %s span %lld > %d; use index_bits 32 or 0 (auto)",
+                       sps_pad_kind_name(p->kind), p->kind == SPS_PAD_ELL ? "matrix" : "group", (long long)span,
+                       SPS_PAD_COL16_SPAN);
+        goto done;
+    }
+    if (narrow) {
+        if (p->kind == SPS_PAD_ELL) SPS_CHECK_GOTO(st, sps_dupload(ctx, (void **)&lo, &gmin, sizeof gmin), done);
+        L->cbase = lo; /* the store owns it now */
+        lo = NULL;
+    }
     SPS_CHECK_GOTO(st, pad_check_fill(B, p, s), done);
     SPS_CHECK_GOTO(st, sps_dupload(ctx, (void **)&L->grp_ptr, gp, ((size_t)L->ngroups + 1) * sizeof *gp), done);
 
     /* 4. columns and values, every slot written once */
-    sps_index *col;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&col, (size_t)L->slots * sizeof *col), done);
-    L->col = col;
+    void *col;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &col, (size_t)L->slots * (narrow ? sizeof(uint16_t) : sizeof(sps_index))), done);
+    if (narrow)
+        L->col16 = col;
+    else
+        L->col = col;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->val, (size_t)L->slots * s->ew * sps_scalar_size(B->t)), done);
     SPS_CHECK_GOTO(st, k->pad_scatter_col(ctx, *L, src->rowptr, src->col, col), done);
     SPS_CHECK_GOTO(st, k->pad_scatter_val(ctx, *L, src->rowptr, src->val, s->ew, s->val), done);
 done:
     sps_dfree(ctx, wd);
+    sps_dfree(ctx, lo);
     free(w);
     free(gp);
     return st;
@@ -206,19 +240,27 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
     out->t = A->t;
     sps_pad_layout H = *L; /* host copy of the layout */
     int64_t *gp = NULL;
-    sps_index *rl = NULL, *perm = NULL, *col = NULL;
+    sps_index *rl = NULL, *perm = NULL, *col = NULL, *cbase = NULL;
+    uint16_t *col16 = NULL;
     char *val = NULL;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&gp, L->grp_ptr, ((size_t)L->ngroups + 1) * sizeof *gp, "group pointers"), done);
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&rl, L->rl, (size_t)L->n * sizeof *rl, "row lengths"), done);
     if (L->perm)
         SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&perm, L->perm, (size_t)L->n * sizeof *perm, "row permutation"), done);
-    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col, L->col, (size_t)L->slots * sizeof *col, "padded columns"), done);
+    if (L->col16) {
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col16, L->col16, (size_t)L->slots * sizeof *col16, "padded columns"), done);
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&cbase, L->cbase, (size_t)L->ngroups * sizeof *cbase, "group base columns"), done);
+    } else {
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col, L->col, (size_t)L->slots * sizeof *col, "padded columns"), done);
+    }
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&val, s->val, (size_t)L->slots * ss, "padded values"), done);
     H.grp_ptr = gp;
     H.rl = rl;
     H.perm = perm;
     H.col = col;
+    H.col16 = col16;
+    H.cbase = cbase;
     SPS_CHECK_GOTO(st, sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"), done);
     SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&out->col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"), done);
     SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, &out->val, (size_t)A->nnz * ss, "CSR values"), done);
@@ -232,9 +274,9 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
     for (sps_index r = 0; r < L->n; r++) {
         sps_index stride;
         int64_t slot = sps_pad_row_base(&H, r, &stride);
-        const sps_index i = perm ? perm[r] : r;
+        const sps_index i = perm ? perm[r] : r, g = r / L->h;
         for (sps_index q = out->rowptr[i]; q < out->rowptr[i + 1]; q++, slot += stride) {
-            out->col[q] = col[slot];
+            out->col[q] = sps_pad_col_at(&H, g, slot);
             memcpy((char *)out->val + (size_t)q * ss, val + (size_t)slot * ss, ss);
         }
     }
@@ -243,6 +285,8 @@ done:
     free(rl);
     free(perm);
     free(col);
+    free(col16);
+    free(cbase);
     free(val);
     return st;
 }
@@ -258,5 +302,6 @@ size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
 {
     const sps_pad_store *s = A->store;
     *stored = s->L.slots;
-    return sps_pad_bytes(s->L.slots, s->ew, A->t, s->L.ngroups, s->L.n, s->L.perm != NULL, s->L.nlong);
+    return sps_pad_bytes(s->L.slots, s->ew, A->t, s->L.col16 ? 2 : 4, s->L.ngroups, s->L.n, s->L.perm != NULL,
+                         s->L.nlong);
 }

@@ -28,7 +28,10 @@
  *      when a chunk is wider than the long-row length, rl comes to the host
  *      once and the long rows are listed; the fill check against max_fill x nnz
  *      (before the padded arrays are allocated); upload;
- *   4. pad_scatter_col and pad_scatter_val write every slot once.
+ *   4. the column width: 16 bits when every group's columns span at most
+ *      SPS_PAD_COL16_SPAN (pad_widths reports the spans with the widths, in
+ *      the same download; its per-group smallest columns become cbase), else
+ *      32; pad_scatter_col and pad_scatter_val write every slot once.
  * Host traffic is O(n / h) integers (O(n) when there are long rows); the
  * O(nnz) work stays on the backend. */
 #ifndef SPS_FORMATS_PADDED_H
@@ -52,6 +55,7 @@ typedef struct {
     sps_index window;     /* sort window in rows; 0 = no sorting (perm not stored) */
     double max_fill;      /* > 0 */
     int force;
+    int index_bits;       /* 0 auto, 16 or 32 (sps_format_options.index_bits, checked) */
     const char *suggest;  /* what to use instead, for the blow-up message */
 } sps_pad_params;
 
@@ -77,14 +81,18 @@ sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored);
 void sps_pad_destroy(sps_matrix A);
 
-/** Bytes of a padded store: values, columns, group pointers, row lengths,
- *  permutation, long-row list. */
-static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, sps_index ngroups, sps_index n, int permuted,
-                                   sps_index nlong)
+/** Bytes of a padded store: values, columns (col_bytes: 4, or 2 plus a base
+ *  column a group), group pointers, row lengths, permutation, long-row list. */
+static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, int col_bytes, sps_index ngroups, sps_index n,
+                                   int permuted, sps_index nlong)
 {
-    return (size_t)slots * ((size_t)ew * sps_scalar_size(t) + sizeof(sps_index)) + ((size_t)ngroups + 1) * sizeof(int64_t) +
+    return (size_t)slots * ((size_t)ew * sps_scalar_size(t) + (size_t)col_bytes) +
+           ((size_t)ngroups + 1) * sizeof(int64_t) + (col_bytes == 2 ? (size_t)ngroups * sizeof(sps_index) : 0) +
            (size_t)n * sizeof(sps_index) * (permuted ? 2 : 1) + (size_t)nlong * sizeof(sps_index);
 }
+
+/** index_bits from the options (0, 16 or 32; anything else is an error). */
+sps_status sps_pad_index_bits(sps_context ctx, const char *fmt, const sps_format_options *opt, int *bits);
 
 /** max_fill from the options: 0 gives the default 10; negative or NaN is an error. */
 sps_status sps_pad_max_fill(sps_context ctx, const char *fmt, const sps_format_options *opt, double *max_fill);

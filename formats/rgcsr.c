@@ -38,6 +38,7 @@ static sps_status rgcsr_params(sps_matrix B, const sps_format_options *opt, sps_
     p->force = opt->force;
     p->suggest = opt->sort_rows ? "use a smaller group_size, or sell, hyb or csr"
                                 : "use sort_rows (descending row lengths), a smaller group_size, or sell, hyb or csr";
+    SPS_CHECK(sps_pad_index_bits(B->ctx, "rgcsr", opt, &p->index_bits));
     return sps_pad_max_fill(B->ctx, "rgcsr", opt, &p->max_fill);
 }
 

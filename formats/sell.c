@@ -39,6 +39,7 @@ static sps_status sell_params(sps_matrix B, const sps_format_options *opt, sps_p
     p->force = opt->force;
     p->suggest = sigma > 1 ? "use a larger sort_window, or hyb or csr"
                            : "use sort_window (e.g. 1024) to sort rows by length, or hyb or csr";
+    SPS_CHECK(sps_pad_index_bits(B->ctx, "sell", opt, &p->index_bits));
     return sps_pad_max_fill(B->ctx, "sell", opt, &p->max_fill);
 }
 

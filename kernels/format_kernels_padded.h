@@ -40,11 +40,14 @@
  *   pad_sort_rows   perm = rows sorted by decreasing length inside windows of
  *                   `window` rows, ties in increasing row order (a stable sort:
  *                   the CPU and the GPU give the same permutation)
- *   pad_widths      w[q] = max rl over storage rows [q*chunk, (q+1)*chunk)
- *   pad_scatter_col the layout's column array, every slot written once
+ *   pad_widths      w[q] = max rl over storage rows [q*chunk, (q+1)*chunk),
+ *                   and the chunks' column ranges (for 16-bit columns)
+ *   pad_scatter_col the layout's column array (32- or 16-bit), every slot
+ *                   written once
  *   pad_scatter_val the value array, every slot written once (ew scalars each)
  * SpMV: pad_spmv (y = a A x + b y), pad_spmvt (y = a A^T x + b y); b == 0: y is
- * not read.  Index arrays are 32-bit; slot offsets are 64-bit. */
+ * not read.  Index arrays are 32-bit (columns 16-bit where they fit, below);
+ * slot offsets are 64-bit. */
 #ifndef SPS_FORMAT_KERNELS_PADDED_H
 #define SPS_FORMAT_KERNELS_PADDED_H
 
@@ -61,6 +64,15 @@
 #ifndef SPS_PAD_LONG_FACTOR
 #define SPS_PAD_LONG_FACTOR 4
 #endif
+
+/* 16-bit column indices (sps_pad_layout.col16): a group whose columns span at
+ * most SPS_PAD_COL16_SPAN (largest - smallest) stores each column as its offset
+ * from the group's smallest column, cbase[g]; the all-ones offset marks padding.
+ * SpMV reads 2 index bytes a slot instead of 4: an f64 slot is 10 bytes, not 12,
+ * an f32 slot 6, not 8 (the padded SpMV is bandwidth-bound, so time follows).
+ * Chosen by sps_format_options.index_bits: 0 (auto) when every group fits. */
+#define SPS_PAD_COL16_PAD 0xFFFFu
+#define SPS_PAD_COL16_SPAN 0xFFFE
 
 #if defined(__CUDACC__)
 #define SPS_PAD_HD __host__ __device__
@@ -79,11 +91,21 @@ typedef struct sps_pad_layout {
     const int64_t *grp_ptr;   /* ngroups + 1 slot offsets */
     const sps_index *rl;      /* n: real entries of storage row r */
     const sps_index *perm;    /* n: original row of storage row r; NULL = identity */
-    const sps_index *col;     /* slots: column of each slot, -1 for padding */
+    const sps_index *col;     /* slots: column of each slot, -1 for padding; NULL with col16 */
+    const uint16_t *col16;    /* slots: column - cbase[group], SPS_PAD_COL16_PAD for padding; or NULL */
+    const sps_index *cbase;   /* ngroups: the smallest column of each group (with col16), else NULL */
     sps_index long_len;       /* rows longer than this are "long" (see above) */
     sps_index nlong;          /* storage rows with rl > long_len */
     const sps_index *long_rows; /* nlong storage rows, increasing (GPU schedule; CPU ignores) */
 } sps_pad_layout;
+
+/** Column of a slot of group g (-1 for padding), whichever index width L stores. */
+static inline SPS_PAD_HD sps_index sps_pad_col_at(const sps_pad_layout *L, sps_index g, int64_t slot)
+{
+    if (!L->col16) return L->col[slot];
+    const uint16_t c = L->col16[slot];
+    return c == SPS_PAD_COL16_PAD ? -1 : L->cbase[g] + (sps_index)c;
+}
 
 /** First slot of storage row r; *stride = distance between its consecutive entries. */
 static inline SPS_PAD_HD int64_t sps_pad_row_base(const sps_pad_layout *L, sps_index r, sps_index *stride)
@@ -102,11 +124,19 @@ static inline SPS_PAD_HD int64_t sps_pad_row_base(const sps_pad_layout *L, sps_i
     /* perm: 0..n-1 sorted by decreasing len[] within windows of `window` rows, ties by row (stable) */     \
     X(P, S, pad_sort_rows, (sps_context ctx, sps_index n, sps_index window, const sps_index *len,           \
                             sps_index *perm))                                                               \
-    /* w[q] = max(rl[q*chunk .. min(n, (q+1)*chunk) - 1]), 0 for an empty chunk; ceil(n/chunk) entries */   \
-    X(P, S, pad_widths, (sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl, sps_index *w)) \
-    /* col[slot] for every slot of L (L.col ignored): CSR column of the entry, -1 for padding */            \
+    /* nq = ceil(n/chunk) chunks of storage rows (row r: original row perm ? perm[r] : r, whose CSR        \
+     * columns are sorted, so its first and last entries are its smallest and largest column):           \
+     * w[q] = max(rl over chunk q), 0 for an empty chunk; lo[q] = the chunk's smallest column (0 when it  \
+     * has no entries); w[nq] = INT32_MAX - the smallest column of all, w[nq + 1] = the largest,          \
+     * w[nq + 2] = the largest span (largest - smallest column) of a chunk: -1 each when nnz = 0.  nq + 3 \
+     * entries of w are written; lo may be NULL. */                                                      \
+    X(P, S, pad_widths, (sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl,                \
+                         const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,          \
+                         sps_index *w, sps_index *lo))                                                      \
+    /* every slot of L (L.col, L.col16 ignored): L.cbase NULL: col is sps_index, the CSR column of the     \
+     * entry, -1 for padding; else col is uint16_t, column - cbase[group], SPS_PAD_COL16_PAD for padding */ \
     X(P, S, pad_scatter_col, (sps_context ctx, sps_pad_layout L, const sps_index *rowptr,                   \
-                              const sps_index *src_col, sps_index *col))                                    \
+                              const sps_index *src_col, void *col))                                         \
     /* val[slot*ew ..] for every slot of L: the CSR entry's ew scalars, zeros for padding */                \
     X(P, S, pad_scatter_val, (sps_context ctx, sps_pad_layout L, const sps_index *rowptr,                   \
                               const void *src_val, int ew, void *val))                                      \

@@ -14,7 +14,9 @@
  *   - the blow-up refusal on the GPU carries the same message as on the CPU;
  *   - shapes: empty, 1x1, n x 1, 1 x n, empty rows across slice/group borders,
  *     a dense row, a power-law matrix of 30000 rows (multi-block grids, many
- *     sort windows, ELL width over several 1024-row chunks), poisson3d:20, and
+ *     sort windows, ELL width over several 1024-row chunks), columns too wide
+ *     for 16 bits (per group, or only across the matrix: ELL), 16- and 32-bit
+ *     columns (index_bits 0 and 32) on every shape, poisson3d:20, and
  *     real matrices from SPS_MATRIX_DIR (argv[1]) up to 300k nonzeros.
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
 #ifndef _POSIX_C_SOURCE
@@ -85,7 +87,8 @@ static void pat_free(pattern *p)
 /* ------------------------------------------------------------------ comparisons */
 typedef struct {
     int64_t *gp;
-    sps_index *rl, *perm, *col, *lr;
+    sps_index *rl, *perm, *col, *lr, *cbase;
+    uint16_t *col16;
     void *val;
     sps_pad_layout L;
 } hstore;
@@ -98,7 +101,9 @@ static void fetch(sps_matrix B, hstore *h)
     h->gp = tu_xcalloc(ng, 8);
     h->rl = tu_xcalloc(n, 4);
     h->perm = s->L.perm ? tu_xcalloc(n, 4) : NULL;
-    h->col = tu_xcalloc(sl, 4);
+    h->col = s->L.col ? tu_xcalloc(sl, 4) : NULL;
+    h->col16 = s->L.col16 ? tu_xcalloc(sl, 2) : NULL;
+    h->cbase = s->L.cbase ? tu_xcalloc(ng, 4) : NULL;
     h->lr = tu_xcalloc((size_t)s->L.nlong, 4);
     h->val = tu_xcalloc(sl, ssz(B->t));
     sps_context c = B->ctx;
@@ -106,7 +111,9 @@ static void fetch(sps_matrix B, hstore *h)
     sps_dcopy(c, h->gp, s->L.grp_ptr, ng * 8, k);
     sps_dcopy(c, h->rl, s->L.rl, n * 4, k);
     if (h->perm) sps_dcopy(c, h->perm, s->L.perm, n * 4, k);
-    sps_dcopy(c, h->col, s->L.col, sl * 4, k);
+    if (h->col) sps_dcopy(c, h->col, s->L.col, sl * 4, k);
+    if (h->col16) sps_dcopy(c, h->col16, s->L.col16, sl * 2, k);
+    if (h->cbase) sps_dcopy(c, h->cbase, s->L.cbase, (ng - 1) * 4, k);
     sps_dcopy(c, h->lr, s->L.long_rows, (size_t)s->L.nlong * 4, k);
     sps_dcopy(c, h->val, s->val, sl * ssz(B->t), k);
 }
@@ -116,6 +123,8 @@ static void hstore_free(hstore *h)
     free(h->rl);
     free(h->perm);
     free(h->col);
+    free(h->col16);
+    free(h->cbase);
     free(h->lr);
     free(h->val);
 }
@@ -123,16 +132,19 @@ static int same_hstore(const hstore *a, const hstore *b, size_t ss, char *why, s
 {
     const sps_pad_layout *x = &a->L, *y = &b->L;
     if (x->n != y->n || x->h != y->h || x->nstored != y->nstored || x->ngroups != y->ngroups || x->slots != y->slots ||
-        (a->perm == NULL) != (b->perm == NULL) || x->nlong != y->nlong) {
-        snprintf(why, wl, "geometry (h %d/%d, groups %d/%d, slots %lld/%lld)", (int)x->h, (int)y->h, (int)x->ngroups,
-                 (int)y->ngroups, (long long)x->slots, (long long)y->slots);
+        (a->perm == NULL) != (b->perm == NULL) || x->nlong != y->nlong || (a->col16 == NULL) != (b->col16 == NULL)) {
+        snprintf(why, wl, "geometry (h %d/%d, groups %d/%d, slots %lld/%lld, column bits %d/%d)", (int)x->h, (int)y->h,
+                 (int)x->ngroups, (int)y->ngroups, (long long)x->slots, (long long)y->slots, a->col16 ? 16 : 32,
+                 b->col16 ? 16 : 32);
         return 0;
     }
     const size_t n = (size_t)x->n, sl = (size_t)x->slots;
     const char *bad = memcmp(a->gp, b->gp, ((size_t)x->ngroups + 1) * 8) ? "group pointers"
                       : memcmp(a->rl, b->rl, n * 4)                      ? "row lengths"
                       : a->perm && memcmp(a->perm, b->perm, n * 4)       ? "permutation"
-                      : memcmp(a->col, b->col, sl * 4)                   ? "columns"
+                      : a->col && memcmp(a->col, b->col, sl * 4)         ? "columns"
+                      : a->col16 && memcmp(a->col16, b->col16, sl * 2)   ? "16-bit columns"
+                      : a->cbase && memcmp(a->cbase, b->cbase, (size_t)x->ngroups * 4) ? "group base columns"
                       : memcmp(a->lr, b->lr, (size_t)x->nlong * 4)       ? "long-row list"
                       : memcmp(a->val, b->val, sl * ss)                  ? "values"
                                                                          : NULL;
@@ -251,7 +263,7 @@ static void check_spmv(const char *what, sps_matrix Bc, sps_matrix Bg, const pat
 typedef struct {
     const char *name;
     sps_format fmt;
-    int C, sigma, G, sort;
+    int C, sigma, G, sort, bits; /* bits: index_bits */
 } config;
 
 static void *make_values(sps_scalar t, int64_t nnz)
@@ -283,6 +295,7 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
     o.sort_window = cf->sigma;
     o.group_size = cf->G;
     o.sort_rows = cf->sort;
+    o.index_bits = cf->bits;
     o.force = 1;
     if (!TU_OK(cpu, sps_matrix_from_csr(cpu, p->n, p->m, p->rp, p->ci, val, t, &Ac)) ||
         !TU_OK(gpu, sps_matrix_from_csr(gpu, p->n, p->m, p->rp, p->ci, val, t, &Ag)))
@@ -327,17 +340,20 @@ done:
 }
 
 static const config configs[] = {
-    {"ell", SPS_FMT_ELL, 0, 0, 0, 0},
-    {"sell C=32", SPS_FMT_SELL, 32, 0, 0, 0},
-    {"sell C=16", SPS_FMT_SELL, 16, 0, 0, 0},
-    {"sell C=32 sigma=64", SPS_FMT_SELL, 32, 64, 0, 0},
-    {"sell C=16 sigma=1024", SPS_FMT_SELL, 16, 1024, 0, 0},
-    {"sell C=32 sigma=2^30", SPS_FMT_SELL, 32, 1 << 30, 0, 0},
-    {"rgcsr G=128", SPS_FMT_RGCSR, 0, 0, 128, 0},
-    {"rgcsr G=32", SPS_FMT_RGCSR, 0, 0, 32, 0},
-    {"rgcsr G=100", SPS_FMT_RGCSR, 0, 0, 100, 0},
-    {"rgcsr G=256 sorted", SPS_FMT_RGCSR, 0, 0, 256, 1},
-    {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1},
+    {"ell", SPS_FMT_ELL, 0, 0, 0, 0, 0},
+    {"sell C=32", SPS_FMT_SELL, 32, 0, 0, 0, 0},
+    {"sell C=16", SPS_FMT_SELL, 16, 0, 0, 0, 0},
+    {"sell C=32 sigma=64", SPS_FMT_SELL, 32, 64, 0, 0, 0},
+    {"sell C=16 sigma=1024", SPS_FMT_SELL, 16, 1024, 0, 0, 0},
+    {"sell C=32 sigma=2^30", SPS_FMT_SELL, 32, 1 << 30, 0, 0, 0},
+    {"rgcsr G=128", SPS_FMT_RGCSR, 0, 0, 128, 0, 0},
+    {"rgcsr G=32", SPS_FMT_RGCSR, 0, 0, 32, 0, 0},
+    {"rgcsr G=100", SPS_FMT_RGCSR, 0, 0, 100, 0, 0},
+    {"rgcsr G=256 sorted", SPS_FMT_RGCSR, 0, 0, 256, 1, 0},
+    {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1, 0},
+    {"ell index_bits 32", SPS_FMT_ELL, 0, 0, 0, 0, 32},
+    {"sell C=32 sigma=64 index_bits 32", SPS_FMT_SELL, 32, 64, 0, 0, 32},
+    {"rgcsr G=100 index_bits 32", SPS_FMT_RGCSR, 0, 0, 100, 0, 32},
 };
 #define NCONF ((int)(sizeof configs / sizeof configs[0]))
 
@@ -346,7 +362,8 @@ static pattern shape(int s)
     static const struct { const char *name; int n, m; } sh[] = {
         {"0x0", 0, 0},        {"no entries 50x40", 50, 40},      {"1x1", 1, 1},       {"77x1", 77, 1},
         {"1x300 dense", 1, 300}, {"empty runs 300x300", 300, 300}, {"dense row 200x200", 200, 200},
-        {"all in column 7", 150, 40}, {"random 1000x700", 1000, 700}, {"power law 30000", 30000, 30000}};
+        {"all in column 7", 150, 40}, {"random 1000x700", 1000, 700}, {"power law 30000", 30000, 30000},
+        {"random 300x200000", 300, 200000}, {"band of 3000x150000", 3000, 150000}};
     const int n = sh[s].n, m = sh[s].m;
     int *len = tu_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
@@ -360,7 +377,9 @@ static pattern shape(int s)
         case 6: len[i] = i == 77 ? m : rnd(4); break;
         case 7: len[i] = 1; break;
         case 8: len[i] = rnd(21); break;
-        default: {
+        case 10: len[i] = rnd(9); break;
+        case 11: len[i] = 1 + rnd(6); break;
+        case 9: {
             const double u = 1.0 - tu_rng_uniform(&rng);
             const double k = 2.0 * pow(u, -1.0 / 1.5);
             len[i] = k > 3000 ? 3000 : (int)k;
@@ -370,10 +389,15 @@ static pattern shape(int s)
     pattern p = pat_from_lengths(sh[s].name, n, m, len);
     if (s == 7)
         for (int k = 0; k < p.rp[n]; k++) p.ci[k] = 7;
+    /* 16-bit columns per SELL/RgCSR group, 32-bit in ELL (the matrix spans 150000 columns); shape 10 is 32-bit
+     * everywhere (random columns of 200000) */
+    if (s == 11)
+        for (int i = 0; i < n; i++)
+            for (sps_index k = p.rp[i]; k < p.rp[i + 1]; k++) p.ci[k] = 50 * i + 7 * (k - p.rp[i]);
     free(len);
     return p;
 }
-#define NSHAPES 10
+#define NSHAPES 12
 
 static void test_refusal(void)
 {
@@ -443,8 +467,8 @@ static void test_corpus(const char *dir)
         p.ci = tu_xcalloc((size_t)A->nnz, sizeof(sps_index));
         void *val = tu_xcalloc((size_t)A->nnz, ssz(t));
         TU_OK(cpu, sps_matrix_export_csr(A, p.rp, p.ci, val));
-        const config cs[] = {{"sell C=32 sigma=1024", SPS_FMT_SELL, 32, 1024, 0, 0},
-                             {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1}};
+        const config cs[] = {{"sell C=32 sigma=1024", SPS_FMT_SELL, 32, 1024, 0, 0, 0},
+                             {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1, 0}};
         for (int k = 0; k < 2; k++) check_case(&p, &cs[k], t, val);
         files++;
         free(val);
@@ -470,7 +494,7 @@ int main(int argc, char **argv)
     for (int s = 0; s < NSHAPES; s++) {
         pattern p = shape(s);
         for (int c = 0; c < NCONF; c++) {
-            if (s == NSHAPES - 1 && configs[c].fmt == SPS_FMT_ELL) continue; /* 90M slots: ELL is for even rows */
+            if (s == 9 && configs[c].fmt == SPS_FMT_ELL) continue; /* power law: 90M slots, ELL is for even rows */
             for (int ti = 0; ti < 4; ti++) check_case(&p, &configs[c], all_types[ti], NULL);
         }
         pat_free(&p);

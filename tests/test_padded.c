@@ -95,16 +95,18 @@ static void pat_free(pattern *p)
 }
 
 enum { SH_RANDOM, SH_BORDERS, SH_DENSE_ROW, SH_1X1, SH_NX1, SH_1XN, SH_ONE_COL, SH_ZERO, SH_EMPTY, SH_N33, SH_N257,
-       SH_LONG32, SH_COUNT };
+       SH_LONG32, SH_WIDE, SH_BANDWIDE, SH_COUNT };
 static const char *const shape_names[SH_COUNT] = {"random 1000x700", "empty runs at borders", "one dense row", "1x1",
                                                   "77x1", "1x500 dense", "all in one column", "no entries 50x40",
-                                                  "0x0", "33x33", "257x100", "long row every 32nd"};
+                                                  "0x0", "33x33", "257x100", "long row every 32nd",
+                                                  "300x200000 random", "band of 3000x150000"};
 
 static pattern make_shape(int s)
 {
     int n, m;
     const int sizes[SH_COUNT][2] = {{1000, 700}, {300, 300}, {200, 200}, {1, 1}, {77, 1}, {1, 500},
-                                    {150, 40},   {50, 40},   {0, 0},     {33, 33}, {257, 100}, {512, 300}};
+                                    {150, 40},   {50, 40},   {0, 0},     {33, 33}, {257, 100}, {512, 300},
+                                    {300, 200000}, {3000, 150000}};
     n = sizes[s][0];
     m = sizes[s][1];
     int *len = tu_xcalloc((size_t)n, sizeof(int));
@@ -129,11 +131,18 @@ static pattern make_shape(int s)
         case SH_N33: len[i] = rnd(6); break;
         case SH_N257: len[i] = rnd(13); break;
         case SH_LONG32: len[i] = i % 32 == 5 ? 100 + rnd(50) : 1 + rnd(2); break;
+        case SH_WIDE: len[i] = rnd(9); break;
+        case SH_BANDWIDE: len[i] = 1 + rnd(6); break;
         }
     }
     pattern p = pat_from_lengths(shape_names[s], n, m, len);
     if (s == SH_ONE_COL)
         for (int k = 0; k < p.rp[n]; k++) p.ci[k] = 7;
+    /* the columns of every group of up to 256 rows span < 65535 (16-bit columns in
+     * SELL and RgCSR), those of the matrix do not (32-bit in ELL) */
+    if (s == SH_BANDWIDE)
+        for (int i = 0; i < n; i++)
+            for (sps_index k = p.rp[i]; k < p.rp[i + 1]; k++) p.ci[k] = 50 * i + 7 * (k - p.rp[i]);
     free(len);
     return p;
 }
@@ -169,6 +178,11 @@ static config cfg(const char *name, sps_format f, int C, int sigma, int G, int s
     c.o.sort_rows = sort;
     return c;
 }
+static config cfg_bits(config c, int bits)
+{
+    c.o.index_bits = bits;
+    return c;
+}
 
 /* ------------------------------------------------------------------ the expected layout */
 typedef struct {
@@ -179,6 +193,8 @@ typedef struct {
     int64_t *ptr;      /* ngroups + 1 */
     int64_t slots;
     int long_len, nlong; /* rows longer than long_len = max(64, 4 ceil(nnz / n)) */
+    int narrow;        /* 16-bit columns: index_bits 16, or 0 and every group's span <= 65534 */
+    sps_index *cbase;  /* ngroups: a group's smallest column (0 when it has none) */
 } expected;
 
 static const sps_index *g_len_for_sort;
@@ -248,6 +264,21 @@ static expected expect_layout(const pattern *p, const config *c)
     e.long_len = 4 * mean > 64 ? (int)(4 * mean) : 64;
     for (int r = 0; r < n; r++) e.nlong += e.len[r] > e.long_len;
     free(olen);
+    /* column ranges: per group (ELL: the one group is the matrix) */
+    e.cbase = tu_xcalloc((size_t)e.ngroups + 1, sizeof *e.cbase);
+    int64_t span = -1;
+    for (int g = 0; g < e.ngroups; g++) {
+        sps_index lo = INT32_MAX, hi = -1;
+        const int r1 = e.kind == SPS_PAD_ELL ? n : ((g + 1) * e.h < n ? (g + 1) * e.h : n);
+        for (int r = e.kind == SPS_PAD_ELL ? 0 : g * e.h; r < r1; r++)
+            for (sps_index k = p->rp[e.perm[r]]; k < p->rp[e.perm[r] + 1]; k++) {
+                lo = p->ci[k] < lo ? p->ci[k] : lo;
+                hi = p->ci[k] > hi ? p->ci[k] : hi;
+            }
+        e.cbase[g] = hi < 0 ? 0 : lo;
+        if (hi >= 0 && hi - lo > span) span = hi - lo;
+    }
+    e.narrow = c->o.index_bits == 16 || (c->o.index_bits == 0 && span <= 65534);
     return e;
 }
 static void expected_free(expected *e)
@@ -255,6 +286,7 @@ static void expected_free(expected *e)
     free(e->perm);
     free(e->len);
     free(e->ptr);
+    free(e->cbase);
 }
 /* Slot of entry k of storage row r, as each format documents it. */
 static int64_t expect_slot(const expected *e, int r, int k)
@@ -296,14 +328,17 @@ static void check_layout(const char *what, sps_matrix B, const pattern *p, const
             if (q < 0 || q >= e->slots || seen[q]) { bad++; continue; }
             seen[q] = 1;
             const int64_t src = p->rp[i] + k;
-            if (L->col[q] != p->ci[src] || memcmp((const char *)s->val + q * ss, (const char *)val + src * ss, ss) != 0)
+            if (sps_pad_col_at(L, r / L->h, q) != p->ci[src] ||
+                memcmp((const char *)s->val + q * ss, (const char *)val + src * ss, ss) != 0)
                 bad++;
         }
     }
     const unsigned char zero[16] = {0};
     long badpad = 0;
-    for (int64_t q = 0; q < e->slots; q++)
-        if (!seen[q] && (L->col[q] != -1 || memcmp((const char *)s->val + q * ss, zero, ss) != 0)) badpad++;
+    for (int64_t q = 0; q < e->slots; q++) /* padding: column -1 (16-bit: the all-ones offset), value +0 */
+        if (!seen[q] && ((L->col16 ? L->col16[q] != SPS_PAD_COL16_PAD : L->col[q] != -1) ||
+                         memcmp((const char *)s->val + q * ss, zero, ss) != 0))
+            badpad++;
     TU_CHECK(bad == 0 && badpad == 0, "%s: %ld entries not at their documented slot, %ld padding slots not (-1, +0)", what,
              bad, badpad);
     free(seen);
@@ -321,7 +356,10 @@ static int same_store(sps_matrix A, sps_matrix B)
     const size_t n = (size_t)x->n, sl = (size_t)x->slots;
     return memcmp(x->grp_ptr, y->grp_ptr, ((size_t)x->ngroups + 1) * 8) == 0 &&
            (!n || memcmp(x->rl, y->rl, n * 4) == 0) && (!x->perm || !n || memcmp(x->perm, y->perm, n * 4) == 0) &&
-           (!sl || (memcmp(x->col, y->col, sl * 4) == 0 && memcmp(a->val, b->val, sl * ssz(A->t)) == 0));
+           (x->col16 == NULL) == (y->col16 == NULL) &&
+           (!x->col16 || !x->ngroups || memcmp(x->cbase, y->cbase, (size_t)x->ngroups * 4) == 0) &&
+           (!sl || ((x->col16 ? memcmp(x->col16, y->col16, sl * 2) : memcmp(x->col, y->col, sl * 4)) == 0 &&
+                    memcmp(a->val, b->val, sl * ssz(A->t)) == 0));
 }
 
 /* ------------------------------------------------------------------ SpMV references */
@@ -518,8 +556,9 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
         check_layout(what, B, p, val, &e);
         sps_matrix_info_t info;
         if (TU_OK(ctx, sps_matrix_info(B, &info))) {
-            const size_t want = (size_t)e.slots * (4 + ssz(t)) + ((size_t)e.ngroups + 1) * 8 +
-                                (size_t)p->n * 4 * (e.permuted ? 2 : 1) + (size_t)e.nlong * 4;
+            const size_t want = (size_t)e.slots * ((e.narrow ? 2 : 4) + ssz(t)) + ((size_t)e.ngroups + 1) * 8 +
+                                (e.narrow ? (size_t)e.ngroups * 4 : 0) + (size_t)p->n * 4 * (e.permuted ? 2 : 1) +
+                                (size_t)e.nlong * 4;
             const int64_t nnz = p->rp[p->n];
             const double fill = nnz ? 100.0 * (double)(e.slots - nnz) / (double)nnz : 0.0;
             TU_CHECK(info.format == c->fmt && info.stored_entries == e.slots && info.bytes == want && info.nnz == nnz &&
@@ -623,6 +662,26 @@ static void test_options(void)
         snprintf(what, sizeof what, "invalid option %zu (%s)", k, bad[k].needle);
         expect_refusal(what, &p, bad[k].f, &o, needles);
     }
+    /* index_bits: 0, 16, 32; anything else refused; 16 refused where a group's columns span > 65534 */
+    {
+        sps_format_options o = {0};
+        o.index_bits = 8;
+        const char *needles[] = {"index_bits", "8", NULL};
+        expect_refusal("index_bits 8", &p, SPS_FMT_SELL, &o, needles);
+        o.index_bits = 64;
+        const char *needles64[] = {"index_bits", "64", NULL};
+        expect_refusal("index_bits 64", &p, SPS_FMT_ELL, &o, needles64);
+        pattern wide = make_shape(SH_WIDE), band = make_shape(SH_BANDWIDE);
+        o.index_bits = 16;
+        const char *nw[] = {"SELL", "index_bits 16 refused", "group span", "index_bits 32", NULL};
+        expect_refusal("sell index_bits 16, wide columns", &wide, SPS_FMT_SELL, &o, nw);
+        const char *ne[] = {"ELL", "index_bits 16 refused", "matrix span", NULL};
+        expect_refusal("ell index_bits 16, band of 150000 columns", &band, SPS_FMT_ELL, &o, ne);
+        expect_ok("sell index_bits 16, band", &band, SPS_F32, SPS_FMT_SELL, &o, -1);
+        expect_ok("rgcsr index_bits 16, band", &band, SPS_F32, SPS_FMT_RGCSR, &o, -1);
+        pat_free(&wide);
+        pat_free(&band);
+    }
     /* NULL options: defaults */
     TU_OK(ctx, try_convert(&p, SPS_F64, SPS_FMT_SELL, NULL, &B));
     if (B) {
@@ -656,7 +715,8 @@ static void test_refusal(void)
     const int64_t nnz = 2 * n - 1, slots = (int64_t)n * 1504;
     char ent[64], byt[64];
     snprintf(ent, sizeof ent, "%lld entries", (long long)slots);
-    snprintf(byt, sizeof byt, "%zu bytes", (size_t)slots * 12 + 16 + (size_t)n * 4 + 4 /* one long row */);
+    /* 16-bit columns (the matrix spans 1500 columns): 10 bytes a slot, one base column */
+    snprintf(byt, sizeof byt, "%zu bytes", (size_t)slots * 10 + 16 + 4 + (size_t)n * 4 + 4 /* one long row */);
     {
         const char *needles[] = {"ELL", ent, byt, "fill factor", "max_fill 10", "longest row 1500", "sell", "hyb", "force", NULL};
         sps_format_options o = {0};
@@ -869,12 +929,17 @@ int main(int argc, char **argv)
         cfg("rgcsr G=256", SPS_FMT_RGCSR, 0, 0, 256, 0),
         cfg("rgcsr G=64 sorted", SPS_FMT_RGCSR, 0, 0, 64, 1),
         cfg("rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1),
+        cfg_bits(cfg("ell index_bits 32", SPS_FMT_ELL, 0, 0, 0, 0), 32),
+        cfg_bits(cfg("sell C=16 sigma=64 index_bits 32", SPS_FMT_SELL, 16, 64, 0, 0), 32),
+        cfg_bits(cfg("rgcsr G=64 sorted index_bits 32", SPS_FMT_RGCSR, 0, 0, 64, 1), 32),
+        cfg_bits(cfg("sell index_bits 16", SPS_FMT_SELL, 0, 0, 0, 0), 16),
     };
     double t0 = omp_get_wtime();
     for (int s = 0; s < SH_COUNT; s++) {
         pattern p = make_shape(s);
         for (size_t c = 0; c < sizeof configs / sizeof configs[0]; c++)
-            for (int ti = 0; ti < TU_NTYPES; ti++) check_one(&p, &configs[c], tu_all_types[ti], 1);
+            if (!(configs[c].o.index_bits == 16 && s == SH_WIDE)) /* refused: test_options */
+                for (int ti = 0; ti < TU_NTYPES; ti++) check_one(&p, &configs[c], tu_all_types[ti], 1);
         pat_free(&p);
     }
     printf("shapes x configurations x types: %.1f s\n", omp_get_wtime() - t0);

@@ -44,6 +44,7 @@ static const struct option long_options[] = {
     {"sort-rows", no_argument, NULL, OPT_FOPT + CLI_FOPT_SORT_ROWS},
     {"max-fill", required_argument, NULL, OPT_FOPT + CLI_FOPT_MAX_FILL},
     {"force", no_argument, NULL, OPT_FOPT + CLI_FOPT_FORCE},
+    {"index-bits", required_argument, NULL, OPT_FOPT + CLI_FOPT_INDEX_BITS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
@@ -66,7 +67,8 @@ int cli_list_contains(const char *list, const char *name)
 
 /* Which formats read which parameter (in formats/: csr.c reads
  * transpose_explicit; sell.c slice_height, sort_window; rgcsr.c group_size,
- * sort_rows; the padded ELL/SELL/RgCSR and DIA max_fill, force; jds.c accepts
+ * sort_rows; the padded ELL/SELL/RgCSR and DIA max_fill, force; the padded
+ * ELL/SELL/RgCSR index_bits; jds.c accepts
  * sort_rows, being always sorted).  HYB and COO read none. */
 #define FMT_BIT(f) (1u << (f))
 #define FMT_PADDED (FMT_BIT(SPS_FMT_ELL) | FMT_BIT(SPS_FMT_SELL) | FMT_BIT(SPS_FMT_RGCSR) | FMT_BIT(SPS_FMT_DIA))
@@ -83,6 +85,8 @@ static const struct {
     [CLI_FOPT_SORT_ROWS] = {"sort-rows", "sort_rows", CLI_VAL_BOOL, FMT_BIT(SPS_FMT_RGCSR) | FMT_BIT(SPS_FMT_JDS)},
     [CLI_FOPT_MAX_FILL] = {"max-fill", "max_fill", CLI_VAL_NUM, FMT_PADDED},
     [CLI_FOPT_FORCE] = {"force", "force", CLI_VAL_BOOL, FMT_PADDED},
+    [CLI_FOPT_INDEX_BITS] = {"index-bits", "index_bits", CLI_VAL_STR,
+                             FMT_BIT(SPS_FMT_ELL) | FMT_BIT(SPS_FMT_SELL) | FMT_BIT(SPS_FMT_RGCSR)},
 };
 
 int cli_format_uses(sps_format fmt, cli_fopt o)
@@ -109,6 +113,7 @@ int cli_format_option_values(const cli_options *opt, sps_format fmt, cli_fopt_va
         case CLI_FOPT_SORT_ROWS: v->num = f->sort_rows || fmt == SPS_FMT_JDS; break; /* JDS is always sorted */
         case CLI_FOPT_MAX_FILL: v->num = f->max_fill; break;
         case CLI_FOPT_FORCE: v->num = f->force; break;
+        case CLI_FOPT_INDEX_BITS: v->str = f->index_bits == 16 ? "16" : f->index_bits == 32 ? "32" : "auto"; break;
         case CLI_NUM_FOPTS: break;
         }
     }
@@ -172,6 +177,9 @@ static void print_help(FILE *f)
             "      --max-fill X      ell, sell, rgcsr, dia: refuse to convert when the stored entries\n"
             "                        would exceed X * nnz; X >= 1 (default %g)\n"
             "      --force           ell, sell, rgcsr, dia: convert even beyond --max-fill\n"
+            "      --index-bits B    ell, sell, rgcsr: bits of a stored column index: auto (16 where\n"
+            "                        the columns of every slice/group span at most 65534, else 32),\n"
+            "                        16 (refused where they do not) or 32; default auto\n"
             "Output\n"
             "      --monitor         print the residual of every iteration (to stderr with --json)\n"
             "      --history FILE    write iteration,residual as CSV\n"
@@ -243,6 +251,7 @@ static int parse_choice(const char *opt, const char *s, const choice *c, int n, 
 
 static const choice transpose_modes[] = {{"implicit", 0}, {"explicit", 1}};
 static const choice slice_heights[] = {{"16", 16}, {"32", 32}};
+static const choice index_bits[] = {{"auto", 0}, {"16", 16}, {"32", 32}};
 
 /* The format parameters given, against the format chosen: a value that
  * contradicts another is an error; a parameter the format does not read is
@@ -370,6 +379,9 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
             if (!parse_double("max-fill", optarg, 1.0, &opt->fmt.max_fill)) return CLI_PARSE_EXIT_USAGE;
             break;
         case OPT_FOPT + CLI_FOPT_FORCE: opt->fmt.force = 1; break;
+        case OPT_FOPT + CLI_FOPT_INDEX_BITS:
+            if (!parse_choice("index-bits", optarg, index_bits, 3, &opt->fmt.index_bits)) return CLI_PARSE_EXIT_USAGE;
+            break;
         case 'h': print_help(stdout); return CLI_PARSE_EXIT_OK;
         case OPT_VERSION:
             printf("spsolve %s (libspsolve %s; CUDA backend %s)\n", SPSOLVE_VERSION, sps_version(),

@@ -27,7 +27,7 @@
  * order of their options; each is read by some formats only (cli_format_uses). */
 typedef enum {
     CLI_FOPT_TRANSPOSE = 0, CLI_FOPT_SLICE_HEIGHT, CLI_FOPT_SORT_WINDOW, CLI_FOPT_GROUP_SIZE, CLI_FOPT_SORT_ROWS,
-    CLI_FOPT_MAX_FILL, CLI_FOPT_FORCE, CLI_NUM_FOPTS
+    CLI_FOPT_MAX_FILL, CLI_FOPT_FORCE, CLI_FOPT_INDEX_BITS, CLI_NUM_FOPTS
 } cli_fopt;
 
 typedef struct {

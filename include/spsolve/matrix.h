@@ -34,6 +34,9 @@ typedef struct {
     int force;             /**< DIA/ELL: convert even beyond max_fill */
     int transpose_explicit;/**< CUDA: build and cache A^T for SpMV^T (deterministic) */
     int csr_kernel;        /**< CSR: an sps_csr_kernel (0: auto) */
+    int index_bits;        /**< ELL/SELL/RgCSR: bits of a stored column index: 0 auto (16 where the columns
+                                of every group span at most 65534, else 32), 16 (refused where they do not)
+                                or 32.  16 saves 2 bytes a stored entry, the padded SpMV's main traffic. */
 } sps_format_options;
 
 /** Description of a matrix (sps_matrix_info). */

@@ -58,24 +58,42 @@ static sps_status pad_sort_rows_impl(sps_context ctx, sps_index n, sps_index win
     return SPS_OK;
 }
 
-static sps_status pad_widths_impl(sps_index n, sps_index chunk, const sps_index *rl, sps_index *w)
+static sps_status pad_widths_impl(sps_index n, sps_index chunk, const sps_index *rl, const sps_index *rowptr,
+                                  const sps_index *perm, const sps_index *src_col, sps_index *w, sps_index *lo)
 {
-    if (n <= 0) return SPS_OK;
-    const sps_index nq = (sps_index)(((int64_t)n + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
+    const sps_index nq = n > 0 ? (sps_index)(((int64_t)n + chunk - 1) / chunk) : 0;
+    sps_index gmin = INT32_MAX, gmax = -1, span = -1;
+#pragma omp parallel for schedule(static) reduction(min : gmin) reduction(max : gmax, span)
     for (sps_index q = 0; q < nq; q++) {
-        const int64_t lo = (int64_t)q * chunk, hi = lo + chunk < n ? lo + chunk : n;
-        sps_index mx = 0;
-        for (int64_t r = lo; r < hi; r++) mx = rl[r] > mx ? rl[r] : mx;
+        const int64_t a = (int64_t)q * chunk, b = a + chunk < n ? a + chunk : n;
+        sps_index mx = 0, cmin = INT32_MAX, cmax = -1;
+        for (int64_t r = a; r < b; r++) {
+            mx = rl[r] > mx ? rl[r] : mx;
+            if (rl[r] == 0) continue;
+            const sps_index p = perm ? perm[r] : (sps_index)r;
+            const sps_index first = src_col[rowptr[p]], last = src_col[rowptr[p + 1] - 1];
+            cmin = first < cmin ? first : cmin;
+            cmax = last > cmax ? last : cmax;
+        }
         w[q] = mx;
+        if (lo) lo[q] = cmax < 0 ? 0 : cmin;
+        if (cmax < 0) continue;
+        gmin = cmin < gmin ? cmin : gmin;
+        gmax = cmax > gmax ? cmax : gmax;
+        span = cmax - cmin > span ? cmax - cmin : span;
     }
+    w[nq] = gmax < 0 ? -1 : INT32_MAX - gmin;
+    w[nq + 1] = gmax;
+    w[nq + 2] = span;
     return SPS_OK;
 }
 
-/* Every slot of L: storage row r, entry k < width of its group. */
-static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr, const sps_index *src_col,
-                                       sps_index *col)
+/* Every slot of L: storage row r, entry k < width of its group; 32-bit columns,
+ * or 16-bit offsets from cbase[g] when L.cbase is set. */
+static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr, const sps_index *src_col, void *colv)
 {
+    sps_index *col = L.cbase ? NULL : colv;
+    uint16_t *col16 = L.cbase ? colv : NULL;
 #pragma omp parallel for schedule(static)
     for (sps_index r = 0; r < L.nstored; r++) {
         sps_index stride;
@@ -84,7 +102,11 @@ static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr
         const int64_t width = (L.grp_ptr[g + 1] - L.grp_ptr[g]) / stride;
         const sps_index len = r < L.n ? L.rl[r] : 0;
         const sps_index *src = r < L.n ? src_col + rowptr[L.perm ? L.perm[r] : r] : NULL;
-        for (int64_t k = 0; k < width; k++) col[base + k * stride] = k < len ? src[k] : -1;
+        if (col16)
+            for (int64_t k = 0; k < width; k++)
+                col16[base + k * stride] = k < len ? (uint16_t)(src[k] - L.cbase[g]) : (uint16_t)SPS_PAD_COL16_PAD;
+        else
+            for (int64_t k = 0; k < width; k++) col[base + k * stride] = k < len ? src[k] : -1;
     }
     return SPS_OK;
 }
@@ -102,13 +124,14 @@ static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr
         return pad_sort_rows_impl(ctx, n, window, len, perm);                                                     \
     }                                                                                                             \
     sps_status sps_cpu_pad_widths_##S(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl,         \
-                                      sps_index *w)                                                               \
+                                      const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,   \
+                                      sps_index *w, sps_index *lo)                                                \
     {                                                                                                             \
         (void)ctx;                                                                                                \
-        return pad_widths_impl(n, chunk, rl, w);                                                                  \
+        return pad_widths_impl(n, chunk, rl, rowptr, perm, src_col, w, lo);                                       \
     }                                                                                                             \
     sps_status sps_cpu_pad_scatter_col_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr,            \
-                                           const sps_index *src_col, sps_index *col)                              \
+                                           const sps_index *src_col, void *col)                                   \
     {                                                                                                             \
         (void)ctx;                                                                                                \
         return pad_scatter_col_impl(L, rowptr, src_col, col);                                                     \

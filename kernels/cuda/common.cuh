@@ -257,6 +257,7 @@ template <typename T> struct sps_cu_sum {
 __device__ inline float ldg_t(const float *p) { return __ldg(p); }
 __device__ inline double ldg_t(const double *p) { return __ldg(p); }
 __device__ inline sps_index ldg_t(const sps_index *p) { return __ldg(p); }
+__device__ inline uint16_t ldg_t(const uint16_t *p) { return __ldg((const unsigned short *)p); }
 __device__ inline cx<float> ldg_t(const cx<float> *p)
 {
     const float2 v = __ldg((const float2 *)p);
@@ -287,6 +288,12 @@ __device__ inline sps_index ldna_t(const sps_index *p)
 {
     sps_index v;
     asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+}
+__device__ inline uint16_t ldna_t(const uint16_t *p)
+{
+    unsigned short v;
+    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(v) : "l"(p));
     return v;
 }
 __device__ inline cx<float> ldna_t(const cx<float> *p)

@@ -78,27 +78,55 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_sortkey_kernel(sps_index n, s
     idx[r] = (sps_index)r;
 }
 
-/* One warp per chunk: lanes stride through the chunk, shuffle max. */
+/* One warp per chunk: lanes stride through the chunk, shuffle max / min; the
+ * whole-matrix extremes and the largest span by one atomicMax each a warp
+ * (w[n_q..n_q+2], set to -1 by the caller). */
+__device__ inline sps_index pad_warp_max(sps_index v)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) v = max(v, __shfl_xor_sync(0xffffffffu, v, off));
+    return v;
+}
+__device__ inline sps_index pad_warp_min(sps_index v) { return -pad_warp_max(-v); }
 __global__ void __launch_bounds__(PAD_THREADS) pad_widths_kernel(sps_index n, sps_index chunk, sps_index nq,
-                                                                const sps_index *__restrict__ rl, sps_index *__restrict__ w)
+                                                                const sps_index *__restrict__ rl,
+                                                                const sps_index *__restrict__ rowptr,
+                                                                const sps_index *__restrict__ perm,
+                                                                const sps_index *__restrict__ src_col,
+                                                                sps_index *__restrict__ w, sps_index *__restrict__ lo)
 {
     const int64_t q = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
     const int lane = threadIdx.x & 31;
     if (q >= nq) return; /* uniform within the warp */
-    const int64_t lo = q * chunk, hi = lo + chunk < n ? lo + chunk : n;
-    sps_index mx = 0;
-    for (int64_t r = lo + lane; r < hi; r += 32) mx = rl[r] > mx ? rl[r] : mx;
-#pragma unroll
-    for (int off = 16; off > 0; off /= 2) {
-        const sps_index o = __shfl_down_sync(0xffffffffu, mx, off);
-        mx = o > mx ? o : mx;
+    const int64_t a = q * chunk, b = a + chunk < n ? a + chunk : n;
+    sps_index mx = 0, cmin = INT32_MAX, cmax = -1;
+    for (int64_t r = a + lane; r < b; r += 32) {
+        const sps_index len = rl[r];
+        mx = len > mx ? len : mx;
+        if (len == 0) continue;
+        const sps_index p = perm ? perm[r] : (sps_index)r;
+        const sps_index e = rowptr[p];
+        cmin = min(cmin, src_col[e]);
+        cmax = max(cmax, src_col[e + len - 1]);
     }
-    if (lane == 0) w[q] = mx;
+    mx = pad_warp_max(mx);
+    cmin = pad_warp_min(cmin);
+    cmax = pad_warp_max(cmax);
+    if (lane == 0) {
+        w[q] = mx;
+        if (lo) lo[q] = cmax < 0 ? 0 : cmin;
+        if (cmax >= 0) {
+            atomicMax(&w[nq], INT32_MAX - cmin);
+            atomicMax(&w[nq + 1], cmax);
+            atomicMax(&w[nq + 2], cmax - cmin);
+        }
+    }
 }
 
+/* 32-bit columns (cbase NULL) or 16-bit offsets from the group's cbase. */
 __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_col_kernel(sps_pad_layout L, const sps_index *__restrict__ rowptr,
                                                                      const sps_index *__restrict__ src_col,
-                                                                     sps_index *__restrict__ col)
+                                                                     void *__restrict__ colv)
 {
     const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (rr >= L.nstored) return;
@@ -109,7 +137,15 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_col_kernel(sps_pad_la
     const int64_t width = (L.grp_ptr[g + 1] - L.grp_ptr[g]) / stride;
     const sps_index len = r < L.n ? L.rl[r] : 0;
     const sps_index *src = r < L.n ? src_col + rowptr[L.perm ? L.perm[r] : r] : NULL;
-    for (int64_t k = 0; k < width; k++) col[base + k * stride] = k < len ? src[k] : -1;
+    if (L.cbase) {
+        uint16_t *col = (uint16_t *)colv;
+        const sps_index cb = L.cbase[g];
+        for (int64_t k = 0; k < width; k++)
+            col[base + k * stride] = k < len ? (uint16_t)(src[k] - cb) : (uint16_t)SPS_PAD_COL16_PAD;
+    } else {
+        sps_index *col = (sps_index *)colv;
+        for (int64_t k = 0; k < width; k++) col[base + k * stride] = k < len ? src[k] : -1;
+    }
 }
 
 /* ---------------------------------------------------------------- values */
@@ -170,17 +206,32 @@ template <typename T> __host__ __device__ constexpr int pad_u()
 #endif
 template <typename V> __device__ inline V pad_ld(const V *p) { return sps_cu_ld<SPS_PAD_NA != 0>(p); }
 
+/* Column readers, one per index width (sps_pad_layout.col / col16): cols(slot)
+ * is the column of a slot of group g.  16-bit columns read 2 bytes a slot, not
+ * 4, plus one base column per thread (a slice's 32 threads share its line). */
+struct pad_cols32 {
+    const sps_index *c;
+    __device__ pad_cols32(const sps_pad_layout &L, sps_index) : c(L.col) {}
+    __device__ sps_index operator()(int64_t p) const { return pad_ld(c + p); }
+};
+struct pad_cols16 {
+    const uint16_t *c;
+    sps_index base;
+    __device__ pad_cols16(const sps_pad_layout &L, sps_index g) : c(L.col16), base(ldg_t(L.cbase + g)) {}
+    __device__ sps_index operator()(int64_t p) const { return base + (sps_index)pad_ld(c + p); }
+};
+
 /* A row's sum, its len entries at p, p + stride, ... (U: pad_u), in entry order. */
-template <typename T, int U>
-__device__ inline T pad_row_sum(const sps_index *__restrict__ col, const T *__restrict__ val, const T *__restrict__ x,
-                                int64_t p, sps_index stride, sps_index len)
+template <typename T, int U, typename C>
+__device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T *__restrict__ x, int64_t p,
+                                sps_index stride, sps_index len)
 {
     T s = zero_of<T>();
     if constexpr (U == 0) { /* four in flight, then a serial tail */
         sps_index k = 0;
         for (; k + 4 <= len; k += 4, p += 4 * (int64_t)stride) {
-            const sps_index c0 = pad_ld(col + p), c1 = pad_ld(col + p + stride),
-                            c2 = pad_ld(col + p + 2 * (int64_t)stride), c3 = pad_ld(col + p + 3 * (int64_t)stride);
+            const sps_index c0 = col(p), c1 = col(p + stride), c2 = col(p + 2 * (int64_t)stride),
+                            c3 = col(p + 3 * (int64_t)stride);
             const T v0 = pad_ld(val + p), v1 = pad_ld(val + p + stride), v2 = pad_ld(val + p + 2 * (int64_t)stride),
                     v3 = pad_ld(val + p + 3 * (int64_t)stride);
             const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1), x2 = ldg_t(x + c2), x3 = ldg_t(x + c3);
@@ -189,7 +240,7 @@ __device__ inline T pad_row_sum(const sps_index *__restrict__ col, const T *__re
             s = s + v2 * x2;
             s = s + v3 * x3;
         }
-        for (; k < len; k++, p += stride) s = s + pad_ld(val + p) * ldg_t(x + pad_ld(col + p));
+        for (; k < len; k++, p += stride) s = s + pad_ld(val + p) * ldg_t(x + col(p));
     } else { /* U predicated: a row of up to U entries is one round trip (col/val, then x) */
         for (sps_index k = 0; k < len; k += U, p += U * (int64_t)stride) {
             sps_index c[U];
@@ -197,7 +248,7 @@ __device__ inline T pad_row_sum(const sps_index *__restrict__ col, const T *__re
 #pragma unroll
             for (int j = 0; j < U; j++) {
                 const bool ok = k + j < len;
-                c[j] = ok ? pad_ld(col + p + j * (int64_t)stride) : 0;
+                c[j] = ok ? col(p + j * (int64_t)stride) : 0;
                 v[j] = ok ? pad_ld(val + p + j * (int64_t)stride) : zero_of<T>();
             }
 #pragma unroll
@@ -210,7 +261,7 @@ __device__ inline T pad_row_sum(const sps_index *__restrict__ col, const T *__re
     return s;
 }
 
-template <typename T>
+template <typename T, typename C>
 __global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
     pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a, const T *__restrict__ x, T b, int beta_zero,
                     T *__restrict__ y)
@@ -222,13 +273,13 @@ __global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
     const int64_t p = sps_pad_row_base(&L, r, &stride);
     const sps_index len = L.rl[r];
     if (len > L.long_len) return; /* pad_long_spmv_kernel's */
-    const T s = pad_row_sum<T, pad_u<T>()>(L.col, val, x, p, stride, len);
+    const T s = pad_row_sum<T, pad_u<T>()>(C(L, r / L.h), val, x, p, stride, len);
     const sps_index i = L.perm ? L.perm[r] : r;
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
 
 /* One block per long row (blockIdx.x indexes L.long_rows). */
-template <typename T>
+template <typename T, typename C>
 __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
                                                                    const T *__restrict__ x, T b, int beta_zero, T *__restrict__ y)
 {
@@ -238,10 +289,11 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layo
     sps_index stride;
     const int64_t base = sps_pad_row_base(&L, r, &stride);
     const sps_index len = L.rl[r];
+    const C col(L, r / L.h);
     T s = zero_of<T>();
     for (sps_index k = threadIdx.x; k < len; k += PAD_THREADS) {
         const int64_t p = base + (int64_t)k * stride;
-        s = s + val[p] * x[L.col[p]];
+        s = s + val[p] * x[col(p)];
     }
     s = BR(tmp).Reduce(s, sps_cu_sum<T>());
     if (threadIdx.x == 0) {
@@ -256,7 +308,7 @@ template <typename T> struct pad_scale_op {
     __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
 };
 
-template <typename T>
+template <typename T, typename C>
 __global__ void __launch_bounds__(PAD_THREADS) pad_spmvt_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
                                                                const T *__restrict__ x, T *y)
 {
@@ -268,10 +320,11 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmvt_kernel(sps_pad_layout L
     const sps_index len = L.rl[r];
     if (len > L.long_len) return; /* pad_long_spmvt_kernel's */
     const T ax = a * x[L.perm ? L.perm[r] : r];
-    for (sps_index k = 0; k < len; k++, p += stride) atomic_add(&y[L.col[p]], val[p] * ax);
+    const C col(L, r / L.h);
+    for (sps_index k = 0; k < len; k++, p += stride) atomic_add(&y[col(p)], val[p] * ax);
 }
 
-template <typename T>
+template <typename T, typename C>
 __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmvt_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
                                                                     const T *__restrict__ x, T *y)
 {
@@ -280,9 +333,10 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmvt_kernel(sps_pad_lay
     const int64_t base = sps_pad_row_base(&L, r, &stride);
     const sps_index len = L.rl[r];
     const T ax = a * x[L.perm ? L.perm[r] : r];
+    const C col(L, r / L.h);
     for (sps_index k = threadIdx.x; k < len; k += PAD_THREADS) {
         const int64_t p = base + (int64_t)k * stride;
-        atomic_add(&y[L.col[p]], val[p] * ax);
+        atomic_add(&y[col(p)], val[p] * ax);
     }
 }
 
@@ -331,17 +385,21 @@ static sps_status pad_sort_rows_impl(sps_context ctx, sps_index n, sps_index win
     return st;
 }
 
-static sps_status pad_widths_impl(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl, sps_index *w)
+static sps_status pad_widths_impl(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl,
+                                  const sps_index *rowptr, const sps_index *perm, const sps_index *src_col, sps_index *w,
+                                  sps_index *lo)
 {
+    const sps_index nq = n > 0 ? (sps_index)(((int64_t)n + chunk - 1) / chunk) : 0;
+    SPS_CU(ctx, cudaMemsetAsync(w + nq, 0xff, 3 * sizeof *w, sps_custream(ctx))); /* -1: no entries yet */
     if (n <= 0) return SPS_OK;
-    const sps_index nq = (sps_index)(((int64_t)n + chunk - 1) / chunk);
-    pad_widths_kernel<<<pad_blocks((int64_t)nq * 32), PAD_THREADS, 0, sps_custream(ctx)>>>(n, chunk, nq, rl, w);
+    pad_widths_kernel<<<pad_blocks((int64_t)nq * 32), PAD_THREADS, 0, sps_custream(ctx)>>>(n, chunk, nq, rl, rowptr, perm,
+                                                                                          src_col, w, lo);
     SPS_CU_LAUNCHED(ctx, "pad_widths_kernel");
     return SPS_OK;
 }
 
 static sps_status pad_scatter_col_impl(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, const sps_index *src_col,
-                                       sps_index *col)
+                                       void *col)
 {
     if (L.nstored <= 0 || L.slots <= 0) return SPS_OK;
     pad_scatter_col_kernel<<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ctx)>>>(L, rowptr, src_col, col);
@@ -360,19 +418,37 @@ static sps_status pad_scatter_val_impl(sps_context ctx, sps_pad_layout L, const 
     return SPS_OK;
 }
 
+template <typename T, typename C>
+static sps_status pad_spmv_launch(sps_context ctx, const sps_pad_layout &L, const T *val, T a, const T *x, T b, int bz,
+                                  T *y)
+{
+    pad_spmv_kernel<T, C><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, b, bz, y);
+    SPS_CU_LAUNCHED(ctx, "pad_spmv_kernel");
+    if (L.nlong > 0) {
+        pad_long_spmv_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, b, bz, y);
+        SPS_CU_LAUNCHED(ctx, "pad_long_spmv_kernel");
+    }
+    return SPS_OK;
+}
+
 template <typename T>
 static sps_status pad_spmv_impl(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
                                 void *y)
 {
     if (L.n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    pad_spmv_kernel<T><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, (const T *)val, sc<T>::from(a),
-                                                                              (const T *)x, sc<T>::from(b), bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "pad_spmv_kernel");
+    return (L.col16 ? pad_spmv_launch<T, pad_cols16> : pad_spmv_launch<T, pad_cols32>)(
+        ctx, L, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+}
+
+template <typename T, typename C>
+static sps_status pad_spmvt_launch(sps_context ctx, const sps_pad_layout &L, const T *val, T a, const T *x, T *y)
+{
+    pad_spmvt_kernel<T, C><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, y);
+    SPS_CU_LAUNCHED(ctx, "pad_spmvt_kernel");
     if (L.nlong > 0) {
-        pad_long_spmv_kernel<T><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ctx)>>>(
-            L, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
-        SPS_CU_LAUNCHED(ctx, "pad_long_spmv_kernel");
+        pad_long_spmvt_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, y);
+        SPS_CU_LAUNCHED(ctx, "pad_long_spmvt_kernel");
     }
     return SPS_OK;
 }
@@ -384,15 +460,8 @@ static sps_status pad_spmvt_impl(sps_context ctx, sps_pad_layout L, const void *
     const int bz = b.re == 0.0 && b.im == 0.0;
     SPS_CHECK(sps_cuda_foreach(ctx, L.m, pad_scale_op<T>{sc<T>::from(b), bz, (T *)y}));
     if (L.n <= 0 || L.m <= 0 || L.nnz <= 0) return SPS_OK;
-    pad_spmvt_kernel<T><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, (const T *)val, sc<T>::from(a),
-                                                                               (const T *)x, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "pad_spmvt_kernel");
-    if (L.nlong > 0) {
-        pad_long_spmvt_kernel<T><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ctx)>>>(L, (const T *)val, sc<T>::from(a),
-                                                                                          (const T *)x, (T *)y);
-        SPS_CU_LAUNCHED(ctx, "pad_long_spmvt_kernel");
-    }
-    return SPS_OK;
+    return (L.col16 ? pad_spmvt_launch<T, pad_cols16> : pad_spmvt_launch<T, pad_cols32>)(
+        ctx, L, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
@@ -405,10 +474,11 @@ static sps_status pad_spmvt_impl(sps_context ctx, sps_pad_layout L, const void *
                                                      const sps_index *len, sps_index *perm)                        \
     { return pad_sort_rows_impl(ctx, n, window, len, perm); }                                                      \
     extern "C" sps_status sps_cuda_pad_widths_##S(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl, \
-                                                  sps_index *w)                                                    \
-    { return pad_widths_impl(ctx, n, chunk, rl, w); }                                                              \
+                                                  const sps_index *rowptr, const sps_index *perm,                  \
+                                                  const sps_index *src_col, sps_index *w, sps_index *lo)           \
+    { return pad_widths_impl(ctx, n, chunk, rl, rowptr, perm, src_col, w, lo); }                                   \
     extern "C" sps_status sps_cuda_pad_scatter_col_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, \
-                                                       const sps_index *src_col, sps_index *col)                   \
+                                                       const sps_index *src_col, void *col)                        \
     { return pad_scatter_col_impl(ctx, L, rowptr, src_col, col); }                                                 \
     extern "C" sps_status sps_cuda_pad_scatter_val_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, \
                                                        const void *src_val, int ew, void *val)                     \

@@ -293,6 +293,18 @@ function(scenario_format_options)
   if(NOT sell_sorted LESS sell_default)
     e2e_fail("sell C=16 sigma=400 stores ${sell_sorted} entries, C=32 unsorted ${sell_default}")
   endif()
+  # index bits: auto stores 16-bit columns here (poisson2d:20 spans 400 columns), 32 forces 4 bytes a slot
+  e2e_run(${cpu} --format sell)
+  e2e_json_expect(auto matrix format_options index_bits)
+  e2e_json(bytes_auto matrix bytes)
+  e2e_run(${cpu} --format sell --index-bits 32)
+  e2e_stored(sell_i32)
+  e2e_json_expect(32 matrix format_options index_bits)
+  e2e_json(bytes_i32 matrix bytes)
+  math(EXPR want "${bytes_auto} + 2 * ${sell_i32} - 4 * ((400 + 31) / 32)")
+  if(NOT sell_i32 EQUAL sell_default OR NOT bytes_i32 EQUAL want)
+    e2e_fail("sell --index-bits 32: ${sell_i32} entries, ${bytes_i32} bytes; auto: ${sell_default}, ${bytes_auto} (want ${want})")
+  endif()
 
   e2e_run(${cpu} --format rgcsr)
   e2e_stored(rg_default)
@@ -326,7 +338,7 @@ function(scenario_format_options)
 
   e2e_run(-m poisson2d:20 --backend cpu --format sell --slice-height 16 --sort-window 400 --max-fill 3)
   e2e_expect_rc(0)
-  e2e_expect_stdout("format +sell, [0-9.]+ MB \\([0-9]+ stored entries, padding [0-9.]+% of nnz\\)\n +slice_height 16, sort_window 400, max_fill 3, force off\n")
+  e2e_expect_stdout("format +sell, [0-9.]+ MB \\([0-9]+ stored entries, padding [0-9.]+% of nnz\\)\n +slice_height 16, sort_window 400, max_fill 3, force off, index_bits auto\n")
 endfunction()
 
 # --transpose: csr builds and caches A^T with explicit (on every backend; on
@@ -417,7 +429,8 @@ function(scenario_bad_format_option)
           "--max-fill;nan|--max-fill: expected a finite number >= 1, got 'nan'"
           "--max-fill;-3|--max-fill: expected a finite number >= 1, got '-3'"
           "--force=yes|option '--force=yes' takes no value"
-          "--sort-rows=1|option '--sort-rows=1' takes no value")
+          "--sort-rows=1|option '--sort-rows=1' takes no value"
+          "--index-bits;8|--index-bits: expected one of auto, 16, 32, got '8'")
     string(REPLACE "|" ";" parts "${case}")
     list(POP_BACK parts regex)
     e2e_run(-m poisson2d:4 --backend cpu ${parts})
@@ -433,7 +446,7 @@ function(scenario_bad_format_option)
   e2e_expect_stderr("warning: --group-size has no effect with --format csr \\(it applies to rgcsr\\)")
   e2e_expect_stderr("warning: --max-fill has no effect with --format csr \\(it applies to ell, sell, rgcsr, dia\\)")
   e2e_run(--help)
-  foreach(word --transpose --slice-height --sort-window --group-size --sort-rows --max-fill --force)
+  foreach(word --transpose --slice-height --sort-window --group-size --sort-rows --max-fill --force --index-bits)
     e2e_expect_stdout("${word}")
   endforeach()
 endfunction()
