@@ -205,6 +205,9 @@ template <typename T> __host__ __device__ constexpr int pad_u()
 #define SPS_PAD_NA 1
 #endif
 template <typename V> __device__ inline V pad_ld(const V *p) { return sps_cu_ld<SPS_PAD_NA != 0>(p); }
+#ifndef SPS_PAD_NA16
+#define SPS_PAD_NA16 SPS_PAD_NA
+#endif
 
 /* Column readers, one per index width (sps_pad_layout.col / col16): cols(slot)
  * is the column of a slot of group g.  16-bit columns read 2 bytes a slot, not
@@ -218,7 +221,7 @@ struct pad_cols16 {
     const uint16_t *c;
     sps_index base;
     __device__ pad_cols16(const sps_pad_layout &L, sps_index g) : c(L.col16), base(ldg_t(L.cbase + g)) {}
-    __device__ sps_index operator()(int64_t p) const { return base + (sps_index)pad_ld(c + p); }
+    __device__ sps_index operator()(int64_t p) const { return base + (sps_index)sps_cu_ld<SPS_PAD_NA16 != 0>(c + p); }
 };
 
 /* A row's sum, its len entries at p, p + stride, ... (U: pad_u), in entry order. */
