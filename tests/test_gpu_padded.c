@@ -15,7 +15,8 @@
  *   - shapes: empty, 1x1, n x 1, 1 x n, empty rows across slice/group borders,
  *     a dense row, a power-law matrix of 30000 rows (multi-block grids, many
  *     sort windows, ELL width over several 1024-row chunks), columns too wide
- *     for 16 bits (per group, or only across the matrix: ELL), 16- and 32-bit
+ *     for 16 bits (per group, or only across the matrix: ELL), rows long
+ *     enough on average for 2 and 4 threads a row, 16- and 32-bit
  *     columns (index_bits 0 and 32) on every shape, poisson3d:20, and
  *     real matrices from SPS_MATRIX_DIR (argv[1]) up to 300k nonzeros.
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
@@ -363,7 +364,8 @@ static pattern shape(int s)
         {"0x0", 0, 0},        {"no entries 50x40", 50, 40},      {"1x1", 1, 1},       {"77x1", 77, 1},
         {"1x300 dense", 1, 300}, {"empty runs 300x300", 300, 300}, {"dense row 200x200", 200, 200},
         {"all in column 7", 150, 40}, {"random 1000x700", 1000, 700}, {"power law 30000", 30000, 30000},
-        {"random 300x200000", 300, 200000}, {"band of 3000x150000", 3000, 150000}};
+        {"random 300x200000", 300, 200000}, {"band of 3000x150000", 3000, 150000},
+        {"rows of 24-56, 3000x3000", 3000, 3000}, {"rows of 100-200, 700x5000", 700, 5000}};
     const int n = sh[s].n, m = sh[s].m;
     int *len = tu_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
@@ -379,6 +381,8 @@ static pattern shape(int s)
         case 8: len[i] = rnd(21); break;
         case 10: len[i] = rnd(9); break;
         case 11: len[i] = 1 + rnd(6); break;
+        case 12: len[i] = 24 + rnd(33); break;  /* mean >= 32: 2 threads a row (pad_split) */
+        case 13: len[i] = 100 + rnd(101); break; /* mean >= 128: 4 threads a row; some rows > long_len */
         case 9: {
             const double u = 1.0 - tu_rng_uniform(&rng);
             const double k = 2.0 * pow(u, -1.0 / 1.5);
@@ -397,7 +401,7 @@ static pattern shape(int s)
     free(len);
     return p;
 }
-#define NSHAPES 12
+#define NSHAPES 14
 
 static void test_refusal(void)
 {

@@ -264,19 +264,36 @@ __device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T
     return s;
 }
 
-template <typename T, typename C>
+/* S threads per row (S = 1, 2, 4: pad_split): thread s of row r sums the row's
+ * entries s, s + S, s + 2S, ... in order, then the S partial sums meet by
+ * shuffles (a fixed tree: deterministic).  A warp then covers 32 / S rows, and
+ * at each step reads S runs of 32 / S consecutive slots (128 bytes each for f64
+ * at S = 2): still whole lines.  For long uniform rows, where one thread per row
+ * leaves too few threads to cover the latency of each round trip:
+ * H100, f64, ms, S = 1 / 2 / 4: ... (measured in the next run). */
+template <typename T, typename C, int S>
 __global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
     pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a, const T *__restrict__ x, T b, int beta_zero,
                     T *__restrict__ y)
 {
-    const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (rr >= L.n) return;
-    const sps_index r = (sps_index)rr;
+    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t rr = t / S;
+    const int sub = (int)(t % S);
+    if (S == 1 && rr >= L.n) return;
+    /* S > 1: every lane stays for the shuffles (the S lanes of a row are one aligned group) */
+    const sps_index r = rr < L.n ? (sps_index)rr : 0;
     sps_index stride;
     const int64_t p = sps_pad_row_base(&L, r, &stride);
-    const sps_index len = L.rl[r];
-    if (len > L.long_len) return; /* pad_long_spmv_kernel's */
-    const T s = pad_row_sum<T, pad_u<T>()>(C(L, r / L.h), val, x, p, stride, len);
+    const sps_index len = rr < L.n ? L.rl[r] : 0;
+    const bool mine = rr < L.n && len <= L.long_len; /* else pad_long_spmv_kernel's, or past the end */
+    T s = zero_of<T>();
+    if (mine) {
+        const sps_index n_sub = len > sub ? (len - sub + S - 1) / S : 0;
+        s = pad_row_sum<T, pad_u<T>()>(C(L, r / L.h), val, x, p + (int64_t)sub * stride, S * stride, n_sub);
+    }
+#pragma unroll
+    for (int o = S / 2; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, S); /* sub 0 gets the sum */
+    if (!mine || sub != 0) return;
     const sps_index i = L.perm ? L.perm[r] : r;
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
@@ -421,14 +438,34 @@ static sps_status pad_scatter_val_impl(sps_context ctx, sps_pad_layout L, const 
     return SPS_OK;
 }
 
+/* Threads per row: 2 when the mean row is at least SPS_PAD_SPLIT_MIN entries,
+ * 4 from 4x that; -DSPS_PAD_SPLIT=k forces k (1, 2 or 4). */
+#ifndef SPS_PAD_SPLIT
+#define SPS_PAD_SPLIT 0
+#endif
+#ifndef SPS_PAD_SPLIT_MIN
+#define SPS_PAD_SPLIT_MIN 32
+#endif
+static int pad_split(const sps_pad_layout &L)
+{
+    if (SPS_PAD_SPLIT > 0) return SPS_PAD_SPLIT;
+    const int64_t mean = L.n > 0 ? L.nnz / L.n : 0;
+    return mean >= 4 * SPS_PAD_SPLIT_MIN ? 4 : mean >= SPS_PAD_SPLIT_MIN ? 2 : 1;
+}
+
 template <typename T, typename C>
 static sps_status pad_spmv_launch(sps_context ctx, const sps_pad_layout &L, const T *val, T a, const T *x, T b, int bz,
                                   T *y)
 {
-    pad_spmv_kernel<T, C><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, b, bz, y);
+    const int S = pad_split(L);
+    const unsigned grid = pad_blocks((int64_t)L.n * S);
+    cudaStream_t st = sps_custream(ctx);
+    if (S == 4) pad_spmv_kernel<T, C, 4><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else if (S == 2) pad_spmv_kernel<T, C, 2><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else pad_spmv_kernel<T, C, 1><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
     SPS_CU_LAUNCHED(ctx, "pad_spmv_kernel");
     if (L.nlong > 0) {
-        pad_long_spmv_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, b, bz, y);
+        pad_long_spmv_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
         SPS_CU_LAUNCHED(ctx, "pad_long_spmv_kernel");
     }
     return SPS_OK;
