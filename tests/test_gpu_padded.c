@@ -382,7 +382,7 @@ static pattern shape(int s)
         case 10: len[i] = rnd(9); break;
         case 11: len[i] = 1 + rnd(6); break;
         case 12: len[i] = 24 + rnd(33); break;  /* mean >= 32: 2 threads a row (pad_split) */
-        case 13: len[i] = 100 + rnd(101); break; /* mean >= 128: 4 threads a row; some rows > long_len */
+        case 13: len[i] = 100 + rnd(101); break; /* mean >= 128: 4 threads a row */
         case 9: {
             const double u = 1.0 - tu_rng_uniform(&rng);
             const double k = 2.0 * pow(u, -1.0 / 1.5);
