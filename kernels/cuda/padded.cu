@@ -12,10 +12,14 @@
  *       ELLPACK, Oberhuber et al. RgCSR §3.4 (whose kernel is this one with
  *       blockDim = G; any block size works here because every thread finds its
  *       group from its row).  Each thread loops to its own row length rl[r]
- *       (8 entries in flight for 8-byte values, pad_u): padding is never
- *       loaded or multiplied; a warp costs its longest row,
- *       which is why SELL/RgCSR sort rows by length.  Rows are summed in entry
- *       order in T (as the CPU).
+ *       (4 entries a round, the next round's loads issued before this
+ *       round's x gathers: pad_row_sum): padding is never loaded or
+ *       multiplied; a warp costs its longest row, which is why SELL/RgCSR
+ *       sort rows by length.  Rows of 32 or more entries on average get 2 or
+ *       4 threads each (pad_split).  Columns are read as 16-bit offsets where
+ *       the layout stores them so (sps_pad_layout.col16).  Each thread sums
+ *       its entries in order in T; the S partial sums of a row meet in a
+ *       fixed shuffle tree.
  *       Rows longer than L.long_len (the layout's long_rows list) are
  *       skipped there and summed by pad_long_spmv_kernel, one block of
  *       PAD_THREADS per row: thread t takes entries t, t + 256, ... in order,
@@ -176,31 +180,34 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
  * call, ms: stencil27b3-40 f64 ELL 0.0856 -> 0.0794, SELL 0.0883 -> 0.0836,
  * RgCSR 0.0873 -> 0.0819; f32 SELL 0.0668 -> 0.0607; poisson3d-128 f64 SELL
  * 0.0922 -> 0.0912, f32 0.0650 -> 0.0625; banded-s1e3 within 2 %. */
-/* Entries a thread keeps in flight: 8-byte values (f64, c32) load U = 8 entries'
- * col/val predicated (a row of up to 8 is one round trip: col/val, then x); the
- * others keep four in flight then a serial tail (U = 0 here).  H100, spbench
- * 2026-11-23, same run, ms, U = 0 / 4 / 8 / 16: f64 poisson3d-128 SELL 0.0912 /
- * 0.0907 / 0.0850 / 0.1268 (79.2 -> 84.9 % of copy bandwidth at 8), stencil27b3-40
- * SELL 0.0842 / 0.0799 / 0.0773 / 0.0944 (71.6 -> 78.0 %), banded-s1e3 0.1216 /
- * 0.1150 / 0.1105 / 0.1514; ELL and RgCSR alike.  f32 lost at every U > 0
- * (poisson3d-128 SELL 0.0625 / 0.0685 / 0.0871 / 0.1072).  c64 not measured: its
- * 16-byte values keep the f32 form.  -DSPS_PAD_U=k forces k for every type. */
+/* The row loop keeps U entries' col/val loads in flight and is software-
+ * pipelined: the next U col/val loads are issued before this round's x gathers,
+ * so a thread always has a DRAM stream request outstanding (without it the warp
+ * alternated: stream loads, wait, x gathers from L2, wait, and ncu showed the
+ * DRAM at 72 % of peak on stencil27b3-40 with 44 % of warps active, stalled on
+ * long scoreboard).  U = 4 for every type (-DSPS_PAD_U=k: k).  H100, spbench
+ * 2026-11-23, same run, SELL with 16-bit columns, ms (% of copy bandwidth):
+ *                      unpipelined (f64 U 8,    pipelined U 8   pipelined U 4
+ *                      f32 4 + serial tail)
+ *   f64 poisson3d-128  0.0795 (90.8)            0.0855 (84.3)   0.0770 (93.7)
+ *       banded-s1e3    0.1008 (93.4)            0.1059 (88.9)   0.0981 (95.9)
+ *       stencil27b3-40 0.0691 (87.2)            0.0671 (89.9)   0.0671 (89.7)
+ *   f32 poisson3d-128  0.0662 (71.3)            --              0.0540 (87.4)
+ *       banded-s1e3    0.0840 (74.2)            --              0.0667 (93.5)
+ *       stencil27b3-40 0.0550 (72.9)            --              0.0445 (90.1)
+ * Earlier, unpipelined (same session's first runs): f64 U 0 / 4 / 8 / 16 on
+ * poisson3d-128 with 32-bit columns 0.0912 / 0.0907 / 0.0850 / 0.1268; f32 lost
+ * at every U > 0 there, and 16-bit columns lost 9-30 % in f32 with the serial
+ * tail -- both turned round by the pipeline. */
 #ifndef SPS_PAD_U
-#define SPS_PAD_U (-1)
+#define SPS_PAD_U 4
 #endif
-/* -DSPS_PAD_MINB=k: __launch_bounds__(PAD_THREADS, k) for pad_spmv_kernel (tuning runs).
- * Unset, ptxas gives f64 U = 8 64 registers (4 blocks an SM) and still wins: H100
- * 2026-11-23, same run, f64 SELL ms, default / U 8 with 5 blocks (48, spills) / 6
- * (40, spills) / U 6 unbounded: poisson3d-128 0.0849 / 0.0926 / 0.0997 / 0.0896,
- * stencil27b3-40 0.0773 / 0.0852 / 0.0835 / 0.0765; f32 U 4 with 8 blocks (32, no
- * spills) 0.0684 / 0.0623 against the default's 0.0627 / 0.0604. */
+/* -DSPS_PAD_MINB=k: __launch_bounds__(PAD_THREADS, k) for pad_spmv_kernel (tuning
+ * runs).  Unpipelined f64 U 8 (64 registers, 4 blocks an SM) beat 5 and 6 blocks
+ * with spills: poisson3d-128 0.0849 / 0.0926 / 0.0997 ms. */
 #ifndef SPS_PAD_MINB
 #define SPS_PAD_MINB 0
 #endif
-template <typename T> __host__ __device__ constexpr int pad_u()
-{
-    return SPS_PAD_U >= 0 ? SPS_PAD_U : sizeof(T) == 8 ? 8 : 0;
-}
 #ifndef SPS_PAD_NA
 #define SPS_PAD_NA 1
 #endif
@@ -224,41 +231,35 @@ struct pad_cols16 {
     __device__ sps_index operator()(int64_t p) const { return base + (sps_index)sps_cu_ld<SPS_PAD_NA16 != 0>(c + p); }
 };
 
-/* A row's sum, its len entries at p, p + stride, ... (U: pad_u), in entry order. */
+/* A row's sum, its len entries at p, p + stride, ... in entry order: rounds of
+ * U predicated entries, the next round's col/val loaded before this round's x. */
 template <typename T, int U, typename C>
 __device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T *__restrict__ x, int64_t p,
                                 sps_index stride, sps_index len)
 {
     T s = zero_of<T>();
-    if constexpr (U == 0) { /* four in flight, then a serial tail */
-        sps_index k = 0;
-        for (; k + 4 <= len; k += 4, p += 4 * (int64_t)stride) {
-            const sps_index c0 = col(p), c1 = col(p + stride), c2 = col(p + 2 * (int64_t)stride),
-                            c3 = col(p + 3 * (int64_t)stride);
-            const T v0 = pad_ld(val + p), v1 = pad_ld(val + p + stride), v2 = pad_ld(val + p + 2 * (int64_t)stride),
-                    v3 = pad_ld(val + p + 3 * (int64_t)stride);
-            const T x0 = ldg_t(x + c0), x1 = ldg_t(x + c1), x2 = ldg_t(x + c2), x3 = ldg_t(x + c3);
-            s = s + v0 * x0;
-            s = s + v1 * x1;
-            s = s + v2 * x2;
-            s = s + v3 * x3;
+    sps_index c[U], cn[U];
+    T v[U], vn[U], xv[U];
+    auto load = [&](sps_index k0, int64_t q, sps_index *cc, T *vv) {
+#pragma unroll
+        for (int j = 0; j < U; j++) {
+            const bool ok = k0 + j < len;
+            cc[j] = ok ? col(q + j * (int64_t)stride) : 0;
+            vv[j] = ok ? pad_ld(val + q + j * (int64_t)stride) : zero_of<T>();
         }
-        for (; k < len; k++, p += stride) s = s + pad_ld(val + p) * ldg_t(x + col(p));
-    } else { /* U predicated: a row of up to U entries is one round trip (col/val, then x) */
-        for (sps_index k = 0; k < len; k += U, p += U * (int64_t)stride) {
-            sps_index c[U];
-            T v[U], xv[U];
+    };
+    load(0, p, c, v);
+    for (sps_index k = 0; k < len; k += U, p += U * (int64_t)stride) {
+        load(k + U, p + U * (int64_t)stride, cn, vn);
 #pragma unroll
-            for (int j = 0; j < U; j++) {
-                const bool ok = k + j < len;
-                c[j] = ok ? col(p + j * (int64_t)stride) : 0;
-                v[j] = ok ? pad_ld(val + p + j * (int64_t)stride) : zero_of<T>();
-            }
+        for (int j = 0; j < U; j++) xv[j] = k + j < len ? ldg_t(x + c[j]) : zero_of<T>();
 #pragma unroll
-            for (int j = 0; j < U; j++) xv[j] = k + j < len ? ldg_t(x + c[j]) : zero_of<T>();
+        for (int j = 0; j < U; j++)
+            if (k + j < len) s = s + v[j] * xv[j];
 #pragma unroll
-            for (int j = 0; j < U; j++)
-                if (k + j < len) s = s + v[j] * xv[j];
+        for (int j = 0; j < U; j++) {
+            c[j] = cn[j];
+            v[j] = vn[j];
         }
     }
     return s;
@@ -289,7 +290,7 @@ __global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
     T s = zero_of<T>();
     if (mine) {
         const sps_index n_sub = len > sub ? (len - sub + S - 1) / S : 0;
-        s = pad_row_sum<T, pad_u<T>()>(C(L, r / L.h), val, x, p + (int64_t)sub * stride, S * stride, n_sub);
+        s = pad_row_sum<T, SPS_PAD_U>(C(L, r / L.h), val, x, p + (int64_t)sub * stride, S * stride, n_sub);
     }
 #pragma unroll
     for (int o = S / 2; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, S); /* sub 0 gets the sum */
