@@ -10,7 +10,9 @@
  * meshes of one element type); one long row pads every row to its length, so
  * the build refuses when K*ld > max_fill x nnz (default 10) unless
  * opt->force, naming the projected size and suggesting sell or hyb.
- * Options: max_fill, force. */
+ * Options: max_fill, force, index_bits (0 auto: 16-bit column offsets from the
+ * smallest column when the largest exceeds it by at most 65534 -- ELL is one
+ * group; 16; 32). */
 #include "formats/padded.h"
 
 static sps_status ell_params(sps_matrix B, const sps_format_options *opt, sps_pad_params *p)

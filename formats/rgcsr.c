@@ -19,7 +19,8 @@
  * GPU: one thread per row (the paper launches blockDim = G, one block per
  * group; ours finds the group from the row, any block size).  The paper finds
  * G = 128 best (occupancy vs artificial zeros); 32 satisfies coalescing.
- * Options: group_size (G, 32..256, default 128), sort_rows, max_fill, force. */
+ * Options: group_size (G, 32..256, default 128), sort_rows, max_fill, force,
+ * index_bits (0 auto: 16-bit column offsets per group where they fit; 16; 32). */
 #include "formats/padded.h"
 
 #define RGCSR_DEFAULT_G 128 /* the paper's best group size (Table 4) */

@@ -18,7 +18,9 @@
  * meshes) with a sigma of a few slices to a few thousand rows; sigma = n sorts
  * globally (most padding removed, x access least local).
  * Options: slice_height (C: 16 or 32, default 32), sort_window (sigma: 0 or 1 =
- * no sorting, else a positive multiple of C), max_fill, force. */
+ * no sorting, else a positive multiple of C), max_fill, force, index_bits (0
+ * auto: each slice's columns as 16-bit offsets from its smallest where every
+ * slice spans at most 65534 columns; 16; 32). */
 #include "formats/padded.h"
 
 #define SELL_DEFAULT_C 32

@@ -212,6 +212,8 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
 #define SPS_PAD_NA 1
 #endif
 template <typename V> __device__ inline V pad_ld(const V *p) { return sps_cu_ld<SPS_PAD_NA != 0>(p); }
+/* -DSPS_PAD_NA16=0: 16-bit column loads through the L1.  H100, same run, f64 SELL
+ * ms, default / 0: poisson3d-128 0.0787 / 0.0788, stencil27b3-40 0.0719 / 0.0772. */
 #ifndef SPS_PAD_NA16
 #define SPS_PAD_NA16 SPS_PAD_NA
 #endif
@@ -270,8 +272,12 @@ __device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T
  * shuffles (a fixed tree: deterministic).  A warp then covers 32 / S rows, and
  * at each step reads S runs of 32 / S consecutive slots (128 bytes each for f64
  * at S = 2): still whole lines.  For long uniform rows, where one thread per row
- * leaves too few threads to cover the latency of each round trip:
- * H100, f64, ms, S = 1 / 2 / 4: ... (measured in the next run). */
+ * leaves too few threads to cover the latency of each round trip.  H100, spbench
+ * 2026-11-23, same run, SELL (16-bit columns, pipelined loop), ms, S = 1 / 2 / 4
+ * forced: stencil27b3-40 (77 entries a row) f64 0.0725 / 0.0671 / 0.0723, f32
+ * 0.0453 / 0.0445 / 0.0467; poisson3d-128 (7) f64 0.0770 / (unpipelined:
+ * 0.1065) / 0.1271, banded-s1e3 (21) f64 0.0979 / -- / 0.1458: hence 2 from a
+ * mean of 32 entries, 4 from 128 (not measured on a matrix that long). */
 template <typename T, typename C, int S>
 __global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
     pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a, const T *__restrict__ x, T b, int beta_zero,
