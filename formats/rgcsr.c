@@ -12,12 +12,14 @@
  * descending length order first (the paper's Table 7 "descending" ordering,
  * the one that removes the most artificial zeros); the permutation stays
  * inside the format.  sps_matrix_info's fill_percent is the paper's Table 4
- * "artificial zeros" (padding as % of nnz).  Storage: slots, group pointers
- * (int64), n row lengths, n permutation entries with sort_rows (the shared
- * padded layout, formats/padded.h).
+ * "artificial zeros" (padding as % of nnz).  Storage: slots (values, and
+ * 16-bit column offsets plus one base column a group where they fit, else
+ * 32-bit columns), group pointers (int64), n row lengths, n permutation entries
+ * with sort_rows (the shared padded layout, formats/padded.h).
  *
- * GPU: one thread per row (the paper launches blockDim = G, one block per
- * group; ours finds the group from the row, any block size).  The paper finds
+ * GPU: one thread per row, 2 or 4 for rows averaging 32 / 128+ entries (the
+ * paper launches blockDim = G, one block per group; ours finds the group from
+ * the row, any block size).  The paper finds
  * G = 128 best (occupancy vs artificial zeros); 32 satisfies coalescing.
  * Options: group_size (G, 32..256, default 128), sort_rows, max_fill, force,
  * index_bits (0 auto: 16-bit column offsets per group where they fit; 16; 32). */

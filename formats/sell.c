@@ -7,11 +7,14 @@
  * of sigma consecutive rows (sigma a multiple of C), so rows of similar length
  * share a slice and padding shrinks; the permutation stays inside the format
  * (SpMV writes y in the original numbering).  Row lengths are kept as in
- * ELLPACK-R, so padding is never multiplied.  Storage: slots of every slice,
- * slice pointers (int64), n row lengths, n permutation entries when sigma > 1
- * (the shared padded layout, formats/padded.h).
+ * ELLPACK-R, so padding is never multiplied.  Storage: slots of every slice
+ * (values, and 16-bit column offsets plus one base column a slice where the
+ * slice's columns span at most 65534, else 32-bit columns), slice pointers
+ * (int64), n row lengths, n permutation entries when sigma > 1 (the shared
+ * padded layout, formats/padded.h).
  *
- * GPU: one thread per row; with C = 32 a warp is exactly one slice, so at each
+ * GPU: one thread per row (2 or 4 when rows average 32 / 128 entries or more,
+ * kernels/cuda/padded.cu); with C = 32 a warp is exactly one slice, so at each
  * k it loads 32 consecutive slots (one 128-byte line of f32) and the warp's
  * trip count is its slice's width -- the padding it would have read in ELL is
  * simply not stored.  Best where row lengths vary (power-law graphs, mixed

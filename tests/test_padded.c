@@ -314,6 +314,13 @@ static void check_layout(const char *what, sps_matrix B, const pattern *p, const
          (!e->permuted || p->n == 0 || memcmp(L->perm, e->perm, (size_t)p->n * sizeof(sps_index)) == 0);
     TU_CHECK(ok, "%s: group pointers, row lengths or permutation differ from the documented layout", what);
     if (!ok) return;
+    /* the column width chosen and, with 16 bits, each group's base = its smallest column */
+    ok = e->narrow ? L->col16 && L->cbase && !L->col &&
+                         (e->ngroups == 0 || memcmp(L->cbase, e->cbase, (size_t)e->ngroups * sizeof(sps_index)) == 0)
+                   : L->col && !L->col16 && !L->cbase;
+    TU_CHECK(ok, "%s: %s columns expected (got %d-bit), or the group base columns differ", what,
+             e->narrow ? "16-bit" : "32-bit", L->col16 ? 16 : 32);
+    if (!ok) return;
     /* the long-row list: every storage row longer than long_len, increasing */
     ok = L->nlong == e->nlong && (e->nlong == 0) == (L->long_rows == NULL) && (e->nlong == 0 || L->long_len == e->long_len);
     for (int q = 0, r = 0; ok && r < p->n; r++)
@@ -681,6 +688,38 @@ static void test_options(void)
         expect_ok("rgcsr index_bits 16, band", &band, SPS_F32, SPS_FMT_RGCSR, &o, -1);
         pat_free(&wide);
         pat_free(&band);
+    }
+    /* the 16-bit limit exactly: a group (and the matrix) spanning 65534 columns is 16-bit, 65535 is not */
+    for (int extra = -1; extra <= 2; extra++) {
+        const int span = SPS_PAD_COL16_SPAN + extra, m = span + 11;
+        int len2[40];
+        for (int i = 0; i < 40; i++) len2[i] = 2;
+        pattern q = pat_from_lengths("span", 40, m, len2);
+        for (int i = 0; i < 40; i++) { /* row 5: columns 10 and 10 + span; the rest near 10 */
+            q.ci[q.rp[i]] = 10 + (i == 5 ? 0 : i % 7);
+            q.ci[q.rp[i] + 1] = i == 5 ? 10 + span : 20 + i;
+        }
+        const sps_format fs[] = {SPS_FMT_ELL, SPS_FMT_SELL, SPS_FMT_RGCSR};
+        for (int f = 0; f < 3; f++) {
+            sps_format_options o = {0};
+            TU_OK(ctx, try_convert(&q, SPS_F64, fs[f], &o, &B));
+            if (B) {
+                const sps_pad_store *st = B->store;
+                TU_CHECK((st->L.col16 != NULL) == (span <= SPS_PAD_COL16_SPAN),
+                         "format %d, span %d: %d-bit columns", (int)fs[f], span, st->L.col16 ? 16 : 32);
+            }
+            sps_matrix_destroy(B);
+            o.index_bits = 16;
+            if (span <= SPS_PAD_COL16_SPAN) {
+                config c = cfg("span limit, index_bits 16", fs[f], 0, 0, 0, 0);
+                c.o.index_bits = 16;
+                for (int ti = 0; ti < TU_NTYPES; ti++) check_one(&q, &c, tu_all_types[ti], 1);
+            } else {
+                const char *nd[] = {"index_bits 16 refused", NULL};
+                expect_refusal("span over the limit, index_bits 16", &q, fs[f], &o, nd);
+            }
+        }
+        pat_free(&q);
     }
     /* NULL options: defaults */
     TU_OK(ctx, try_convert(&p, SPS_F64, SPS_FMT_SELL, NULL, &B));

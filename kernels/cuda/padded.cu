@@ -2,8 +2,9 @@
  * and the kernel contract: kernels/format_kernels_padded.h; the CPU reference:
  * kernels/cpu/padded.inc).
  *
- * SpMV  (pad_spmv_kernel): one thread per storage row, PAD_THREADS threads a
- *       block, grid ceil(n / PAD_THREADS).  Consecutive threads own
+ * SpMV  (pad_spmv_kernel): S threads per storage row (S = 1 unless rows
+ *       average 32+ entries: pad_split), PAD_THREADS threads a block, grid
+ *       ceil(S n / PAD_THREADS).  With S = 1, consecutive threads own
  *       consecutive rows of a column-major group, so at every entry index k a
  *       warp reads val/col at consecutive slots: fully coalesced for
  *       ELLPACK-R and SELL-32 (a warp is one slice), two 16-slot runs for
@@ -32,7 +33,9 @@
  *       bit-reproducible.
  * Build: pad_rowlen / pad_scatter_* one thread per storage row (writes of a
  *       warp coalesced, as the SpMV reads); pad_widths one warp per chunk of
- *       rows (shuffle max); pad_sort_rows a CUB DeviceRadixSort of 64-bit keys
+ *       rows (shuffle max of the lengths, shuffle min / max of the rows' first
+ *       and last columns, one atomicMax each per warp for the matrix-wide
+ *       extremes and the widest span); pad_sort_rows a CUB DeviceRadixSort of 64-bit keys
  *       (window << 32 | INT32_MAX - len) carrying the row index: LSD radix sort
  *       is stable, so ties stay in row order and the permutation equals the
  *       CPU's merge sort.  All build kernels are deterministic.
@@ -46,8 +49,8 @@
  *       SELL-32 unsorted 0.522/0.533, sigma 1024 0.267/0.303, sigma 65536
  *       0.224/0.258, RgCSR-128 sorted 0.199/0.238 (ELL refused: 1400x fill)
  *
- * Traffic of SpMV (minimal model): slots touched by real entries x (4 + sizeof T)
- * + n x 12 bytes (rl, grp_ptr per row, perm) + x + y; padding slots are not read
+ * Traffic of SpMV (minimal model): slots touched by real entries x (c + sizeof T),
+ * c = 2 with 16-bit columns (sps_pad_layout.col16), else 4, + n x 12 bytes (rl, grp_ptr per row, perm) + x + y; padding slots are not read
  * (a warp's load of a partly padded column fetches whole 32-byte sectors, so
  * up to one sector per warp and k is wasted where rows of a warp differ). */
 #include "kernels/cuda/common.cuh"
@@ -202,6 +205,7 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
 #ifndef SPS_PAD_U
 #define SPS_PAD_U 4
 #endif
+static_assert(SPS_PAD_U >= 1, "SPS_PAD_U: entries a round, at least 1");
 /* -DSPS_PAD_MINB=k: __launch_bounds__(PAD_THREADS, k) for pad_spmv_kernel (tuning
  * runs).  Unpipelined f64 U 8 (64 registers, 4 blocks an SM) beat 5 and 6 blocks
  * with spills: poisson3d-128 0.0849 / 0.0926 / 0.0997 ms. */
@@ -453,6 +457,8 @@ static sps_status pad_scatter_val_impl(sps_context ctx, sps_pad_layout L, const 
 #ifndef SPS_PAD_SPLIT_MIN
 #define SPS_PAD_SPLIT_MIN 32
 #endif
+static_assert(SPS_PAD_SPLIT == 0 || SPS_PAD_SPLIT == 1 || SPS_PAD_SPLIT == 2 || SPS_PAD_SPLIT == 4,
+              "SPS_PAD_SPLIT: 0 (by the mean row length), 1, 2 or 4");
 static int pad_split(const sps_pad_layout &L)
 {
     if (SPS_PAD_SPLIT > 0) return SPS_PAD_SPLIT;
