@@ -174,6 +174,8 @@ typedef struct sps_format_ops {
      * the two calls. */
     sps_status (*cg_iter)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
                           void *r, sps_cplx *slots, sps_cg_slots k);
+    /* Optional: bits of each stored entry's column index (sps_matrix_info_t.index_bits); NULL: 32. */
+    int (*index_bits)(sps_matrix A);
 } sps_format_ops;
 
 /** The format registry: one entry per format compiled in, in display order. */

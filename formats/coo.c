@@ -98,4 +98,5 @@ static size_t coo_footprint(sps_matrix A, int64_t *stored)
 
 const sps_format_ops sps_format_coo = {SPS_FMT_COO, "coo",
                                        "coordinate triplets sorted by row: simple, robust to any row-length mix",
-                                       coo_from_csr, coo_to_csr, coo_build, coo_spmv, coo_footprint, coo_destroy, NULL, NULL, NULL};
+                                       coo_from_csr, coo_to_csr, coo_build, coo_spmv, coo_footprint, coo_destroy, NULL, NULL, NULL,
+                                        NULL};

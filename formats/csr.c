@@ -163,4 +163,4 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",
                                        "compressed sparse row: the general-purpose default",
                                        csr_from_csr, csr_to_csr, NULL, csr_spmv, csr_footprint, csr_destroy,
-                                       csr_spmv_dot, csr_spmv_xpay_dot, csr_cg_iter};
+                                       csr_spmv_dot, csr_spmv_xpay_dot, csr_cg_iter, NULL};

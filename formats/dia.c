@@ -193,6 +193,14 @@ static size_t dia_footprint(sps_matrix A, int64_t *stored)
     return dia_bytes(s->L.ndiag, A->n, s->L.nw, sps_scalar_size(A->t));
 }
 
+/* No column index per entry: the diagonal's offset gives it (sps_matrix_info_t.index_bits). */
+static int dia_index_bits(sps_matrix A)
+{
+    (void)A;
+    return 0;
+}
+
 const sps_format_ops sps_format_dia = {SPS_FMT_DIA, "dia",
                                        "dense diagonals: banded and stencil matrices (refuses scattered patterns)",
-                                       dia_from_csr, dia_to_csr, dia_build, dia_spmv, dia_footprint, dia_destroy, NULL, NULL, NULL};
+                                       dia_from_csr, dia_to_csr, dia_build, dia_spmv, dia_footprint, dia_destroy, NULL, NULL, NULL,
+                                       dia_index_bits};

@@ -102,4 +102,5 @@ static size_t hola_footprint(sps_matrix A, int64_t *stored)
 
 const sps_format_ops sps_format_hola = {SPS_FMT_HOLA, "hola",
                                         "plain CSR by Hola-SpMV (strict non-zero splitting; +0.004 B/nnz): skewed rows",
-                                        hola_from_csr, hola_to_csr, hola_build, hola_spmv, hola_footprint, hola_destroy, NULL, NULL, NULL};
+                                        hola_from_csr, hola_to_csr, hola_build, hola_spmv, hola_footprint, hola_destroy, NULL, NULL, NULL,
+                                        NULL};

@@ -202,4 +202,5 @@ static size_t hyb_footprint(sps_matrix A, int64_t *stored)
 
 const sps_format_ops sps_format_hyb = {SPS_FMT_HYB, "hyb",
                                        "ELL + COO tail (Bell-Garland width): most rows alike, a few long ones",
-                                       hyb_from_csr, hyb_to_csr, hyb_build, hyb_spmv, hyb_footprint, hyb_destroy, NULL, NULL, NULL};
+                                       hyb_from_csr, hyb_to_csr, hyb_build, hyb_spmv, hyb_footprint, hyb_destroy, NULL, NULL, NULL,
+                                        NULL};

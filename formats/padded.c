@@ -298,6 +298,12 @@ sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *
     return (mode == SPS_OP_N ? k->pad_spmv : k->pad_spmvt)(A->ctx, s->L, s->val, a, x, b, y);
 }
 
+int sps_pad_index_bits_of(sps_matrix A)
+{
+    const sps_pad_store *s = A->store;
+    return s->L.col16 ? 16 : 32;
+}
+
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
 {
     const sps_pad_store *s = A->store;

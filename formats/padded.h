@@ -79,6 +79,8 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
 sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out);
 sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored);
+/** 16 or 32: the column index width the store was built with. */
+int sps_pad_index_bits_of(sps_matrix A);
 void sps_pad_destroy(sps_matrix A);
 
 /** Bytes of a padded store: values, columns (col_bytes: 4, or 2 plus a base

@@ -61,4 +61,5 @@ const sps_format_ops sps_format_rgcsr = {SPS_FMT_RGCSR, "rgcsr",
                                          "row-grouped CSR: groups of 32..256 rows interleaved, row lengths, optional "
                                          "descending-length order",
                                          rgcsr_from_csr, sps_pad_to_csr, rgcsr_from_backend_csr, sps_pad_spmv,
-                                         sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL};
+                                         sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL,
+                                        sps_pad_index_bits_of};

@@ -64,4 +64,5 @@ const sps_format_ops sps_format_sell = {SPS_FMT_SELL, "sell",
                                         "SELL-C-sigma: slices of 16/32 rows padded per slice, optional sorting by "
                                         "row length; for varying row lengths",
                                         sell_from_csr, sps_pad_to_csr, sell_from_backend_csr, sps_pad_spmv,
-                                        sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL};
+                                        sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL,
+                                        sps_pad_index_bits_of};

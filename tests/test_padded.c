@@ -568,6 +568,7 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
                                 (size_t)e.nlong * 4;
             const int64_t nnz = p->rp[p->n];
             const double fill = nnz ? 100.0 * (double)(e.slots - nnz) / (double)nnz : 0.0;
+            TU_CHECK(info.index_bits == (e.narrow ? 16 : 32), "%s [%s]: info.index_bits %d", what, tn(t), info.index_bits);
             TU_CHECK(info.format == c->fmt && info.stored_entries == e.slots && info.bytes == want && info.nnz == nnz &&
                          info.rows == p->n && info.cols == p->m && fabs(info.fill_percent - fill) <= 1e-9 * (1 + fill),
                      "%s [%s]: info stored %lld bytes %zu fill %g, want %lld %zu %g", what, tn(t),

@@ -46,8 +46,10 @@ void cli_print_summary(FILE *f, const cli_report *r)
     fprintf(f, "%-10s %s (%s)\n", "matrix", r->matrix_source, r->matrix_kind);
     fprintf(f, "%-10s %d x %d, nnz %lld, %s, %s\n", "", (int)in->rows, (int)in->cols, (long long)in->nnz,
             sps_symmetry_name(in->symmetry), sps_scalar_name(in->scalar));
-    fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%% of nnz)\n", "format", in->format_name,
+    fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%% of nnz", "format", in->format_name,
             (double)in->bytes / 1e6, (long long)in->stored_entries, in->fill_percent);
+    if (in->index_bits == 16) fprintf(f, ", 16-bit columns");
+    fprintf(f, ")\n");
     print_format_options(f, r);
     fprintf(f, "%-10s %s: %s\n", "backend", r->backend, r->device);
     if (r->rhs_source) fprintf(f, "%-10s %s\n", "rhs", r->rhs_source);
@@ -164,6 +166,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     kint(&w, "bytes", (long long)in->bytes);
     kint(&w, "stored_entries", in->stored_entries);
     knum(&w, "fill_percent", in->fill_percent);
+    kint(&w, "index_bits", in->index_bits);
     json_format_options(&w, r);
     close_obj(&w);
     open_obj(&w, "rhs");

@@ -51,6 +51,8 @@ typedef struct {
     int64_t stored_entries;/**< entries stored including padding (== nnz for CSR/COO) */
     double fill_percent;   /**< padding as % of nnz */
     sps_backend backend;   /**< where the arrays live */
+    int index_bits;        /**< bits of each stored entry's column index: 32, or 16 where ELL/SELL/RgCSR
+                                store offsets from a group's smallest column; 0 for DIA (none per entry) */
 } sps_matrix_info_t;
 
 /** Options for reading Matrix Market files. */
