@@ -24,7 +24,10 @@ typedef enum { SPS_CSR_KERNEL_AUTO = 0, SPS_CSR_KERNEL_ROWS = 1, SPS_CSR_KERNEL_
 #define SPS_CSR_MERGE_RATIO 16
 
 /** Format parameters for sps_matrix_convert; zero-initialise and set what you need
- *  (0 means "the format's default").  Formats ignore the fields they do not use. */
+ *  (0 means "the format's default").  Formats ignore the fields they do not use.
+ *  New fields are appended (0.1: index_bits); while the version is 0.x the size of
+ *  this struct and of sps_matrix_info_t is part of the ABI: rebuild against the
+ *  header of the library you link. */
 typedef struct {
     int slice_height;      /**< SELL: C (16 or 32) */
     int sort_window;       /**< SELL: sigma, rows sorted by length within windows */
