@@ -83,7 +83,7 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
     const double limit = p->max_fill * (double)B->nnz;
     if (L->slots > SPS_PAD_FILL_FLOOR && (double)L->slots > limit && !p->force) {
         const size_t bytes =
-            sps_pad_bytes(L->slots, 1, B->t, L->cbase ? 2 : 4, L->ngroups, B->n, p->window > 0, L->nlong);
+            sps_pad_bytes(L->slots, 1, B->t, sps_pad_col_bytes(L), L->ngroups, B->n, p->window > 0, L->nlong);
         const double fill = B->nnz ? (double)L->slots / (double)B->nnz : INFINITY;
         char shape[160];
         if (p->kind == SPS_PAD_ELL)
@@ -213,7 +213,7 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
 
     /* 4. columns and values, every slot written once */
     void *col;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &col, (size_t)L->slots * (narrow ? sizeof(uint16_t) : sizeof(sps_index))), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &col, (size_t)L->slots * (size_t)sps_pad_col_bytes(L)), done);
     if (narrow)
         L->col16 = col;
     else
@@ -249,10 +249,13 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
     if (L->perm)
         SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&perm, L->perm, (size_t)L->n * sizeof *perm, "row permutation"), done);
     if (L->col16) {
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col16, L->col16, (size_t)L->slots * sizeof *col16, "padded columns"), done);
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&cbase, L->cbase, (size_t)L->ngroups * sizeof *cbase, "group base columns"), done);
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col16, L->col16, (size_t)L->slots * sizeof *col16,
+                                         "padded columns"), done);
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&cbase, L->cbase, (size_t)L->ngroups * sizeof *cbase,
+                                         "group base columns"), done);
     } else {
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col, L->col, (size_t)L->slots * sizeof *col, "padded columns"), done);
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col, L->col, (size_t)L->slots * sizeof *col, "padded columns"),
+                       done);
     }
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&val, s->val, (size_t)L->slots * ss, "padded values"), done);
     H.grp_ptr = gp;
@@ -301,13 +304,13 @@ sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *
 int sps_pad_index_bits_of(sps_matrix A)
 {
     const sps_pad_store *s = A->store;
-    return s->L.col16 ? 16 : 32;
+    return 8 * sps_pad_col_bytes(&s->L);
 }
 
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
 {
     const sps_pad_store *s = A->store;
     *stored = s->L.slots;
-    return sps_pad_bytes(s->L.slots, s->ew, A->t, s->L.col16 ? 2 : 4, s->L.ngroups, s->L.n, s->L.perm != NULL,
+    return sps_pad_bytes(s->L.slots, s->ew, A->t, sps_pad_col_bytes(&s->L), s->L.ngroups, s->L.n, s->L.perm != NULL,
                          s->L.nlong);
 }

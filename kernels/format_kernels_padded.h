@@ -99,6 +99,14 @@ typedef struct sps_pad_layout {
     const sps_index *long_rows; /* nlong storage rows, increasing (GPU schedule; CPU ignores) */
 } sps_pad_layout;
 
+/** Bytes of a stored column index: 2 where L has base columns (16-bit offsets), else 4.
+ *  cbase marks the width from the moment the build chooses it (before col16 exists). */
+static inline SPS_PAD_HD int sps_pad_col_bytes(const sps_pad_layout *L) { return L->cbase ? 2 : 4; }
+
+/** The 16-bit slot of column c in a group whose smallest column is base (the
+ *  inverse of sps_pad_col_at; pad_scatter_col on both backends). */
+static inline SPS_PAD_HD uint16_t sps_pad_col16_of(sps_index c, sps_index base) { return (uint16_t)(c - base); }
+
 /** Column of a slot of group g (-1 for padding), whichever index width L stores. */
 static inline SPS_PAD_HD sps_index sps_pad_col_at(const sps_pad_layout *L, sps_index g, int64_t slot)
 {

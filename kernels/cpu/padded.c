@@ -104,7 +104,7 @@ static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr
         const sps_index *src = r < L.n ? src_col + rowptr[L.perm ? L.perm[r] : r] : NULL;
         if (col16)
             for (int64_t k = 0; k < width; k++)
-                col16[base + k * stride] = k < len ? (uint16_t)(src[k] - L.cbase[g]) : (uint16_t)SPS_PAD_COL16_PAD;
+                col16[base + k * stride] = k < len ? sps_pad_col16_of(src[k], L.cbase[g]) : (uint16_t)SPS_PAD_COL16_PAD;
         else
             for (int64_t k = 0; k < width; k++) col[base + k * stride] = k < len ? src[k] : -1;
     }

@@ -50,7 +50,8 @@
  *       0.224/0.258, RgCSR-128 sorted 0.199/0.238 (ELL refused: 1400x fill)
  *
  * Traffic of SpMV (minimal model): slots touched by real entries x (c + sizeof T),
- * c = 2 with 16-bit columns (sps_pad_layout.col16), else 4, + n x 12 bytes (rl, grp_ptr per row, perm) + x + y; padding slots are not read
+ * c = 2 with 16-bit columns (sps_pad_layout.col16), else 4, + n x 12 bytes (rl,
+ * grp_ptr per row, perm) + x + y; padding slots are not read
  * (a warp's load of a partly padded column fetches whole 32-byte sectors, so
  * up to one sector per warp and k is wasted where rows of a warp differ). */
 #include "kernels/cuda/common.cuh"
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_col_kernel(sps_pad_la
         uint16_t *col = (uint16_t *)colv;
         const sps_index cb = L.cbase[g];
         for (int64_t k = 0; k < width; k++)
-            col[base + k * stride] = k < len ? (uint16_t)(src[k] - cb) : (uint16_t)SPS_PAD_COL16_PAD;
+            col[base + k * stride] = k < len ? sps_pad_col16_of(src[k], cb) : (uint16_t)SPS_PAD_COL16_PAD;
     } else {
         sps_index *col = (sps_index *)colv;
         for (int64_t k = 0; k < width; k++) col[base + k * stride] = k < len ? src[k] : -1;
