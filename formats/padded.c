@@ -55,25 +55,29 @@ sps_status sps_pad_index_bits(sps_context ctx, const char *fmt, const sps_format
     return SPS_OK;
 }
 
-/* Host group pointers (and L->slots, s->width) from the per-chunk widths. */
-static void pad_geometry(const sps_pad_params *p, sps_pad_store *s, const sps_index *w, sps_index nq, int64_t *gp)
+/* Group pointers on the backend from the per-chunk widths wd (ELL: one group of
+ * the widest row, two pointers from the host; SELL / RgCSR: a scan of the
+ * groups' slots, pad_group_ptr), then L->slots (one integer to the host) and
+ * s->width = wmax, the widest chunk. */
+static sps_status pad_geometry(sps_matrix B, const sps_pad_params *p, sps_pad_store *s, const sps_index *wd, sps_index wmax)
 {
     sps_pad_layout *L = &s->L;
-    gp[0] = 0;
+    s->width = wmax > 0 ? wmax : 0;
     if (p->kind == SPS_PAD_ELL) {
-        sps_index K = 0;
-        for (sps_index q = 0; q < nq; q++) K = w[q] > K ? w[q] : K;
-        s->width = K;
-        gp[1] = (int64_t)K * L->nstored;
-    } else {
-        s->width = 0;
-        for (sps_index g = 0; g < L->ngroups; g++) {
-            const sps_index left = L->nstored - g * L->h, stride = left < L->h ? left : L->h;
-            gp[g + 1] = gp[g] + (int64_t)w[g] * stride;
-            s->width = w[g] > s->width ? w[g] : s->width;
-        }
+        const int64_t gp[2] = {0, (int64_t)s->width * L->nstored};
+        L->slots = gp[1];
+        return sps_dupload(B->ctx, (void **)&L->grp_ptr, gp, sizeof gp);
     }
-    L->slots = gp[L->ngroups];
+    const sps_kernels *k = sps_kern(B->ctx, B->t);
+    int64_t *gp = NULL;
+    SPS_CHECK(sps_dmalloc(B->ctx, (void **)&gp, ((size_t)L->ngroups + 1) * sizeof *gp));
+    L->grp_ptr = gp; /* the store owns it */
+    SPS_CHECK(k->pad_group_ptr(B->ctx, L->ngroups, L->h, L->nstored, wd, gp));
+    int64_t *total = NULL;
+    SPS_CHECK(sps_ddownload(B->ctx, (void **)&total, L->grp_ptr + L->ngroups, sizeof *total, "the padded slot count"));
+    L->slots = *total;
+    free(total);
+    return SPS_OK;
 }
 
 /* Refuse a blow-up: more than max_fill x nnz slots (and more than the floor). */
@@ -102,17 +106,15 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
 }
 
 /* The storage rows longer than long_len, listed for the GPU's block-per-row
- * kernels.  Only a chunk wider than long_len can hold one: when there is such a
- * chunk, rl comes to the host once (n integers). */
-static sps_status pad_long_rows(sps_matrix B, sps_pad_store *s, const sps_index *w, sps_index nq)
+ * kernels.  Only where the widest chunk is wider than long_len can there be
+ * one: then rl comes to the host once (n integers). */
+static sps_status pad_long_rows(sps_matrix B, sps_pad_store *s)
 {
     sps_pad_layout *L = &s->L;
     const int64_t mean = L->n > 0 ? (L->nnz + L->n - 1) / L->n : 0;
     const int64_t lim = SPS_PAD_LONG_FACTOR * mean > SPS_PAD_LONG_MIN ? SPS_PAD_LONG_FACTOR * mean : SPS_PAD_LONG_MIN;
     L->long_len = (sps_index)(lim < INT32_MAX ? lim : INT32_MAX);
-    int wide = 0;
-    for (sps_index q = 0; q < nq && !wide; q++) wide = w[q] > L->long_len;
-    if (!wide) return SPS_OK;
+    if (s->width <= L->long_len) return SPS_OK;
     sps_index *rl = NULL, *list = NULL;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_ddownload(B->ctx, (void **)&rl, L->rl, (size_t)L->n * sizeof *rl, "row lengths"), done);
@@ -176,25 +178,23 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
         SPS_CHECK(k->pad_rowlen(ctx, n, src->rowptr, perm, rl));
     }
 
-    /* 2. widths and column ranges per group (ELL: per chunk), to the host in one download */
+    /* 2. widths and column ranges per group (ELL: per chunk); their extremes to the host */
     const sps_index chunk = p->kind == SPS_PAD_ELL ? SPS_PAD_ELL_CHUNK : L->h;
     const sps_index nq = (sps_index)(((int64_t)n + chunk - 1) / chunk);
     sps_index *wd = NULL, *w = NULL, *lo = NULL;
-    int64_t *gp = NULL;
     sps_status st;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&wd, ((size_t)nq + 3) * sizeof *wd), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&wd, ((size_t)nq + 4) * sizeof *wd), done);
     if (p->kind != SPS_PAD_ELL && p->index_bits != 32)
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&lo, ((size_t)nq > 0 ? (size_t)nq : 1) * sizeof *lo), done);
     SPS_CHECK_GOTO(st, k->pad_widths(ctx, n, chunk, rl, src->rowptr, L->perm, src->col, wd, lo), done);
-    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&w, wd, ((size_t)nq + 3) * sizeof *w, "padded group widths"), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&w, wd + nq, 4 * sizeof *w, "padded group widths"), done);
 
-    /* 3. group pointers, column width, fill check, upload */
-    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&gp, ((size_t)L->ngroups + 1) * sizeof *gp, "padded group pointers"), done);
-    pad_geometry(p, s, w, nq, gp);
-    SPS_CHECK_GOTO(st, pad_long_rows(B, s, w, nq), done);
+    /* 3. group pointers, column width, fill check */
+    SPS_CHECK_GOTO(st, pad_geometry(B, p, s, wd, w[3]), done);
+    SPS_CHECK_GOTO(st, pad_long_rows(B, s), done);
     /* ELL is one group: its span is the whole matrix's; a SELL/RgCSR chunk is a group */
-    const sps_index gmin = w[nq] < 0 ? 0 : INT32_MAX - w[nq];
-    const int64_t span = p->kind == SPS_PAD_ELL ? (w[nq + 1] < 0 ? -1 : (int64_t)w[nq + 1] - gmin) : w[nq + 2];
+    const sps_index gmin = w[0] < 0 ? 0 : INT32_MAX - w[0];
+    const int64_t span = p->kind == SPS_PAD_ELL ? (w[1] < 0 ? -1 : (int64_t)w[1] - gmin) : w[2];
     const int narrow = p->index_bits == 16 || (p->index_bits == 0 && span <= SPS_PAD_COL16_SPAN);
     if (narrow && span > SPS_PAD_COL16_SPAN) {
         st = sps_error(ctx, SPS_ERR_ARG,
@@ -209,7 +209,6 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
         lo = NULL;
     }
     SPS_CHECK_GOTO(st, pad_check_fill(B, p, s), done);
-    SPS_CHECK_GOTO(st, sps_dupload(ctx, (void **)&L->grp_ptr, gp, ((size_t)L->ngroups + 1) * sizeof *gp), done);
 
     /* 4. columns and values, every slot written once */
     void *col;
@@ -225,7 +224,6 @@ done:
     sps_dfree(ctx, wd);
     sps_dfree(ctx, lo);
     free(w);
-    free(gp);
     return st;
 }
 

@@ -42,6 +42,9 @@
  *                   the CPU and the GPU give the same permutation)
  *   pad_widths      w[q] = max rl over storage rows [q*chunk, (q+1)*chunk),
  *                   and the chunks' column ranges (for 16-bit columns)
+ *   pad_group_ptr   SELL / RgCSR group pointers from the widths (a scan; only
+ *                   the widest group, the column ranges and the slot total
+ *                   come to the host)
  *   pad_scatter_col the layout's column array (32- or 16-bit), every slot
  *                   written once
  *   pad_scatter_val the value array, every slot written once (ew scalars each)
@@ -136,11 +139,15 @@ static inline SPS_PAD_HD int64_t sps_pad_row_base(const sps_pad_layout *L, sps_i
      * columns are sorted, so its first and last entries are its smallest and largest column):           \
      * w[q] = max(rl over chunk q), 0 for an empty chunk; lo[q] = the chunk's smallest column (0 when it  \
      * has no entries); w[nq] = INT32_MAX - the smallest column of all, w[nq + 1] = the largest,          \
-     * w[nq + 2] = the largest span (largest - smallest column) of a chunk: -1 each when nnz = 0.  nq + 3 \
-     * entries of w are written; lo may be NULL. */                                                      \
+     * w[nq + 2] = the largest span (largest - smallest column) of a chunk: -1 each when nnz = 0;         \
+     * w[nq + 3] = the largest w[q] (-1 when n = 0).  nq + 4 entries of w are written; lo may be NULL. */ \
     X(P, S, pad_widths, (sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl,                \
                          const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,          \
                          sps_index *w, sps_index *lo))                                                      \
+    /* gp[0] = 0, gp[g + 1] = gp[g] + w[g] min(h, nstored - g h), g < ngroups: the group pointers of    \
+     * SELL / RgCSR (groups of h storage rows, the last one of what is left) */                          \
+    X(P, S, pad_group_ptr, (sps_context ctx, sps_index ngroups, sps_index h, sps_index nstored,            \
+                            const sps_index *w, int64_t *gp))                                               \
     /* every slot of L (L.col, L.col16 ignored): L.cbase NULL: col is sps_index, the CSR column of the     \
      * entry, -1 for padding; else col is uint16_t, column - cbase[group], SPS_PAD_COL16_PAD for padding */ \
     X(P, S, pad_scatter_col, (sps_context ctx, sps_pad_layout L, const sps_index *rowptr,                   \

@@ -62,8 +62,8 @@ static sps_status pad_widths_impl(sps_index n, sps_index chunk, const sps_index 
                                   const sps_index *perm, const sps_index *src_col, sps_index *w, sps_index *lo)
 {
     const sps_index nq = n > 0 ? (sps_index)(((int64_t)n + chunk - 1) / chunk) : 0;
-    sps_index gmin = INT32_MAX, gmax = -1, span = -1;
-#pragma omp parallel for schedule(static) reduction(min : gmin) reduction(max : gmax, span)
+    sps_index gmin = INT32_MAX, gmax = -1, span = -1, wmax = -1;
+#pragma omp parallel for schedule(static) reduction(min : gmin) reduction(max : gmax, span, wmax)
     for (sps_index q = 0; q < nq; q++) {
         const int64_t a = (int64_t)q * chunk, b = a + chunk < n ? a + chunk : n;
         sps_index mx = 0, cmin = INT32_MAX, cmax = -1;
@@ -76,6 +76,7 @@ static sps_status pad_widths_impl(sps_index n, sps_index chunk, const sps_index 
             cmax = last > cmax ? last : cmax;
         }
         w[q] = mx;
+        wmax = mx > wmax ? mx : wmax;
         if (lo) lo[q] = cmax < 0 ? 0 : cmin;
         if (cmax < 0) continue;
         gmin = cmin < gmin ? cmin : gmin;
@@ -85,6 +86,17 @@ static sps_status pad_widths_impl(sps_index n, sps_index chunk, const sps_index 
     w[nq] = gmax < 0 ? -1 : INT32_MAX - gmin;
     w[nq + 1] = gmax;
     w[nq + 2] = span;
+    w[nq + 3] = wmax;
+    return SPS_OK;
+}
+
+static sps_status pad_group_ptr_impl(sps_index ngroups, sps_index h, sps_index nstored, const sps_index *w, int64_t *gp)
+{
+    gp[0] = 0;
+    for (sps_index g = 0; g < ngroups; g++) {
+        const int64_t left = (int64_t)nstored - (int64_t)g * h;
+        gp[g + 1] = gp[g] + (int64_t)w[g] * (left < h ? left : h);
+    }
     return SPS_OK;
 }
 
@@ -129,6 +141,12 @@ static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr
     {                                                                                                             \
         (void)ctx;                                                                                                \
         return pad_widths_impl(n, chunk, rl, rowptr, perm, src_col, w, lo);                                       \
+    }                                                                                                             \
+    sps_status sps_cpu_pad_group_ptr_##S(sps_context ctx, sps_index ngroups, sps_index h, sps_index nstored,      \
+                                         const sps_index *w, int64_t *gp)                                         \
+    {                                                                                                             \
+        (void)ctx;                                                                                                \
+        return pad_group_ptr_impl(ngroups, h, nstored, w, gp);                                                    \
     }                                                                                                             \
     sps_status sps_cpu_pad_scatter_col_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr,            \
                                            const sps_index *src_col, void *col)                                   \

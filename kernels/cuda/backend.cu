@@ -11,6 +11,19 @@
  * failure is SPS_ERR_ALLOC naming the bytes requested and free, and leaves the
  * context usable (the runtime's non-sticky error is cleared).
  *
+ * Device memory (sps_dmalloc / sps_dfree) comes from a memory pool of the
+ * context's own (cudaMallocFromPoolAsync / cudaFreeAsync on the context's
+ * stream), which keeps freed memory for reuse until the context is destroyed:
+ * a format conversion or a solver's work vectors then cost no cudaMalloc, which
+ * maps pages and takes tens to hundreds of microseconds, and no cudaFree, which
+ * waits for the whole device.  An allocation the pool cannot grow for trims the
+ * pool's cached memory and tries once more before it reports out of memory.
+ * Memory is stream-ordered: a pointer the library returns is valid for work on
+ * another stream once the context's stream has been synchronised
+ * (sps_context_synchronize), as its contents are anyway.  Where the device has
+ * no memory pools, or where the environment sets SPSOLVE_CUDA_POOL=0 (tools that
+ * track allocations, debugging), plain cudaMalloc / cudaFree.
+ *
  * Limitation: the device is selected (cudaSetDevice) when the context is created
  * and on allocation; several contexts on different devices in one host thread
  * must not interleave kernel calls. */
@@ -32,6 +45,28 @@ extern "C" int sps_cuda_device_count(void)
 }
 
 static void cuda_fini(sps_context ctx);
+
+/* The context's memory pool: device-local, keeping what is freed (release
+ * threshold: no limit) until trimmed or destroyed.  Not an error where the
+ * device has no pools: allocations then use cudaMalloc. */
+static sps_status cuda_pool_create(sps_context ctx, sps_cuda_state *st, int device)
+{
+    const char *env = getenv("SPSOLVE_CUDA_POOL");
+    if (env && strcmp(env, "0") == 0) return SPS_OK; /* plain cudaMalloc / cudaFree (sanitizers, debugging) */
+    int ok = 0;
+    SPS_CU(ctx, cudaDeviceGetAttribute(&ok, cudaDevAttrMemoryPoolsSupported, device));
+    if (!ok) return SPS_OK;
+    cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.handleTypes = cudaMemHandleTypeNone;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    SPS_CU(ctx, cudaMemPoolCreate(&st->pool, &props));
+    unsigned long long keep = ~0ull;
+    SPS_CU(ctx, cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    return SPS_OK;
+}
 
 static sps_status cuda_init(sps_context ctx, int device)
 {
@@ -64,6 +99,7 @@ static sps_status cuda_init(sps_context ctx, int device)
     }
     st->stream = stream;
     ctx->stream = (void *)stream;
+    if ((s = cuda_pool_create(ctx, st, device)) != SPS_OK) goto fail;
     e = cudaMalloc((void **)&st->ws, SPS_CU_WS_BYTES);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
@@ -106,6 +142,7 @@ static void cuda_fini(sps_context ctx)
     if (!st) return;
     /* teardown cannot report: errors are recorded in the context, which is going away */
     if (st->stream) (void)cudaStreamSynchronize(st->stream);
+    if (st->pool) (void)cudaMemPoolDestroy(st->pool); /* memory still allocated from it is released with it */
     if (st->ws) (void)cudaFree(st->ws);
     if (st->pinned) (void)cudaFreeHost(st->pinned);
     if (st->fetch_ev) (void)cudaEventDestroy(st->fetch_ev);
@@ -116,11 +153,25 @@ static void cuda_fini(sps_context ctx)
     ctx->stream = NULL;
 }
 
+/* One try: from the pool on the context's stream, or cudaMalloc. */
+static cudaError_t cuda_alloc_once(sps_cuda_state *st, void **p, size_t bytes)
+{
+    return st->pool ? cudaMallocFromPoolAsync(p, bytes, st->pool, st->stream) : cudaMalloc(p, bytes);
+}
+
 static sps_status cuda_alloc(sps_context ctx, void **p, size_t bytes)
 {
+    sps_cuda_state *st = sps_cust(ctx);
     *p = NULL;
     SPS_CU(ctx, cudaSetDevice(ctx->device));
-    cudaError_t e = cudaMalloc(p, bytes);
+    cudaError_t e = cuda_alloc_once(st, p, bytes);
+    if (e == cudaErrorMemoryAllocation && st->pool) {
+        /* the pool's cached blocks may be what is missing: give them back and retry once */
+        (void)cudaGetLastError();
+        SPS_CU(ctx, cudaStreamSynchronize(st->stream));
+        SPS_CU(ctx, cudaMemPoolTrimTo(st->pool, 0));
+        e = cuda_alloc_once(st, p, bytes);
+    }
     if (e == cudaSuccess) return SPS_OK;
     *p = NULL;
     (void)cudaGetLastError(); /* cudaErrorMemoryAllocation is not sticky: clear it, the context stays usable */
@@ -130,14 +181,16 @@ static sps_status cuda_alloc(sps_context ctx, void **p, size_t bytes)
         return sps_error(ctx, SPS_ERR_ALLOC, "out of device memory: %zu bytes requested (%zu bytes free of %zu)", bytes,
                          freeb, total);
     }
-    return sps_cuda_fail(ctx, e, "cudaMalloc", __FILE__, __LINE__);
+    return sps_cuda_fail(ctx, e, st->pool ? "cudaMallocFromPoolAsync" : "cudaMalloc", __FILE__, __LINE__);
 }
 
 static void cuda_release(sps_context ctx, void *p)
 {
     if (!p) return;
-    cudaError_t e = cudaFree(p);
-    if (e != cudaSuccess) sps_cuda_fail(ctx, e, "cudaFree", __FILE__, __LINE__); /* recorded; nothing to return */
+    sps_cuda_state *st = sps_cust(ctx);
+    const cudaError_t e = st->pool ? cudaFreeAsync(p, st->stream) : cudaFree(p);
+    if (e != cudaSuccess) /* recorded; nothing to return */
+        sps_cuda_fail(ctx, e, st->pool ? "cudaFreeAsync" : "cudaFree", __FILE__, __LINE__);
 }
 
 static sps_status cuda_copy(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind)

@@ -79,6 +79,7 @@ static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const cha
 #define SPS_CU_OCC_CACHE 128
 typedef struct {
     cudaStream_t stream;   /* non-blocking, owned by the context */
+    cudaMemPool_t pool;    /* the context's stream-ordered allocator (backend.cu), NULL: plain cudaMalloc */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
     struct { const void *fn; int per_sm; } occ[SPS_CU_OCC_CACHE]; /* resident blocks an SM, by kernel */
@@ -373,9 +374,10 @@ __device__ inline void sps_cu_stage_products(const sps_index *col, const T *val,
 /* ------------------------------------------------------------------ element-wise launcher */
 #define SPS_CU_THREADS 256
 /* out[0] = 0, out[k + 1] = in[0] + ... + in[k] for k < items (items + 1 outputs: out[items] is
- * the total); synchronises the stream when items > 0 (scan.cu); more than INT32_MAX items are
+ * the total), queued on the context's stream (scan.cu); more than INT32_MAX items are
  * SPS_ERR_UNSUPPORTED (CUB's item count).  what: the caller, for errors. */
 sps_status sps_cu_scan_index(sps_context ctx, const sps_index *in, sps_index *out, int64_t items, const char *what);
+sps_status sps_cu_scan_i64(sps_context ctx, const int64_t *in, int64_t *out, int64_t items, const char *what);
 /* Grid of a grid-stride element-wise kernel: enough blocks to cover n, at most
  * 32 per multiprocessor (beyond that, blocks only add scheduling). */
 static inline unsigned sps_cu_grid(sps_context ctx, int64_t n)

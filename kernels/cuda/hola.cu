@@ -73,8 +73,21 @@ namespace {
 
 #define HOLA_WARPS (HOLA_THREADS / 32)
 #define HOLA_FULL 0xffffffffu
-/* At least 2 blocks an SM: at most 128 registers a thread (c64 with 8 non-zeros a thread wanted 144) */
-#define HOLA_MIN_BLOCKS 2
+/* Resident blocks an SM the kernels are compiled for (__launch_bounds__): 4 for
+ * real types (at most 64 registers a thread; no spills on sm_90 with 8
+ * non-zeros a thread), 2 for complex ones (c64 with 8 non-zeros wanted 144
+ * registers, and 4 blocks spilled hundreds of bytes).  H100, f64, poisson3d
+ * 128^3: 2 blocks 0.156 ms, 3 blocks 0.128, 4 blocks 0.121 (the blocks go
+ * through dependent phases -- loads, gathers, row bookkeeping, writes --, and
+ * more of them an SM keep more of the matrix stream in flight).
+ * -DHOLA_MIN_BLOCKS=k forces k for every type (tuning builds). */
+template <typename T> struct hola_minb { enum { value = 4 }; };
+template <typename R> struct hola_minb<cx<R>> { enum { value = 2 }; };
+#ifdef HOLA_MIN_BLOCKS
+#define HOLA_MINB(T) HOLA_MIN_BLOCKS
+#else
+#define HOLA_MINB(T) hola_minb<T>::value
+#endif
 
 /* What the row-starts kernel does to y. */
 enum { HOLA_Y_NONE = 0, HOLA_Y_ROWS = 1, HOLA_Y_ALL = 2 };
@@ -125,33 +138,51 @@ template <typename T> using hola_seg_op = sps_cu_seg_op<T>;
 /* Where a block stands: entries [k0, k0 + cnt), rows [r_first, r_hi]: r_hi is
  * the row holding entry k0 + cnt (row_starts[B + 1]; the last entry's row for
  * the last block), less one when that row starts at k0 + cnt, so a block of
- * NPB rows of one entry counts NPB rows (the usual path), not NPB + 1. */
+ * NPB rows of one entry counts NPB rows (the usual path), not NPB + 1.
+ * All the rowptr entries the block's first decisions need are loaded in one
+ * round trip, right after the row starts: rowptr[r_hi] (for r_hi), rowptr[r_first
+ * + 1] (the single-row test) and the thread's row of the first pass of
+ * hola_assign_rows (ra, rb = rowptr[r_first + tid], rowptr[r_first + tid + 1]).
+ * Called after the thread's matrix loads are issued, so that this chain of two
+ * L2 round trips runs while they are in flight. */
 struct hola_block {
     int64_t k0;
     int cnt;
     sps_index r_first, r_hi;
+    int64_t e1;     /* rowptr[r_first + 1] */
+    int64_t ra, rb; /* rowptr[r_first + tid], rowptr[r_first + tid + 1], where r_first + tid <= row_starts[B + 1] */
 };
-__device__ inline hola_block hola_block_of(int64_t nnz, int npb, const sps_index *row_starts, const sps_index *rowptr)
+__device__ inline hola_block hola_block_of(int64_t nnz, int npb, const sps_index *__restrict__ row_starts,
+                                           const sps_index *__restrict__ rowptr)
 {
     hola_block bk;
     bk.k0 = (int64_t)blockIdx.x * npb;
     bk.cnt = (int)(nnz - bk.k0 < npb ? nnz - bk.k0 : npb);
     bk.r_first = row_starts[blockIdx.x];
-    bk.r_hi = row_starts[blockIdx.x + 1];
-    if (bk.r_hi > bk.r_first && rowptr[bk.r_hi] >= bk.k0 + bk.cnt) bk.r_hi--;
+    const sps_index rs1 = row_starts[blockIdx.x + 1];
+    const int64_t r = (int64_t)bk.r_first + threadIdx.x;
+    const int64_t eh = rowptr[rs1];
+    bk.e1 = rowptr[bk.r_first + 1];
+    bk.ra = r <= rs1 ? rowptr[r] : 0;
+    bk.rb = r <= rs1 ? rowptr[r + 1] : 0;
+    bk.r_hi = rs1 > bk.r_first && eh >= bk.k0 + bk.cnt ? rs1 - 1 : rs1;
     return bk;
 }
 
-/* The thread's npt columns and values (entries k .. k + cnt - 1; beyond cnt:
- * column -1, value 0).  Full threads use 16-byte vector loads when the arrays
- * are 16-byte aligned (vec, uniform), so a warp reads 32 npt consecutive
- * entries of each array in whole lines. */
+/* The thread's npt columns and values (entries k .. k + cnt - 1, cnt =
+ * clamp(rem, 0, npt); beyond cnt: column -1, value 0).  Full threads (rem >=
+ * npt) use 16-byte vector loads when the arrays are 16-byte aligned (vec,
+ * uniform), so a warp reads 32 npt consecutive entries of each array in whole
+ * lines.  The test is on rem itself, not on the clamped count: ptxas 13.0
+ * (sm_90) fused "cnt == NPT" with the clamp into one VIMNMX.RELU whose
+ * predicate output took the vector path for partial threads as well
+ * (compute-sanitizer: a 16-byte read of a one-entry array). */
 template <typename T, int NPT>
-__device__ inline void hola_load(const sps_index *__restrict__ col, const T *__restrict__ val, int64_t k, int cnt,
+__device__ inline void hola_load(const sps_index *__restrict__ col, const T *__restrict__ val, int64_t k, int rem,
                                  int vec, sps_index (&c)[NPT], T (&v)[NPT])
 {
     static_assert((NPT * sizeof(sps_index)) % 16 == 0 && (NPT * sizeof(T)) % 16 == 0, "vector loads");
-    if (vec && cnt == NPT) {
+    if (vec && rem >= NPT) {
         const int4 *cp = reinterpret_cast<const int4 *>(col + k);
 #pragma unroll
         for (int q = 0; q < NPT / 4; q++) {
@@ -170,8 +201,8 @@ __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__r
     } else {
 #pragma unroll
         for (int i = 0; i < NPT; i++) {
-            c[i] = i < cnt ? col[k + i] : -1;
-            v[i] = i < cnt ? val[k + i] : zero_of<T>();
+            c[i] = i < rem ? col[k + i] : -1;
+            v[i] = i < rem ? val[k + i] : zero_of<T>();
         }
     }
 }
@@ -214,7 +245,8 @@ __device__ void hola_assign_rows(const sps_index *__restrict__ rowptr, const hol
         const sps_index r = (sps_index)(base + tid);
         bool ne = false;
         if (base + tid <= bk.r_hi) {
-            const int64_t a = (int64_t)rowptr[r] - bk.k0, ef = (int64_t)rowptr[r + 1] - bk.k0;
+            const bool first = base == bk.r_first; /* uniform: the first pass's entries are loaded */
+            const int64_t a = (first ? bk.ra : (int64_t)rowptr[r]) - bk.k0, ef = (first ? bk.rb : (int64_t)rowptr[r + 1]) - bk.k0;
             if (a < bk.cnt) {
                 if (a == ef) {
                     /* empty row between entries a - 1 and a (a > 0: rows after r_first start inside the
@@ -287,7 +319,7 @@ template <typename T, int NPT> struct hola_spmv_smem {
 };
 
 template <typename T, int NPT>
-__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
+__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     hola_spmv_kernel(int64_t nnz, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
                      const T *__restrict__ val, const sps_index *__restrict__ row_starts, int vec, T a,
                      const T *__restrict__ x, T b, int bz, T *__restrict__ y)
@@ -295,17 +327,25 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
     enum { NPB = HOLA_THREADS * NPT };
     __shared__ hola_spmv_smem<T, NPT> sm;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
-    const int64_t g = bk.k0 + (int64_t)tid * NPT; /* the thread's first entry */
-    const int cnt = bk.cnt - tid * NPT < 0 ? 0 : bk.cnt - tid * NPT < NPT ? bk.cnt - tid * NPT : NPT;
-
+    /* The loads go out in the order of their dependence chains, so that one
+     * block has its matrix stream, its row bookkeeping and its x gathers in flight
+     * together: columns and values (DRAM), row starts then rowptr (two L2 round
+     * trips, hola_block_of), x (after the columns).  The products are formed
+     * only where they are first needed: after the row bookkeeping on the usual
+     * path, which runs while the gathers are in flight. */
+    const int64_t k0 = (int64_t)blockIdx.x * NPB, g = k0 + (int64_t)tid * NPT; /* the thread's first entry */
+    const int bcnt = (int)(nnz - k0 < NPB ? nnz - k0 : NPB);
+    const int rem = bcnt - tid * NPT, cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
     sps_index c[NPT];
-    T p[NPT];
-    hola_load<T, NPT>(col, val, g, cnt, vec, c, p);
+    T p[NPT], xv[NPT];
+    hola_load<T, NPT>(col, val, g, rem, vec, c, p);
+    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
 #pragma unroll
-    for (int i = 0; i < NPT; i++) p[i] = i < cnt ? p[i] * x[c[i]] : zero_of<T>();
+    for (int i = 0; i < NPT; i++) xv[i] = i < cnt ? x[c[i]] : zero_of<T>();
 
-    if (rowptr[bk.r_first + 1] >= bk.k0 + bk.cnt) { /* uniform: one row holds the whole block */
+    if (bk.e1 >= bk.k0 + bk.cnt) { /* uniform: one row holds the whole block */
+#pragma unroll
+        for (int i = 0; i < NPT; i++) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
         T s = p[0];
 #pragma unroll
         for (int i = 1; i < NPT; i++) s = s + p[i];
@@ -320,6 +360,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
         hola_segv<T> it[NPT];
 #pragma unroll
         for (int i = 0; i < NPT; i++) {
+            p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
             it[i].f = i >= cnt || (i == 0 ? (g == bk.k0 || rowptr[rows[0]] == g) : rows[i] != rows[i - 1]);
             it[i].v = p[i];
         }
@@ -340,6 +381,8 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
 
     /* the usual path */
     hola_assign_rows<NPT>(rowptr, bk, sm.rows);
+#pragma unroll
+    for (int i = 0; i < NPT; i++) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
     T *out = sm.u.out;
     sps_index row = 0;
     unsigned bits = 0;
@@ -389,7 +432,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
 
 /* ---------------------------------------------------------------- kernel 2: SpMV^T */
 template <typename T, int NPT>
-__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
+__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     hola_spmvt_kernel(int64_t nnz, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
                       const T *__restrict__ val, const sps_index *__restrict__ row_starts, int vec, T a,
                       const T *__restrict__ x, T *__restrict__ y)
@@ -397,15 +440,15 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MIN_BLOCKS)
     enum { NPB = HOLA_THREADS * NPT };
     __shared__ hola_rows_smem<NPT> sm;
     const int tid = threadIdx.x, warp = tid >> 5;
-    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
-    const int64_t g = bk.k0 + (int64_t)tid * NPT;
-    const int cnt = bk.cnt - tid * NPT < 0 ? 0 : bk.cnt - tid * NPT < NPT ? bk.cnt - tid * NPT : NPT;
-
+    const int64_t k0 = (int64_t)blockIdx.x * NPB, g = k0 + (int64_t)tid * NPT; /* loads ordered as in hola_spmv_kernel */
+    const int bcnt = (int)(nnz - k0 < NPB ? nnz - k0 : NPB);
+    const int rem = bcnt - tid * NPT, cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
     sps_index c[NPT];
     T v[NPT];
-    hola_load<T, NPT>(col, val, g, cnt, vec, c, v);
+    hola_load<T, NPT>(col, val, g, rem, vec, c, v);
+    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
 
-    if (rowptr[bk.r_first + 1] >= bk.k0 + bk.cnt) { /* uniform: one row */
+    if (bk.e1 >= bk.k0 + bk.cnt) { /* uniform: one row */
         const T ax = a * x[bk.r_first];
 #pragma unroll
         for (int i = 0; i < NPT; i++) v[i] = v[i] * ax;

@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmvt_kernel(sps_index
 } // namespace
 
 /* ---------------------------------------------------------------- index kernels (type-independent) */
-/* Counts, then the shared scan (scan.cu); the counts are freed after its synchronisation. */
+/* Counts, then the shared scan (scan.cu); the counts go back to the pool in stream order. */
 static sps_status tail_ptr_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index K, sps_index *tail_ptr)
 {
     sps_index *cnt = NULL;
@@ -138,7 +138,6 @@ static sps_status tail_ptr_impl(sps_context ctx, sps_index n, const sps_index *r
         if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "launch of tail_count_kernel", __FILE__, __LINE__);
     }
     if (st == SPS_OK) st = sps_cu_scan_index(ctx, cnt, tail_ptr, n, "HYB tail pointers");
-    else (void)cudaStreamSynchronize(sps_custream(ctx));
     sps_dfree(ctx, cnt);
     return st;
 }

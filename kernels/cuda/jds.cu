@@ -286,8 +286,8 @@ static sps_status rowlen_hist_impl(sps_context ctx, sps_index n, const sps_index
     return SPS_OK;
 }
 
-/* Stable sort of (length, row) by decreasing length; temporaries freed after a
- * stream synchronisation (a build, not a hot path). */
+/* Stable sort of (length, row) by decreasing length; the temporaries go back to
+ * the context's pool in stream order (backend.cu), no synchronisation. */
 static sps_status perm_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *perm)
 {
     if (n <= 0) return SPS_OK;
@@ -312,8 +312,6 @@ static sps_status perm_impl(sps_context ctx, sps_index n, const sps_index *rowpt
         e = cub::DeviceRadixSort::SortPairsDescending(tmp, tmp_bytes, len, len_out, row, perm, n, 0, end_bit, s);
         if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "cub::DeviceRadixSort::SortPairsDescending", __FILE__, __LINE__);
     }
-    e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess && st == SPS_OK) st = sps_cuda_fail(ctx, e, "cudaStreamSynchronize", __FILE__, __LINE__);
     sps_dfree(ctx, buf);
     return st;
 }

@@ -122,6 +122,7 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_widths_kernel(sps_index n, sp
     cmax = pad_warp_max(cmax);
     if (lane == 0) {
         w[q] = mx;
+        atomicMax(&w[nq + 3], mx);
         if (lo) lo[q] = cmax < 0 ? 0 : cmin;
         if (cmax >= 0) {
             atomicMax(&w[nq], INT32_MAX - cmin);
@@ -129,6 +130,17 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_widths_kernel(sps_index n, sp
             atomicMax(&w[nq + 2], cmax - cmin);
         }
     }
+}
+
+/* Slots of each group, the input of the group-pointer scan. */
+__global__ void __launch_bounds__(PAD_THREADS) pad_group_slots_kernel(sps_index ngroups, sps_index h, sps_index nstored,
+                                                                     const sps_index *__restrict__ w,
+                                                                     int64_t *__restrict__ slots)
+{
+    const int64_t g = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g >= ngroups) return;
+    const int64_t left = (int64_t)nstored - g * h;
+    slots[g] = (int64_t)w[g] * (left < h ? left : h);
 }
 
 /* 32-bit columns (cbase NULL) or 16-bit offsets from the group's cbase. */
@@ -400,20 +412,16 @@ static sps_status pad_sort_rows_impl(sps_context ctx, sps_index n, sps_index win
     const size_t kb = pad_align((size_t)n * sizeof(unsigned long long)), ib = pad_align((size_t)n * sizeof(sps_index));
     const size_t bytes = 2 * kb + ib + pad_align(temp);
     unsigned char *ws = NULL;
-    cudaError_t e = cudaMallocAsync((void **)&ws, bytes, s);
-    if (e != cudaSuccess)
-        return sps_error(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
-                         "row sort: cannot allocate %zu bytes of device memory: %s", bytes, cudaGetErrorString(e));
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&ws, bytes)); /* the context's pool, stream-ordered */
     unsigned long long *kin = (unsigned long long *)ws, *kout = (unsigned long long *)(ws + kb);
     sps_index *idx = (sps_index *)(ws + 2 * kb);
     void *tmp = ws + 2 * kb + ib;
     sps_status st = SPS_OK;
     pad_sortkey_kernel<<<pad_blocks(n), PAD_THREADS, 0, s>>>(n, window, len, kin, idx);
-    e = cudaGetLastError();
+    cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) e = cub::DeviceRadixSort::SortPairs(tmp, temp, kin, kout, idx, perm, (int64_t)n, 0, end_bit, s);
     if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "row sort (CUB DeviceRadixSort)", __FILE__, __LINE__);
-    e = cudaFreeAsync(ws, s);
-    if (st == SPS_OK && e != cudaSuccess) st = sps_cuda_fail(ctx, e, "cudaFreeAsync", __FILE__, __LINE__);
+    sps_dfree(ctx, ws);
     return st;
 }
 
@@ -422,12 +430,27 @@ static sps_status pad_widths_impl(sps_context ctx, sps_index n, sps_index chunk,
                                   sps_index *lo)
 {
     const sps_index nq = n > 0 ? (sps_index)(((int64_t)n + chunk - 1) / chunk) : 0;
-    SPS_CU(ctx, cudaMemsetAsync(w + nq, 0xff, 3 * sizeof *w, sps_custream(ctx))); /* -1: no entries yet */
+    SPS_CU(ctx, cudaMemsetAsync(w + nq, 0xff, 4 * sizeof *w, sps_custream(ctx))); /* -1: no entries yet */
     if (n <= 0) return SPS_OK;
     pad_widths_kernel<<<pad_blocks((int64_t)nq * 32), PAD_THREADS, 0, sps_custream(ctx)>>>(n, chunk, nq, rl, rowptr, perm,
                                                                                           src_col, w, lo);
     SPS_CU_LAUNCHED(ctx, "pad_widths_kernel");
     return SPS_OK;
+}
+
+/* Slots per group, then their exclusive sum into gp (CUB, scan.cu). */
+static sps_status pad_group_ptr_impl(sps_context ctx, sps_index ngroups, sps_index h, sps_index nstored, const sps_index *w,
+                                     int64_t *gp)
+{
+    if (ngroups <= 0) return sps_cu_scan_i64(ctx, NULL, gp, 0, "padded group pointers");
+    int64_t *slots = NULL;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&slots, (size_t)ngroups * sizeof *slots));
+    pad_group_slots_kernel<<<pad_blocks(ngroups), PAD_THREADS, 0, sps_custream(ctx)>>>(ngroups, h, nstored, w, slots);
+    cudaError_t e = cudaGetLastError();
+    sps_status st = e == cudaSuccess ? sps_cu_scan_i64(ctx, slots, gp, ngroups, "padded group pointers")
+                                     : sps_cuda_fail(ctx, e, "launch of pad_group_slots_kernel", __FILE__, __LINE__);
+    sps_dfree(ctx, slots);
+    return st;
 }
 
 static sps_status pad_scatter_col_impl(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, const sps_index *src_col,
@@ -531,6 +554,9 @@ static sps_status pad_spmvt_impl(sps_context ctx, sps_pad_layout L, const void *
                                                   const sps_index *rowptr, const sps_index *perm,                  \
                                                   const sps_index *src_col, sps_index *w, sps_index *lo)           \
     { return pad_widths_impl(ctx, n, chunk, rl, rowptr, perm, src_col, w, lo); }                                   \
+    extern "C" sps_status sps_cuda_pad_group_ptr_##S(sps_context ctx, sps_index ngroups, sps_index h,              \
+                                                     sps_index nstored, const sps_index *w, int64_t *gp)           \
+    { return pad_group_ptr_impl(ctx, ngroups, h, nstored, w, gp); }                                                \
     extern "C" sps_status sps_cuda_pad_scatter_col_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, \
                                                        const sps_index *src_col, void *col)                        \
     { return pad_scatter_col_impl(ctx, L, rowptr, src_col, col); }                                                 \

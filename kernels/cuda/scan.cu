@@ -1,13 +1,15 @@
-/* libspsolve — CUDA: the exclusive prefix sum of index counts that the builds
- * share (HYB's tail pointers, DIA's diagonal map).  cub::DeviceScan over
- * integers: exact, the same result as the CPU's serial sum.  CUB's scratch is
- * allocated for the call and freed after a stream synchronisation (a build, not
- * a hot path; the caller reads the total on the host next anyway). */
+/* libspsolve — CUDA: the exclusive prefix sums of counts that the builds share
+ * (HYB's tail pointers, DIA's diagonal map: 32-bit; the padded formats' group
+ * pointers: 64-bit).  cub::DeviceScan over integers: exact, the same result as
+ * the CPU's serial sum.  out[0] = 0, out[i + 1] = in[0] + ... + in[i].  CUB's
+ * scratch comes from the context's pool and goes back in stream order
+ * (backend.cu): nothing here waits for the device. */
 #include "kernels/cuda/common.cuh"
 
 #include <cub/device/device_scan.cuh>
 
-sps_status sps_cu_scan_index(sps_context ctx, const sps_index *in, sps_index *out, int64_t items, const char *what)
+template <typename I>
+static sps_status scan_impl(sps_context ctx, const I *in, I *out, int64_t items, const char *what)
 {
     cudaStream_t s = sps_custream(ctx);
     if (items > INT32_MAX) return sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s: %lld items exceed the scan's range", what, (long long)items);
@@ -18,10 +20,18 @@ sps_status sps_cu_scan_index(sps_context ctx, const sps_index *in, sps_index *ou
     void *tmp = NULL;
     SPS_CHECK(sps_dmalloc(ctx, &tmp, tmp_bytes));
     sps_status st = SPS_OK;
-    cudaError_t e = cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out + 1, (int)items, s);
-    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "cub::DeviceScan::InclusiveSum", __FILE__, __LINE__);
-    e = cudaStreamSynchronize(s);
-    if (e != cudaSuccess && st == SPS_OK) st = sps_cuda_fail(ctx, e, "cudaStreamSynchronize", __FILE__, __LINE__);
+    const cudaError_t e = cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out + 1, (int)items, s);
+    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, what, __FILE__, __LINE__);
     sps_dfree(ctx, tmp);
     return st;
+}
+
+sps_status sps_cu_scan_index(sps_context ctx, const sps_index *in, sps_index *out, int64_t items, const char *what)
+{
+    return scan_impl(ctx, in, out, items, what);
+}
+
+sps_status sps_cu_scan_i64(sps_context ctx, const int64_t *in, int64_t *out, int64_t items, const char *what)
+{
+    return scan_impl(ctx, in, out, items, what);
 }
