@@ -3,7 +3,16 @@
  * A context owns the backend (CPU or one CUDA device with its stream and
  * workspace) and the text of the last error.  Every matrix, vector, operator,
  * solver and preconditioner belongs to exactly one context.  Contexts are
- * independent: use one per thread. */
+ * independent: use one per thread.
+ *
+ * Device memory of a CUDA context comes from a stream-ordered memory pool of its
+ * own: memory freed by destroying a matrix or vector stays with the context for
+ * its next allocations (no cudaMalloc / cudaFree on the hot path) until the
+ * context is destroyed; an allocation the pool cannot satisfy first returns the
+ * cached memory to the device and retries.  Device pointers the library hands
+ * out are valid on other streams once sps_context_synchronize has returned.
+ * The environment variable SPSOLVE_CUDA_POOL=0 selects plain cudaMalloc /
+ * cudaFree instead. */
 #ifndef SPSOLVE_CONTEXT_H
 #define SPSOLVE_CONTEXT_H
 #include "spsolve/types.h"
