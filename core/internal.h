@@ -46,6 +46,8 @@ typedef struct sps_backend_ops {
     sps_status (*init)(sps_context ctx, int device);   /* fills ctx->be_state, ctx->device_name */
     void (*fini)(sps_context ctx);
     sps_status (*alloc)(sps_context ctx, void **p, size_t bytes);  /* SPS_ERR_ALLOC naming bytes */
+    /* Stream-ordered: p may still be read by work queued before the call; the
+     * memory is reused only after that work (callers need no synchronisation). */
     void (*release)(sps_context ctx, void *p);
     sps_status (*copy)(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind);
     sps_status (*zero)(sps_context ctx, void *p, size_t bytes);

@@ -58,9 +58,8 @@ static sps_status coo_from_csr(sps_matrix B, const sps_csr_host *h, const sps_fo
     sps_status st = coo_start(B, rowptr, &s);
     if (st == SPS_OK) st = sps_dupload(B->ctx, (void **)&s->col, h->col, (size_t)h->nnz * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(B->ctx, &s->val, h->val, (size_t)h->nnz * sps_scalar_size(h->t));
-    const sps_status sy = B->ctx->be->synchronize(B->ctx); /* coo_rows reads rowptr */
-    sps_dfree(B->ctx, rowptr);
-    return st != SPS_OK ? st : sy;
+    sps_dfree(B->ctx, rowptr); /* stream-ordered: after coo_rows has read it */
+    return st;
 }
 
 static sps_status coo_to_csr(sps_matrix A, sps_csr_host *out)
@@ -99,4 +98,4 @@ static size_t coo_footprint(sps_matrix A, int64_t *stored)
 const sps_format_ops sps_format_coo = {SPS_FMT_COO, "coo",
                                        "coordinate triplets sorted by row: simple, robust to any row-length mix",
                                        coo_from_csr, coo_to_csr, coo_build, coo_spmv, coo_footprint, coo_destroy, NULL, NULL, NULL,
-                                        NULL};
+                                       NULL};

@@ -120,8 +120,7 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->mask, (size_t)ndiag * (size_t)L->nw * sizeof(uint32_t)), done);
     SPS_CHECK_GOTO(st, k->dia_fill(ctx, B->n, B->m, src->rowptr, src->col, src->val, dmap, L->ndiag, s->dval, L->mask),
                    done);
-    st = ctx->be->synchronize(ctx); /* the offsets and the fill read dflag and dmap */
-done:
+done: /* dflag and dmap are freed in stream order, after the offsets and the fill have read them */
     sps_dfree(ctx, dflag);
     sps_dfree(ctx, dmap);
     free(count);

@@ -44,4 +44,4 @@ const sps_format_ops sps_format_ell = {SPS_FMT_ELL, "ell",
                                        "for rows of near-equal length",
                                        ell_from_csr, sps_pad_to_csr, ell_from_backend_csr, sps_pad_spmv,
                                        sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL,
-                                        sps_pad_index_bits_of};
+                                       sps_pad_index_bits_of};

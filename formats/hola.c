@@ -74,8 +74,7 @@ static sps_status hola_build(sps_matrix B, const sps_csr_store *src, const sps_f
     SPS_CHECK(sps_dmalloc(ctx, &s->base.val, vb));
     SPS_CHECK(sps_dcopy(ctx, s->base.rowptr, src->rowptr, rp, SPS_COPY_D2D));
     SPS_CHECK(sps_dcopy(ctx, s->base.col, src->col, cb, SPS_COPY_D2D));
-    SPS_CHECK(sps_dcopy(ctx, s->base.val, src->val, vb, SPS_COPY_D2D));
-    return ctx->be->synchronize(ctx);
+    return sps_dcopy(ctx, s->base.val, src->val, vb, SPS_COPY_D2D); /* queued; src may be freed after (stream order) */
 }
 
 static sps_status hola_to_csr(sps_matrix A, sps_csr_host *out)

@@ -184,4 +184,4 @@ static size_t jds_footprint(sps_matrix A, int64_t *stored)
 const sps_format_ops sps_format_jds = {SPS_FMT_JDS, "jds",
                                        "jagged diagonals (rows sorted by length): irregular rows, no padding",
                                        jds_from_csr, jds_to_csr, jds_build, jds_spmv, jds_footprint, jds_destroy, NULL, NULL, NULL,
-                                        NULL};
+                                       NULL};

@@ -22,18 +22,19 @@
  *   1. rl = row lengths (pad_rowlen); when sorting, perm = stable sort by
  *      decreasing length within windows (pad_sort_rows), then rl in storage
  *      order (pad_rowlen with perm);
- *   2. w = per-group maxima (pad_widths), downloaded: ceil(n / h) integers
- *      (ELL: maxima of 1024-row chunks, reduced on the host);
- *   3. group pointers by an exclusive scan of width_g * stride_g on the host;
- *      when a chunk is wider than the long-row length, rl comes to the host
- *      once and the long rows are listed; the fill check against max_fill x nnz
- *      (before the padded arrays are allocated); upload;
+ *   2. w = per-group maxima and column ranges (pad_widths; ELL: of 1024-row
+ *      chunks); only their extremes come to the host: the widest chunk, the
+ *      smallest and largest column, the widest group span (4 integers);
+ *   3. group pointers on the backend (pad_group_ptr: an exclusive scan of
+ *      width_g * stride_g; ELL: two pointers from the widest row), the slot
+ *      total to the host; when the widest chunk exceeds the long-row length,
+ *      rl comes to the host once and the long rows are listed;
  *   4. the column width: 16 bits when every group's columns span at most
- *      SPS_PAD_COL16_SPAN (pad_widths reports the spans with the widths, in
- *      the same download; its per-group smallest columns become cbase), else
- *      32; pad_scatter_col and pad_scatter_val write every slot once.
- * Host traffic is O(n / h) integers (O(n) when there are long rows); the
- * O(nnz) work stays on the backend. */
+ *      SPS_PAD_COL16_SPAN (the per-group smallest columns become cbase), else
+ *      32; the fill check against max_fill x nnz (before the padded arrays are
+ *      allocated); pad_scatter_col and pad_scatter_val write every slot once.
+ * Host traffic is a few integers (O(n) when there are long rows); the O(n)
+ * and O(nnz) work stays on the backend. */
 #ifndef SPS_FORMATS_PADDED_H
 #define SPS_FORMATS_PADDED_H
 

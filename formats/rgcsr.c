@@ -62,4 +62,4 @@ const sps_format_ops sps_format_rgcsr = {SPS_FMT_RGCSR, "rgcsr",
                                          "descending-length order",
                                          rgcsr_from_csr, sps_pad_to_csr, rgcsr_from_backend_csr, sps_pad_spmv,
                                          sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL,
-                                        sps_pad_index_bits_of};
+                                         sps_pad_index_bits_of};

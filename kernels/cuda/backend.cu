@@ -188,9 +188,11 @@ static void cuda_release(sps_context ctx, void *p)
 {
     if (!p) return;
     sps_cuda_state *st = sps_cust(ctx);
-    const cudaError_t e = st->pool ? cudaFreeAsync(p, st->stream) : cudaFree(p);
+    /* stream-ordered either way (backend contract): without the pool, the queued work first */
+    cudaError_t e = st->pool ? cudaSuccess : cudaStreamSynchronize(st->stream);
+    if (e == cudaSuccess) e = st->pool ? cudaFreeAsync(p, st->stream) : cudaFree(p);
     if (e != cudaSuccess) /* recorded; nothing to return */
-        sps_cuda_fail(ctx, e, st->pool ? "cudaFreeAsync" : "cudaFree", __FILE__, __LINE__);
+        sps_cuda_fail(ctx, e, st->pool ? "cudaFreeAsync" : "cudaStreamSynchronize / cudaFree", __FILE__, __LINE__);
 }
 
 static sps_status cuda_copy(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind)

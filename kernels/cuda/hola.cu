@@ -152,12 +152,12 @@ struct hola_block {
     int64_t e1;     /* rowptr[r_first + 1] */
     int64_t ra, rb; /* rowptr[r_first + tid], rowptr[r_first + tid + 1], where r_first + tid <= row_starts[B + 1] */
 };
-__device__ inline hola_block hola_block_of(int64_t nnz, int npb, const sps_index *__restrict__ row_starts,
+__device__ inline hola_block hola_block_of(int64_t k0, int cnt, const sps_index *__restrict__ row_starts,
                                            const sps_index *__restrict__ rowptr)
 {
     hola_block bk;
-    bk.k0 = (int64_t)blockIdx.x * npb;
-    bk.cnt = (int)(nnz - bk.k0 < npb ? nnz - bk.k0 : npb);
+    bk.k0 = k0;
+    bk.cnt = cnt;
     bk.r_first = row_starts[blockIdx.x];
     const sps_index rs1 = row_starts[blockIdx.x + 1];
     const int64_t r = (int64_t)bk.r_first + threadIdx.x;
@@ -205,6 +205,26 @@ __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__r
             v[i] = i < rem ? val[k + i] : zero_of<T>();
         }
     }
+}
+
+/* The prologue both products share: the thread's entries g .. g + cnt - 1 of
+ * the block's NPB, loaded (hola_load) before the block's row starts and rowptr
+ * entries (hola_block_of), so that the two load chains overlap. */
+template <typename T, int NPT>
+__device__ inline hola_block hola_begin(int64_t nnz, const sps_index *__restrict__ rowptr,
+                                        const sps_index *__restrict__ col, const T *__restrict__ val,
+                                        const sps_index *__restrict__ row_starts, int vec, sps_index (&c)[NPT],
+                                        T (&v)[NPT], int64_t &g, int &cnt)
+{
+    enum { NPB = HOLA_THREADS * NPT };
+    const int tid = threadIdx.x;
+    const int64_t k0 = (int64_t)blockIdx.x * NPB;
+    g = k0 + (int64_t)tid * NPT;
+    const int bcnt = (int)(nnz - k0 < NPB ? nnz - k0 : NPB);
+    const int rem = bcnt - tid * NPT;
+    cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
+    hola_load<T, NPT>(col, val, g, rem, vec, c, v);
+    return hola_block_of(k0, bcnt, row_starts, rowptr);
 }
 
 /* Largest row r in [lo, hi] with rowptr[r] <= g (rowptr[lo] <= g): the row of entry g. */
@@ -333,13 +353,11 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
      * trips, hola_block_of), x (after the columns).  The products are formed
      * only where they are first needed: after the row bookkeeping on the usual
      * path, which runs while the gathers are in flight. */
-    const int64_t k0 = (int64_t)blockIdx.x * NPB, g = k0 + (int64_t)tid * NPT; /* the thread's first entry */
-    const int bcnt = (int)(nnz - k0 < NPB ? nnz - k0 : NPB);
-    const int rem = bcnt - tid * NPT, cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
+    int64_t g; /* the thread's first entry */
+    int cnt;
     sps_index c[NPT];
     T p[NPT], xv[NPT];
-    hola_load<T, NPT>(col, val, g, rem, vec, c, p);
-    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
+    const hola_block bk = hola_begin<T, NPT>(nnz, rowptr, col, val, row_starts, vec, c, p, g, cnt);
 #pragma unroll
     for (int i = 0; i < NPT; i++) xv[i] = i < cnt ? x[c[i]] : zero_of<T>();
 
@@ -440,13 +458,11 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     enum { NPB = HOLA_THREADS * NPT };
     __shared__ hola_rows_smem<NPT> sm;
     const int tid = threadIdx.x, warp = tid >> 5;
-    const int64_t k0 = (int64_t)blockIdx.x * NPB, g = k0 + (int64_t)tid * NPT; /* loads ordered as in hola_spmv_kernel */
-    const int bcnt = (int)(nnz - k0 < NPB ? nnz - k0 : NPB);
-    const int rem = bcnt - tid * NPT, cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
+    int64_t g;
+    int cnt;
     sps_index c[NPT];
     T v[NPT];
-    hola_load<T, NPT>(col, val, g, rem, vec, c, v);
-    const hola_block bk = hola_block_of(nnz, NPB, row_starts, rowptr);
+    const hola_block bk = hola_begin<T, NPT>(nnz, rowptr, col, val, row_starts, vec, c, v, g, cnt);
 
     if (bk.e1 >= bk.k0 + bk.cnt) { /* uniform: one row */
         const T ax = a * x[bk.r_first];

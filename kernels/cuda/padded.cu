@@ -87,8 +87,8 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_sortkey_kernel(sps_index n, s
 }
 
 /* One warp per chunk: lanes stride through the chunk, shuffle max / min; the
- * whole-matrix extremes and the largest span by one atomicMax each a warp
- * (w[n_q..n_q+2], set to -1 by the caller). */
+ * whole-matrix extremes, the largest span and the widest chunk by one
+ * atomicMax each a warp (w[nq..nq+3], set to -1 by pad_widths_impl). */
 __device__ inline sps_index pad_warp_max(sps_index v)
 {
 #pragma unroll
