@@ -272,43 +272,73 @@ __device__ inline cx<double> ldg_t(const cx<double> *p)
 
 /* Streaming loads that do not allocate in L1 (ld.global.nc.L1::no_allocate): for
  * data each instruction uses whole and no other instruction reads again, so the
- * L1 keeps what is reused (the gathered vector). */
+ * L1 keeps what is reused (the gathered vector).  -DSPS_NA_L2PF=64/128/256 adds
+ * the L2 prefetch-size hint .L2::<k>B to them (tuning builds; default none). */
+#ifndef SPS_NA_L2PF
+#define SPS_NA_L2PF 0
+#endif
+#if SPS_NA_L2PF == 256
+#define SPS_NA_Q "ld.global.nc.L1::no_allocate.L2::256B"
+#elif SPS_NA_L2PF == 128
+#define SPS_NA_Q "ld.global.nc.L1::no_allocate.L2::128B"
+#elif SPS_NA_L2PF == 64
+#define SPS_NA_Q "ld.global.nc.L1::no_allocate.L2::64B"
+#elif SPS_NA_L2PF == 0
+#define SPS_NA_Q "ld.global.nc.L1::no_allocate"
+#else
+#error "SPS_NA_L2PF: 0, 64, 128 or 256"
+#endif
 __device__ inline float ldna_t(const float *p)
 {
     float v;
-    asm("ld.global.nc.L1::no_allocate.f32 %0, [%1];" : "=f"(v) : "l"(p));
+    asm(SPS_NA_Q ".f32 %0, [%1];" : "=f"(v) : "l"(p));
     return v;
 }
 __device__ inline double ldna_t(const double *p)
 {
     double v;
-    asm("ld.global.nc.L1::no_allocate.f64 %0, [%1];" : "=d"(v) : "l"(p));
+    asm(SPS_NA_Q ".f64 %0, [%1];" : "=d"(v) : "l"(p));
     return v;
 }
 __device__ inline sps_index ldna_t(const sps_index *p)
 {
     sps_index v;
-    asm("ld.global.nc.L1::no_allocate.s32 %0, [%1];" : "=r"(v) : "l"(p));
+    asm(SPS_NA_Q ".s32 %0, [%1];" : "=r"(v) : "l"(p));
     return v;
 }
 __device__ inline uint16_t ldna_t(const uint16_t *p)
 {
     unsigned short v;
-    asm("ld.global.nc.L1::no_allocate.u16 %0, [%1];" : "=h"(v) : "l"(p));
+    asm(SPS_NA_Q ".u16 %0, [%1];" : "=h"(v) : "l"(p));
     return v;
 }
 __device__ inline cx<float> ldna_t(const cx<float> *p)
 {
     float a, b;
-    asm("ld.global.nc.L1::no_allocate.v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "l"(p));
+    asm(SPS_NA_Q ".v2.f32 {%0, %1}, [%2];" : "=f"(a), "=f"(b) : "l"(p));
     return mkcx(a, b);
 }
 __device__ inline cx<double> ldna_t(const cx<double> *p)
 {
     double a, b;
-    asm("ld.global.nc.L1::no_allocate.v2.f64 {%0, %1}, [%2];" : "=d"(a), "=d"(b) : "l"(p));
+    asm(SPS_NA_Q ".v2.f64 {%0, %1}, [%2];" : "=d"(a), "=d"(b) : "l"(p));
     return mkcx(a, b);
 }
+
+__device__ inline int4 ldna_t(const int4 *p)
+{
+    int4 v;
+    asm(SPS_NA_Q ".v4.s32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+__device__ inline uint4 ldna_t(const uint4 *p)
+{
+    uint4 v;
+    asm(SPS_NA_Q ".v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+    return v;
+}
+__device__ inline int4 ldg_t(const int4 *p) { return __ldg(p); }
+__device__ inline uint4 ldg_t(const uint4 *p) { return __ldg(p); }
 
 /* A read-only load through the L1 (ldg_t) or past it (ldna_t, NA). */
 template <bool NA, typename V> __device__ inline V sps_cu_ld(const V *p)

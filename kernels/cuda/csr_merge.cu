@@ -60,6 +60,20 @@ __global__ void csr_merge_plan_kernel(sps_index n, int64_t nnz, const sps_index 
 #endif
 template <typename T> constexpr bool mp_na = SPS_CSR_MERGE_NA == 1 || (SPS_CSR_MERGE_NA < 0 && sizeof(T) >= 8);
 
+/* The tile's loads start at its first entry rounded down to SPS_CSR_MERGE_ALIGN
+ * entries (32: 128-byte lines of col, whole sectors of val), the lanes before it
+ * idle, as the staged CSR passes do (spmv.cu): a tile's first entry falls anywhere,
+ * and from an unaligned start every warp-wide load of col and val straddles one
+ * sector more than it uses (up to 1/4 more L2 sectors for col, 1/8 for f64 val).
+ * ncu, H100, powerlaw-2M f64 (2026-11-24): 1829 MB of L2 sectors read against
+ * cuSPARSE CSR ALG1's 1762, both at 96-97 % of the L2's throughput, times 389 /
+ * 369 us.  Where the shift would push the tile past its buffer (K + shift > TILE:
+ * tiles inside long rows, with fewer than 32 row ends) the tile loads unaligned.
+ * -DSPS_CSR_MERGE_ALIGN=1 turns it off (tuning). */
+#ifndef SPS_CSR_MERGE_ALIGN
+#define SPS_CSR_MERGE_ALIGN 32
+#endif
+
 /* Blocks an SM must hold (register cap); 0: the compiler's choice (f64: 48
  * registers, 5 blocks).  -DSPS_CSR_MERGE_MINB=k for tuning runs. */
 #ifndef SPS_CSR_MERGE_MINB
@@ -72,6 +86,7 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
                           T *tail, T *head, sps_cu_axpby_out<T> out)
 {
     constexpr int IPT = mp_shape<T>::IPT, TILE = mp_shape<T>::TILE;
+    static_assert(SPS_CSR_MERGE_ALIGN >= 1 && (SPS_CSR_MERGE_ALIGN & (SPS_CSR_MERGE_ALIGN - 1)) == 0, "alignment");
     typedef cub::BlockScan<sps_cu_segv<T>, SPS_MERGE_THREADS> Scan;
     __shared__ T s_prod[TILE];
     __shared__ sps_index s_end[TILE];
@@ -84,10 +99,17 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
     /* a. products and row ends: the first 256 row ends and the head test's
      * rowptr[r0] are loaded with the entries (one round trip, not two) */
     bool cont = false; /* the tile's first row began in an earlier tile */
+    /* products of entry k0 + j at s_prod[sh + j] */
+    const int al = (int)(k0 & (SPS_CSR_MERGE_ALIGN - 1)), sh = K + al <= TILE ? al : 0;
     {
         const sps_index e0 = (int)threadIdx.x < R ? ldg_t(rowptr + r0 + threadIdx.x + 1) : 0;
         const sps_index rp0 = ldg_t(rowptr + r0);
-        sps_cu_stage_products<IPT, SPS_MERGE_THREADS, mp_na<T>, false>(col, val, sps_cu_xplain<T>{x}, k0, 0, K, s_prod);
+        if (sh == 0) /* uniform */
+            sps_cu_stage_products<IPT, SPS_MERGE_THREADS, mp_na<T>, false>(col, val, sps_cu_xplain<T>{x}, k0, 0, K,
+                                                                           s_prod);
+        else
+            sps_cu_stage_products<IPT, SPS_MERGE_THREADS, mp_na<T>, true>(col, val, sps_cu_xplain<T>{x}, k0 - sh, sh,
+                                                                          K + sh, s_prod);
         if ((int)threadIdx.x < R) s_end[threadIdx.x] = e0 - k0;
         for (int i = (int)threadIdx.x + SPS_MERGE_THREADS; i < R; i += SPS_MERGE_THREADS)
             s_end[i] = ldg_t(rowptr + r0 + i + 1) - k0;
@@ -121,7 +143,7 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
                 run = zero_of<T>();
                 i++;
             } else {
-                run = run + s_prod[j];
+                run = run + s_prod[sh + j];
                 j++;
             }
         }

@@ -5,7 +5,7 @@
  * kernels/format_kernels_hola.h.  The CPU reference is csr_spmv / csr_spmvt.
  *
  * hola_spmv   y = a A x + b y (b == 0: y not read).  Two launches.
- *   1. hola_starts_kernel (Hola Alg. 2), one thread per row, grid-stride: row i
+ *   1. hola_starts_kernel (Hola Alg. 2), HOLA_SR rows a thread, grid-stride: row i
  *      writes row_starts[blk] = i for every block blk whose first entry it holds
  *      (usually none or one) and row_starts[nblocks] when it holds entry nnz - 1;
  *      in the same pass it sets y_i = b y_i (0 when b == 0) for the rows the
@@ -72,6 +72,9 @@
 namespace {
 
 #define HOLA_WARPS (HOLA_THREADS / 32)
+static_assert((HOLA_THREADS & (HOLA_THREADS - 1)) == 0 && (HOLA_NPT_SMALL & (HOLA_NPT_SMALL - 1)) == 0 &&
+                  (HOLA_NPT_LARGE & (HOLA_NPT_LARGE - 1)) == 0,
+              "non-zeros a block must be a power of two (hola_starts_kernel shifts)");
 #define HOLA_FULL 0xffffffffu
 /* Resident blocks an SM the kernels are compiled for (__launch_bounds__): 4 for
  * real types (at most 64 registers a thread; no spills on sm_90 with 8
@@ -97,27 +100,59 @@ enum { HOLA_Y_NONE = 0, HOLA_Y_ROWS = 1, HOLA_Y_ALL = 2 };
  * lies in [ea, eb); the last row of some block iff a block end B per - 1
  * (B >= 1) or nnz - 1 lies in [ea, eb).  Kernel 2 adds to exactly these rows
  * (and to no empty row) atomically; it writes every other row once. */
+/* A block holds per = HOLA_THREADS npt = 2^lg non-zeros (npt 4 or 8), so block
+ * numbers are shifts, and a thread takes HOLA_SR consecutive rows, their
+ * HOLA_SR + 1 rowptr entries loaded together (16-byte loads where rowptr is
+ * 16-byte aligned).  H100, ncu, poisson3d-128 f64 (2M rows, 8 MB of rowptr):
+ * one row a thread with four 64-bit divisions a row 17.1 us (DRAM 15 % busy);
+ * shifts 11.6 us (one 4-byte load a thread in flight: latency-bound). */
+#ifndef HOLA_SR
+#define HOLA_SR 8
+#endif
+static_assert(HOLA_SR % 4 == 0, "HOLA_SR: whole 16-byte loads");
 template <typename T>
 __global__ void __launch_bounds__(HOLA_THREADS)
-    hola_starts_kernel(sps_index n, int64_t nnz, const sps_index *__restrict__ rowptr, int64_t per, sps_index nblocks,
-                       sps_index *__restrict__ row_starts, int ymode, sps_index ny, T b, int bz, T *__restrict__ y)
+    hola_starts_kernel(sps_index n, int64_t nnz, const sps_index *__restrict__ rowptr, int vec, int lg,
+                       sps_index nblocks, sps_index *__restrict__ row_starts, int ymode, sps_index ny, T b, int bz,
+                       T *__restrict__ y)
 {
     const int64_t top = n > ny ? n : ny;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < top; i += stride) {
-        bool scale = ymode == HOLA_Y_ALL;
-        if (i < n) {
-            const int64_t ea = rowptr[i], eb = rowptr[i + 1];
-            if (eb > ea) {
-                const int64_t b0 = (ea + per - 1) / per, b1 = (eb - 1) / per;
-                for (int64_t blk = b0; blk <= b1; blk++) row_starts[blk] = (sps_index)i;
-                if (eb == nnz) row_starts[nblocks] = (sps_index)i;
-                if (ymode == HOLA_Y_ROWS) scale = b0 <= b1 || eb == nnz || (ea + per) / per <= eb / per;
-            } else if (ymode == HOLA_Y_ROWS) {
-                scale = true;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x * HOLA_SR;
+    const int64_t per = (int64_t)1 << lg;
+    for (int64_t i0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * HOLA_SR; i0 < top; i0 += stride) {
+        sps_index e[HOLA_SR + 1]; /* rowptr[i0 .. i0 + HOLA_SR] (where <= n) */
+        if (vec && i0 + HOLA_SR <= n) { /* i0 is a multiple of HOLA_SR: aligned */
+            const int4 *p = reinterpret_cast<const int4 *>(rowptr + i0);
+#pragma unroll
+            for (int q = 0; q < HOLA_SR / 4; q++) {
+                const int4 w = __ldg(p + q);
+                e[4 * q] = w.x;
+                e[4 * q + 1] = w.y;
+                e[4 * q + 2] = w.z;
+                e[4 * q + 3] = w.w;
             }
+            e[HOLA_SR] = __ldg(rowptr + i0 + HOLA_SR);
+        } else {
+#pragma unroll
+            for (int q = 0; q <= HOLA_SR; q++) e[q] = i0 + q <= n ? __ldg(rowptr + i0 + q) : 0;
         }
-        if (scale && i < ny) y[i] = bz ? zero_of<T>() : b * y[i];
+#pragma unroll
+        for (int q = 0; q < HOLA_SR; q++) {
+            const int64_t i = i0 + q;
+            bool scale = ymode == HOLA_Y_ALL;
+            if (i < n) {
+                const int64_t ea = e[q], eb = e[q + 1]; /* 0 <= ea <= eb */
+                if (eb > ea) {
+                    const int64_t b0 = (ea + per - 1) >> lg, b1 = (eb - 1) >> lg;
+                    for (int64_t blk = b0; blk <= b1; blk++) row_starts[blk] = (sps_index)i;
+                    if (eb == nnz) row_starts[nblocks] = (sps_index)i;
+                    if (ymode == HOLA_Y_ROWS) scale = b0 <= b1 || eb == nnz || (ea + per) >> lg <= eb >> lg;
+                } else if (ymode == HOLA_Y_ROWS) {
+                    scale = true;
+                }
+            }
+            if (scale && i < ny) y[i] = bz ? zero_of<T>() : b * y[i];
+        }
     }
 }
 
@@ -177,6 +212,11 @@ __device__ inline hola_block hola_block_of(int64_t k0, int cnt, const sps_index 
  * (sm_90) fused "cnt == NPT" with the clamp into one VIMNMX.RELU whose
  * predicate output took the vector path for partial threads as well
  * (compute-sanitizer: a 16-byte read of a one-entry array). */
+/* -DHOLA_NA=1: the vector loads past the L1 (ld.global.nc.L1::no_allocate), as
+ * the CSR, merge-path and padded kernels read their streams (tuning builds). */
+#ifndef HOLA_NA
+#define HOLA_NA 0
+#endif
 template <typename T, int NPT>
 __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__restrict__ val, int64_t k, int rem,
                                  int vec, sps_index (&c)[NPT], T (&v)[NPT])
@@ -186,7 +226,7 @@ __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__r
         const int4 *cp = reinterpret_cast<const int4 *>(col + k);
 #pragma unroll
         for (int q = 0; q < NPT / 4; q++) {
-            const int4 w = __ldg(cp + q);
+            const int4 w = sps_cu_ld<HOLA_NA != 0>(cp + q);
             c[4 * q] = w.x;
             c[4 * q + 1] = w.y;
             c[4 * q + 2] = w.z;
@@ -196,7 +236,7 @@ __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__r
         const uint4 *vp = reinterpret_cast<const uint4 *>(val + k);
         uint4 w[NV];
 #pragma unroll
-        for (int q = 0; q < NV; q++) w[q] = __ldg(vp + q);
+        for (int q = 0; q < NV; q++) w[q] = sps_cu_ld<HOLA_NA != 0>(vp + q);
         memcpy(v, w, sizeof v);
     } else {
 #pragma unroll
@@ -514,6 +554,14 @@ static sps_status hola_check_npt(sps_context ctx, const char *what, int npt)
                      HOLA_NPT_LARGE);
 }
 
+/* log2 of the non-zeros a block, HOLA_THREADS npt (npt checked: a power of two). */
+static int hola_lg(int npt)
+{
+    int lg = 0;
+    while (((int64_t)1 << lg) < (int64_t)HOLA_THREADS * npt) lg++;
+    return lg;
+}
+
 /* Kernel 1 over max(n, ny) threads (ymode: what it does to y, ny entries). */
 template <typename T>
 static sps_status hola_starts(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
@@ -522,8 +570,8 @@ static sps_status hola_starts(sps_context ctx, sps_index n, int64_t nnz, const s
     const int64_t top = n > ny ? n : ny;
     if (top <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    hola_starts_kernel<T><<<sps_cu_grid(ctx, top), HOLA_THREADS, 0, sps_custream(ctx)>>>(
-        n, nnz, rowptr, (int64_t)HOLA_THREADS * npt, sps_hola_blocks(nnz, npt), row_starts, ymode, ny, sc<T>::from(b),
+    hola_starts_kernel<T><<<sps_cu_grid(ctx, (top + HOLA_SR - 1) / HOLA_SR), HOLA_THREADS, 0, sps_custream(ctx)>>>(
+        n, nnz, rowptr, (uintptr_t)rowptr % 16 == 0, hola_lg(npt), sps_hola_blocks(nnz, npt), row_starts, ymode, ny, sc<T>::from(b),
         bz, (T *)y);
     SPS_CU_LAUNCHED(ctx, "hola_starts_kernel");
     return SPS_OK;
