@@ -18,11 +18,12 @@
 #include <stdlib.h>
 
 #define HS_MAX 40
-/* Fills sh[] and returns how many; `large` adds the shapes beyond 300k non-zeros. */
+/* Fills sh[] and returns how many; `large` adds the shapes beyond 300k non-zeros,
+ * large > 1 also one of 1.2M rows (the GPU test: the row-starts kernel's widest form). */
 static inline int hs_build(tu_rng *rng, tu_shape *sh, int large)
 {
     int ns = 0;
-    const int cap = 600000;
+    const int cap = 1300000;
     int *len = tu_xcalloc((size_t)cap, sizeof *len);
     len[0] = 1;
     sh[ns++] = tu_shape_make(rng, "1x1", 1, 1, len, -1);
@@ -87,6 +88,13 @@ static inline int hs_build(tu_rng *rng, tu_shape *sh, int large)
         sh[ns++] = tu_shape_make(rng, "100000x100000, lengths 0..8 and 3000 (npt 8)", 100000, 100000, len, -1);
         for (int i = 0; i < 600000; i++) len[i] = i % 2 ? 0 : 1 + (int)(tu_rng_u64(rng) % 2);
         sh[ns++] = tu_shape_make(rng, "600000x70000, every other row empty", 600000, 70000, len, -1);
+    }
+    if (large > 1) {
+        /* over a million rows: the row-starts kernel takes 8 rows a thread on an H100
+           (4 on the 600000 rows above); n not a multiple of 8: the scalar tail */
+        for (int i = 0; i < 1200003; i++) len[i] = i % 5 == 1 ? 0 : (int)(tu_rng_u64(rng) % 4);
+        sh[ns++] = tu_shape_make(rng, "1200003x5000, lengths 0..3, a fifth empty (8 rows a thread)", 1200003, 5000,
+                                 len, -1);
     }
     free(len);
     return ns;

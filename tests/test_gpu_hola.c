@@ -183,7 +183,7 @@ int main(void)
     const int rc = gpu_setup("test_gpu_hola");
     if (rc) return rc;
     tu_shape sh[HS_MAX];
-    const int ns = hs_build(&g_rng, sh, !g_small);
+    const int ns = hs_build(&g_rng, sh, g_small ? 0 : 2);
     for (int si = 0; si < ns; si++) {
         const tu_shape *s = &sh[si];
         sps_index *d_rowptr = gb_dalloc(((size_t)s->n + 1) * sizeof(sps_index));

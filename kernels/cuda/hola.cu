@@ -5,7 +5,7 @@
  * kernels/format_kernels_hola.h.  The CPU reference is csr_spmv / csr_spmvt.
  *
  * hola_spmv   y = a A x + b y (b == 0: y not read).  Two launches.
- *   1. hola_starts_kernel (Hola Alg. 2), HOLA_SR rows a thread, grid-stride: row i
+ *   1. hola_starts_kernel (Hola Alg. 2), 1, 4 or 8 rows a thread, grid-stride: row i
  *      writes row_starts[blk] = i for every block blk whose first entry it holds
  *      (usually none or one) and row_starts[nblocks] when it holds entry nnz - 1;
  *      in the same pass it sets y_i = b y_i (0 when b == 0) for the rows the
@@ -101,59 +101,54 @@ enum { HOLA_Y_NONE = 0, HOLA_Y_ROWS = 1, HOLA_Y_ALL = 2 };
  * (B >= 1) or nnz - 1 lies in [ea, eb).  Kernel 2 adds to exactly these rows
  * (and to no empty row) atomically; it writes every other row once. */
 /* A block holds per = HOLA_THREADS npt = 2^lg non-zeros (npt 4 or 8), so block
- * numbers are shifts, and a thread takes HOLA_SR consecutive rows, their
- * HOLA_SR + 1 rowptr entries loaded together (16-byte loads where rowptr is
- * 16-byte aligned).  H100, ncu, poisson3d-128 f64 (2M rows, 8 MB of rowptr):
- * one row a thread with four 64-bit divisions a row 17.1 us (DRAM 15 % busy);
- * shifts 11.6 us (one 4-byte load a thread in flight: latency-bound). */
-#ifndef HOLA_SR
-#define HOLA_SR 8
-#endif
-static_assert(HOLA_SR % 4 == 0, "HOLA_SR: whole 16-byte loads");
-template <typename T>
+ * numbers are shifts; a thread takes SR consecutive rows (1, 4 or 8: hola_sr),
+ * their SR + 1 rowptr entries loaded together (16-byte loads where rowptr is
+ * 16-byte aligned).  y = b y over all of y (HOLA_Y_ALL) is a separate coalesced
+ * loop.  H100, ncu, poisson3d-128 f64 (2M rows, 8 MB of rowptr): one row a
+ * thread with four 64-bit divisions a row 17.1 us (DRAM 15 % busy); shifts
+ * 11.6 us (a 4-byte load a thread in flight); 8 rows a thread 9.7 us. */
+template <typename T, int SR>
 __global__ void __launch_bounds__(HOLA_THREADS)
     hola_starts_kernel(sps_index n, int64_t nnz, const sps_index *__restrict__ rowptr, int vec, int lg,
                        sps_index nblocks, sps_index *__restrict__ row_starts, int ymode, sps_index ny, T b, int bz,
                        T *__restrict__ y)
 {
-    const int64_t top = n > ny ? n : ny;
-    const int64_t stride = (int64_t)gridDim.x * blockDim.x * HOLA_SR;
+    static_assert(SR == 1 || SR % 4 == 0, "SR: 1 or whole 16-byte loads");
+    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, nt = (int64_t)gridDim.x * blockDim.x;
     const int64_t per = (int64_t)1 << lg;
-    for (int64_t i0 = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * HOLA_SR; i0 < top; i0 += stride) {
-        sps_index e[HOLA_SR + 1]; /* rowptr[i0 .. i0 + HOLA_SR] (where <= n) */
-        if (vec && i0 + HOLA_SR <= n) { /* i0 is a multiple of HOLA_SR: aligned */
+    for (int64_t i0 = tid * SR; i0 < n; i0 += nt * SR) {
+        sps_index e[SR + 1]; /* rowptr[i0 .. i0 + SR] (where <= n) */
+        if (SR > 1 && vec && i0 + SR <= n) { /* i0 is a multiple of SR: aligned */
             const int4 *p = reinterpret_cast<const int4 *>(rowptr + i0);
 #pragma unroll
-            for (int q = 0; q < HOLA_SR / 4; q++) {
+            for (int q = 0; q < SR / 4; q++) {
                 const int4 w = __ldg(p + q);
                 e[4 * q] = w.x;
                 e[4 * q + 1] = w.y;
                 e[4 * q + 2] = w.z;
                 e[4 * q + 3] = w.w;
             }
-            e[HOLA_SR] = __ldg(rowptr + i0 + HOLA_SR);
+            e[SR] = __ldg(rowptr + i0 + SR);
         } else {
 #pragma unroll
-            for (int q = 0; q <= HOLA_SR; q++) e[q] = i0 + q <= n ? __ldg(rowptr + i0 + q) : 0;
+            for (int q = 0; q <= SR; q++) e[q] = i0 + q <= n ? __ldg(rowptr + i0 + q) : 0;
         }
 #pragma unroll
-        for (int q = 0; q < HOLA_SR; q++) {
-            const int64_t i = i0 + q;
-            bool scale = ymode == HOLA_Y_ALL;
-            if (i < n) {
-                const int64_t ea = e[q], eb = e[q + 1]; /* 0 <= ea <= eb */
-                if (eb > ea) {
-                    const int64_t b0 = (ea + per - 1) >> lg, b1 = (eb - 1) >> lg;
-                    for (int64_t blk = b0; blk <= b1; blk++) row_starts[blk] = (sps_index)i;
-                    if (eb == nnz) row_starts[nblocks] = (sps_index)i;
-                    if (ymode == HOLA_Y_ROWS) scale = b0 <= b1 || eb == nnz || (ea + per) >> lg <= eb >> lg;
-                } else if (ymode == HOLA_Y_ROWS) {
-                    scale = true;
-                }
+        for (int q = 0; q < SR; q++) {
+            const int64_t i = i0 + q, ea = e[q], eb = e[q + 1]; /* 0 <= ea <= eb */
+            if (i >= n) break;
+            bool scale = eb == ea; /* an empty row: kernel 2 writes no part of it */
+            if (eb > ea) {
+                const int64_t b0 = (ea + per - 1) >> lg, b1 = (eb - 1) >> lg;
+                for (int64_t blk = b0; blk <= b1; blk++) row_starts[blk] = (sps_index)i;
+                if (eb == nnz) row_starts[nblocks] = (sps_index)i;
+                scale = b0 <= b1 || eb == nnz || (ea + per) >> lg <= eb >> lg;
             }
-            if (scale && i < ny) y[i] = bz ? zero_of<T>() : b * y[i];
+            if (ymode == HOLA_Y_ROWS && scale && i < ny) y[i] = bz ? zero_of<T>() : b * y[i];
         }
     }
+    if (ymode == HOLA_Y_ALL)
+        for (int64_t i = tid; i < ny; i += nt) y[i] = bz ? zero_of<T>() : b * y[i];
 }
 
 /* ---------------------------------------------------------------- kernel 2: shared pieces */
@@ -212,12 +207,17 @@ __device__ inline hola_block hola_block_of(int64_t k0, int cnt, const sps_index 
  * (sm_90) fused "cnt == NPT" with the clamp into one VIMNMX.RELU whose
  * predicate output took the vector path for partial threads as well
  * (compute-sanitizer: a 16-byte read of a one-entry array). */
-/* -DHOLA_NA=1: the vector loads past the L1 (ld.global.nc.L1::no_allocate), as
- * the CSR, merge-path and padded kernels read their streams (tuning builds). */
+/* NA: the vector loads past the L1 (ld.global.nc.L1::no_allocate), as the CSR,
+ * merge-path and padded kernels read their streams, so that the L1 keeps the
+ * gathered x: the SpMV's (HOLA_NA, default 1).  H100, spbench 2026-11-24, same
+ * call, against __ldg, ms: stencil27b3-40 f64 0.0991 -> 0.0903, f32 0.0776 ->
+ * 0.0681, poisson3d-128 f64 0.1153 -> 0.1115, f32 0.0932 -> 0.0862; geometric
+ * mean against cuSPARSE CSR f64 0.898 -> 0.918, f32 0.850 -> 0.886.  The SpMV^T
+ * reads x once a row and keeps __ldg (no_allocate: 0.833 -> 0.824, f32 level). */
 #ifndef HOLA_NA
-#define HOLA_NA 0
+#define HOLA_NA 1
 #endif
-template <typename T, int NPT>
+template <typename T, int NPT, bool NA>
 __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__restrict__ val, int64_t k, int rem,
                                  int vec, sps_index (&c)[NPT], T (&v)[NPT])
 {
@@ -226,7 +226,7 @@ __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__r
         const int4 *cp = reinterpret_cast<const int4 *>(col + k);
 #pragma unroll
         for (int q = 0; q < NPT / 4; q++) {
-            const int4 w = sps_cu_ld<HOLA_NA != 0>(cp + q);
+            const int4 w = sps_cu_ld<NA>(cp + q);
             c[4 * q] = w.x;
             c[4 * q + 1] = w.y;
             c[4 * q + 2] = w.z;
@@ -236,7 +236,7 @@ __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__r
         const uint4 *vp = reinterpret_cast<const uint4 *>(val + k);
         uint4 w[NV];
 #pragma unroll
-        for (int q = 0; q < NV; q++) w[q] = sps_cu_ld<HOLA_NA != 0>(vp + q);
+        for (int q = 0; q < NV; q++) w[q] = sps_cu_ld<NA>(vp + q);
         memcpy(v, w, sizeof v);
     } else {
 #pragma unroll
@@ -250,7 +250,7 @@ __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__r
 /* The prologue both products share: the thread's entries g .. g + cnt - 1 of
  * the block's NPB, loaded (hola_load) before the block's row starts and rowptr
  * entries (hola_block_of), so that the two load chains overlap. */
-template <typename T, int NPT>
+template <typename T, int NPT, bool NA>
 __device__ inline hola_block hola_begin(int64_t nnz, const sps_index *__restrict__ rowptr,
                                         const sps_index *__restrict__ col, const T *__restrict__ val,
                                         const sps_index *__restrict__ row_starts, int vec, sps_index (&c)[NPT],
@@ -263,7 +263,7 @@ __device__ inline hola_block hola_begin(int64_t nnz, const sps_index *__restrict
     const int bcnt = (int)(nnz - k0 < NPB ? nnz - k0 : NPB);
     const int rem = bcnt - tid * NPT;
     cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
-    hola_load<T, NPT>(col, val, g, rem, vec, c, v);
+    hola_load<T, NPT, NA>(col, val, g, rem, vec, c, v);
     return hola_block_of(k0, bcnt, row_starts, rowptr);
 }
 
@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     int cnt;
     sps_index c[NPT];
     T p[NPT], xv[NPT];
-    const hola_block bk = hola_begin<T, NPT>(nnz, rowptr, col, val, row_starts, vec, c, p, g, cnt);
+    const hola_block bk = hola_begin<T, NPT, HOLA_NA != 0>(nnz, rowptr, col, val, row_starts, vec, c, p, g, cnt);
 #pragma unroll
     for (int i = 0; i < NPT; i++) xv[i] = i < cnt ? x[c[i]] : zero_of<T>();
 
@@ -502,7 +502,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     int cnt;
     sps_index c[NPT];
     T v[NPT];
-    const hola_block bk = hola_begin<T, NPT>(nnz, rowptr, col, val, row_starts, vec, c, v, g, cnt);
+    const hola_block bk = hola_begin<T, NPT, false>(nnz, rowptr, col, val, row_starts, vec, c, v, g, cnt);
 
     if (bk.e1 >= bk.k0 + bk.cnt) { /* uniform: one row */
         const T ax = a * x[bk.r_first];
@@ -562,17 +562,32 @@ static int hola_lg(int npt)
     return lg;
 }
 
-/* Kernel 1 over max(n, ny) threads (ymode: what it does to y, ny entries). */
+/* Kernel 1: SR rows a thread where that still gives half a resident wave of
+ * threads (sms x 1024), else one row a thread (poisson3d-48's 110k rows: 8 a
+ * thread left 54 blocks, and Hola went from 0.0160 to 0.0173 ms). */
 template <typename T>
 static sps_status hola_starts(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
                               sps_index *row_starts, int ymode, sps_index ny, sps_cplx b, void *y)
 {
     const int64_t top = n > ny ? n : ny;
     if (top <= 0) return SPS_OK;
-    const int bz = b.re == 0.0 && b.im == 0.0;
-    hola_starts_kernel<T><<<sps_cu_grid(ctx, (top + HOLA_SR - 1) / HOLA_SR), HOLA_THREADS, 0, sps_custream(ctx)>>>(
-        n, nnz, rowptr, (uintptr_t)rowptr % 16 == 0, hola_lg(npt), sps_hola_blocks(nnz, npt), row_starts, ymode, ny, sc<T>::from(b),
-        bz, (T *)y);
+    const int bz = b.re == 0.0 && b.im == 0.0, vec = (uintptr_t)rowptr % 16 == 0, lg = hola_lg(npt);
+    const int64_t half = (int64_t)sps_cust(ctx)->sms * 1024;
+    const int sr = (int64_t)n / 8 >= half ? 8 : (int64_t)n / 4 >= half ? 4 : 1;
+    const int64_t rows_t = ((int64_t)n + sr - 1) / sr;
+    const unsigned grid = sps_cu_grid(ctx, ymode == HOLA_Y_ALL && ny > rows_t ? ny : rows_t);
+    const sps_index nb = sps_hola_blocks(nnz, npt);
+    cudaStream_t s = sps_custream(ctx);
+    const T bt = sc<T>::from(b);
+    if (sr == 8)
+        hola_starts_kernel<T, 8><<<grid, HOLA_THREADS, 0, s>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny, bt,
+                                                              bz, (T *)y);
+    else if (sr == 4)
+        hola_starts_kernel<T, 4><<<grid, HOLA_THREADS, 0, s>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny, bt,
+                                                              bz, (T *)y);
+    else
+        hola_starts_kernel<T, 1><<<grid, HOLA_THREADS, 0, s>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny, bt,
+                                                              bz, (T *)y);
     SPS_CU_LAUNCHED(ctx, "hola_starts_kernel");
     return SPS_OK;
 }

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# A/B runs of compile-time tuning knobs on a GPU machine: builds spbench once per
+# variant (CUDA flags per variant, in parallel), then runs spbench with the same
+# arguments on each, one after the other.  Tables go to $OUT/<name>/ and the
+# console logs to $OUT/<name>.log.
+#
+# Usage: OUT=dir bench/variants.sh "SPBENCH ARGS" name1="FLAGS" name2="FLAGS" ...
+#   e.g. bench/variants.sh "--formats all --mode spmv" base="" pf256="-DSPS_NA_L2PF=256"
+set -u
+SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="${OUT:-./gpu-out}"
+mkdir -p "$OUT"
+ARGS="$1"; shift
+gen=()
+command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+names=()
+for v in "$@"; do
+  name="${v%%=*}"; flags="${v#*=}"
+  names+=("$name")
+  (cmake -S "$SRC" -B "$SRC/build-var-$name" "${gen[@]}" -DSPSOLVE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="${CUDA_ARCH:-90}" \
+     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_FLAGS="$flags" -DSPSOLVE_BUILD_TESTS=OFF >/dev/null &&
+   cmake --build "$SRC/build-var-$name" -j"${JOBS:-16}" --target spbench) >"$OUT/build-$name.log" 2>&1 &
+done
+wait
+for name in "${names[@]}"; do
+  exe="$SRC/build-var-$name/spbench"
+  if [ ! -x "$exe" ]; then echo "$name: build FAILED"; tail -5 "$OUT/build-$name.log"; continue; fi
+  t0=$(date +%s)
+  # shellcheck disable=SC2086
+  (cd "$SRC/build-var-$name" && timeout "${BENCH_TIMEOUT:-300}" ./spbench $ARGS --out "$OUT/$name" >"$OUT/$name.log" 2>&1)
+  echo "$name: spbench rc=$? in $(( $(date +%s) - t0 )) s"
+done
