@@ -137,10 +137,28 @@ DevBuf::~DevBuf()
     if (p) cudaFree(p);
 }
 
+/* Reads n 16-byte words; writes *sink only if their XOR is a value the buffer's
+ * constant fill cannot give, so the loads cannot be dropped and nothing is written. */
+__global__ void l2_read_flush_kernel(const uint4 *__restrict__ p, size_t n, unsigned *sink)
+{
+    uint4 a = make_uint4(0, 0, 0, 0);
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        const uint4 w = __ldcg(p + i);
+        a.x ^= w.x, a.y ^= w.y, a.z ^= w.z, a.w ^= w.w;
+    }
+    if ((a.x | a.y | a.z | a.w) == 0xdeadbeefu) *sink = a.x; /* 0x5A fill: never true */
+}
+
 void L2Flush::run(cudaStream_t s) const
 {
-    static unsigned char v = 0;
-    CK_CUDA(cudaMemsetAsync(buf.p, ++v, buf.bytes, s));
+    if (write) {
+        static unsigned char v = 0;
+        CK_CUDA(cudaMemsetAsync(buf.p, ++v, buf.bytes, s));
+        return;
+    }
+    l2_read_flush_kernel<<<1024, 256, 0, s>>>(static_cast<const uint4 *>(buf.p), buf.bytes / sizeof(uint4),
+                                              static_cast<unsigned *>(sink.p));
+    CK_CUDA(cudaGetLastError());
 }
 
 uint64_t name_seed(const std::string &s)
@@ -199,6 +217,9 @@ static void usage(FILE *f)
             "  --convert-reps N      timed builds per format conversion, median reported (default 10)\n"
             "  --maxit N             solver iterations per solve (default 200; rtol = atol = 0)\n"
             "  --restart M           GMRES restart length (default 30)\n"
+            "  --flush MODE          L2 flush before each timed run: read (default: a read of twice the L2,\n"
+            "                        which leaves it clean), write (a memset of twice the L2, which leaves\n"
+            "                        dirty lines the timed kernel writes back), none (= --no-flush)\n"
             "  --no-flush            keep the L2 cache warm between timed runs\n"
             "  --device N            CUDA device ordinal (default 0)\n"
             "  --timeout S           abort when one step takes longer than S seconds (default 600, 0 = off)\n"
@@ -260,6 +281,12 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
             o.quick = true;
         } else if (a == "--no-flush") {
             o.flush_l2 = false;
+        } else if (a == "--flush") {
+            if (!(v = value())) return 2;
+            const std::string m = v;
+            if (m != "read" && m != "write" && m != "none") return bad("read, write or none");
+            o.flush_l2 = m != "none";
+            o.flush_write = m == "write";
         } else if (a == "--list") {
             list_only = true;
         } else if (a == "--matrices" || a == "--out" || a == "--precision" || a == "--reps" || a == "--warmup" ||
@@ -981,12 +1008,17 @@ static int init_device(Bench &b)
     CK_BLAS(cublasSetPointerMode(b.blas, CUBLAS_POINTER_MODE_HOST));
     /* twice the L2 so that no line of the previous run survives the flush */
     b.flush.buf = DevBuf(std::max<size_t>(2 * (size_t)b.prop.l2CacheSize, 16u << 20));
+    b.flush.sink = DevBuf(sizeof(unsigned));
+    b.flush.write = b.opt.flush_write;
+    CK_CUDA(cudaMemset(b.flush.buf.p, 0x5A, b.flush.buf.bytes));
+    CK_CUDA(cudaDeviceSynchronize());
     return -1;
 }
 
 static void release_device(Bench &b)
 {
     b.flush.buf = DevBuf();
+    b.flush.sink = DevBuf();
     if (b.blas) cublasDestroy(b.blas);
     if (b.sparse) cusparseDestroy(b.sparse);
     if (b.cu_stream) cudaStreamDestroy(b.cu_stream);
@@ -1025,9 +1057,13 @@ static std::string nvidia_driver_version(void)
     char line[512] = "";
     if (!fgets(line, sizeof line, f)) line[0] = 0;
     fclose(f);
+    /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  ..." or "... Open Kernel
+       Module for x86_64  580.159.04 ...": the first word after "Kernel Module" that starts with a digit */
     const char *p = strstr(line, "Kernel Module");
     char ver[64] = "";
-    if (p && sscanf(p + strlen("Kernel Module"), "%63s", ver) == 1) return ver;
+    int used = 0;
+    for (p = p ? p + strlen("Kernel Module") : NULL; p && sscanf(p, "%63s%n", ver, &used) == 1; p += used)
+        if (ver[0] >= '0' && ver[0] <= '9') return ver;
     return "unknown";
 }
 
@@ -1064,7 +1100,10 @@ static void emit_md(FILE *f, const void *arg)
                "bytes read + written, median of 20\n",
             b.copy_gbs, r.copy_gib);
     fprintf(f, "- Timing: CUDA events on the kernel's stream, median of %d runs after %d warm-up runs; L2 %s\n",
-            o.reps, o.warmup, o.flush_l2 ? "flushed before each timed run" : "not flushed (--no-flush)");
+            o.reps, o.warmup, !o.flush_l2      ? "not flushed (--no-flush)"
+            : o.flush_write ? "flushed before each timed run by a memset of twice its size (--flush write: the timed "
+                              "run also writes back the flush's dirty lines)"
+                            : "flushed before each timed run by a read of twice its size (--flush read: clean lines)");
     fprintf(f, "- Traffic model: matrix (CSR arrays: 4(rows+1) + (4 + sizeof(T)) nnz bytes) + x + y, each once; "
                "y not read (beta = 0). GFLOP/s = 2 nnz / t. speedup = best cuSPARSE time for the op / this time. "
                "check = max |y - ref| / ((len + 2) u sum|a x|), must be <= 2.\n\n");
@@ -1198,7 +1237,8 @@ int main(int argc, char **argv)
             return rc;
         }
         printf("spbench: %s, libspsolve %s, %s%s\n", b.prop.name, sps_version(), b.opt.quick ? "quick, " : "",
-               b.opt.flush_l2 ? "L2 flushed between runs" : "L2 not flushed");
+               !b.opt.flush_l2 ? "L2 not flushed" : b.opt.flush_write ? "L2 flushed (memset) between runs"
+                                                                       : "L2 flushed (read) between runs");
         watchdog_arm(b, "copy bandwidth");
         b.copy_gbs = copy_bandwidth(b, copy_bytes);
         printf("device-to-device copy: %.1f GB/s (read + write, %.0f GiB, median of 20)\n", b.copy_gbs,

@@ -140,15 +140,24 @@ struct Options {
     std::vector<std::string> only;      /* --only: matrix names (shell patterns) */
     std::vector<std::string> formats = {"csr", "coo"}; /* our formats (--formats; "all" = sps_format_list()) */
     int convert_reps = 10;              /* timed builds per format conversion (median) */
-    bool flush_l2 = true;               /* --no-flush turns it off */
+    bool flush_l2 = true;               /* --no-flush (--flush none) turns it off */
+    bool flush_write = false;           /* --flush write: the memset flush (runs before 2026-11-25) */
     int maxit = 200, restart = 30;      /* solver mode */
     int device = 0;
     int timeout_s = 600;                /* watchdog per step; 0 = off */
 };
 
-/* Evicts the L2 cache by writing a buffer twice its size (before each timed run). */
+/* Evicts the L2 cache before each timed run.  Default ("read"): a kernel reads a
+ * buffer twice the L2's size, so that every line the previous run left in L2 --
+ * the dirty lines of its y above all -- is evicted (written back) during the
+ * flush, and the timed run starts on an L2 of clean lines it does not use.
+ * "write" (a memset of the buffer, as nvbench flushes): it leaves about an L2's
+ * worth of dirty lines, which the timed kernel then writes back to DRAM as it
+ * evicts them -- traffic of the flush charged to the kernel under test. */
 struct L2Flush {
     DevBuf buf;
+    DevBuf sink;   /* the read kernel's one output word (never equal to its test value) */
+    bool write = false;
     void run(cudaStream_t s) const;
 };
 

@@ -18,7 +18,10 @@ def gmean(v):
 
 
 def summarize(path):
-    rows = [r for r in csv.DictReader(open(path)) if r['status'] == 'ok' and r['ms']]
+    rd = csv.DictReader(open(path))
+    if 'ms' not in (rd.fieldnames or []):  # a conversion table (-convert.csv): not SpMV rows
+        return
+    rows = [r for r in rd if r['status'] == 'ok' and r['ms']]
     cases = sorted({(r['precision'], r['matrix']) for r in rows})
     print(f'## {path}\n')
     print('| precision | matrix | our best | ms | best cuSPARSE | ms | ratio | SELL %copy | RgCSR %copy |')

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include <type_traits>
+#include <utility>
 
 /* ------------------------------------------------------------------ errors */
 /** Record a CUDA failure (SPS_ERR_DEVICE) with file:line in the message. */
@@ -417,6 +418,41 @@ static inline unsigned sps_cu_grid(sps_context ctx, int64_t n)
     if (g > cap) g = cap;
     if (g < 1) g = 1;
     return (unsigned)g;
+}
+
+/* Programmatic dependent launch (sm_90; no-ops before): a kernel launched by
+ * sps_cu_launch_pdl may start while the previous kernel on the stream still
+ * runs -- once every block of that one has called sps_cu_pdl_trigger or exited
+ * -- and must call sps_cu_pdl_wait before it touches anything the previous
+ * kernel writes (wait returns when that kernel has finished and its writes are
+ * visible; launched without the attribute, it returns at once).  What comes
+ * before the wait overlaps the previous kernel's tail and the launch gap. */
+__device__ inline void sps_cu_pdl_trigger()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+__device__ inline void sps_cu_pdl_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+template <typename... P, typename... A>
+static inline cudaError_t sps_cu_launch_pdl(void (*kernel)(P...), unsigned grid, cudaStream_t s, A &&...args)
+{
+    cudaLaunchConfig_t cfg = {};
+    cudaLaunchAttribute at[1];
+    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at[0].val.programmaticStreamSerializationAllowed = 1;
+    cfg.gridDim = dim3(grid);
+    cfg.blockDim = dim3(SPS_CU_THREADS);
+    cfg.dynamicSmemBytes = 0;
+    cfg.stream = s;
+    cfg.attrs = at;
+    cfg.numAttrs = 1;
+    return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
 }
 
 template <typename Op> __global__ void __launch_bounds__(SPS_CU_THREADS) sps_cu_foreach_kernel(Op op, sps_index n)

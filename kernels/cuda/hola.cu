@@ -114,6 +114,7 @@ __global__ void __launch_bounds__(HOLA_THREADS)
                        T *__restrict__ y)
 {
     static_assert(SR == 1 || SR % 4 == 0, "SR: 1 or whole 16-byte loads");
+    sps_cu_pdl_trigger(); /* kernel 2 may launch now; it waits before it reads row_starts or touches y */
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, nt = (int64_t)gridDim.x * blockDim.x;
     const int64_t per = (int64_t)1 << lg;
     for (int64_t i0 = tid * SR; i0 < n; i0 += nt * SR) {
@@ -264,6 +265,7 @@ __device__ inline hola_block hola_begin(int64_t nnz, const sps_index *__restrict
     const int rem = bcnt - tid * NPT;
     cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
     hola_load<T, NPT, NA>(col, val, g, rem, vec, c, v);
+    sps_cu_pdl_wait(); /* kernel 1 has written row_starts and scaled y (HOLA_PDL) */
     return hola_block_of(k0, bcnt, row_starts, rowptr);
 }
 
@@ -597,6 +599,21 @@ static int hola_vec_ok(const void *col, const void *val)
     return ((uintptr_t)col % 16 == 0) && ((uintptr_t)val % 16 == 0);
 }
 
+/* Kernel 2 launches dependent on kernel 1 (HOLA_PDL, default 1; common.cuh's
+ * sps_cu_launch_pdl): its blocks issue their column and value loads while
+ * kernel 1 finishes, and wait only before the row starts (hola_begin). */
+#ifndef HOLA_PDL
+#define HOLA_PDL 1
+#endif
+static_assert(HOLA_THREADS == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
+template <typename... P, typename... A>
+static cudaError_t hola_launch(void (*kernel)(P...), sps_index nb, cudaStream_t s, A &&...args)
+{
+    if (HOLA_PDL) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
+    kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
+    return cudaSuccess; /* the launch is checked by SPS_CU_LAUNCHED */
+}
+
 template <typename T>
 static sps_status hola_row_starts_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
                                        sps_index *row_starts)
@@ -617,12 +634,9 @@ static sps_status hola_spmv_impl(sps_context ctx, sps_index n, sps_index m, int6
     if (nb <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
     cudaStream_t s = sps_custream(ctx);
-    if (npt == HOLA_NPT_SMALL)
-        hola_spmv_kernel<T, HOLA_NPT_SMALL><<<nb, HOLA_THREADS, 0, s>>>(
-            nnz, rowptr, col, (const T *)val, row_starts, vec, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
-    else
-        hola_spmv_kernel<T, HOLA_NPT_LARGE><<<nb, HOLA_THREADS, 0, s>>>(
-            nnz, rowptr, col, (const T *)val, row_starts, vec, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
+                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+                            sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmv_kernel");
     return SPS_OK;
 }
@@ -638,12 +652,9 @@ static sps_status hola_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int
     if (nb <= 0 || m <= 0) return SPS_OK;
     const int vec = hola_vec_ok(col, val);
     cudaStream_t s = sps_custream(ctx);
-    if (npt == HOLA_NPT_SMALL)
-        hola_spmvt_kernel<T, HOLA_NPT_SMALL><<<nb, HOLA_THREADS, 0, s>>>(nnz, rowptr, col, (const T *)val, row_starts,
-                                                                        vec, sc<T>::from(a), (const T *)x, (T *)y);
-    else
-        hola_spmvt_kernel<T, HOLA_NPT_LARGE><<<nb, HOLA_THREADS, 0, s>>>(nnz, rowptr, col, (const T *)val, row_starts,
-                                                                        vec, sc<T>::from(a), (const T *)x, (T *)y);
+    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>,
+                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+                            sc<T>::from(a), (const T *)x, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmvt_kernel");
     return SPS_OK;
 }
