@@ -11,7 +11,9 @@
  *      in the same pass it sets y_i = b y_i (0 when b == 0) for the rows the
  *      product adds to atomically: empty rows and the first / last row of any
  *      block.  Every other row ("direct") is written exactly once by the second
- *      kernel, so y is read and written once in all.
+ *      kernel, so y is read and written once in all.  Kernel 2 is launched dependent
+ *      on it (programmatic dependent launch, HOLA_PDL): kernel 2's blocks start
+ *      their matrix loads while kernel 1 finishes and wait before the row starts.
  *   2. hola_spmv_kernel, one block of HOLA_THREADS = 256 threads per NPB =
  *      256 npt non-zeros (strict non-zero splitting, global and local: thread t
  *      of block B holds entries B NPB + t npt .. + npt - 1; npt = 4, or 8 above
