@@ -439,20 +439,28 @@ __device__ inline void sps_cu_pdl_wait()
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
+/* One launch of `kernel` (SPS_CU_THREADS threads a block, no dynamic shared
+ * memory) with one launch attribute (cooperative, programmatic serialization). */
 template <typename... P, typename... A>
-static inline cudaError_t sps_cu_launch_pdl(void (*kernel)(P...), unsigned grid, cudaStream_t s, A &&...args)
+static inline cudaError_t sps_cu_launch_attr(cudaLaunchAttribute at, void (*kernel)(P...), unsigned grid,
+                                             cudaStream_t s, A &&...args)
 {
     cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at[0].val.programmaticStreamSerializationAllowed = 1;
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(SPS_CU_THREADS);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = s;
-    cfg.attrs = at;
+    cfg.attrs = &at;
     cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
+}
+template <typename... P, typename... A>
+static inline cudaError_t sps_cu_launch_pdl(void (*kernel)(P...), unsigned grid, cudaStream_t s, A &&...args)
+{
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at.val.programmaticStreamSerializationAllowed = 1;
+    return sps_cu_launch_attr(at, kernel, grid, s, std::forward<A>(args)...);
 }
 
 template <typename Op> __global__ void __launch_bounds__(SPS_CU_THREADS) sps_cu_foreach_kernel(Op op, sps_index n)

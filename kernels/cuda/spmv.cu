@@ -893,17 +893,10 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
         SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, ks.pq));
         return cg_step_impl<T>(ctx, n, slots, ks, pnew, q, x, r);
     }
-    cudaLaunchConfig_t cfg = {};
-    cudaLaunchAttribute at[1];
-    at[0].id = cudaLaunchAttributeCooperative;
-    at[0].val.cooperative = 1;
-    cfg.gridDim = dim3(grid);
-    cfg.blockDim = dim3(SPS_CU_THREADS);
-    cfg.dynamicSmemBytes = 0;
-    cfg.stream = sps_custream(ctx);
-    cfg.attrs = at;
-    cfg.numAttrs = 1;
-    SPS_CU(ctx, cudaLaunchKernelEx(&cfg, kernel, n < 0 ? 0 : n, rowptr, col, (const T *)val,
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeCooperative;
+    at.val.cooperative = 1;
+    SPS_CU(ctx, sps_cu_launch_attr(at, kernel, grid, sps_custream(ctx), n < 0 ? 0 : n, rowptr, col, (const T *)val,
                                    X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
                                    (typename sc<T>::ACC *)sps_cuws_red(ctx), sps_cuws_counter(ctx), slots, ks,
                                    sps_cu_arm(ctx, sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM))));
