@@ -79,14 +79,20 @@ static_assert((HOLA_THREADS & (HOLA_THREADS - 1)) == 0 && (HOLA_NPT_SMALL & (HOL
               "non-zeros a block must be a power of two (hola_starts_kernel shifts)");
 #define HOLA_FULL 0xffffffffu
 /* Resident blocks an SM the kernels are compiled for (__launch_bounds__): 4 for
- * real types (at most 64 registers a thread; no spills on sm_90 with 8
- * non-zeros a thread), 2 for complex ones (c64 with 8 non-zeros wanted 144
- * registers, and 4 blocks spilled hundreds of bytes).  H100, f64, poisson3d
- * 128^3: 2 blocks 0.156 ms, 3 blocks 0.128, 4 blocks 0.121 (the blocks go
- * through dependent phases -- loads, gathers, row bookkeeping, writes --, and
- * more of them an SM keep more of the matrix stream in flight).
+ * f64 (at most 64 registers a thread; no spills on sm_90 with 8 non-zeros a
+ * thread), 5 for f32 (48 registers, 16 bytes of spills in the SpMV), 2 for
+ * complex types (c64 with 8 non-zeros wanted 144 registers, and 4 blocks
+ * spilled hundreds of bytes).  H100, f64, poisson3d 128^3: 2 blocks 0.156 ms,
+ * 3 blocks 0.128, 4 blocks 0.121 (the blocks go through dependent phases --
+ * loads, gathers, row bookkeeping, writes --, and more of them an SM keep more
+ * of the matrix stream in flight).  5 blocks, same call, read flush, ms: f32
+ * poisson3d-128 0.0765 -> 0.0662, stencil27b3-40 0.0657 -> 0.0553,
+ * banded-s1e3 0.1088 -> 0.1013 (SpMV geometric mean against cuSPARSE CSR 0.918
+ * -> 0.963); f64 0.0971 -> 0.1016 on poisson3d-128 with 112 bytes of spills
+ * (0.991 -> 0.921), so f64 keeps 4.
  * -DHOLA_MIN_BLOCKS=k forces k for every type (tuning builds). */
 template <typename T> struct hola_minb { enum { value = 4 }; };
+template <> struct hola_minb<float> { enum { value = 5 }; };
 template <typename R> struct hola_minb<cx<R>> { enum { value = 2 }; };
 #ifdef HOLA_MIN_BLOCKS
 #define HOLA_MINB(T) HOLA_MIN_BLOCKS
