@@ -37,7 +37,7 @@ static inline int hs_build(tu_rng *rng, tu_shape *sh, int large)
     for (int i = 0; i < 200; i++) len[i] = (int)(tu_rng_u64(rng) % 2);
     sh[ns++] = tu_shape_make(rng, "200x1, random 0/1 a row", 200, 1, len, -1);
     for (int i = 0; i < 5000; i++) len[i] = 1;
-    sh[ns++] = tu_shape_make(rng, "5000x1, full (4 rows a thread)", 5000, 1, len, -1);
+    sh[ns++] = tu_shape_make(rng, "5000x1, full", 5000, 1, len, -1);
     len[0] = 700;
     sh[ns++] = tu_shape_make(rng, "1x1000 (700 entries: one partial single-row block)", 1, 1000, len, -1);
     len[0] = 9000;
@@ -93,7 +93,7 @@ static inline int hs_build(tu_rng *rng, tu_shape *sh, int large)
         /* over a million rows: the row-starts kernel takes 8 rows a thread on an H100
            (4 on the 600000 rows above); n not a multiple of 8: the scalar tail */
         for (int i = 0; i < 1200003; i++) len[i] = i % 5 == 1 ? 0 : (int)(tu_rng_u64(rng) % 4);
-        sh[ns++] = tu_shape_make(rng, "1200003x5000, lengths 0..3, a fifth empty (8 rows a thread)", 1200003, 5000,
+        sh[ns++] = tu_shape_make(rng, "1200003x5000, lengths 0..3, two in five empty (8 rows a thread)", 1200003, 5000,
                                  len, -1);
     }
     free(len);

@@ -587,17 +587,9 @@ static sps_status hola_starts(sps_context ctx, sps_index n, int64_t nnz, const s
     const int64_t rows_t = ((int64_t)n + sr - 1) / sr;
     const unsigned grid = sps_cu_grid(ctx, ymode == HOLA_Y_ALL && ny > rows_t ? ny : rows_t);
     const sps_index nb = sps_hola_blocks(nnz, npt);
-    cudaStream_t s = sps_custream(ctx);
-    const T bt = sc<T>::from(b);
-    if (sr == 8)
-        hola_starts_kernel<T, 8><<<grid, HOLA_THREADS, 0, s>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny, bt,
-                                                              bz, (T *)y);
-    else if (sr == 4)
-        hola_starts_kernel<T, 4><<<grid, HOLA_THREADS, 0, s>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny, bt,
-                                                              bz, (T *)y);
-    else
-        hola_starts_kernel<T, 1><<<grid, HOLA_THREADS, 0, s>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny, bt,
-                                                              bz, (T *)y);
+    const auto kernel = sr == 8 ? hola_starts_kernel<T, 8> : sr == 4 ? hola_starts_kernel<T, 4> : hola_starts_kernel<T, 1>;
+    kernel<<<grid, HOLA_THREADS, 0, sps_custream(ctx)>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny,
+                                                         sc<T>::from(b), bz, (T *)y);
     SPS_CU_LAUNCHED(ctx, "hola_starts_kernel");
     return SPS_OK;
 }
@@ -608,18 +600,22 @@ static int hola_vec_ok(const void *col, const void *val)
 }
 
 /* Kernel 2 launches dependent on kernel 1 (HOLA_PDL, default 1; common.cuh's
- * sps_cu_launch_pdl): its blocks issue their column and value loads while
+ * sps_cu_launch_pdl) where the code the GPU runs was compiled for sm_90 or
+ * later (sps_cu_pdl_ok): its blocks issue their column and value loads while
  * kernel 1 finishes, and wait only before the row starts (hola_begin). */
 #ifndef HOLA_PDL
 #define HOLA_PDL 1
 #endif
 static_assert(HOLA_THREADS == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
 template <typename... P, typename... A>
-static cudaError_t hola_launch(void (*kernel)(P...), sps_index nb, cudaStream_t s, A &&...args)
+static sps_status hola_launch(sps_context ctx, void (*kernel)(P...), sps_index nb, A &&...args)
 {
-    if (HOLA_PDL) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
-    kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
-    return cudaSuccess; /* the launch is checked by SPS_CU_LAUNCHED */
+    int pdl = 0;
+    if (HOLA_PDL) SPS_CHECK(sps_cu_pdl_ok(ctx, kernel, &pdl));
+    cudaStream_t s = sps_custream(ctx);
+    if (pdl) SPS_CU(ctx, sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...));
+    else kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
+    return SPS_OK; /* the launch itself is checked by the caller's SPS_CU_LAUNCHED */
 }
 
 template <typename T>
@@ -641,10 +637,9 @@ static sps_status hola_spmv_impl(sps_context ctx, sps_index n, sps_index m, int6
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
-    cudaStream_t s = sps_custream(ctx);
-    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
-                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
-                            sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
+    const auto kernel = npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>;
+    SPS_CHECK(hola_launch(ctx, kernel, nb, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+                          sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmv_kernel");
     return SPS_OK;
 }
@@ -659,10 +654,9 @@ static sps_status hola_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0 || m <= 0) return SPS_OK;
     const int vec = hola_vec_ok(col, val);
-    cudaStream_t s = sps_custream(ctx);
-    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>,
-                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
-                            sc<T>::from(a), (const T *)x, (T *)y));
+    const auto kernel = npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>;
+    SPS_CHECK(hola_launch(ctx, kernel, nb, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+                          sc<T>::from(a), (const T *)x, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmvt_kernel");
     return SPS_OK;
 }
