@@ -83,8 +83,7 @@ typedef struct {
     cudaMemPool_t pool;    /* the context's stream-ordered allocator (backend.cu), NULL: plain cudaMalloc */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
-    struct { const void *fn; int per_sm, ptx; } occ[SPS_CU_OCC_CACHE]; /* by kernel (sps_cu_func_facts):
-                                                       resident blocks an SM, PTX version of the code that runs */
+    struct { const void *fn; int per_sm; } occ[SPS_CU_OCC_CACHE]; /* resident blocks an SM, by kernel */
     int nocc;
     void *pinned;          /* 2 x SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
     void *pinned_dev;      /* the same memory as the device sees it (mapped), NULL where it is not */
@@ -509,59 +508,24 @@ struct sps_cu_outs {
     int stage_words;
 };
 
-/* The context's cached facts about `kernel`, each asked once per kernel and
- * only when wanted: resident blocks an SM at 256 threads a block (per_sm), and
- * the PTX version of the code the GPU runs (cudaFuncAttributes.ptxVersion: 80
- * for a kernel JIT-compiled from compute_80 PTX, whose griddepcontrol
- * instructions were compiled out).  Either pointer may be NULL. */
-template <typename K> static inline sps_status sps_cu_func_facts(sps_context ctx, K kernel, int *per_sm, int *ptx)
+/** Resident blocks of `kernel` on the context's GPU at 256 threads a block
+ *  (occupancy x SMs), asked once per kernel and cached in the context. */
+template <typename K> static inline sps_status sps_cu_resident(sps_context ctx, K kernel, int *blocks)
 {
     sps_cuda_state *st = sps_cust(ctx);
     const void *fn = (const void *)kernel;
     int i = 0;
     while (i < st->nocc && st->occ[i].fn != fn) i++;
     if (i == st->nocc) {
+        int per_sm = 0;
+        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
         if (i == SPS_CU_OCC_CACHE) i--; /* full (never, with this library's kernels): reuse the last entry */
         else st->nocc++;
         st->occ[i].fn = fn;
-        st->occ[i].per_sm = 0; /* not asked yet */
-        st->occ[i].ptx = -1;
+        st->occ[i].per_sm = per_sm > 0 ? per_sm : 1;
     }
-    if (per_sm && st->occ[i].per_sm == 0) {
-        int n = 0;
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, SPS_CU_THREADS, 0));
-        st->occ[i].per_sm = n > 0 ? n : 1;
-    }
-    if (ptx && st->occ[i].ptx < 0) {
-        cudaFuncAttributes fa;
-        SPS_CU(ctx, cudaFuncGetAttributes(&fa, kernel));
-        st->occ[i].ptx = fa.ptxVersion;
-    }
-    if (per_sm) *per_sm = st->occ[i].per_sm;
-    if (ptx) *ptx = st->occ[i].ptx;
-    return SPS_OK;
-}
-
-/** Resident blocks of `kernel` on the context's GPU at 256 threads a block
- *  (occupancy x SMs), asked once per kernel and cached in the context. */
-template <typename K> static inline sps_status sps_cu_resident(sps_context ctx, K kernel, int *blocks)
-{
-    int per_sm = 1;
-    SPS_CHECK(sps_cu_func_facts(ctx, kernel, &per_sm, NULL));
-    const int64_t b = (int64_t)per_sm * sps_cust(ctx)->sms;
+    const int64_t b = (int64_t)st->occ[i].per_sm * st->sms;
     *blocks = (int)(b < SPS_CU_PART_MAX_BLOCKS ? b : SPS_CU_PART_MAX_BLOCKS);
-    return SPS_OK;
-}
-
-/** Whether `kernel` may be launched by sps_cu_launch_pdl: only where the code
- *  the GPU runs was compiled for sm_90 or later, so that its sps_cu_pdl_wait is
- *  a real wait (a build for an older architecture, JIT-compiled on a Hopper,
- *  would otherwise overlap without waiting). */
-template <typename K> static inline sps_status sps_cu_pdl_ok(sps_context ctx, K kernel, int *ok)
-{
-    int ptx = 0;
-    SPS_CHECK(sps_cu_func_facts(ctx, kernel, NULL, &ptx));
-    *ok = ptx >= 90;
     return SPS_OK;
 }
 

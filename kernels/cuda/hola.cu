@@ -600,22 +600,33 @@ static int hola_vec_ok(const void *col, const void *val)
 }
 
 /* Kernel 2 launches dependent on kernel 1 (HOLA_PDL, default 1; common.cuh's
- * sps_cu_launch_pdl) where the code the GPU runs was compiled for sm_90 or
- * later (sps_cu_pdl_ok): its blocks issue their column and value loads while
- * kernel 1 finishes, and wait only before the row starts (hola_begin). */
+ * sps_cu_launch_pdl): its blocks issue their column and value loads while
+ * kernel 1 finishes, and wait only before the row starts (hola_begin).  Only
+ * when every architecture of the build is sm_90 or later (the default, 90): a
+ * binary that also holds older code could run that code -- JIT-compiled on a
+ * Hopper from compute_80 PTX, say -- where sps_cu_pdl_wait compiles to
+ * nothing, and kernel 2 would then read row_starts without waiting. */
 #ifndef HOLA_PDL
 #define HOLA_PDL 1
 #endif
+#ifdef __CUDA_ARCH_LIST__ /* nvcc 11.5+: the architectures of the build, e.g. 800,900 */
+constexpr int hola_archs[] = {__CUDA_ARCH_LIST__};
+#else
+constexpr int hola_archs[] = {0}; /* unknown: no PDL */
+#endif
+constexpr bool hola_all_sm90()
+{
+    for (int a : hola_archs)
+        if (a < 900) return false;
+    return true;
+}
 static_assert(HOLA_THREADS == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
 template <typename... P, typename... A>
-static sps_status hola_launch(sps_context ctx, void (*kernel)(P...), sps_index nb, A &&...args)
+static cudaError_t hola_launch(void (*kernel)(P...), sps_index nb, cudaStream_t s, A &&...args)
 {
-    int pdl = 0;
-    if (HOLA_PDL) SPS_CHECK(sps_cu_pdl_ok(ctx, kernel, &pdl));
-    cudaStream_t s = sps_custream(ctx);
-    if (pdl) SPS_CU(ctx, sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...));
-    else kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
-    return SPS_OK; /* the launch itself is checked by the caller's SPS_CU_LAUNCHED */
+    if (HOLA_PDL && hola_all_sm90()) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
+    kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
+    return cudaSuccess; /* the launch is checked by SPS_CU_LAUNCHED */
 }
 
 template <typename T>
@@ -637,9 +648,10 @@ static sps_status hola_spmv_impl(sps_context ctx, sps_index n, sps_index m, int6
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
-    const auto kernel = npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>;
-    SPS_CHECK(hola_launch(ctx, kernel, nb, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
-                          sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
+    cudaStream_t s = sps_custream(ctx);
+    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
+                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+                            sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmv_kernel");
     return SPS_OK;
 }
@@ -654,9 +666,10 @@ static sps_status hola_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0 || m <= 0) return SPS_OK;
     const int vec = hola_vec_ok(col, val);
-    const auto kernel = npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>;
-    SPS_CHECK(hola_launch(ctx, kernel, nb, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
-                          sc<T>::from(a), (const T *)x, (T *)y));
+    cudaStream_t s = sps_custream(ctx);
+    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>,
+                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+                            sc<T>::from(a), (const T *)x, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmvt_kernel");
     return SPS_OK;
 }
