@@ -86,8 +86,11 @@ static inline int hs_build(tu_rng *rng, tu_shape *sh, int large)
     if (large) {
         for (int i = 0; i < 100000; i++) len[i] = (int)(tu_rng_u64(rng) % 9) + (i % 4001 == 0 ? 3000 : 0);
         sh[ns++] = tu_shape_make(rng, "100000x100000, lengths 0..8 and 3000 (npt 8)", 100000, 100000, len, -1);
-        for (int i = 0; i < 600000; i++) len[i] = i % 2 ? 0 : 1 + (int)(tu_rng_u64(rng) % 2);
-        sh[ns++] = tu_shape_make(rng, "600000x70000, every other row empty", 600000, 70000, len, -1);
+        /* 600002 rows: 4 rows a thread in the row-starts kernel on an H100 (132 SMs), with a
+           scalar tail of 2 rows */
+        for (int i = 0; i < 600002; i++) len[i] = i % 2 ? 0 : 1 + (int)(tu_rng_u64(rng) % 2);
+        sh[ns++] = tu_shape_make(rng, "600002x70000, every other row empty (4 rows a thread, tail 2)", 600002, 70000,
+                                 len, -1);
     }
     if (large > 1) {
         /* over a million rows: the row-starts kernel takes 8 rows a thread on an H100
@@ -95,6 +98,11 @@ static inline int hs_build(tu_rng *rng, tu_shape *sh, int large)
         for (int i = 0; i < 1200003; i++) len[i] = i % 5 == 1 ? 0 : (int)(tu_rng_u64(rng) % 4);
         sh[ns++] = tu_shape_make(rng, "1200003x5000, lengths 0..3, two in five empty (8 rows a thread)", 1200003, 5000,
                                  len, -1);
+        /* 1081351 rows: just at the 8-rows-a-thread threshold on an H100 (n / 8 = 132 x 1024),
+           tail 7; runs of empty rows over whole 8-row groups */
+        for (int i = 0; i < 1081351; i++) len[i] = (i / 8) % 13 == 4 ? 0 : (int)(tu_rng_u64(rng) % 3);
+        sh[ns++] = tu_shape_make(rng, "1081351x3000, lengths 0..2, empty 8-row groups (8 rows a thread, tail 7)",
+                                 1081351, 3000, len, -1);
     }
     free(len);
     return ns;

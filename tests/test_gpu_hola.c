@@ -14,6 +14,11 @@
  *     random y with random beta; per entry |gpu - cpu| <= 4 (cnt + 4) eps
  *     (|alpha| sum |a_ij x_j| + |beta y_i|); the row starts the product wrote
  *     equal the CPU's;
+ *   - hola_spmv / hola_spmv^T recorded in a CUDA graph through the backend's
+ *     capture (a spread of shapes and every shape beyond 500k rows) and replayed
+ *     twice onto a NaN-poisoned y;
+ *   - shapes beyond 500k rows once more with rowptr 4 bytes off a 16-byte
+ *     boundary (the row-starts kernel's scalar loads with 4 and 8 rows a thread);
  *   - the format through the public API: built on the GPU from device CSR and
  *     from COO, exported back bitwise, sps_matrix_info equal to the CPU build's,
  *     SpMV / SpMV^T through an operator against the CPU backend's; poisson3d.
@@ -108,6 +113,61 @@ static void test_kernels(const tu_shape *sh, sps_scalar t, const sps_index *d_ro
             }
 }
 
+/* ------------------------------------------------------------------ captured in a CUDA graph */
+/* hola_spmv and hola_spmv^T recorded once through the backend's capture (as a
+ * solver with graphs on records them; kernel 2's programmatic dependent launch
+ * becomes a programmatic graph edge) and replayed twice, y NaN-poisoned before
+ * each replay, each replay's y against the CPU product. */
+static void test_graph(const tu_shape *sh, sps_scalar t, const sps_index *d_rowptr, const sps_index *d_col)
+{
+    const sps_backend_ops *be = g_gpu->be;
+    if (!be->capture_begin) return; /* SPS_GPU_TEST_ON_CPU */
+    const int npt = sps_hola_npt(sh->nnz, ssz(t));
+    for (int mode = 0; mode < 2; mode++) {
+        char what[320];
+        snprintf(what, sizeof what, "%s: hola_spmv%s %s npt %d in a CUDA graph", sh->name, mode ? "t" : "", tn(t), npt);
+        const int nin = mode == SPS_OP_N ? sh->m : sh->n, nout = mode == SPS_OP_N ? sh->n : sh->m;
+        gbuf val = gb_rand(t, (size_t)sh->nnz), x = gb_rand(t, (size_t)nin), y = gb_nan(t, (size_t)nout);
+        tu_coefs k;
+        tu_draw_coefs(&g_rng, t, TU_AB_BETA0, &k);
+        const sps_cplx a = sps_cplx_make(k.ar, k.ai), b = sps_cplx_make(0.0, 0.0);
+        const tu_csr hv = tu_shape_csr(sh, t, val.h);
+        double *scale = tu_spmv_scales(&hv, (sps_op_mode)mode, x.h, &k, y.h);
+        void *yc = gb_xmalloc((size_t)nout * ssz(t) + 1);
+        const size_t nrs = (size_t)sps_hola_blocks(sh->nnz, npt) + 1;
+        sps_index *d_rs = gb_dalloc(nrs * sizeof *d_rs);
+        const sps_kernels *kc = &sps_cpu_kernels[t], *kg = &SPS_TEST_GPU_TABLE[t];
+        void *graph = NULL;
+        int ok = TU_OK(g_cpu, (mode == SPS_OP_N ? kc->hola_spmv : kc->hola_spmvt)(
+                                  g_cpu, sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));
+        if (ok && TU_OK(g_gpu, be->capture_begin(g_gpu))) {
+            const int okq = TU_OK(g_gpu, (mode == SPS_OP_N ? kg->hola_spmv : kg->hola_spmvt)(
+                                             g_gpu, sh->n, sh->m, sh->nnz, d_rowptr, d_col, val.d, npt, d_rs, a, x.d, b, y.d));
+            const int oke = TU_OK(g_gpu, be->capture_end(g_gpu, &graph));
+            ok = okq && oke;
+        } else {
+            ok = 0;
+        }
+        for (int rep = 0; ok && rep < 2; rep++) {
+            gb_push(&y); /* NaN again: the replay must write every entry */
+            if (!TU_OK(g_gpu, be->graph_launch(g_gpu, graph))) break;
+            void *yg = gb_fetch(&y);
+            char w2[360];
+            snprintf(w2, sizeof w2, "%s, replay %d", what, rep + 1);
+            cmp_vec_s(w2, t, (size_t)nout, yg, yc, 1.0, scale);
+            free(yg);
+        }
+        if (graph) be->graph_destroy(g_gpu, graph);
+        sps_context_clear_error(g_gpu);
+        sps_dfree(g_gpu, d_rs);
+        free(yc);
+        free(scale);
+        gb_free(&val);
+        gb_free(&x);
+        gb_free(&y);
+    }
+}
+
 /* ------------------------------------------------------------------ the format, public API */
 static void compare_apply(const char *what, const tu_csr *h, sps_matrix Bc, sps_matrix Bg)
 {
@@ -194,6 +254,17 @@ int main(void)
         for (int ti = 0; ti < TU_NTYPES; ti++) {
             test_kernels(s, tu_all_types[ti], d_rowptr, d_col);
             test_format(s, tu_all_types[ti]);
+        }
+        if (s->nnz > 0 && (si % 4 == 1 || s->n > 500000)) /* a spread of shapes, and the big ones */
+            for (int ti = 0; ti < TU_NTYPES; ti++) test_graph(s, tu_all_types[ti], d_rowptr, d_col);
+        if (s->n > 500000) {
+            /* rowptr 4 bytes past a 16-byte boundary: the row-starts kernel's scalar loads
+               with 4 and 8 rows a thread (its vector loads need an aligned rowptr) */
+            sps_index *d_mis = gb_dalloc(((size_t)s->n + 2) * sizeof(sps_index));
+            gb_upload(d_mis + 1, s->rowptr, ((size_t)s->n + 1) * sizeof(sps_index));
+            test_row_starts(s, d_mis + 1);
+            test_kernels(s, SPS_F64, d_mis + 1, d_col);
+            sps_dfree(g_gpu, d_mis);
         }
         sps_dfree(g_gpu, d_rowptr);
         sps_dfree(g_gpu, d_col);

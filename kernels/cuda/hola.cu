@@ -23,11 +23,12 @@
  *      then takes one of three paths, uniform per block (Hola §3.3):
  *      - single row (the first row covers the block): CUB BlockReduce, one
  *        atomicAdd;
- *      - COO decoding (the block's row range, empty rows included, exceeds NPB,
- *        so the output buffer cannot hold it): each thread finds the row of each
- *        of its entries by binary search in rowptr, a segmented CUB BlockScan
- *        sums the rows, each row's last entry writes y (atomics for the block's
- *        first and last rows);
+ *      - COO decoding (the block's row range, empty rows included, exceeds the
+ *        output buffer's NPB / HOLA_OUT_DIV rows): each thread walks its entries,
+ *        finding a row by binary search in rowptr where the row changes, and
+ *        writes the rows that start and end inside it; a segmented CUB BlockScan
+ *        of one item a thread brings each thread's first row the part earlier
+ *        threads hold (atomics for the block's first and last rows);
  *      - the usual path (Hola §3.2, Alg. 3-4): the block's rows (one thread per
  *        row, rowptr read coalesced) scatter each thread's first row into shared
  *        memory and set a per-thread row-end bit mask (bit i: the thread's entry
@@ -98,6 +99,16 @@ template <typename R> struct hola_minb<cx<R>> { enum { value = 2 }; };
 #define HOLA_MINB(T) HOLA_MIN_BLOCKS
 #else
 #define HOLA_MINB(T) hola_minb<T>::value
+#endif
+/* Where the SpMV forms its products a x: right after the gathers (early: the
+ * block waits for x before its row bookkeeping, and x need not stay in
+ * registers through it) or where first needed (the gathers then run during the
+ * bookkeeping).  -DHOLA_EARLY_MUL=0/1 forces one for every type. */
+template <typename T> struct hola_early { enum { value = 0 }; };
+#ifdef HOLA_EARLY_MUL
+#define HOLA_EARLY(T) (HOLA_EARLY_MUL != 0)
+#else
+#define HOLA_EARLY(T) (hola_early<T>::value != 0)
 #endif
 
 /* What the row-starts kernel does to y. */
@@ -379,9 +390,17 @@ template <typename T, int NPT> __device__ inline void hola_sort_pairs(sps_index 
 }
 
 /* ---------------------------------------------------------------- kernel 2: SpMV */
+/* The SpMV's output buffer holds NPB / HOLA_OUT_DIV rows; a block with more rows
+ * (empty ones included) than that takes the COO decoding path.  2 halves the
+ * shared memory of a block (f64, 8 non-zeros a thread: 16 KB of buffer -> 8 KB),
+ * leaving more of the SM's 228 KB to the L1 that holds the gathered x, at the
+ * cost of sending blocks of fewer than 2 non-zeros a row to COO decoding. */
+#ifndef HOLA_OUT_DIV
+#define HOLA_OUT_DIV 1
+#endif
 template <typename T, int NPT> struct hola_spmv_smem {
     union {
-        T out[HOLA_THREADS * NPT]; /* usual path: the block's row results, index r - r_first */
+        T out[HOLA_THREADS * NPT / HOLA_OUT_DIV]; /* usual path: the block's row results, index r - r_first */
         typename cub::BlockScan<hola_segv<T>, HOLA_THREADS>::TempStorage scan; /* COO decoding */
         typename cub::BlockReduce<T, HOLA_THREADS>::TempStorage red;           /* single row */
     } u;
@@ -410,10 +429,15 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     const hola_block bk = hola_begin<T, NPT, HOLA_NA != 0>(nnz, rowptr, col, val, row_starts, vec, c, p, g, cnt);
 #pragma unroll
     for (int i = 0; i < NPT; i++) xv[i] = i < cnt ? x[c[i]] : zero_of<T>();
+    if constexpr (HOLA_EARLY(T)) { /* products now: xv need not stay live through the row bookkeeping */
+#pragma unroll
+        for (int i = 0; i < NPT; i++) p[i] = p[i] * xv[i];
+    }
 
     if (bk.e1 >= bk.k0 + bk.cnt) { /* uniform: one row holds the whole block */
 #pragma unroll
-        for (int i = 0; i < NPT; i++) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
+        for (int i = 0; i < NPT; i++)
+            if constexpr (!HOLA_EARLY(T)) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
         T s = p[0];
 #pragma unroll
         for (int i = 1; i < NPT; i++) s = s + p[i];
@@ -422,35 +446,54 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
         return;
     }
 
-    if ((int64_t)bk.r_hi - bk.r_first + 1 > NPB) { /* uniform: COO decoding */
-        sps_index rows[NPT];
-        hola_decode_rows<NPT>(rowptr, bk, g, cnt, rows);
-        hola_segv<T> it[NPT];
-#pragma unroll
-        for (int i = 0; i < NPT; i++) {
-            p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
-            it[i].f = i >= cnt || (i == 0 ? (g == bk.k0 || rowptr[rows[0]] == g) : rows[i] != rows[i - 1]);
-            it[i].v = p[i];
-        }
-        cub::BlockScan<hola_segv<T>, HOLA_THREADS>(sm.u.scan).InclusiveScan(it, it, hola_seg_op<T>());
+    if ((int64_t)bk.r_hi - bk.r_first + 1 > NPB / HOLA_OUT_DIV) { /* uniform: COO decoding */
+        /* One walk over the thread's entries, finding each one's row (hola_find_row
+           where the row changes): a row that starts and ends inside the thread is
+           written at once; the sum of the thread's first row, when that row began in
+           an earlier thread, waits for the block's segmented scan (one item a thread:
+           its last row's sum, and whether it starts a row), which brings the earlier
+           threads' part.  No per-entry row array stays live (registers). */
         const int64_t k1 = bk.k0 + bk.cnt;
+        sps_index sr = cnt > 0 ? hola_find_row(rowptr, bk.r_first, bk.r_hi, g) : bk.r_first; /* the current row */
+        bool started = cnt <= 0 || g == bk.k0 || rowptr[sr] == g; /* the current row starts in this thread */
+        bool heads = started, first_ends = false, first_last = false;
+        T s = zero_of<T>(), first = zero_of<T>();
+        const sps_index first_row = sr;
+        /* row r ends here with sum v; last: at the block's last entry (the row may go on in the next block) */
+        const auto finish = [&](sps_index r, T v, bool last) {
+            if (r == bk.r_first || last) atomic_add(&y[r], a * v);
+            else y[r] = bz ? a * v : a * v + b * y[r];
+        };
 #pragma unroll
         for (int i = 0; i < NPT; i++) {
-            if (i >= cnt) continue;
-            const bool last = g + i + 1 == k1;
-            const bool end = i + 1 < cnt ? rows[i + 1] != rows[i] : (last || rowptr[rows[i] + 1] <= g + i + 1);
-            if (!end) continue;
-            const sps_index r = rows[i];
-            if (r == bk.r_first || last) atomic_add(&y[r], a * it[i].v);
-            else y[r] = bz ? a * it[i].v : a * it[i].v + b * y[r];
+            if (i >= cnt) break;
+            if constexpr (!HOLA_EARLY(T)) p[i] = p[i] * xv[i];
+            if (i > 0 && rowptr[sr + 1] <= g + i) { /* the row ended at entry g + i - 1 */
+                if (started) finish(sr, s, false);
+                else first_ends = true, first = s;
+                sr = hola_find_row(rowptr, sr + 1, bk.r_hi, g + i);
+                s = zero_of<T>();
+                started = heads = true;
+            }
+            s = s + p[i];
         }
+        const bool last = cnt > 0 && g + cnt == k1;
+        const bool ends = cnt > 0 && (last || rowptr[sr + 1] <= g + cnt); /* the current row ends here */
+        if (ends && started) finish(sr, s, last);
+        else if (ends) first_ends = true, first = s, first_last = last;
+        hola_segv<T> it, pre;
+        it.f = heads;
+        it.v = ends ? zero_of<T>() : s; /* what the next thread's first row receives */
+        cub::BlockScan<hola_segv<T>, HOLA_THREADS>(sm.u.scan).ExclusiveScan(it, pre, hola_seg_op<T>());
+        if (first_ends) finish(first_row, pre.v + first, first_last); /* never thread 0: its first row starts in it */
         return;
     }
 
     /* the usual path */
     hola_assign_rows<NPT>(rowptr, bk, sm.rows);
 #pragma unroll
-    for (int i = 0; i < NPT; i++) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
+    for (int i = 0; i < NPT; i++)
+        if constexpr (!HOLA_EARLY(T)) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
     T *out = sm.u.out;
     sps_index row = 0;
     unsigned bits = 0;
