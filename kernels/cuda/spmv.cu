@@ -111,13 +111,21 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
  * wave): shift 2 and U = 4 (2 for c64), so poisson3d-48 f64 (7 a row) takes one
  * lane a row and one round trip, and its 432 blocks of rows fit the 528 resident
  * ones (TPR 2 gave 864: two rounds of rows, 26 us a CG iteration). */
+/* Short matrices: lanes a row are also doubled (up to 32) while n TPR stays below
+ * SPS_CSR_MIN_THREADS, so a matrix of few rows still spreads over the GPU (tuning:
+ * -DSPS_CSR_MIN_THREADS=k; 0 = off). */
+#ifndef SPS_CSR_MIN_THREADS
+#define SPS_CSR_MIN_THREADS 0
+#endif
 template <typename T> struct csr_bw {
+    static constexpr int64_t min_threads = SPS_CSR_MIN_THREADS;
     static constexpr int shift =
         SPS_CSR_TPR_SHIFT >= 0 ? SPS_CSR_TPR_SHIFT : sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
     static constexpr int U = SPS_CSR_UNROLL > 0 ? SPS_CSR_UNROLL : sizeof(T) <= 4 ? 4 : 2;
     static constexpr int K = SPS_CSR_STAGE_K >= 0 ? SPS_CSR_STAGE_K : sizeof(T) <= 4 ? 1 : 2;
 };
 template <typename T> struct csr_lat {
+    static constexpr int64_t min_threads = 0;
     static constexpr int shift = 2, U = sizeof(T) <= 8 ? 4 : 2; /* complex double: 4 spilled at 64 registers */
     static constexpr int K = 0; /* direct loads */
 };
@@ -127,7 +135,7 @@ template <typename T, typename S = csr_bw<T>> __host__ __device__ inline int csr
     const int64_t avg = n > 0 ? nnz / n : 0;
     const int64_t want = avg >> S::shift; /* entries per lane: about 2^shift */
     int t = 1;
-    while (t < 32 && 2 * t <= want) t *= 2;
+    while (t < 32 && (2 * t <= want || (int64_t)n * t < S::min_threads)) t *= 2;
     return t;
 }
 template <typename T, typename S = csr_bw<T>> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
