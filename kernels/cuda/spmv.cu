@@ -111,12 +111,21 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
  * wave): shift 2 and U = 4 (2 for c64), so poisson3d-48 f64 (7 a row) takes one
  * lane a row and one round trip, and its 432 blocks of rows fit the 528 resident
  * ones (TPR 2 gave 864: two rounds of rows, 26 us a CG iteration). */
-/* Short matrices: lanes a row are also doubled (up to 32) while n TPR stays below
- * SPS_CSR_MIN_THREADS, so a matrix of few rows still spreads over the GPU (tuning:
- * -DSPS_CSR_MIN_THREADS=k; 0 = off). */
+/* Matrices of few rows: where rows hold 8 or more entries on average, the lanes a
+ * row are doubled (up to 32) while n TPR is below SPS_CSR_MIN_THREADS (about half
+ * an H100's resident threads), so that the rows spread over the GPU.  H100,
+ * spbench 2026-11-25 (bench/results/csr-small-nvidia-h100-2026-11-25.md), ms,
+ * before -> after: f32 cage10 (11k rows, 13 a row) 0.0348 -> 0.0091, bcsstk16
+ * (4.9k rows, 59 a row) 0.0239 -> 0.0083, gridgena (49k rows, 10.5 a row) 0.0214
+ * -> 0.0113, wathen100 (30k rows, 15.5 a row) 0.0299 -> 0.0117; f64 cage10 0.0116
+ * -> 0.0083, bcsstk16 0.0107 -> 0.0083, wathen100 0.0106 -> 0.0114.  Shorter rows
+ * keep the rule above: one lane a row is fastest on poisson3d-48, jnlbrng1,
+ * shallow_water1 and luxembourg_osm, 2 to 4 lanes cost them 10-30 %.
+ * -DSPS_CSR_MIN_THREADS=k (0 = off) for tuning. */
 #ifndef SPS_CSR_MIN_THREADS
-#define SPS_CSR_MIN_THREADS 0
+#define SPS_CSR_MIN_THREADS 131072
 #endif
+#define SPS_CSR_SPREAD_MIN_AVG 8
 template <typename T> struct csr_bw {
     static constexpr int64_t min_threads = SPS_CSR_MIN_THREADS;
     static constexpr int shift =
@@ -135,7 +144,9 @@ template <typename T, typename S = csr_bw<T>> __host__ __device__ inline int csr
     const int64_t avg = n > 0 ? nnz / n : 0;
     const int64_t want = avg >> S::shift; /* entries per lane: about 2^shift */
     int t = 1;
-    while (t < 32 && (2 * t <= want || (int64_t)n * t < S::min_threads)) t *= 2;
+    while (t < 32 && 2 * t <= want) t *= 2;
+    if (avg >= SPS_CSR_SPREAD_MIN_AVG)
+        while (t < 32 && (int64_t)n * t < S::min_threads) t *= 2;
     return t;
 }
 template <typename T, typename S = csr_bw<T>> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
