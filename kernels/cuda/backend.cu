@@ -89,8 +89,6 @@ static sps_status cuda_init(sps_context ctx, int device)
         return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for the CUDA backend state", sizeof *st);
     ctx->be_state = st;
     st->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
-    st->smem_sm = prop.sharedMemPerMultiprocessor;
-    st->smem_reserved = prop.reservedSharedMemPerBlock;
     snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
     sps_status s = SPS_OK;
     cudaStream_t stream;

@@ -83,10 +83,7 @@ typedef struct {
     cudaMemPool_t pool;    /* the context's stream-ordered allocator (backend.cu), NULL: plain cudaMalloc */
     unsigned char *ws;     /* device workspace, SPS_CU_WS_BYTES, allocated in init */
     int sms;               /* multiprocessor count (sizes element-wise grids only) */
-    size_t smem_sm;        /* shared memory an SM can give blocks (the largest carve-out), bytes */
-    size_t smem_reserved;  /* shared memory the system reserves per resident block, bytes */
-    struct { const void *fn; int per_sm; size_t smem; } occ[SPS_CU_OCC_CACHE]; /* resident blocks an SM and
-                                                                                 static shared memory, by kernel */
+    struct { const void *fn; int per_sm; } occ[SPS_CU_OCC_CACHE]; /* resident blocks an SM, by kernel */
     int nocc;
     void *pinned;          /* 2 x SPS_FETCH_MAX_BYTES of pinned host staging for fetch_begin/fetch_wait */
     void *pinned_dev;      /* the same memory as the device sees it (mapped), NULL where it is not */
@@ -443,57 +440,27 @@ __device__ inline void sps_cu_pdl_wait()
 #endif
 }
 /* One launch of `kernel` (SPS_CU_THREADS threads a block, no dynamic shared
- * memory) with nat launch attributes (cooperative, programmatic serialization,
- * shared-memory carve-out). */
+ * memory) with one launch attribute (cooperative, programmatic serialization). */
 template <typename... P, typename... A>
-static inline cudaError_t sps_cu_launch_attrs(cudaLaunchAttribute *at, unsigned nat, void (*kernel)(P...),
-                                              unsigned grid, cudaStream_t s, A &&...args)
+static inline cudaError_t sps_cu_launch_attr(cudaLaunchAttribute at, void (*kernel)(P...), unsigned grid,
+                                             cudaStream_t s, A &&...args)
 {
     cudaLaunchConfig_t cfg = {};
     cfg.gridDim = dim3(grid);
     cfg.blockDim = dim3(SPS_CU_THREADS);
     cfg.dynamicSmemBytes = 0;
     cfg.stream = s;
-    cfg.attrs = at;
-    cfg.numAttrs = nat;
+    cfg.attrs = &at;
+    cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
-}
-template <typename... P, typename... A>
-static inline cudaError_t sps_cu_launch_attr(cudaLaunchAttribute at, void (*kernel)(P...), unsigned grid,
-                                             cudaStream_t s, A &&...args)
-{
-    return sps_cu_launch_attrs(&at, 1, kernel, grid, s, std::forward<A>(args)...);
-}
-static inline cudaLaunchAttribute sps_cu_attr_pdl()
-{
-    cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    at.val.programmaticStreamSerializationAllowed = 1;
-    return at;
 }
 template <typename... P, typename... A>
 static inline cudaError_t sps_cu_launch_pdl(void (*kernel)(P...), unsigned grid, cudaStream_t s, A &&...args)
 {
-    return sps_cu_launch_attr(sps_cu_attr_pdl(), kernel, grid, s, std::forward<A>(args)...);
-}
-/* The shared-memory carve-out that just holds `blocks` resident blocks of `smem`
- * bytes of static shared memory each (percent of the SM's largest, rounded up;
- * the driver rounds up again to a size the SM supports -- H100: 0, 8, 16, 32,
- * 64, 100, 132, 164, 196, 228 KB): the rest of the SM's L1/shared storage stays
- * L1, where the gathered x lives.  Left to itself the driver gave the Hola and
- * CSR SpMV kernels 135 KB of shared memory on an H100 (ncu), though 5 Hola f32
- * blocks need 58 KB and 8 CSR blocks 74 KB. */
-#ifndef SPS_CU_CARVE /* 0: leave the carve-out to the driver (tuning builds) */
-#define SPS_CU_CARVE 1
-#endif
-static inline cudaLaunchAttribute sps_cu_attr_carveout(const sps_cuda_state *st, int blocks, size_t smem)
-{
     cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributePreferredSharedMemoryCarveout;
-    const size_t need = (size_t)blocks * (smem + st->smem_reserved);
-    const size_t pct = st->smem_sm > 0 ? (100 * need + st->smem_sm - 1) / st->smem_sm : 100;
-    at.val.sharedMemCarveout = (unsigned)(pct > 100 ? 100 : pct);
-    return at;
+    at.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    at.val.programmaticStreamSerializationAllowed = 1;
+    return sps_cu_launch_attr(at, kernel, grid, s, std::forward<A>(args)...);
 }
 
 template <typename Op> __global__ void __launch_bounds__(SPS_CU_THREADS) sps_cu_foreach_kernel(Op op, sps_index n)
@@ -541,49 +508,24 @@ struct sps_cu_outs {
     int stage_words;
 };
 
-/** The context's cached facts of `kernel` at 256 threads a block: resident
- *  blocks an SM (occupancy) and static shared memory a block, asked once per
- *  kernel. */
-template <typename K> static inline sps_status sps_cu_facts(sps_context ctx, K kernel, int *per_sm, size_t *smem)
+/** Resident blocks of `kernel` on the context's GPU at 256 threads a block
+ *  (occupancy x SMs), asked once per kernel and cached in the context. */
+template <typename K> static inline sps_status sps_cu_resident(sps_context ctx, K kernel, int *blocks)
 {
     sps_cuda_state *st = sps_cust(ctx);
     const void *fn = (const void *)kernel;
     int i = 0;
     while (i < st->nocc && st->occ[i].fn != fn) i++;
     if (i == st->nocc) {
-        int ps = 0;
-        cudaFuncAttributes fa;
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&ps, kernel, SPS_CU_THREADS, 0));
-        SPS_CU(ctx, cudaFuncGetAttributes(&fa, kernel));
+        int per_sm = 0;
+        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
         if (i == SPS_CU_OCC_CACHE) i--; /* full (never, with this library's kernels): reuse the last entry */
         else st->nocc++;
         st->occ[i].fn = fn;
-        st->occ[i].per_sm = ps > 0 ? ps : 1;
-        st->occ[i].smem = fa.sharedSizeBytes;
+        st->occ[i].per_sm = per_sm > 0 ? per_sm : 1;
     }
-    *per_sm = st->occ[i].per_sm;
-    *smem = st->occ[i].smem;
-    return SPS_OK;
-}
-/** Resident blocks of `kernel` on the context's GPU at 256 threads a block
- *  (occupancy x SMs). */
-template <typename K> static inline sps_status sps_cu_resident(sps_context ctx, K kernel, int *blocks)
-{
-    int per_sm = 1;
-    size_t smem = 0;
-    SPS_CHECK(sps_cu_facts(ctx, kernel, &per_sm, &smem));
-    const int64_t b = (int64_t)per_sm * sps_cust(ctx)->sms;
+    const int64_t b = (int64_t)st->occ[i].per_sm * st->sms;
     *blocks = (int)(b < SPS_CU_PART_MAX_BLOCKS ? b : SPS_CU_PART_MAX_BLOCKS);
-    return SPS_OK;
-}
-/** The launch attribute asking for the smallest shared-memory carve-out that
- *  still holds `kernel`'s resident blocks (sps_cu_attr_carveout). */
-template <typename K> static inline sps_status sps_cu_carveout(sps_context ctx, K kernel, cudaLaunchAttribute *at)
-{
-    int per_sm = 1;
-    size_t smem = 0;
-    SPS_CHECK(sps_cu_facts(ctx, kernel, &per_sm, &smem));
-    *at = sps_cu_attr_carveout(sps_cust(ctx), per_sm, smem);
     return SPS_OK;
 }
 

@@ -665,14 +665,11 @@ constexpr bool hola_all_sm90()
 }
 static_assert(HOLA_THREADS == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
 template <typename... P, typename... A>
-static sps_status hola_launch(sps_context ctx, void (*kernel)(P...), sps_index nb, A &&...args)
+static cudaError_t hola_launch(void (*kernel)(P...), sps_index nb, cudaStream_t s, A &&...args)
 {
-    cudaLaunchAttribute at[2];
-    unsigned nat = 0;
-    if (HOLA_PDL && hola_all_sm90()) at[nat++] = sps_cu_attr_pdl();
-    if (SPS_CU_CARVE) SPS_CHECK(sps_cu_carveout(ctx, kernel, &at[nat++]));
-    SPS_CU(ctx, sps_cu_launch_attrs(at, nat, kernel, (unsigned)nb, sps_custream(ctx), std::forward<A>(args)...));
-    return SPS_OK;
+    if (HOLA_PDL && hola_all_sm90()) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
+    kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
+    return cudaSuccess; /* the launch is checked by SPS_CU_LAUNCHED */
 }
 
 template <typename T>
@@ -694,8 +691,9 @@ static sps_status hola_spmv_impl(sps_context ctx, sps_index n, sps_index m, int6
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
-    SPS_CHECK(hola_launch(ctx, npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
-                            nb, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+    cudaStream_t s = sps_custream(ctx);
+    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
+                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
                             sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmv_kernel");
     return SPS_OK;
@@ -711,8 +709,9 @@ static sps_status hola_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0 || m <= 0) return SPS_OK;
     const int vec = hola_vec_ok(col, val);
-    SPS_CHECK(hola_launch(ctx, npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>,
-                            nb, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+    cudaStream_t s = sps_custream(ctx);
+    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>,
+                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
                             sc<T>::from(a), (const T *)x, (T *)y));
     SPS_CU_LAUNCHED(ctx, "hola_spmvt_kernel");
     return SPS_OK;

@@ -809,14 +809,8 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64
     (void)m;
     if (n <= 0) return SPS_OK;
     const auto kernel = csr_long_pass<T>(n, nnz, maxrow) ? csr_spmv_kernel<T, true> : csr_spmv_kernel<T, false>;
-    cudaLaunchAttribute at;
-    unsigned nat = 0;
-    if (SPS_CU_CARVE) { /* leave the rest of the SM's storage to L1, for the gathered x */
-        SPS_CHECK(sps_cu_carveout(ctx, kernel, &at));
-        nat = 1;
-    }
-    SPS_CU(ctx, sps_cu_launch_attrs(&at, nat, kernel, csr_grid(ctx, n), sps_custream(ctx), n, rowptr, col,
-                                    (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y)));
+    kernel<<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+        n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
     SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
     return SPS_OK;
 }
