@@ -19,7 +19,10 @@ typedef enum { SPS_SYM_GENERAL = 0, SPS_SYM_SYMMETRIC, SPS_SYM_SKEW, SPS_SYM_HER
  *  of row ends + entries (kernels/csr_merge.h; for irregular row lengths, at
  *  8 bytes a tile border + 2 scalars a tile of 1536 items); auto: merge when the
  *  longest row exceeds SPS_CSR_MERGE_RATIO times the average (and 64 entries).
- *  Both are deterministic.  The CPU backend multiplies rows either way. */
+ *  Both are deterministic.  The CPU backend multiplies rows either way.  With the
+ *  merge path on the GPU, SpMV^T (without transpose_explicit) runs Hola's
+ *  balanced SpMV^T (4 bytes more per 2048 non-zeros); it scatters with atomics,
+ *  as the row kernel's SpMV^T does. */
 typedef enum { SPS_CSR_KERNEL_AUTO = 0, SPS_CSR_KERNEL_ROWS = 1, SPS_CSR_KERNEL_MERGE = 2 } sps_csr_kernel;
 #define SPS_CSR_MERGE_RATIO 16
 

@@ -81,8 +81,8 @@ static_assert((HOLA_THREADS & (HOLA_THREADS - 1)) == 0 && (HOLA_NPT_SMALL & (HOL
 #define HOLA_FULL 0xffffffffu
 /* Resident blocks an SM the kernels are compiled for (__launch_bounds__): 4 for
  * f64 (at most 64 registers a thread; no spills on sm_90 with 8 non-zeros a
- * thread), 5 for f32 (48 registers, 16 bytes of spills in the SpMV), 2 for
- * complex types (c64 with 8 non-zeros wanted 144 registers, and 4 blocks
+ * thread), 5 for f32 (48 registers; no spills since the COO-decoding path keeps
+ * no per-entry row array, 16 bytes before), 2 for complex types (c64 with 8 non-zeros wanted 144 registers, and 4 blocks
  * spilled hundreds of bytes).  H100, f64, poisson3d 128^3: 2 blocks 0.156 ms,
  * 3 blocks 0.128, 4 blocks 0.121 (the blocks go through dependent phases --
  * loads, gathers, row bookkeeping, writes --, and more of them an SM keep more
@@ -90,7 +90,10 @@ static_assert((HOLA_THREADS & (HOLA_THREADS - 1)) == 0 && (HOLA_NPT_SMALL & (HOL
  * poisson3d-128 0.0765 -> 0.0662, stencil27b3-40 0.0657 -> 0.0553,
  * banded-s1e3 0.1088 -> 0.1013 (SpMV geometric mean against cuSPARSE CSR 0.918
  * -> 0.963); f64 0.0971 -> 0.1016 on poisson3d-128 with 112 bytes of spills
- * (0.991 -> 0.921), so f64 keeps 4.
+ * (0.991 -> 0.921), so f64 keeps 4.  Session 11 (bench/results/hola.md): with the
+ * new COO path and early products f64 fits 5 blocks without spills, and 6
+ * blocks (40 registers) cost f32 nothing but 14 bytes of f64 spills; neither
+ * helped (f64 SpMV geometric mean 1.024 at 4 blocks, 0.983 at 5, 0.937 at 6).
  * -DHOLA_MIN_BLOCKS=k forces k for every type (tuning builds). */
 template <typename T> struct hola_minb { enum { value = 4 }; };
 template <> struct hola_minb<float> { enum { value = 5 }; };
@@ -103,7 +106,10 @@ template <typename R> struct hola_minb<cx<R>> { enum { value = 2 }; };
 /* Where the SpMV forms its products a x: right after the gathers (early: the
  * block waits for x before its row bookkeeping, and x need not stay in
  * registers through it) or where first needed (the gathers then run during the
- * bookkeeping).  -DHOLA_EARLY_MUL=0/1 forces one for every type. */
+ * bookkeeping, the default).  Early products let f64 run 5 blocks an SM
+ * without spills, but H100, same call: f64 SpMV geometric mean against
+ * cuSPARSE CSR 1.024 (late, 4 blocks) against 0.983 (early, 5 blocks); f32
+ * 0.985 / 0.962.  -DHOLA_EARLY_MUL=0/1 forces one for every type. */
 template <typename T> struct hola_early { enum { value = 0 }; };
 #ifdef HOLA_EARLY_MUL
 #define HOLA_EARLY(T) (HOLA_EARLY_MUL != 0)
@@ -394,7 +400,9 @@ template <typename T, int NPT> __device__ inline void hola_sort_pairs(sps_index 
  * (empty ones included) than that takes the COO decoding path.  2 halves the
  * shared memory of a block (f64, 8 non-zeros a thread: 16 KB of buffer -> 8 KB),
  * leaving more of the SM's 228 KB to the L1 that holds the gathered x, at the
- * cost of sending blocks of fewer than 2 non-zeros a row to COO decoding. */
+ * cost of sending blocks of fewer than 2 non-zeros a row to COO decoding.  H100,
+ * early products and 5 blocks an SM, same call: f64 geometric mean 0.983 -> 0.996,
+ * f32 0.962 -> 0.979, both below the default build's (1.024 / 0.985): 1 kept. */
 #ifndef HOLA_OUT_DIV
 #define HOLA_OUT_DIV 1
 #endif
