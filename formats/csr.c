@@ -28,8 +28,7 @@ typedef struct {
     sps_index *trowptr, *tcol; /* A^T (m + 1, nnz), NULL unless transpose_explicit */
     void *tval;
     void *merge; /* the merge-path plan and carries (sps_csr_merge_bytes), NULL: row groups */
-    sps_index *hola_rs; /* with merge on the GPU: Hola's row starts for SpMV^T (hola_rs_count entries) */
-    int hola_npt;
+    sps_index *hola_rs; /* with merge on the GPU: Hola's row starts for SpMV^T (sps_hola_row_starts_bytes) */
     sps_index maxrow, tmaxrow; /* longest row of A, of A^T (-1: no A^T) */
 } csr_store;
 
@@ -83,12 +82,6 @@ done:
     return st;
 }
 
-/* Bytes of Hola's row starts for nnz non-zeros at npt a thread. */
-static size_t csr_hola_rs_bytes(int64_t nnz, int npt)
-{
-    return ((size_t)sps_hola_blocks(nnz, npt) + 1) * sizeof(sps_index);
-}
-
 static sps_index csr_longest_row(const sps_csr_host *h)
 {
     sps_index longest = 0;
@@ -121,10 +114,8 @@ static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_fo
     if (csr_wants_merge(B, h, s->maxrow, opt)) {
         SPS_CHECK(sps_dmalloc(B->ctx, &s->merge, sps_csr_merge_bytes(h->n, h->nnz, sps_scalar_size(h->t))));
         SPS_CHECK(sps_kern(B->ctx, h->t)->csr_merge_plan(B->ctx, h->n, h->nnz, s->base.rowptr, s->merge));
-        if (B->ctx->backend == SPS_BACKEND_CUDA && !s->trowptr) {
-            s->hola_npt = sps_hola_npt(h->nnz, sps_scalar_size(h->t));
-            SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->hola_rs, csr_hola_rs_bytes(h->nnz, s->hola_npt)));
-        }
+        if (B->ctx->backend == SPS_BACKEND_CUDA && !s->trowptr)
+            SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->hola_rs, sps_hola_row_starts_bytes(h->nnz, sps_scalar_size(h->t))));
     }
     return SPS_OK;
 }
@@ -142,8 +133,8 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     if (mode != SPS_OP_N && s->trowptr) /* the cached A^T: y = a A^T x + b y by the row kernel */
         return k->csr_spmv(A->ctx, A->m, A->n, A->nnz, s->trowptr, s->tcol, s->tval, s->tmaxrow, a, x, b, y);
     if (mode != SPS_OP_N && s->hola_rs) /* irregular rows: Hola's balanced scatter */
-        return k->hola_spmvt(A->ctx, A->n, A->m, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->hola_npt,
-                             s->hola_rs, a, x, b, y);
+        return k->hola_spmvt(A->ctx, A->n, A->m, A->nnz, s->base.rowptr, s->base.col, s->base.val,
+                             sps_hola_npt(A->nnz, sps_scalar_size(A->t)), s->hola_rs, a, x, b, y);
     if (mode == SPS_OP_N && s->merge)
         return k->csr_spmv_merge(A->ctx, A->n, A->m, A->nnz, s->base.rowptr, s->base.col, s->base.val, s->merge, a, x,
                                  b, y);
@@ -180,7 +171,7 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
     *stored = A->nnz;
     return sps_csr_bytes(A->n, A->nnz, A->t) + (s && s->trowptr ? sps_csr_bytes(A->m, A->nnz, A->t) : 0) /* + A^T */
            + (s && s->merge ? sps_csr_merge_bytes(A->n, A->nnz, sps_scalar_size(A->t)) : 0)
-           + (s && s->hola_rs ? csr_hola_rs_bytes(A->nnz, s->hola_npt) : 0);
+           + (s && s->hola_rs ? sps_hola_row_starts_bytes(A->nnz, sps_scalar_size(A->t)) : 0);
 }
 
 const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",

@@ -25,7 +25,6 @@
 typedef struct {
     sps_csr_store base;     /* plain CSR, owned */
     sps_index *row_starts;  /* nblocks + 1, GPU scratch rewritten by every product */
-    sps_index nblocks;
     int npt;                /* non-zeros a thread */
 } hola_store;
 
@@ -46,8 +45,7 @@ static sps_status hola_alloc(sps_matrix B, hola_store **out)
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "Hola handle"));
     B->store = s; /* on failure the caller destroys B, freeing what was allocated */
     s->npt = sps_hola_npt(B->nnz, sps_scalar_size(B->t));
-    s->nblocks = sps_hola_blocks(B->nnz, s->npt);
-    SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->row_starts, ((size_t)s->nblocks + 1) * sizeof(sps_index)));
+    SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->row_starts, sps_hola_row_starts_bytes(B->nnz, sps_scalar_size(B->t))));
     *out = s;
     return SPS_OK;
 }
@@ -94,9 +92,8 @@ static sps_status hola_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const vo
 /* CSR's bytes + the row starts: 4 (nblocks + 1) bytes, 4 / (256 npt) bytes per non-zero. */
 static size_t hola_footprint(sps_matrix A, int64_t *stored)
 {
-    const hola_store *s = A->store;
     *stored = A->nnz;
-    return sps_csr_bytes(A->n, A->nnz, A->t) + ((size_t)s->nblocks + 1) * sizeof(sps_index);
+    return sps_csr_bytes(A->n, A->nnz, A->t) + sps_hola_row_starts_bytes(A->nnz, sps_scalar_size(A->t));
 }
 
 const sps_format_ops sps_format_hola = {SPS_FMT_HOLA, "hola",

@@ -37,6 +37,12 @@ static inline sps_index sps_hola_blocks(int64_t nnz, int npt)
     const int64_t per = (int64_t)HOLA_THREADS * npt;
     return (sps_index)((nnz + per - 1) / per);
 }
+/** Bytes of the row-starts buffer of a matrix of nnz entries of scalar_bytes each:
+ *  sps_hola_blocks + 1 indices (the Hola format's, and CSR's for its SpMV^T). */
+static inline size_t sps_hola_row_starts_bytes(int64_t nnz, size_t scalar_bytes)
+{
+    return ((size_t)sps_hola_blocks(nnz, sps_hola_npt(nnz, scalar_bytes)) + 1) * sizeof(sps_index);
+}
 
 /* X(P, S, name, args); see kernels/kernels.h.  npt: 4 or 8, normally sps_hola_npt(nnz, sizeof scalar). */
 #define SPS_KERNEL_LIST_HOLA(X, P, S)                                                                       \

@@ -134,8 +134,7 @@ static void test_graph(const tu_shape *sh, sps_scalar t, const sps_index *d_rowp
         const tu_csr hv = tu_shape_csr(sh, t, val.h);
         double *scale = tu_spmv_scales(&hv, (sps_op_mode)mode, x.h, &k, y.h);
         void *yc = gb_xmalloc((size_t)nout * ssz(t) + 1);
-        const size_t nrs = (size_t)sps_hola_blocks(sh->nnz, npt) + 1;
-        sps_index *d_rs = gb_dalloc(nrs * sizeof *d_rs);
+        sps_index *d_rs = gb_dalloc(sps_hola_row_starts_bytes(sh->nnz, ssz(t)));
         const sps_kernels *kc = &sps_cpu_kernels[t], *kg = &SPS_TEST_GPU_TABLE[t];
         void *graph = NULL;
         int ok = TU_OK(g_cpu, (mode == SPS_OP_N ? kc->hola_spmv : kc->hola_spmvt)(

@@ -557,8 +557,7 @@ static void test_public_path(const hmat *A)
 #ifdef SPS_GPU_TEST_ON_CPU
         const size_t hola_rs = 0;
 #else
-        const size_t hola_rs = ((size_t)sps_hola_blocks(A->nnz, sps_hola_npt(A->nnz, sps_scalar_size(t))) + 1) *
-                               sizeof(sps_index);
+        const size_t hola_rs = sps_hola_row_starts_bytes(A->nnz, sps_scalar_size(t));
 #endif
         TU_CHECK(ig.bytes == ic.bytes + sps_csr_merge_bytes(A->n, A->nnz, sps_scalar_size(t)) + hola_rs,
                  "%s: the merge plan and Hola's row starts are in CSR's footprint (%zu vs %zu)", A->name, ig.bytes,

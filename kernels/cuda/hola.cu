@@ -109,12 +109,9 @@ template <typename R> struct hola_minb<cx<R>> { enum { value = 2 }; };
  * bookkeeping, the default).  Early products let f64 run 5 blocks an SM
  * without spills, but H100, same call: f64 SpMV geometric mean against
  * cuSPARSE CSR 1.024 (late, 4 blocks) against 0.983 (early, 5 blocks); f32
- * 0.985 / 0.962.  -DHOLA_EARLY_MUL=0/1 forces one for every type. */
-template <typename T> struct hola_early { enum { value = 0 }; };
-#ifdef HOLA_EARLY_MUL
-#define HOLA_EARLY(T) (HOLA_EARLY_MUL != 0)
-#else
-#define HOLA_EARLY(T) (hola_early<T>::value != 0)
+ * 0.985 / 0.962.  -DHOLA_EARLY_MUL=1 for tuning builds. */
+#ifndef HOLA_EARLY_MUL
+#define HOLA_EARLY_MUL 0
 #endif
 
 /* What the row-starts kernel does to y. */
@@ -437,7 +434,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     const hola_block bk = hola_begin<T, NPT, HOLA_NA != 0>(nnz, rowptr, col, val, row_starts, vec, c, p, g, cnt);
 #pragma unroll
     for (int i = 0; i < NPT; i++) xv[i] = i < cnt ? x[c[i]] : zero_of<T>();
-    if constexpr (HOLA_EARLY(T)) { /* products now: xv need not stay live through the row bookkeeping */
+    if constexpr (HOLA_EARLY_MUL) { /* products now: xv need not stay live through the row bookkeeping */
 #pragma unroll
         for (int i = 0; i < NPT; i++) p[i] = p[i] * xv[i];
     }
@@ -445,7 +442,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     if (bk.e1 >= bk.k0 + bk.cnt) { /* uniform: one row holds the whole block */
 #pragma unroll
         for (int i = 0; i < NPT; i++)
-            if constexpr (!HOLA_EARLY(T)) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
+            if constexpr (!HOLA_EARLY_MUL) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
         T s = p[0];
 #pragma unroll
         for (int i = 1; i < NPT; i++) s = s + p[i];
@@ -475,7 +472,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
 #pragma unroll
         for (int i = 0; i < NPT; i++) {
             if (i >= cnt) break;
-            if constexpr (!HOLA_EARLY(T)) p[i] = p[i] * xv[i];
+            if constexpr (!HOLA_EARLY_MUL) p[i] = p[i] * xv[i];
             if (i > 0 && rowptr[sr + 1] <= g + i) { /* the row ended at entry g + i - 1 */
                 if (started) finish(sr, s, false);
                 else first_ends = true, first = s;
@@ -501,7 +498,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     hola_assign_rows<NPT>(rowptr, bk, sm.rows);
 #pragma unroll
     for (int i = 0; i < NPT; i++)
-        if constexpr (!HOLA_EARLY(T)) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
+        if constexpr (!HOLA_EARLY_MUL) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
     T *out = sm.u.out;
     sps_index row = 0;
     unsigned bits = 0;

@@ -105,12 +105,6 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
 #ifndef SPS_CSR_STAGE_K
 #define SPS_CSR_STAGE_K (-1)
 #endif
-/* The shape of the row groups: lanes a row from avg >> shift, U entries in flight a
- * lane.  csr_bw: the bandwidth-bound kernels (the rules above).  csr_lat: the fused
- * CG iteration, whose rows sit in L2 (it runs only where they fit one resident
- * wave): shift 2 and U = 4 (2 for c64), so poisson3d-48 f64 (7 a row) takes one
- * lane a row and one round trip, and its 432 blocks of rows fit the 528 resident
- * ones (TPR 2 gave 864: two rounds of rows, 26 us a CG iteration). */
 /* Matrices of few rows: where rows hold 8 or more entries on average, the lanes a
  * row are doubled (up to 32) while n TPR is below SPS_CSR_MIN_THREADS (about half
  * an H100's resident threads), so that the rows spread over the GPU.  H100,
@@ -119,13 +113,20 @@ template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sp
  * (4.9k rows, 59 a row) 0.0239 -> 0.0083, gridgena (49k rows, 10.5 a row) 0.0214
  * -> 0.0113, wathen100 (30k rows, 15.5 a row) 0.0299 -> 0.0117; f64 cage10 0.0116
  * -> 0.0083, bcsstk16 0.0107 -> 0.0083, wathen100 0.0106 -> 0.0114.  Shorter rows
- * keep the rule above: one lane a row is fastest on poisson3d-48, jnlbrng1,
- * shallow_water1 and luxembourg_osm, 2 to 4 lanes cost them 10-30 %.
+ * keep the avg >> shift rule (below): one lane a row is fastest on poisson3d-48,
+ * jnlbrng1, shallow_water1 and luxembourg_osm, 2 to 8 lanes cost them 10-100 %.
+ * csr_lat (the fused CG iteration) does not spread.
  * -DSPS_CSR_MIN_THREADS=k (0 = off) for tuning. */
 #ifndef SPS_CSR_MIN_THREADS
 #define SPS_CSR_MIN_THREADS 131072
 #endif
 #define SPS_CSR_SPREAD_MIN_AVG 8
+/* The shape of the row groups: lanes a row from avg >> shift, U entries in flight a
+ * lane.  csr_bw: the bandwidth-bound kernels (the rules above).  csr_lat: the fused
+ * CG iteration, whose rows sit in L2 (it runs only where they fit one resident
+ * wave): shift 2 and U = 4 (2 for c64), so poisson3d-48 f64 (7 a row) takes one
+ * lane a row and one round trip, and its 432 blocks of rows fit the 528 resident
+ * ones (TPR 2 gave 864: two rounds of rows, 26 us a CG iteration). */
 template <typename T> struct csr_bw {
     static constexpr int64_t min_threads = SPS_CSR_MIN_THREADS;
     static constexpr int shift =
