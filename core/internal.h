@@ -205,10 +205,22 @@ typedef struct sps_operator_vtbl {
     void (*destroy)(sps_operator op);
 } sps_operator_vtbl;
 
+/* sps_operator_s.flags */
+enum {
+    /* apply only queues backend work (no host synchronisation, no allocation): a
+     * solver may record it in a CUDA graph.  Matrix operators; preconditioners that
+     * say so (SPS_PRECOND_CAPTURABLE); never a shell operator. */
+    SPS_OPF_CAPTURABLE = 1u << 0,
+    /* embedded in the object that owns it (a preconditioner): sps_operator_destroy
+     * ignores it, the owner releases op->tmp */
+    SPS_OPF_VIEW = 1u << 1
+};
+
 struct sps_operator_s {
     sps_context ctx;
     sps_index n, m;
     sps_scalar t;
+    unsigned flags;               /* SPS_OPF_* */
     const sps_operator_vtbl *vt;
     sps_matrix A;                 /* matrix operators */
     sps_apply_fn apply_fn, apply_t_fn;  /* shell operators */
@@ -216,6 +228,20 @@ struct sps_operator_s {
     sps_vector tmp;               /* shell: holds op(A) x when alpha/beta are not (1, 0) */
 };
 
+/** Nonzero when op's apply may be recorded in a CUDA graph (SPS_OPF_CAPTURABLE). */
+static inline int sps_op_capturable(sps_operator op) { return (op->flags & SPS_OPF_CAPTURABLE) != 0; }
+/** t = op(A) x of an operator whose implementation computes only the plain product. */
+typedef sps_status (*sps_op_plain_fn)(sps_operator op, sps_op_mode mode, sps_vector x, sps_vector y);
+/** y = a t + b y with t = plain(op, mode, x): plain writes y itself when (a, b) = (1, 0),
+ *  else it writes op->tmp (allocated on first use) and one axpby follows.  The vt->apply
+ *  of operators that compute only op(A) x (shells, preconditioners). */
+sps_status sps_op_apply_plain(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y,
+                              sps_op_plain_fn plain);
+/** Run a user callback fn(user, x, y).  A failure the callback recorded itself (a library
+ *  call inside it failed) keeps its message; any other failure is recorded here as
+ *  "<what> callback failed with <status>", so the context never shows an older,
+ *  unrelated message for it. */
+sps_status sps_call_user(sps_context ctx, sps_apply_fn fn, void *user, sps_vector x, sps_vector y, const char *what);
 /** y = a op(A) x + b y with host coefficients. */
 sps_status sps_op_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y);
 /** y = A x and slots[out] = x^H y (A square): fused where the format has it, else apply + dot. */

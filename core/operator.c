@@ -89,7 +89,7 @@ sps_scalar sps_operator_scalar(sps_operator op) { return op ? op->t : SPS_F64; }
 
 void sps_operator_destroy(sps_operator op)
 {
-    if (!op) return;
+    if (!op || (op->flags & SPS_OPF_VIEW)) return; /* a view is released by its owner */
     if (op->vt->destroy) op->vt->destroy(op);
     sps_vector_destroy(op->tmp);
     free(op);
@@ -112,6 +112,7 @@ sps_status sps_operator_from_matrix(sps_matrix A, sps_operator *out)
     op->n = A->n;
     op->m = A->m;
     op->t = A->t;
+    op->flags = SPS_OPF_CAPTURABLE; /* every format's SpMV only queues kernels */
     op->vt = &mat_vtbl;
     op->A = A;
     *out = op;
@@ -119,40 +120,46 @@ sps_status sps_operator_from_matrix(sps_matrix A, sps_operator *out)
 }
 
 /* ---------------------------------------------------------------- shell operators */
-/* Run a shell callback.  A failure the callback recorded itself (a library call
- * inside it failed) keeps its message; any other failure is recorded here, so the
- * context never shows an older, unrelated message for it. */
-static sps_status call_shell(sps_operator op, sps_apply_fn fn, sps_vector x, sps_vector y)
+sps_status sps_call_user(sps_context ctx, sps_apply_fn fn, void *user, sps_vector x, sps_vector y, const char *what)
 {
-    sps_context ctx = op->ctx;
     const sps_status prev = ctx->last_status;
     ctx->last_status = SPS_OK; /* to see whether the callback records a failure */
-    const sps_status st = fn(op->user, x, y);
+    const sps_status st = fn(user, x, y);
     if (st == SPS_OK) {
         if (ctx->last_status == SPS_OK) ctx->last_status = prev;
         return SPS_OK;
     }
-    if (ctx->last_status == SPS_OK)
-        return sps_error(ctx, st, "shell operator callback failed with %s", sps_status_name(st));
+    if (ctx->last_status == SPS_OK) return sps_error(ctx, st, "%s callback failed with %s", what, sps_status_name(st));
     return st;
 }
 
-/* The callback computes t = op(A) x; alpha and beta are applied here (y = a t + b y)
- * so users write only the plain product. */
-static sps_status shell_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
+sps_status sps_op_apply_plain(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y,
+                              sps_op_plain_fn plain)
 {
-    sps_apply_fn fn = mode == SPS_OP_N ? op->apply_fn : op->apply_t_fn;
-    if (!fn) return sps_error(op->ctx, SPS_ERR_UNSUPPORTED, "shell operator has no transpose callback");
-    const int plain = a.re == 1.0 && a.im == 0.0 && b.re == 0.0 && b.im == 0.0;
-    if (plain) return call_shell(op, fn, x, y);
+    const int unit = a.re == 1.0 && a.im == 0.0 && b.re == 0.0 && b.im == 0.0;
+    if (unit) return plain(op, mode, x, y);
     const sps_index nout = mode == SPS_OP_N ? op->n : op->m;
     if (op->tmp && op->tmp->n != nout) {
         sps_vector_destroy(op->tmp);
         op->tmp = NULL;
     }
     if (!op->tmp) SPS_CHECK(sps_vector_create(op->ctx, nout, op->t, &op->tmp));
-    SPS_CHECK(call_shell(op, fn, x, op->tmp));
+    SPS_CHECK(plain(op, mode, x, op->tmp));
     return sps_kern(op->ctx, op->t)->axpby(op->ctx, nout, a, op->tmp->data, b, y->data);
+}
+
+/* The callback computes op(A) x; alpha and beta are applied by sps_op_apply_plain
+ * so users write only the plain product. */
+static sps_status shell_plain(sps_operator op, sps_op_mode mode, sps_vector x, sps_vector y)
+{
+    sps_apply_fn fn = mode == SPS_OP_N ? op->apply_fn : op->apply_t_fn;
+    if (!fn) return sps_error(op->ctx, SPS_ERR_UNSUPPORTED, "shell operator has no transpose callback");
+    return sps_call_user(op->ctx, fn, op->user, x, y, "shell operator");
+}
+
+static sps_status shell_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
+{
+    return sps_op_apply_plain(op, mode, a, x, b, y, shell_plain);
 }
 
 static const sps_operator_vtbl shell_vtbl = {shell_apply, NULL};
