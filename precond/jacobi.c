@@ -1,57 +1,89 @@
 /* Jacobi (diagonal) preconditioner: M = diag(A)^{-1}, applied as y = M .* x.
  *
- * Setup reads the diagonal on the host (sps_matrix_diagonal), uploads it and
- * inverts it in backend memory with the `invert` kernel, which reports the first
- * zero or non-finite entry through a slot; apply is one `pmul` pass (3n values).
- * Valid for any matrix with a nonzero finite diagonal; with CG it keeps the
- * preconditioner SPD exactly when diag(A) > 0 (A SPD or HPD). */
+ * Symbolic: allocate the inverse diagonal in backend memory, the slot the
+ * `invert` kernel reports through, and a host buffer for the diagonal.
+ * Numeric: read the diagonal on the host (sps_matrix_diagonal), upload it into
+ * the inverse's buffer and invert it there with `invert`, which reports the
+ * first zero or non-finite entry through the slot; nothing is allocated, so
+ * sps_precond_update costs one diagonal read, one upload and one pass.
+ * Apply is one `pmul` pass (3n values); M^T = M.
+ * Valid for any matrix with a nonzero finite diagonal; M is SPD exactly when
+ * diag(A) > 0, which holds when A is SPD (HPD: real positive diagonal), so CG
+ * may use it (SPS_PRECOND_SYMMETRIC); capturable (kernels only). */
 #include "precond/precond_impl.h"
 
-#include <math.h>
 #include <stdlib.h>
 
-static sps_status jacobi_setup(sps_precond P, sps_matrix A)
-{
-    sps_context ctx = P->ctx;
-    const size_t bytes = (size_t)P->n * sps_scalar_size(P->t);
-    void *h = NULL;
-    sps_cplx *slot = NULL, bad;
-    sps_status st;
-    SPS_CHECK(sps_hmalloc(ctx, &h, bytes, "the Jacobi diagonal"));
-    SPS_CHECK_GOTO(st, sps_matrix_diagonal(A, h), done);
-    SPS_CHECK_GOTO(st, sps_dupload(ctx, &P->data, h, bytes), done);
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&slot, sizeof *slot), done);
-    SPS_CHECK_GOTO(st, sps_kern(ctx, P->t)->invert(ctx, P->n, P->data, slot, 0), done);
-    SPS_CHECK_GOTO(st, sps_dcopy(ctx, &bad, slot, sizeof bad, SPS_COPY_D2H), done);
-    if (bad.re > 0) {
-        /* the host copy still holds the entry: say whether it is zero or not finite */
-        const sps_index row = (sps_index)bad.re;
-        const sps_cplx d = sps_cplx_load(P->t, (char *)h + (size_t)(row - 1) * sps_scalar_size(P->t), bad);
-        if (d.re == 0.0 && d.im == 0.0)
-            st = sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is zero", (int)row);
-        else if (sps_scalar_is_complex(P->t))
-            st = sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is not finite (%g%+gi)", (int)row,
-                           d.re, d.im);
-        else
-            st = sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is not finite (%g)", (int)row, d.re);
-    }
-done:
-    sps_dfree(ctx, slot);
-    free(h);
-    return st;
-}
-
-static sps_status jacobi_apply(sps_precond P, sps_vector x, sps_vector y)
-{
-    /* y = (1/diag(A)) .* x */
-    return sps_kern(P->ctx, P->t)->pmul(P->ctx, P->n, P->data, x->data, y->data);
-}
+typedef struct {
+    void *dinv;     /* backend: 1 / a_ii, n scalars */
+    sps_cplx *slot; /* backend: (1-based row of the first bad entry, 0) from `invert` */
+    void *diag;     /* host: a_ii as read, for the error message */
+} jacobi_store;
 
 static void jacobi_destroy(sps_precond P)
 {
-    sps_dfree(P->ctx, P->data);
+    jacobi_store *j = P->data;
+    if (!j) return;
+    sps_dfree(P->op.ctx, j->dinv);
+    sps_dfree(P->op.ctx, j->slot);
+    free(j->diag);
+    free(j);
     P->data = NULL;
 }
 
-const sps_precond_method sps_precond_jacobi_method = {SPS_PRECOND_JACOBI, "jacobi",       jacobi_setup,
-                                                      jacobi_apply,       jacobi_destroy, 0};
+static sps_status jacobi_symbolic(sps_precond P, sps_operator op, sps_matrix A)
+{
+    (void)op;
+    (void)A;
+    sps_context ctx = P->op.ctx;
+    const size_t bytes = (size_t)P->op.n * sps_scalar_size(P->op.t);
+    jacobi_store *j;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&j, sizeof *j, "the Jacobi store"));
+    P->data = j; /* released by jacobi_destroy on any failure below */
+    SPS_CHECK(sps_hmalloc(ctx, &j->diag, bytes, "the Jacobi diagonal"));
+    SPS_CHECK(sps_dmalloc(ctx, &j->dinv, bytes));
+    return sps_dmalloc(ctx, (void **)&j->slot, sizeof *j->slot);
+}
+
+static sps_status jacobi_numeric(sps_precond P, sps_operator op, sps_matrix A)
+{
+    (void)op;
+    sps_context ctx = P->op.ctx;
+    const sps_scalar t = P->op.t;
+    const size_t bytes = (size_t)P->op.n * sps_scalar_size(t);
+    jacobi_store *j = P->data;
+    sps_cplx bad;
+    SPS_CHECK(sps_matrix_diagonal(A, j->diag));
+    SPS_CHECK(sps_dcopy(ctx, j->dinv, j->diag, bytes, SPS_COPY_H2D));
+    SPS_CHECK(sps_kern(ctx, t)->invert(ctx, P->op.n, j->dinv, j->slot, 0));
+    SPS_CHECK(sps_dcopy(ctx, &bad, j->slot, sizeof bad, SPS_COPY_D2H));
+    if (!(bad.re > 0)) return SPS_OK;
+    /* the host copy still holds the entry: say whether it is zero or not finite */
+    const sps_index row = (sps_index)bad.re;
+    const sps_cplx d = sps_cplx_load(t, (char *)j->diag + (size_t)(row - 1) * sps_scalar_size(t), bad);
+    if (d.re == 0.0 && d.im == 0.0)
+        return sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is zero", (int)row);
+    if (sps_scalar_is_complex(t))
+        return sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is not finite (%g%+gi)", (int)row,
+                         d.re, d.im);
+    return sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is not finite (%g)", (int)row, d.re);
+}
+
+static sps_status jacobi_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_vector y)
+{
+    (void)mode; /* a diagonal is its own transpose */
+    const jacobi_store *j = P->data;
+    /* y = (1/diag(A)) .* x */
+    return sps_kern(P->op.ctx, P->op.t)->pmul(P->op.ctx, P->op.n, j->dinv, x->data, y->data);
+}
+
+const sps_precond_method sps_precond_jacobi_method = {
+    .type = SPS_PRECOND_JACOBI,
+    .name = "jacobi",
+    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC,
+    .needs_entries = 1,
+    .symbolic = jacobi_symbolic,
+    .numeric = jacobi_numeric,
+    .apply = jacobi_apply,
+    .destroy = jacobi_destroy,
+};

@@ -1,12 +1,16 @@
-/* Preconditioners: the registry (name -> method) and the public API of
+/* Preconditioners: the registry (name -> method), the setup protocol of
+ * precond_impl.h, M as an operator, and the public API of
  * include/spsolve/precond.h.  Adding one is a new file filling an
  * sps_precond_method plus one entry in SPS_PRECONDS. */
 #include "precond/precond_impl.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The one table: X(name) per method, in display order; SEP between entries. */
+/* The one table: X(name) per method, in display order; SEP between entries.
+ * The shell is not in it: only sps_precond_create_shell makes one. */
 #define SPS_PRECONDS(X, SEP) X(none) SEP X(jacobi)
 #define SPS_PC_ENTRY_(n) &sps_precond_##n##_method
 #define SPS_PC_NAME_(n) #n
@@ -19,19 +23,195 @@ static const char method_list[] = SPS_PRECONDS(SPS_PC_NAME_, SPS_PC_LISTSEP_);
 
 const char *sps_precond_list(void) { return method_list; }
 
-static sps_status create(sps_matrix A, const sps_precond_method *m, sps_precond *out)
+static const sps_precond_method *find_name(const char *name)
 {
-    sps_context ctx = A->ctx;
-    if (A->n != A->m)
-        return sps_error(ctx, SPS_ERR_ARG, "preconditioner %s: the matrix is %d x %d, not square", m->name, (int)A->n,
-                         (int)A->m);
+    for (int i = 0; i < NMETHODS; i++)
+        if (strcmp(methods[i]->name, name) == 0) return methods[i];
+    return NULL;
+}
+
+static sps_status unknown_name(sps_context ctx, const char *name)
+{
+    return sps_error(ctx, SPS_ERR_ARG, "unknown preconditioner \"%s\" (available: %s)", name, method_list);
+}
+
+/* ---------------------------------------------------------------- M as an operator */
+static sps_status not_ready(sps_precond P, const char *fn)
+{
+    return sps_error(P->op.ctx, SPS_ERR_ARG, "%s: preconditioner %s is not set up (%s)", fn, P->m->name,
+                     P->state == SPS_PC_SYMBOLIC ? "its last numeric step failed: sps_precond_update or "
+                                                   "sps_precond_setup with valid values"
+                                                 : "sps_precond_setup");
+}
+
+/* t = op(M) x: the method's apply, once P is READY */
+static sps_status pc_plain(sps_operator op, sps_op_mode mode, sps_vector x, sps_vector y)
+{
+    sps_precond P = (sps_precond)op; /* op is P's first member */
+    if (P->state != SPS_PC_READY) return not_ready(P, "preconditioner apply");
+    return P->m->apply(P, mode, x, y);
+}
+
+static sps_status pc_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
+{
+    return sps_op_apply_plain(op, mode, a, x, b, y, pc_plain);
+}
+
+static const sps_operator_vtbl pc_vtbl = {pc_apply, NULL};
+
+sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned flags, sps_precond *out)
+{
     sps_precond P;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&P, sizeof *P, "a preconditioner handle"));
-    P->ctx = ctx;
-    P->n = A->n;
-    P->t = A->t;
+    P->op.ctx = ctx;
+    P->op.t = SPS_F64; /* n = 0 and the type are set by setup (or the shell's creator) */
+    P->op.flags = SPS_OPF_VIEW | ((flags & SPS_PRECOND_CAPTURABLE) ? SPS_OPF_CAPTURABLE : 0);
+    P->op.vt = &pc_vtbl;
     P->m = m;
-    sps_status st = m->setup ? m->setup(P, A) : SPS_OK;
+    P->flags = flags;
+    *out = P;
+    return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- setup protocol */
+/* The system given to setup or update (fn), checked against P's method; *n and *t
+ * its size and scalar type. */
+static sps_status check_system(sps_precond P, const char *fn, sps_operator op, sps_matrix A, sps_index *n,
+                               sps_scalar *t)
+{
+    sps_context ctx = P->op.ctx;
+    const char *name = P->m->name;
+    if (!op && !A)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: preconditioner %s needs an operator or a matrix (both are NULL)", fn,
+                         name);
+    if (!A && P->m->needs_entries)
+        return sps_error(ctx, SPS_ERR_ARG, "preconditioner %s needs the matrix entries: pass the matrix to %s", name,
+                         fn);
+    if ((op && op->ctx != ctx) || (A && A->ctx != ctx))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: the %s belongs to another context than the preconditioner", fn,
+                         op && op->ctx != ctx ? "operator" : "matrix");
+    const sps_index rows = op ? op->n : A->n, cols = op ? op->m : A->m;
+    *t = op ? op->t : A->t;
+    if (rows != cols)
+        return sps_error(ctx, SPS_ERR_ARG, "preconditioner %s: the %s is %d x %d, not square", name,
+                         op ? "operator" : "matrix", (int)rows, (int)cols);
+    if (op && A && (A->n != op->n || A->m != op->m || A->t != op->t))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: the matrix (%d x %d, %s) and the operator (%d x %d, %s) differ", fn,
+                         (int)A->n, (int)A->m, sps_scalar_name(A->t), (int)op->n, (int)op->m, sps_scalar_name(op->t));
+    if (P->m->fixed_shape && (rows != P->op.n || *t != P->op.t))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: preconditioner %s is %d x %d (%s), the system %d x %d (%s)", fn, name,
+                         (int)P->op.n, (int)P->op.n, sps_scalar_name(P->op.t), (int)rows, (int)rows,
+                         sps_scalar_name(*t));
+    *n = rows;
+    return SPS_OK;
+}
+
+/* Back to EMPTY: what the method made is released. */
+static void release(sps_precond P)
+{
+    if (P->m->destroy) P->m->destroy(P);
+    P->data = NULL;
+    P->state = SPS_PC_EMPTY;
+}
+
+/* One step of the method (NULL: nothing to do) with the operator given, or a
+ * wrapper of A made for the call. */
+static sps_status run_step(sps_precond P, sps_status (*step)(sps_precond, sps_operator, sps_matrix), sps_operator op,
+                           sps_matrix A)
+{
+    if (!step) return SPS_OK;
+    sps_operator wrap = NULL;
+    if (!op) SPS_CHECK(sps_operator_from_matrix(A, &wrap));
+    const sps_status st = step(P, op ? op : wrap, A);
+    sps_operator_destroy(wrap);
+    return st;
+}
+
+static sps_status run_numeric(sps_precond P, sps_operator op, sps_matrix A)
+{
+    const sps_status st = run_step(P, P->m->numeric, op, A);
+    if (st != SPS_OK) {
+        P->state = SPS_PC_SYMBOLIC; /* M is not usable; an update with valid values is */
+        return st;
+    }
+    P->nnumeric++;
+    P->state = SPS_PC_READY;
+    return SPS_OK;
+}
+
+sps_status sps_precond_setup(sps_precond P, sps_operator op, sps_matrix A)
+{
+    if (!P) return SPS_ERR_ARG;
+    sps_index n = 0;
+    sps_scalar t = SPS_F64;
+    SPS_CHECK(check_system(P, "sps_precond_setup", op, A, &n, &t));
+    if (P->m->fixed_shape) return SPS_OK;
+    release(P);
+    P->op.n = P->op.m = n;
+    P->op.t = t;
+    const sps_status st = run_step(P, P->m->symbolic, op, A);
+    if (st != SPS_OK) {
+        release(P);
+        return st;
+    }
+    P->nsymbolic++;
+    P->pattern.n = P->pattern.m = n;
+    P->pattern.nnz = A ? A->nnz : -1;
+    P->state = SPS_PC_SYMBOLIC;
+    return run_numeric(P, op, A);
+}
+
+/* "16 x 16 with 64 stored entries (f64)" */
+static void describe(char *buf, size_t len, sps_index n, sps_index m, int64_t nnz, sps_scalar t)
+{
+    if (nnz < 0)
+        snprintf(buf, len, "%d x %d (%s)", (int)n, (int)m, sps_scalar_name(t));
+    else
+        snprintf(buf, len, "%d x %d with %" PRId64 " stored entries (%s)", (int)n, (int)m, nnz, sps_scalar_name(t));
+}
+
+sps_status sps_precond_update(sps_precond P, sps_operator op, sps_matrix A)
+{
+    static const char fn[] = "sps_precond_update";
+    if (!P) return SPS_ERR_ARG;
+    sps_index n = 0;
+    sps_scalar t = SPS_F64;
+    SPS_CHECK(check_system(P, fn, op, A, &n, &t));
+    if (P->m->fixed_shape) return SPS_OK;
+    if (P->state == SPS_PC_EMPTY)
+        return sps_error(P->op.ctx, SPS_ERR_ARG, "%s: preconditioner %s is not set up: call sps_precond_setup first",
+                         fn, P->m->name);
+    /* the pattern the symbolic step was run for; nnz only where both steps saw a matrix */
+    const int64_t nnz = A && P->pattern.nnz >= 0 ? A->nnz : P->pattern.nnz;
+    if (n != P->pattern.n || t != P->op.t || nnz != P->pattern.nnz) {
+        char was[96], now[96];
+        describe(was, sizeof was, P->pattern.n, P->pattern.m, P->pattern.nnz, P->op.t);
+        describe(now, sizeof now, n, n, nnz, t);
+        return sps_error(P->op.ctx, SPS_ERR_ARG,
+                         "%s: preconditioner %s was set up for a system %s, this one is %s: the pattern changed, "
+                         "call sps_precond_setup",
+                         fn, P->m->name, was, now);
+    }
+    return run_numeric(P, op, A);
+}
+
+/* ---------------------------------------------------------------- creation */
+sps_status sps_precond_new(sps_context ctx, const char *name, sps_precond *P)
+{
+    if (!ctx) return SPS_ERR_ARG;
+    if (!P || !name) return sps_error(ctx, SPS_ERR_ARG, "sps_precond_new: NULL %s", P ? "name" : "output");
+    *P = NULL;
+    const sps_precond_method *m = find_name(name);
+    if (!m) return unknown_name(ctx, name);
+    return sps_pc_alloc(ctx, m, m->flags, P);
+}
+
+/* new + setup(NULL, A); *out stays NULL on failure */
+static sps_status create(sps_matrix A, const sps_precond_method *m, sps_precond *out)
+{
+    sps_precond P;
+    SPS_CHECK(sps_pc_alloc(A->ctx, m, m->flags, &P));
+    const sps_status st = sps_precond_setup(P, NULL, A);
     if (st != SPS_OK) {
         sps_precond_destroy(P);
         return st;
@@ -57,41 +237,61 @@ sps_status sps_precond_create_by_name(sps_matrix A, const char *name, sps_precon
     if (!P || !name)
         return sps_error(A->ctx, SPS_ERR_ARG, "sps_precond_create_by_name: NULL %s", P ? "name" : "output");
     *P = NULL;
-    for (int i = 0; i < NMETHODS; i++)
-        if (strcmp(methods[i]->name, name) == 0) return create(A, methods[i], P);
-    return sps_error(A->ctx, SPS_ERR_ARG, "unknown preconditioner \"%s\" (available: %s)", name, method_list);
+    const sps_precond_method *m = find_name(name);
+    return m ? create(A, m, P) : unknown_name(A->ctx, name);
 }
 
+/* ---------------------------------------------------------------- use */
 sps_status sps_precond_apply(sps_precond P, sps_vector x, sps_vector y)
 {
     if (!P) return SPS_ERR_ARG;
-    if (!x || !y) return sps_error(P->ctx, SPS_ERR_ARG, "sps_precond_apply: NULL vector");
-    if (x->ctx != P->ctx || y->ctx != P->ctx)
-        return sps_error(P->ctx, SPS_ERR_ARG, "sps_precond_apply: vectors belong to another context");
-    if (x->t != P->t || y->t != P->t)
-        return sps_error(P->ctx, SPS_ERR_ARG, "sps_precond_apply: vector types %s/%s, preconditioner type %s",
-                         sps_scalar_name(x->t), sps_scalar_name(y->t), sps_scalar_name(P->t));
-    if (x->n != P->n || y->n != P->n)
-        return sps_error(P->ctx, SPS_ERR_ARG,
-                         "sps_precond_apply: preconditioner of size %d, x has %d entries, y has %d", (int)P->n,
+    sps_context ctx = P->op.ctx;
+    if (!x || !y) return sps_error(ctx, SPS_ERR_ARG, "sps_precond_apply: NULL vector");
+    if (P->state != SPS_PC_READY) return not_ready(P, "sps_precond_apply");
+    if (x->ctx != ctx || y->ctx != ctx)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_precond_apply: vectors belong to another context");
+    if (x->t != P->op.t || y->t != P->op.t)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_precond_apply: vector types %s/%s, preconditioner type %s",
+                         sps_scalar_name(x->t), sps_scalar_name(y->t), sps_scalar_name(P->op.t));
+    if (x->n != P->op.n || y->n != P->op.n)
+        return sps_error(ctx, SPS_ERR_ARG,
+                         "sps_precond_apply: preconditioner of size %d, x has %d entries, y has %d", (int)P->op.n,
                          (int)x->n, (int)y->n);
-    return sps_pc_apply(P, x, y);
+    return P->m->apply(P, SPS_OP_N, x, y);
 }
+
+sps_status sps_precond_operator(sps_precond P, sps_operator *op)
+{
+    if (!P) return SPS_ERR_ARG;
+    if (!op) return sps_error(P->op.ctx, SPS_ERR_ARG, "sps_precond_operator: NULL output");
+    *op = sps_pc_op(P);
+    return SPS_OK;
+}
+
+unsigned sps_precond_flags(sps_precond P) { return P ? P->flags : 0u; }
 
 const char *sps_precond_name(sps_precond P) { return P ? P->m->name : "?"; }
 
 void sps_precond_destroy(sps_precond P)
 {
     if (!P) return;
-    if (P->m->destroy) P->m->destroy(P);
+    release(P);
+    sps_vector_destroy(P->op.tmp);
     free(P);
 }
 
 /* ---------------------------------------------------------------- none: M = I */
-static sps_status none_apply(sps_precond P, sps_vector x, sps_vector y)
+static sps_status none_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_vector y)
 {
+    (void)mode; /* I^T = I */
     if (x == y) return SPS_OK;
-    return sps_kern(P->ctx, P->t)->copy(P->ctx, P->n, x->data, y->data);
+    return sps_kern(P->op.ctx, P->op.t)->copy(P->op.ctx, P->op.n, x->data, y->data);
 }
 
-const sps_precond_method sps_precond_none_method = {SPS_PRECOND_NONE, "none", NULL, none_apply, NULL, 1};
+const sps_precond_method sps_precond_none_method = {
+    .type = SPS_PRECOND_NONE,
+    .name = "none",
+    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC,
+    .identity = 1,
+    .apply = none_apply,
+};

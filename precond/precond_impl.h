@@ -1,37 +1,84 @@
 /* libspsolve — preconditioner internals shared by precond/ and solvers/.
  *
- * A preconditioner is M ~ A^{-1} applied as y = M x on backend vectors.  Each
- * method is one file that fills an sps_precond_method; precond.c holds the
- * registry (name -> method) and the public API. */
+ * A preconditioner is an operator M ~ A^{-1}: struct sps_precond_s embeds an
+ * sps_operator_s whose apply is y = alpha M x + beta y, so M goes wherever an
+ * operator goes (sps_precond_operator gives that view), and the solvers apply M
+ * through it.  Each method is one file that fills an sps_precond_method;
+ * precond.c holds the registry (name -> method), the setup protocol and the
+ * public API.
+ *
+ * Setup protocol (precond.c), for every method:
+ *   sps_precond_new            -> EMPTY
+ *   sps_precond_setup(op, A)   -> symbolic, then numeric -> READY
+ *                                 (a failed numeric leaves SYMBOLIC, a failed symbolic EMPTY)
+ *   sps_precond_update(op, A)  -> numeric only, on what symbolic made -> READY
+ * The generic layer checks the arguments against the method's needs, sizes P
+ * (n, t) and keeps the pattern it was set up for (rows, columns, nnz) to refuse
+ * an update with another one.  Methods see only checked arguments. */
 #ifndef SPS_PRECOND_IMPL_H
 #define SPS_PRECOND_IMPL_H
 #include "core/internal.h"
 
+#include <stddef.h>
+
 typedef struct sps_precond_method {
     sps_precond_type type;
     const char *name;
-    /* Build P->data from the square matrix A (P->ctx, n, t are set).  Errors recorded in ctx. */
-    sps_status (*setup)(sps_precond P, sps_matrix A);
-    /* y = M x; x and y are checked by the caller and may be the same vector. */
-    sps_status (*apply)(sps_precond P, sps_vector x, sps_vector y);
-    void (*destroy)(sps_precond P);
-    /* nonzero when M = I: solvers then skip the application (z aliases r) */
+    /* SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC: what M always is (the shell's
+     * come from its creator instead) */
+    unsigned flags;
+    /* setup reads the matrix entries (not only the operator): A must be given */
+    int needs_entries;
+    /* M = I: solvers skip the application (z aliases r) */
     int identity;
+    /* the shape is fixed at creation (shell): setup and update only check it */
+    int fixed_shape;
+    /* Declared options (name, type, default, range, help), read by the option
+     * mechanism of include/spsolve (sps_*_set_option); none yet. */
+    const void *options;
+    int noptions;
+    /* Pattern step: allocate everything that depends only on the sizes and the
+     * sparsity pattern (P->op.n, P->op.t are set).  op is never NULL (when only A
+     * is given, setup wraps it); A is not NULL when needs_entries.  Both are the
+     * caller's and valid during the call only.  NULL: nothing to do.  Runs once per
+     * sps_precond_setup. */
+    sps_status (*symbolic)(sps_precond P, sps_operator op, sps_matrix A);
+    /* Values step: compute M from the current values into what symbolic made,
+     * allocating nothing it can reuse.  Runs at every setup and update.  A failure
+     * leaves P in SYMBOLIC (M unusable until a numeric step succeeds). */
+    sps_status (*numeric)(sps_precond P, sps_operator op, sps_matrix A);
+    /* y = op(M) x (mode N or T); P is READY, x and y are checked and may be the same
+     * vector.  SPS_ERR_UNSUPPORTED for a mode it does not have. */
+    sps_status (*apply)(sps_precond P, sps_op_mode mode, sps_vector x, sps_vector y);
+    /* Release what symbolic and numeric made (P->data), leaving P->data NULL, so a
+     * later setup starts afresh.  NULL: nothing to release. */
+    void (*destroy)(sps_precond P);
 } sps_precond_method;
 
+typedef enum { SPS_PC_EMPTY = 0, SPS_PC_SYMBOLIC, SPS_PC_READY } sps_pc_state;
+
 struct sps_precond_s {
-    sps_context ctx;
-    sps_index n;
-    sps_scalar t;
+    struct sps_operator_s op;   /* first: M as an operator (SPS_OPF_VIEW); op.ctx, op.n, op.t are P's */
     const sps_precond_method *m;
-    void *data;                 /* method private (Jacobi: 1/diag(A) in backend memory) */
+    unsigned flags;             /* SPS_PRECOND_* */
+    sps_pc_state state;
+    struct {                    /* what the last symbolic step was run for */
+        sps_index n, m;
+        int64_t nnz;            /* -1: set up from an operator only */
+    } pattern;
+    int nsymbolic, nnumeric;    /* times each step ran to completion (tests read them) */
+    void *data;                 /* method private (Jacobi: its store) */
 };
 
 extern const sps_precond_method sps_precond_none_method;
 extern const sps_precond_method sps_precond_jacobi_method;
+extern const sps_precond_method sps_precond_shell_method;
 
-/** y = M x without argument checks (solvers call it on their work vectors). */
-static inline sps_status sps_pc_apply(sps_precond P, sps_vector x, sps_vector y) { return P->m->apply(P, x, y); }
+/** A new preconditioner of method m in ctx with flags (SPS_PRECOND_*), EMPTY, 0 x 0
+ *  (sps_precond_new, sps_precond_create_shell). */
+sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned flags, sps_precond *out);
+/** M as an operator (apply: y = a M x + b y). */
+static inline sps_operator sps_pc_op(sps_precond P) { return &P->op; }
 /** Nonzero when P is absent or the identity. */
 static inline int sps_pc_is_identity(sps_precond P) { return !P || P->m->identity; }
 #endif

@@ -70,7 +70,7 @@ static sps_status cg_queue(void *arg, int cur, int restart)
     }
     if (c->pc) {
         /* z = M r;  rho_{k+1} = r^H z */
-        SPS_CHECK(sps_pc_apply(s->P, c->r, c->z));
+        SPS_CHECK(sps_sv_precond(s, c->r, c->z));
         SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, RHO0 + nxt));
     }
     return SPS_OK;
@@ -166,4 +166,11 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
     return cg_run(&c, b);
 }
 
-const sps_solver_method sps_solver_cg_method = {SPS_SOLVER_CG, "cg", "CG", cg_workspace, cg_iterate};
+const sps_solver_method sps_solver_cg_method = {
+    .type = SPS_SOLVER_CG,
+    .name = "cg",
+    .title = "CG",
+    .workspace = cg_workspace,
+    .iterate = cg_iterate,
+    .pc_needs = SPS_PRECOND_SYMMETRIC, /* PCG is CG on the SPD M^(1/2) A M^(1/2) */
+};

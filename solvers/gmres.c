@@ -82,7 +82,7 @@ static sps_status update_x(struct sps_solver_s *s, gm_host *w, int nc, sps_vecto
     for (int i = 1; i < nc; i++)
         SPS_CHECK(k->axpby(ctx, n, YC(i), sps_sv_vec(s, i)->data, sps_cplx_make(1, 0), u->data));
 #undef YC
-    SPS_CHECK(sps_pc_apply(s->P, u, z));
+    SPS_CHECK(sps_sv_precond(s, u, z));
     return k->axpby(ctx, n, sps_cplx_make(1, 0), z->data, sps_cplx_make(1, 0), x->data);
 }
 
@@ -210,4 +210,11 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
     }
 }
 
-const sps_solver_method sps_solver_gmres_method = {SPS_SOLVER_GMRES, "gmres", "GMRES", gmres_workspace, gmres_iterate};
+const sps_solver_method sps_solver_gmres_method = {
+    .type = SPS_SOLVER_GMRES,
+    .name = "gmres",
+    .title = "GMRES",
+    .workspace = gmres_workspace,
+    .iterate = gmres_iterate,
+    .pc_needs = 0, /* any M (right preconditioning) */
+};

@@ -102,11 +102,23 @@ sps_status sps_solver_set_operator(sps_solver s, sps_operator A)
     return SPS_OK;
 }
 
+/* P (not NULL) suits the method: same context, the flags the method needs. */
+static sps_status check_precond(sps_solver s, sps_precond P, const char *fn)
+{
+    if (P->op.ctx != s->ctx)
+        return sps_error(s->ctx, SPS_ERR_ARG, "%s: the preconditioner belongs to another context", fn);
+    if (s->method->pc_needs & SPS_PRECOND_SYMMETRIC & ~P->flags)
+        return sps_error(s->ctx, SPS_ERR_ARG,
+                         "%s: %s needs a symmetric preconditioner (M SPD whenever A is) and preconditioner %s is not "
+                         "flagged SPS_PRECOND_SYMMETRIC: use BiCGSTAB or GMRES, or flag it if M is symmetric",
+                         fn, s->method->title, P->m->name);
+    return SPS_OK;
+}
+
 sps_status sps_solver_set_precond(sps_solver s, sps_precond P)
 {
     if (!s) return SPS_ERR_ARG;
-    if (P && P->ctx != s->ctx)
-        return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_precond: the preconditioner belongs to another context");
+    if (P) SPS_CHECK(check_precond(s, P, "sps_solver_set_precond"));
     s->P = P;
     return SPS_OK;
 }
@@ -217,11 +229,16 @@ sps_status sps_sv_set_slots(struct sps_solver_s *s, int first, const double *v, 
     return sps_dcopy(s->ctx, s->slots + first, c, (size_t)count * sizeof(sps_cplx), SPS_COPY_H2D);
 }
 
+int sps_sv_capturable(struct sps_solver_s *s)
+{
+    return sps_op_capturable(s->A) && (!sps_sv_has_pc(s) || sps_op_capturable(sps_pc_op(s->P)));
+}
+
 /* Queue an iteration; a regular one through its parity's graph where graphs apply. */
 static sps_status sv_queue(struct sps_solver_s *s, sps_sv_queue_fn queue, void *arg, int cur, int restart)
 {
     const sps_backend_ops *be = s->ctx->be;
-    if (restart || !s->graphs || !be->capture_begin || !s->A->A) return queue(arg, cur, restart);
+    if (restart || !s->graphs || !be->capture_begin || !sps_sv_capturable(s)) return queue(arg, cur, restart);
     if (!s->graph[cur]) {
         SPS_CHECK(be->capture_begin(s->ctx));
         const sps_status st = queue(arg, cur, 0);
@@ -270,7 +287,8 @@ sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, s
 
 sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y)
 {
-    if (sps_sv_has_pc(s)) return sps_pc_apply(s->P, x, y);
+    /* y = M x */
+    if (sps_sv_has_pc(s)) return sps_op_apply(sps_pc_op(s->P), SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y);
     if (x == y) return SPS_OK;
     return sps_sv_kern(s)->copy(s->ctx, x->n, x->data, y->data);
 }
@@ -443,12 +461,17 @@ static sps_status check_solve(sps_solver s, sps_vector b, sps_vector x)
                              (int)v->n, (int)A->n, (int)A->m);
     }
     if (s->P) {
-        if (s->P->t != A->t)
+        sps_precond P = s->P;
+        SPS_CHECK(check_precond(s, P, "sps_solver_solve"));
+        if (P->state != SPS_PC_READY)
+            return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: preconditioner %s is not set up (sps_precond_setup%s)",
+                             P->m->name, P->state == SPS_PC_SYMBOLIC ? "; its last numeric step failed" : "");
+        if (P->op.t != A->t)
             return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the preconditioner is %s, the operator is %s",
-                             sps_scalar_name(s->P->t), sps_scalar_name(A->t));
-        if (s->P->n != A->n)
+                             sps_scalar_name(P->op.t), sps_scalar_name(A->t));
+        if (P->op.n != A->n)
             return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the preconditioner has size %d, the operator %d x %d",
-                             (int)s->P->n, (int)A->n, (int)A->m);
+                             (int)P->op.n, (int)A->n, (int)A->m);
     }
     return SPS_OK;
 }

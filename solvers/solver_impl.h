@@ -36,6 +36,8 @@ typedef struct sps_solver_method {
     /* Iterate on A x = b from the guess in x, on the workspace (ready, checked
      * arguments).  Starts with sps_sv_begin; every exit sets s->reason. */
     sps_status (*iterate)(struct sps_solver_s *s, sps_vector b, sps_vector x);
+    /* SPS_PRECOND_* flags a preconditioner must have for this method (CG: SYMMETRIC) */
+    unsigned pc_needs;
 } sps_solver_method;
 
 extern const sps_solver_method sps_solver_cg_method;
@@ -83,6 +85,10 @@ static inline sps_vector sps_sv_vec(struct sps_solver_s *s, int i) { return &s->
 static inline const sps_kernels *sps_sv_kern(struct sps_solver_s *s) { return sps_kern(s->ctx, s->A->t); }
 /** Nonzero when a preconditioner other than the identity is set. */
 static inline int sps_sv_has_pc(struct sps_solver_s *s) { return !sps_pc_is_identity(s->P); }
+/** Nonzero when the operator and the preconditioner (if one is applied) may be
+ *  recorded in a CUDA graph (SPS_OPF_CAPTURABLE): a shell's callback might
+ *  synchronise, which capture forbids. */
+int sps_sv_capturable(struct sps_solver_s *s);
 
 /** The one device-to-host copy of slots[first .. first+count) into s->hslots.
  *  Every scalar the host learns goes through here or through the asynchronous
@@ -100,14 +106,14 @@ typedef sps_status (*sps_sv_queue_fn)(void *arg, int cur, int restart);
  *  did), then wait for the fetch into s->hslots.  The method's kernels must make
  *  iteration s->its + 2 a no-op when s->its + 1 stopped (a device-side stop slot).
  *  Regular (non-restart) iterations are recorded once per parity as a graph and
- *  replayed where the backend has graphs, sps_solver_set_graphs is on and the
- *  operator is a matrix (a shell operator's callback might synchronise, which capture
- *  forbids); the graphs are released when the solve returns. */
+ *  replayed where the backend has graphs, sps_solver_set_graphs is on and
+ *  sps_sv_capturable; the graphs are released when the solve returns. */
 sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *arg, int restart, int first, int count,
                           int *queued);
 /** r = b - A x. */
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r);
-/** y = M x; without a preconditioner a copy, or nothing when y is x. */
+/** y = M x through M's operator (x and y differ); without a preconditioner a copy,
+ *  or nothing when y is x. */
 sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y);
 /** Start of every solve: ||b||, r = b - A x, ||r|| in one fetch; records
  *  history[0] and decides the cases that need no iteration (NaN in b or x0,
