@@ -48,7 +48,9 @@ SPS_API sps_status sps_solver_create(sps_context ctx, sps_solver_type type, sps_
 SPS_API sps_status sps_solver_create_by_name(sps_context ctx, const char *name, sps_solver *s);
 /** The operator (square).  Must outlive its use by the solver. */
 SPS_API sps_status sps_solver_set_operator(sps_solver s, sps_operator A);
-/** Preconditioner (right preconditioning for BiCGSTAB and GMRES, standard PCG for CG); NULL clears it. */
+/** Preconditioner (right preconditioning for BiCGSTAB and GMRES, standard PCG for CG); NULL clears it.
+ *  CG accepts only one flagged SPS_PRECOND_SYMMETRIC (SPS_ERR_ARG otherwise).  It must be set up
+ *  (sps_precond_setup) by the time of sps_solver_solve and outlive its use by the solver. */
 SPS_API sps_status sps_solver_set_precond(sps_solver s, sps_precond P);
 /** rtol, atol >= 0, maxit >= 0. */
 SPS_API sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int maxit);
@@ -60,8 +62,10 @@ SPS_API sps_status sps_solver_set_restart(sps_solver s, int m);
 SPS_API sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void *user);
 /** CUDA backend: record a solver iteration once as a CUDA graph and replay it (one launch
  *  instead of one per kernel; what the iteration computes is unchanged).  On by default;
- *  used only where the operator is a matrix (a shell operator's callback is not captured);
- *  no effect on the CPU backend.  CG and BiCGSTAB use it (GMRES, whose Hessenberg work is on
+ *  used only where the operator (a matrix, or a preconditioner's view) and the preconditioner,
+ *  if any, are capturable: a shell operator's callback never is, a preconditioner when flagged
+ *  SPS_PRECOND_CAPTURABLE (none and jacobi are; a shell when its creator says so); no effect on
+ *  the CPU backend.  CG and BiCGSTAB use it (GMRES, whose Hessenberg work is on
  *  the host, does not). */
 SPS_API sps_status sps_solver_set_graphs(sps_solver s, int on);
 /** Solve A x = b; x holds the initial guess on entry.  Returns SPS_OK when converged,
