@@ -1,9 +1,18 @@
 /* Unit tests of the preconditioners (precond/), CPU backend, f32/f64/c32/c64:
  * Jacobi apply against x_i / a_ii computed here in double on random matrices
  * (output poisoned first, in place too), the identity, the zero and non-finite
- * diagonal errors naming the 1-based row, the registry and argument errors.
+ * diagonal errors naming the 1-based row, the registry and argument errors;
+ * the setup protocol (new, setup from an operator and/or a matrix, update that
+ * re-runs only the numeric step, refused pattern changes, recovery after a
+ * failed setup or update); a preconditioner as an operator (alpha/beta, the
+ * transpose, inside a shell operator, as a solver's operator); the shell
+ * preconditioner (a hand-written Jacobi gives the built-in's iterates bit for
+ * bit, its flags, callback failures); what the solvers check (CG refuses a
+ * preconditioner not flagged symmetric, one not set up is refused, graph
+ * capture only when the operator and the preconditioner are capturable).
  * Ends with "N passed, M failed". */
 #include "testutil.h"
+#include "solvers/solver_impl.h" /* sps_sv_capturable; precond_impl.h: the setup counters */
 
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +21,14 @@
 static sps_context g_ctx;
 static tu_rng g_rng;
 static const sps_scalar all_types[4] = {SPS_F32, SPS_F64, SPS_C32, SPS_C64};
+
+/* a random diagonal entry: |re| in [0.5, 2], either sign, im in [-1, 1] for complex t; 0 with zero */
+static void draw_diag(sps_scalar t, int zero, double *re, double *im)
+{
+    *re = tu_rng_range(&g_rng, 0.5, 2.0) * (tu_rng_uniform(&g_rng) < 0.5 ? -1 : 1);
+    *im = sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0.0;
+    if (zero) *re = *im = 0.0;
+}
 
 /* random n x n matrix with a random diagonal (|a_ii| in [0.5, 2], either sign),
  * a few off-diagonal entries per row, and diagonal entry `skip` left out
@@ -23,9 +40,8 @@ static sps_matrix random_matrix(sps_scalar t, sps_index n, sps_index skip, sps_i
     void *v = tu_xcalloc((size_t)cap, sps_scalar_size(t));
     int64_t k = 0;
     for (sps_index i = 0; i < n; i++) {
-        double re = tu_rng_range(&g_rng, 0.5, 2.0) * (tu_rng_uniform(&g_rng) < 0.5 ? -1 : 1);
-        double im = sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0.0;
-        if (i == zero_at) re = im = 0.0;
+        double re, im;
+        draw_diag(t, i == zero_at, &re, &im);
         tu_put(t, diag, (size_t)i, i == skip ? 0.0 : re, i == skip ? 0.0 : im);
         if (i != skip) {
             r[k] = c[k] = i;
@@ -48,6 +64,76 @@ static sps_matrix random_matrix(sps_scalar t, sps_index n, sps_index skip, sps_i
     return A;
 }
 
+/* A matrix of A's pattern (n x n, type t) with new random values: the diagonal drawn as
+ * random_matrix does (written to diag; an explicit zero at row zero_at, -1: none); drop_last
+ * leaves the last stored entry out (another pattern). */
+static sps_matrix revalue(sps_matrix A, sps_scalar t, sps_index zero_at, int drop_last, void *diag)
+{
+    tu_csr h;
+    sps_matrix B = NULL;
+    if (!TU_CHECK(tu_export_csr(g_ctx, A, &h), "export")) {
+        tu_csr_free(&h);
+        return NULL;
+    }
+    const sps_index n = h.info.rows;
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) {
+            double re, im;
+            if (h.col[k] == i) {
+                draw_diag(t, i == zero_at, &re, &im);
+                tu_put(t, diag, (size_t)i, re, im);
+            } else {
+                re = tu_rng_range(&g_rng, -1, 1);
+                im = sps_scalar_is_complex(t) ? tu_rng_range(&g_rng, -1, 1) : 0.0;
+            }
+            tu_put(t, h.val, (size_t)k, re, im);
+        }
+    if (drop_last) { /* leave out the last off-diagonal entry */
+        sps_index r = n - 1, k = h.rowptr[n] - 1;
+        for (; k >= 0; k--) {
+            while (k < h.rowptr[r]) r--;
+            if (h.col[k] != r) break;
+        }
+        const size_t ss = sps_scalar_size(t), tail = (size_t)(h.rowptr[n] - k - 1);
+        memmove(h.col + k, h.col + k + 1, tail * sizeof *h.col);
+        memmove((char *)h.val + (size_t)k * ss, (char *)h.val + (size_t)(k + 1) * ss, tail * ss);
+        for (sps_index i = r + 1; i <= n; i++) h.rowptr[i]--;
+    }
+    TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, n, n, h.rowptr, h.col, h.val, t, &B));
+    tu_csr_free(&h);
+    return B;
+}
+
+/* ref_i = x_i / d_i in double, rounded to t */
+static void jacobi_ref(sps_scalar t, sps_index n, const void *d, const void *x, void *ref)
+{
+    for (sps_index i = 0; i < n; i++) {
+        double xr, xi, dr, di;
+        tu_get(t, x, (size_t)i, &xr, &xi);
+        tu_get(t, d, (size_t)i, &dr, &di);
+        const double m = dr * dr + di * di;
+        tu_put(t, ref, (size_t)i, (xr * dr + xi * di) / m, (xi * dr - xr * di) / m);
+    }
+}
+
+/* y = M x through sps_precond_apply (output poisoned first) against ref: one check */
+static void check_apply(sps_precond P, sps_scalar t, sps_index n, const void *x, const void *ref, const char *what)
+{
+    const size_t ss = sps_scalar_size(t);
+    void *y = tu_xcalloc((size_t)n, ss);
+    sps_vector vx = NULL, vy = NULL;
+    tu_fill_nan(t, (size_t)n, y);
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, y, &vy));
+    TU_OK(g_ctx, sps_precond_apply(P, vx, vy));
+    TU_OK(g_ctx, sps_vector_get(vy, y));
+    const double err = tu_relerr(t, (size_t)n, y, ref);
+    TU_CHECK(err <= 4 * tu_eps(t), "%s %s n=%d: relerr %.3e", what, sps_scalar_name(t), (int)n, err);
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    free(y);
+}
+
 static void test_jacobi_apply(void)
 {
     const sps_index sizes[3] = {1, 17, 5000};
@@ -61,26 +147,14 @@ static void test_jacobi_apply(void)
             void *ref = tu_xcalloc((size_t)n, ss);
             sps_matrix A = random_matrix(t, n, -1, -1, d);
             tu_fill_random(&g_rng, t, (size_t)n, x);
-            /* y_i = x_i / a_ii in double, rounded to t */
-            for (sps_index i = 0; i < n; i++) {
-                double xr, xi, dr, di;
-                tu_get(t, x, (size_t)i, &xr, &xi);
-                tu_get(t, d, (size_t)i, &dr, &di);
-                const double m = dr * dr + di * di;
-                tu_put(t, ref, (size_t)i, (xr * dr + xi * di) / m, (xi * dr - xr * di) / m);
-            }
+            jacobi_ref(t, n, d, x, ref);
             sps_precond P = NULL;
             sps_vector vx = NULL, vy = NULL;
             TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_JACOBI, &P));
             TU_CHECK(P && strcmp(sps_precond_name(P), "jacobi") == 0, "name %s", sps_precond_name(P));
+            check_apply(P, t, n, x, ref, "jacobi");
             TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
-            tu_fill_nan(t, (size_t)n, y);
-            TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, y, &vy)); /* poisoned output */
-            TU_OK(g_ctx, sps_precond_apply(P, vx, vy));
-            tu_fill_nan(t, (size_t)n, y);
-            TU_OK(g_ctx, sps_vector_get(vy, y));
-            TU_CHECK(tu_relerr(t, (size_t)n, y, ref) <= tol, "jacobi %s n=%d: relerr %.3e", sps_scalar_name(t), (int)n,
-                     tu_relerr(t, (size_t)n, y, ref));
+            TU_OK(g_ctx, sps_vector_create(g_ctx, n, t, &vy));
             /* in place */
             TU_OK(g_ctx, sps_precond_apply(P, vx, vx));
             TU_OK(g_ctx, sps_vector_get(vx, y));
@@ -189,6 +263,543 @@ static void test_arguments(void)
     sps_context_destroy(ctx2);
 }
 
+/* ---------------------------------------------------------------- setup protocol */
+static void test_setup_update(void)
+{
+    const sps_index n = 40;
+    for (int ti = 0; ti < 4; ti++) {
+        const sps_scalar t = all_types[ti];
+        const char *tn = sps_scalar_name(t);
+        const size_t ss = sps_scalar_size(t);
+        void *d1 = tu_xcalloc((size_t)n, ss), *d2 = tu_xcalloc((size_t)n, ss), *dz = tu_xcalloc((size_t)n, ss);
+        void *d3 = tu_xcalloc((size_t)n, ss), *x = tu_xcalloc((size_t)n, ss);
+        void *r1 = tu_xcalloc((size_t)n, ss), *r2 = tu_xcalloc((size_t)n, ss);
+        sps_matrix A1 = random_matrix(t, n, -1, -1, d1);
+        sps_matrix A2 = revalue(A1, t, -1, 0, d2); /* same pattern, new values */
+        sps_matrix Az = revalue(A1, t, 6, 0, dz);  /* same pattern, a_77 = 0 */
+        sps_matrix A3 = revalue(A1, t, -1, 1, d3); /* one entry fewer */
+        sps_matrix_info_t i1, iz;
+        TU_OK(g_ctx, sps_matrix_info(A1, &i1));
+        TU_OK(g_ctx, sps_matrix_info(Az, &iz));
+        TU_CHECK(i1.nnz == iz.nnz, "%s: the explicit zero is stored (%lld vs %lld entries)", tn, (long long)i1.nnz,
+                 (long long)iz.nnz);
+        tu_fill_random(&g_rng, t, (size_t)n, x);
+        jacobi_ref(t, n, d1, x, r1);
+        jacobi_ref(t, n, d2, x, r2);
+        sps_operator op1 = NULL;
+        TU_OK(g_ctx, sps_operator_from_matrix(A1, &op1));
+        sps_vector vx = NULL;
+        TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
+
+        sps_precond P = NULL;
+        TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+        TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC), "jacobi flags 0x%x",
+                 sps_precond_flags(P));
+        TU_CHECK(sps_precond_apply(P, vx, vx) == SPS_ERR_ARG, "%s: apply before setup", tn);
+        TU_CHECK(strstr(sps_context_error(g_ctx), "jacobi is not set up") != NULL, "message: %s",
+                 sps_context_error(g_ctx));
+        TU_CHECK(sps_precond_setup(P, NULL, NULL) == SPS_ERR_ARG, "%s: setup with neither", tn);
+        TU_CHECK(strstr(sps_context_error(g_ctx), "needs an operator or a matrix") != NULL, "message: %s",
+                 sps_context_error(g_ctx));
+        TU_CHECK(sps_precond_setup(P, op1, NULL) == SPS_ERR_ARG, "%s: setup with the operator only", tn);
+        TU_CHECK(strstr(sps_context_error(g_ctx),
+                        "preconditioner jacobi needs the matrix entries: pass the matrix to sps_precond_setup") != NULL,
+                 "message: %s", sps_context_error(g_ctx));
+        TU_CHECK(sps_precond_update(P, NULL, A1) == SPS_ERR_ARG, "%s: update before setup", tn);
+        TU_CHECK(strstr(sps_context_error(g_ctx), "call sps_precond_setup first") != NULL, "message: %s",
+                 sps_context_error(g_ctx));
+        TU_CHECK(P->nsymbolic == 0 && P->nnumeric == 0, "%s: refused calls ran steps", tn);
+
+        /* setup: symbolic + numeric */
+        TU_OK(g_ctx, sps_precond_setup(P, op1, A1));
+        TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 1, "%s: setup ran %d/%d steps", tn, P->nsymbolic, P->nnumeric);
+        const void *store = P->data;
+        check_apply(P, t, n, x, r1, "setup(op, A1)");
+        /* update: numeric only, into the same store */
+        TU_OK(g_ctx, sps_precond_update(P, NULL, A2));
+        TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 2, "%s: update ran %d/%d steps", tn, P->nsymbolic, P->nnumeric);
+        TU_CHECK(P->data == store, "%s: update replaced the store", tn);
+        check_apply(P, t, n, x, r2, "update(A2)");
+        /* another pattern: refused, M kept */
+        TU_CHECK(sps_precond_update(P, NULL, A3) == SPS_ERR_ARG, "%s: update with another pattern", tn);
+        TU_CHECK(strstr(sps_context_error(g_ctx), "the pattern changed, call sps_precond_setup") != NULL, "message: %s",
+                 sps_context_error(g_ctx));
+        TU_CHECK(P->nnumeric == 2, "%s: the refused update ran", tn);
+        check_apply(P, t, n, x, r2, "after a refused update");
+        /* a failed numeric step: M unusable, an update with valid values recovers it */
+        TU_CHECK(sps_precond_update(P, NULL, Az) == SPS_ERR_NUMERIC, "%s: update with a zero diagonal", tn);
+        TU_CHECK(strstr(sps_context_error(g_ctx), "Jacobi: diagonal entry of row 7 is zero") != NULL, "message: %s",
+                 sps_context_error(g_ctx));
+        TU_CHECK(sps_precond_apply(P, vx, vx) == SPS_ERR_ARG, "%s: apply after a failed update", tn);
+        TU_CHECK(strstr(sps_context_error(g_ctx), "last numeric step failed") != NULL, "message: %s",
+                 sps_context_error(g_ctx));
+        TU_OK(g_ctx, sps_precond_update(P, op1, A1));
+        TU_CHECK(P->nsymbolic == 1 && P->data == store, "%s: recovery re-ran the symbolic step", tn);
+        check_apply(P, t, n, x, r1, "update(op, A1) after a failed one");
+        /* setup again: another pattern is fine, and runs both steps */
+        TU_OK(g_ctx, sps_precond_setup(P, NULL, A3));
+        TU_CHECK(P->nsymbolic == 2 && P->nnumeric == 4, "%s: second setup ran %d/%d steps", tn, P->nsymbolic,
+                 P->nnumeric);
+        sps_precond_destroy(P);
+
+        /* a failed setup leaves P destroyable and reusable */
+        TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+        TU_CHECK(sps_precond_setup(P, NULL, Az) == SPS_ERR_NUMERIC, "%s: setup with a zero diagonal", tn);
+        TU_OK(g_ctx, sps_precond_setup(P, NULL, A2));
+        check_apply(P, t, n, x, r2, "setup(A2) after a failed setup");
+        sps_precond_destroy(P);
+        TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+        TU_CHECK(sps_precond_setup(P, NULL, Az) == SPS_ERR_NUMERIC, "%s: failed setup, then destroy", tn);
+        sps_precond_destroy(P);
+
+        sps_vector_destroy(vx);
+        sps_operator_destroy(op1);
+        TU_DESTROY_MATRICES(A1, A2, Az, A3);
+        free(d1);
+        free(d2);
+        free(dz);
+        free(d3);
+        free(x);
+        free(r1);
+        free(r2);
+    }
+}
+
+/* a shell operator's callback: y = A x through the operator in user */
+static sps_status apply_inner(void *user, sps_vector x, sps_vector y)
+{
+    return sps_operator_apply((sps_operator)user, SPS_OP_N, NULL, x, NULL, y);
+}
+
+static void test_setup_arguments(void)
+{
+    sps_context ctx2 = NULL;
+    TU_OK(NULL, sps_context_create(&ctx2, SPS_BACKEND_CPU, 0));
+    sps_matrix A = NULL, Af = NULL, A5 = NULL, R = NULL, B2 = NULL;
+    TU_OK(g_ctx, sps_matrix_generate(g_ctx, "poisson2d:4", SPS_F64, &A));
+    TU_OK(g_ctx, sps_matrix_generate(g_ctx, "poisson2d:4", SPS_F32, &Af));
+    TU_OK(g_ctx, sps_matrix_generate(g_ctx, "poisson2d:5", SPS_F64, &A5));
+    TU_OK(ctx2, sps_matrix_generate(ctx2, "poisson2d:4", SPS_F64, &B2));
+    const sps_index r[2] = {0, 1}, c[2] = {0, 2};
+    const double v[2] = {1, 2};
+    TU_OK(g_ctx, sps_matrix_from_coo(g_ctx, 2, 3, 2, r, c, v, SPS_F64, &R));
+    sps_operator op = NULL, op5 = NULL, shell = NULL;
+    TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+    TU_OK(g_ctx, sps_operator_from_matrix(A5, &op5));
+    TU_OK(g_ctx, sps_operator_shell(g_ctx, 16, 16, SPS_F64, apply_inner, NULL, op, &shell));
+
+    sps_precond P = NULL;
+    TU_CHECK(sps_precond_new(g_ctx, "ilu", &P) == SPS_ERR_ARG && !P, "new: unknown name");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "unknown preconditioner \"ilu\" (available: none, jacobi)") != NULL,
+             "message: %s", sps_context_error(g_ctx));
+    TU_CHECK(sps_precond_new(g_ctx, "shell", &P) == SPS_ERR_ARG && !P, "new: the shell is not in the registry");
+    TU_CHECK(sps_precond_new(g_ctx, NULL, &P) == SPS_ERR_ARG, "new: NULL name");
+    TU_CHECK(sps_precond_new(g_ctx, "jacobi", NULL) == SPS_ERR_ARG, "new: NULL output");
+    TU_CHECK(sps_precond_new(NULL, "jacobi", &P) == SPS_ERR_ARG, "new: NULL context");
+    TU_CHECK(sps_precond_setup(NULL, op, A) == SPS_ERR_ARG, "setup: NULL preconditioner");
+    TU_CHECK(sps_precond_update(NULL, op, A) == SPS_ERR_ARG, "update: NULL preconditioner");
+
+    TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+    TU_CHECK(sps_precond_setup(P, op, Af) == SPS_ERR_ARG, "operator f64, matrix f32");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "the matrix (16 x 16, f32) and the operator (16 x 16, f64) differ") !=
+                 NULL,
+             "message: %s", sps_context_error(g_ctx));
+    TU_CHECK(sps_precond_setup(P, op5, A) == SPS_ERR_ARG, "operator 25 x 25, matrix 16 x 16");
+    TU_CHECK(sps_precond_setup(P, NULL, R) == SPS_ERR_ARG, "non-square");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "preconditioner jacobi: the matrix is 2 x 3, not square") != NULL,
+             "message: %s", sps_context_error(g_ctx));
+    TU_CHECK(sps_precond_setup(P, NULL, B2) == SPS_ERR_ARG, "matrix of another context");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "another context") != NULL, "message: %s", sps_context_error(g_ctx));
+    TU_CHECK(P->nsymbolic == 0, "refused setups ran a step");
+    /* the operator need not be the matrix's: a matrix-free operator, preconditioned with A's entries */
+    TU_OK(g_ctx, sps_precond_setup(P, shell, A));
+    TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 1, "setup(shell operator, A)");
+    /* an update of another type or size is a pattern change */
+    TU_CHECK(sps_precond_update(P, NULL, Af) == SPS_ERR_ARG, "update f64 -> f32");
+    TU_CHECK(strstr(sps_context_error(g_ctx),
+                    "was set up for a system 16 x 16 with 64 stored entries (f64), this one is 16 x 16 with 64 stored "
+                    "entries (f32)") != NULL,
+             "message: %s", sps_context_error(g_ctx));
+    TU_CHECK(sps_precond_update(P, NULL, A5) == SPS_ERR_ARG, "update 16 -> 25");
+    TU_CHECK(P->nnumeric == 1, "refused updates ran the numeric step");
+    sps_precond_destroy(P);
+
+    /* none needs only the operator */
+    TU_OK(g_ctx, sps_precond_new(g_ctx, "none", &P));
+    TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC), "none flags 0x%x",
+             sps_precond_flags(P));
+    TU_OK(g_ctx, sps_precond_setup(P, op, NULL));
+    TU_OK(g_ctx, sps_precond_update(P, op, NULL));
+    TU_OK(g_ctx, sps_precond_update(P, NULL, A)); /* the matrix of the operator's size: no pattern was recorded */
+    TU_CHECK(sps_precond_update(P, op5, NULL) == SPS_ERR_ARG, "none: update to another size");
+    TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 3, "none: %d/%d steps", P->nsymbolic, P->nnumeric);
+    sps_precond_destroy(P);
+    TU_CHECK(sps_precond_flags(NULL) == 0, "flags of NULL");
+
+    sps_operator_destroy(shell);
+    sps_operator_destroy(op);
+    sps_operator_destroy(op5);
+    TU_DESTROY_MATRICES(A, Af, A5, R);
+    sps_matrix_destroy(B2);
+    sps_context_destroy(ctx2);
+}
+
+/* ---------------------------------------------------------------- M as an operator */
+static void test_operator_view(void)
+{
+    const sps_index n = 30;
+    const sps_scalar t = SPS_F64;
+    double d[30], x[30], y0[30], y[30], ref[30];
+    sps_matrix A = random_matrix(t, n, -1, -1, d);
+    tu_fill_random(&g_rng, t, (size_t)n, x);
+    tu_fill_random(&g_rng, t, (size_t)n, y0);
+    sps_precond P = NULL;
+    sps_operator V = NULL, V2 = NULL, S = NULL;
+    sps_vector vx = NULL, vy = NULL;
+    TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+    TU_OK(g_ctx, sps_precond_operator(P, &V));
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, y0, &vy));
+    /* before the first setup the view is 0 x 0 */
+    TU_CHECK(sps_operator_apply(V, SPS_OP_N, NULL, vx, NULL, vy) == SPS_ERR_ARG, "view applied before setup");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "0 x 0 operator") != NULL, "message: %s", sps_context_error(g_ctx));
+    TU_OK(g_ctx, sps_precond_setup(P, NULL, A));
+    TU_OK(g_ctx, sps_precond_operator(P, &V2));
+    TU_CHECK(V2 == V, "the view is P's, not a copy");
+    sps_index rows = 0, cols = 0;
+    TU_OK(g_ctx, sps_operator_size(V, &rows, &cols));
+    TU_CHECK(rows == n && cols == n && sps_operator_scalar(V) == t, "view size %d x %d", (int)rows, (int)cols);
+    /* y = 2 M x - 0.5 y0, both modes (M^T = M) */
+    const double alpha = 2.0, beta = -0.5;
+    for (int mode = 0; mode < 2; mode++) {
+        TU_OK(g_ctx, sps_vector_set(vy, y0));
+        TU_OK(g_ctx, sps_operator_apply(V, (sps_op_mode)mode, &alpha, vx, &beta, vy));
+        TU_OK(g_ctx, sps_vector_get(vy, y));
+        for (sps_index i = 0; i < n; i++) ref[i] = alpha * x[i] / d[i] + beta * y0[i];
+        TU_CHECK(tu_relerr(t, (size_t)n, y, ref) <= 8 * tu_eps(t), "view alpha/beta mode %d: relerr %.3e", mode,
+                 tu_relerr(t, (size_t)n, y, ref));
+    }
+    /* destroying the view is ignored: it belongs to P */
+    sps_operator_destroy(V);
+    /* inside a shell operator */
+    TU_OK(g_ctx, sps_operator_shell(g_ctx, n, n, t, apply_inner, NULL, V, &S));
+    TU_OK(g_ctx, sps_operator_apply(S, SPS_OP_N, NULL, vx, NULL, vy));
+    TU_OK(g_ctx, sps_vector_get(vy, y));
+    for (sps_index i = 0; i < n; i++) ref[i] = x[i] / d[i];
+    TU_CHECK(tu_relerr(t, (size_t)n, y, ref) <= 4 * tu_eps(t), "view in a shell operator: relerr %.3e",
+             tu_relerr(t, (size_t)n, y, ref));
+    sps_operator_destroy(S);
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    sps_precond_destroy(P);
+    sps_matrix_destroy(A);
+
+    /* as a solver's operator: CG on M y = b with M = D^{-1}, D of three distinct values, ends in
+     * at most 3 iterations with y = D b */
+    double dv[30], b[30], sol[30];
+    sps_index rp[31], ci[30];
+    for (sps_index i = 0; i < n; i++) {
+        rp[i] = ci[i] = i;
+        dv[i] = (double)(1 << (i % 3));
+        b[i] = 1.0 + 0.1 * i;
+        ref[i] = dv[i] * b[i];
+    }
+    rp[n] = n;
+    sps_matrix D = NULL;
+    sps_solver s = NULL;
+    sps_vector vb = NULL, vsol = NULL;
+    sps_result res;
+    TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, n, n, rp, ci, dv, t, &D));
+    TU_OK(g_ctx, sps_precond_create(D, SPS_PRECOND_JACOBI, &P));
+    TU_OK(g_ctx, sps_precond_operator(P, &V));
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, b, &vb));
+    TU_OK(g_ctx, sps_vector_create(g_ctx, n, t, &vsol));
+    TU_OK(g_ctx, sps_solver_create(g_ctx, SPS_SOLVER_CG, &s));
+    TU_OK(g_ctx, sps_solver_set_operator(s, V));
+    TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-12, 0.0, 10));
+    TU_CHECK(sps_sv_capturable(s), "a view of a capturable preconditioner is a capturable operator");
+    TU_OK(g_ctx, sps_solver_solve(s, vb, vsol, &res));
+    TU_OK(g_ctx, sps_vector_get(vsol, sol));
+    TU_CHECK(res.iterations <= 3, "CG on the view: %d iterations", res.iterations);
+    TU_CHECK(tu_relerr(t, (size_t)n, sol, ref) <= 1e-10, "CG on the view: relerr %.3e",
+             tu_relerr(t, (size_t)n, sol, ref));
+    sps_solver_destroy(s);
+    sps_vector_destroy(vb);
+    sps_vector_destroy(vsol);
+    sps_precond_destroy(P);
+    sps_matrix_destroy(D);
+}
+
+/* ---------------------------------------------------------------- shell */
+/* Jacobi by hand on the host: y_i = (1 / a_ii) x_i, the built-in's arithmetic */
+typedef struct {
+    sps_index n;
+    double *dinv;
+    int calls, fail_at; /* fail_at > 0: that call returns SPS_ERR_NUMERIC without a message */
+    sps_vector wrong;   /* not NULL: the callback misuses the library (a copy into it) */
+} hand_jacobi;
+
+static sps_status hand_apply(void *user, sps_vector x, sps_vector y)
+{
+    hand_jacobi *h = user;
+    if (++h->calls == h->fail_at) return SPS_ERR_NUMERIC;
+    if (h->wrong) return sps_vector_copy(x, h->wrong);
+    double *v = tu_xcalloc((size_t)h->n, sizeof *v);
+    sps_status st = sps_vector_get(x, v);
+    for (sps_index i = 0; i < h->n; i++) v[i] = h->dinv[i] * v[i];
+    if (st == SPS_OK) st = sps_vector_set(y, v);
+    free(v);
+    return st;
+}
+
+/* SPD tridiagonal (-1, d_i, -1) with d_i = 2 + (i % 7) / 2 (so Jacobi is not a scaling) */
+static sps_matrix spd_tridiag(sps_index n, double *diag)
+{
+    sps_index *rp = tu_xcalloc((size_t)n + 1, sizeof *rp), *ci = tu_xcalloc(3 * (size_t)n, sizeof *ci);
+    double *v = tu_xcalloc(3 * (size_t)n, sizeof *v);
+    sps_index k = 0;
+    for (sps_index i = 0; i < n; i++) {
+        rp[i] = k;
+        diag[i] = 2.0 + (i % 7) / 2.0;
+        if (i > 0) { ci[k] = i - 1; v[k++] = -1.0; }
+        ci[k] = i; v[k++] = diag[i];
+        if (i < n - 1) { ci[k] = i + 1; v[k++] = -1.0; }
+    }
+    rp[n] = k;
+    sps_matrix A = NULL;
+    TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, n, n, rp, ci, v, SPS_F64, &A));
+    free(rp);
+    free(ci);
+    free(v);
+    return A;
+}
+
+typedef struct {
+    sps_status st;
+    int its;
+    double *x, *hist; /* caller frees */
+    int hist_len;
+} solve_out;
+
+/* solver `name` on A x = b from x = 0 with preconditioner P, rtol 1e-10 */
+static solve_out solve_with(const char *name, sps_operator op, sps_precond P, const double *b, sps_index n)
+{
+    solve_out o = {SPS_OK, 0, tu_xcalloc((size_t)n, sizeof(double)), NULL, 0};
+    sps_solver s = NULL;
+    sps_vector vb = NULL, vx = NULL;
+    sps_result res;
+    memset(&res, 0, sizeof res);
+    TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, name, &s));
+    TU_OK(g_ctx, sps_solver_set_operator(s, op));
+    TU_OK(g_ctx, sps_solver_set_precond(s, P));
+    TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-10, 0.0, 1000));
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, SPS_F64, b, &vb));
+    TU_OK(g_ctx, sps_vector_create(g_ctx, n, SPS_F64, &vx));
+    o.st = sps_solver_solve(s, vb, vx, &res);
+    o.its = res.iterations;
+    o.hist_len = res.history_len;
+    o.hist = tu_xcalloc((size_t)res.history_len, sizeof(double));
+    if (res.history_len) memcpy(o.hist, res.history, (size_t)res.history_len * sizeof(double));
+    TU_OK(g_ctx, sps_vector_get(vx, o.x));
+    sps_vector_destroy(vb);
+    sps_vector_destroy(vx);
+    sps_solver_destroy(s);
+    return o;
+}
+
+static void test_shell(void)
+{
+    enum { N = 300 };
+    double diag[N], dinv[N], b[N];
+    sps_matrix A = spd_tridiag(N, diag);
+    for (int i = 0; i < N; i++) {
+        dinv[i] = 1.0 / diag[i];
+        b[i] = 1.0 + (i % 5);
+    }
+    sps_operator op = NULL;
+    sps_precond J = NULL, H = NULL, Hn = NULL;
+    hand_jacobi h = {N, dinv, 0, 0, NULL};
+    TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+    TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_JACOBI, &J));
+    TU_OK(g_ctx, sps_precond_create_shell(g_ctx, N, SPS_F64, hand_apply, SPS_PRECOND_SYMMETRIC, &h, &H));
+    TU_OK(g_ctx, sps_precond_create_shell(g_ctx, N, SPS_F64, hand_apply, 0, &h, &Hn));
+    TU_CHECK(strcmp(sps_precond_name(H), "shell") == 0, "shell name %s", sps_precond_name(H));
+    TU_CHECK(sps_precond_flags(H) == SPS_PRECOND_SYMMETRIC && sps_precond_flags(Hn) == 0, "shell flags 0x%x, 0x%x",
+             sps_precond_flags(H), sps_precond_flags(Hn));
+
+    /* the same iterates as the built-in Jacobi, bit for bit */
+    static const char *const solvers[3] = {"cg", "bicgstab", "gmres"};
+    for (int k = 0; k < 3; k++) {
+        solve_out a = solve_with(solvers[k], op, J, b, N), c = solve_with(solvers[k], op, H, b, N);
+        TU_CHECK(a.st == SPS_OK && c.st == SPS_OK, "%s: status %s / %s", solvers[k], sps_status_name(a.st),
+                 sps_status_name(c.st));
+        TU_CHECK(a.its > 1 && a.its == c.its, "%s: jacobi %d iterations, shell %d", solvers[k], a.its, c.its);
+        TU_CHECK(a.hist_len == c.hist_len && memcmp(a.hist, c.hist, (size_t)a.hist_len * sizeof(double)) == 0,
+                 "%s: residual histories differ", solvers[k]);
+        TU_CHECK(memcmp(a.x, c.x, N * sizeof(double)) == 0, "%s: solutions differ", solvers[k]);
+        free(a.x), free(a.hist), free(c.x), free(c.hist);
+    }
+    TU_CHECK(h.calls > 0, "the callback ran");
+
+    /* CG refuses a shell not flagged symmetric; BiCGSTAB takes it */
+    sps_solver s = NULL;
+    TU_OK(g_ctx, sps_solver_create(g_ctx, SPS_SOLVER_CG, &s));
+    TU_CHECK(sps_solver_set_precond(s, Hn) == SPS_ERR_ARG, "CG with a preconditioner not flagged symmetric");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "CG needs a symmetric preconditioner") != NULL &&
+                 strstr(sps_context_error(g_ctx), "SPS_PRECOND_SYMMETRIC") != NULL,
+             "message: %s", sps_context_error(g_ctx));
+    sps_solver_destroy(s);
+    solve_out o = solve_with("bicgstab", op, Hn, b, N);
+    TU_CHECK(o.st == SPS_OK, "BiCGSTAB with the unflagged shell: %s", sps_status_name(o.st));
+    free(o.x), free(o.hist);
+
+    /* a failing callback ends the solve with its status and a message */
+    h.calls = 0;
+    h.fail_at = 3;
+    o = solve_with("bicgstab", op, Hn, b, N);
+    TU_CHECK(o.st == SPS_ERR_NUMERIC, "failing callback: %s", sps_status_name(o.st));
+    TU_CHECK(strstr(sps_context_error(g_ctx), "shell preconditioner callback failed with SPS_ERR_NUMERIC") != NULL,
+             "message: %s", sps_context_error(g_ctx));
+    free(o.x), free(o.hist);
+    /* a library call failing inside it keeps its own message */
+    h.fail_at = 0;
+    TU_OK(g_ctx, sps_vector_create(g_ctx, N - 1, SPS_F64, &h.wrong));
+    o = solve_with("gmres", op, Hn, b, N);
+    TU_CHECK(o.st == SPS_ERR_ARG, "callback's library error: %s", sps_status_name(o.st));
+    TU_CHECK(strstr(sps_context_error(g_ctx), "sps_vector_copy: sizes differ") != NULL, "message: %s",
+             sps_context_error(g_ctx));
+    free(o.x), free(o.hist);
+    sps_vector_destroy(h.wrong);
+    h.wrong = NULL;
+
+    /* in place, the view, setup only checks the shape */
+    double x[N], y[N], ref[N];
+    for (int i = 0; i < N; i++) {
+        x[i] = 0.5 - i;
+        ref[i] = dinv[i] * x[i];
+    }
+    sps_vector vx = NULL, vy = NULL;
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, N, SPS_F64, x, &vx));
+    TU_OK(g_ctx, sps_vector_create(g_ctx, N, SPS_F64, &vy));
+    TU_OK(g_ctx, sps_precond_apply(H, vx, vx));
+    TU_OK(g_ctx, sps_vector_get(vx, y));
+    TU_CHECK(memcmp(y, ref, sizeof y) == 0, "shell in place");
+    sps_operator V = NULL;
+    TU_OK(g_ctx, sps_precond_operator(H, &V));
+    TU_CHECK(sps_operator_apply(V, SPS_OP_T, NULL, vx, NULL, vy) == SPS_ERR_UNSUPPORTED, "shell transpose");
+    TU_OK(g_ctx, sps_precond_setup(H, op, NULL));
+    TU_OK(g_ctx, sps_precond_update(H, NULL, A));
+    sps_matrix A5 = NULL;
+    TU_OK(g_ctx, sps_matrix_generate(g_ctx, "poisson2d:5", SPS_F64, &A5));
+    TU_CHECK(sps_precond_setup(H, NULL, A5) == SPS_ERR_ARG, "shell setup of another size");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "preconditioner shell is 300 x 300 (f64), the system 25 x 25 (f64)") !=
+                 NULL,
+             "message: %s", sps_context_error(g_ctx));
+    TU_OK(g_ctx, sps_vector_set(vx, x));
+    TU_OK(g_ctx, sps_precond_apply(H, vx, vy)); /* still usable */
+    TU_OK(g_ctx, sps_vector_get(vy, y));
+    TU_CHECK(memcmp(y, ref, sizeof y) == 0, "shell after a refused setup");
+
+    /* arguments */
+    sps_precond Q = NULL;
+    TU_CHECK(sps_precond_create_shell(g_ctx, N, SPS_F64, NULL, 0, NULL, &Q) == SPS_ERR_ARG && !Q, "NULL callback");
+    TU_CHECK(sps_precond_create_shell(g_ctx, -1, SPS_F64, hand_apply, 0, NULL, &Q) == SPS_ERR_ARG, "negative size");
+    TU_CHECK(sps_precond_create_shell(g_ctx, N, (sps_scalar)7, hand_apply, 0, NULL, &Q) == SPS_ERR_ARG, "bad type");
+    TU_CHECK(sps_precond_create_shell(g_ctx, N, SPS_F64, hand_apply, 4u, NULL, &Q) == SPS_ERR_ARG, "unknown flag");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "unknown flags 0x4") != NULL, "message: %s", sps_context_error(g_ctx));
+    TU_CHECK(sps_precond_create_shell(g_ctx, N, SPS_F64, hand_apply, 0, NULL, NULL) == SPS_ERR_ARG, "NULL output");
+    TU_CHECK(sps_precond_create_shell(NULL, N, SPS_F64, hand_apply, 0, NULL, &Q) == SPS_ERR_ARG, "NULL context");
+
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    sps_precond_destroy(J);
+    sps_precond_destroy(H);
+    sps_precond_destroy(Hn);
+    sps_operator_destroy(op);
+    TU_DESTROY_MATRICES(A, A5);
+}
+
+/* ---------------------------------------------------------------- what the solvers check */
+static sps_status noop_apply(void *user, sps_vector x, sps_vector y)
+{
+    (void)user;
+    return sps_vector_copy(x, y);
+}
+
+static void test_solver_checks(void)
+{
+    sps_matrix A = NULL;
+    TU_OK(g_ctx, sps_matrix_generate(g_ctx, "poisson2d:4", SPS_F64, &A));
+    sps_operator op = NULL, shell_op = NULL;
+    TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+    TU_OK(g_ctx, sps_operator_shell(g_ctx, 16, 16, SPS_F64, apply_inner, NULL, op, &shell_op));
+    sps_precond J = NULL, I = NULL, Ssym = NULL, Scap = NULL, S0 = NULL, Jnew = NULL;
+    TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_JACOBI, &J));
+    TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_NONE, &I));
+    TU_OK(g_ctx, sps_precond_create_shell(g_ctx, 16, SPS_F64, noop_apply, SPS_PRECOND_SYMMETRIC, NULL, &Ssym));
+    TU_OK(g_ctx, sps_precond_create_shell(g_ctx, 16, SPS_F64, noop_apply,
+                                          SPS_PRECOND_SYMMETRIC | SPS_PRECOND_CAPTURABLE, NULL, &Scap));
+    TU_OK(g_ctx, sps_precond_create_shell(g_ctx, 16, SPS_F64, noop_apply, 0, NULL, &S0));
+    TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &Jnew));
+
+    /* graphs only when the operator and the preconditioner are capturable */
+    sps_solver cg = NULL, bcg = NULL;
+    TU_OK(g_ctx, sps_solver_create(g_ctx, SPS_SOLVER_CG, &cg));
+    TU_OK(g_ctx, sps_solver_create(g_ctx, SPS_SOLVER_BICGSTAB, &bcg));
+    TU_OK(g_ctx, sps_solver_set_operator(cg, op));
+    TU_OK(g_ctx, sps_solver_set_operator(bcg, op));
+    TU_CHECK(sps_sv_capturable(cg), "matrix, no preconditioner");
+    const struct {
+        sps_precond P;
+        int want;
+        const char *what;
+    } cases[4] = {{J, 1, "jacobi"}, {I, 1, "none"}, {Ssym, 0, "shell"}, {Scap, 1, "shell flagged capturable"}};
+    for (int k = 0; k < 4; k++) {
+        TU_OK(g_ctx, sps_solver_set_precond(cg, cases[k].P));
+        TU_CHECK(sps_sv_capturable(cg) == cases[k].want, "capturable with %s: %d", cases[k].what,
+                 sps_sv_capturable(cg));
+    }
+    TU_OK(g_ctx, sps_solver_set_precond(bcg, S0));
+    TU_CHECK(!sps_sv_capturable(bcg), "BiCGSTAB with an unflagged shell");
+    TU_OK(g_ctx, sps_solver_set_operator(cg, shell_op));
+    TU_OK(g_ctx, sps_solver_set_precond(cg, J));
+    TU_CHECK(!sps_sv_capturable(cg), "shell operator with jacobi");
+
+    /* CG: only symmetric preconditioners; the refused one is not set */
+    TU_OK(g_ctx, sps_solver_set_operator(cg, op));
+    TU_CHECK(sps_solver_set_precond(cg, S0) == SPS_ERR_ARG, "CG with an unflagged shell");
+    TU_CHECK(cg->P == J, "the refused preconditioner replaced the previous one");
+    TU_OK(g_ctx, sps_solver_set_precond(bcg, S0));
+
+    /* a preconditioner that is not set up is refused at solve time */
+    sps_vector b = NULL, x = NULL;
+    sps_result res;
+    const double one = 1.0;
+    TU_OK(g_ctx, sps_vector_create(g_ctx, 16, SPS_F64, &b));
+    TU_OK(g_ctx, sps_vector_create(g_ctx, 16, SPS_F64, &x));
+    TU_OK(g_ctx, sps_vector_fill(b, &one));
+    TU_OK(g_ctx, sps_solver_set_precond(cg, Jnew));
+    TU_CHECK(sps_solver_solve(cg, b, x, &res) == SPS_ERR_ARG, "solve with a preconditioner not set up");
+    TU_CHECK(strstr(sps_context_error(g_ctx), "sps_solver_solve: preconditioner jacobi is not set up") != NULL,
+             "message: %s", sps_context_error(g_ctx));
+    TU_OK(g_ctx, sps_precond_setup(Jnew, op, A));
+    TU_OK(g_ctx, sps_solver_solve(cg, b, x, &res));
+
+    sps_vector_destroy(b);
+    sps_vector_destroy(x);
+    sps_solver_destroy(cg);
+    sps_solver_destroy(bcg);
+    sps_precond_destroy(J);
+    sps_precond_destroy(I);
+    sps_precond_destroy(Ssym);
+    sps_precond_destroy(Scap);
+    sps_precond_destroy(S0);
+    sps_precond_destroy(Jnew);
+    sps_operator_destroy(shell_op);
+    sps_operator_destroy(op);
+    sps_matrix_destroy(A);
+}
+
 int main(void)
 {
     if (sps_context_create(&g_ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
@@ -199,6 +810,11 @@ int main(void)
     test_jacobi_apply();
     test_jacobi_errors();
     test_arguments();
+    test_setup_update();
+    test_setup_arguments();
+    test_operator_view();
+    test_shell();
+    test_solver_checks();
     sps_context_destroy(g_ctx);
     return tu_finish();
 }
