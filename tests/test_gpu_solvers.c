@@ -15,6 +15,9 @@
  * CG and BiCGSTAB (f64, both problems they apply to) also run on the GPU with
  * CUDA graphs off: the same iterations, history and x bit for bit as with graphs
  * (the armed slot fetch and the fetch kernel must hand the host the same slots).
+ * And with a shell preconditioner doing Jacobi on the host (sps_vector_get/set:
+ * it synchronises, so the solver must not capture it in a graph although graphs
+ * are on): the built-in Jacobi's iterations, history and x bit for bit.
  * Exit 77 (skipped) without a usable GPU. */
 #include "test_gpu_util.h"
 
@@ -90,6 +93,20 @@ typedef struct {
 
 static int g_graphs = 1; /* sps_solver_set_graphs of the next solves */
 
+/* The shell preconditioner of solve_on (SPS_PRECOND_SHELL, f64): Jacobi on the host. */
+typedef struct {
+    sps_index n;
+    double *dinv, *v;
+} host_jacobi;
+
+static sps_status host_jacobi_apply(void *user, sps_vector x, sps_vector y)
+{
+    host_jacobi *h = user;
+    SPS_CHECK(sps_vector_get(x, h->v));
+    for (sps_index i = 0; i < h->n; i++) h->v[i] = h->dinv[i] * h->v[i];
+    return sps_vector_set(y, h->v);
+}
+
 static outcome solve_on(sps_context ctx, int which, sps_scalar t, sps_solver_type ty, sps_precond_type pt,
                         const void *bh, double rtol)
 {
@@ -106,8 +123,17 @@ static outcome solve_on(sps_context ctx, int which, sps_scalar t, sps_solver_typ
     sps_precond P = NULL;
     sps_solver s = NULL;
     sps_vector b = NULL, x = NULL;
+    host_jacobi hj = {n, NULL, NULL};
     if (!TU_OK(ctx, sps_operator_from_matrix(A, &op))) goto done;
-    if (pt != SPS_PRECOND_NONE && !TU_OK(ctx, sps_precond_create(A, pt, &P))) goto done;
+    if (pt == SPS_PRECOND_SHELL) { /* f64 only */
+        hj.dinv = gb_xmalloc((size_t)n * sizeof(double));
+        hj.v = gb_xmalloc((size_t)n * sizeof(double));
+        if (!TU_OK(ctx, sps_matrix_diagonal(A, hj.dinv))) goto done;
+        for (sps_index i = 0; i < n; i++) hj.dinv[i] = 1.0 / hj.dinv[i];
+        if (!TU_OK(ctx, sps_precond_create_shell(ctx, n, t, host_jacobi_apply, SPS_PRECOND_SYMMETRIC, &hj, &P)))
+            goto done;
+    } else if (pt != SPS_PRECOND_NONE && !TU_OK(ctx, sps_precond_create(A, pt, &P)))
+        goto done;
     if (!TU_OK(ctx, sps_solver_create(ctx, ty, &s))) goto done;
     TU_OK(ctx, sps_solver_set_operator(s, op));
     if (P) TU_OK(ctx, sps_solver_set_precond(s, P));
@@ -133,6 +159,8 @@ done:
     sps_precond_destroy(P);
     sps_operator_destroy(op);
     sps_matrix_destroy(A);
+    free(hj.dinv);
+    free(hj.v);
     return o;
 }
 
@@ -227,7 +255,10 @@ static void compare(int which, sps_scalar t, sps_solver_type ty, sps_precond_typ
 }
 
 /* Graphs on and off: the same bits. */
-static void graphs_same(int which, sps_solver_type ty)
+/* Two GPU solves (f64, same b) that must agree bit for bit: preconditioner pa with graphs
+ * ga against pb with gb (label says which). */
+static void same_solves(const char *label, int which, sps_solver_type ty, sps_precond_type pa, int ga,
+                        sps_precond_type pb, int gb)
 {
     const sps_scalar t = SPS_F64;
     sps_matrix A = make_problem(g_cpu, which, t);
@@ -237,26 +268,37 @@ static void graphs_same(int which, sps_solver_type ty)
     const sps_index n = info.rows;
     double *bh = gb_xmalloc((size_t)n * sizeof(double));
     tu_fill_random(&g_rng, t, (size_t)n, bh);
-    g_graphs = 1;
-    outcome on = solve_on(g_gpu, which, t, ty, SPS_PRECOND_NONE, bh, 1e-8);
-    g_graphs = 0;
-    outcome off = solve_on(g_gpu, which, t, ty, SPS_PRECOND_NONE, bh, 1e-8);
+    g_graphs = ga;
+    outcome on = solve_on(g_gpu, which, t, ty, pa, bh, 1e-8);
+    g_graphs = gb;
+    outcome off = solve_on(g_gpu, which, t, ty, pb, bh, 1e-8);
     g_graphs = 1;
     const char *name = ty == SPS_SOLVER_CG ? "cg" : "bicgstab";
     TU_CHECK(on.st == SPS_OK && off.st == SPS_OK, "%s problem %d: both solves succeed", name, which);
     TU_CHECK(on.res.iterations == off.res.iterations && on.res.history_len == off.res.history_len,
-             "%s problem %d: graphs on/off: %d / %d iterations", name, which, on.res.iterations, off.res.iterations);
+             "%s problem %d: %s: %d / %d iterations", name, which, label, on.res.iterations, off.res.iterations);
     TU_CHECK(on.hist && off.hist && on.res.history_len == off.res.history_len &&
                  memcmp(on.hist, off.hist, (size_t)on.res.history_len * sizeof(double)) == 0,
-             "%s problem %d: graphs on/off: the same residual history bit for bit", name, which);
-    TU_CHECK(memcmp(on.x, off.x, (size_t)n * sizeof(double)) == 0, "%s problem %d: graphs on/off: the same x", name,
-             which);
-    printf("  graphs on/off, %s problem %d: %d iterations both\n", name, which, on.res.iterations);
+             "%s problem %d: %s: the same residual history bit for bit", name, which, label);
+    TU_CHECK(memcmp(on.x, off.x, (size_t)n * sizeof(double)) == 0, "%s problem %d: %s: the same x", name, which,
+             label);
+    printf("  %s, %s problem %d: %d iterations both\n", label, name, which, on.res.iterations);
     free(on.x);
     free(off.x);
     free(on.hist);
     free(off.hist);
     free(bh);
+}
+
+static void graphs_same(int which, sps_solver_type ty)
+{
+    same_solves("graphs on/off", which, ty, SPS_PRECOND_NONE, 1, SPS_PRECOND_NONE, 0);
+}
+
+/* graphs on: the shell must run uncaptured, with Jacobi's arithmetic */
+static void shell_same(int which, sps_solver_type ty)
+{
+    same_solves("jacobi/shell", which, ty, SPS_PRECOND_JACOBI, 1, SPS_PRECOND_SHELL, 1);
 }
 
 int main(void)
@@ -275,6 +317,8 @@ int main(void)
     graphs_same(0, SPS_SOLVER_CG);
     graphs_same(0, SPS_SOLVER_BICGSTAB);
     graphs_same(1, SPS_SOLVER_BICGSTAB);
+    shell_same(0, SPS_SOLVER_CG);
+    shell_same(1, SPS_SOLVER_BICGSTAB);
     gpu_teardown();
     return tu_finish();
 }
