@@ -288,7 +288,8 @@ sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, s
 sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y)
 {
     /* y = M x */
-    if (sps_sv_has_pc(s)) return sps_op_apply(sps_pc_op(s->P), SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y);
+    if (sps_sv_has_pc(s))
+        return sps_op_apply(sps_pc_op(s->P), SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y);
     if (x == y) return SPS_OK;
     return sps_sv_kern(s)->copy(s->ctx, x->n, x->data, y->data);
 }
@@ -464,8 +465,9 @@ static sps_status check_solve(sps_solver s, sps_vector b, sps_vector x)
         sps_precond P = s->P;
         SPS_CHECK(check_precond(s, P, "sps_solver_solve"));
         if (P->state != SPS_PC_READY)
-            return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: preconditioner %s is not set up (sps_precond_setup%s)",
-                             P->m->name, P->state == SPS_PC_SYMBOLIC ? "; its last numeric step failed" : "");
+            return sps_error(ctx, SPS_ERR_ARG,
+                             "sps_solver_solve: preconditioner %s is not set up (sps_precond_setup%s)", P->m->name,
+                             P->state == SPS_PC_SYMBOLIC ? "; its last numeric step failed" : "");
         if (P->op.t != A->t)
             return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the preconditioner is %s, the operator is %s",
                              sps_scalar_name(P->op.t), sps_scalar_name(A->t));

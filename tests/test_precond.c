@@ -263,6 +263,15 @@ static void test_arguments(void)
     sps_context_destroy(ctx2);
 }
 
+/* call returned want and the context's message contains msg: one check */
+#define EXPECT_ERROR(call, want, msg) expect_error((call), (want), (msg), #call, __FILE__, __LINE__)
+static int expect_error(sps_status st, sps_status want, const char *msg, const char *call, const char *file, int line)
+{
+    const char *e = sps_context_error(g_ctx);
+    return tu_check(st == want && strstr(e, msg) != NULL, file, line, "%s -> %s (%s); expected %s with \"%s\"", call,
+                    sps_status_name(st), e, sps_status_name(want), msg);
+}
+
 /* ---------------------------------------------------------------- setup protocol */
 static void test_setup_update(void)
 {
@@ -295,19 +304,11 @@ static void test_setup_update(void)
         TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
         TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC), "jacobi flags 0x%x",
                  sps_precond_flags(P));
-        TU_CHECK(sps_precond_apply(P, vx, vx) == SPS_ERR_ARG, "%s: apply before setup", tn);
-        TU_CHECK(strstr(sps_context_error(g_ctx), "jacobi is not set up") != NULL, "message: %s",
-                 sps_context_error(g_ctx));
-        TU_CHECK(sps_precond_setup(P, NULL, NULL) == SPS_ERR_ARG, "%s: setup with neither", tn);
-        TU_CHECK(strstr(sps_context_error(g_ctx), "needs an operator or a matrix") != NULL, "message: %s",
-                 sps_context_error(g_ctx));
-        TU_CHECK(sps_precond_setup(P, op1, NULL) == SPS_ERR_ARG, "%s: setup with the operator only", tn);
-        TU_CHECK(strstr(sps_context_error(g_ctx),
-                        "preconditioner jacobi needs the matrix entries: pass the matrix to sps_precond_setup") != NULL,
-                 "message: %s", sps_context_error(g_ctx));
-        TU_CHECK(sps_precond_update(P, NULL, A1) == SPS_ERR_ARG, "%s: update before setup", tn);
-        TU_CHECK(strstr(sps_context_error(g_ctx), "call sps_precond_setup first") != NULL, "message: %s",
-                 sps_context_error(g_ctx));
+        EXPECT_ERROR(sps_precond_apply(P, vx, vx), SPS_ERR_ARG, "jacobi is not set up");
+        EXPECT_ERROR(sps_precond_setup(P, NULL, NULL), SPS_ERR_ARG, "needs an operator or a matrix");
+        EXPECT_ERROR(sps_precond_setup(P, op1, NULL), SPS_ERR_ARG,
+                     "preconditioner jacobi needs the matrix entries: pass the matrix to sps_precond_setup");
+        EXPECT_ERROR(sps_precond_update(P, NULL, A1), SPS_ERR_ARG, "call sps_precond_setup first");
         TU_CHECK(P->nsymbolic == 0 && P->nnumeric == 0, "%s: refused calls ran steps", tn);
 
         /* setup: symbolic + numeric */
@@ -321,18 +322,12 @@ static void test_setup_update(void)
         TU_CHECK(P->data == store, "%s: update replaced the store", tn);
         check_apply(P, t, n, x, r2, "update(A2)");
         /* another pattern: refused, M kept */
-        TU_CHECK(sps_precond_update(P, NULL, A3) == SPS_ERR_ARG, "%s: update with another pattern", tn);
-        TU_CHECK(strstr(sps_context_error(g_ctx), "the pattern changed, call sps_precond_setup") != NULL, "message: %s",
-                 sps_context_error(g_ctx));
+        EXPECT_ERROR(sps_precond_update(P, NULL, A3), SPS_ERR_ARG, "the pattern changed, call sps_precond_setup");
         TU_CHECK(P->nnumeric == 2, "%s: the refused update ran", tn);
         check_apply(P, t, n, x, r2, "after a refused update");
         /* a failed numeric step: M unusable, an update with valid values recovers it */
-        TU_CHECK(sps_precond_update(P, NULL, Az) == SPS_ERR_NUMERIC, "%s: update with a zero diagonal", tn);
-        TU_CHECK(strstr(sps_context_error(g_ctx), "Jacobi: diagonal entry of row 7 is zero") != NULL, "message: %s",
-                 sps_context_error(g_ctx));
-        TU_CHECK(sps_precond_apply(P, vx, vx) == SPS_ERR_ARG, "%s: apply after a failed update", tn);
-        TU_CHECK(strstr(sps_context_error(g_ctx), "last numeric step failed") != NULL, "message: %s",
-                 sps_context_error(g_ctx));
+        EXPECT_ERROR(sps_precond_update(P, NULL, Az), SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row 7 is zero");
+        EXPECT_ERROR(sps_precond_apply(P, vx, vx), SPS_ERR_ARG, "last numeric step failed");
         TU_OK(g_ctx, sps_precond_update(P, op1, A1));
         TU_CHECK(P->nsymbolic == 1 && P->data == store, "%s: recovery re-ran the symbolic step", tn);
         check_apply(P, t, n, x, r1, "update(op, A1) after a failed one");
@@ -389,9 +384,9 @@ static void test_setup_arguments(void)
     TU_OK(g_ctx, sps_operator_shell(g_ctx, 16, 16, SPS_F64, apply_inner, NULL, op, &shell));
 
     sps_precond P = NULL;
-    TU_CHECK(sps_precond_new(g_ctx, "ilu", &P) == SPS_ERR_ARG && !P, "new: unknown name");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "unknown preconditioner \"ilu\" (available: none, jacobi)") != NULL,
-             "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_precond_new(g_ctx, "ilu", &P), SPS_ERR_ARG,
+                 "unknown preconditioner \"ilu\" (available: none, jacobi)");
+    TU_CHECK(!P, "new: output cleared");
     TU_CHECK(sps_precond_new(g_ctx, "shell", &P) == SPS_ERR_ARG && !P, "new: the shell is not in the registry");
     TU_CHECK(sps_precond_new(g_ctx, NULL, &P) == SPS_ERR_ARG, "new: NULL name");
     TU_CHECK(sps_precond_new(g_ctx, "jacobi", NULL) == SPS_ERR_ARG, "new: NULL output");
@@ -400,26 +395,19 @@ static void test_setup_arguments(void)
     TU_CHECK(sps_precond_update(NULL, op, A) == SPS_ERR_ARG, "update: NULL preconditioner");
 
     TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
-    TU_CHECK(sps_precond_setup(P, op, Af) == SPS_ERR_ARG, "operator f64, matrix f32");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "the matrix (16 x 16, f32) and the operator (16 x 16, f64) differ") !=
-                 NULL,
-             "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_precond_setup(P, op, Af), SPS_ERR_ARG,
+                 "the matrix (16 x 16, f32) and the operator (16 x 16, f64) differ");
     TU_CHECK(sps_precond_setup(P, op5, A) == SPS_ERR_ARG, "operator 25 x 25, matrix 16 x 16");
-    TU_CHECK(sps_precond_setup(P, NULL, R) == SPS_ERR_ARG, "non-square");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "preconditioner jacobi: the matrix is 2 x 3, not square") != NULL,
-             "message: %s", sps_context_error(g_ctx));
-    TU_CHECK(sps_precond_setup(P, NULL, B2) == SPS_ERR_ARG, "matrix of another context");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "another context") != NULL, "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_precond_setup(P, NULL, R), SPS_ERR_ARG, "preconditioner jacobi: the matrix is 2 x 3, not square");
+    EXPECT_ERROR(sps_precond_setup(P, NULL, B2), SPS_ERR_ARG, "another context");
     TU_CHECK(P->nsymbolic == 0, "refused setups ran a step");
     /* the operator need not be the matrix's: a matrix-free operator, preconditioned with A's entries */
     TU_OK(g_ctx, sps_precond_setup(P, shell, A));
     TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 1, "setup(shell operator, A)");
     /* an update of another type or size is a pattern change */
-    TU_CHECK(sps_precond_update(P, NULL, Af) == SPS_ERR_ARG, "update f64 -> f32");
-    TU_CHECK(strstr(sps_context_error(g_ctx),
-                    "was set up for a system 16 x 16 with 64 stored entries (f64), this one is 16 x 16 with 64 stored "
-                    "entries (f32)") != NULL,
-             "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_precond_update(P, NULL, Af), SPS_ERR_ARG,
+                 "was set up for a system 16 x 16 with 64 stored entries (f64), this one is 16 x 16 with 64 stored "
+                 "entries (f32)");
     TU_CHECK(sps_precond_update(P, NULL, A5) == SPS_ERR_ARG, "update 16 -> 25");
     TU_CHECK(P->nnumeric == 1, "refused updates ran the numeric step");
     sps_precond_destroy(P);
@@ -461,8 +449,7 @@ static void test_operator_view(void)
     TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
     TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, y0, &vy));
     /* before the first setup the view is 0 x 0 */
-    TU_CHECK(sps_operator_apply(V, SPS_OP_N, NULL, vx, NULL, vy) == SPS_ERR_ARG, "view applied before setup");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "0 x 0 operator") != NULL, "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_operator_apply(V, SPS_OP_N, NULL, vx, NULL, vy), SPS_ERR_ARG, "0 x 0 operator");
     TU_OK(g_ctx, sps_precond_setup(P, NULL, A));
     TU_OK(g_ctx, sps_precond_operator(P, &V2));
     TU_CHECK(V2 == V, "the view is P's, not a copy");
@@ -644,10 +631,9 @@ static void test_shell(void)
     /* CG refuses a shell not flagged symmetric; BiCGSTAB takes it */
     sps_solver s = NULL;
     TU_OK(g_ctx, sps_solver_create(g_ctx, SPS_SOLVER_CG, &s));
-    TU_CHECK(sps_solver_set_precond(s, Hn) == SPS_ERR_ARG, "CG with a preconditioner not flagged symmetric");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "CG needs a symmetric preconditioner") != NULL &&
-                 strstr(sps_context_error(g_ctx), "SPS_PRECOND_SYMMETRIC") != NULL,
-             "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_solver_set_precond(s, Hn), SPS_ERR_ARG,
+                 "CG needs a symmetric preconditioner (M SPD whenever A is) and preconditioner shell is not flagged "
+                 "SPS_PRECOND_SYMMETRIC");
     sps_solver_destroy(s);
     solve_out o = solve_with("bicgstab", op, Hn, b, N);
     TU_CHECK(o.st == SPS_OK, "BiCGSTAB with the unflagged shell: %s", sps_status_name(o.st));
@@ -657,17 +643,13 @@ static void test_shell(void)
     h.calls = 0;
     h.fail_at = 3;
     o = solve_with("bicgstab", op, Hn, b, N);
-    TU_CHECK(o.st == SPS_ERR_NUMERIC, "failing callback: %s", sps_status_name(o.st));
-    TU_CHECK(strstr(sps_context_error(g_ctx), "shell preconditioner callback failed with SPS_ERR_NUMERIC") != NULL,
-             "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(o.st, SPS_ERR_NUMERIC, "shell preconditioner callback failed with SPS_ERR_NUMERIC");
     free(o.x), free(o.hist);
     /* a library call failing inside it keeps its own message */
     h.fail_at = 0;
     TU_OK(g_ctx, sps_vector_create(g_ctx, N - 1, SPS_F64, &h.wrong));
     o = solve_with("gmres", op, Hn, b, N);
-    TU_CHECK(o.st == SPS_ERR_ARG, "callback's library error: %s", sps_status_name(o.st));
-    TU_CHECK(strstr(sps_context_error(g_ctx), "sps_vector_copy: sizes differ") != NULL, "message: %s",
-             sps_context_error(g_ctx));
+    EXPECT_ERROR(o.st, SPS_ERR_ARG, "sps_vector_copy: sizes differ");
     free(o.x), free(o.hist);
     sps_vector_destroy(h.wrong);
     h.wrong = NULL;
@@ -691,10 +673,8 @@ static void test_shell(void)
     TU_OK(g_ctx, sps_precond_update(H, NULL, A));
     sps_matrix A5 = NULL;
     TU_OK(g_ctx, sps_matrix_generate(g_ctx, "poisson2d:5", SPS_F64, &A5));
-    TU_CHECK(sps_precond_setup(H, NULL, A5) == SPS_ERR_ARG, "shell setup of another size");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "preconditioner shell is 300 x 300 (f64), the system 25 x 25 (f64)") !=
-                 NULL,
-             "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_precond_setup(H, NULL, A5), SPS_ERR_ARG,
+                 "preconditioner shell is 300 x 300 (f64), the system 25 x 25 (f64)");
     TU_OK(g_ctx, sps_vector_set(vx, x));
     TU_OK(g_ctx, sps_precond_apply(H, vx, vy)); /* still usable */
     TU_OK(g_ctx, sps_vector_get(vy, y));
@@ -705,8 +685,8 @@ static void test_shell(void)
     TU_CHECK(sps_precond_create_shell(g_ctx, N, SPS_F64, NULL, 0, NULL, &Q) == SPS_ERR_ARG && !Q, "NULL callback");
     TU_CHECK(sps_precond_create_shell(g_ctx, -1, SPS_F64, hand_apply, 0, NULL, &Q) == SPS_ERR_ARG, "negative size");
     TU_CHECK(sps_precond_create_shell(g_ctx, N, (sps_scalar)7, hand_apply, 0, NULL, &Q) == SPS_ERR_ARG, "bad type");
-    TU_CHECK(sps_precond_create_shell(g_ctx, N, SPS_F64, hand_apply, 4u, NULL, &Q) == SPS_ERR_ARG, "unknown flag");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "unknown flags 0x4") != NULL, "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_precond_create_shell(g_ctx, N, SPS_F64, hand_apply, 4u, NULL, &Q), SPS_ERR_ARG,
+                 "unknown flags 0x4");
     TU_CHECK(sps_precond_create_shell(g_ctx, N, SPS_F64, hand_apply, 0, NULL, NULL) == SPS_ERR_ARG, "NULL output");
     TU_CHECK(sps_precond_create_shell(NULL, N, SPS_F64, hand_apply, 0, NULL, &Q) == SPS_ERR_ARG, "NULL context");
 
@@ -779,9 +759,8 @@ static void test_solver_checks(void)
     TU_OK(g_ctx, sps_vector_create(g_ctx, 16, SPS_F64, &x));
     TU_OK(g_ctx, sps_vector_fill(b, &one));
     TU_OK(g_ctx, sps_solver_set_precond(cg, Jnew));
-    TU_CHECK(sps_solver_solve(cg, b, x, &res) == SPS_ERR_ARG, "solve with a preconditioner not set up");
-    TU_CHECK(strstr(sps_context_error(g_ctx), "sps_solver_solve: preconditioner jacobi is not set up") != NULL,
-             "message: %s", sps_context_error(g_ctx));
+    EXPECT_ERROR(sps_solver_solve(cg, b, x, &res), SPS_ERR_ARG,
+                 "sps_solver_solve: preconditioner jacobi is not set up");
     TU_OK(g_ctx, sps_precond_setup(Jnew, op, A));
     TU_OK(g_ctx, sps_solver_solve(cg, b, x, &res));
 
