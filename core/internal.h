@@ -4,7 +4,7 @@
 #define SPS_CORE_INTERNAL_H
 
 #include "spsolve/spsolve.h"
-#include "kernels/kernels.h"
+#include "kernels/backend.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,83 +22,23 @@ sps_status sps_error_at(sps_context ctx, sps_status st, const char *file, int li
 #endif
     ;
 #define sps_error(ctx, st, ...) sps_error_at((ctx), (st), __FILE__, __LINE__, __VA_ARGS__)
+/** The sink every context installs in its sps_exec (sink = the context). */
+sps_status sps_context_error_sink(void *sink, sps_status st, const char *file, int line, const char *msg);
 
-/** Propagate a failure: return it from the enclosing function. */
-#define SPS_CHECK(expr)                         \
-    do {                                        \
-        sps_status sps_check_st_ = (expr);      \
-        if (sps_check_st_ != SPS_OK) return sps_check_st_; \
-    } while (0)
-/** Propagate a failure by jumping to a cleanup label with `st` set. */
-#define SPS_CHECK_GOTO(st, expr, label)         \
-    do {                                        \
-        (st) = (expr);                          \
-        if ((st) != SPS_OK) goto label;         \
-    } while (0)
-
-/* ------------------------------------------------------------------ backends */
-typedef enum { SPS_COPY_H2D, SPS_COPY_D2H, SPS_COPY_D2D, SPS_COPY_H2H } sps_copy_kind;
-
-/** What a backend provides besides its kernels: memory and synchronisation.
- *  Memory returned by alloc belongs to the backend (device memory on CUDA). */
-typedef struct sps_backend_ops {
-    const char *name;
-    sps_status (*init)(sps_context ctx, int device);   /* fills ctx->be_state, ctx->device_name */
-    void (*fini)(sps_context ctx);
-    sps_status (*alloc)(sps_context ctx, void **p, size_t bytes);  /* SPS_ERR_ALLOC naming bytes */
-    /* Stream-ordered: p may still be read by work queued before the call; the
-     * memory is reused only after that work (callers need no synchronisation). */
-    void (*release)(sps_context ctx, void *p);
-    sps_status (*copy)(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind);
-    sps_status (*zero)(sps_context ctx, void *p, size_t bytes);
-    sps_status (*synchronize)(sps_context ctx);
-    const sps_kernels *kernels;                         /* indexed by sps_scalar */
-    /* Optional (NULL where the backend's copies are synchronous anyway, the CPU):
-     * fetch_begin queues a copy of `bytes` (<= SPS_FETCH_MAX_BYTES) of backend memory
-     * into the backend's pinned staging after the work queued so far and returns at
-     * once; fetch_wait waits for it and copies the staging to dst.  One fetch is
-     * outstanding at a time.  This is how a solver learns its residual while the
-     * next iteration is already queued. */
-    sps_status (*fetch_begin)(sps_context ctx, const void *src, size_t bytes);
-    sps_status (*fetch_wait)(sps_context ctx, void *dst, size_t bytes);
-    /* Optional: record the work queued between capture_begin and capture_end as a
-     * replayable graph (CUDA graphs) instead of running it; graph_launch queues one
-     * replay.  Nothing may synchronise while capturing. */
-    sps_status (*capture_begin)(sps_context ctx);
-    sps_status (*capture_end)(sps_context ctx, void **graph);
-    sps_status (*graph_launch)(sps_context ctx, void *graph);
-    void (*graph_destroy)(sps_context ctx, void *graph);
-    /* Optional: arm the fetch of `bytes` at src into staging buffer buf (0 or 1)
-     * for the work queued next: reductions that end an iteration then write the
-     * staging themselves, and fetch_begin of the same range costs no launch.  A
-     * solver arms each iteration before queueing it (alternating buffers, so the
-     * next one can run while the host reads this one's) and disarms (src NULL)
-     * when it stops: src must stay valid while armed. */
-    sps_status (*fetch_arm)(sps_context ctx, const void *src, size_t bytes, int buf);
-} sps_backend_ops;
-#define SPS_FETCH_MAX_BYTES 4096
-
-extern const sps_backend_ops sps_cpu_backend;
-#ifdef SPS_HAVE_CUDA
-extern const sps_backend_ops sps_cuda_backend;
-int sps_cuda_device_count(void);
-#endif
-
+/* ------------------------------------------------------------------ context */
 struct sps_context_s {
+    sps_exec ex;                  /* what kernels and the backend get: backend table, stream, state, error sink */
     sps_backend backend;
-    int device;
-    const sps_backend_ops *be;
-    void *be_state;               /* backend private (CUDA: handles, workspace) */
-    void *stream;                 /* CUDA: the cudaStream_t all work is queued on; NULL on the CPU */
     sps_cplx *scratch;            /* one slot in backend memory for public reductions (lazy) */
-    char device_name[256];
     sps_status last_status;
     char errmsg[2048];
     char err_origin[256];         /* "core/vector.c:42" of the last sps_error */
 };
 
+/** The execution struct kernels and backend operations of ctx take. */
+static inline sps_exec *sps_ex(sps_context ctx) { return &ctx->ex; }
 /** Kernel table of the context's backend for scalar type t. */
-static inline const sps_kernels *sps_kern(sps_context ctx, sps_scalar t) { return &ctx->be->kernels[t]; }
+static inline const sps_kernels *sps_kern(sps_context ctx, sps_scalar t) { return &ctx->ex.be->kernels[t]; }
 
 /** Backend memory helpers (errors recorded in ctx). */
 sps_status sps_dmalloc(sps_context ctx, void **p, size_t bytes);

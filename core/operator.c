@@ -30,7 +30,7 @@ sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cpl
     SPS_CHECK(check_apply(op, SPS_OP_N, x, y));
     if (op->A && op->A->ops->spmv_dot) return op->A->ops->spmv_dot(op->A, x->data, y->data, slots, out);
     SPS_CHECK(op->vt->apply(op, SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y));
-    return sps_kern(op->ctx, op->t)->dot(op->ctx, x->n, x->data, y->data, slots, out);
+    return sps_kern(op->ctx, op->t)->dot(sps_ex(op->ctx), x->n, x->data, y->data, slots, out);
 }
 
 /* The vectors of the direction update pnew = z + c pold, q = A pnew. */
@@ -51,7 +51,7 @@ sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots,
     SPS_CHECK(check_xpay(op, z, pold, pnew, q));
     if (op->A && op->A->ops->spmv_xpay_dot)
         return op->A->ops->spmv_xpay_dot(op->A, z->data, c, pold->data, pnew->data, q->data, slots, out);
-    SPS_CHECK(sps_kern(op->ctx, op->t)->waxpy_s(op->ctx, z->n, z->data, slots, c, pold->data, pnew->data));
+    SPS_CHECK(sps_kern(op->ctx, op->t)->waxpy_s(sps_ex(op->ctx), z->n, z->data, slots, c, pold->data, pnew->data));
     return sps_op_apply_dot(op, pnew, q, slots, out);
 }
 
@@ -65,7 +65,7 @@ sps_status sps_op_cg_iter(sps_operator op, sps_vector z, sps_cplx *slots, sps_sc
     if (op->A && op->A->ops->cg_iter)
         return op->A->ops->cg_iter(op->A, z->data, c, pold->data, pnew->data, q->data, x->data, r->data, slots, k);
     SPS_CHECK(sps_op_apply_xpay_dot(op, z, slots, c, pold, pnew, q, k.pq));
-    return sps_kern(op->ctx, op->t)->cg_step(op->ctx, x->n, slots, k, pnew->data, q->data, x->data, r->data);
+    return sps_kern(op->ctx, op->t)->cg_step(sps_ex(op->ctx), x->n, slots, k, pnew->data, q->data, x->data, r->data);
 }
 
 sps_status sps_operator_apply(sps_operator op, sps_op_mode mode, const void *alpha, sps_vector x, const void *beta,
@@ -152,7 +152,7 @@ static sps_status shell_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps
     }
     if (!op->tmp) SPS_CHECK(sps_vector_create(op->ctx, nout, op->t, &op->tmp));
     SPS_CHECK(call_shell(op, fn, x, op->tmp));
-    return sps_kern(op->ctx, op->t)->axpby(op->ctx, nout, a, op->tmp->data, b, y->data);
+    return sps_kern(op->ctx, op->t)->axpby(sps_ex(op->ctx), nout, a, op->tmp->data, b, y->data);
 }
 
 static const sps_operator_vtbl shell_vtbl = {shell_apply, NULL};

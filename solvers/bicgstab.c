@@ -60,25 +60,25 @@ static sps_status bcg_queue(void *arg, int cur, int restart)
     const sps_bicgstab_slots ks = bcg_slots(cur);
     if (restart) {
         /* rhat = r;  rho = rhat^H r;  p = r  (first step, or restart from the true residual) */
-        SPS_CHECK(k->copy(ctx, n, c->r->data, c->rhat->data));
-        SPS_CHECK(k->dot(ctx, n, c->rhat->data, c->r->data, s->slots, RHO0 + cur));
-        SPS_CHECK(k->copy(ctx, n, c->r->data, c->p->data));
+        SPS_CHECK(k->copy(sps_ex(ctx), n, c->r->data, c->rhat->data));
+        SPS_CHECK(k->dot(sps_ex(ctx), n, c->rhat->data, c->r->data, s->slots, RHO0 + cur));
+        SPS_CHECK(k->copy(sps_ex(ctx), n, c->r->data, c->p->data));
     } else {
         /* beta = (rho_k / rho_{k-1}) (alpha / omega);  p = r + beta (p - omega v) */
-        SPS_CHECK(k->bicgstab_p(ctx, n, s->slots, ks, c->r->data, c->v->data, c->p->data));
+        SPS_CHECK(k->bicgstab_p(sps_ex(ctx), n, s->slots, ks, c->r->data, c->v->data, c->p->data));
     }
     /* ph = M p;  v = A ph;  rv = rhat^H v */
     SPS_CHECK(sps_sv_precond(s, c->p, c->ph));
     SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->ph, sps_cplx_make(0, 0), c->v));
-    SPS_CHECK(k->dot(ctx, n, c->rhat->data, c->v->data, s->slots, RV));
+    SPS_CHECK(k->dot(sps_ex(ctx), n, c->rhat->data, c->v->data, s->slots, RV));
     /* s = r - alpha v,  alpha = rho / rv */
-    SPS_CHECK(k->waxpy_s(ctx, n, c->r->data, s->slots, (sps_scoef){-1.0, RHO0 + cur, RV}, c->v->data, c->sv->data));
+    SPS_CHECK(k->waxpy_s(sps_ex(ctx), n, c->r->data, s->slots, (sps_scoef){-1.0, RHO0 + cur, RV}, c->v->data, c->sv->data));
     /* sh = M s;  t = A sh;  ts = t^H s;  tt = t^H t */
     SPS_CHECK(sps_sv_precond(s, c->sv, c->sh));
     SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->sh, sps_cplx_make(0, 0), c->t));
-    SPS_CHECK(k->dot2(ctx, n, c->t->data, c->sv->data, s->slots, TS, TT));
+    SPS_CHECK(k->dot2(sps_ex(ctx), n, c->t->data, c->sv->data, s->slots, TS, TT));
     /* omega = ts / tt;  x += alpha ph + omega sh;  r = s - omega t;  rr = r^H r;  rho' = rhat^H r;  STOP */
-    return k->bicgstab_xr(ctx, n, s->slots, ks, c->rhat->data, c->ph->data, c->sh->data, c->sv->data, c->t->data,
+    return k->bicgstab_xr(sps_ex(ctx), n, s->slots, ks, c->rhat->data, c->ph->data, c->sh->data, c->sv->data, c->t->data,
                           c->x->data, c->r->data);
 }
 

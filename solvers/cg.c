@@ -53,15 +53,15 @@ static sps_status cg_queue(void *arg, int cur, int restart)
     if (restart) {
         /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual);  q = A p;  pq = p^H q */
         SPS_CHECK(sps_sv_precond(s, c->r, c->z));
-        SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, c->rho0 + cur));
-        SPS_CHECK(c->k->copy(ctx, c->n, c->z->data, p->data));
+        SPS_CHECK(c->k->dot(sps_ex(ctx), c->n, c->r->data, c->z->data, s->slots, c->rho0 + cur));
+        SPS_CHECK(c->k->copy(sps_ex(ctx), c->n, c->z->data, p->data));
         SPS_CHECK(sps_op_apply_dot(s->A, p, c->q, s->slots, PQ));
     }
     /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
      * (once stopped, cg_step writes nothing: an iteration queued behind it is a no-op) */
     const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};
     if (restart) {
-        SPS_CHECK(c->k->cg_step(ctx, c->n, s->slots, ks, p->data, c->q->data, c->x->data, c->r->data));
+        SPS_CHECK(c->k->cg_step(sps_ex(ctx), c->n, s->slots, ks, p->data, c->q->data, c->x->data, c->r->data));
     } else {
         /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q;  then the step above:
          * one pass on CSR/CUDA (sps_op_cg_iter), else the two */
@@ -71,7 +71,7 @@ static sps_status cg_queue(void *arg, int cur, int restart)
     if (c->pc) {
         /* z = M r;  rho_{k+1} = r^H z */
         SPS_CHECK(sps_pc_apply(s->P, c->r, c->z));
-        SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, RHO0 + nxt));
+        SPS_CHECK(c->k->dot(sps_ex(ctx), c->n, c->r->data, c->z->data, s->slots, RHO0 + nxt));
     }
     return SPS_OK;
 }
