@@ -135,6 +135,8 @@ struct sps_matrix_s {
     void *store;                  /* format private */
 };
 
+/** Host CSR copy of any matrix (allocates h; freed on failure). */
+sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h);
 /** Make a matrix of format fmt from canonical host CSR (ownership of csr stays with caller). */
 sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt,
                                     const sps_format_options *opt, sps_symmetry sym, sps_matrix *A);

@@ -1,6 +1,5 @@
 /* Vectors: n scalars in the context's backend memory. */
 #include "core/internal.h"
-#include "formats/mmio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,65 +132,4 @@ sps_status sps_vector_nrm2(sps_vector x, double *result)
     SPS_CHECK(reduce_to_host(x, NULL, &r));
     *result = r.re;
     return SPS_OK;
-}
-
-/* ---------------------------------------------------------------- Matrix Market */
-static int is_single(sps_scalar t) { return t == SPS_F32 || t == SPS_C32; }
-
-sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_vector *out)
-{
-    if (!ctx || !path || !out) return SPS_ERR_ARG;
-    *out = NULL;
-    sps_mm_data d;
-    memset(&d, 0, sizeof d);
-    sps_mm_options o = {0};
-    char err[1024];
-    sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
-    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
-    if (d.rows != 1 && d.cols != 1) {
-        st = sps_error(ctx, SPS_ERR_ARG, "%s: a vector must be n x 1 or 1 x n, the file is %d x %d", path,
-                       (int)d.rows, (int)d.cols);
-        goto done;
-    }
-    const int cplx = d.field == SPS_MM_COMPLEX;
-    if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
-    sps_index n = d.rows == 1 ? d.cols : d.rows;
-    const size_t ss = sps_scalar_size(t);
-    unsigned char *h;
-    SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&h, (size_t)n * ss, "vector values"), done);
-    for (int64_t k = 0; k < d.nnz; k++) {
-        sps_index i = d.rows == 1 ? d.col[k] : d.row[k];
-        sps_cplx c = sps_cplx_make(cplx ? d.val[2 * k] : d.val[k], cplx ? d.val[2 * k + 1] : 0.0);
-        sps_cplx prev = sps_cplx_load(t, h + (size_t)i * ss, c);
-        if (d.is_array == 0) { c.re += prev.re; c.im += prev.im; } /* coordinate duplicates are summed */
-        sps_cplx_store(t, c, h + (size_t)i * ss);
-    }
-    st = sps_vector_from_host(ctx, n, t, h, out);
-    free(h);
-done:
-    sps_mm_data_free(&d);
-    return st;
-}
-
-sps_status sps_vector_write_mtx(sps_vector v, const char *path)
-{
-    if (!v || !path) return v ? sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_write_mtx: NULL path") : SPS_ERR_ARG;
-    sps_context ctx = v->ctx;
-    const int cplx = sps_scalar_is_complex(v->t);
-    const size_t k = (size_t)v->n * (cplx ? 2 : 1);
-    void *h;
-    double *dv;
-    SPS_CHECK(sps_hmalloc(ctx, &h, vbytes(v), "vector copy"));
-    sps_status st = sps_hmalloc(ctx, (void **)&dv, k * sizeof(double), "vector copy");
-    if (st != SPS_OK) { free(h); return st; }
-    st = sps_vector_get(v, h);
-    if (st == SPS_OK) {
-        for (size_t i = 0; i < k; i++) dv[i] = is_single(v->t) ? (double)((float *)h)[i] : ((double *)h)[i];
-        char err[1024];
-        st = sps_mm_write_vector(path, v->n, dv, cplx, is_single(v->t), "written by libspsolve", err, sizeof err);
-        if (st != SPS_OK) sps_error(ctx, st, "%s", err);
-    }
-    free(h);
-    free(dv);
-    return st;
 }
