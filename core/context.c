@@ -146,3 +146,30 @@ sps_status sps_hcalloc(sps_context ctx, void **p, size_t bytes, const char *what
     if (!*p) return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for %s", bytes, what);
     return SPS_OK;
 }
+
+/* ---------------------------------------------------------------- the queue (core/internal.h) */
+sps_status sps_dzero(sps_context ctx, void *p, size_t bytes)
+{
+    return bytes ? ctx->ex.be->zero(&ctx->ex, p, bytes) : SPS_OK;
+}
+int sps_q_graphs(sps_context ctx) { return ctx->ex.be->capture_begin != NULL; }
+sps_status sps_q_capture_begin(sps_context ctx) { return ctx->ex.be->capture_begin(&ctx->ex); }
+sps_status sps_q_capture_end(sps_context ctx, void **graph) { return ctx->ex.be->capture_end(&ctx->ex, graph); }
+sps_status sps_q_graph_launch(sps_context ctx, void *graph) { return ctx->ex.be->graph_launch(&ctx->ex, graph); }
+void sps_q_graph_destroy(sps_context ctx, void *graph)
+{
+    if (graph) ctx->ex.be->graph_destroy(&ctx->ex, graph);
+}
+int sps_q_async_fetch(sps_context ctx) { return ctx->ex.be->fetch_begin != NULL; }
+sps_status sps_q_fetch_arm(sps_context ctx, const void *src, size_t bytes, int buf)
+{
+    return ctx->ex.be->fetch_arm ? ctx->ex.be->fetch_arm(&ctx->ex, src, bytes, buf) : SPS_OK;
+}
+sps_status sps_q_fetch_begin(sps_context ctx, const void *src, size_t bytes)
+{
+    return ctx->ex.be->fetch_begin(&ctx->ex, src, bytes);
+}
+sps_status sps_q_fetch_wait(sps_context ctx, void *dst, size_t bytes)
+{
+    return ctx->ex.be->fetch_wait(&ctx->ex, dst, bytes);
+}

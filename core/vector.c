@@ -18,7 +18,7 @@ sps_status sps_vector_create(sps_context ctx, sps_index n, sps_scalar t, sps_vec
     v->n = n;
     v->t = t;
     sps_status st = sps_dmalloc(ctx, &v->data, vbytes(v));
-    if (st == SPS_OK) st = ctx->ex.be->zero(&ctx->ex, v->data, vbytes(v));
+    if (st == SPS_OK) st = sps_dzero(ctx, v->data, vbytes(v));
     if (st != SPS_OK) {
         sps_vector_destroy(v);
         return st;
@@ -132,4 +132,55 @@ sps_status sps_vector_nrm2(sps_vector x, double *result)
     SPS_CHECK(reduce_to_host(x, NULL, &r));
     *result = r.re;
     return SPS_OK;
+}
+
+/* ---------------------------------------------------------------- vector layer (core/internal.h) */
+/* Each op forwards to the kernel of the vectors' backend and type. */
+#define VK(v) sps_kern((v)->ctx, (v)->t)
+#define VX(v) sps_ex((v)->ctx)
+
+sps_status sps_v_fill(sps_vector x, sps_cplx a) { return VK(x)->fill(VX(x), x->n, a, x->data); }
+sps_status sps_v_copy(sps_vector x, sps_vector y) { return VK(x)->copy(VX(x), x->n, x->data, y->data); }
+sps_status sps_v_axpby(sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
+{
+    return VK(x)->axpby(VX(x), x->n, a, x->data, b, y->data);
+}
+sps_status sps_v_pmul(sps_vector d, sps_vector x, sps_vector y) { return VK(x)->pmul(VX(x), x->n, d->data, x->data, y->data); }
+sps_status sps_v_dot(sps_vector x, sps_vector y, sps_cplx *slots, int out)
+{
+    return VK(x)->dot(VX(x), x->n, x->data, y->data, slots, out);
+}
+sps_status sps_v_nrm2(sps_vector x, sps_cplx *slots, int out) { return VK(x)->nrm2(VX(x), x->n, x->data, slots, out); }
+sps_status sps_v_dot2(sps_vector x, sps_vector y, sps_cplx *slots, int xy, int xx)
+{
+    return VK(x)->dot2(VX(x), x->n, x->data, y->data, slots, xy, xx);
+}
+sps_status sps_v_axpy_s(const sps_cplx *slots, sps_scoef c, sps_vector x, sps_vector y)
+{
+    return VK(x)->axpy_s(VX(x), x->n, slots, c, x->data, y->data);
+}
+sps_status sps_v_scale_s(const sps_cplx *slots, sps_scoef c, sps_vector x)
+{
+    return VK(x)->scale_s(VX(x), x->n, slots, c, x->data);
+}
+sps_status sps_v_waxpy_s(sps_vector x, const sps_cplx *slots, sps_scoef c, sps_vector y, sps_vector w)
+{
+    return VK(x)->waxpy_s(VX(x), x->n, x->data, slots, c, y->data, w->data);
+}
+sps_status sps_v_axpy_dot_s(sps_cplx *slots, sps_scoef c, sps_vector x, sps_vector y, sps_vector z, int out)
+{
+    return VK(x)->axpy_dot_s(VX(x), x->n, slots, c, x->data, y->data, z->data, out);
+}
+sps_status sps_v_cg_step(sps_cplx *slots, sps_cg_slots k, sps_vector p, sps_vector q, sps_vector x, sps_vector r)
+{
+    return VK(x)->cg_step(VX(x), x->n, slots, k, p->data, q->data, x->data, r->data);
+}
+sps_status sps_v_bicgstab_p(const sps_cplx *slots, sps_bicgstab_slots k, sps_vector r, sps_vector v, sps_vector p)
+{
+    return VK(p)->bicgstab_p(VX(p), p->n, slots, k, r->data, v->data, p->data);
+}
+sps_status sps_v_bicgstab_xr(sps_cplx *slots, sps_bicgstab_slots k, sps_vector rhat, sps_vector ph, sps_vector sh,
+                             sps_vector s, sps_vector t, sps_vector x, sps_vector r)
+{
+    return VK(x)->bicgstab_xr(VX(x), x->n, slots, k, rhat->data, ph->data, sh->data, s->data, t->data, x->data, r->data);
 }

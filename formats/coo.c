@@ -1,6 +1,6 @@
 /* COO: row and column index per entry, sorted by row then column, in backend memory.
  * SpMV: kernels coo_spmv (chunked, deterministic) / coo_spmvt. */
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <stdlib.h>
 

@@ -11,7 +11,7 @@
 #ifndef SPS_FORMATS_CSR_BACKEND_H
 #define SPS_FORMATS_CSR_BACKEND_H
 
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -34,7 +34,7 @@
  *   separate array addressed by slot d*n + i, so a block or quaternion DIA
  *   keeps the layout and changes only the entry size of dval and the
  *   per-entry multiply. */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "formats/csr_backend.h"
 
 #include <math.h>

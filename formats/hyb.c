@@ -32,7 +32,7 @@
  * SpMV: hyb_ell_spmv (y = a ELL x + b y; b == 0 does not read y) then coo_spmv
  *   with b = 1 on the tail; SpMV^T the same with hyb_ell_spmvt / coo_spmvt.
  *   K == 0: the COO kernel alone with the caller's b. */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "formats/csr_backend.h"
 
 #include <stdlib.h>

@@ -29,7 +29,7 @@
  *   computes jd_ptr: len_d = rows longer than d), perm by a stable sort on the
  *   backend (jds_perm: counting sort on the CPU, CUB radix sort on CUDA), then
  *   jds_fill copies every entry once. */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "formats/csr_backend.h"
 
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Matrices: construction from host arrays and files, conversion between
  * formats through canonical host CSR, description. */
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
 /* Matrix Market files <-> matrices and vectors: the glue between the reader and
  * writer of io/mmio.c (host arrays, file:line errors) and the library's objects. */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "io/mmio.h"
 
 #include <stdlib.h>

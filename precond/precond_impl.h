@@ -5,7 +5,7 @@
  * registry (name -> method) and the public API. */
 #ifndef SPS_PRECOND_IMPL_H
 #define SPS_PRECOND_IMPL_H
-#include "core/internal.h"
+#include "formats/format.h"
 
 typedef struct sps_precond_method {
     sps_precond_type type;

@@ -15,7 +15,7 @@
  *     bit-identical to the CSR matrix's (the CPU product is the CSR kernel);
  *   - CG with the hola format on a generated Poisson problem.
  * Ends with "N passed, M failed". */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "hola_shapes.h"
 #include "testutil.h"
 

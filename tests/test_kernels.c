@@ -7,7 +7,7 @@
  * sqrt(number of terms), relative to the sum of |terms|.  Reductions and the
  * chunked SpMV paths must give bit-identical results with 1, 2 and 3 threads.
  * Ends with "N passed, M failed". */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "testutil.h"
 
 #include <float.h>

@@ -12,7 +12,7 @@
  * environment) holds the SuiteSparse corpus, CG and BiCGSTAB/GMRES on real
  * matrices.  The fused kernels are checked against long double loops on random
  * data with outputs poisoned.  Ends with "N passed, M failed". */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "testutil.h"
 
 #include <float.h>
