@@ -12,7 +12,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "formats/mmio.h"
+#include "io/mmio.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -4,16 +4,15 @@
 #include <stdio.h>
 #include <string.h>
 
-sps_status sps_error_at(sps_context ctx, sps_status st, const char *file, int line, const char *fmt, ...)
+/* The context's error sink (sps_exec.error): kernels and backends report through it. */
+sps_status sps_context_error_sink(void *sink, sps_status st, const char *file, int line, const char *msg)
 {
+    sps_context ctx = sink;
     if (!ctx) return st;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(ctx->errmsg, sizeof ctx->errmsg, fmt, ap);
-    va_end(ap);
+    snprintf(ctx->errmsg, sizeof ctx->errmsg, "%s", msg);
     /* keep only the project-relative part of __FILE__ */
     const char *rel = file;
-    static const char *const roots[] = {"core/", "formats/", "kernels/", "solvers/", "precond/"};
+    static const char *const roots[] = {"core/", "formats/", "io/", "kernels/", "solvers/", "precond/"};
     for (size_t i = 0; i < sizeof roots / sizeof roots[0]; i++) {
         const char *p = strstr(file, roots[i]);
         if (p) { rel = p; break; }
@@ -21,6 +20,17 @@ sps_status sps_error_at(sps_context ctx, sps_status st, const char *file, int li
     snprintf(ctx->err_origin, sizeof ctx->err_origin, "%s:%d", rel, line);
     ctx->last_status = st;
     return st;
+}
+
+sps_status sps_error_at(sps_context ctx, sps_status st, const char *file, int line, const char *fmt, ...)
+{
+    if (!ctx) return st;
+    char msg[sizeof ctx->errmsg];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return sps_context_error_sink(ctx, st, file, line, msg);
 }
 
 const char *sps_context_error(sps_context ctx) { return ctx ? ctx->errmsg : "no context"; }

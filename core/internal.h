@@ -4,7 +4,7 @@
 #define SPS_CORE_INTERNAL_H
 
 #include "spsolve/spsolve.h"
-#include "kernels/kernels.h"
+#include "kernels/backend.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,83 +22,23 @@ sps_status sps_error_at(sps_context ctx, sps_status st, const char *file, int li
 #endif
     ;
 #define sps_error(ctx, st, ...) sps_error_at((ctx), (st), __FILE__, __LINE__, __VA_ARGS__)
+/** The sink every context installs in its sps_exec (sink = the context). */
+sps_status sps_context_error_sink(void *sink, sps_status st, const char *file, int line, const char *msg);
 
-/** Propagate a failure: return it from the enclosing function. */
-#define SPS_CHECK(expr)                         \
-    do {                                        \
-        sps_status sps_check_st_ = (expr);      \
-        if (sps_check_st_ != SPS_OK) return sps_check_st_; \
-    } while (0)
-/** Propagate a failure by jumping to a cleanup label with `st` set. */
-#define SPS_CHECK_GOTO(st, expr, label)         \
-    do {                                        \
-        (st) = (expr);                          \
-        if ((st) != SPS_OK) goto label;         \
-    } while (0)
-
-/* ------------------------------------------------------------------ backends */
-typedef enum { SPS_COPY_H2D, SPS_COPY_D2H, SPS_COPY_D2D, SPS_COPY_H2H } sps_copy_kind;
-
-/** What a backend provides besides its kernels: memory and synchronisation.
- *  Memory returned by alloc belongs to the backend (device memory on CUDA). */
-typedef struct sps_backend_ops {
-    const char *name;
-    sps_status (*init)(sps_context ctx, int device);   /* fills ctx->be_state, ctx->device_name */
-    void (*fini)(sps_context ctx);
-    sps_status (*alloc)(sps_context ctx, void **p, size_t bytes);  /* SPS_ERR_ALLOC naming bytes */
-    /* Stream-ordered: p may still be read by work queued before the call; the
-     * memory is reused only after that work (callers need no synchronisation). */
-    void (*release)(sps_context ctx, void *p);
-    sps_status (*copy)(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind);
-    sps_status (*zero)(sps_context ctx, void *p, size_t bytes);
-    sps_status (*synchronize)(sps_context ctx);
-    const sps_kernels *kernels;                         /* indexed by sps_scalar */
-    /* Optional (NULL where the backend's copies are synchronous anyway, the CPU):
-     * fetch_begin queues a copy of `bytes` (<= SPS_FETCH_MAX_BYTES) of backend memory
-     * into the backend's pinned staging after the work queued so far and returns at
-     * once; fetch_wait waits for it and copies the staging to dst.  One fetch is
-     * outstanding at a time.  This is how a solver learns its residual while the
-     * next iteration is already queued. */
-    sps_status (*fetch_begin)(sps_context ctx, const void *src, size_t bytes);
-    sps_status (*fetch_wait)(sps_context ctx, void *dst, size_t bytes);
-    /* Optional: record the work queued between capture_begin and capture_end as a
-     * replayable graph (CUDA graphs) instead of running it; graph_launch queues one
-     * replay.  Nothing may synchronise while capturing. */
-    sps_status (*capture_begin)(sps_context ctx);
-    sps_status (*capture_end)(sps_context ctx, void **graph);
-    sps_status (*graph_launch)(sps_context ctx, void *graph);
-    void (*graph_destroy)(sps_context ctx, void *graph);
-    /* Optional: arm the fetch of `bytes` at src into staging buffer buf (0 or 1)
-     * for the work queued next: reductions that end an iteration then write the
-     * staging themselves, and fetch_begin of the same range costs no launch.  A
-     * solver arms each iteration before queueing it (alternating buffers, so the
-     * next one can run while the host reads this one's) and disarms (src NULL)
-     * when it stops: src must stay valid while armed. */
-    sps_status (*fetch_arm)(sps_context ctx, const void *src, size_t bytes, int buf);
-} sps_backend_ops;
-#define SPS_FETCH_MAX_BYTES 4096
-
-extern const sps_backend_ops sps_cpu_backend;
-#ifdef SPS_HAVE_CUDA
-extern const sps_backend_ops sps_cuda_backend;
-int sps_cuda_device_count(void);
-#endif
-
+/* ------------------------------------------------------------------ context */
 struct sps_context_s {
+    sps_exec ex;                  /* what kernels and the backend get: backend table, stream, state, error sink */
     sps_backend backend;
-    int device;
-    const sps_backend_ops *be;
-    void *be_state;               /* backend private (CUDA: handles, workspace) */
-    void *stream;                 /* CUDA: the cudaStream_t all work is queued on; NULL on the CPU */
     sps_cplx *scratch;            /* one slot in backend memory for public reductions (lazy) */
-    char device_name[256];
     sps_status last_status;
     char errmsg[2048];
     char err_origin[256];         /* "core/vector.c:42" of the last sps_error */
 };
 
+/** The execution struct kernels and backend operations of ctx take. */
+static inline sps_exec *sps_ex(sps_context ctx) { return &ctx->ex; }
 /** Kernel table of the context's backend for scalar type t. */
-static inline const sps_kernels *sps_kern(sps_context ctx, sps_scalar t) { return &ctx->be->kernels[t]; }
+static inline const sps_kernels *sps_kern(sps_context ctx, sps_scalar t) { return &ctx->ex.be->kernels[t]; }
 
 /** Backend memory helpers (errors recorded in ctx). */
 sps_status sps_dmalloc(sps_context ctx, void **p, size_t bytes);
@@ -123,98 +63,89 @@ struct sps_vector_s {
 /** Check that vectors are non-NULL, share a context and type, and sizes match. */
 sps_status sps_vector_check_pair(const char *fn, sps_vector x, sps_vector y);
 
-/* ------------------------------------------------------------------ host CSR */
-/** The interchange format: host memory, 0-based, columns sorted within rows, no
- *  duplicates, indices in range.  Values interleaved for complex. */
-typedef struct {
-    sps_index n, m;
-    int64_t nnz;
-    sps_scalar t;
-    sps_index *rowptr;  /* n + 1 */
-    sps_index *col;     /* nnz */
-    void *val;          /* nnz scalars of type t */
-} sps_csr_host;
+/* ------------------------------------------------------------------ vector layer */
+/* What solvers and preconditioners do with vectors, on sps_vector handles (the
+ * kernels' backend pointers stay below this line).  This layer is where a
+ * distributed build adds its reductions: every op that reduces writes a local
+ * sum into slots[out] and, where it also decides something from that sum (the
+ * stop flag of cg_step, the guard slots), names the decision's slots separately
+ * (sps_cg_slots.rr / .stop): a single-device build fuses the two into one kernel,
+ * a distributed one would reduce, allreduce the slot, then decide.  Vectors are
+ * those of one context and type; sizes are the callers' to check. */
+sps_status sps_v_fill(sps_vector x, sps_cplx a);                            /* x = a */
+sps_status sps_v_copy(sps_vector x, sps_vector y);                          /* y = x */
+sps_status sps_v_axpby(sps_cplx a, sps_vector x, sps_cplx b, sps_vector y); /* y = a x + b y */
+sps_status sps_v_pmul(sps_vector d, sps_vector x, sps_vector y);            /* y = d .* x */
+sps_status sps_v_dot(sps_vector x, sps_vector y, sps_cplx *slots, int out); /* slots[out] = x^H y */
+sps_status sps_v_nrm2(sps_vector x, sps_cplx *slots, int out);              /* slots[out] = ||x|| */
+/* slots[xy] = x^H y, slots[xx] = x^H x */
+sps_status sps_v_dot2(sps_vector x, sps_vector y, sps_cplx *slots, int xy, int xx);
+/* y += c x;  x = c x;  w = x + c y  (c from slots) */
+sps_status sps_v_axpy_s(const sps_cplx *slots, sps_scoef c, sps_vector x, sps_vector y);
+sps_status sps_v_scale_s(const sps_cplx *slots, sps_scoef c, sps_vector x);
+sps_status sps_v_waxpy_s(sps_vector x, const sps_cplx *slots, sps_scoef c, sps_vector y, sps_vector w);
+/* y += c x, then slots[out] = z^H y */
+sps_status sps_v_axpy_dot_s(sps_cplx *slots, sps_scoef c, sps_vector x, sps_vector y, sps_vector z, int out);
+/* The fused solver steps of kernels/solver_kernels.h on vectors. */
+sps_status sps_v_cg_step(sps_cplx *slots, sps_cg_slots k, sps_vector p, sps_vector q, sps_vector x, sps_vector r);
+sps_status sps_v_bicgstab_p(const sps_cplx *slots, sps_bicgstab_slots k, sps_vector r, sps_vector v, sps_vector p);
+sps_status sps_v_bicgstab_xr(sps_cplx *slots, sps_bicgstab_slots k, sps_vector rhat, sps_vector ph, sps_vector sh,
+                             sps_vector s, sps_vector t, sps_vector x, sps_vector r);
 
-void sps_csr_host_free(sps_csr_host *c);
-/** Build canonical host CSR from 0-based triplets of doubles (complex interleaved
- *  when src_complex), converting to type t: sorts, sums duplicates, checks ranges. */
-sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
-                                      const sps_index *row, const sps_index *col, const double *val,
-                                      int src_complex, sps_scalar t, sps_csr_host *out);
-
-/* ------------------------------------------------------------------ matrices & formats */
-/** CSR arrays in backend memory (the store of a CSR matrix). */
-typedef struct sps_csr_store {
-    sps_index *rowptr, *col;
-    void *val;
-} sps_csr_store;
-
-typedef struct sps_format_ops {
-    sps_format id;
-    const char *name;
-    const char *summary;                /* one line for --help */
-    /* Build B->store from canonical host CSR (B's ctx, t, n, m, nnz are set). */
-    sps_status (*from_csr)(sps_matrix B, const sps_csr_host *csr, const sps_format_options *opt);
-    /* Copy A back into canonical host CSR (allocates out). */
-    sps_status (*to_csr)(sps_matrix A, sps_csr_host *out);
-    /* Optional: build B->store from a CSR matrix already in backend memory, with
-     * backend kernels (so a CUDA build never leaves the device; the same code runs
-     * on the CPU backend).  sps_matrix_convert prefers it when the source is CSR. */
-    sps_status (*from_backend_csr)(sps_matrix B, const struct sps_csr_store *src, const sps_format_options *opt);
-    /* y = a op(A) x + b y on backend pointers. */
-    sps_status (*spmv)(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);
-    /* Bytes of the stored format; *stored = entries stored including padding. */
-    size_t (*footprint)(sps_matrix A, int64_t *stored);
-    void (*destroy)(sps_matrix A);
-    /* Optional: y = A x and slots[out] = x^H y in one pass (A square); NULL: spmv, then dot. */
-    sps_status (*spmv_dot)(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out);
-    /* Optional: pnew = z + c pold, q = A pnew, slots[out] = pnew^H q in one pass; NULL:
-     * waxpy_s, then spmv_dot (or spmv + dot). */
-    sps_status (*spmv_xpay_dot)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q,
-                                sps_cplx *slots, int out);
-    /* Optional: one CG iteration, spmv_xpay_dot (out = k.pq) then cg_step, fused; NULL:
-     * the two calls. */
-    sps_status (*cg_iter)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
-                          void *r, sps_cplx *slots, sps_cg_slots k);
-    /* Optional: bits of each stored entry's column index (sps_matrix_info_t.index_bits); NULL: 32. */
-    int (*index_bits)(sps_matrix A);
-} sps_format_ops;
-
-/** The format registry: one entry per format compiled in, in display order. */
-const sps_format_ops *sps_format_lookup(sps_format id);
-int sps_format_count(void);
-const sps_format_ops *sps_format_at(int i);
-
-struct sps_matrix_s {
-    sps_context ctx;
-    const sps_format_ops *ops;
-    sps_scalar t;
-    sps_index n, m;
-    int64_t nnz;
-    sps_symmetry sym;
-    void *store;                  /* format private */
-};
-
-/** Make a matrix of format fmt from canonical host CSR (ownership of csr stays with caller). */
-sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt,
-                                    const sps_format_options *opt, sps_symmetry sym, sps_matrix *A);
+/* ------------------------------------------------------------------ the context's queue */
+/* The backend's asynchronous machinery as solvers use it (each a no-op or
+ * "absent" where the backend has none: the CPU). */
+sps_status sps_dzero(sps_context ctx, void *p, size_t bytes);
+/** Nonzero where the backend records and replays graphs (CUDA). */
+int sps_q_graphs(sps_context ctx);
+sps_status sps_q_capture_begin(sps_context ctx);
+sps_status sps_q_capture_end(sps_context ctx, void **graph);
+sps_status sps_q_graph_launch(sps_context ctx, void *graph);
+void sps_q_graph_destroy(sps_context ctx, void *graph);
+/** Nonzero where slots can be fetched asynchronously (fetch_begin / fetch_wait). */
+int sps_q_async_fetch(sps_context ctx);
+/** Arm (src) or disarm (NULL) the fetch of the next reductions; SPS_OK where the backend cannot. */
+sps_status sps_q_fetch_arm(sps_context ctx, const void *src, size_t bytes, int buf);
+sps_status sps_q_fetch_begin(sps_context ctx, const void *src, size_t bytes);
+sps_status sps_q_fetch_wait(sps_context ctx, void *dst, size_t bytes);
 
 /* ------------------------------------------------------------------ operators */
-typedef struct sps_operator_vtbl {
-    sps_status (*apply)(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y);
-    void (*destroy)(sps_operator op);
-} sps_operator_vtbl;
+/** A fused product: the work around y = A x that an operator may do in the same
+ *  pass over A (or decline: then sps_op_apply_fused runs the generic steps). */
+typedef enum {
+    SPS_FUSE_DOT,      /* y = A x;  slots[out] = x^H y */
+    SPS_FUSE_XPAY_DOT, /* x = z + c pold;  y = A x;  slots[out] = x^H y  (x aliases neither z nor pold) */
+    SPS_FUSE_CG_ITER   /* SPS_FUSE_XPAY_DOT with out = k.pq, then cg_step(k, x, y, cx, cr) */
+} sps_fuse_kind;
 
-/* sps_operator_s.flags */
+typedef struct sps_fuse_desc {
+    sps_fuse_kind kind;
+    sps_vector x, y;        /* the product's input (written first by XPAY_DOT / CG_ITER) and output */
+    sps_vector z, pold;     /* XPAY_DOT, CG_ITER */
+    sps_scoef c;            /* XPAY_DOT, CG_ITER: coefficient of pold, from slots */
+    sps_cplx *slots;
+    int out;                /* DOT, XPAY_DOT: the slot of x^H y */
+    sps_vector cx, cr;      /* CG_ITER: the CG step's iterate and residual */
+    sps_cg_slots k;         /* CG_ITER */
+} sps_fuse_desc;
+
+/** Operator flags (sps_operator_s.flags). */
 enum {
-    /* apply only queues backend work (no host synchronisation, no allocation): a
-     * solver may record it in a CUDA graph.  Matrix operators; preconditioners that
-     * say so (SPS_PRECOND_CAPTURABLE); never a shell operator. */
+    /* apply and apply_fused only queue backend work (no host synchronisation, no
+     * allocation): iterations may be recorded as graphs.  Matrix operators;
+     * preconditioners that say so (SPS_PRECOND_CAPTURABLE); never a shell operator. */
     SPS_OPF_CAPTURABLE = 1u << 0,
     /* embedded in the object that owns it (a preconditioner): sps_operator_destroy
      * ignores it, the owner releases op->tmp */
     SPS_OPF_VIEW = 1u << 1
 };
+
+typedef struct sps_operator_vtbl {
+    sps_status (*apply)(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y);
+    /* Optional: do d in fewer passes; *done = 0 (and nothing written) declines. */
+    sps_status (*apply_fused)(sps_operator op, const sps_fuse_desc *d, int *done);
+    void (*destroy)(sps_operator op);
+} sps_operator_vtbl;
 
 struct sps_operator_s {
     sps_context ctx;
@@ -222,7 +153,7 @@ struct sps_operator_s {
     sps_scalar t;
     unsigned flags;               /* SPS_OPF_* */
     const sps_operator_vtbl *vt;
-    sps_matrix A;                 /* matrix operators */
+    void *impl;                   /* the implementation's object (a matrix operator's sps_matrix) */
     sps_apply_fn apply_fn, apply_t_fn;  /* shell operators */
     void *user;
     sps_vector tmp;               /* shell: holds op(A) x when alpha/beta are not (1, 0) */
@@ -242,18 +173,15 @@ sps_status sps_op_apply_plain(sps_operator op, sps_op_mode mode, sps_cplx a, sps
  *  "<what> callback failed with <status>", so the context never shows an older,
  *  unrelated message for it. */
 sps_status sps_call_user(sps_context ctx, sps_apply_fn fn, void *user, sps_vector x, sps_vector y, const char *what);
+/** A new operator handle of n x m, type t, with vtable vt and implementation impl. */
+sps_status sps_op_new(sps_context ctx, sps_index n, sps_index m, sps_scalar t, const sps_operator_vtbl *vt, void *impl,
+                      unsigned flags, sps_operator *out);
 /** y = a op(A) x + b y with host coefficients. */
 sps_status sps_op_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y);
-/** y = A x and slots[out] = x^H y (A square): fused where the format has it, else apply + dot. */
-sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cplx *slots, int out);
-/** pnew = z + c pold (c from slots), q = A pnew, slots[out] = pnew^H q: one pass where the
- *  format fuses them, else waxpy_s + sps_op_apply_dot. */
-sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
-                                 sps_vector pnew, sps_vector q, int out);
-/* One CG iteration on operator op: sps_op_apply_xpay_dot (out = k.pq), then cg_step
- * on (pnew, q, x, r); one fused pass where the format has one. */
-sps_status sps_op_cg_iter(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
-                          sps_vector pnew, sps_vector q, sps_vector x, sps_vector r, sps_cg_slots k);
+/** Do d: in one pass where the operator fuses it, else by the generic steps (XPAY_DOT:
+ *  waxpy_s, then DOT; DOT: apply, then dot; CG_ITER: XPAY_DOT, then cg_step), each
+ *  again offered to the operator first. */
+sps_status sps_op_apply_fused(sps_operator op, const sps_fuse_desc *d);
 
 /* ------------------------------------------------------------------ scalars */
 /** Read one scalar of type t at p as sps_cplx (NULL gives dflt). */

@@ -25,47 +25,74 @@ sps_status sps_op_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vecto
     return op->vt->apply(op, mode, a, x, b, y);
 }
 
-sps_status sps_op_apply_dot(sps_operator op, sps_vector x, sps_vector y, sps_cplx *slots, int out)
+/* The vectors of a fused product: y = A x (square A) and, for the direction update
+ * x = z + c pold, z and pold of x's size, x distinct from both; for a CG step, the
+ * iterate and residual of x's size. */
+static sps_status check_fused(sps_operator op, const sps_fuse_desc *d)
 {
-    SPS_CHECK(check_apply(op, SPS_OP_N, x, y));
-    if (op->A && op->A->ops->spmv_dot) return op->A->ops->spmv_dot(op->A, x->data, y->data, slots, out);
-    SPS_CHECK(op->vt->apply(op, SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y));
-    return sps_kern(op->ctx, op->t)->dot(op->ctx, x->n, x->data, y->data, slots, out);
-}
-
-/* The vectors of the direction update pnew = z + c pold, q = A pnew. */
-static sps_status check_xpay(sps_operator op, sps_vector z, sps_vector pold, sps_vector pnew, sps_vector q)
-{
-    SPS_CHECK(check_apply(op, SPS_OP_N, pnew, q));
-    if (z->n != pnew->n || pold->n != pnew->n || pnew == z || pnew == pold)
+    SPS_CHECK(check_apply(op, SPS_OP_N, d->x, d->y));
+    if (d->kind == SPS_FUSE_DOT) return SPS_OK;
+    if (!d->z || !d->pold || d->z->n != d->x->n || d->pold->n != d->x->n || d->x == d->z || d->x == d->pold)
         return sps_error(op->ctx, SPS_ERR_ARG,
                          "operator apply (direction update): z, p_old and p_new need %d entries each (got %d, %d, %d) "
                          "and p_new must differ from z and p_old",
-                         (int)pnew->n, (int)z->n, (int)pold->n, (int)pnew->n);
+                         (int)d->x->n, d->z ? (int)d->z->n : -1, d->pold ? (int)d->pold->n : -1, (int)d->x->n);
+    if (d->kind == SPS_FUSE_CG_ITER && (!d->cx || !d->cr || d->cx->n != d->x->n || d->cr->n != d->x->n))
+        return sps_error(op->ctx, SPS_ERR_ARG, "operator CG iteration: x and r need %d entries (got %d, %d)",
+                         (int)d->x->n, d->cx ? (int)d->cx->n : -1, d->cr ? (int)d->cr->n : -1);
     return SPS_OK;
 }
 
-sps_status sps_op_apply_xpay_dot(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
-                                 sps_vector pnew, sps_vector q, int out)
+/* d by its generic steps, each offered to the operator again (a format that fuses
+ * the dot but not the direction update still saves a pass). */
+static sps_status fused_generic(sps_operator op, const sps_fuse_desc *d)
 {
-    SPS_CHECK(check_xpay(op, z, pold, pnew, q));
-    if (op->A && op->A->ops->spmv_xpay_dot)
-        return op->A->ops->spmv_xpay_dot(op->A, z->data, c, pold->data, pnew->data, q->data, slots, out);
-    SPS_CHECK(sps_kern(op->ctx, op->t)->waxpy_s(op->ctx, z->n, z->data, slots, c, pold->data, pnew->data));
-    return sps_op_apply_dot(op, pnew, q, slots, out);
+    sps_fuse_desc in = *d;
+    switch (d->kind) {
+    case SPS_FUSE_DOT:
+        /* y = A x;  slots[out] = x^H y */
+        SPS_CHECK(op->vt->apply(op, SPS_OP_N, sps_cplx_make(1, 0), d->x, sps_cplx_make(0, 0), d->y));
+        return sps_v_dot(d->x, d->y, d->slots, d->out);
+    case SPS_FUSE_XPAY_DOT:
+        /* x = z + c pold;  then y = A x, slots[out] = x^H y */
+        SPS_CHECK(sps_v_waxpy_s(d->z, d->slots, d->c, d->pold, d->x));
+        in.kind = SPS_FUSE_DOT;
+        return sps_op_apply_fused(op, &in);
+    case SPS_FUSE_CG_ITER:
+        /* the direction update and product (out = pq), then x += alpha p, r -= alpha q, rr, stop */
+        in.kind = SPS_FUSE_XPAY_DOT;
+        in.out = d->k.pq;
+        SPS_CHECK(sps_op_apply_fused(op, &in));
+        return sps_v_cg_step(d->slots, d->k, d->x, d->y, d->cx, d->cr);
+    }
+    return sps_error(op->ctx, SPS_ERR_ARG, "operator apply: unknown fused product %d", (int)d->kind);
 }
 
-sps_status sps_op_cg_iter(sps_operator op, sps_vector z, sps_cplx *slots, sps_scoef c, sps_vector pold,
-                          sps_vector pnew, sps_vector q, sps_vector x, sps_vector r, sps_cg_slots k)
+sps_status sps_op_apply_fused(sps_operator op, const sps_fuse_desc *d)
 {
-    if (x->n != pnew->n || r->n != pnew->n)
-        return sps_error(op->ctx, SPS_ERR_ARG, "operator CG iteration: x and r need %d entries (got %d, %d)",
-                         (int)pnew->n, (int)x->n, (int)r->n);
-    SPS_CHECK(check_xpay(op, z, pold, pnew, q));
-    if (op->A && op->A->ops->cg_iter)
-        return op->A->ops->cg_iter(op->A, z->data, c, pold->data, pnew->data, q->data, x->data, r->data, slots, k);
-    SPS_CHECK(sps_op_apply_xpay_dot(op, z, slots, c, pold, pnew, q, k.pq));
-    return sps_kern(op->ctx, op->t)->cg_step(op->ctx, x->n, slots, k, pnew->data, q->data, x->data, r->data);
+    SPS_CHECK(check_fused(op, d));
+    if (op->vt->apply_fused) {
+        int done = 0;
+        SPS_CHECK(op->vt->apply_fused(op, d, &done));
+        if (done) return SPS_OK;
+    }
+    return fused_generic(op, d);
+}
+
+sps_status sps_op_new(sps_context ctx, sps_index n, sps_index m, sps_scalar t, const sps_operator_vtbl *vt, void *impl,
+                      unsigned flags, sps_operator *out)
+{
+    sps_operator op;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&op, sizeof *op, "an operator handle"));
+    op->ctx = ctx;
+    op->n = n;
+    op->m = m;
+    op->t = t;
+    op->vt = vt;
+    op->impl = impl;
+    op->flags = flags;
+    *out = op;
+    return SPS_OK;
 }
 
 sps_status sps_operator_apply(sps_operator op, sps_op_mode mode, const void *alpha, sps_vector x, const void *beta,
@@ -95,30 +122,6 @@ void sps_operator_destroy(sps_operator op)
     free(op);
 }
 
-/* ---------------------------------------------------------------- matrix operators */
-static sps_status mat_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
-{
-    return op->A->ops->spmv(op->A, mode, a, x->data, b, y->data);
-}
-
-static const sps_operator_vtbl mat_vtbl = {mat_apply, NULL};
-
-sps_status sps_operator_from_matrix(sps_matrix A, sps_operator *out)
-{
-    if (!A || !out) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_operator_from_matrix: NULL output") : SPS_ERR_ARG;
-    sps_operator op;
-    SPS_CHECK(sps_hcalloc(A->ctx, (void **)&op, sizeof *op, "an operator handle"));
-    op->ctx = A->ctx;
-    op->n = A->n;
-    op->m = A->m;
-    op->t = A->t;
-    op->flags = SPS_OPF_CAPTURABLE; /* every format's SpMV only queues kernels */
-    op->vt = &mat_vtbl;
-    op->A = A;
-    *out = op;
-    return SPS_OK;
-}
-
 /* ---------------------------------------------------------------- shell operators */
 sps_status sps_call_user(sps_context ctx, sps_apply_fn fn, void *user, sps_vector x, sps_vector y, const char *what)
 {
@@ -145,7 +148,7 @@ sps_status sps_op_apply_plain(sps_operator op, sps_op_mode mode, sps_cplx a, sps
     }
     if (!op->tmp) SPS_CHECK(sps_vector_create(op->ctx, nout, op->t, &op->tmp));
     SPS_CHECK(plain(op, mode, x, op->tmp));
-    return sps_kern(op->ctx, op->t)->axpby(op->ctx, nout, a, op->tmp->data, b, y->data);
+    return sps_v_axpby(a, op->tmp, b, y);
 }
 
 /* The callback computes op(A) x; alpha and beta are applied by sps_op_apply_plain
@@ -162,7 +165,7 @@ static sps_status shell_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps
     return sps_op_apply_plain(op, mode, a, x, b, y, shell_plain);
 }
 
-static const sps_operator_vtbl shell_vtbl = {shell_apply, NULL};
+static const sps_operator_vtbl shell_vtbl = {.apply = shell_apply};
 
 sps_status sps_operator_shell(sps_context ctx, sps_index n, sps_index m, sps_scalar t, sps_apply_fn apply,
                               sps_apply_fn apply_t, void *user, sps_operator *out)
@@ -173,12 +176,8 @@ sps_status sps_operator_shell(sps_context ctx, sps_index n, sps_index m, sps_sca
     if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: negative size");
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: bad scalar type");
     sps_operator op;
-    SPS_CHECK(sps_hcalloc(ctx, (void **)&op, sizeof *op, "an operator handle"));
-    op->ctx = ctx;
-    op->n = n;
-    op->m = m;
-    op->t = t;
-    op->vt = &shell_vtbl;
+    /* not capturable: the callback may synchronise with the host */
+    SPS_CHECK(sps_op_new(ctx, n, m, t, &shell_vtbl, NULL, 0, &op));
     op->apply_fn = apply;
     op->apply_t_fn = apply_t;
     op->user = user;

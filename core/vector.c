@@ -1,6 +1,5 @@
 /* Vectors: n scalars in the context's backend memory. */
 #include "core/internal.h"
-#include "formats/mmio.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,7 @@ sps_status sps_vector_create(sps_context ctx, sps_index n, sps_scalar t, sps_vec
     v->n = n;
     v->t = t;
     sps_status st = sps_dmalloc(ctx, &v->data, vbytes(v));
-    if (st == SPS_OK) st = ctx->be->zero(ctx, v->data, vbytes(v));
+    if (st == SPS_OK) st = sps_dzero(ctx, v->data, vbytes(v));
     if (st != SPS_OK) {
         sps_vector_destroy(v);
         return st;
@@ -80,26 +79,26 @@ sps_status sps_vector_check_pair(const char *fn, sps_vector x, sps_vector y)
 sps_status sps_vector_fill(sps_vector v, const void *value)
 {
     if (!v || !value) return v ? sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_fill: NULL value") : SPS_ERR_ARG;
-    return sps_kern(v->ctx, v->t)->fill(v->ctx, v->n, sps_cplx_load(v->t, value, sps_cplx_make(0, 0)), v->data);
+    return sps_kern(v->ctx, v->t)->fill(sps_ex(v->ctx), v->n, sps_cplx_load(v->t, value, sps_cplx_make(0, 0)), v->data);
 }
 
 sps_status sps_vector_copy(sps_vector x, sps_vector y)
 {
     SPS_CHECK(sps_vector_check_pair("sps_vector_copy", x, y));
-    return sps_kern(x->ctx, x->t)->copy(x->ctx, x->n, x->data, y->data);
+    return sps_kern(x->ctx, x->t)->copy(sps_ex(x->ctx), x->n, x->data, y->data);
 }
 
 sps_status sps_vector_axpby(const void *alpha, sps_vector x, const void *beta, sps_vector y)
 {
     SPS_CHECK(sps_vector_check_pair("sps_vector_axpby", x, y));
     sps_cplx a = sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), b = sps_cplx_load(x->t, beta, sps_cplx_make(0, 0));
-    return sps_kern(x->ctx, x->t)->axpby(x->ctx, x->n, a, x->data, b, y->data);
+    return sps_kern(x->ctx, x->t)->axpby(sps_ex(x->ctx), x->n, a, x->data, b, y->data);
 }
 
 sps_status sps_vector_scale(const void *alpha, sps_vector x)
 {
     if (!x) return SPS_ERR_ARG;
-    return sps_kern(x->ctx, x->t)->scale(x->ctx, x->n, sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), x->data);
+    return sps_kern(x->ctx, x->t)->scale(sps_ex(x->ctx), x->n, sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), x->data);
 }
 
 /* Reductions land in the context's scratch slot in backend memory (allocated on
@@ -110,8 +109,8 @@ static sps_status reduce_to_host(sps_vector x, sps_vector y, sps_cplx *res)
     sps_context ctx = x->ctx;
     if (!ctx->scratch) SPS_CHECK(sps_dmalloc(ctx, (void **)&ctx->scratch, sizeof *ctx->scratch));
     const sps_kernels *k = sps_kern(ctx, x->t);
-    SPS_CHECK(y ? k->dot(ctx, x->n, x->data, y->data, ctx->scratch, 0)
-                : k->nrm2(ctx, x->n, x->data, ctx->scratch, 0));
+    SPS_CHECK(y ? k->dot(sps_ex(ctx), x->n, x->data, y->data, ctx->scratch, 0)
+                : k->nrm2(sps_ex(ctx), x->n, x->data, ctx->scratch, 0));
     return sps_dcopy(ctx, res, ctx->scratch, sizeof *res, SPS_COPY_D2H);
 }
 
@@ -135,63 +134,53 @@ sps_status sps_vector_nrm2(sps_vector x, double *result)
     return SPS_OK;
 }
 
-/* ---------------------------------------------------------------- Matrix Market */
-static int is_single(sps_scalar t) { return t == SPS_F32 || t == SPS_C32; }
+/* ---------------------------------------------------------------- vector layer (core/internal.h) */
+/* Each op forwards to the kernel of the vectors' backend and type. */
+#define VK(v) sps_kern((v)->ctx, (v)->t)
+#define VX(v) sps_ex((v)->ctx)
 
-sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_vector *out)
+sps_status sps_v_fill(sps_vector x, sps_cplx a) { return VK(x)->fill(VX(x), x->n, a, x->data); }
+sps_status sps_v_copy(sps_vector x, sps_vector y) { return VK(x)->copy(VX(x), x->n, x->data, y->data); }
+sps_status sps_v_axpby(sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
 {
-    if (!ctx || !path || !out) return SPS_ERR_ARG;
-    *out = NULL;
-    sps_mm_data d;
-    memset(&d, 0, sizeof d);
-    sps_mm_options o = {0};
-    char err[1024];
-    sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
-    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
-    if (d.rows != 1 && d.cols != 1) {
-        st = sps_error(ctx, SPS_ERR_ARG, "%s: a vector must be n x 1 or 1 x n, the file is %d x %d", path,
-                       (int)d.rows, (int)d.cols);
-        goto done;
-    }
-    const int cplx = d.field == SPS_MM_COMPLEX;
-    if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
-    sps_index n = d.rows == 1 ? d.cols : d.rows;
-    const size_t ss = sps_scalar_size(t);
-    unsigned char *h;
-    SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&h, (size_t)n * ss, "vector values"), done);
-    for (int64_t k = 0; k < d.nnz; k++) {
-        sps_index i = d.rows == 1 ? d.col[k] : d.row[k];
-        sps_cplx c = sps_cplx_make(cplx ? d.val[2 * k] : d.val[k], cplx ? d.val[2 * k + 1] : 0.0);
-        sps_cplx prev = sps_cplx_load(t, h + (size_t)i * ss, c);
-        if (d.is_array == 0) { c.re += prev.re; c.im += prev.im; } /* coordinate duplicates are summed */
-        sps_cplx_store(t, c, h + (size_t)i * ss);
-    }
-    st = sps_vector_from_host(ctx, n, t, h, out);
-    free(h);
-done:
-    sps_mm_data_free(&d);
-    return st;
+    return VK(x)->axpby(VX(x), x->n, a, x->data, b, y->data);
 }
-
-sps_status sps_vector_write_mtx(sps_vector v, const char *path)
+sps_status sps_v_pmul(sps_vector d, sps_vector x, sps_vector y) { return VK(x)->pmul(VX(x), x->n, d->data, x->data, y->data); }
+sps_status sps_v_dot(sps_vector x, sps_vector y, sps_cplx *slots, int out)
 {
-    if (!v || !path) return v ? sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_write_mtx: NULL path") : SPS_ERR_ARG;
-    sps_context ctx = v->ctx;
-    const int cplx = sps_scalar_is_complex(v->t);
-    const size_t k = (size_t)v->n * (cplx ? 2 : 1);
-    void *h;
-    double *dv;
-    SPS_CHECK(sps_hmalloc(ctx, &h, vbytes(v), "vector copy"));
-    sps_status st = sps_hmalloc(ctx, (void **)&dv, k * sizeof(double), "vector copy");
-    if (st != SPS_OK) { free(h); return st; }
-    st = sps_vector_get(v, h);
-    if (st == SPS_OK) {
-        for (size_t i = 0; i < k; i++) dv[i] = is_single(v->t) ? (double)((float *)h)[i] : ((double *)h)[i];
-        char err[1024];
-        st = sps_mm_write_vector(path, v->n, dv, cplx, is_single(v->t), "written by libspsolve", err, sizeof err);
-        if (st != SPS_OK) sps_error(ctx, st, "%s", err);
-    }
-    free(h);
-    free(dv);
-    return st;
+    return VK(x)->dot(VX(x), x->n, x->data, y->data, slots, out);
+}
+sps_status sps_v_nrm2(sps_vector x, sps_cplx *slots, int out) { return VK(x)->nrm2(VX(x), x->n, x->data, slots, out); }
+sps_status sps_v_dot2(sps_vector x, sps_vector y, sps_cplx *slots, int xy, int xx)
+{
+    return VK(x)->dot2(VX(x), x->n, x->data, y->data, slots, xy, xx);
+}
+sps_status sps_v_axpy_s(const sps_cplx *slots, sps_scoef c, sps_vector x, sps_vector y)
+{
+    return VK(x)->axpy_s(VX(x), x->n, slots, c, x->data, y->data);
+}
+sps_status sps_v_scale_s(const sps_cplx *slots, sps_scoef c, sps_vector x)
+{
+    return VK(x)->scale_s(VX(x), x->n, slots, c, x->data);
+}
+sps_status sps_v_waxpy_s(sps_vector x, const sps_cplx *slots, sps_scoef c, sps_vector y, sps_vector w)
+{
+    return VK(x)->waxpy_s(VX(x), x->n, x->data, slots, c, y->data, w->data);
+}
+sps_status sps_v_axpy_dot_s(sps_cplx *slots, sps_scoef c, sps_vector x, sps_vector y, sps_vector z, int out)
+{
+    return VK(x)->axpy_dot_s(VX(x), x->n, slots, c, x->data, y->data, z->data, out);
+}
+sps_status sps_v_cg_step(sps_cplx *slots, sps_cg_slots k, sps_vector p, sps_vector q, sps_vector x, sps_vector r)
+{
+    return VK(x)->cg_step(VX(x), x->n, slots, k, p->data, q->data, x->data, r->data);
+}
+sps_status sps_v_bicgstab_p(const sps_cplx *slots, sps_bicgstab_slots k, sps_vector r, sps_vector v, sps_vector p)
+{
+    return VK(p)->bicgstab_p(VX(p), p->n, slots, k, r->data, v->data, p->data);
+}
+sps_status sps_v_bicgstab_xr(sps_cplx *slots, sps_bicgstab_slots k, sps_vector rhat, sps_vector ph, sps_vector sh,
+                             sps_vector s, sps_vector t, sps_vector x, sps_vector r)
+{
+    return VK(x)->bicgstab_xr(VX(x), x->n, slots, k, rhat->data, ph->data, sh->data, s->data, t->data, x->data, r->data);
 }

@@ -11,7 +11,7 @@
 #ifndef SPS_FORMATS_CSR_BACKEND_H
 #define SPS_FORMATS_CSR_BACKEND_H
 
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -74,7 +74,7 @@ static inline sps_status sps_csr_rowlen_hist(sps_context ctx, sps_scalar t, sps_
     *maxlen = 0;
     sps_index *d = NULL, *mx = NULL;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&d, sizeof *d));
-    sps_status st = k->jds_rowlen_max(ctx, n, rowptr, d);
+    sps_status st = k->jds_rowlen_max(sps_ex(ctx), n, rowptr, d);
     if (st == SPS_OK) st = sps_ddownload(ctx, (void **)&mx, d, sizeof *d, "the longest row length");
     sps_dfree(ctx, d);
     d = NULL;
@@ -83,7 +83,7 @@ static inline sps_status sps_csr_rowlen_hist(sps_context ctx, sps_scalar t, sps_
     free(mx);
     const size_t bytes = ((size_t)*maxlen + 1) * sizeof(sps_index);
     SPS_CHECK(sps_dmalloc(ctx, (void **)&d, bytes));
-    st = k->jds_rowlen_hist(ctx, n, rowptr, *maxlen, d);
+    st = k->jds_rowlen_hist(sps_ex(ctx), n, rowptr, *maxlen, d);
     if (st == SPS_OK) st = sps_ddownload(ctx, (void **)hist, d, bytes, "the row-length histogram");
     sps_dfree(ctx, d);
     return st;

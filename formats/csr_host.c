@@ -1,5 +1,5 @@
 /* Canonical host CSR: the interchange every reader and format goes through. */
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -34,7 +34,7 @@
  *   separate array addressed by slot d*n + i, so a block or quaternion DIA
  *   keeps the layout and changes only the entry size of dval and the
  *   per-entry multiply. */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "formats/csr_backend.h"
 
 #include <math.h>
@@ -93,8 +93,8 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     sps_status st;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&dflag, (size_t)nflag * sizeof *dflag));
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&dmap, ((size_t)nflag + 1) * sizeof *dmap), done);
-    SPS_CHECK_GOTO(st, k->dia_mark(ctx, B->n, B->m, src->rowptr, src->col, dflag), done);
-    SPS_CHECK_GOTO(st, k->dia_scan(ctx, nflag, dflag, dmap), done);
+    SPS_CHECK_GOTO(st, k->dia_mark(sps_ex(ctx), B->n, B->m, src->rowptr, src->col, dflag), done);
+    SPS_CHECK_GOTO(st, k->dia_scan(sps_ex(ctx), nflag, dflag, dmap), done);
     SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&count, dmap + nflag, sizeof *count, "the DIA diagonal count"), done);
     const int64_t ndiag = *count;
 
@@ -113,12 +113,12 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 
     /* 3. the offsets */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->off, (size_t)ndiag * sizeof *L->off), done);
-    SPS_CHECK_GOTO(st, k->dia_offsets(ctx, B->n, nflag, dflag, dmap, L->off), done);
+    SPS_CHECK_GOTO(st, k->dia_offsets(sps_ex(ctx), B->n, nflag, dflag, dmap, L->off), done);
 
     /* 4. the diagonals and the mask */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->dval, (size_t)ndiag * (size_t)B->n * ss), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->mask, (size_t)ndiag * (size_t)L->nw * sizeof(uint32_t)), done);
-    SPS_CHECK_GOTO(st, k->dia_fill(ctx, B->n, B->m, src->rowptr, src->col, src->val, dmap, L->ndiag, s->dval, L->mask),
+    SPS_CHECK_GOTO(st, k->dia_fill(sps_ex(ctx), B->n, B->m, src->rowptr, src->col, src->val, dmap, L->ndiag, s->dval, L->mask),
                    done);
 done: /* dflag and dmap are freed in stream order, after the offsets and the fill have read them */
     sps_dfree(ctx, dflag);
@@ -181,7 +181,7 @@ static sps_status dia_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     dia_store *s = A->store;
     const dia_layout *L = &s->L;
     const sps_kernels *k = sps_kern(A->ctx, A->t);
-    return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(A->ctx, A->n, A->m, L->ndiag, L->off, s->dval, L->mask, a, x,
+    return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->off, s->dval, L->mask, a, x,
                                                           b, y);
 }
 

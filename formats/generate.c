@@ -1,7 +1,7 @@
 /* Built-in problems, generated straight into canonical host CSR.
  * poisson2d:N  5-point Laplacian on an N x N grid (Dirichlet), N^2 rows, SPD.
  * poisson3d:N  7-point Laplacian on an N x N x N grid, N^3 rows, SPD. */
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -32,7 +32,7 @@
  * SpMV: hyb_ell_spmv (y = a ELL x + b y; b == 0 does not read y) then coo_spmv
  *   with b = 1 on the tail; SpMV^T the same with hyb_ell_spmvt / coo_spmvt.
  *   K == 0: the COO kernel alone with the caller's b. */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "formats/csr_backend.h"
 
 #include <stdlib.h>
@@ -112,9 +112,9 @@ static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 
     sps_index *tail_ptr;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&tail_ptr, ((size_t)B->n + 1) * sizeof *tail_ptr));
-    sps_status st = k->hyb_tail_ptr(ctx, B->n, src->rowptr, L->K, tail_ptr);
+    sps_status st = k->hyb_tail_ptr(sps_ex(ctx), B->n, src->rowptr, L->K, tail_ptr);
     if (st == SPS_OK)
-        st = k->hyb_fill(ctx, B->n, src->rowptr, src->col, src->val, L->K, L->ld, tail_ptr, L->ell_col, s->ell_val,
+        st = k->hyb_fill(sps_ex(ctx), B->n, src->rowptr, src->col, src->val, L->K, L->ld, tail_ptr, L->ell_col, s->ell_val,
                          L->tail_row, L->tail_col, s->tail_val);
     sps_dfree(ctx, tail_ptr); /* stream-ordered: after the queued fill has read it */
     return st;
@@ -182,12 +182,12 @@ static sps_status hyb_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     const hyb_layout *L = &s->L;
     const sps_kernels *k = sps_kern(A->ctx, A->t);
     if (L->K > 0) {
-        SPS_CHECK((mode == SPS_OP_N ? k->hyb_ell_spmv : k->hyb_ell_spmvt)(A->ctx, A->n, A->m, L->K, L->ld, L->ell_col,
+        SPS_CHECK((mode == SPS_OP_N ? k->hyb_ell_spmv : k->hyb_ell_spmvt)(sps_ex(A->ctx), A->n, A->m, L->K, L->ld, L->ell_col,
                                                                            s->ell_val, a, x, b, y));
         if (L->ntail == 0) return SPS_OK;
         b = sps_cplx_make(1.0, 0.0); /* the tail accumulates into the ELL result */
     }
-    return (mode == SPS_OP_N ? k->coo_spmv : k->coo_spmvt)(A->ctx, A->n, A->m, L->ntail, L->tail_row, L->tail_col,
+    return (mode == SPS_OP_N ? k->coo_spmv : k->coo_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ntail, L->tail_row, L->tail_col,
                                                           s->tail_val, a, x, b, y);
 }
 

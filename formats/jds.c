@@ -29,7 +29,7 @@
  *   computes jd_ptr: len_d = rows longer than d), perm by a stable sort on the
  *   backend (jds_perm: counting sort on the CPU, CUB radix sort on CUDA), then
  *   jds_fill copies every entry once. */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "formats/csr_backend.h"
 
 #include <stdlib.h>
@@ -109,8 +109,8 @@ static sps_status jds_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     SPS_CHECK(sps_dmalloc(ctx, (void **)&L->perm, (size_t)B->n * sizeof(sps_index)));
     SPS_CHECK(sps_dmalloc(ctx, (void **)&L->jd_col, (size_t)B->nnz * sizeof(sps_index)));
     SPS_CHECK(sps_dmalloc(ctx, &s->jd_val, (size_t)B->nnz * sps_scalar_size(B->t)));
-    SPS_CHECK(k->jds_perm(ctx, B->n, src->rowptr, maxlen, L->perm));
-    return k->jds_fill(ctx, B->n, src->rowptr, src->col, src->val, L->perm, L->ndiag, L->jd_ptr, L->jd_col, s->jd_val);
+    SPS_CHECK(k->jds_perm(sps_ex(ctx), B->n, src->rowptr, maxlen, L->perm));
+    return k->jds_fill(sps_ex(ctx), B->n, src->rowptr, src->col, src->val, L->perm, L->ndiag, L->jd_ptr, L->jd_col, s->jd_val);
 }
 
 static sps_status jds_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
@@ -169,7 +169,7 @@ static sps_status jds_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     jds_store *s = A->store;
     const jds_layout *L = &s->L;
     const sps_kernels *k = sps_kern(A->ctx, A->t);
-    return (mode == SPS_OP_N ? k->jds_spmv : k->jds_spmvt)(A->ctx, A->n, A->m, L->ndiag, L->long_row, L->perm, L->jd_ptr,
+    return (mode == SPS_OP_N ? k->jds_spmv : k->jds_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->long_row, L->perm, L->jd_ptr,
                                                           L->jd_col, s->jd_val, a, x, b, y);
 }
 

@@ -1,7 +1,6 @@
 /* Matrices: construction from host arrays and files, conversion between
  * formats through canonical host CSR, description. */
-#include "core/internal.h"
-#include "formats/mmio.h"
+#include "formats/format.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -114,102 +113,12 @@ sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const 
     return st;
 }
 
-static sps_symmetry mm_sym(sps_mm_symmetry s)
-{
-    switch (s) {
-    case SPS_MM_SYMMETRIC: return SPS_SYM_SYMMETRIC;
-    case SPS_MM_SKEW: return SPS_SYM_SKEW;
-    case SPS_MM_HERMITIAN: return SPS_SYM_HERMITIAN;
-    default: return SPS_SYM_GENERAL;
-    }
-}
-
-/* A parsed file becomes canonical CSR; a complex file promotes t to complex. */
-static sps_status from_mm(sps_context ctx, sps_mm_data *d, sps_scalar t, sps_matrix *A)
-{
-    const int cplx = d->field == SPS_MM_COMPLEX;
-    if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
-    sps_csr_host h;
-    SPS_CHECK(sps_csr_host_from_triplets(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx, t, &h));
-    sps_status st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_CSR, NULL, mm_sym(d->symmetry), A);
-    sps_csr_host_free(&h);
-    return st;
-}
-
-sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t, const sps_read_options *opt,
-                                    sps_matrix *A)
-{
-    if (!ctx || !A) return SPS_ERR_ARG;
-    *A = NULL;
-    if (!path) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx: NULL path");
-    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx: bad scalar type");
-    sps_mm_options o = {opt ? opt->allow_nonfinite : 0};
-    sps_mm_data d;
-    memset(&d, 0, sizeof d);
-    char err[1024];
-    sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
-    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
-    st = from_mm(ctx, &d, t, A);
-    sps_mm_data_free(&d);
-    return st;
-}
-
-sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A)
-{
-    return sps_matrix_read_mtx_opts(ctx, path, t, NULL, A);
-}
-
-sps_status sps_matrix_read_mtx_buffer(sps_context ctx, const char *buf, size_t len, const char *name, sps_scalar t,
-                                      const sps_read_options *opt, sps_matrix *A)
-{
-    if (!ctx || !A) return SPS_ERR_ARG;
-    *A = NULL;
-    if (!buf) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx_buffer: NULL buffer");
-    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx_buffer: bad scalar type");
-    sps_mm_options o = {opt ? opt->allow_nonfinite : 0};
-    sps_mm_data d;
-    memset(&d, 0, sizeof d);
-    char err[1024];
-    sps_status st = sps_mm_read_buffer(buf, len, name ? name : "<buffer>", &o, &d, err, sizeof err);
-    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
-    st = from_mm(ctx, &d, t, A);
-    sps_mm_data_free(&d);
-    return st;
-}
-
 /* Host CSR copy of any matrix. */
-static sps_status to_host(sps_matrix A, sps_csr_host *h)
+sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h)
 {
     memset(h, 0, sizeof *h);
     sps_status st = A->ops->to_csr(A, h);
     if (st != SPS_OK) sps_csr_host_free(h);
-    return st;
-}
-
-sps_status sps_matrix_write_mtx(sps_matrix A, const char *path)
-{
-    if (!A) return SPS_ERR_ARG;
-    if (!path) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_write_mtx: NULL path");
-    sps_csr_host h;
-    SPS_CHECK(to_host(A, &h));
-    sps_status st;
-    sps_index *row = NULL;
-    double *dv = NULL;
-    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&row, (size_t)h.nnz * sizeof *row, "row indices"), done);
-    for (sps_index i = 0; i < h.n; i++)
-        for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) row[k] = i;
-    const int cplx = sps_scalar_is_complex(A->t);
-    const size_t nv = (size_t)h.nnz * (cplx ? 2 : 1);
-    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&dv, nv * sizeof *dv, "value copy"), done);
-    for (size_t i = 0; i < nv; i++) dv[i] = is_single(A->t) ? (double)((float *)h.val)[i] : ((double *)h.val)[i];
-    char err[1024];
-    st = sps_mm_write_coo(path, h.n, h.m, h.nnz, row, h.col, dv, cplx, is_single(A->t), "written by libspsolve", err,
-                          sizeof err);
-    if (st != SPS_OK) sps_error(A->ctx, st, "%s", err);
-done:
-    free(row);
-    free(dv);
-    sps_csr_host_free(&h);
     return st;
 }
 
@@ -241,7 +150,7 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, const sps_format_opt
         return SPS_OK;
     }
     sps_csr_host h;
-    SPS_CHECK(to_host(A, &h));
+    SPS_CHECK(sps_matrix_to_host(A, &h));
     sps_status st = sps_matrix_from_csr_host(A->ctx, &h, fmt, opt, A->sym, B);
     sps_csr_host_free(&h);
     return st;
@@ -252,7 +161,7 @@ sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col
     if (!A) return SPS_ERR_ARG;
     if (!rowptr || (A->nnz && (!col || !val))) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_export_csr: NULL array");
     sps_csr_host h;
-    SPS_CHECK(to_host(A, &h));
+    SPS_CHECK(sps_matrix_to_host(A, &h));
     memcpy(rowptr, h.rowptr, ((size_t)h.n + 1) * sizeof *rowptr);
     if (h.nnz) {
         memcpy(col, h.col, (size_t)h.nnz * sizeof *col);
@@ -285,7 +194,7 @@ sps_status sps_matrix_diagonal(sps_matrix A, void *d)
     if (!A) return SPS_ERR_ARG;
     if (!d) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_diagonal: NULL output");
     sps_csr_host h;
-    SPS_CHECK(to_host(A, &h));
+    SPS_CHECK(sps_matrix_to_host(A, &h));
     const size_t ss = sps_scalar_size(A->t);
     const sps_index nd = A->n < A->m ? A->n : A->m;
     memset(d, 0, (size_t)nd * ss);

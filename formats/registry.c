@@ -1,5 +1,5 @@
 /* The format registry: adding a format is one file pair plus one line here. */
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <string.h>
 

@@ -23,6 +23,7 @@
 #define SPS_KERNELS_H
 
 #include "spsolve/types.h"
+#include "kernels/exec.h"
 #include "kernels/csr_merge.h"
 
 #include <math.h>
@@ -70,25 +71,25 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
 /* X(P, S, name, args): P backend prefix, S scalar suffix (forwarded untouched). */
 #define SPS_KERNEL_LIST_BLAS1(X, P, S)                                                              \
     /* x[i] = a */                                                                                  \
-    X(P, S, fill, (sps_context ctx, sps_index n, sps_cplx a, void *x))                              \
+    X(P, S, fill, (sps_exec *ex, sps_index n, sps_cplx a, void *x))                              \
     /* y = x */                                                                                     \
-    X(P, S, copy, (sps_context ctx, sps_index n, const void *x, void *y))                           \
+    X(P, S, copy, (sps_exec *ex, sps_index n, const void *x, void *y))                           \
     /* x = a x */                                                                                   \
-    X(P, S, scale, (sps_context ctx, sps_index n, sps_cplx a, void *x))                             \
+    X(P, S, scale, (sps_exec *ex, sps_index n, sps_cplx a, void *x))                             \
     /* y = a x + b y  (b == 0: y is not read) */                                                    \
-    X(P, S, axpby, (sps_context ctx, sps_index n, sps_cplx a, const void *x, sps_cplx b, void *y))  \
+    X(P, S, axpby, (sps_exec *ex, sps_index n, sps_cplx a, const void *x, sps_cplx b, void *y))  \
     /* slots[out] = x^H y  (conjugate x for complex) */                                             \
-    X(P, S, dot, (sps_context ctx, sps_index n, const void *x, const void *y, sps_cplx *slots, int out)) \
+    X(P, S, dot, (sps_exec *ex, sps_index n, const void *x, const void *y, sps_cplx *slots, int out)) \
     /* slots[out] = ||x||_2  (real part; imaginary 0) */                                            \
-    X(P, S, nrm2, (sps_context ctx, sps_index n, const void *x, sps_cplx *slots, int out))          \
+    X(P, S, nrm2, (sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out))          \
     /* y = d .* x  (pointwise; Jacobi) */                                                           \
-    X(P, S, pmul, (sps_context ctx, sps_index n, const void *d, const void *x, void *y))            \
+    X(P, S, pmul, (sps_exec *ex, sps_index n, const void *d, const void *x, void *y))            \
     /* y = y + c x with c from slots */                                                             \
-    X(P, S, axpy_s, (sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c, const void *x, void *y))            \
+    X(P, S, axpy_s, (sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c, const void *x, void *y))            \
     /* y = x + c y with c from slots */                                                             \
-    X(P, S, xpay_s, (sps_context ctx, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, void *y))            \
+    X(P, S, xpay_s, (sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, void *y))            \
     /* d[i] = 1 / d[i]; slots[out].re = index+1 of the first zero or non-finite entry, 0 if none */ \
-    X(P, S, invert, (sps_context ctx, sps_index n, void *d, sps_cplx *slots, int out))
+    X(P, S, invert, (sps_exec *ex, sps_index n, void *d, sps_cplx *slots, int out))
 
 #define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
     /* nnz = rowptr[n] - rowptr[0] (the CSR kernels below).  maxrow: the longest row's entry count */ \
@@ -97,44 +98,44 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     /* give the same bits, a wrong value the right product (rounding may differ), more slowly.     */ \
     /* The CPU ignores it.                                                                        */ \
     /* y = a A x + b y, A n x m in CSR; b == 0: y not read */                                       \
-    X(P, S, csr_spmv, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
+    X(P, S, csr_spmv, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
                        const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x, \
                        sps_cplx b, void *y))                                                        \
     /* y = A x and slots[out] = x^H y in one pass (A n x n in CSR, nnz = rowptr[n] - rowptr[0];   */ \
     /* CG's q = A p, p^H q)                                                                       */ \
     /* deterministic, as dot                                                                      */ \
-    X(P, S, csr_spmv_dot, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, \
+    X(P, S, csr_spmv_dot, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, \
                            const void *val, sps_index maxrow, const void *x, void *y, sps_cplx *slots, int out)) \
     /* pnew = z + c pold (c from slots), q = A pnew and slots[out] = pnew^H q in one pass (A n x n */ \
     /* in CSR): CG's direction update fused into its product; pnew may alias neither z nor pold   */ \
-    X(P, S, csr_spmv_xpay_dot, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,  \
+    X(P, S, csr_spmv_xpay_dot, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,  \
                                 const sps_index *col, const void *val, sps_index maxrow, const void *z, sps_scoef c, \
                                 const void *pold, void *pnew, void *q, sps_cplx *slots, int out)) \
     /* One CG iteration (A n x n in CSR): csr_spmv_xpay_dot(z, c, pold -> pnew, q; out = k.pq),   */ \
     /* then cg_step(k, pnew, q, x, r), in one pass where the backend can (CUDA: one cooperative   */ \
     /* launch); the slots and vectors end as after the two calls                                 */ \
-    X(P, S, csr_cg_iter, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,       \
+    X(P, S, csr_cg_iter, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,       \
                           const sps_index *col, const void *val, sps_index maxrow, const void *z, sps_scoef c, \
                           const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,  \
                           sps_cg_slots k))                                                          \
     /* The merge-path plan of csr_spmv_merge (kernels/csr_merge.h) into work, a buffer of          */ \
     /* sps_csr_merge_bytes(n, nnz, scalar size) bytes; rowptr[0] == 0                               */ \
-    X(P, S, csr_merge_plan, (sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, void *work)) \
+    X(P, S, csr_merge_plan, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, void *work)) \
     /* y = a A x + b y (b == 0: y not read) by the merge-path schedule of work's plan (the tiles'   */ \
     /* carries after it are rewritten); deterministic.  The CPU runs csr_spmv (no plan needed)     */ \
-    X(P, S, csr_spmv_merge, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
+    X(P, S, csr_spmv_merge, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
                              const sps_index *col, const void *val, void *work, sps_cplx a, const void *x, \
                              sps_cplx b, void *y))                                                  \
     /* y = a A^T x + b y (y has m entries), without forming A^T */                                  \
-    X(P, S, csr_spmvt, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
+    X(P, S, csr_spmvt, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
                         const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x, \
                         sps_cplx b, void *y))                                                       \
     /* row[k] = i for rowptr[i] <= k < rowptr[i+1] (COO's row array from CSR's; index only) */       \
-    X(P, S, coo_rows, (sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *row))     \
+    X(P, S, coo_rows, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *row))     \
     /* y = a A x + b y, A in COO sorted by row (then column) */                                     \
-    X(P, S, coo_spmv, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
+    X(P, S, coo_spmv, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
                        const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
-    X(P, S, coo_spmvt, (sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
+    X(P, S, coo_spmvt, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
                         const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))
 
 /* Solver-specific fused steps live in kernels/solver_kernels.h, the formats'

@@ -56,32 +56,32 @@ typedef struct { int rho, pq, rr, tol2, stop; } sps_cg_slots;
     /* after the one that stopped leave x and r alone.  Guarded: when Re slots[pq] <= 0,         */ \
     /* Re slots[rho] <= 0 or alpha is not finite, nothing is written but slots[rr] = -1 and     */ \
     /* slots[stop] = 1 (no step along a direction of non-positive curvature).                    */ \
-    X(P, S, cg_step, (sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k,               \
+    X(P, S, cg_step, (sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k,               \
                       const void *p, const void *q, void *x, void *r))                              \
     /* BiCGSTAB direction, beta = (rho/rho_old)(alpha/omega) = slots[rho] slots[tt] /            */ \
     /* (slots[rv] slots[ts]) and omega = slots[ts] / slots[tt] (rv, ts, tt of the previous step): */ \
     /*   p = r + beta (p - omega v)                                                              */ \
-    X(P, S, bicgstab_p, (sps_context ctx, sps_index n, const sps_cplx *slots, sps_bicgstab_slots k, \
+    X(P, S, bicgstab_p, (sps_exec *ex, sps_index n, const sps_cplx *slots, sps_bicgstab_slots k, \
                          const void *r, const void *v, void *p))                                    \
     /* w = x + c y with c from slots (w may alias neither x nor y)                               */ \
-    X(P, S, waxpy_s, (sps_context ctx, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, \
+    X(P, S, waxpy_s, (sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, \
                       const void *y, void *w))                                                      \
     /* slots[xy] = x^H y;  slots[xx] = x^H x  (one pass; BiCGSTAB t^H s and t^H t)               */ \
-    X(P, S, dot2, (sps_context ctx, sps_index n, const void *x, const void *y, sps_cplx *slots,     \
+    X(P, S, dot2, (sps_exec *ex, sps_index n, const void *x, const void *y, sps_cplx *slots,     \
                    int xy, int xx))                                                                 \
     /* BiCGSTAB update, alpha = slots[rho] / slots[rv], omega = slots[ts] / slots[tt]            */ \
     /* (omega = 0 when slots[tt] == 0: then t = 0, s = 0 and x + alpha ph is the solution):      */ \
     /*   x += alpha ph + omega sh;  r = s - omega t;                                             */ \
     /*   slots[rr] = r^H r;  slots[rho_new] = rhat^H r.                                          */ \
     /* Guarded: when alpha or omega is not finite, nothing is written but slots[rr] = -1.        */ \
-    X(P, S, bicgstab_xr, (sps_context ctx, sps_index n, sps_cplx *slots, sps_bicgstab_slots k,      \
+    X(P, S, bicgstab_xr, (sps_exec *ex, sps_index n, sps_cplx *slots, sps_bicgstab_slots k,      \
                           const void *rhat, const void *ph, const void *sh, const void *s,          \
                           const void *t, void *x, void *r))                                         \
     /* Modified Gram-Schmidt step: y += c x (c from slots);  slots[out] = z^H y (the new y;      */ \
     /* z may be x, y or another vector; the next basis vector's coefficient in GMRES)            */ \
-    X(P, S, axpy_dot_s, (sps_context ctx, sps_index n, sps_cplx *slots, sps_scoef c, const void *x, \
+    X(P, S, axpy_dot_s, (sps_exec *ex, sps_index n, sps_cplx *slots, sps_scoef c, const void *x, \
                          void *y, const void *z, int out))                                          \
     /* x = c x with c from slots (GMRES: v = w / ||w||)                                          */ \
-    X(P, S, scale_s, (sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c, void *x))
+    X(P, S, scale_s, (sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c, void *x))
 
 #endif

@@ -57,7 +57,7 @@ static sps_status pc_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_ve
     return sps_op_apply_plain(op, mode, a, x, b, y, pc_plain);
 }
 
-static const sps_operator_vtbl pc_vtbl = {pc_apply, NULL};
+static const sps_operator_vtbl pc_vtbl = {.apply = pc_apply}; /* no fused products: the generic steps run */
 
 sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned flags, sps_precond *out)
 {
@@ -283,9 +283,10 @@ void sps_precond_destroy(sps_precond P)
 /* ---------------------------------------------------------------- none: M = I */
 static sps_status none_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_vector y)
 {
+    (void)P;
     (void)mode; /* I^T = I */
     if (x == y) return SPS_OK;
-    return sps_kern(P->op.ctx, P->op.t)->copy(P->op.ctx, P->op.n, x->data, y->data);
+    return sps_v_copy(x, y);
 }
 
 const sps_precond_method sps_precond_none_method = {

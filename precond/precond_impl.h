@@ -17,7 +17,7 @@
  * an update with another one.  Methods see only checked arguments. */
 #ifndef SPS_PRECOND_IMPL_H
 #define SPS_PRECOND_IMPL_H
-#include "core/internal.h"
+#include "formats/format.h"
 
 #include <stddef.h>
 

@@ -35,8 +35,6 @@ static double breakdown_tol(sps_scalar t)
 
 typedef struct {
     struct sps_solver_s *s;
-    const sps_kernels *k;
-    sps_index n;
     sps_vector x, r, rhat, p, v, sv, t, ph, sh;
 } bcg_state;
 
@@ -54,38 +52,34 @@ static sps_status bcg_queue(void *arg, int cur, int restart)
 {
     bcg_state *c = arg;
     struct sps_solver_s *s = c->s;
-    sps_context ctx = s->ctx;
-    const sps_kernels *k = c->k;
-    const sps_index n = c->n;
     const sps_bicgstab_slots ks = bcg_slots(cur);
     if (restart) {
         /* rhat = r;  rho = rhat^H r;  p = r  (first step, or restart from the true residual) */
-        SPS_CHECK(k->copy(ctx, n, c->r->data, c->rhat->data));
-        SPS_CHECK(k->dot(ctx, n, c->rhat->data, c->r->data, s->slots, RHO0 + cur));
-        SPS_CHECK(k->copy(ctx, n, c->r->data, c->p->data));
+        SPS_CHECK(sps_v_copy(c->r, c->rhat));
+        SPS_CHECK(sps_v_dot(c->rhat, c->r, s->slots, RHO0 + cur));
+        SPS_CHECK(sps_v_copy(c->r, c->p));
     } else {
         /* beta = (rho_k / rho_{k-1}) (alpha / omega);  p = r + beta (p - omega v) */
-        SPS_CHECK(k->bicgstab_p(ctx, n, s->slots, ks, c->r->data, c->v->data, c->p->data));
+        SPS_CHECK(sps_v_bicgstab_p(s->slots, ks, c->r, c->v, c->p));
     }
     /* ph = M p;  v = A ph;  rv = rhat^H v */
     SPS_CHECK(sps_sv_precond(s, c->p, c->ph));
     SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->ph, sps_cplx_make(0, 0), c->v));
-    SPS_CHECK(k->dot(ctx, n, c->rhat->data, c->v->data, s->slots, RV));
+    SPS_CHECK(sps_v_dot(c->rhat, c->v, s->slots, RV));
     /* s = r - alpha v,  alpha = rho / rv */
-    SPS_CHECK(k->waxpy_s(ctx, n, c->r->data, s->slots, (sps_scoef){-1.0, RHO0 + cur, RV}, c->v->data, c->sv->data));
+    SPS_CHECK(sps_v_waxpy_s(c->r, s->slots, (sps_scoef){-1.0, RHO0 + cur, RV}, c->v, c->sv));
     /* sh = M s;  t = A sh;  ts = t^H s;  tt = t^H t */
     SPS_CHECK(sps_sv_precond(s, c->sv, c->sh));
     SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), c->sh, sps_cplx_make(0, 0), c->t));
-    SPS_CHECK(k->dot2(ctx, n, c->t->data, c->sv->data, s->slots, TS, TT));
+    SPS_CHECK(sps_v_dot2(c->t, c->sv, s->slots, TS, TT));
     /* omega = ts / tt;  x += alpha ph + omega sh;  r = s - omega t;  rr = r^H r;  rho' = rhat^H r;  STOP */
-    return k->bicgstab_xr(ctx, n, s->slots, ks, c->rhat->data, c->ph->data, c->sh->data, c->sv->data, c->t->data,
-                          c->x->data, c->r->data);
+    return sps_v_bicgstab_xr(s->slots, ks, c->rhat, c->ph, c->sh, c->sv, c->t, c->x, c->r);
 }
 
 static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 {
     const int pc = sps_sv_has_pc(s);
-    bcg_state st = {s, sps_sv_kern(s), b->n, x, sps_sv_vec(s, VR), sps_sv_vec(s, VRHAT), sps_sv_vec(s, VP),
+    bcg_state st = {s, x, sps_sv_vec(s, VR), sps_sv_vec(s, VRHAT), sps_sv_vec(s, VP),
                     sps_sv_vec(s, VV), sps_sv_vec(s, VS), sps_sv_vec(s, VT), NULL, NULL};
     bcg_state *c = &st;
     st.ph = pc ? sps_sv_vec(s, VPH) : st.p;

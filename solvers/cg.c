@@ -26,8 +26,6 @@ static void cg_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, s
 
 typedef struct {
     struct sps_solver_s *s;
-    const sps_kernels *k;
-    sps_index n;
     int pc;
     sps_vector x, r, q, z;
     sps_vector p[2]; /* the direction, written alternately by parity: p_k in p[k & 1] */
@@ -47,31 +45,33 @@ static sps_status cg_queue(void *arg, int cur, int restart)
 {
     cg_state *c = arg;
     struct sps_solver_s *s = c->s;
-    sps_context ctx = s->ctx;
     const int nxt = cur ^ 1;
     sps_vector p = c->p[cur];
     if (restart) {
         /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual);  q = A p;  pq = p^H q */
         SPS_CHECK(sps_sv_precond(s, c->r, c->z));
-        SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, c->rho0 + cur));
-        SPS_CHECK(c->k->copy(ctx, c->n, c->z->data, p->data));
-        SPS_CHECK(sps_op_apply_dot(s->A, p, c->q, s->slots, PQ));
+        SPS_CHECK(sps_v_dot(c->r, c->z, s->slots, c->rho0 + cur));
+        SPS_CHECK(sps_v_copy(c->z, p));
+        SPS_CHECK(sps_op_apply_fused(s->A, &(sps_fuse_desc){.kind = SPS_FUSE_DOT, .x = p, .y = c->q, .slots = s->slots,
+                                                             .out = PQ}));
     }
     /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
      * (once stopped, cg_step writes nothing: an iteration queued behind it is a no-op) */
     const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};
     if (restart) {
-        SPS_CHECK(c->k->cg_step(ctx, c->n, s->slots, ks, p->data, c->q->data, c->x->data, c->r->data));
+        SPS_CHECK(sps_v_cg_step(s->slots, ks, p, c->q, c->x, c->r));
     } else {
         /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q;  then the step above:
-         * one pass on CSR/CUDA (sps_op_cg_iter), else the two */
-        SPS_CHECK(sps_op_cg_iter(s->A, c->z, s->slots, (sps_scoef){1.0, c->rho0 + cur, c->rho0 + nxt}, c->p[nxt], p,
-                                 c->q, c->x, c->r, ks));
+         * one pass where the operator fuses it (CSR on CUDA), else the two */
+        const sps_fuse_desc it = {.kind = SPS_FUSE_CG_ITER, .x = p, .y = c->q, .z = c->z, .pold = c->p[nxt],
+                                  .c = {1.0, c->rho0 + cur, c->rho0 + nxt}, .slots = s->slots, .cx = c->x, .cr = c->r,
+                                  .k = ks};
+        SPS_CHECK(sps_op_apply_fused(s->A, &it));
     }
     if (c->pc) {
         /* z = M r;  rho_{k+1} = r^H z */
         SPS_CHECK(sps_sv_precond(s, c->r, c->z));
-        SPS_CHECK(c->k->dot(ctx, c->n, c->r->data, c->z->data, s->slots, RHO0 + nxt));
+        SPS_CHECK(sps_v_dot(c->r, c->z, s->slots, RHO0 + nxt));
     }
     return SPS_OK;
 }
@@ -153,8 +153,6 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
     cg_state c;
     memset(&c, 0, sizeof c);
     c.s = s;
-    c.k = sps_sv_kern(s);
-    c.n = b->n;
     c.pc = sps_sv_has_pc(s);
     c.x = x;
     c.r = sps_sv_vec(s, VR);

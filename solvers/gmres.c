@@ -61,9 +61,6 @@ static sps_status update_x(struct sps_solver_s *s, gm_host *w, int nc, sps_vecto
 {
     if (nc == 0) return SPS_OK;
     const int m = s->restart, ld = m + 1;
-    sps_context ctx = s->ctx;
-    const sps_kernels *k = sps_sv_kern(s);
-    const sps_index n = x->n;
     for (int i = nc - 1; i >= 0; i--) {
         zc acc = w->g[i];
         for (int l = i + 1; l < nc; l++) acc -= w->h[i + (size_t)l * ld] * w->y[l];
@@ -73,24 +70,21 @@ static sps_status update_x(struct sps_solver_s *s, gm_host *w, int nc, sps_vecto
     if (!sps_sv_has_pc(s)) {
         /* x += sum_i y_i v_i */
         for (int i = 0; i < nc; i++)
-            SPS_CHECK(k->axpby(ctx, n, YC(i), sps_sv_vec(s, i)->data, sps_cplx_make(1, 0), x->data));
+            SPS_CHECK(sps_v_axpby(YC(i), sps_sv_vec(s, i), sps_cplx_make(1, 0), x));
         return SPS_OK;
     }
     /* u = sum_i y_i v_i in v_nc (not part of the solution's basis);  z = M u;  x += z */
     sps_vector u = sps_sv_vec(s, nc), z = sps_sv_vec(s, m + 1);
-    SPS_CHECK(k->axpby(ctx, n, YC(0), sps_sv_vec(s, 0)->data, sps_cplx_make(0, 0), u->data));
+    SPS_CHECK(sps_v_axpby(YC(0), sps_sv_vec(s, 0), sps_cplx_make(0, 0), u));
     for (int i = 1; i < nc; i++)
-        SPS_CHECK(k->axpby(ctx, n, YC(i), sps_sv_vec(s, i)->data, sps_cplx_make(1, 0), u->data));
+        SPS_CHECK(sps_v_axpby(YC(i), sps_sv_vec(s, i), sps_cplx_make(1, 0), u));
 #undef YC
     SPS_CHECK(sps_sv_precond(s, u, z));
-    return k->axpby(ctx, n, sps_cplx_make(1, 0), z->data, sps_cplx_make(1, 0), x->data);
+    return sps_v_axpby(sps_cplx_make(1, 0), z, sps_cplx_make(1, 0), x);
 }
 
 static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 {
-    sps_context ctx = s->ctx;
-    const sps_kernels *k = sps_sv_kern(s);
-    const sps_index n = b->n;
     const int m = s->restart, ld = m + 1, pc = sps_sv_has_pc(s);
     const double eps = (b->t == SPS_F32 || b->t == SPS_C32) ? (double)FLT_EPSILON : DBL_EPSILON;
     gm_host w = host_views(s);
@@ -104,7 +98,7 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
 
     for (;;) { /* one restart cycle */
         /* v_0 = r / beta;  g = beta e_1 */
-        SPS_CHECK(k->scale_s(ctx, n, s->slots, (sps_scoef){1.0, -1, SPS_SLOT_RNORM}, v0->data));
+        SPS_CHECK(sps_v_scale_s(s->slots, (sps_scoef){1.0, -1, SPS_SLOT_RNORM}, v0));
         w.g[0] = beta;
         int j = 0, ended = 0; /* ended: 1 converged estimate / happy breakdown, 2 monitor, 3 maxit */
         double est = beta;
@@ -117,18 +111,18 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
             SPS_CHECK(sps_sv_precond(s, vj, z));
             SPS_CHECK(sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(1, 0), z, sps_cplx_make(0, 0), wv));
             /* pass 1 (MGS): h_i = v_i^H w;  w -= h_i v_i,  each fused with the next dot */
-            SPS_CHECK(k->dot(ctx, n, v0->data, wv->data, s->slots, H(0)));
+            SPS_CHECK(sps_v_dot(v0, wv, s->slots, H(0)));
             for (int i = 0; i < j; i++)
-                SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, H(i), -1}, sps_sv_vec(s, i)->data, wv->data,
-                                        sps_sv_vec(s, i + 1)->data, H(i + 1)));
+                SPS_CHECK(sps_v_axpy_dot_s(s->slots, (sps_scoef){-1.0, H(i), -1}, sps_sv_vec(s, i), wv,
+                                           sps_sv_vec(s, i + 1), H(i + 1)));
             /* pass 2 (re-orthogonalisation): c_i = v_i^H w;  w -= c_i v_i */
-            SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, H(j), -1}, vj->data, wv->data, v0->data, C(0)));
+            SPS_CHECK(sps_v_axpy_dot_s(s->slots, (sps_scoef){-1.0, H(j), -1}, vj, wv, v0, C(0)));
             for (int i = 0; i < j; i++)
-                SPS_CHECK(k->axpy_dot_s(ctx, n, s->slots, (sps_scoef){-1.0, C(i), -1}, sps_sv_vec(s, i)->data, wv->data,
-                                        sps_sv_vec(s, i + 1)->data, C(i + 1)));
-            SPS_CHECK(k->axpy_s(ctx, n, s->slots, (sps_scoef){-1.0, C(j), -1}, vj->data, wv->data));
+                SPS_CHECK(sps_v_axpy_dot_s(s->slots, (sps_scoef){-1.0, C(i), -1}, sps_sv_vec(s, i), wv,
+                                           sps_sv_vec(s, i + 1), C(i + 1)));
+            SPS_CHECK(sps_v_axpy_s(s->slots, (sps_scoef){-1.0, C(j), -1}, vj, wv));
             /* h_{j+1,j} = ||w|| */
-            SPS_CHECK(k->nrm2(ctx, n, wv->data, s->slots, HN));
+            SPS_CHECK(sps_v_nrm2(wv, s->slots, HN));
             SPS_CHECK(sps_sv_fetch(s, HN, C(j) - HN + 1));
 
             /* column j of H: h_ij = h_i + c_i, h_{j+1,j} = ||w|| */
@@ -182,7 +176,7 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
                 break;
             }
             /* v_{j+1} = w / h_{j+1,j} */
-            SPS_CHECK(k->scale_s(ctx, n, s->slots, (sps_scoef){1.0, -1, HN}, wv->data));
+            SPS_CHECK(sps_v_scale_s(s->slots, (sps_scoef){1.0, -1, HN}, wv));
         }
         /* x += M V y over the j columns of this cycle */
         SPS_CHECK(update_x(s, &w, j, x));

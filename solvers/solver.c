@@ -194,7 +194,7 @@ static sps_status ws_setup(sps_solver s, sps_index n, sps_scalar t)
     sps_status st;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->ws_block, nv * (size_t)n * ss), fail);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&s->slots, (size_t)nslots * sizeof(sps_cplx)), fail);
-    SPS_CHECK_GOTO(st, ctx->be->zero(ctx, s->slots, (size_t)nslots * sizeof(sps_cplx)), fail);
+    SPS_CHECK_GOTO(st, sps_dzero(ctx, s->slots, (size_t)nslots * sizeof(sps_cplx)), fail);
     SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&s->hslots, (size_t)nslots * sizeof(sps_cplx), "solver slots"), fail);
     SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&s->vec, nv * sizeof *s->vec, "solver vector views"), fail);
     if (hb) SPS_CHECK_GOTO(st, sps_hcalloc(ctx, &s->host, hb, "solver host workspace"), fail);
@@ -237,16 +237,15 @@ int sps_sv_capturable(struct sps_solver_s *s)
 /* Queue an iteration; a regular one through its parity's graph where graphs apply. */
 static sps_status sv_queue(struct sps_solver_s *s, sps_sv_queue_fn queue, void *arg, int cur, int restart)
 {
-    const sps_backend_ops *be = s->ctx->be;
-    if (restart || !s->graphs || !be->capture_begin || !sps_sv_capturable(s)) return queue(arg, cur, restart);
+    if (restart || !s->graphs || !sps_q_graphs(s->ctx) || !sps_sv_capturable(s)) return queue(arg, cur, restart);
     if (!s->graph[cur]) {
-        SPS_CHECK(be->capture_begin(s->ctx));
+        SPS_CHECK(sps_q_capture_begin(s->ctx));
         const sps_status st = queue(arg, cur, 0);
-        const sps_status st2 = be->capture_end(s->ctx, &s->graph[cur]); /* ends the capture in every case */
+        const sps_status st2 = sps_q_capture_end(s->ctx, &s->graph[cur]); /* ends the capture in every case */
         SPS_CHECK(st);
         SPS_CHECK(st2);
     }
-    return be->graph_launch(s->ctx, s->graph[cur]);
+    return sps_q_graph_launch(s->ctx, s->graph[cur]);
 }
 
 /* The graphs hold the solve's vectors: released with it (after the queued work; CUDA
@@ -254,34 +253,34 @@ static sps_status sv_queue(struct sps_solver_s *s, sps_sv_queue_fn queue, void *
 static void sv_graphs_free(struct sps_solver_s *s)
 {
     for (int i = 0; i < 2; i++)
-        if (s->graph[i]) s->ctx->be->graph_destroy(s->ctx, s->graph[i]);
+        sps_q_graph_destroy(s->ctx, s->graph[i]);
     s->graph[0] = s->graph[1] = NULL;
 }
 
 sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *arg, int restart, int first, int count,
                           int *queued)
 {
-    const sps_backend_ops *be = s->ctx->be;
+    sps_context ctx = s->ctx;
     const int cur = s->its & 1;
     const size_t bytes = (size_t)count * sizeof(sps_cplx);
     /* armed: the iteration's last reduction writes the slots to staging cur itself */
-    if (!*queued && be->fetch_arm) SPS_CHECK(be->fetch_arm(s->ctx, s->slots + first, bytes, cur));
+    if (!*queued) SPS_CHECK(sps_q_fetch_arm(ctx, s->slots + first, bytes, cur));
     if (!*queued) SPS_CHECK(sv_queue(s, queue, arg, cur, restart));
-    if (!be->fetch_begin) { /* the backend's copies are synchronous: no lookahead */
+    if (!sps_q_async_fetch(ctx)) { /* the backend's copies are synchronous: no lookahead */
         *queued = 0;
         return sps_sv_fetch(s, first, count);
     }
-    SPS_CHECK(be->fetch_begin(s->ctx, s->slots + first, bytes));
+    SPS_CHECK(sps_q_fetch_begin(ctx, s->slots + first, bytes));
     *queued = s->monitor == NULL && s->its + 2 <= s->maxit;
-    if (*queued && be->fetch_arm) SPS_CHECK(be->fetch_arm(s->ctx, s->slots + first, bytes, cur ^ 1));
+    if (*queued) SPS_CHECK(sps_q_fetch_arm(ctx, s->slots + first, bytes, cur ^ 1));
     if (*queued) SPS_CHECK(sv_queue(s, queue, arg, cur ^ 1, 0));
-    return be->fetch_wait(s->ctx, s->hslots + first, bytes);
+    return sps_q_fetch_wait(ctx, s->hslots + first, bytes);
 }
 
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r)
 {
     /* r = b; r = -A x + r */
-    SPS_CHECK(sps_sv_kern(s)->copy(s->ctx, b->n, b->data, r->data));
+    SPS_CHECK(sps_v_copy(b, r));
     return sps_op_apply(s->A, SPS_OP_N, sps_cplx_make(-1, 0), x, sps_cplx_make(1, 0), r);
 }
 
@@ -291,7 +290,7 @@ sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y)
     if (sps_sv_has_pc(s))
         return sps_op_apply(sps_pc_op(s->P), SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y);
     if (x == y) return SPS_OK;
-    return sps_sv_kern(s)->copy(s->ctx, x->n, x->data, y->data);
+    return sps_v_copy(x, y);
 }
 
 sps_status sps_sv_stop(struct sps_solver_s *s, sps_reason reason, sps_status st, const char *fmt, ...)
@@ -346,13 +345,12 @@ static sps_status history_push(struct sps_solver_s *s, double v)
 
 sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *done)
 {
-    const sps_kernels *k = sps_sv_kern(s);
     const char *title = s->method->title;
     *done = 1;
     /* ||b||, r = b - A x0, ||r||: one fetch */
-    SPS_CHECK(k->nrm2(s->ctx, b->n, b->data, s->slots, SPS_SLOT_BNORM));
+    SPS_CHECK(sps_v_nrm2(b, s->slots, SPS_SLOT_BNORM));
     SPS_CHECK(sps_sv_residual(s, b, x, r));
-    SPS_CHECK(k->nrm2(s->ctx, r->n, r->data, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(sps_v_nrm2(r, s->slots, SPS_SLOT_RNORM));
     SPS_CHECK(sps_sv_fetch(s, 0, 2));
     const double bnorm = s->hslots[SPS_SLOT_BNORM].re, r0 = s->hslots[SPS_SLOT_RNORM].re;
     s->bnorm = bnorm;
@@ -363,7 +361,7 @@ sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_
                            "%s: the right-hand side b contains NaN or Inf (||b|| = %g)", title, bnorm);
     if (bnorm == 0.0) {
         /* b = 0: the solution is x = 0, whatever the guess */
-        SPS_CHECK(k->fill(s->ctx, x->n, sps_cplx_make(0, 0), x->data));
+        SPS_CHECK(sps_v_fill(x, sps_cplx_make(0, 0)));
         s->reason = SPS_REASON_ZERO_RHS;
         s->rnorm_true = 0.0;
         s->true_known = 1;
@@ -397,7 +395,7 @@ sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop)
 sps_status sps_sv_true_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t)
 {
     SPS_CHECK(sps_sv_residual(s, b, x, r));
-    SPS_CHECK(sps_sv_kern(s)->nrm2(s->ctx, r->n, r->data, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(sps_v_nrm2(r, s->slots, SPS_SLOT_RNORM));
     SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_RNORM, 1));
     *t = s->hslots[SPS_SLOT_RNORM].re;
     return SPS_OK;
@@ -493,8 +491,8 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     SPS_CHECK(ws_setup(s, s->A->n, s->A->t));
     const double t1 = sps_wtime();
     sps_status st = s->method->iterate(s, b, x);
-    if (s->ctx->be->fetch_arm) { /* disarm: the slots may go with the workspace */
-        const sps_status st2 = s->ctx->be->fetch_arm(s->ctx, NULL, 0, 0);
+    { /* disarm: the slots may go with the workspace */
+        const sps_status st2 = sps_q_fetch_arm(s->ctx, NULL, 0, 0);
         if (st == SPS_OK) st = st2;
     }
     sv_graphs_free(s);

@@ -4,8 +4,10 @@
  * the workspace (work vectors + slots, allocated once per solve and reused while
  * the size and type do not change), the residual history, the monitor and the
  * final true residual.  Each method file (cg.c, bicgstab.c, gmres.c) fills an
- * sps_solver_method and writes only its iteration, over operator + kernels, for
- * every backend and scalar type.
+ * sps_solver_method and writes only its iteration, for
+ * every backend and scalar type, over operators and the vector layer of
+ * core/internal.h only (no kernel calls: that layer is where a distributed build
+ * adds its reductions and halo exchange).
  *
  * Slots 0 and 1 are common (SPS_SLOT_BNORM, SPS_SLOT_RNORM); a method's own
  * scalars start at SPS_SLOT_FIRST.  The host learns slot values only through
@@ -81,8 +83,6 @@ struct sps_solver_s {
 
 /** Work vector i of the method (a view: never pass it to sps_vector_destroy). */
 static inline sps_vector sps_sv_vec(struct sps_solver_s *s, int i) { return &s->vec[i]; }
-/** Kernel table of the solve's backend and type. */
-static inline const sps_kernels *sps_sv_kern(struct sps_solver_s *s) { return sps_kern(s->ctx, s->A->t); }
 /** Nonzero when a preconditioner other than the identity is set. */
 static inline int sps_sv_has_pc(struct sps_solver_s *s) { return !sps_pc_is_identity(s->P); }
 /** Nonzero when the operator and the preconditioner (if one is applied) may be

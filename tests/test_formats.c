@@ -880,7 +880,7 @@ static int trip_cmp(const void *a, const void *b)
 }
 
 /* A deliberately simple reader for well-formed coordinate files (the corpus),
- * independent of formats/mmio.c.  Returns the sorted triplets (file order kept
+ * independent of io/mmio.c.  Returns the sorted triplets (file order kept
  * among duplicates), or NULL. */
 static trip *naive_read(const char *path, int *n, int *m, long *ntrip, int *is_cplx, sps_symmetry *sym)
 {

@@ -47,8 +47,8 @@ static void test_row_starts(const tu_shape *sh, const sps_index *d_rowptr)
         for (size_t b = 0; b < nrs; b++) hc[b] = RS_POISON;
         sps_index *d = gb_dalloc(nrs * sizeof *d);
         gb_upload(d, hc, nrs * sizeof *d);
-        const int okc = TU_OK(g_cpu, sps_cpu_kernels[SPS_F64].hola_row_starts(g_cpu, sh->n, sh->nnz, sh->rowptr, npt, hc));
-        const int okg = TU_OK(g_gpu, SPS_TEST_GPU_TABLE[SPS_F64].hola_row_starts(g_gpu, sh->n, sh->nnz, d_rowptr, npt, d));
+        const int okc = TU_OK(g_cpu, sps_cpu_kernels[SPS_F64].hola_row_starts(sps_ex(g_cpu), sh->n, sh->nnz, sh->rowptr, npt, hc));
+        const int okg = TU_OK(g_gpu, SPS_TEST_GPU_TABLE[SPS_F64].hola_row_starts(sps_ex(g_gpu), sh->n, sh->nnz, d_rowptr, npt, d));
         if (okc && okg) {
             gb_download(hg, d, nrs * sizeof *d);
             TU_CHECK(memcmp(hc, hg, nrs * sizeof *hc) == 0, "%s: hola_row_starts (npt %d) GPU differs from the CPU",
@@ -89,10 +89,10 @@ static void test_kernels(const tu_shape *sh, sps_scalar t, const sps_index *d_ro
                 const sps_kernels *kc = &sps_cpu_kernels[t], *kg = &SPS_TEST_GPU_TABLE[t];
                 void *yc = y.h; /* the CPU result overwrites the host copy of y0 */
                 int ok = TU_OK(g_gpu, (mode == SPS_OP_N ? kg->hola_spmv : kg->hola_spmvt)(
-                                          g_gpu, sh->n, sh->m, sh->nnz, d_rowptr, d_col, val.d, npt, d_rs, a, x.d, b, y.d));
-                ok &= TU_OK(g_cpu, kc->hola_row_starts(g_cpu, sh->n, sh->nnz, sh->rowptr, npt, rsc));
+                                          sps_ex(g_gpu), sh->n, sh->m, sh->nnz, d_rowptr, d_col, val.d, npt, d_rs, a, x.d, b, y.d));
+                ok &= TU_OK(g_cpu, kc->hola_row_starts(sps_ex(g_cpu), sh->n, sh->nnz, sh->rowptr, npt, rsc));
                 ok &= TU_OK(g_cpu, (mode == SPS_OP_N ? kc->hola_spmv : kc->hola_spmvt)(
-                                       g_cpu, sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));
+                                       sps_ex(g_cpu), sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));
                 if (ok) {
                     void *yg = gb_fetch(&y);
                     cmp_vec_s(what, t, (size_t)nout, yg, yc, 1.0, scale);
@@ -120,7 +120,7 @@ static void test_kernels(const tu_shape *sh, sps_scalar t, const sps_index *d_ro
  * each replay, each replay's y against the CPU product. */
 static void test_graph(const tu_shape *sh, sps_scalar t, const sps_index *d_rowptr, const sps_index *d_col)
 {
-    const sps_backend_ops *be = g_gpu->be;
+    const sps_backend_ops *be = g_gpu->ex.be;
     if (!be->capture_begin) return; /* SPS_GPU_TEST_ON_CPU */
     const int npt = sps_hola_npt(sh->nnz, ssz(t));
     for (int mode = 0; mode < 2; mode++) {
@@ -138,25 +138,25 @@ static void test_graph(const tu_shape *sh, sps_scalar t, const sps_index *d_rowp
         const sps_kernels *kc = &sps_cpu_kernels[t], *kg = &SPS_TEST_GPU_TABLE[t];
         void *graph = NULL;
         int ok = TU_OK(g_cpu, (mode == SPS_OP_N ? kc->hola_spmv : kc->hola_spmvt)(
-                                  g_cpu, sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));
-        if (ok && TU_OK(g_gpu, be->capture_begin(g_gpu))) {
+                                  sps_ex(g_cpu), sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));
+        if (ok && TU_OK(g_gpu, be->capture_begin(sps_ex(g_gpu)))) {
             const int okq = TU_OK(g_gpu, (mode == SPS_OP_N ? kg->hola_spmv : kg->hola_spmvt)(
-                                             g_gpu, sh->n, sh->m, sh->nnz, d_rowptr, d_col, val.d, npt, d_rs, a, x.d, b, y.d));
-            const int oke = TU_OK(g_gpu, be->capture_end(g_gpu, &graph));
+                                             sps_ex(g_gpu), sh->n, sh->m, sh->nnz, d_rowptr, d_col, val.d, npt, d_rs, a, x.d, b, y.d));
+            const int oke = TU_OK(g_gpu, be->capture_end(sps_ex(g_gpu), &graph));
             ok = okq && oke;
         } else {
             ok = 0;
         }
         for (int rep = 0; ok && rep < 2; rep++) {
             gb_push(&y); /* NaN again: the replay must write every entry */
-            if (!TU_OK(g_gpu, be->graph_launch(g_gpu, graph))) break;
+            if (!TU_OK(g_gpu, be->graph_launch(sps_ex(g_gpu), graph))) break;
             void *yg = gb_fetch(&y);
             char w2[360];
             snprintf(w2, sizeof w2, "%s, replay %d", what, rep + 1);
             cmp_vec_s(w2, t, (size_t)nout, yg, yc, 1.0, scale);
             free(yg);
         }
-        if (graph) be->graph_destroy(g_gpu, graph);
+        if (graph) be->graph_destroy(sps_ex(g_gpu), graph);
         sps_context_clear_error(g_gpu);
         sps_dfree(g_gpu, d_rs);
         free(yc);

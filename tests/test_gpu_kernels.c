@@ -141,8 +141,8 @@ static void test_blas1(sps_scalar t, size_t n)
     {
         sps_cplx a = rand_coef(t);
         gbuf y = gb_nan(t, n);
-        RUN_OK(g_gpu, G->fill(g_gpu, N, a, y.d));
-        C->fill(g_cpu, N, a, y.h);
+        RUN_OK(g_gpu, G->fill(sps_ex(g_gpu), N, a, y.d));
+        C->fill(sps_ex(g_cpu), N, a, y.h);
         g = gb_fetch(&y);
         TU_CHECK(bits_equal(g, y.h, B), "fill [%s n=%zu] exact", sps_scalar_name(t), n);
         free(g);
@@ -151,7 +151,7 @@ static void test_blas1(sps_scalar t, size_t n)
     /* copy: bitwise */
     {
         gbuf x = gb_rand(t, n), y = gb_nan(t, n);
-        RUN_OK(g_gpu, G->copy(g_gpu, N, x.d, y.d));
+        RUN_OK(g_gpu, G->copy(sps_ex(g_gpu), N, x.d, y.d));
         g = gb_fetch(&y);
         TU_CHECK(bits_equal(g, x.h, B), "copy [%s n=%zu] bitwise", sps_scalar_name(t), n);
         free(g);
@@ -162,8 +162,8 @@ static void test_blas1(sps_scalar t, size_t n)
     {
         sps_cplx a = rand_coef(t);
         gbuf x = gb_rand(t, n);
-        RUN_OK(g_gpu, G->scale(g_gpu, N, a, x.d));
-        C->scale(g_cpu, N, a, x.h);
+        RUN_OK(g_gpu, G->scale(sps_ex(g_gpu), N, a, x.d));
+        C->scale(sps_ex(g_cpu), N, a, x.h);
         g = gb_fetch(&x);
         cmp_vec("scale", t, n, g, x.h, 4, 2 * cabs_(a));
         free(g);
@@ -173,8 +173,8 @@ static void test_blas1(sps_scalar t, size_t n)
     for (int bz = 0; bz < 2; bz++) {
         sps_cplx a = rand_coef(t), b = bz ? sps_cplx_make(0, 0) : rand_coef(t);
         gbuf x = gb_rand(t, n), y = bz ? gb_nan(t, n) : gb_rand(t, n);
-        RUN_OK(g_gpu, G->axpby(g_gpu, N, a, x.d, b, y.d));
-        C->axpby(g_cpu, N, a, x.h, b, y.h);
+        RUN_OK(g_gpu, G->axpby(sps_ex(g_gpu), N, a, x.d, b, y.d));
+        C->axpby(sps_ex(g_cpu), N, a, x.h, b, y.h);
         g = gb_fetch(&y);
         cmp_vec(bz ? "axpby b=0 (y poisoned)" : "axpby", t, n, g, y.h, 6, 2 * (cabs_(a) + cabs_(b)));
         free(g);
@@ -185,8 +185,8 @@ static void test_blas1(sps_scalar t, size_t n)
     {
         gbuf x = gb_rand(t, n), y = gb_rand(t, n);
         slot_poison(3);
-        RUN_OK(g_gpu, G->dot(g_gpu, N, x.d, y.d, g_dslots, 3));
-        C->dot(g_cpu, N, x.h, y.h, g_hslots, 3);
+        RUN_OK(g_gpu, G->dot(sps_ex(g_gpu), N, x.d, y.d, g_dslots, 3));
+        C->dot(sps_ex(g_cpu), N, x.h, y.h, g_hslots, 3);
         cmp_slot("dot", t, n, dslot(3), g_hslots[3], red_tol(SPS_F64, n, sum_abs_prod(t, n, x.h, y.h)));
         gb_free(&x);
         gb_free(&y);
@@ -195,16 +195,16 @@ static void test_blas1(sps_scalar t, size_t n)
     {
         gbuf x = gb_rand(t, n);
         slot_poison(5);
-        RUN_OK(g_gpu, G->nrm2(g_gpu, N, x.d, g_dslots, 5));
-        C->nrm2(g_cpu, N, x.h, g_hslots, 5);
+        RUN_OK(g_gpu, G->nrm2(sps_ex(g_gpu), N, x.d, g_dslots, 5));
+        C->nrm2(sps_ex(g_cpu), N, x.h, g_hslots, 5);
         cmp_slot("nrm2", t, n, dslot(5), g_hslots[5], red_tol(SPS_F64, n, g_hslots[5].re));
         gb_free(&x);
     }
     /* pmul */
     {
         gbuf d = gb_rand(t, n), x = gb_rand(t, n), y = gb_nan(t, n);
-        RUN_OK(g_gpu, G->pmul(g_gpu, N, d.d, x.d, y.d));
-        C->pmul(g_cpu, N, d.h, x.h, y.h);
+        RUN_OK(g_gpu, G->pmul(sps_ex(g_gpu), N, d.d, x.d, y.d));
+        C->pmul(sps_ex(g_cpu), N, d.h, x.h, y.h);
         g = gb_fetch(&y);
         cmp_vec("pmul", t, n, g, y.h, 4, 2);
         free(g);
@@ -219,11 +219,11 @@ static void test_blas1(sps_scalar t, size_t n)
         const double cm = cabs_(sps_scoef_eval(c, g_hslots));
         gbuf x = gb_rand(t, n), y = gb_rand(t, n);
         if (which == 0) {
-            RUN_OK(g_gpu, G->axpy_s(g_gpu, N, g_dslots, c, x.d, y.d));
-            C->axpy_s(g_cpu, N, g_hslots, c, x.h, y.h);
+            RUN_OK(g_gpu, G->axpy_s(sps_ex(g_gpu), N, g_dslots, c, x.d, y.d));
+            C->axpy_s(sps_ex(g_cpu), N, g_hslots, c, x.h, y.h);
         } else {
-            RUN_OK(g_gpu, G->xpay_s(g_gpu, N, x.d, g_dslots, c, y.d));
-            C->xpay_s(g_cpu, N, x.h, g_hslots, c, y.h);
+            RUN_OK(g_gpu, G->xpay_s(sps_ex(g_gpu), N, x.d, g_dslots, c, y.d));
+            C->xpay_s(sps_ex(g_cpu), N, x.h, g_hslots, c, y.h);
         }
         g = gb_fetch(&y);
         cmp_vec(which ? "xpay_s" : "axpy_s", t, n, g, y.h, 6, 2 * (1 + cm));
@@ -236,8 +236,8 @@ static void test_blas1(sps_scalar t, size_t n)
         gbuf d = gb_rand(t, n);
         double *sc = gb_xmalloc((n ? n : 1) * sizeof *sc);
         slot_poison(2);
-        RUN_OK(g_gpu, G->invert(g_gpu, N, d.d, g_dslots, 2));
-        C->invert(g_cpu, N, d.h, g_hslots, 2);
+        RUN_OK(g_gpu, G->invert(sps_ex(g_gpu), N, d.d, g_dslots, 2));
+        C->invert(sps_ex(g_cpu), N, d.h, g_hslots, 2);
         g = gb_fetch(&d);
         for (size_t i = 0; i < n; i++) {
             double re, im;
@@ -260,8 +260,8 @@ static void test_blas1(sps_scalar t, size_t n)
             void *orig = gb_xmalloc(n * ssz(t));
             memcpy(orig, e.h, n * ssz(t));
             slot_poison(2);
-            RUN_OK(g_gpu, G->invert(g_gpu, N, e.d, g_dslots, 2));
-            C->invert(g_cpu, N, e.h, g_hslots, 2);
+            RUN_OK(g_gpu, G->invert(sps_ex(g_gpu), N, e.d, g_dslots, 2));
+            C->invert(sps_ex(g_cpu), N, e.h, g_hslots, 2);
             gs = dslot(2);
             TU_CHECK(gs.re == (double)(kn + 1) && gs.re == g_hslots[2].re && gs.im == 0,
                      "invert [%s n=%zu]: first bad entry %g, want %zu (cpu %g)", sps_scalar_name(t), n, gs.re, kn + 1,
@@ -287,8 +287,8 @@ static void test_nrm2_range(sps_scalar t)
         for (size_t i = 0; i < n * (cplx(t) ? 2 : 1); i++) p[i] *= vals[v];
         gb_push(&x);
         slot_poison(1);
-        RUN_OK(g_gpu, GK(t)->nrm2(g_gpu, (sps_index)n, x.d, g_dslots, 1));
-        CK(t)->nrm2(g_cpu, (sps_index)n, x.h, g_hslots, 1);
+        RUN_OK(g_gpu, GK(t)->nrm2(sps_ex(g_gpu), (sps_index)n, x.d, g_dslots, 1));
+        CK(t)->nrm2(sps_ex(g_cpu), (sps_index)n, x.h, g_hslots, 1);
         sps_cplx g = dslot(1);
         TU_CHECK(isfinite(g.re) && g.re > 0, "nrm2 scale %g [%s]: finite positive (%g)", vals[v], sps_scalar_name(t),
                  g.re);
@@ -301,7 +301,7 @@ static void test_nrm2_range(sps_scalar t)
         ((double *)x.h)[777] = k ? INFINITY : NAN;
         gb_push(&x);
         slot_poison(1);
-        RUN_OK(g_gpu, GK(t)->nrm2(g_gpu, 1000, x.d, g_dslots, 1));
+        RUN_OK(g_gpu, GK(t)->nrm2(sps_ex(g_gpu), 1000, x.d, g_dslots, 1));
         sps_cplx g = dslot(1);
         TU_CHECK(k ? (isinf(g.re) && g.re > 0) : isnan(g.re), "nrm2 with %s [%s] gives %g", k ? "Inf" : "NaN",
                  sps_scalar_name(t), g.re);
@@ -313,7 +313,7 @@ static void test_nrm2_range(sps_scalar t)
         memset(x.h, 0, 999 * ssz(t));
         gb_push(&x);
         slot_poison(1);
-        RUN_OK(g_gpu, GK(t)->nrm2(g_gpu, 999, x.d, g_dslots, 1));
+        RUN_OK(g_gpu, GK(t)->nrm2(sps_ex(g_gpu), 999, x.d, g_dslots, 1));
         sps_cplx g = dslot(1);
         TU_CHECK(g.re == 0 && g.im == 0, "nrm2 of zeros [%s] = %g", sps_scalar_name(t), g.re);
         gb_free(&x);
@@ -351,8 +351,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         void *x0 = gb_xmalloc(B + 1), *r0 = gb_xmalloc(B + 1);
         memcpy(x0, x.h, B);
         memcpy(r0, r.h, B);
-        RUN_OK(g_gpu, G->cg_step(g_gpu, N, g_dslots, ks, p.d, q.d, x.d, r.d));
-        C->cg_step(g_cpu, N, g_hslots, ks, p.h, q.h, x.h, r.h);
+        RUN_OK(g_gpu, G->cg_step(sps_ex(g_gpu), N, g_dslots, ks, p.d, q.d, x.d, r.d));
+        C->cg_step(sps_ex(g_cpu), N, g_hslots, ks, p.h, q.h, x.h, r.h);
         const double am = cabs_(sps_scoef_eval((sps_scoef){1, 0, 1}, g_hslots));
         void *gx = gb_fetch(&x), *gr = gb_fetch(&r);
         const sps_cplx rr = dslot(4), stop = dslot(17);
@@ -387,8 +387,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         slots_random(t);
         sps_bicgstab_slots k = bslots();
         gbuf r = gb_rand(t, n), v = gb_rand(t, n), p = gb_rand(t, n);
-        RUN_OK(g_gpu, G->bicgstab_p(g_gpu, N, g_dslots, k, r.d, v.d, p.d));
-        C->bicgstab_p(g_cpu, N, g_hslots, k, r.h, v.h, p.h);
+        RUN_OK(g_gpu, G->bicgstab_p(sps_ex(g_gpu), N, g_dslots, k, r.d, v.d, p.d));
+        C->bicgstab_p(sps_ex(g_cpu), N, g_hslots, k, r.h, v.h, p.h);
         const double b = cabs_(g_hslots[0]) * cabs_(g_hslots[3]) / (cabs_(g_hslots[1]) * cabs_(g_hslots[2]));
         const double om = cabs_(g_hslots[2]) / cabs_(g_hslots[3]);
         g = gb_fetch(&p);
@@ -404,8 +404,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         sps_scoef c = rand_scoef();
         const double cm = cabs_(sps_scoef_eval(c, g_hslots));
         gbuf x = gb_rand(t, n), y = gb_rand(t, n), w = gb_nan(t, n);
-        RUN_OK(g_gpu, G->waxpy_s(g_gpu, N, x.d, g_dslots, c, y.d, w.d));
-        C->waxpy_s(g_cpu, N, x.h, g_hslots, c, y.h, w.h);
+        RUN_OK(g_gpu, G->waxpy_s(sps_ex(g_gpu), N, x.d, g_dslots, c, y.d, w.d));
+        C->waxpy_s(sps_ex(g_cpu), N, x.h, g_hslots, c, y.h, w.h);
         g = gb_fetch(&w);
         cmp_vec("waxpy_s", t, n, g, w.h, 6, 2 * (1 + cm));
         free(g);
@@ -418,8 +418,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         gbuf x = gb_rand(t, n), y = gb_rand(t, n);
         slot_poison(6);
         slot_poison(7);
-        RUN_OK(g_gpu, G->dot2(g_gpu, N, x.d, y.d, g_dslots, 6, 7));
-        C->dot2(g_cpu, N, x.h, y.h, g_hslots, 6, 7);
+        RUN_OK(g_gpu, G->dot2(sps_ex(g_gpu), N, x.d, y.d, g_dslots, 6, 7));
+        C->dot2(sps_ex(g_cpu), N, x.h, y.h, g_hslots, 6, 7);
         cmp_slot("dot2 xy", t, n, dslot(6), g_hslots[6], red_tol(SPS_F64, n, sum_abs_prod(t, n, x.h, y.h)));
         cmp_slot("dot2 xx", t, n, dslot(7), g_hslots[7], red_tol(t, n, g_hslots[7].re));
         gb_free(&x);
@@ -446,8 +446,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         gbuf x = gb_rand(t, n), r = gb_nan(t, n);
         void *x0 = gb_xmalloc(B + 1);
         memcpy(x0, x.h, B);
-        RUN_OK(g_gpu, G->bicgstab_xr(g_gpu, N, g_dslots, k, rh.d, ph.d, sh.d, s.d, tt.d, x.d, r.d));
-        C->bicgstab_xr(g_cpu, N, g_hslots, k, rh.h, ph.h, sh.h, s.h, tt.h, x.h, r.h);
+        RUN_OK(g_gpu, G->bicgstab_xr(sps_ex(g_gpu), N, g_dslots, k, rh.d, ph.d, sh.d, s.d, tt.d, x.d, r.d));
+        C->bicgstab_xr(sps_ex(g_cpu), N, g_hslots, k, rh.h, ph.h, sh.h, s.h, tt.h, x.h, r.h);
         void *gx = gb_fetch(&x), *gr = gb_fetch(&r);
         static const char *const tags[7] = {"bicgstab_xr",          "bicgstab_xr tt=0",
                                             "bicgstab_xr guarded",  "bicgstab_xr stop: going on",
@@ -509,8 +509,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         /* the dot's scale: sum |z| (|y| + |c| |x|), taken before y += c x can cancel (the
          * two backends round each new y_i differently, by up to an ulp of |y_i| + |c x_i|) */
         const double zs = sum_abs_prod(t, n, zh, y.h) + cm * sum_abs_prod(t, n, zh, x.h);
-        RUN_OK(g_gpu, G->axpy_dot_s(g_gpu, N, g_dslots, c, x.d, y.d, zd, 10));
-        C->axpy_dot_s(g_cpu, N, g_hslots, c, x.h, y.h, zh, 10);
+        RUN_OK(g_gpu, G->axpy_dot_s(sps_ex(g_gpu), N, g_dslots, c, x.d, y.d, zd, 10));
+        C->axpy_dot_s(sps_ex(g_cpu), N, g_hslots, c, x.h, y.h, zh, 10);
         g = gb_fetch(&y);
         const char *tag = alias == 0 ? "axpy_dot_s" : alias == 1 ? "axpy_dot_s z=y" : "axpy_dot_s z=x";
         cmp_vec(tag, t, n, g, y.h, 6, 2 * (1 + cm));
@@ -526,8 +526,8 @@ static void test_solver_steps(sps_scalar t, size_t n)
         sps_scoef c = rand_scoef();
         const double cm = cabs_(sps_scoef_eval(c, g_hslots));
         gbuf x = gb_rand(t, n);
-        RUN_OK(g_gpu, G->scale_s(g_gpu, N, g_dslots, c, x.d));
-        C->scale_s(g_cpu, N, g_hslots, c, x.h);
+        RUN_OK(g_gpu, G->scale_s(sps_ex(g_gpu), N, g_dslots, c, x.d));
+        C->scale_s(sps_ex(g_cpu), N, g_hslots, c, x.h);
         g = gb_fetch(&x);
         cmp_vec("scale_s", t, n, g, x.h, 4, 2 * cm);
         free(g);
@@ -552,11 +552,11 @@ static void test_determinism(sps_scalar t)
         gb_push(&x);
         gb_push(&y);
         gb_upload(g_dslots, g_hslots, sizeof g_hslots);
-        RUN_OK(g_gpu, G->dot(g_gpu, N, x.d, y.d, g_dslots, 10));
-        RUN_OK(g_gpu, G->nrm2(g_gpu, N, x.d, g_dslots, 11));
-        RUN_OK(g_gpu, G->dot2(g_gpu, N, x.d, y.d, g_dslots, 12, 13));
-        RUN_OK(g_gpu, G->cg_step(g_gpu, N, g_dslots, (sps_cg_slots){0, 1, 14, 16, 17}, p.d, q.d, x.d, y.d));
-        RUN_OK(g_gpu, G->axpy_dot_s(g_gpu, N, g_dslots, (sps_scoef){1, 2, 3}, p.d, x.d, y.d, 15));
+        RUN_OK(g_gpu, G->dot(sps_ex(g_gpu), N, x.d, y.d, g_dslots, 10));
+        RUN_OK(g_gpu, G->nrm2(sps_ex(g_gpu), N, x.d, g_dslots, 11));
+        RUN_OK(g_gpu, G->dot2(sps_ex(g_gpu), N, x.d, y.d, g_dslots, 12, 13));
+        RUN_OK(g_gpu, G->cg_step(sps_ex(g_gpu), N, g_dslots, (sps_cg_slots){0, 1, 14, 16, 17}, p.d, q.d, x.d, y.d));
+        RUN_OK(g_gpu, G->axpy_dot_s(sps_ex(g_gpu), N, g_dslots, (sps_scoef){1, 2, 3}, p.d, x.d, y.d, 15));
         for (int k = 0; k < 6; k++) res[k] = dslot(10 + k);
     }
     const char *names[6] = {"dot", "nrm2", "dot2 xy", "dot2 xx", "cg_step rr", "axpy_dot_s"};

@@ -23,7 +23,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "core/internal.h"
+#include "formats/format.h"
 #include "formats/padded.h"
 #include "testutil.h"
 

@@ -190,7 +190,7 @@ static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, c
     sps_cplx *dslot = gb_dalloc(CI_N * sizeof(sps_cplx));
     gb_upload(dslot, slots_in, CI_N * sizeof(sps_cplx));
     const sps_cg_slots ks = {CI_RHO, CI_PQ, CI_RR, CI_TOL2, CI_STOP};
-    TU_OK(g_gpu, G->csr_cg_iter(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, z->d,
+    TU_OK(g_gpu, G->csr_cg_iter(sps_ex(g_gpu), A->n, A->nnz, drowptr, dcol, dval, maxrow, z->d,
                                 (sps_scoef){1.0, CI_RHO, CI_RHO_OLD},
                                 po->d, gpn.d, gq.d, gx.d, gr.d, dslot, ks));
     gb_download(slots, dslot, CI_N * sizeof(sps_cplx));
@@ -230,9 +230,9 @@ static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr,
     void *hx = gb_xmalloc(N * S + 1), *hr = gb_xmalloc(N * S + 1);
     memcpy(hx, x0, N * S);
     memcpy(hr, r0, N * S);
-    TU_OK(g_cpu, C->dot(g_cpu, A->n, hpn, hq, hs, CI_PQ));
+    TU_OK(g_cpu, C->dot(sps_ex(g_cpu), A->n, hpn, hq, hs, CI_PQ));
     const sps_cg_slots ks = {CI_RHO, CI_PQ, CI_RR, CI_TOL2, CI_STOP};
-    TU_OK(g_cpu, C->cg_step(g_cpu, A->n, hs, ks, hpn, hq, hx, hr));
+    TU_OK(g_cpu, C->cg_step(sps_ex(g_cpu), A->n, hs, ks, hpn, hq, hx, hr));
 
     void *gpn, *gq, *gx, *gr, *gpn2, *gq2, *gx2, *gr2;
     sps_cplx gs[CI_N], gs2[CI_N];
@@ -322,8 +322,8 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
     const size_t mbytes = sps_csr_merge_bytes(A->n, A->nnz, S), pbytes = sps_csr_merge_plan_bytes(A->n, A->nnz, S);
     void *dwork = gb_dalloc(mbytes), *hwork = gb_xmalloc(mbytes);
     {
-        TU_OK(g_gpu, G->csr_merge_plan(g_gpu, A->n, A->nnz, drowptr, dwork));
-        TU_OK(g_cpu, C->csr_merge_plan(g_cpu, A->n, A->nnz, A->rowptr, hwork));
+        TU_OK(g_gpu, G->csr_merge_plan(sps_ex(g_gpu), A->n, A->nnz, drowptr, dwork));
+        TU_OK(g_cpu, C->csr_merge_plan(sps_ex(g_cpu), A->n, A->nnz, A->rowptr, hwork));
         const size_t pn = (size_t)(2 * (sps_csr_merge_tiles(A->n, A->nnz, S) + 1)) * sizeof(sps_index);
         void *gp = gb_xmalloc(mbytes);
         gb_download(gp, dwork, pn);
@@ -365,17 +365,17 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 }
                 sps_status st;
                 if (!fmt) {
-                    st = (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, maxrow,
+                    st = (trans ? G->csr_spmvt : G->csr_spmv)(sps_ex(g_gpu), A->n, A->m, A->nnz, drowptr, dcol, dval, maxrow,
                                                               a, x.d, b, y.d);
-                    (trans ? C->csr_spmvt : C->csr_spmv)(g_cpu, A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h,
+                    (trans ? C->csr_spmvt : C->csr_spmv)(sps_ex(g_cpu), A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h,
                                                          b, y.h);
                 } else if (fmt == 1) {
-                    st = (trans ? G->coo_spmvt : G->coo_spmv)(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b,
+                    st = (trans ? G->coo_spmvt : G->coo_spmv)(sps_ex(g_gpu), A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b,
                                                               y.d);
-                    (trans ? C->coo_spmvt : C->coo_spmv)(g_cpu, A->n, A->m, A->nnz, row, A->col, val, a, x.h, b, y.h);
+                    (trans ? C->coo_spmvt : C->coo_spmv)(sps_ex(g_cpu), A->n, A->m, A->nnz, row, A->col, val, a, x.h, b, y.h);
                 } else {
-                    st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y.d);
-                    C->csr_spmv(g_cpu, A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
+                    st = G->csr_spmv_merge(sps_ex(g_gpu), A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y.d);
+                    C->csr_spmv(sps_ex(g_cpu), A->n, A->m, A->nnz, A->rowptr, A->col, val, -1, a, x.h, b, y.h);
                 }
                 TU_OK(g_gpu, st);
                 void *g = gb_fetch(&y);
@@ -385,7 +385,7 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                     gbuf y3 = gb_nan(t, (size_t)nout);
                     char w3[240];
                     snprintf(w3, sizeof w3, "%s, maxrow hint 0", what);
-                    TU_OK(g_gpu, (trans ? G->csr_spmvt : G->csr_spmv)(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval,
+                    TU_OK(g_gpu, (trans ? G->csr_spmvt : G->csr_spmv)(sps_ex(g_gpu), A->n, A->m, A->nnz, drowptr, dcol, dval,
                                                                       0, a, x.d, b, y3.d));
                     void *g3 = gb_fetch(&y3);
                     cmp_vec_s(w3, t, (size_t)nout, g3, y.h, 1, scale);
@@ -396,9 +396,9 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
                 if (check_bits && !trans && bz) {
                     gbuf y2 = gb_nan(t, (size_t)nout);
                     /* CSR: without the maxrow hint (-1), the same bits as with it */
-                    if (fmt == 0) st = G->csr_spmv(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, -1, a, x.d, b, y2.d);
-                    else if (fmt == 1) st = G->coo_spmv(g_gpu, A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
-                    else st = G->csr_spmv_merge(g_gpu, A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y2.d);
+                    if (fmt == 0) st = G->csr_spmv(sps_ex(g_gpu), A->n, A->m, A->nnz, drowptr, dcol, dval, -1, a, x.d, b, y2.d);
+                    else if (fmt == 1) st = G->coo_spmv(sps_ex(g_gpu), A->n, A->m, A->nnz, drow, dcol, dval, a, x.d, b, y2.d);
+                    else st = G->csr_spmv_merge(sps_ex(g_gpu), A->n, A->m, A->nnz, drowptr, dcol, dval, dwork, a, x.d, b, y2.d);
                     TU_OK(g_gpu, st);
                     void *g2 = gb_fetch(&y2);
                     TU_CHECK(nout == 0 || memcmp(g, g2, (size_t)nout * S) == 0, "%s: bit-identical over two runs",
@@ -421,9 +421,9 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         sps_cplx *dslot = gb_dalloc(2 * sizeof(sps_cplx)), hslot[2], gslot[2];
         const sps_cplx nanc = sps_cplx_make(NAN, NAN), poison[2] = {nanc, nanc};
         gb_upload(dslot, poison, sizeof poison);
-        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, x.d, y.d, dslot, 0));
-        TU_OK(g_gpu, G->csr_spmv_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, -1, x.d, y2.d, dslot, 1)); /* no hint */
-        TU_OK(g_cpu, C->csr_spmv_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, -1, x.h, y.h, hslot, 0));
+        TU_OK(g_gpu, G->csr_spmv_dot(sps_ex(g_gpu), A->n, A->nnz, drowptr, dcol, dval, maxrow, x.d, y.d, dslot, 0));
+        TU_OK(g_gpu, G->csr_spmv_dot(sps_ex(g_gpu), A->n, A->nnz, drowptr, dcol, dval, -1, x.d, y2.d, dslot, 1)); /* no hint */
+        TU_OK(g_cpu, C->csr_spmv_dot(sps_ex(g_cpu), A->n, A->nnz, A->rowptr, A->col, val, -1, x.h, y.h, hslot, 0));
         gb_download(gslot, dslot, sizeof gslot);
         double dtol = 1e-300, xy = 0;
         for (sps_index i = 0; i < A->n; i++) {
@@ -466,9 +466,9 @@ static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
         sps_cplx *dslot = gb_dalloc(sizeof hs);
         gb_upload(dslot, hs, sizeof hs);
         const sps_scoef cf = {1.0, 2, 3};
-        TU_OK(g_gpu, G->csr_spmv_xpay_dot(g_gpu, A->n, A->nnz, drowptr, dcol, dval, maxrow, z.d, cf, po.d, pn.d, q.d,
+        TU_OK(g_gpu, G->csr_spmv_xpay_dot(sps_ex(g_gpu), A->n, A->nnz, drowptr, dcol, dval, maxrow, z.d, cf, po.d, pn.d, q.d,
                                           dslot, 0));
-        TU_OK(g_cpu, C->csr_spmv_xpay_dot(g_cpu, A->n, A->nnz, A->rowptr, A->col, val, -1, z.h, cf, po.h, hpn, hq, hs,
+        TU_OK(g_cpu, C->csr_spmv_xpay_dot(sps_ex(g_cpu), A->n, A->nnz, A->rowptr, A->col, val, -1, z.h, cf, po.h, hpn, hq, hs,
                                           0));
         gb_download(gs, dslot, sizeof gs);
         const double cm = sqrt((hs[2].re * hs[2].re + hs[2].im * hs[2].im) / (hs[3].re * hs[3].re + hs[3].im * hs[3].im));

@@ -7,7 +7,7 @@
  * the environment caps the sizes (for compute-sanitizer runs). */
 #ifndef SPS_TEST_GPU_UTIL_H
 #define SPS_TEST_GPU_UTIL_H
-#include "core/internal.h"
+#include "formats/format.h"
 #include "testutil.h"
 
 #include <stddef.h>

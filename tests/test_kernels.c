@@ -7,7 +7,7 @@
  * sqrt(number of terms), relative to the sum of |terms|.  Reductions and the
  * chunked SpMV paths must give bit-identical results with 1, 2 and 3 threads.
  * Ends with "N passed, M failed". */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "testutil.h"
 
 #include <float.h>
@@ -148,7 +148,7 @@ static void test_fill_copy_scale(sps_scalar t, sps_index n)
     /* fill: exact; a nonzero imaginary part is ignored for real types */
     sps_cplx a = sps_cplx_make(tu_rng_range(&g_rng, -3, 3), tu_rng_range(&g_rng, -3, 3));
     void *x = nan_vec(t, N);
-    TU_CHECK(K->fill(g_ctx, n, a, x) == SPS_OK, "fill status");
+    TU_CHECK(K->fill(sps_ex(g_ctx), n, a, x) == SPS_OK, "fill status");
     lc av = coef_as_t(t, a);
     for (size_t i = 0; i < N; i++) { ref[i] = av; scale[i] = 0; }
     check_vec("fill", t, n, x, ref, scale, NULL, 0);
@@ -156,14 +156,14 @@ static void test_fill_copy_scale(sps_scalar t, sps_index n)
     /* copy: bitwise */
     void *src = rand_vec(t, N);
     void *y = nan_vec(t, N);
-    TU_CHECK(K->copy(g_ctx, n, src, y) == SPS_OK, "copy status");
+    TU_CHECK(K->copy(sps_ex(g_ctx), n, src, y) == SPS_OK, "copy status");
     TU_CHECK(N == 0 || memcmp(src, y, N * ssz(t)) == 0, "copy [%s n=%d]: not bitwise equal", sps_scalar_name(t), (int)n);
 
     /* scale: x = a x */
     a = rand_coef(t);
     av = coef_as_t(t, a);
     memcpy(x, src, N * ssz(t));
-    TU_CHECK(K->scale(g_ctx, n, a, x) == SPS_OK, "scale status");
+    TU_CHECK(K->scale(sps_ex(g_ctx), n, a, x) == SPS_OK, "scale status");
     for (size_t i = 0; i < N; i++) {
         lc s = ld(t, src, i);
         ref[i] = lc_mul(av, s);
@@ -173,7 +173,7 @@ static void test_fill_copy_scale(sps_scalar t, sps_index n)
 
     /* scale by 0 gives exact zeros (finite x) */
     memcpy(x, src, N * ssz(t));
-    K->scale(g_ctx, n, sps_cplx_make(0, 0), x);
+    K->scale(sps_ex(g_ctx), n, sps_cplx_make(0, 0), x);
     for (size_t i = 0; i < N; i++) { ref[i] = lc_make(0, 0); scale[i] = 0; }
     snprintf(msg, sizeof msg, "scale by 0");
     check_vec(msg, t, n, x, ref, scale, NULL, 0);
@@ -200,7 +200,7 @@ static void test_axpby(sps_scalar t, sps_index n)
         lc av = coef_as_t(t, a), bv = coef_as_t(t, b);
         if (variant == 1) tu_fill_nan(t, N, y);
         else if (N) memcpy(y, y0, N * ssz(t));
-        TU_CHECK(K->axpby(g_ctx, n, a, x, b, y) == SPS_OK, "axpby status");
+        TU_CHECK(K->axpby(sps_ex(g_ctx), n, a, x, b, y) == SPS_OK, "axpby status");
         for (size_t i = 0; i < N; i++) {
             lc xi = ld(t, x, i), yi = variant == 1 ? lc_make(0, 0) : ld(t, y0, i);
             ref[i] = lc_add(lc_mul(av, xi), lc_mul(bv, yi));
@@ -235,7 +235,7 @@ static void test_dot(sps_scalar t, sps_index n)
     void *x = rand_vec(t, N), *y = rand_vec(t, N);
     sps_cplx slots[5];
     poison_slots(slots, 5);
-    TU_CHECK(K->dot(g_ctx, n, x, y, slots, 3) == SPS_OK, "dot status");
+    TU_CHECK(K->dot(sps_ex(g_ctx), n, x, y, slots, 3) == SPS_OK, "dot status");
     lc ref = lc_make(0, 0);
     long double scale = 0;
     for (size_t i = 0; i < N; i++) {
@@ -251,10 +251,10 @@ static void test_dot(sps_scalar t, sps_index n)
     if (cplx(t) && n > 0) {
         sps_cplx s2[1];
         poison_slots(s2, 1);
-        K->dot(g_ctx, n, y, x, s2, 0);
+        K->dot(sps_ex(g_ctx), n, y, x, s2, 0);
         check_val("dot y^H x = conj(x^H y)", t, n, s2[0], lc_conj(ref), scale, 4 * (sqrt((double)n) + 2));
         /* x^H x is real and equals ||x||^2 */
-        K->dot(g_ctx, n, x, x, s2, 0);
+        K->dot(sps_ex(g_ctx), n, x, x, s2, 0);
         long double nn = 0;
         for (size_t i = 0; i < N; i++) { lc xi = ld(t, x, i); nn += xi.re * xi.re + xi.im * xi.im; }
         check_val("dot x^H x real", t, n, s2[0], lc_make(nn, 0), nn, 4 * (sqrt((double)n) + 2));
@@ -281,7 +281,7 @@ static void test_nrm2(sps_scalar t, sps_index n)
     char what[96];
 
     poison_slots(slots, 3);
-    TU_CHECK(K->nrm2(g_ctx, n, x, slots, 1) == SPS_OK, "nrm2 status");
+    TU_CHECK(K->nrm2(sps_ex(g_ctx), n, x, slots, 1) == SPS_OK, "nrm2 status");
     long double r = ref_nrm2(t, N, x);
     check_val("nrm2", t, n, slots[1], lc_make(r, 0), r, f);
     TU_CHECK(slots[1].im == 0.0 && other_slots_untouched(slots, 3, 1), "nrm2 [%s n=%d] slots", sps_scalar_name(t),
@@ -299,7 +299,7 @@ static void test_nrm2(sps_scalar t, sps_index n)
             tu_put(t, h, i, mags[k] * tu_rng_range(&g_rng, 0.5, 1.0) * (i % 2 ? -1 : 1),
                mags[k] * tu_rng_range(&g_rng, -1, 1));
         poison_slots(slots, 1);
-        K->nrm2(g_ctx, n, h, slots, 0);
+        K->nrm2(sps_ex(g_ctx), n, h, slots, 0);
         r = ref_nrm2(t, N, h);
         snprintf(what, sizeof what, "nrm2 with entries ~%g", mags[k]);
         check_val(what, t, n, slots[0], lc_make(r, 0), r, f);
@@ -310,16 +310,16 @@ static void test_nrm2(sps_scalar t, sps_index n)
         void *h = dup_vec(t, N, x);
         tu_put(t, h, N / 2, -huge, cplx(t) ? huge : 0.0);
         poison_slots(slots, 1);
-        K->nrm2(g_ctx, n, h, slots, 0);
+        K->nrm2(sps_ex(g_ctx), n, h, slots, 0);
         r = ref_nrm2(t, N, h);
         check_val("nrm2 one huge entry", t, n, slots[0], lc_make(r, 0), r, f);
         /* Inf gives Inf, NaN gives NaN (a solver must not see a finite norm) */
         tu_put(t, h, N - 1, INFINITY, 0.0);
-        K->nrm2(g_ctx, n, h, slots, 0);
+        K->nrm2(sps_ex(g_ctx), n, h, slots, 0);
         TU_CHECK(isinf(slots[0].re) && slots[0].re > 0, "nrm2 [%s n=%d] with Inf entry gave %g", sps_scalar_name(t),
                  (int)n, slots[0].re);
         tu_put(t, h, 0, NAN, 0.0);
-        K->nrm2(g_ctx, n, h, slots, 0);
+        K->nrm2(sps_ex(g_ctx), n, h, slots, 0);
         TU_CHECK(isnan(slots[0].re), "nrm2 [%s n=%d] with NaN entry gave %g", sps_scalar_name(t), (int)n, slots[0].re);
         free(h);
     }
@@ -327,7 +327,7 @@ static void test_nrm2(sps_scalar t, sps_index n)
     if (!single(t)) {
         void *h = xmalloc(N * ssz(t));
         for (size_t i = 0; i < N; i++) tu_put(t, h, i, 4.9406564584124654e-324 * (double)(1 + i % 3), 0.0);
-        K->nrm2(g_ctx, n, h, slots, 0);
+        K->nrm2(sps_ex(g_ctx), n, h, slots, 0);
         r = ref_nrm2(t, N, h);
         /* the norm is itself subnormal: allow one unit of the subnormal spacing */
         TU_CHECK(fabsl(slots[0].re - r) <= 4.9406564584124654e-324L + 1e-12L * r, "nrm2 [%s n=%d] of subnormals: got %g want %Lg",
@@ -345,7 +345,7 @@ static void test_pmul(sps_scalar t, sps_index n)
     void *d = rand_vec(t, N), *x = rand_vec(t, N), *y = nan_vec(t, N);
     lc *ref = xmalloc(N * sizeof *ref);
     long double *scale = xmalloc(N * sizeof *scale);
-    TU_CHECK(K->pmul(g_ctx, n, d, x, y) == SPS_OK, "pmul status");
+    TU_CHECK(K->pmul(sps_ex(g_ctx), n, d, x, y) == SPS_OK, "pmul status");
     for (size_t i = 0; i < N; i++) {
         ref[i] = lc_mul(ld(t, d, i), ld(t, x, i));
         scale[i] = lc_abs(ld(t, d, i)) * lc_abs(ld(t, x, i));
@@ -381,7 +381,7 @@ static void test_slot_updates(sps_scalar t, sps_index n)
         cv = lc_make(cs[c].sign * cv.re, cs[c].sign * cv.im);
         for (int which = 0; which < 2; which++) {
             if (N) memcpy(y, y0, N * ssz(t));
-            sps_status s = which == 0 ? K->axpy_s(g_ctx, n, slots, cs[c], x, y) : K->xpay_s(g_ctx, n, x, slots, cs[c], y);
+            sps_status s = which == 0 ? K->axpy_s(sps_ex(g_ctx), n, slots, cs[c], x, y) : K->xpay_s(sps_ex(g_ctx), n, x, slots, cs[c], y);
             TU_CHECK(s == SPS_OK, "slot update status");
             for (size_t i = 0; i < N; i++) {
                 lc xi = ld(t, x, i), yi = ld(t, y0, i);
@@ -416,7 +416,7 @@ static void test_invert(sps_scalar t, sps_index n)
     long double *scale = xmalloc(N * sizeof *scale);
     sps_cplx slots[3];
     poison_slots(slots, 3);
-    TU_CHECK(K->invert(g_ctx, n, d, slots, 2) == SPS_OK, "invert status");
+    TU_CHECK(K->invert(sps_ex(g_ctx), n, d, slots, 2) == SPS_OK, "invert status");
     TU_CHECK(slots[2].re == 0.0 && slots[2].im == 0.0, "invert [%s n=%d]: slot %g for a good vector",
              sps_scalar_name(t), (int)n, slots[2].re);
     TU_CHECK(other_slots_untouched(slots, 3, 2), "invert wrote other slots");
@@ -443,7 +443,7 @@ static void test_invert(sps_scalar t, sps_index n)
             tu_put(t, d, cases[c].pos, cases[c].re, cases[c].im);
             void *before = dup_vec(t, N, d);
             poison_slots(slots, 1);
-            K->invert(g_ctx, n, d, slots, 0);
+            K->invert(sps_ex(g_ctx), n, d, slots, 0);
             TU_CHECK(slots[0].re == (double)(cases[c].pos + 1), "invert [%s n=%d] case %d: slot %g, want %zu",
                      sps_scalar_name(t), (int)n, c, slots[0].re, cases[c].pos + 1);
             TU_CHECK(memcmp(before, d, N * ssz(t)) == 0, "invert [%s n=%d] case %d modified d", sps_scalar_name(t),
@@ -600,10 +600,10 @@ static sps_status run_spmv(spmv_kind kd, sps_scalar t, const pattern *p, const v
 {
     const sps_kernels *K = &sps_cpu_kernels[t];
     switch (kd) {
-    case K_CSR: return K->csr_spmv(g_ctx, p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
-    case K_CSRT: return K->csr_spmvt(g_ctx, p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
-    case K_COO: return K->coo_spmv(g_ctx, p->n, p->m, p->nnz, p->row, p->col, val, a, x, b, y);
-    default: return K->coo_spmvt(g_ctx, p->n, p->m, p->nnz, p->row, p->col, val, a, x, b, y);
+    case K_CSR: return K->csr_spmv(sps_ex(g_ctx), p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
+    case K_CSRT: return K->csr_spmvt(sps_ex(g_ctx), p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
+    case K_COO: return K->coo_spmv(sps_ex(g_ctx), p->n, p->m, p->nnz, p->row, p->col, val, a, x, b, y);
+    default: return K->coo_spmvt(sps_ex(g_ctx), p->n, p->m, p->nnz, p->row, p->col, val, a, x, b, y);
     }
 }
 
@@ -689,8 +689,8 @@ static void test_determinism(sps_scalar t)
         sps_cplx d[3], r[3];
         for (int h = 0; h < 3; h++) {
             omp_set_num_threads(threads[h]);
-            sps_cpu_kernels[t].dot(g_ctx, n, x, y, d, h);
-            sps_cpu_kernels[t].nrm2(g_ctx, n, x, r, h);
+            sps_cpu_kernels[t].dot(sps_ex(g_ctx), n, x, y, d, h);
+            sps_cpu_kernels[t].nrm2(sps_ex(g_ctx), n, x, r, h);
         }
         TU_CHECK(memcmp(&d[0], &d[1], sizeof d[0]) == 0 && memcmp(&d[0], &d[2], sizeof d[0]) == 0,
                  "dot [%s n=%d] differs with 1/2/3 threads: %.17g %.17g %.17g", sps_scalar_name(t), (int)n, d[0].re,
@@ -740,20 +740,20 @@ static void test_direct_calls(void)
     double x[3] = {1.5, -2.0, 0.25}, y[3] = {2.0, 0.5, -4.0};
     sps_cplx s[1];
     poison_slots(s, 1);
-    TU_CHECK(sps_cpu_dot_d(g_ctx, 3, x, y, s, 0) == SPS_OK && s[0].re == 3.0 - 1.0 - 1.0 && s[0].im == 0.0,
+    TU_CHECK(sps_cpu_dot_d(sps_ex(g_ctx), 3, x, y, s, 0) == SPS_OK && s[0].re == 3.0 - 1.0 - 1.0 && s[0].im == 0.0,
              "sps_cpu_dot_d gives %g", s[0].re);
     float xf[4] = {1, 2, 3, -4}, yf[4] = {NAN, NAN, NAN, NAN};
-    TU_CHECK(sps_cpu_axpby_c(g_ctx, 2, sps_cplx_make(0, 1), xf, sps_cplx_make(0, 0), yf) == SPS_OK &&
+    TU_CHECK(sps_cpu_axpby_c(sps_ex(g_ctx), 2, sps_cplx_make(0, 1), xf, sps_cplx_make(0, 0), yf) == SPS_OK &&
                  yf[0] == -2 && yf[1] == 1 && yf[2] == 4 && yf[3] == 3,
              "sps_cpu_axpby_c: i*(1+2i, 3-4i) = (%g%+gi, %g%+gi)", yf[0], yf[1], yf[2], yf[3]);
     double z[4] = {3, 4, 0, 0}; /* (3+4i, 0): norm 5 */
-    TU_CHECK(sps_cpu_nrm2_z(g_ctx, 2, z, s, 0) == SPS_OK && s[0].re == 5.0, "sps_cpu_nrm2_z gives %g", s[0].re);
+    TU_CHECK(sps_cpu_nrm2_z(sps_ex(g_ctx), 2, z, s, 0) == SPS_OK && s[0].re == 5.0, "sps_cpu_nrm2_z gives %g", s[0].re);
     /* complex dot conjugates x: (i)^H (i) = 1 */
     double zi[2] = {0, 1};
-    sps_cpu_dot_z(g_ctx, 1, zi, zi, s, 0);
+    sps_cpu_dot_z(sps_ex(g_ctx), 1, zi, zi, s, 0);
     TU_CHECK(s[0].re == 1.0 && s[0].im == 0.0, "(i)^H i = %g%+gi, want 1", s[0].re, s[0].im);
     double w[2] = {1, 0}; /* 1^H i = i, i^H 1 = -i */
-    sps_cpu_dot_z(g_ctx, 1, zi, w, s, 0);
+    sps_cpu_dot_z(sps_ex(g_ctx), 1, zi, w, s, 0);
     TU_CHECK(s[0].re == 0.0 && s[0].im == -1.0, "(i)^H 1 = %g%+gi, want -i", s[0].re, s[0].im);
 }
 
@@ -766,7 +766,7 @@ static void test_merge_plan(sps_scalar t, const pattern *p)
     const size_t S = sps_scalar_size(t);
     const int64_t tiles = sps_csr_merge_tiles(p->n, p->nnz, S), tile = sps_csr_merge_tile(S);
     unsigned char *work = malloc(sps_csr_merge_bytes(p->n, p->nnz, S));
-    TU_CHECK(sps_cpu_kernels[t].csr_merge_plan(g_ctx, p->n, p->nnz, p->rowptr, work) == SPS_OK, "merge plan status");
+    TU_CHECK(sps_cpu_kernels[t].csr_merge_plan(sps_ex(g_ctx), p->n, p->nnz, p->rowptr, work) == SPS_OK, "merge plan status");
     const sps_index *plan = (const sps_index *)work;
     int bad = 0;
     for (int64_t k = 0; k <= tiles && !bad; k++) {

@@ -1,4 +1,4 @@
-/* Tests of the Matrix Market reader/writer (formats/mmio.c).
+/* Tests of the Matrix Market reader/writer (io/mmio.c).
  *
  *   test_mmio DATA_DIR [MATRIX_DIR]
  *
@@ -9,7 +9,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
-#include "formats/mmio.h"
+#include "io/mmio.h"
 
 #include <dirent.h>
 #include <errno.h>

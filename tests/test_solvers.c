@@ -12,7 +12,7 @@
  * environment) holds the SuiteSparse corpus, CG and BiCGSTAB/GMRES on real
  * matrices.  The fused kernels are checked against long double loops on random
  * data with outputs poisoned.  Ends with "N passed, M failed". */
-#include "core/internal.h"
+#include "formats/format.h"
 #include "testutil.h"
 
 #include <float.h>
@@ -954,7 +954,7 @@ static void test_kernels(void)
                 ref2[i] = lc_sub(ld(t, v[3], i), lc_mul(al, ld(t, v[1], i)));
                 rr += ref2[i].re * ref2[i].re + ref2[i].im * ref2[i].im;
             }
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_OK(g_ctx, K->cg_step(sps_ex(g_ctx), n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(close_vec(t, N, c[2], ref, 4) && close_vec(t, N, c[3], ref2, 4), "cg_step %s n=%d vectors", tn,
                      (int)n);
             TU_CHECK(close_sc(t, sl[2], lc_make(rr, 0), 4 * rr + 1, N) && sl[2].im == 0, "cg_step %s n=%d rr %g vs %Lg",
@@ -964,30 +964,30 @@ static void test_kernels(void)
             /* converged: tol2 above rr sets stop; a stopped step then writes nothing at all */
             for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
             sl[8] = sps_cplx_make(4 * (double)rr + 1, 0.0);
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_OK(g_ctx, K->cg_step(sps_ex(g_ctx), n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(sl[9].re == 1.0 && close_vec(t, N, c[2], ref, 4), "cg_step %s n=%d: converged sets stop", tn, (int)n);
             for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
             sl[2] = sps_cplx_make(NAN, NAN);
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_OK(g_ctx, K->cg_step(sps_ex(g_ctx), n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(isnan(sl[2].re) && !memcmp(c[2], v[2], N * ss) && !memcmp(c[3], v[3], N * ss),
                      "cg_step %s n=%d: stopped on entry writes nothing", tn, (int)n);
             sl[8] = sl[9] = sps_cplx_make(0.0, 0.0);
             /* guard: p'q <= 0 leaves x, r untouched and flags rr = -1 */
             for (int i = 0; i < 4; i++) memcpy(c[i], v[i], N * ss);
             sl[1].re = -fabs(sl[1].re);
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_OK(g_ctx, K->cg_step(sps_ex(g_ctx), n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(sl[2].re == -1.0 && sl[9].re == 1.0 && !memcmp(c[2], v[2], N * ss) &&
                          !memcmp(c[3], v[3], N * ss),
                      "cg_step %s guard pq <= 0", tn);
             sl[1] = sps_cplx_make(0.0, 0.0);
             sl[9] = sps_cplx_make(0.0, 0.0);
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_OK(g_ctx, K->cg_step(sps_ex(g_ctx), n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(sl[2].re == -1.0 && !memcmp(c[2], v[2], N * ss), "cg_step %s guard pq = 0", tn);
             /* guard: rho <= 0 (an indefinite preconditioner) */
             sl[1] = sps_cplx_make(1.0, 0.0);
             sl[0].re = -sl[0].re;
             sl[9] = sps_cplx_make(0.0, 0.0);
-            TU_OK(g_ctx, K->cg_step(g_ctx, n, sl, cgs, c[0], c[1], c[2], c[3]));
+            TU_OK(g_ctx, K->cg_step(sps_ex(g_ctx), n, sl, cgs, c[0], c[1], c[2], c[3]));
             TU_CHECK(sl[2].re == -1.0 && sl[9].re == 1.0 && !memcmp(c[2], v[2], N * ss), "cg_step %s guard rho <= 0",
                      tn);
 
@@ -999,7 +999,7 @@ static void test_kernels(void)
             lc be = as_t(t, lc_mul(lc_div(slot_lc(sl, 0), slot_lc(sl, 1)), lc_div(slot_lc(sl, 3), slot_lc(sl, 2))));
             for (size_t i = 0; i < N; i++)
                 ref[i] = lc_add(ld(t, v[0], i), lc_mul(be, lc_sub(ld(t, v[2], i), lc_mul(om, ld(t, v[1], i)))));
-            TU_OK(g_ctx, K->bicgstab_p(g_ctx, n, sl, ks, v[0], v[1], c[2]));
+            TU_OK(g_ctx, K->bicgstab_p(sps_ex(g_ctx), n, sl, ks, v[0], v[1], c[2]));
             TU_CHECK(close_vec(t, N, c[2], ref, 4 * (1 + lc_abs(be)) * (1 + lc_abs(om))), "bicgstab_p %s n=%d", tn,
                      (int)n);
 
@@ -1007,7 +1007,7 @@ static void test_kernels(void)
             tu_fill_nan(t, N, c[4]);
             lc cw = as_t(t, lc_mul(lc_make(-1, 0), lc_div(slot_lc(sl, 6), slot_lc(sl, 7))));
             for (size_t i = 0; i < N; i++) ref[i] = lc_add(ld(t, v[0], i), lc_mul(cw, ld(t, v[1], i)));
-            TU_OK(g_ctx, K->waxpy_s(g_ctx, n, v[0], sl, (sps_scoef){-1.0, 6, 7}, v[1], c[4]));
+            TU_OK(g_ctx, K->waxpy_s(sps_ex(g_ctx), n, v[0], sl, (sps_scoef){-1.0, 6, 7}, v[1], c[4]));
             TU_CHECK(close_vec(t, N, c[4], ref, 4 * (1 + lc_abs(cw))), "waxpy_s %s n=%d", tn, (int)n);
 
             /* dot2: x^H y and x^H x (slots poisoned) */
@@ -1019,7 +1019,7 @@ static void test_kernels(void)
                 dxx += lc_abs(ld(t, v[0], i)) * lc_abs(ld(t, v[0], i));
                 sxy += lc_abs(ld(t, v[0], i)) * lc_abs(ld(t, v[1], i));
             }
-            TU_OK(g_ctx, K->dot2(g_ctx, n, v[0], v[1], sl, 8, 9));
+            TU_OK(g_ctx, K->dot2(sps_ex(g_ctx), n, v[0], v[1], sl, 8, 9));
             TU_CHECK(close_sc(SPS_F64, sl[8], dxy, sxy, N) && close_sc(SPS_F64, sl[9], lc_make(dxx, 0), dxx, N),
                      "dot2 %s n=%d", tn, (int)n);
 
@@ -1039,7 +1039,7 @@ static void test_kernels(void)
                 rho = lc_add(rho, lc_mul(lc_conj(ld(t, v[0], i)), ref2[i]));
                 srh += lc_abs(ld(t, v[0], i)) * lc_abs(ref2[i]);
             }
-            TU_OK(g_ctx, K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], c[5], c[6]));
+            TU_OK(g_ctx, K->bicgstab_xr(sps_ex(g_ctx), n, sl, ks, v[0], v[1], v[2], v[3], v[4], c[5], c[6]));
             const long double sc = 4 * (1 + lc_abs(alx) + lc_abs(omx));
             TU_CHECK(close_vec(t, N, c[5], ref, sc) && close_vec(t, N, c[6], ref2, sc), "bicgstab_xr %s n=%d vectors",
                      tn, (int)n);
@@ -1050,13 +1050,13 @@ static void test_kernels(void)
             sl[3] = sps_cplx_make(0, 0);
             memcpy(c[5], v[5], N * ss);
             tu_fill_nan(t, N, c[6]);
-            TU_OK(g_ctx, K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], c[5], c[6]));
+            TU_OK(g_ctx, K->bicgstab_xr(sps_ex(g_ctx), n, sl, ks, v[0], v[1], v[2], v[3], v[4], c[5], c[6]));
             TU_CHECK(!memcmp(c[6], v[3], N * ss), "bicgstab_xr %s tt = 0: r = s", tn);
             /* guard: rv = 0 -> nothing written, rr = -1 */
             sl[1] = sps_cplx_make(0, 0);
             memcpy(c[5], v[5], N * ss);
             memcpy(c[6], v[6], N * ss);
-            TU_OK(g_ctx, K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], c[5], c[6]));
+            TU_OK(g_ctx, K->bicgstab_xr(sps_ex(g_ctx), n, sl, ks, v[0], v[1], v[2], v[3], v[4], c[5], c[6]));
             TU_CHECK(sl[4].re == -1.0 && !memcmp(c[5], v[5], N * ss) && !memcmp(c[6], v[6], N * ss),
                      "bicgstab_xr %s guard rv = 0", tn);
 
@@ -1074,7 +1074,7 @@ static void test_kernels(void)
                     d = lc_add(d, lc_mul(lc_conj(zi), ref[i]));
                     sd += lc_abs(zi) * lc_abs(ref[i]);
                 }
-                TU_OK(g_ctx, K->axpy_dot_s(g_ctx, n, sl, (sps_scoef){1.0, 0, 1}, v[0], c[1], zc ? c[1] : v[2], 9));
+                TU_OK(g_ctx, K->axpy_dot_s(sps_ex(g_ctx), n, sl, (sps_scoef){1.0, 0, 1}, v[0], c[1], zc ? c[1] : v[2], 9));
                 TU_CHECK(close_vec(t, N, c[1], ref, 4 * (1 + lc_abs(ca))) &&
                              close_sc(t, sl[9], d, 4 * (1 + lc_abs(ca)) * (sd + 1), N),
                          "axpy_dot_s %s n=%d z%s", tn, (int)n, zc ? "=y" : "");
@@ -1083,7 +1083,7 @@ static void test_kernels(void)
             memcpy(c[0], v[0], N * ss);
             lc cs = as_t(t, lc_div(lc_make(1, 0), slot_lc(sl, 3)));
             for (size_t i = 0; i < N; i++) ref[i] = lc_mul(cs, ld(t, v[0], i));
-            TU_OK(g_ctx, K->scale_s(g_ctx, n, sl, (sps_scoef){1.0, -1, 3}, c[0]));
+            TU_OK(g_ctx, K->scale_s(sps_ex(g_ctx), n, sl, (sps_scoef){1.0, -1, 3}, c[0]));
             TU_CHECK(close_vec(t, N, c[0], ref, 2 * (1 + lc_abs(cs))), "scale_s %s n=%d", tn, (int)n);
 
             for (int i = 0; i < 8; i++) {
@@ -1123,10 +1123,10 @@ static void test_kernel_determinism(void)
             memcpy(x, v[4], N * ss);
             memcpy(r, v[5], N * ss);
             sps_bicgstab_slots ks = {0, 1, 2, 3, 6, 7, -1, 0, 0, 0};
-            K->cg_step(g_ctx, n, sl, (sps_cg_slots){0, 1, 4, 8, 9}, v[0], v[1], x, r);
-            K->dot2(g_ctx, n, v[2], v[3], sl, 5, 5); /* xx overwrites xy: checks the order too */
-            K->bicgstab_xr(g_ctx, n, sl, ks, v[0], v[1], v[2], v[3], v[4], x, r);
-            K->axpy_dot_s(g_ctx, n, sl, (sps_scoef){1.0, 0, 1}, v[0], x, r, 2);
+            K->cg_step(sps_ex(g_ctx), n, sl, (sps_cg_slots){0, 1, 4, 8, 9}, v[0], v[1], x, r);
+            K->dot2(sps_ex(g_ctx), n, v[2], v[3], sl, 5, 5); /* xx overwrites xy: checks the order too */
+            K->bicgstab_xr(sps_ex(g_ctx), n, sl, ks, v[0], v[1], v[2], v[3], v[4], x, r);
+            K->axpy_dot_s(sps_ex(g_ctx), n, sl, (sps_scoef){1.0, 0, 1}, v[0], x, r, 2);
         }
         omp_set_num_threads(maxthreads);
         TU_CHECK(!memcmp(got[0], got[1], sizeof got[0]) && !memcmp(got[0], got[2], sizeof got[0]),

@@ -1,51 +1,51 @@
 /* CPU backend: host memory, OpenMP threads, the reference kernels. */
-#include "core/internal.h"
+#include "kernels/backend.h"
 
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static sps_status cpu_init(sps_context ctx, int device)
+static sps_status cpu_init(sps_exec *ex, int device)
 {
     (void)device;
-    snprintf(ctx->device_name, sizeof ctx->device_name, "CPU (OpenMP, %d threads)", omp_get_max_threads());
+    snprintf(ex->device_name, sizeof ex->device_name, "CPU (OpenMP, %d threads)", omp_get_max_threads());
     return SPS_OK;
 }
 
-static void cpu_fini(sps_context ctx) { (void)ctx; }
+static void cpu_fini(sps_exec *ex) { (void)ex; }
 
-static sps_status cpu_alloc(sps_context ctx, void **p, size_t bytes)
+static sps_status cpu_alloc(sps_exec *ex, void **p, size_t bytes)
 {
     *p = malloc(bytes);
-    if (!*p) return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes requested", bytes);
+    if (!*p) return sps_kerror(ex, SPS_ERR_ALLOC, "out of host memory: %zu bytes requested", bytes);
     return SPS_OK;
 }
 
-static void cpu_release(sps_context ctx, void *p)
+static void cpu_release(sps_exec *ex, void *p)
 {
-    (void)ctx;
+    (void)ex;
     free(p);
 }
 
-static sps_status cpu_copy(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind)
+static sps_status cpu_copy(sps_exec *ex, void *dst, const void *src, size_t bytes, sps_copy_kind kind)
 {
-    (void)ctx;
+    (void)ex;
     (void)kind;
     memmove(dst, src, bytes);
     return SPS_OK;
 }
 
-static sps_status cpu_zero(sps_context ctx, void *p, size_t bytes)
+static sps_status cpu_zero(sps_exec *ex, void *p, size_t bytes)
 {
-    (void)ctx;
+    (void)ex;
     memset(p, 0, bytes);
     return SPS_OK;
 }
 
-static sps_status cpu_sync(sps_context ctx)
+static sps_status cpu_sync(sps_exec *ex)
 {
-    (void)ctx;
+    (void)ex;
     return SPS_OK;
 }
 

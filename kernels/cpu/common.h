@@ -1,7 +1,7 @@
 /* Helpers shared by the CPU kernels (not type-generic). */
 #ifndef SPS_CPU_COMMON_H
 #define SPS_CPU_COMMON_H
-#include "core/internal.h"
+#include "kernels/backend.h"
 
 /* Below this many entries a loop runs on the calling thread: forking a team
  * costs more than the loop (and a lot more on an oversubscribed machine). */

@@ -41,10 +41,10 @@ static sps_status rowlen_hist(sps_index n, const sps_index *rowptr, sps_index ma
 }
 
 /* Counting sort by decreasing length; rows of one length keep their order. */
-static sps_status perm_by_length(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *perm)
+static sps_status perm_by_length(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *perm)
 {
     sps_index *start = calloc((size_t)maxlen + 2, sizeof *start);
-    if (!start) return sps_error(ctx, SPS_ERR_ALLOC, "JDS: out of host memory for %zu bytes of counters",
+    if (!start) return sps_kerror(ex, SPS_ERR_ALLOC, "JDS: out of host memory for %zu bytes of counters",
                                  ((size_t)maxlen + 2) * sizeof *start);
     for (sps_index i = 0; i < n; i++) start[rowptr[i + 1] - rowptr[i]]++;
     /* start[L] = rows longer than L */

@@ -39,13 +39,13 @@ static void pad_merge_sort(sps_index *idx, sps_index *tmp, int64_t k, const sps_
     }
 }
 
-static sps_status pad_sort_rows_impl(sps_context ctx, sps_index n, sps_index window, const sps_index *len,
+static sps_status pad_sort_rows_impl(sps_exec *ex, sps_index n, sps_index window, const sps_index *len,
                                      sps_index *perm)
 {
     if (n <= 0) return SPS_OK;
     if (window < 1) window = 1;
     sps_index *tmp = malloc((size_t)n * sizeof *tmp);
-    if (!tmp) return sps_error(ctx, SPS_ERR_ALLOC, "row sort: out of host memory for %zu bytes", (size_t)n * sizeof *tmp);
+    if (!tmp) return sps_kerror(ex, SPS_ERR_ALLOC, "row sort: out of host memory for %zu bytes", (size_t)n * sizeof *tmp);
     const sps_index nw = (sps_index)(((int64_t)n + window - 1) / window);
 #pragma omp parallel for schedule(dynamic, 1)
     for (sps_index w = 0; w < nw; w++) {
@@ -124,34 +124,34 @@ static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr
 }
 
 #define SPS_PAD_INDEX_ENTRIES(S)                                                                                  \
-    sps_status sps_cpu_pad_rowlen_##S(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *perm, \
+    sps_status sps_cpu_pad_rowlen_##S(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *perm, \
                                       sps_index *rl)                                                              \
     {                                                                                                             \
-        (void)ctx;                                                                                                \
+        (void)ex;                                                                                                \
         return pad_rowlen_impl(n, rowptr, perm, rl);                                                              \
     }                                                                                                             \
-    sps_status sps_cpu_pad_sort_rows_##S(sps_context ctx, sps_index n, sps_index window, const sps_index *len,    \
+    sps_status sps_cpu_pad_sort_rows_##S(sps_exec *ex, sps_index n, sps_index window, const sps_index *len,    \
                                          sps_index *perm)                                                         \
     {                                                                                                             \
-        return pad_sort_rows_impl(ctx, n, window, len, perm);                                                     \
+        return pad_sort_rows_impl(ex, n, window, len, perm);                                                     \
     }                                                                                                             \
-    sps_status sps_cpu_pad_widths_##S(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl,         \
+    sps_status sps_cpu_pad_widths_##S(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,         \
                                       const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,   \
                                       sps_index *w, sps_index *lo)                                                \
     {                                                                                                             \
-        (void)ctx;                                                                                                \
+        (void)ex;                                                                                                \
         return pad_widths_impl(n, chunk, rl, rowptr, perm, src_col, w, lo);                                       \
     }                                                                                                             \
-    sps_status sps_cpu_pad_group_ptr_##S(sps_context ctx, sps_index ngroups, sps_index h, sps_index nstored,      \
+    sps_status sps_cpu_pad_group_ptr_##S(sps_exec *ex, sps_index ngroups, sps_index h, sps_index nstored,      \
                                          const sps_index *w, int64_t *gp)                                         \
     {                                                                                                             \
-        (void)ctx;                                                                                                \
+        (void)ex;                                                                                                \
         return pad_group_ptr_impl(ngroups, h, nstored, w, gp);                                                    \
     }                                                                                                             \
-    sps_status sps_cpu_pad_scatter_col_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr,            \
+    sps_status sps_cpu_pad_scatter_col_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,            \
                                            const sps_index *src_col, void *col)                                   \
     {                                                                                                             \
-        (void)ctx;                                                                                                \
+        (void)ex;                                                                                                \
         return pad_scatter_col_impl(L, rowptr, src_col, col);                                                     \
     }
 SPS_PAD_INDEX_ENTRIES(s)

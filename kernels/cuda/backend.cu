@@ -44,17 +44,17 @@ extern "C" int sps_cuda_device_count(void)
     return n;
 }
 
-static void cuda_fini(sps_context ctx);
+static void cuda_fini(sps_exec *ex);
 
 /* The context's memory pool: device-local, keeping what is freed (release
  * threshold: no limit) until trimmed or destroyed.  Not an error where the
  * device has no pools: allocations then use cudaMalloc. */
-static sps_status cuda_pool_create(sps_context ctx, sps_cuda_state *st, int device)
+static sps_status cuda_pool_create(sps_exec *ex, sps_cuda_state *st, int device)
 {
     const char *env = getenv("SPSOLVE_CUDA_POOL");
     if (env && strcmp(env, "0") == 0) return SPS_OK; /* plain cudaMalloc / cudaFree (sanitizers, debugging) */
     int ok = 0;
-    SPS_CU(ctx, cudaDeviceGetAttribute(&ok, cudaDevAttrMemoryPoolsSupported, device));
+    SPS_CU(ex, cudaDeviceGetAttribute(&ok, cudaDevAttrMemoryPoolsSupported, device));
     if (!ok) return SPS_OK;
     cudaMemPoolProps props;
     memset(&props, 0, sizeof props);
@@ -62,48 +62,48 @@ static sps_status cuda_pool_create(sps_context ctx, sps_cuda_state *st, int devi
     props.handleTypes = cudaMemHandleTypeNone;
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = device;
-    SPS_CU(ctx, cudaMemPoolCreate(&st->pool, &props));
+    SPS_CU(ex, cudaMemPoolCreate(&st->pool, &props));
     unsigned long long keep = ~0ull;
-    SPS_CU(ctx, cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    SPS_CU(ex, cudaMemPoolSetAttribute(st->pool, cudaMemPoolAttrReleaseThreshold, &keep));
     return SPS_OK;
 }
 
-static sps_status cuda_init(sps_context ctx, int device)
+static sps_status cuda_init(sps_exec *ex, int device)
 {
     int count = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        return sps_error(ctx, SPS_ERR_DEVICE, "CUDA backend requested, but no usable CUDA device: %s (%s)",
+        return sps_kerror(ex, SPS_ERR_DEVICE, "CUDA backend requested, but no usable CUDA device: %s (%s)",
                          cudaGetErrorName(e), cudaGetErrorString(e));
     }
-    if (count == 0) return sps_error(ctx, SPS_ERR_DEVICE, "CUDA backend requested, but no CUDA device is present");
+    if (count == 0) return sps_kerror(ex, SPS_ERR_DEVICE, "CUDA backend requested, but no CUDA device is present");
     if (device < 0 || device >= count)
-        return sps_error(ctx, SPS_ERR_DEVICE, "CUDA device %d does not exist (%d device%s: 0..%d)", device, count,
+        return sps_kerror(ex, SPS_ERR_DEVICE, "CUDA device %d does not exist (%d device%s: 0..%d)", device, count,
                          count == 1 ? "" : "s", count - 1);
-    SPS_CU(ctx, cudaSetDevice(device));
+    SPS_CU(ex, cudaSetDevice(device));
     cudaDeviceProp prop;
-    SPS_CU(ctx, cudaGetDeviceProperties(&prop, device));
+    SPS_CU(ex, cudaGetDeviceProperties(&prop, device));
     sps_cuda_state *st = (sps_cuda_state *)calloc(1, sizeof *st);
     if (!st)
-        return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for the CUDA backend state", sizeof *st);
-    ctx->be_state = st;
+        return sps_kerror(ex, SPS_ERR_ALLOC, "out of host memory: %zu bytes for the CUDA backend state", sizeof *st);
+    ex->be_state = st;
     st->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
-    snprintf(ctx->device_name, sizeof ctx->device_name, "%s", prop.name);
+    snprintf(ex->device_name, sizeof ex->device_name, "%s", prop.name);
     sps_status s = SPS_OK;
     cudaStream_t stream;
     e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);
     if (e != cudaSuccess) {
-        s = sps_cuda_fail(ctx, e, "cudaStreamCreateWithFlags", __FILE__, __LINE__);
+        s = sps_cuda_fail(ex, e, "cudaStreamCreateWithFlags", __FILE__, __LINE__);
         goto fail;
     }
     st->stream = stream;
-    ctx->stream = (void *)stream;
-    if ((s = cuda_pool_create(ctx, st, device)) != SPS_OK) goto fail;
+    ex->stream = (void *)stream;
+    if ((s = cuda_pool_create(ex, st, device)) != SPS_OK) goto fail;
     e = cudaMalloc((void **)&st->ws, SPS_CU_WS_BYTES);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        s = sps_error(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
+        s = sps_kerror(ex, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
                       "CUDA backend: cannot allocate the %zu-byte device workspace: %s (%s)", (size_t)SPS_CU_WS_BYTES,
                       cudaGetErrorName(e), cudaGetErrorString(e));
         goto fail;
@@ -112,7 +112,7 @@ static sps_status cuda_init(sps_context ctx, int device)
     if (e == cudaSuccess) e = cudaEventCreateWithFlags(&st->fetch_ev, cudaEventDisableTiming);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
-        s = sps_error(ctx, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
+        s = sps_kerror(ex, e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE,
                       "CUDA backend: cannot allocate %d bytes of pinned host memory and an event: %s (%s)",
                       2 * SPS_FETCH_MAX_BYTES, cudaGetErrorName(e), cudaGetErrorString(e));
         goto fail;
@@ -127,18 +127,18 @@ static sps_status cuda_init(sps_context ctx, int device)
     e = cudaMemsetAsync(st->ws, 0, SPS_CU_WS_BYTES, stream);
     if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
     if (e != cudaSuccess) {
-        s = sps_cuda_fail(ctx, e, "cudaMemsetAsync(workspace)", __FILE__, __LINE__);
+        s = sps_cuda_fail(ex, e, "cudaMemsetAsync(workspace)", __FILE__, __LINE__);
         goto fail;
     }
     return SPS_OK;
 fail:
-    cuda_fini(ctx);
+    cuda_fini(ex);
     return s;
 }
 
-static void cuda_fini(sps_context ctx)
+static void cuda_fini(sps_exec *ex)
 {
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     if (!st) return;
     /* teardown cannot report: errors are recorded in the context, which is going away */
     if (st->stream) (void)cudaStreamSynchronize(st->stream);
@@ -149,8 +149,8 @@ static void cuda_fini(sps_context ctx)
     if (st->stream) (void)cudaStreamDestroy(st->stream);
     (void)cudaGetLastError();
     free(st);
-    ctx->be_state = NULL;
-    ctx->stream = NULL;
+    ex->be_state = NULL;
+    ex->stream = NULL;
 }
 
 /* One try: from the pool on the context's stream, or cudaMalloc. */
@@ -159,17 +159,17 @@ static cudaError_t cuda_alloc_once(sps_cuda_state *st, void **p, size_t bytes)
     return st->pool ? cudaMallocFromPoolAsync(p, bytes, st->pool, st->stream) : cudaMalloc(p, bytes);
 }
 
-static sps_status cuda_alloc(sps_context ctx, void **p, size_t bytes)
+static sps_status cuda_alloc(sps_exec *ex, void **p, size_t bytes)
 {
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     *p = NULL;
-    SPS_CU(ctx, cudaSetDevice(ctx->device));
+    SPS_CU(ex, cudaSetDevice(ex->device));
     cudaError_t e = cuda_alloc_once(st, p, bytes);
     if (e == cudaErrorMemoryAllocation && st->pool) {
         /* the pool's cached blocks may be what is missing: give them back and retry once */
         (void)cudaGetLastError();
-        SPS_CU(ctx, cudaStreamSynchronize(st->stream));
-        SPS_CU(ctx, cudaMemPoolTrimTo(st->pool, 0));
+        SPS_CU(ex, cudaStreamSynchronize(st->stream));
+        SPS_CU(ex, cudaMemPoolTrimTo(st->pool, 0));
         e = cuda_alloc_once(st, p, bytes);
     }
     if (e == cudaSuccess) return SPS_OK;
@@ -178,52 +178,52 @@ static sps_status cuda_alloc(sps_context ctx, void **p, size_t bytes)
     if (e == cudaErrorMemoryAllocation) {
         size_t freeb = 0, total = 0;
         if (cudaMemGetInfo(&freeb, &total) != cudaSuccess) (void)cudaGetLastError();
-        return sps_error(ctx, SPS_ERR_ALLOC, "out of device memory: %zu bytes requested (%zu bytes free of %zu)", bytes,
+        return sps_kerror(ex, SPS_ERR_ALLOC, "out of device memory: %zu bytes requested (%zu bytes free of %zu)", bytes,
                          freeb, total);
     }
-    return sps_cuda_fail(ctx, e, st->pool ? "cudaMallocFromPoolAsync" : "cudaMalloc", __FILE__, __LINE__);
+    return sps_cuda_fail(ex, e, st->pool ? "cudaMallocFromPoolAsync" : "cudaMalloc", __FILE__, __LINE__);
 }
 
-static void cuda_release(sps_context ctx, void *p)
+static void cuda_release(sps_exec *ex, void *p)
 {
     if (!p) return;
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     /* stream-ordered either way (backend contract): without the pool, the queued work first */
     cudaError_t e = st->pool ? cudaSuccess : cudaStreamSynchronize(st->stream);
     if (e == cudaSuccess) e = st->pool ? cudaFreeAsync(p, st->stream) : cudaFree(p);
     if (e != cudaSuccess) /* recorded; nothing to return */
-        sps_cuda_fail(ctx, e, st->pool ? "cudaFreeAsync" : "cudaStreamSynchronize / cudaFree", __FILE__, __LINE__);
+        sps_cuda_fail(ex, e, st->pool ? "cudaFreeAsync" : "cudaStreamSynchronize / cudaFree", __FILE__, __LINE__);
 }
 
-static sps_status cuda_copy(sps_context ctx, void *dst, const void *src, size_t bytes, sps_copy_kind kind)
+static sps_status cuda_copy(sps_exec *ex, void *dst, const void *src, size_t bytes, sps_copy_kind kind)
 {
     if (bytes == 0) return SPS_OK;
-    sps_cu_unstage(ctx); /* it may write the slots */
-    cudaStream_t s = sps_custream(ctx);
+    sps_cu_unstage(ex); /* it may write the slots */
+    cudaStream_t s = sps_custream(ex);
     switch (kind) {
-    case SPS_COPY_H2D: SPS_CU(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s)); break;
-    case SPS_COPY_D2D: SPS_CU(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); break;
+    case SPS_COPY_H2D: SPS_CU(ex, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s)); break;
+    case SPS_COPY_D2D: SPS_CU(ex, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s)); break;
     case SPS_COPY_D2H:
-        SPS_CU(ctx, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
-        SPS_CU(ctx, cudaStreamSynchronize(s)); /* the host reads dst next */
+        SPS_CU(ex, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s));
+        SPS_CU(ex, cudaStreamSynchronize(s)); /* the host reads dst next */
         break;
     case SPS_COPY_H2H: memmove(dst, src, bytes); break;
-    default: return sps_error(ctx, SPS_ERR_ARG, "CUDA copy: bad copy kind %d", (int)kind);
+    default: return sps_kerror(ex, SPS_ERR_ARG, "CUDA copy: bad copy kind %d", (int)kind);
     }
     return SPS_OK;
 }
 
-static sps_status cuda_zero(sps_context ctx, void *p, size_t bytes)
+static sps_status cuda_zero(sps_exec *ex, void *p, size_t bytes)
 {
     if (bytes == 0) return SPS_OK;
-    sps_cu_unstage(ctx);
-    SPS_CU(ctx, cudaMemsetAsync(p, 0, bytes, sps_custream(ctx)));
+    sps_cu_unstage(ex);
+    SPS_CU(ex, cudaMemsetAsync(p, 0, bytes, sps_custream(ex)));
     return SPS_OK;
 }
 
-static sps_status cuda_sync(sps_context ctx)
+static sps_status cuda_sync(sps_exec *ex)
 {
-    SPS_CU(ctx, cudaStreamSynchronize(sps_custream(ctx)));
+    SPS_CU(ex, cudaStreamSynchronize(sps_custream(ex)));
     return SPS_OK;
 }
 
@@ -258,11 +258,11 @@ static int fetch_mappable(const sps_cuda_state *st, const void *src, size_t byte
 {
     return !SPS_CU_FETCH_COPY && st->pinned_dev && bytes % 8 == 0 && (uintptr_t)src % 8 == 0;
 }
-static sps_status cuda_fetch_arm(sps_context ctx, const void *src, size_t bytes, int buf)
+static sps_status cuda_fetch_arm(sps_exec *ex, const void *src, size_t bytes, int buf)
 {
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     if (bytes > SPS_FETCH_MAX_BYTES || buf < 0 || buf > 1)
-        return sps_error(ctx, SPS_ERR_ARG, "fetch_arm of %zu bytes into staging %d (at most %d bytes, staging 0 or 1)",
+        return sps_kerror(ex, SPS_ERR_ARG, "fetch_arm of %zu bytes into staging %d (at most %d bytes, staging 0 or 1)",
                          bytes, buf, SPS_FETCH_MAX_BYTES);
     st->staged = 0;
     st->arm_src = SPS_CU_FETCH_ARM && src && fetch_mappable(st, src, bytes) ? src : NULL;
@@ -270,11 +270,11 @@ static sps_status cuda_fetch_arm(sps_context ctx, const void *src, size_t bytes,
     st->arm_buf = buf;
     return SPS_OK;
 }
-static sps_status cuda_fetch_begin(sps_context ctx, const void *src, size_t bytes)
+static sps_status cuda_fetch_begin(sps_exec *ex, const void *src, size_t bytes)
 {
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     if (bytes > SPS_FETCH_MAX_BYTES)
-        return sps_error(ctx, SPS_ERR_ARG, "fetch of %zu bytes exceeds the %d-byte staging", bytes,
+        return sps_kerror(ex, SPS_ERR_ARG, "fetch of %zu bytes exceeds the %d-byte staging", bytes,
                          SPS_FETCH_MAX_BYTES);
     const int buf = st->arm_src ? st->arm_buf : 0;
     if (st->staged && st->arm_src == src && (size_t)st->arm_words * 8 == bytes && st->staged_buf == buf) {
@@ -282,22 +282,22 @@ static sps_status cuda_fetch_begin(sps_context ctx, const void *src, size_t byte
     } else if (fetch_mappable(st, src, bytes)) {
         fetch_kernel<<<1, 128, 0, st->stream>>>((const unsigned long long *)src, sps_cu_staging_dev(st, buf),
                                                 (int)(bytes / 8));
-        SPS_CU_LAUNCHED(ctx, "fetch_kernel");
+        SPS_CU_LAUNCHED(ex, "fetch_kernel");
     } else {
-        SPS_CU(ctx, cudaMemcpyAsync((void *)sps_cu_staging_host(st, buf), src, bytes, cudaMemcpyDeviceToHost,
+        SPS_CU(ex, cudaMemcpyAsync((void *)sps_cu_staging_host(st, buf), src, bytes, cudaMemcpyDeviceToHost,
                                     st->stream));
     }
-    SPS_CU(ctx, cudaEventRecord(st->fetch_ev, st->stream));
+    SPS_CU(ex, cudaEventRecord(st->fetch_ev, st->stream));
     st->fetch_pending = 1;
     st->pending_buf = buf;
     return SPS_OK;
 }
-static sps_status cuda_fetch_wait(sps_context ctx, void *dst, size_t bytes)
+static sps_status cuda_fetch_wait(sps_exec *ex, void *dst, size_t bytes)
 {
-    sps_cuda_state *st = sps_cust(ctx);
-    if (!st->fetch_pending) return sps_error(ctx, SPS_ERR_ARG, "fetch_wait without a fetch");
+    sps_cuda_state *st = sps_cust(ex);
+    if (!st->fetch_pending) return sps_kerror(ex, SPS_ERR_ARG, "fetch_wait without a fetch");
     st->fetch_pending = 0;
-    SPS_CU(ctx, cudaEventSynchronize(st->fetch_ev));
+    SPS_CU(ex, cudaEventSynchronize(st->fetch_ev));
     memcpy(dst, sps_cu_staging_host(st, st->pending_buf), bytes);
     return SPS_OK;
 }
@@ -305,9 +305,9 @@ static sps_status cuda_fetch_wait(sps_context ctx, void *dst, size_t bytes)
 /* CUDA graphs: the context's stream is captured in thread-local mode (other host
  * threads, with their own contexts, are not disturbed; a synchronising call of this
  * thread during the capture fails and is reported). */
-static sps_status cuda_capture_begin(sps_context ctx)
+static sps_status cuda_capture_begin(sps_exec *ex)
 {
-    SPS_CU(ctx, cudaStreamBeginCapture(sps_custream(ctx), cudaStreamCaptureModeThreadLocal));
+    SPS_CU(ex, cudaStreamBeginCapture(sps_custream(ex), cudaStreamCaptureModeThreadLocal));
     return SPS_OK;
 }
 /* A graph remembers whether its work ends with an armed reduction (staged), so a
@@ -316,20 +316,20 @@ typedef struct {
     cudaGraphExec_t exec;
     int staged, staged_buf;
 } cu_graph;
-static sps_status cuda_capture_end(sps_context ctx, void **graph)
+static sps_status cuda_capture_end(sps_exec *ex, void **graph)
 {
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     cudaGraph_t g = NULL;
     cudaGraphExec_t ge = NULL;
     *graph = NULL;
-    SPS_CU(ctx, cudaStreamEndCapture(sps_custream(ctx), &g));
+    SPS_CU(ex, cudaStreamEndCapture(sps_custream(ex), &g));
     cudaError_t e = cudaGraphInstantiate(&ge, g, 0);
     (void)cudaGraphDestroy(g);
-    if (e != cudaSuccess) return sps_cuda_fail(ctx, e, "cudaGraphInstantiate", __FILE__, __LINE__);
+    if (e != cudaSuccess) return sps_cuda_fail(ex, e, "cudaGraphInstantiate", __FILE__, __LINE__);
     cu_graph *h = (cu_graph *)malloc(sizeof *h);
     if (!h) {
         (void)cudaGraphExecDestroy(ge);
-        return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory for a CUDA graph handle");
+        return sps_kerror(ex, SPS_ERR_ALLOC, "out of host memory for a CUDA graph handle");
     }
     h->exec = ge;
     h->staged = st->staged;
@@ -337,19 +337,19 @@ static sps_status cuda_capture_end(sps_context ctx, void **graph)
     *graph = h;
     return SPS_OK;
 }
-static sps_status cuda_graph_launch(sps_context ctx, void *graph)
+static sps_status cuda_graph_launch(sps_exec *ex, void *graph)
 {
     const cu_graph *h = (const cu_graph *)graph;
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     st->staged = 0;
-    SPS_CU(ctx, cudaGraphLaunch(h->exec, sps_custream(ctx)));
+    SPS_CU(ex, cudaGraphLaunch(h->exec, sps_custream(ex)));
     st->staged = h->staged;
     st->staged_buf = h->staged_buf;
     return SPS_OK;
 }
-static void cuda_graph_destroy(sps_context ctx, void *graph)
+static void cuda_graph_destroy(sps_exec *ex, void *graph)
 {
-    (void)ctx;
+    (void)ex;
     cu_graph *h = (cu_graph *)graph;
     if (!h) return;
     (void)cudaGraphExecDestroy(h->exec);

@@ -204,96 +204,96 @@ template <typename T> struct invert_op {
 } // namespace
 
 /* ---------------------------------------------------------------- implementations */
-template <typename T> static sps_status fill_impl(sps_context ctx, sps_index n, sps_cplx a, void *x)
+template <typename T> static sps_status fill_impl(sps_exec *ex, sps_index n, sps_cplx a, void *x)
 {
-    return sps_cuda_foreach(ctx, n, fill_op<T>{sc<T>::from(a), (T *)x});
+    return sps_cuda_foreach(ex, n, fill_op<T>{sc<T>::from(a), (T *)x});
 }
-template <typename T> static sps_status copy_impl(sps_context ctx, sps_index n, const void *x, void *y)
+template <typename T> static sps_status copy_impl(sps_exec *ex, sps_index n, const void *x, void *y)
 {
-    return sps_cuda_foreach(ctx, n, copy_op<T>{(const T *)x, (T *)y});
+    return sps_cuda_foreach(ex, n, copy_op<T>{(const T *)x, (T *)y});
 }
-template <typename T> static sps_status scale_impl(sps_context ctx, sps_index n, sps_cplx a, void *x)
+template <typename T> static sps_status scale_impl(sps_exec *ex, sps_index n, sps_cplx a, void *x)
 {
-    return sps_cuda_foreach(ctx, n, scale_op<T>{sc<T>::from(a), (T *)x});
-}
-template <typename T>
-static sps_status axpby_impl(sps_context ctx, sps_index n, sps_cplx a, const void *x, sps_cplx b, void *y)
-{
-    if (b.re == 0.0 && b.im == 0.0) return sps_cuda_foreach(ctx, n, ax_op<T>{sc<T>::from(a), (const T *)x, (T *)y});
-    return sps_cuda_foreach(ctx, n, axpby_op<T>{sc<T>::from(a), sc<T>::from(b), (const T *)x, (T *)y});
+    return sps_cuda_foreach(ex, n, scale_op<T>{sc<T>::from(a), (T *)x});
 }
 template <typename T>
-static sps_status dot_impl(sps_context ctx, sps_index n, const void *x, const void *y, sps_cplx *slots, int out)
+static sps_status axpby_impl(sps_exec *ex, sps_index n, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
-    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ctx, n, dot_op<T>{(const T *)x, (const T *)y}, slots,
+    if (b.re == 0.0 && b.im == 0.0) return sps_cuda_foreach(ex, n, ax_op<T>{sc<T>::from(a), (const T *)x, (T *)y});
+    return sps_cuda_foreach(ex, n, axpby_op<T>{sc<T>::from(a), sc<T>::from(b), (const T *)x, (T *)y});
+}
+template <typename T>
+static sps_status dot_impl(sps_exec *ex, sps_index n, const void *x, const void *y, sps_cplx *slots, int out)
+{
+    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ex, n, dot_op<T>{(const T *)x, (const T *)y}, slots,
                                                    sps_cu_outs1(out, SPS_CU_OUT_SUM));
 }
-template <typename T> static sps_status nrm2_impl(sps_context ctx, sps_index n, const void *x, sps_cplx *slots, int out)
+template <typename T> static sps_status nrm2_impl(sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out)
 {
     int nb = 1;
-    SPS_CHECK(sps_cu_red_grid(ctx, nrm2_kernel<T>, n, &nb));
-    double *part = (double *)sps_cuws_red(ctx);
-    cudaStream_t s = sps_custream(ctx);
+    SPS_CHECK(sps_cu_red_grid(ex, nrm2_kernel<T>, n, &nb));
+    double *part = (double *)sps_cuws_red(ex);
+    cudaStream_t s = sps_custream(ex);
     nrm2_kernel<T>
-        <<<nb, SPS_CU_RED_THREADS, 0, s>>>(n < 0 ? 0 : n, (const T *)x, part, sps_cuws_counter(ctx), slots, out);
-    SPS_CU_LAUNCHED(ctx, "nrm2_kernel");
+        <<<nb, SPS_CU_RED_THREADS, 0, s>>>(n < 0 ? 0 : n, (const T *)x, part, sps_cuws_counter(ex), slots, out);
+    SPS_CU_LAUNCHED(ex, "nrm2_kernel");
     return SPS_OK;
 }
 template <typename T>
-static sps_status pmul_impl(sps_context ctx, sps_index n, const void *d, const void *x, void *y)
+static sps_status pmul_impl(sps_exec *ex, sps_index n, const void *d, const void *x, void *y)
 {
-    return sps_cuda_foreach(ctx, n, pmul_op<T>{(const T *)d, (const T *)x, (T *)y});
+    return sps_cuda_foreach(ex, n, pmul_op<T>{(const T *)d, (const T *)x, (T *)y});
 }
 template <typename T>
-static sps_status axpy_s_impl(sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c, const void *x, void *y)
+static sps_status axpy_s_impl(sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c, const void *x, void *y)
 {
-    return sps_cuda_foreach(ctx, n, axpy_s_op<T>{slots, c, (const T *)x, (T *)y, T()});
+    return sps_cuda_foreach(ex, n, axpy_s_op<T>{slots, c, (const T *)x, (T *)y, T()});
 }
 template <typename T>
-static sps_status xpay_s_impl(sps_context ctx, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, void *y)
+static sps_status xpay_s_impl(sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, void *y)
 {
-    return sps_cuda_foreach(ctx, n, xpay_s_op<T>{slots, c, (const T *)x, (T *)y, T()});
+    return sps_cuda_foreach(ex, n, xpay_s_op<T>{slots, c, (const T *)x, (T *)y, T()});
 }
-template <typename T> static sps_status invert_impl(sps_context ctx, sps_index n, void *d, sps_cplx *slots, int out)
+template <typename T> static sps_status invert_impl(sps_exec *ex, sps_index n, void *d, sps_cplx *slots, int out)
 {
     int nb = 1;
-    SPS_CHECK(sps_cu_red_grid(ctx, invert_scan_kernel<T>, n, &nb));
-    sps_index *part = (sps_index *)sps_cuws_red(ctx);
-    int *flag = (int *)sps_cuws_flag(ctx);
-    cudaStream_t s = sps_custream(ctx);
+    SPS_CHECK(sps_cu_red_grid(ex, invert_scan_kernel<T>, n, &nb));
+    sps_index *part = (sps_index *)sps_cuws_red(ex);
+    int *flag = (int *)sps_cuws_flag(ex);
+    cudaStream_t s = sps_custream(ex);
     if (n < 0) n = 0;
     invert_scan_kernel<T><<<nb, SPS_CU_RED_THREADS, 0, s>>>(n, (const T *)d, part);
-    SPS_CU_LAUNCHED(ctx, "invert_scan_kernel");
+    SPS_CU_LAUNCHED(ex, "invert_scan_kernel");
     invert_finish_kernel<<<1, SPS_CU_RED_THREADS, 0, s>>>(part, nb, n, slots, out, flag);
-    SPS_CU_LAUNCHED(ctx, "invert_finish_kernel");
-    return sps_cuda_foreach(ctx, n, invert_op<T>{(T *)d, flag, 0});
+    SPS_CU_LAUNCHED(ex, "invert_finish_kernel");
+    return sps_cuda_foreach(ex, n, invert_op<T>{(T *)d, flag, 0});
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_BLAS1_ENTRIES(S, T)                                                                               \
-    extern "C" sps_status sps_cuda_fill_##S(sps_context ctx, sps_index n, sps_cplx a, void *x)                   \
-    { return fill_impl<T>(ctx, n, a, x); }                                                                       \
-    extern "C" sps_status sps_cuda_copy_##S(sps_context ctx, sps_index n, const void *x, void *y)                \
-    { return copy_impl<T>(ctx, n, x, y); }                                                                       \
-    extern "C" sps_status sps_cuda_scale_##S(sps_context ctx, sps_index n, sps_cplx a, void *x)                  \
-    { return scale_impl<T>(ctx, n, a, x); }                                                                      \
-    extern "C" sps_status sps_cuda_axpby_##S(sps_context ctx, sps_index n, sps_cplx a, const void *x, sps_cplx b, \
+    extern "C" sps_status sps_cuda_fill_##S(sps_exec *ex, sps_index n, sps_cplx a, void *x)                   \
+    { return fill_impl<T>(ex, n, a, x); }                                                                       \
+    extern "C" sps_status sps_cuda_copy_##S(sps_exec *ex, sps_index n, const void *x, void *y)                \
+    { return copy_impl<T>(ex, n, x, y); }                                                                       \
+    extern "C" sps_status sps_cuda_scale_##S(sps_exec *ex, sps_index n, sps_cplx a, void *x)                  \
+    { return scale_impl<T>(ex, n, a, x); }                                                                      \
+    extern "C" sps_status sps_cuda_axpby_##S(sps_exec *ex, sps_index n, sps_cplx a, const void *x, sps_cplx b, \
                                              void *y)                                                            \
-    { return axpby_impl<T>(ctx, n, a, x, b, y); }                                                                \
-    extern "C" sps_status sps_cuda_dot_##S(sps_context ctx, sps_index n, const void *x, const void *y,           \
+    { return axpby_impl<T>(ex, n, a, x, b, y); }                                                                \
+    extern "C" sps_status sps_cuda_dot_##S(sps_exec *ex, sps_index n, const void *x, const void *y,           \
                                            sps_cplx *slots, int out)                                             \
-    { return dot_impl<T>(ctx, n, x, y, slots, out); }                                                            \
-    extern "C" sps_status sps_cuda_nrm2_##S(sps_context ctx, sps_index n, const void *x, sps_cplx *slots, int out) \
-    { return nrm2_impl<T>(ctx, n, x, slots, out); }                                                              \
-    extern "C" sps_status sps_cuda_pmul_##S(sps_context ctx, sps_index n, const void *d, const void *x, void *y) \
-    { return pmul_impl<T>(ctx, n, d, x, y); }                                                                    \
-    extern "C" sps_status sps_cuda_axpy_s_##S(sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c,  \
+    { return dot_impl<T>(ex, n, x, y, slots, out); }                                                            \
+    extern "C" sps_status sps_cuda_nrm2_##S(sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out) \
+    { return nrm2_impl<T>(ex, n, x, slots, out); }                                                              \
+    extern "C" sps_status sps_cuda_pmul_##S(sps_exec *ex, sps_index n, const void *d, const void *x, void *y) \
+    { return pmul_impl<T>(ex, n, d, x, y); }                                                                    \
+    extern "C" sps_status sps_cuda_axpy_s_##S(sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c,  \
                                               const void *x, void *y)                                            \
-    { return axpy_s_impl<T>(ctx, n, slots, c, x, y); }                                                           \
-    extern "C" sps_status sps_cuda_xpay_s_##S(sps_context ctx, sps_index n, const void *x, const sps_cplx *slots, \
+    { return axpy_s_impl<T>(ex, n, slots, c, x, y); }                                                           \
+    extern "C" sps_status sps_cuda_xpay_s_##S(sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots, \
                                               sps_scoef c, void *y)                                              \
-    { return xpay_s_impl<T>(ctx, n, x, slots, c, y); }                                                           \
-    extern "C" sps_status sps_cuda_invert_##S(sps_context ctx, sps_index n, void *d, sps_cplx *slots, int out)   \
-    { return invert_impl<T>(ctx, n, d, slots, out); }
+    { return xpay_s_impl<T>(ex, n, x, slots, c, y); }                                                           \
+    extern "C" sps_status sps_cuda_invert_##S(sps_exec *ex, sps_index n, void *d, sps_cplx *slots, int out)   \
+    { return invert_impl<T>(ex, n, d, slots, out); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_BLAS1_ENTRIES)

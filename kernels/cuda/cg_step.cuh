@@ -82,11 +82,11 @@ template <typename T> struct cg_step_op {
 
 /* cg_step: one pass and its finishing block (sps_cuda_reduce). */
 template <typename T>
-static sps_status cg_step_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k, const void *p,
+static sps_status cg_step_impl(sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k, const void *p,
                                const void *q, void *x, void *r)
 {
     cg_step_op<T> op = {slots, cg_guard{{}, k, 0, {}}, (const T *)p, (const T *)q, (T *)x, (T *)r, n - 1, T(), false};
-    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ctx, n, op, slots, sps_cu_outs1(k.rr, SPS_CU_OUT_SUM),
+    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ex, n, op, slots, sps_cu_outs1(k.rr, SPS_CU_OUT_SUM),
                                                    cg_guard{{}, k, 0, {}}, k.rr);
 }
 

@@ -1,8 +1,8 @@
 /* libspsolve — CUDA backend: what every .cu file of kernels/cuda shares.
  *
- *  - SPS_CU(ctx, call) checks a CUDA runtime call, SPS_CU_LAUNCHED(ctx, what)
+ *  - SPS_CU(ex, call) checks a CUDA runtime call, SPS_CU_LAUNCHED(ex, what)
  *    checks cudaGetLastError after a launch; a failure records
- *    "file:line: what: cudaErrorX (text)" in ctx and returns SPS_ERR_DEVICE.
+ *    "file:line: what: cudaErrorX (text)" in ex and returns SPS_ERR_DEVICE.
  *  - sps_cuda_state: the context's stream and its preallocated workspace
  *    (reduction partials, COO carries), allocated once in init.
  *  - scalar traits: cx<R> (interleaved complex, the layout of C's float
@@ -22,7 +22,7 @@
 #ifndef SPS_CUDA_COMMON_CUH
 #define SPS_CUDA_COMMON_CUH
 
-#include "core/internal.h"
+#include "kernels/backend.h"
 
 #include <cuda_runtime.h>
 #include <cub/block/block_reduce.cuh>
@@ -36,24 +36,24 @@
 
 /* ------------------------------------------------------------------ errors */
 /** Record a CUDA failure (SPS_ERR_DEVICE) with file:line in the message. */
-static inline sps_status sps_cuda_fail(sps_context ctx, cudaError_t e, const char *what, const char *file, int line)
+static inline sps_status sps_cuda_fail(sps_exec *ex, cudaError_t e, const char *what, const char *file, int line)
 {
-    return sps_error_at(ctx, SPS_ERR_DEVICE, file, line, "%s:%d: %s: %s (%s)", file, line, what,
+    return sps_exec_error_at(ex, SPS_ERR_DEVICE, file, line, "%s:%d: %s: %s (%s)", file, line, what,
                         cudaGetErrorName(e), cudaGetErrorString(e));
 }
 /** Check one CUDA runtime call; on failure record it and return SPS_ERR_DEVICE. */
-#define SPS_CU(ctx, call)                                                           \
+#define SPS_CU(ex, call)                                                           \
     do {                                                                            \
         cudaError_t sps_cu_e_ = (call);                                             \
-        if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ctx), sps_cu_e_, #call, __FILE__, __LINE__); \
+        if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ex), sps_cu_e_, #call, __FILE__, __LINE__); \
     } while (0)
 /** After a kernel launch: check the launch itself (and earlier sticky errors); the
  *  staging no longer holds the latest slots (sps_cuda_state.staged). */
-#define SPS_CU_LAUNCHED(ctx, what)                                                  \
+#define SPS_CU_LAUNCHED(ex, what)                                                  \
     do {                                                                            \
         cudaError_t sps_cu_e_ = cudaGetLastError();                                 \
-        sps_cu_unstage(ctx);                                                        \
-        if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ctx), sps_cu_e_, "launch of " what, __FILE__, __LINE__); \
+        sps_cu_unstage(ex);                                                        \
+        if (sps_cu_e_ != cudaSuccess) return sps_cuda_fail((ex), sps_cu_e_, "launch of " what, __FILE__, __LINE__); \
     } while (0)
 
 /* ------------------------------------------------------------------ backend state */
@@ -99,7 +99,7 @@ typedef struct {
     int staged, staged_buf;
 } sps_cuda_state;
 
-static inline sps_cuda_state *sps_cust(sps_context ctx) { return (sps_cuda_state *)ctx->be_state; }
+static inline sps_cuda_state *sps_cust(sps_exec *ex) { return (sps_cuda_state *)ex->be_state; }
 /* Staging buffer buf (0 or 1) as the device writes it (mapped) and as the host reads it. */
 static inline unsigned long long *sps_cu_staging_dev(const sps_cuda_state *st, int buf)
 {
@@ -109,18 +109,18 @@ static inline const unsigned char *sps_cu_staging_host(const sps_cuda_state *st,
 {
     return (const unsigned char *)st->pinned + (size_t)buf * SPS_FETCH_MAX_BYTES;
 }
-static inline void sps_cu_unstage(sps_context ctx) { sps_cust(ctx)->staged = 0; }
-static inline cudaStream_t sps_custream(sps_context ctx) { return sps_cust(ctx)->stream; }
-static inline void *sps_cuws_red(sps_context ctx) { return sps_cust(ctx)->ws; }
-static inline void *sps_cuws_coo(sps_context ctx) { return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES; }
+static inline void sps_cu_unstage(sps_exec *ex) { sps_cust(ex)->staged = 0; }
+static inline cudaStream_t sps_custream(sps_exec *ex) { return sps_cust(ex)->stream; }
+static inline void *sps_cuws_red(sps_exec *ex) { return sps_cust(ex)->ws; }
+static inline void *sps_cuws_coo(sps_exec *ex) { return sps_cust(ex)->ws + SPS_CU_WS_RED_BYTES; }
 /* The flag area (zeroed at init): invert's flag at 0, the last-block counter at 128. */
-static inline void *sps_cuws_flag(sps_context ctx)
+static inline void *sps_cuws_flag(sps_exec *ex)
 {
-    return sps_cust(ctx)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES;
+    return sps_cust(ex)->ws + SPS_CU_WS_RED_BYTES + SPS_CU_WS_COO_BYTES;
 }
-static inline unsigned *sps_cuws_counter(sps_context ctx)
+static inline unsigned *sps_cuws_counter(sps_exec *ex)
 {
-    return (unsigned *)((unsigned char *)sps_cuws_flag(ctx) + 128);
+    return (unsigned *)((unsigned char *)sps_cuws_flag(ex) + 128);
 }
 
 /* ------------------------------------------------------------------ scalars */
@@ -407,14 +407,14 @@ __device__ inline void sps_cu_stage_products(const sps_index *col, const T *val,
 /* out[0] = 0, out[k + 1] = in[0] + ... + in[k] for k < items (items + 1 outputs: out[items] is
  * the total), queued on the context's stream (scan.cu); more than INT32_MAX items are
  * SPS_ERR_UNSUPPORTED (CUB's item count).  what: the caller, for errors. */
-sps_status sps_cu_scan_index(sps_context ctx, const sps_index *in, sps_index *out, int64_t items, const char *what);
-sps_status sps_cu_scan_i64(sps_context ctx, const int64_t *in, int64_t *out, int64_t items, const char *what);
+sps_status sps_cu_scan_index(sps_exec *ex, const sps_index *in, sps_index *out, int64_t items, const char *what);
+sps_status sps_cu_scan_i64(sps_exec *ex, const int64_t *in, int64_t *out, int64_t items, const char *what);
 /* Grid of a grid-stride element-wise kernel: enough blocks to cover n, at most
  * 32 per multiprocessor (beyond that, blocks only add scheduling). */
-static inline unsigned sps_cu_grid(sps_context ctx, int64_t n)
+static inline unsigned sps_cu_grid(sps_exec *ex, int64_t n)
 {
     int64_t g = (n + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
-    int64_t cap = (int64_t)sps_cust(ctx)->sms * 32;
+    int64_t cap = (int64_t)sps_cust(ex)->sms * 32;
     if (g > cap) g = cap;
     if (g < 1) g = 1;
     return (unsigned)g;
@@ -471,11 +471,11 @@ template <typename Op> __global__ void __launch_bounds__(SPS_CU_THREADS) sps_cu_
 }
 
 /** Run op(i) for i in [0, n) on the context's stream. */
-template <typename Op> static inline sps_status sps_cuda_foreach(sps_context ctx, sps_index n, Op op)
+template <typename Op> static inline sps_status sps_cuda_foreach(sps_exec *ex, sps_index n, Op op)
 {
     if (n <= 0) return SPS_OK;
-    sps_cu_foreach_kernel<Op><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(op, n);
-    SPS_CU_LAUNCHED(ctx, "element-wise kernel");
+    sps_cu_foreach_kernel<Op><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(op, n);
+    SPS_CU_LAUNCHED(ex, "element-wise kernel");
     return SPS_OK;
 }
 
@@ -510,15 +510,15 @@ struct sps_cu_outs {
 
 /** Resident blocks of `kernel` on the context's GPU at 256 threads a block
  *  (occupancy x SMs), asked once per kernel and cached in the context. */
-template <typename K> static inline sps_status sps_cu_resident(sps_context ctx, K kernel, int *blocks)
+template <typename K> static inline sps_status sps_cu_resident(sps_exec *ex, K kernel, int *blocks)
 {
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     const void *fn = (const void *)kernel;
     int i = 0;
     while (i < st->nocc && st->occ[i].fn != fn) i++;
     if (i == st->nocc) {
         int per_sm = 0;
-        SPS_CU(ctx, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
+        SPS_CU(ex, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, SPS_CU_THREADS, 0));
         if (i == SPS_CU_OCC_CACHE) i--; /* full (never, with this library's kernels): reuse the last entry */
         else st->nocc++;
         st->occ[i].fn = fn;
@@ -532,10 +532,10 @@ template <typename K> static inline sps_status sps_cu_resident(sps_context ctx, 
 /** Blocks of a reduction kernel over n entries: a block per 256 entries up to one
  *  resident wave (more blocks would only run as a partial second wave: the
  *  kernels are grid-stride). */
-template <typename K> static inline sps_status sps_cu_red_grid(sps_context ctx, K kernel, int64_t n, int *nb)
+template <typename K> static inline sps_status sps_cu_red_grid(sps_exec *ex, K kernel, int64_t n, int *nb)
 {
     int cap = 1;
-    SPS_CHECK(sps_cu_resident(ctx, kernel, &cap));
+    SPS_CHECK(sps_cu_resident(ex, kernel, &cap));
     const int64_t per_block = (int64_t)SPS_CU_RED_THREADS * SPS_CU_RED_MIN_PER_THREAD;
     const int64_t b = (n + per_block - 1) / per_block;
     *nb = (int)(b < 1 ? 1 : b < cap ? b : cap);
@@ -713,17 +713,17 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
 /** outs with the armed fetch's staging filled in (when armed), for a launch that
  *  ends in sps_cu_reduce_finish; after that launch's SPS_CU_LAUNCHED, call
  *  sps_cu_armed_launched: the staging then holds the latest slots. */
-static inline sps_cu_outs sps_cu_arm(sps_context ctx, sps_cu_outs o)
+static inline sps_cu_outs sps_cu_arm(sps_exec *ex, sps_cu_outs o)
 {
-    const sps_cuda_state *st = sps_cust(ctx);
+    const sps_cuda_state *st = sps_cust(ex);
     o.stage_src = (const unsigned long long *)st->arm_src;
     o.stage_dst = st->arm_src ? sps_cu_staging_dev(st, st->arm_buf) : NULL;
     o.stage_words = st->arm_src ? st->arm_words : 0;
     return o;
 }
-static inline void sps_cu_armed_launched(sps_context ctx)
+static inline void sps_cu_armed_launched(sps_exec *ex)
 {
-    sps_cuda_state *st = sps_cust(ctx);
+    sps_cuda_state *st = sps_cust(ex);
     st->staged = st->arm_src != NULL;
     st->staged_buf = st->arm_buf;
 }
@@ -734,17 +734,17 @@ static inline void sps_cu_armed_launched(sps_context ctx)
  *  update + reduction; a guarded op writes nothing when its guard fails).  One
  *  launch; bit-reproducible for a given n. */
 template <typename A, int NV, typename Op, typename G = sps_cu_no_guard>
-static inline sps_status sps_cuda_reduce(sps_context ctx, sps_index n, Op op, sps_cplx *slots, sps_cu_outs outs,
+static inline sps_status sps_cuda_reduce(sps_exec *ex, sps_index n, Op op, sps_cplx *slots, sps_cu_outs outs,
                                          G guard = G(), int guard_slot = 0)
 {
     static_assert(NV <= SPS_CU_RED_MAX_VALUES && sizeof(A) <= 16, "reduction workspace too small");
     int nb = 1;
-    SPS_CHECK(sps_cu_red_grid(ctx, sps_cu_reduce_kernel<A, NV, Op, G>, n, &nb));
-    A *part = (A *)sps_cuws_red(ctx);
-    sps_cu_reduce_kernel<A, NV, Op, G><<<nb, SPS_CU_RED_THREADS, 0, sps_custream(ctx)>>>(
-        op, n < 0 ? 0 : n, part, sps_cuws_counter(ctx), slots, sps_cu_arm(ctx, outs), guard, guard_slot);
-    SPS_CU_LAUNCHED(ctx, "reduction kernel");
-    sps_cu_armed_launched(ctx);
+    SPS_CHECK(sps_cu_red_grid(ex, sps_cu_reduce_kernel<A, NV, Op, G>, n, &nb));
+    A *part = (A *)sps_cuws_red(ex);
+    sps_cu_reduce_kernel<A, NV, Op, G><<<nb, SPS_CU_RED_THREADS, 0, sps_custream(ex)>>>(
+        op, n < 0 ? 0 : n, part, sps_cuws_counter(ex), slots, sps_cu_arm(ex, outs), guard, guard_slot);
+    SPS_CU_LAUNCHED(ex, "reduction kernel");
+    sps_cu_armed_launched(ex);
     return SPS_OK;
 }
 

@@ -184,19 +184,19 @@ __global__ void csr_merge_fixup_kernel(sps_index n, int64_t tiles, const sps_ind
 }
 
 template <typename T>
-static sps_status csr_merge_plan_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, void *work)
+static sps_status csr_merge_plan_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, void *work)
 {
     const int64_t tiles = sps_csr_merge_tiles(n, nnz, sizeof(T));
     const unsigned nb = (unsigned)((tiles + 1 + SPS_CU_THREADS - 1) / SPS_CU_THREADS);
-    csr_merge_plan_kernel<<<nb, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, nnz, rowptr, tiles,
+    csr_merge_plan_kernel<<<nb, SPS_CU_THREADS, 0, sps_custream(ex)>>>(n, nnz, rowptr, tiles,
                                                                          sps_csr_merge_tile(sizeof(T)),
                                                                          (sps_index *)work);
-    SPS_CU_LAUNCHED(ctx, "csr_merge_plan_kernel");
+    SPS_CU_LAUNCHED(ex, "csr_merge_plan_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status csr_spmv_merge_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_spmv_merge_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                       const sps_index *col, const void *val, void *work, sps_cplx a, const void *x,
                                       sps_cplx b, void *y)
 {
@@ -205,14 +205,14 @@ static sps_status csr_spmv_merge_impl(sps_context ctx, sps_index n, int64_t nnz,
     const sps_index *plan = (const sps_index *)work;
     T *tail = (T *)((unsigned char *)work + sps_csr_merge_plan_bytes(n, nnz, sizeof(T))), *head = tail + tiles;
     const sps_cu_axpby_out<T> out = sps_cu_axpby_out_of<T>(a, b, y);
-    cudaStream_t s = sps_custream(ctx);
+    cudaStream_t s = sps_custream(ex);
     csr_merge_tile_kernel<T><<<(unsigned)tiles, SPS_MERGE_THREADS, 0, s>>>(n, rowptr, col, (const T *)val,
                                                                          (const T *)x, plan, tail, head, out);
-    SPS_CU_LAUNCHED(ctx, "csr_merge_tile_kernel");
+    SPS_CU_LAUNCHED(ex, "csr_merge_tile_kernel");
     if (tiles > 1) {
         csr_merge_fixup_kernel<T><<<(unsigned)((tiles + SPS_CU_THREADS - 1) / SPS_CU_THREADS), SPS_CU_THREADS, 0, s>>>(
             n, tiles, rowptr, plan, tail, head, out);
-        SPS_CU_LAUNCHED(ctx, "csr_merge_fixup_kernel");
+        SPS_CU_LAUNCHED(ex, "csr_merge_fixup_kernel");
     }
     return SPS_OK;
 }
@@ -220,16 +220,16 @@ static sps_status csr_spmv_merge_impl(sps_context ctx, sps_index n, int64_t nnz,
 } // namespace
 
 #define SPS_CU_MERGE_ENTRIES(S, T)                                                                                 \
-    extern "C" sps_status sps_cuda_csr_merge_plan_##S(sps_context ctx, sps_index n, int64_t nnz,                  \
+    extern "C" sps_status sps_cuda_csr_merge_plan_##S(sps_exec *ex, sps_index n, int64_t nnz,                  \
                                                       const sps_index *rowptr, void *work)                        \
-    { return csr_merge_plan_impl<T>(ctx, n, nnz, rowptr, work); }                                                  \
-    extern "C" sps_status sps_cuda_csr_spmv_merge_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,     \
+    { return csr_merge_plan_impl<T>(ex, n, nnz, rowptr, work); }                                                  \
+    extern "C" sps_status sps_cuda_csr_spmv_merge_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,     \
                                                       const sps_index *rowptr, const sps_index *col,              \
                                                       const void *val, void *work, sps_cplx a, const void *x,     \
                                                       sps_cplx b, void *y)                                        \
     {                                                                                                              \
         (void)m;                                                                                                   \
-        return csr_spmv_merge_impl<T>(ctx, n, nnz, rowptr, col, val, work, a, x, b, y);                            \
+        return csr_spmv_merge_impl<T>(ex, n, nnz, rowptr, col, val, work, a, x, b, y);                            \
     }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_MERGE_ENTRIES)

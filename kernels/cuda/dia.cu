@@ -115,85 +115,85 @@ inline sps_index dia_nwords(sps_index n) { return (sps_index)(((int64_t)n + 31) 
 } // namespace
 
 /* ---------------------------------------------------------------- index kernels (type-independent) */
-static sps_status dia_mark_impl(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
+static sps_status dia_mark_impl(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
                                 sps_index *flag)
 {
     if (n <= 0 || m <= 0) return SPS_OK;
-    cudaStream_t s = sps_custream(ctx);
-    SPS_CU(ctx, cudaMemsetAsync(flag, 0, ((size_t)n + (size_t)m - 1) * sizeof *flag, s));
-    dia_mark_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, col, flag);
-    SPS_CU_LAUNCHED(ctx, "dia_mark_kernel");
+    cudaStream_t s = sps_custream(ex);
+    SPS_CU(ex, cudaMemsetAsync(flag, 0, ((size_t)n + (size_t)m - 1) * sizeof *flag, s));
+    dia_mark_kernel<<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, col, flag);
+    SPS_CU_LAUNCHED(ex, "dia_mark_kernel");
     return SPS_OK;
 }
 
-static sps_status dia_offsets_impl(sps_context ctx, sps_index n, int64_t nflag, const sps_index *flag,
+static sps_status dia_offsets_impl(sps_exec *ex, sps_index n, int64_t nflag, const sps_index *flag,
                                    const sps_index *dmap, sps_index *off)
 {
     if (nflag <= 0) return SPS_OK;
-    dia_offsets_kernel<<<sps_cu_grid(ctx, nflag), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, nflag, flag, dmap, off);
-    SPS_CU_LAUNCHED(ctx, "dia_offsets_kernel");
+    dia_offsets_kernel<<<sps_cu_grid(ex, nflag), SPS_CU_THREADS, 0, sps_custream(ex)>>>(n, nflag, flag, dmap, off);
+    SPS_CU_LAUNCHED(ex, "dia_offsets_kernel");
     return SPS_OK;
 }
 
 /* ---------------------------------------------------------------- typed implementations */
 template <typename T>
-static sps_status dia_fill_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
+static sps_status dia_fill_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
                                 const sps_index *dmap, sps_index ndiag, void *dval, uint32_t *mask)
 {
     if (n <= 0 || ndiag <= 0) return SPS_OK;
     const sps_index nw = dia_nwords(n);
-    dia_fill_kernel<T><<<sps_cu_grid(ctx, (int64_t)nw * 32), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    dia_fill_kernel<T><<<sps_cu_grid(ex, (int64_t)nw * 32), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, rowptr, col, (const T *)val, dmap, ndiag, nw, (T *)dval, mask);
-    SPS_CU_LAUNCHED(ctx, "dia_fill_kernel");
+    SPS_CU_LAUNCHED(ex, "dia_fill_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status dia_spmv_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
+static sps_status dia_spmv_impl(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
                                 const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     if (n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    dia_spmv_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    dia_spmv_kernel<T><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, m, ndiag, off, (const T *)dval, mask, dia_nwords(n), sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "dia_spmv_kernel");
+    SPS_CU_LAUNCHED(ex, "dia_spmv_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status dia_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
+static sps_status dia_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
                                  const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     if (m <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    dia_spmvt_kernel<T><<<sps_cu_grid(ctx, m), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    dia_spmvt_kernel<T><<<sps_cu_grid(ex, m), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, m, ndiag, off, (const T *)dval, mask, dia_nwords(n), sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "dia_spmvt_kernel");
+    SPS_CU_LAUNCHED(ex, "dia_spmvt_kernel");
     return SPS_OK;
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_DIA_ENTRIES(S, T)                                                                                      \
-    extern "C" sps_status sps_cuda_dia_mark_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,   \
+    extern "C" sps_status sps_cuda_dia_mark_##S(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,   \
                                                 const sps_index *col, sps_index *flag)                                \
-    { return dia_mark_impl(ctx, n, m, rowptr, col, flag); }                                                           \
-    extern "C" sps_status sps_cuda_dia_scan_##S(sps_context ctx, int64_t nflag, const sps_index *flag,              \
+    { return dia_mark_impl(ex, n, m, rowptr, col, flag); }                                                           \
+    extern "C" sps_status sps_cuda_dia_scan_##S(sps_exec *ex, int64_t nflag, const sps_index *flag,              \
                                                 sps_index *dmap)                                                      \
-    { return sps_cu_scan_index(ctx, flag, dmap, nflag, "DIA diagonal map"); }                                         \
-    extern "C" sps_status sps_cuda_dia_offsets_##S(sps_context ctx, sps_index n, int64_t nflag,                       \
+    { return sps_cu_scan_index(ex, flag, dmap, nflag, "DIA diagonal map"); }                                         \
+    extern "C" sps_status sps_cuda_dia_offsets_##S(sps_exec *ex, sps_index n, int64_t nflag,                       \
                                                    const sps_index *flag, const sps_index *dmap, sps_index *off)      \
-    { return dia_offsets_impl(ctx, n, nflag, flag, dmap, off); }                                                      \
-    extern "C" sps_status sps_cuda_dia_fill_##S(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,   \
+    { return dia_offsets_impl(ex, n, nflag, flag, dmap, off); }                                                      \
+    extern "C" sps_status sps_cuda_dia_fill_##S(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,   \
                                                 const sps_index *col, const void *val, const sps_index *dmap,         \
                                                 sps_index ndiag, void *dval, uint32_t *mask)                          \
-    { (void)m; return dia_fill_impl<T>(ctx, n, rowptr, col, val, dmap, ndiag, dval, mask); }                          \
-    extern "C" sps_status sps_cuda_dia_spmv_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,           \
+    { (void)m; return dia_fill_impl<T>(ex, n, rowptr, col, val, dmap, ndiag, dval, mask); }                          \
+    extern "C" sps_status sps_cuda_dia_spmv_##S(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag,           \
                                                 const sps_index *off, const void *dval, const uint32_t *mask,         \
                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                       \
-    { return dia_spmv_impl<T>(ctx, n, m, ndiag, off, dval, mask, a, x, b, y); }                                       \
-    extern "C" sps_status sps_cuda_dia_spmvt_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,          \
+    { return dia_spmv_impl<T>(ex, n, m, ndiag, off, dval, mask, a, x, b, y); }                                       \
+    extern "C" sps_status sps_cuda_dia_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag,          \
                                                  const sps_index *off, const void *dval, const uint32_t *mask,        \
                                                  sps_cplx a, const void *x, sps_cplx b, void *y)                      \
-    { return dia_spmvt_impl<T>(ctx, n, m, ndiag, off, dval, mask, a, x, b, y); }
+    { return dia_spmvt_impl<T>(ex, n, m, ndiag, off, dval, mask, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_DIA_ENTRIES)

@@ -605,10 +605,10 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
 } // namespace
 
 /* ---------------------------------------------------------------- implementations */
-static sps_status hola_check_npt(sps_context ctx, const char *what, int npt)
+static sps_status hola_check_npt(sps_exec *ex, const char *what, int npt)
 {
     if (npt == HOLA_NPT_SMALL || npt == HOLA_NPT_LARGE) return SPS_OK;
-    return sps_error(ctx, SPS_ERR_ARG, "%s: %d non-zeros per thread (must be %d or %d)", what, npt, HOLA_NPT_SMALL,
+    return sps_kerror(ex, SPS_ERR_ARG, "%s: %d non-zeros per thread (must be %d or %d)", what, npt, HOLA_NPT_SMALL,
                      HOLA_NPT_LARGE);
 }
 
@@ -624,21 +624,21 @@ static int hola_lg(int npt)
  * threads (sms x 1024), else one row a thread (poisson3d-48's 110k rows: 8 a
  * thread left 54 blocks, and Hola went from 0.0160 to 0.0173 ms). */
 template <typename T>
-static sps_status hola_starts(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
+static sps_status hola_starts(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
                               sps_index *row_starts, int ymode, sps_index ny, sps_cplx b, void *y)
 {
     const int64_t top = n > ny ? n : ny;
     if (top <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0, vec = (uintptr_t)rowptr % 16 == 0, lg = hola_lg(npt);
-    const int64_t half = (int64_t)sps_cust(ctx)->sms * 1024;
+    const int64_t half = (int64_t)sps_cust(ex)->sms * 1024;
     const int sr = (int64_t)n / 8 >= half ? 8 : (int64_t)n / 4 >= half ? 4 : 1;
     const int64_t rows_t = ((int64_t)n + sr - 1) / sr;
-    const unsigned grid = sps_cu_grid(ctx, ymode == HOLA_Y_ALL && ny > rows_t ? ny : rows_t);
+    const unsigned grid = sps_cu_grid(ex, ymode == HOLA_Y_ALL && ny > rows_t ? ny : rows_t);
     const sps_index nb = sps_hola_blocks(nnz, npt);
     const auto kernel = sr == 8 ? hola_starts_kernel<T, 8> : sr == 4 ? hola_starts_kernel<T, 4> : hola_starts_kernel<T, 1>;
-    kernel<<<grid, HOLA_THREADS, 0, sps_custream(ctx)>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny,
+    kernel<<<grid, HOLA_THREADS, 0, sps_custream(ex)>>>(n, nnz, rowptr, vec, lg, nb, row_starts, ymode, ny,
                                                          sc<T>::from(b), bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "hola_starts_kernel");
+    SPS_CU_LAUNCHED(ex, "hola_starts_kernel");
     return SPS_OK;
 }
 
@@ -678,64 +678,64 @@ static cudaError_t hola_launch(void (*kernel)(P...), sps_index nb, cudaStream_t 
 }
 
 template <typename T>
-static sps_status hola_row_starts_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
+static sps_status hola_row_starts_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,
                                        sps_index *row_starts)
 {
-    SPS_CHECK(hola_check_npt(ctx, "hola_row_starts", npt));
-    return hola_starts<T>(ctx, n, nnz, rowptr, npt, row_starts, HOLA_Y_NONE, 0, sps_cplx_make(0.0, 0.0), NULL);
+    SPS_CHECK(hola_check_npt(ex, "hola_row_starts", npt));
+    return hola_starts<T>(ex, n, nnz, rowptr, npt, row_starts, HOLA_Y_NONE, 0, sps_cplx_make(0.0, 0.0), NULL);
 }
 
 template <typename T>
-static sps_status hola_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+static sps_status hola_spmv_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                  const sps_index *col, const void *val, int npt, sps_index *row_starts, sps_cplx a,
                                  const void *x, sps_cplx b, void *y)
 {
     (void)m;
-    SPS_CHECK(hola_check_npt(ctx, "hola_spmv", npt));
-    SPS_CHECK(hola_starts<T>(ctx, n, nnz, rowptr, npt, row_starts, HOLA_Y_ROWS, n, b, y));
+    SPS_CHECK(hola_check_npt(ex, "hola_spmv", npt));
+    SPS_CHECK(hola_starts<T>(ex, n, nnz, rowptr, npt, row_starts, HOLA_Y_ROWS, n, b, y));
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
-    cudaStream_t s = sps_custream(ctx);
-    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
+    cudaStream_t s = sps_custream(ex);
+    SPS_CU(ex, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
                             nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
                             sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
-    SPS_CU_LAUNCHED(ctx, "hola_spmv_kernel");
+    SPS_CU_LAUNCHED(ex, "hola_spmv_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status hola_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+static sps_status hola_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                   const sps_index *col, const void *val, int npt, sps_index *row_starts, sps_cplx a,
                                   const void *x, sps_cplx b, void *y)
 {
-    SPS_CHECK(hola_check_npt(ctx, "hola_spmvt", npt));
-    SPS_CHECK(hola_starts<T>(ctx, n, nnz, rowptr, npt, row_starts, HOLA_Y_ALL, m, b, y));
+    SPS_CHECK(hola_check_npt(ex, "hola_spmvt", npt));
+    SPS_CHECK(hola_starts<T>(ex, n, nnz, rowptr, npt, row_starts, HOLA_Y_ALL, m, b, y));
     const sps_index nb = sps_hola_blocks(nnz, npt);
     if (nb <= 0 || m <= 0) return SPS_OK;
     const int vec = hola_vec_ok(col, val);
-    cudaStream_t s = sps_custream(ctx);
-    SPS_CU(ctx, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>,
+    cudaStream_t s = sps_custream(ex);
+    SPS_CU(ex, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmvt_kernel<T, HOLA_NPT_SMALL> : hola_spmvt_kernel<T, HOLA_NPT_LARGE>,
                             nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
                             sc<T>::from(a), (const T *)x, (T *)y));
-    SPS_CU_LAUNCHED(ctx, "hola_spmvt_kernel");
+    SPS_CU_LAUNCHED(ex, "hola_spmvt_kernel");
     return SPS_OK;
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_HOLA_ENTRIES(S, T)                                                                                     \
-    extern "C" sps_status sps_cuda_hola_row_starts_##S(sps_context ctx, sps_index n, int64_t nnz,                     \
+    extern "C" sps_status sps_cuda_hola_row_starts_##S(sps_exec *ex, sps_index n, int64_t nnz,                     \
                                                        const sps_index *rowptr, int npt, sps_index *row_starts)       \
-    { return hola_row_starts_impl<T>(ctx, n, nnz, rowptr, npt, row_starts); }                                         \
-    extern "C" sps_status sps_cuda_hola_spmv_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,              \
+    { return hola_row_starts_impl<T>(ex, n, nnz, rowptr, npt, row_starts); }                                         \
+    extern "C" sps_status sps_cuda_hola_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,              \
                                                  const sps_index *rowptr, const sps_index *col, const void *val,      \
                                                  int npt, sps_index *row_starts, sps_cplx a, const void *x,           \
                                                  sps_cplx b, void *y)                                                 \
-    { return hola_spmv_impl<T>(ctx, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }                      \
-    extern "C" sps_status sps_cuda_hola_spmvt_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,             \
+    { return hola_spmv_impl<T>(ex, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }                      \
+    extern "C" sps_status sps_cuda_hola_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,             \
                                                   const sps_index *rowptr, const sps_index *col, const void *val,     \
                                                   int npt, sps_index *row_starts, sps_cplx a, const void *x,          \
                                                   sps_cplx b, void *y)                                                \
-    { return hola_spmvt_impl<T>(ctx, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }
+    { return hola_spmvt_impl<T>(ex, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HOLA_ENTRIES)

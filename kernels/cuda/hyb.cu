@@ -127,80 +127,80 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmvt_kernel(sps_index
 
 /* ---------------------------------------------------------------- index kernels (type-independent) */
 /* Counts, then the shared scan (scan.cu); the counts go back to the pool in stream order. */
-static sps_status tail_ptr_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index K, sps_index *tail_ptr)
+static sps_status tail_ptr_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index K, sps_index *tail_ptr)
 {
     sps_index *cnt = NULL;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&cnt, (size_t)n * sizeof *cnt));
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&cnt, (size_t)n * sizeof *cnt));
     sps_status st = SPS_OK;
     if (n > 0) {
-        tail_count_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, rowptr, K, cnt);
+        tail_count_kernel<<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(n, rowptr, K, cnt);
         const cudaError_t e = cudaGetLastError();
-        if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "launch of tail_count_kernel", __FILE__, __LINE__);
+        if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "launch of tail_count_kernel", __FILE__, __LINE__);
     }
-    if (st == SPS_OK) st = sps_cu_scan_index(ctx, cnt, tail_ptr, n, "HYB tail pointers");
-    sps_dfree(ctx, cnt);
+    if (st == SPS_OK) st = sps_cu_scan_index(ex, cnt, tail_ptr, n, "HYB tail pointers");
+    sps_exec_release(ex, cnt);
     return st;
 }
 
 /* ---------------------------------------------------------------- typed implementations */
 template <typename T>
-static sps_status hyb_fill_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
+static sps_status hyb_fill_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
                                 sps_index K, int64_t ld, const sps_index *tail_ptr, sps_index *ell_col, void *ell_val,
                                 sps_index *tail_row, sps_index *tail_col, void *tail_val)
 {
     if (ld <= 0) return SPS_OK;
-    hyb_fill_kernel<T><<<sps_cu_grid(ctx, ld), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    hyb_fill_kernel<T><<<sps_cu_grid(ex, ld), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, rowptr, col, (const T *)val, K, ld, tail_ptr, ell_col, (T *)ell_val, tail_row, tail_col, (T *)tail_val);
-    SPS_CU_LAUNCHED(ctx, "hyb_fill_kernel");
+    SPS_CU_LAUNCHED(ex, "hyb_fill_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status hyb_ell_spmv_impl(sps_context ctx, sps_index n, sps_index K, int64_t ld, const sps_index *ell_col,
+static sps_status hyb_ell_spmv_impl(sps_exec *ex, sps_index n, sps_index K, int64_t ld, const sps_index *ell_col,
                                     const void *ell_val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     if (n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    hyb_ell_spmv_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    hyb_ell_spmv_kernel<T><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, K, ld, ell_col, (const T *)ell_val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "hyb_ell_spmv_kernel");
+    SPS_CU_LAUNCHED(ex, "hyb_ell_spmv_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status hyb_ell_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_index K, int64_t ld,
+static sps_status hyb_ell_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_index K, int64_t ld,
                                      const sps_index *ell_col, const void *ell_val, sps_cplx a, const void *x, sps_cplx b,
                                      void *y)
 {
-    cudaStream_t s = sps_custream(ctx);
+    cudaStream_t s = sps_custream(ex);
     if (m <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    hyb_scale_kernel<T><<<sps_cu_grid(ctx, m), SPS_CU_THREADS, 0, s>>>(m, sc<T>::from(b), bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "hyb_scale_kernel");
+    hyb_scale_kernel<T><<<sps_cu_grid(ex, m), SPS_CU_THREADS, 0, s>>>(m, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ex, "hyb_scale_kernel");
     if (n <= 0 || K <= 0) return SPS_OK;
-    hyb_ell_spmvt_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, K, ld, ell_col, (const T *)ell_val,
+    hyb_ell_spmvt_kernel<T><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, s>>>(n, K, ld, ell_col, (const T *)ell_val,
                                                                           sc<T>::from(a), (const T *)x, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "hyb_ell_spmvt_kernel");
+    SPS_CU_LAUNCHED(ex, "hyb_ell_spmvt_kernel");
     return SPS_OK;
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_HYB_ENTRIES(S, T)                                                                                     \
-    extern "C" sps_status sps_cuda_hyb_tail_ptr_##S(sps_context ctx, sps_index n, const sps_index *rowptr,           \
+    extern "C" sps_status sps_cuda_hyb_tail_ptr_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,           \
                                                     sps_index K, sps_index *tail_ptr)                                \
-    { return tail_ptr_impl(ctx, n, rowptr, K, tail_ptr); }                                                           \
-    extern "C" sps_status sps_cuda_hyb_fill_##S(sps_context ctx, sps_index n, const sps_index *rowptr,               \
+    { return tail_ptr_impl(ex, n, rowptr, K, tail_ptr); }                                                           \
+    extern "C" sps_status sps_cuda_hyb_fill_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,               \
                                                 const sps_index *col, const void *val, sps_index K, int64_t ld,      \
                                                 const sps_index *tail_ptr, sps_index *ell_col, void *ell_val,        \
                                                 sps_index *tail_row, sps_index *tail_col, void *tail_val)            \
-    { return hyb_fill_impl<T>(ctx, n, rowptr, col, val, K, ld, tail_ptr, ell_col, ell_val, tail_row, tail_col, tail_val); } \
-    extern "C" sps_status sps_cuda_hyb_ell_spmv_##S(sps_context ctx, sps_index n, sps_index m, sps_index K,          \
+    { return hyb_fill_impl<T>(ex, n, rowptr, col, val, K, ld, tail_ptr, ell_col, ell_val, tail_row, tail_col, tail_val); } \
+    extern "C" sps_status sps_cuda_hyb_ell_spmv_##S(sps_exec *ex, sps_index n, sps_index m, sps_index K,          \
                                                     int64_t ld, const sps_index *ell_col, const void *ell_val,       \
                                                     sps_cplx a, const void *x, sps_cplx b, void *y)                  \
-    { (void)m; return hyb_ell_spmv_impl<T>(ctx, n, K, ld, ell_col, ell_val, a, x, b, y); }                           \
-    extern "C" sps_status sps_cuda_hyb_ell_spmvt_##S(sps_context ctx, sps_index n, sps_index m, sps_index K,         \
+    { (void)m; return hyb_ell_spmv_impl<T>(ex, n, K, ld, ell_col, ell_val, a, x, b, y); }                           \
+    extern "C" sps_status sps_cuda_hyb_ell_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, sps_index K,         \
                                                      int64_t ld, const sps_index *ell_col, const void *ell_val,      \
                                                      sps_cplx a, const void *x, sps_cplx b, void *y)                 \
-    { return hyb_ell_spmvt_impl<T>(ctx, n, m, K, ld, ell_col, ell_val, a, x, b, y); }
+    { return hyb_ell_spmvt_impl<T>(ex, n, m, K, ld, ell_col, ell_val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HYB_ENTRIES)

@@ -266,65 +266,65 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmvt_group_kernel(sps_ind
 } // namespace
 
 /* ---------------------------------------------------------------- index kernels (type-independent) */
-static sps_status rowlen_max_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *maxlen)
+static sps_status rowlen_max_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *maxlen)
 {
-    cudaStream_t s = sps_custream(ctx);
-    SPS_CU(ctx, cudaMemsetAsync(maxlen, 0, sizeof *maxlen, s));
+    cudaStream_t s = sps_custream(ex);
+    SPS_CU(ex, cudaMemsetAsync(maxlen, 0, sizeof *maxlen, s));
     if (n <= 0) return SPS_OK;
-    rowlen_max_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, maxlen);
-    SPS_CU_LAUNCHED(ctx, "rowlen_max_kernel");
+    rowlen_max_kernel<<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, maxlen);
+    SPS_CU_LAUNCHED(ex, "rowlen_max_kernel");
     return SPS_OK;
 }
 
-static sps_status rowlen_hist_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *hist)
+static sps_status rowlen_hist_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *hist)
 {
-    cudaStream_t s = sps_custream(ctx);
-    SPS_CU(ctx, cudaMemsetAsync(hist, 0, ((size_t)maxlen + 1) * sizeof *hist, s));
+    cudaStream_t s = sps_custream(ex);
+    SPS_CU(ex, cudaMemsetAsync(hist, 0, ((size_t)maxlen + 1) * sizeof *hist, s));
     if (n <= 0) return SPS_OK;
-    rowlen_hist_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, maxlen, hist);
-    SPS_CU_LAUNCHED(ctx, "rowlen_hist_kernel");
+    rowlen_hist_kernel<<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, maxlen, hist);
+    SPS_CU_LAUNCHED(ex, "rowlen_hist_kernel");
     return SPS_OK;
 }
 
 /* Stable sort of (length, row) by decreasing length; the temporaries go back to
  * the context's pool in stream order (backend.cu), no synchronisation. */
-static sps_status perm_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *perm)
+static sps_status perm_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *perm)
 {
     if (n <= 0) return SPS_OK;
-    cudaStream_t s = sps_custream(ctx);
+    cudaStream_t s = sps_custream(ex);
     int end_bit = 1;
     while (end_bit < 31 && ((sps_index)1 << end_bit) <= maxlen) end_bit++;
     size_t tmp_bytes = 0;
-    SPS_CU(ctx, cub::DeviceRadixSort::SortPairsDescending((void *)NULL, tmp_bytes, (const sps_index *)NULL,
+    SPS_CU(ex, cub::DeviceRadixSort::SortPairsDescending((void *)NULL, tmp_bytes, (const sps_index *)NULL,
                                                           (sps_index *)NULL, (const sps_index *)NULL, (sps_index *)NULL,
                                                           n, 0, end_bit, s));
     /* one allocation: CUB's temporaries first (cudaMalloc alignment), then 3 arrays */
     const size_t nb = (size_t)n * sizeof(sps_index), tb = (tmp_bytes + 255) / 256 * 256;
     unsigned char *buf = NULL;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&buf, tb + 3 * nb));
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&buf, tb + 3 * nb));
     void *tmp = buf;
     sps_index *len = (sps_index *)(buf + tb), *len_out = (sps_index *)(buf + tb + nb), *row = (sps_index *)(buf + tb + 2 * nb);
     sps_status st = SPS_OK;
-    len_iota_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, len, row);
+    len_iota_kernel<<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, s>>>(n, rowptr, len, row);
     cudaError_t e = cudaGetLastError();
-    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "launch of len_iota_kernel", __FILE__, __LINE__);
+    if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "launch of len_iota_kernel", __FILE__, __LINE__);
     if (st == SPS_OK) {
         e = cub::DeviceRadixSort::SortPairsDescending(tmp, tmp_bytes, len, len_out, row, perm, n, 0, end_bit, s);
-        if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "cub::DeviceRadixSort::SortPairsDescending", __FILE__, __LINE__);
+        if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "cub::DeviceRadixSort::SortPairsDescending", __FILE__, __LINE__);
     }
-    sps_dfree(ctx, buf);
+    sps_exec_release(ex, buf);
     return st;
 }
 
 /* ---------------------------------------------------------------- typed implementations */
 template <typename T>
-static sps_status jds_fill_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
+static sps_status jds_fill_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col, const void *val,
                                 const sps_index *perm, const sps_index *jd_ptr, sps_index *jd_col, void *jd_val)
 {
     if (n <= 0) return SPS_OK;
-    jds_fill_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    jds_fill_kernel<T><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, rowptr, col, (const T *)val, perm, jd_ptr, jd_col, (T *)jd_val);
-    SPS_CU_LAUNCHED(ctx, "jds_fill_kernel");
+    SPS_CU_LAUNCHED(ex, "jds_fill_kernel");
     return SPS_OK;
 }
 
@@ -334,84 +334,84 @@ static sps_status jds_fill_impl(sps_context ctx, sps_index n, const sps_index *r
 #define JDS_BLOCK_GRID 1024
 
 template <typename T>
-static sps_status jds_spmv_impl(sps_context ctx, sps_index n, sps_index ndiag, sps_index long_row, const sps_index *perm, const sps_index *jd_ptr,
+static sps_status jds_spmv_impl(sps_exec *ex, sps_index n, sps_index ndiag, sps_index long_row, const sps_index *perm, const sps_index *jd_ptr,
                                 const sps_index *jd_col, const void *jd_val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     if (n <= 0) return SPS_OK;
     if (long_row <= 0) long_row = INT32_MAX; /* no hint: every row one thread */
-    cudaStream_t s = sps_custream(ctx);
+    cudaStream_t s = sps_custream(ex);
     const int bz = b.re == 0.0 && b.im == 0.0;
     const T av = sc<T>::from(a), bv = sc<T>::from(b);
     if ((int64_t)ndiag > (int64_t)JDS_BLOCK_FACTOR * long_row) {
         jds_spmv_block_kernel<T><<<(unsigned)(n < JDS_BLOCK_GRID ? n : JDS_BLOCK_GRID), SPS_CU_THREADS, 0, s>>>(
             ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, bv, bz, (T *)y);
-        SPS_CU_LAUNCHED(ctx, "jds_spmv_block_kernel");
+        SPS_CU_LAUNCHED(ex, "jds_spmv_block_kernel");
     }
     if (ndiag > long_row) {
-        jds_spmv_warp_kernel<T><<<sps_cu_grid(ctx, (int64_t)n * 32), SPS_CU_THREADS, 0, s>>>(
+        jds_spmv_warp_kernel<T><<<sps_cu_grid(ex, (int64_t)n * 32), SPS_CU_THREADS, 0, s>>>(
             ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, bv, bz, (T *)y);
-        SPS_CU_LAUNCHED(ctx, "jds_spmv_warp_kernel");
+        SPS_CU_LAUNCHED(ex, "jds_spmv_warp_kernel");
     }
-    jds_spmv_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av,
+    jds_spmv_kernel<T><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av,
                                                                      (const T *)x, bv, bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "jds_spmv_kernel");
+    SPS_CU_LAUNCHED(ex, "jds_spmv_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status jds_spmvt_impl(sps_context ctx, sps_index n, sps_index m, sps_index ndiag, sps_index long_row,
+static sps_status jds_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, sps_index long_row,
                                  const sps_index *perm,
                                  const sps_index *jd_ptr, const sps_index *jd_col, const void *jd_val, sps_cplx a,
                                  const void *x, sps_cplx b, void *y)
 {
-    cudaStream_t s = sps_custream(ctx);
+    cudaStream_t s = sps_custream(ex);
     if (m <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    jds_scale_kernel<T><<<sps_cu_grid(ctx, m), SPS_CU_THREADS, 0, s>>>(m, sc<T>::from(b), bz, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "jds_scale_kernel");
+    jds_scale_kernel<T><<<sps_cu_grid(ex, m), SPS_CU_THREADS, 0, s>>>(m, sc<T>::from(b), bz, (T *)y);
+    SPS_CU_LAUNCHED(ex, "jds_scale_kernel");
     if (n <= 0 || ndiag <= 0) return SPS_OK;
     if (long_row <= 0) long_row = INT32_MAX; /* no hint: every row one thread */
     const T av = sc<T>::from(a);
     if ((int64_t)ndiag > (int64_t)JDS_BLOCK_FACTOR * long_row) {
         jds_spmvt_group_kernel<T, SPS_CU_THREADS><<<(unsigned)(n < JDS_BLOCK_GRID ? n : JDS_BLOCK_GRID), SPS_CU_THREADS, 0, s>>>(
             ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, (T *)y);
-        SPS_CU_LAUNCHED(ctx, "jds_spmvt_group_kernel (block)");
+        SPS_CU_LAUNCHED(ex, "jds_spmvt_group_kernel (block)");
     }
     if (ndiag > long_row) {
-        jds_spmvt_group_kernel<T, 32><<<sps_cu_grid(ctx, (int64_t)n * 32), SPS_CU_THREADS, 0, s>>>(
+        jds_spmvt_group_kernel<T, 32><<<sps_cu_grid(ex, (int64_t)n * 32), SPS_CU_THREADS, 0, s>>>(
             ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av, (const T *)x, (T *)y);
-        SPS_CU_LAUNCHED(ctx, "jds_spmvt_group_kernel (warp)");
+        SPS_CU_LAUNCHED(ex, "jds_spmvt_group_kernel (warp)");
     }
-    jds_spmvt_kernel<T><<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av,
+    jds_spmvt_kernel<T><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, s>>>(n, ndiag, long_row, perm, jd_ptr, jd_col, (const T *)jd_val, av,
                                                                       (const T *)x, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "jds_spmvt_kernel");
+    SPS_CU_LAUNCHED(ex, "jds_spmvt_kernel");
     return SPS_OK;
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_JDS_ENTRIES(S, T)                                                                                        \
-    extern "C" sps_status sps_cuda_jds_rowlen_max_##S(sps_context ctx, sps_index n, const sps_index *rowptr,            \
+    extern "C" sps_status sps_cuda_jds_rowlen_max_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,            \
                                                       sps_index *maxlen)                                                \
-    { return rowlen_max_impl(ctx, n, rowptr, maxlen); }                                                                 \
-    extern "C" sps_status sps_cuda_jds_rowlen_hist_##S(sps_context ctx, sps_index n, const sps_index *rowptr,           \
+    { return rowlen_max_impl(ex, n, rowptr, maxlen); }                                                                 \
+    extern "C" sps_status sps_cuda_jds_rowlen_hist_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,           \
                                                        sps_index maxlen, sps_index *hist)                               \
-    { return rowlen_hist_impl(ctx, n, rowptr, maxlen, hist); }                                                          \
-    extern "C" sps_status sps_cuda_jds_perm_##S(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index maxlen, \
+    { return rowlen_hist_impl(ex, n, rowptr, maxlen, hist); }                                                          \
+    extern "C" sps_status sps_cuda_jds_perm_##S(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen, \
                                                 sps_index *perm)                                                        \
-    { return perm_impl(ctx, n, rowptr, maxlen, perm); }                                                                 \
-    extern "C" sps_status sps_cuda_jds_fill_##S(sps_context ctx, sps_index n, const sps_index *rowptr,                  \
+    { return perm_impl(ex, n, rowptr, maxlen, perm); }                                                                 \
+    extern "C" sps_status sps_cuda_jds_fill_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,                  \
                                                 const sps_index *col, const void *val, const sps_index *perm,           \
                                                 sps_index ndiag, const sps_index *jd_ptr, sps_index *jd_col,            \
                                                 void *jd_val)                                                           \
-    { (void)ndiag; return jds_fill_impl<T>(ctx, n, rowptr, col, val, perm, jd_ptr, jd_col, jd_val); }                   \
-    extern "C" sps_status sps_cuda_jds_spmv_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,             \
+    { (void)ndiag; return jds_fill_impl<T>(ex, n, rowptr, col, val, perm, jd_ptr, jd_col, jd_val); }                   \
+    extern "C" sps_status sps_cuda_jds_spmv_##S(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag,             \
                                                 sps_index long_row, const sps_index *perm, const sps_index *jd_ptr, const sps_index *jd_col, \
                                                 const void *jd_val, sps_cplx a, const void *x, sps_cplx b, void *y)     \
-    { (void)m; return jds_spmv_impl<T>(ctx, n, ndiag, long_row, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }                      \
-    extern "C" sps_status sps_cuda_jds_spmvt_##S(sps_context ctx, sps_index n, sps_index m, sps_index ndiag,            \
+    { (void)m; return jds_spmv_impl<T>(ex, n, ndiag, long_row, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }                      \
+    extern "C" sps_status sps_cuda_jds_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag,            \
                                                  sps_index long_row, const sps_index *perm, const sps_index *jd_ptr,                        \
                                                  const sps_index *jd_col, const void *jd_val, sps_cplx a,               \
                                                  const void *x, sps_cplx b, void *y)                                    \
-    { return jds_spmvt_impl<T>(ctx, n, m, ndiag, long_row, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }
+    { return jds_spmvt_impl<T>(ex, n, m, ndiag, long_row, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_JDS_ENTRIES)

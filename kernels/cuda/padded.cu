@@ -387,32 +387,32 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmvt_kernel(sps_pad_lay
 } // namespace
 
 /* ---------------------------------------------------------------- implementations */
-static sps_status pad_rowlen_impl(sps_context ctx, sps_index n, const sps_index *rowptr, const sps_index *perm, sps_index *rl)
+static sps_status pad_rowlen_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *perm, sps_index *rl)
 {
     if (n <= 0) return SPS_OK;
-    pad_rowlen_kernel<<<pad_blocks(n), PAD_THREADS, 0, sps_custream(ctx)>>>(n, rowptr, perm, rl);
-    SPS_CU_LAUNCHED(ctx, "pad_rowlen_kernel");
+    pad_rowlen_kernel<<<pad_blocks(n), PAD_THREADS, 0, sps_custream(ex)>>>(n, rowptr, perm, rl);
+    SPS_CU_LAUNCHED(ex, "pad_rowlen_kernel");
     return SPS_OK;
 }
 
 static size_t pad_align(size_t b) { return (b + 255) & ~(size_t)255; }
 
-static sps_status pad_sort_rows_impl(sps_context ctx, sps_index n, sps_index window, const sps_index *len, sps_index *perm)
+static sps_status pad_sort_rows_impl(sps_exec *ex, sps_index n, sps_index window, const sps_index *len, sps_index *perm)
 {
     if (n <= 0) return SPS_OK;
     if (window < 1) window = 1;
-    cudaStream_t s = sps_custream(ctx);
+    cudaStream_t s = sps_custream(ex);
     /* bits of the key: 32 for the length, then enough for the window number */
     const int64_t nw = ((int64_t)n + window - 1) / window;
     int end_bit = 32;
     while (end_bit < 64 && (nw - 1) >> (end_bit - 32)) end_bit++;
     size_t temp = 0;
-    SPS_CU(ctx, cub::DeviceRadixSort::SortPairs(NULL, temp, (const unsigned long long *)NULL, (unsigned long long *)NULL,
+    SPS_CU(ex, cub::DeviceRadixSort::SortPairs(NULL, temp, (const unsigned long long *)NULL, (unsigned long long *)NULL,
                                                 (const sps_index *)NULL, (sps_index *)NULL, (int64_t)n, 0, end_bit, s));
     const size_t kb = pad_align((size_t)n * sizeof(unsigned long long)), ib = pad_align((size_t)n * sizeof(sps_index));
     const size_t bytes = 2 * kb + ib + pad_align(temp);
     unsigned char *ws = NULL;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&ws, bytes)); /* the context's pool, stream-ordered */
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, bytes)); /* the context's pool, stream-ordered */
     unsigned long long *kin = (unsigned long long *)ws, *kout = (unsigned long long *)(ws + kb);
     sps_index *idx = (sps_index *)(ws + 2 * kb);
     void *tmp = ws + 2 * kb + ib;
@@ -420,56 +420,56 @@ static sps_status pad_sort_rows_impl(sps_context ctx, sps_index n, sps_index win
     pad_sortkey_kernel<<<pad_blocks(n), PAD_THREADS, 0, s>>>(n, window, len, kin, idx);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess) e = cub::DeviceRadixSort::SortPairs(tmp, temp, kin, kout, idx, perm, (int64_t)n, 0, end_bit, s);
-    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, "row sort (CUB DeviceRadixSort)", __FILE__, __LINE__);
-    sps_dfree(ctx, ws);
+    if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "row sort (CUB DeviceRadixSort)", __FILE__, __LINE__);
+    sps_exec_release(ex, ws);
     return st;
 }
 
-static sps_status pad_widths_impl(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl,
+static sps_status pad_widths_impl(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,
                                   const sps_index *rowptr, const sps_index *perm, const sps_index *src_col, sps_index *w,
                                   sps_index *lo)
 {
     const sps_index nq = n > 0 ? (sps_index)(((int64_t)n + chunk - 1) / chunk) : 0;
-    SPS_CU(ctx, cudaMemsetAsync(w + nq, 0xff, 4 * sizeof *w, sps_custream(ctx))); /* -1: no entries yet */
+    SPS_CU(ex, cudaMemsetAsync(w + nq, 0xff, 4 * sizeof *w, sps_custream(ex))); /* -1: no entries yet */
     if (n <= 0) return SPS_OK;
-    pad_widths_kernel<<<pad_blocks((int64_t)nq * 32), PAD_THREADS, 0, sps_custream(ctx)>>>(n, chunk, nq, rl, rowptr, perm,
+    pad_widths_kernel<<<pad_blocks((int64_t)nq * 32), PAD_THREADS, 0, sps_custream(ex)>>>(n, chunk, nq, rl, rowptr, perm,
                                                                                           src_col, w, lo);
-    SPS_CU_LAUNCHED(ctx, "pad_widths_kernel");
+    SPS_CU_LAUNCHED(ex, "pad_widths_kernel");
     return SPS_OK;
 }
 
 /* Slots per group, then their exclusive sum into gp (CUB, scan.cu). */
-static sps_status pad_group_ptr_impl(sps_context ctx, sps_index ngroups, sps_index h, sps_index nstored, const sps_index *w,
+static sps_status pad_group_ptr_impl(sps_exec *ex, sps_index ngroups, sps_index h, sps_index nstored, const sps_index *w,
                                      int64_t *gp)
 {
-    if (ngroups <= 0) return sps_cu_scan_i64(ctx, NULL, gp, 0, "padded group pointers");
+    if (ngroups <= 0) return sps_cu_scan_i64(ex, NULL, gp, 0, "padded group pointers");
     int64_t *slots = NULL;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&slots, (size_t)ngroups * sizeof *slots));
-    pad_group_slots_kernel<<<pad_blocks(ngroups), PAD_THREADS, 0, sps_custream(ctx)>>>(ngroups, h, nstored, w, slots);
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&slots, (size_t)ngroups * sizeof *slots));
+    pad_group_slots_kernel<<<pad_blocks(ngroups), PAD_THREADS, 0, sps_custream(ex)>>>(ngroups, h, nstored, w, slots);
     cudaError_t e = cudaGetLastError();
-    sps_status st = e == cudaSuccess ? sps_cu_scan_i64(ctx, slots, gp, ngroups, "padded group pointers")
-                                     : sps_cuda_fail(ctx, e, "launch of pad_group_slots_kernel", __FILE__, __LINE__);
-    sps_dfree(ctx, slots);
+    sps_status st = e == cudaSuccess ? sps_cu_scan_i64(ex, slots, gp, ngroups, "padded group pointers")
+                                     : sps_cuda_fail(ex, e, "launch of pad_group_slots_kernel", __FILE__, __LINE__);
+    sps_exec_release(ex, slots);
     return st;
 }
 
-static sps_status pad_scatter_col_impl(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, const sps_index *src_col,
+static sps_status pad_scatter_col_impl(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, const sps_index *src_col,
                                        void *col)
 {
     if (L.nstored <= 0 || L.slots <= 0) return SPS_OK;
-    pad_scatter_col_kernel<<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ctx)>>>(L, rowptr, src_col, col);
-    SPS_CU_LAUNCHED(ctx, "pad_scatter_col_kernel");
+    pad_scatter_col_kernel<<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ex)>>>(L, rowptr, src_col, col);
+    SPS_CU_LAUNCHED(ex, "pad_scatter_col_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status pad_scatter_val_impl(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, const void *src, int ew,
+static sps_status pad_scatter_val_impl(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, const void *src, int ew,
                                        void *val)
 {
     if (L.nstored <= 0 || L.slots <= 0) return SPS_OK;
-    pad_scatter_val_kernel<T><<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ctx)>>>(L, rowptr, (const T *)src, ew,
+    pad_scatter_val_kernel<T><<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ex)>>>(L, rowptr, (const T *)src, ew,
                                                                                            (T *)val);
-    SPS_CU_LAUNCHED(ctx, "pad_scatter_val_kernel");
+    SPS_CU_LAUNCHED(ex, "pad_scatter_val_kernel");
     return SPS_OK;
 }
 
@@ -491,83 +491,83 @@ static int pad_split(const sps_pad_layout &L)
 }
 
 template <typename T, typename C>
-static sps_status pad_spmv_launch(sps_context ctx, const sps_pad_layout &L, const T *val, T a, const T *x, T b, int bz,
+static sps_status pad_spmv_launch(sps_exec *ex, const sps_pad_layout &L, const T *val, T a, const T *x, T b, int bz,
                                   T *y)
 {
     const int S = pad_split(L);
     const unsigned grid = pad_blocks((int64_t)L.n * S);
-    cudaStream_t st = sps_custream(ctx);
+    cudaStream_t st = sps_custream(ex);
     if (S == 4) pad_spmv_kernel<T, C, 4><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
     else if (S == 2) pad_spmv_kernel<T, C, 2><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
     else pad_spmv_kernel<T, C, 1><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
-    SPS_CU_LAUNCHED(ctx, "pad_spmv_kernel");
+    SPS_CU_LAUNCHED(ex, "pad_spmv_kernel");
     if (L.nlong > 0) {
         pad_long_spmv_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
-        SPS_CU_LAUNCHED(ctx, "pad_long_spmv_kernel");
+        SPS_CU_LAUNCHED(ex, "pad_long_spmv_kernel");
     }
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status pad_spmv_impl(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
+static sps_status pad_spmv_impl(sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
                                 void *y)
 {
     if (L.n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
     return (L.col16 ? pad_spmv_launch<T, pad_cols16> : pad_spmv_launch<T, pad_cols32>)(
-        ctx, L, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+        ex, L, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
 }
 
 template <typename T, typename C>
-static sps_status pad_spmvt_launch(sps_context ctx, const sps_pad_layout &L, const T *val, T a, const T *x, T *y)
+static sps_status pad_spmvt_launch(sps_exec *ex, const sps_pad_layout &L, const T *val, T a, const T *x, T *y)
 {
-    pad_spmvt_kernel<T, C><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, y);
-    SPS_CU_LAUNCHED(ctx, "pad_spmvt_kernel");
+    pad_spmvt_kernel<T, C><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ex)>>>(L, val, a, x, y);
+    SPS_CU_LAUNCHED(ex, "pad_spmvt_kernel");
     if (L.nlong > 0) {
-        pad_long_spmvt_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ctx)>>>(L, val, a, x, y);
-        SPS_CU_LAUNCHED(ctx, "pad_long_spmvt_kernel");
+        pad_long_spmvt_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ex)>>>(L, val, a, x, y);
+        SPS_CU_LAUNCHED(ex, "pad_long_spmvt_kernel");
     }
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status pad_spmvt_impl(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
+static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
                                  void *y)
 {
     const int bz = b.re == 0.0 && b.im == 0.0;
-    SPS_CHECK(sps_cuda_foreach(ctx, L.m, pad_scale_op<T>{sc<T>::from(b), bz, (T *)y}));
+    SPS_CHECK(sps_cuda_foreach(ex, L.m, pad_scale_op<T>{sc<T>::from(b), bz, (T *)y}));
     if (L.n <= 0 || L.m <= 0 || L.nnz <= 0) return SPS_OK;
     return (L.col16 ? pad_spmvt_launch<T, pad_cols16> : pad_spmvt_launch<T, pad_cols32>)(
-        ctx, L, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
+        ex, L, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 /* The index kernels do not depend on the scalar type: the four entries share one instantiation. */
 #define SPS_CU_PAD_ENTRIES(S, T)                                                                                    \
-    extern "C" sps_status sps_cuda_pad_rowlen_##S(sps_context ctx, sps_index n, const sps_index *rowptr,           \
+    extern "C" sps_status sps_cuda_pad_rowlen_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,           \
                                                   const sps_index *perm, sps_index *rl)                            \
-    { return pad_rowlen_impl(ctx, n, rowptr, perm, rl); }                                                          \
-    extern "C" sps_status sps_cuda_pad_sort_rows_##S(sps_context ctx, sps_index n, sps_index window,               \
+    { return pad_rowlen_impl(ex, n, rowptr, perm, rl); }                                                          \
+    extern "C" sps_status sps_cuda_pad_sort_rows_##S(sps_exec *ex, sps_index n, sps_index window,               \
                                                      const sps_index *len, sps_index *perm)                        \
-    { return pad_sort_rows_impl(ctx, n, window, len, perm); }                                                      \
-    extern "C" sps_status sps_cuda_pad_widths_##S(sps_context ctx, sps_index n, sps_index chunk, const sps_index *rl, \
+    { return pad_sort_rows_impl(ex, n, window, len, perm); }                                                      \
+    extern "C" sps_status sps_cuda_pad_widths_##S(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl, \
                                                   const sps_index *rowptr, const sps_index *perm,                  \
                                                   const sps_index *src_col, sps_index *w, sps_index *lo)           \
-    { return pad_widths_impl(ctx, n, chunk, rl, rowptr, perm, src_col, w, lo); }                                   \
-    extern "C" sps_status sps_cuda_pad_group_ptr_##S(sps_context ctx, sps_index ngroups, sps_index h,              \
+    { return pad_widths_impl(ex, n, chunk, rl, rowptr, perm, src_col, w, lo); }                                   \
+    extern "C" sps_status sps_cuda_pad_group_ptr_##S(sps_exec *ex, sps_index ngroups, sps_index h,              \
                                                      sps_index nstored, const sps_index *w, int64_t *gp)           \
-    { return pad_group_ptr_impl(ctx, ngroups, h, nstored, w, gp); }                                                \
-    extern "C" sps_status sps_cuda_pad_scatter_col_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, \
+    { return pad_group_ptr_impl(ex, ngroups, h, nstored, w, gp); }                                                \
+    extern "C" sps_status sps_cuda_pad_scatter_col_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, \
                                                        const sps_index *src_col, void *col)                        \
-    { return pad_scatter_col_impl(ctx, L, rowptr, src_col, col); }                                                 \
-    extern "C" sps_status sps_cuda_pad_scatter_val_##S(sps_context ctx, sps_pad_layout L, const sps_index *rowptr, \
+    { return pad_scatter_col_impl(ex, L, rowptr, src_col, col); }                                                 \
+    extern "C" sps_status sps_cuda_pad_scatter_val_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, \
                                                        const void *src_val, int ew, void *val)                     \
-    { return pad_scatter_val_impl<T>(ctx, L, rowptr, src_val, ew, val); }                                          \
-    extern "C" sps_status sps_cuda_pad_spmv_##S(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a,     \
+    { return pad_scatter_val_impl<T>(ex, L, rowptr, src_val, ew, val); }                                          \
+    extern "C" sps_status sps_cuda_pad_spmv_##S(sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a,     \
                                                 const void *x, sps_cplx b, void *y)                                \
-    { return pad_spmv_impl<T>(ctx, L, val, a, x, b, y); }                                                          \
-    extern "C" sps_status sps_cuda_pad_spmvt_##S(sps_context ctx, sps_pad_layout L, const void *val, sps_cplx a,    \
+    { return pad_spmv_impl<T>(ex, L, val, a, x, b, y); }                                                          \
+    extern "C" sps_status sps_cuda_pad_spmvt_##S(sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a,    \
                                                  const void *x, sps_cplx b, void *y)                               \
-    { return pad_spmvt_impl<T>(ctx, L, val, a, x, b, y); }
+    { return pad_spmvt_impl<T>(ex, L, val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_PAD_ENTRIES)

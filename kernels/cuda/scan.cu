@@ -9,29 +9,29 @@
 #include <cub/device/device_scan.cuh>
 
 template <typename I>
-static sps_status scan_impl(sps_context ctx, const I *in, I *out, int64_t items, const char *what)
+static sps_status scan_impl(sps_exec *ex, const I *in, I *out, int64_t items, const char *what)
 {
-    cudaStream_t s = sps_custream(ctx);
-    if (items > INT32_MAX) return sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s: %lld items exceed the scan's range", what, (long long)items);
-    SPS_CU(ctx, cudaMemsetAsync(out, 0, sizeof *out, s));
+    cudaStream_t s = sps_custream(ex);
+    if (items > INT32_MAX) return sps_kerror(ex, SPS_ERR_UNSUPPORTED, "%s: %lld items exceed the scan's range", what, (long long)items);
+    SPS_CU(ex, cudaMemsetAsync(out, 0, sizeof *out, s));
     if (items <= 0) return SPS_OK;
     size_t tmp_bytes = 0;
-    SPS_CU(ctx, cub::DeviceScan::InclusiveSum((void *)NULL, tmp_bytes, in, out + 1, (int)items, s));
+    SPS_CU(ex, cub::DeviceScan::InclusiveSum((void *)NULL, tmp_bytes, in, out + 1, (int)items, s));
     void *tmp = NULL;
-    SPS_CHECK(sps_dmalloc(ctx, &tmp, tmp_bytes));
+    SPS_CHECK(sps_exec_alloc(ex, &tmp, tmp_bytes));
     sps_status st = SPS_OK;
     const cudaError_t e = cub::DeviceScan::InclusiveSum(tmp, tmp_bytes, in, out + 1, (int)items, s);
-    if (e != cudaSuccess) st = sps_cuda_fail(ctx, e, what, __FILE__, __LINE__);
-    sps_dfree(ctx, tmp);
+    if (e != cudaSuccess) st = sps_cuda_fail(ex, e, what, __FILE__, __LINE__);
+    sps_exec_release(ex, tmp);
     return st;
 }
 
-sps_status sps_cu_scan_index(sps_context ctx, const sps_index *in, sps_index *out, int64_t items, const char *what)
+sps_status sps_cu_scan_index(sps_exec *ex, const sps_index *in, sps_index *out, int64_t items, const char *what)
 {
-    return scan_impl(ctx, in, out, items, what);
+    return scan_impl(ex, in, out, items, what);
 }
 
-sps_status sps_cu_scan_i64(sps_context ctx, const int64_t *in, int64_t *out, int64_t items, const char *what)
+sps_status sps_cu_scan_i64(sps_exec *ex, const int64_t *in, int64_t *out, int64_t items, const char *what)
 {
-    return scan_impl(ctx, in, out, items, what);
+    return scan_impl(ex, in, out, items, what);
 }

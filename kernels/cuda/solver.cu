@@ -131,70 +131,70 @@ template <typename T> struct scale_s_op {
 
 /* ---------------------------------------------------------------- implementations */
 template <typename T>
-static sps_status bicgstab_p_impl(sps_context ctx, sps_index n, const sps_cplx *slots, sps_bicgstab_slots k,
+static sps_status bicgstab_p_impl(sps_exec *ex, sps_index n, const sps_cplx *slots, sps_bicgstab_slots k,
                                   const void *r, const void *v, void *p)
 {
-    return sps_cuda_foreach(ctx, n, bicgstab_p_op<T>{slots, k, (const T *)r, (const T *)v, (T *)p, T(), T()});
+    return sps_cuda_foreach(ex, n, bicgstab_p_op<T>{slots, k, (const T *)r, (const T *)v, (T *)p, T(), T()});
 }
 template <typename T>
-static sps_status waxpy_s_impl(sps_context ctx, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c,
+static sps_status waxpy_s_impl(sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c,
                                const void *y, void *w)
 {
-    return sps_cuda_foreach(ctx, n, waxpy_s_op<T>{(const T *)x, slots, c, (const T *)y, (T *)w, T()});
+    return sps_cuda_foreach(ex, n, waxpy_s_op<T>{(const T *)x, slots, c, (const T *)y, (T *)w, T()});
 }
 template <typename T>
-static sps_status dot2_impl(sps_context ctx, sps_index n, const void *x, const void *y, sps_cplx *slots, int xy, int xx)
+static sps_status dot2_impl(sps_exec *ex, sps_index n, const void *x, const void *y, sps_cplx *slots, int xy, int xx)
 {
-    return sps_cuda_reduce<typename sc<T>::ACC, 2>(ctx, n, dot2_op<T>{(const T *)x, (const T *)y}, slots,
+    return sps_cuda_reduce<typename sc<T>::ACC, 2>(ex, n, dot2_op<T>{(const T *)x, (const T *)y}, slots,
                                                    sps_cu_outs2(xy, SPS_CU_OUT_SUM, xx, SPS_CU_OUT_SUM));
 }
 template <typename T>
-static sps_status bicgstab_xr_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_bicgstab_slots k,
+static sps_status bicgstab_xr_impl(sps_exec *ex, sps_index n, sps_cplx *slots, sps_bicgstab_slots k,
                                    const void *rhat, const void *ph, const void *sh, const void *s, const void *t,
                                    void *x, void *r)
 {
     bicgstab_xr_op<T> op = {slots, k, (const T *)rhat, (const T *)ph, (const T *)sh, (const T *)s, (const T *)t,
                             (T *)x, (T *)r, T(), T(), false};
-    return sps_cuda_reduce<typename sc<T>::ACC, 2>(ctx, n, op, slots,
+    return sps_cuda_reduce<typename sc<T>::ACC, 2>(ex, n, op, slots,
                                                    sps_cu_outs2(k.rr, SPS_CU_OUT_SUM, k.rho_new, SPS_CU_OUT_SUM),
                                                    bicgstab_guard{{}, k}, k.rr);
 }
 template <typename T>
-static sps_status axpy_dot_s_impl(sps_context ctx, sps_index n, sps_cplx *slots, sps_scoef c, const void *x, void *y,
+static sps_status axpy_dot_s_impl(sps_exec *ex, sps_index n, sps_cplx *slots, sps_scoef c, const void *x, void *y,
                                   const void *z, int out)
 {
     axpy_dot_s_op<T> op = {slots, c, (const T *)x, (T *)y, (const T *)z, T()};
-    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ctx, n, op, slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
+    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ex, n, op, slots, sps_cu_outs1(out, SPS_CU_OUT_SUM));
 }
 template <typename T>
-static sps_status scale_s_impl(sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c, void *x)
+static sps_status scale_s_impl(sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c, void *x)
 {
-    return sps_cuda_foreach(ctx, n, scale_s_op<T>{slots, c, (T *)x, T()});
+    return sps_cuda_foreach(ex, n, scale_s_op<T>{slots, c, (T *)x, T()});
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_SOLVER_ENTRIES(S, T)                                                                                  \
-    extern "C" sps_status sps_cuda_cg_step_##S(sps_context ctx, sps_index n, sps_cplx *slots, sps_cg_slots k,       \
+    extern "C" sps_status sps_cuda_cg_step_##S(sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k,       \
                                                const void *p, const void *q, void *x, void *r)                      \
-    { return cg_step_impl<T>(ctx, n, slots, k, p, q, x, r); }                                                        \
-    extern "C" sps_status sps_cuda_bicgstab_p_##S(sps_context ctx, sps_index n, const sps_cplx *slots,              \
+    { return cg_step_impl<T>(ex, n, slots, k, p, q, x, r); }                                                        \
+    extern "C" sps_status sps_cuda_bicgstab_p_##S(sps_exec *ex, sps_index n, const sps_cplx *slots,              \
                                                   sps_bicgstab_slots k, const void *r, const void *v, void *p)      \
-    { return bicgstab_p_impl<T>(ctx, n, slots, k, r, v, p); }                                                        \
-    extern "C" sps_status sps_cuda_waxpy_s_##S(sps_context ctx, sps_index n, const void *x, const sps_cplx *slots,  \
+    { return bicgstab_p_impl<T>(ex, n, slots, k, r, v, p); }                                                        \
+    extern "C" sps_status sps_cuda_waxpy_s_##S(sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots,  \
                                                sps_scoef c, const void *y, void *w)                                 \
-    { return waxpy_s_impl<T>(ctx, n, x, slots, c, y, w); }                                                           \
-    extern "C" sps_status sps_cuda_dot2_##S(sps_context ctx, sps_index n, const void *x, const void *y,             \
+    { return waxpy_s_impl<T>(ex, n, x, slots, c, y, w); }                                                           \
+    extern "C" sps_status sps_cuda_dot2_##S(sps_exec *ex, sps_index n, const void *x, const void *y,             \
                                             sps_cplx *slots, int xy, int xx)                                        \
-    { return dot2_impl<T>(ctx, n, x, y, slots, xy, xx); }                                                            \
-    extern "C" sps_status sps_cuda_bicgstab_xr_##S(sps_context ctx, sps_index n, sps_cplx *slots,                   \
+    { return dot2_impl<T>(ex, n, x, y, slots, xy, xx); }                                                            \
+    extern "C" sps_status sps_cuda_bicgstab_xr_##S(sps_exec *ex, sps_index n, sps_cplx *slots,                   \
                                                    sps_bicgstab_slots k, const void *rhat, const void *ph,          \
                                                    const void *sh, const void *s, const void *t, void *x, void *r)  \
-    { return bicgstab_xr_impl<T>(ctx, n, slots, k, rhat, ph, sh, s, t, x, r); }                                      \
-    extern "C" sps_status sps_cuda_axpy_dot_s_##S(sps_context ctx, sps_index n, sps_cplx *slots, sps_scoef c,       \
+    { return bicgstab_xr_impl<T>(ex, n, slots, k, rhat, ph, sh, s, t, x, r); }                                      \
+    extern "C" sps_status sps_cuda_axpy_dot_s_##S(sps_exec *ex, sps_index n, sps_cplx *slots, sps_scoef c,       \
                                                   const void *x, void *y, const void *z, int out)                   \
-    { return axpy_dot_s_impl<T>(ctx, n, slots, c, x, y, z, out); }                                                   \
-    extern "C" sps_status sps_cuda_scale_s_##S(sps_context ctx, sps_index n, const sps_cplx *slots, sps_scoef c,    \
+    { return axpy_dot_s_impl<T>(ex, n, slots, c, x, y, z, out); }                                                   \
+    extern "C" sps_status sps_cuda_scale_s_##S(sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c,    \
                                                void *x)                                                             \
-    { return scale_s_impl<T>(ctx, n, slots, c, x); }
+    { return scale_s_impl<T>(ex, n, slots, c, x); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_SOLVER_ENTRIES)

@@ -74,10 +74,10 @@ template <typename T> struct scale_y_op {
     __device__ void setup() {}
     __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
 };
-template <typename T> static sps_status scale_y(sps_context ctx, sps_index m, sps_cplx b, void *y)
+template <typename T> static sps_status scale_y(sps_exec *ex, sps_index m, sps_cplx b, void *y)
 {
     const int bz = b.re == 0.0 && b.im == 0.0;
-    return sps_cuda_foreach(ctx, m, scale_y_op<T>{sc<T>::from(b), bz, (T *)y});
+    return sps_cuda_foreach(ex, m, scale_y_op<T>{sc<T>::from(b), bz, (T *)y});
 }
 
 /* ---------------------------------------------------------------- CSR */
@@ -662,7 +662,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
  * blocks per SM (the kernels are grid-stride whatever TPR turns out to be). */
 /* Measured and dropped (H100 2026-11-23): 16 blocks per SM, f32 geomean 1.004 ->
  * 0.998, f64 1.046 -> 1.036. */
-static unsigned csr_grid(sps_context ctx, sps_index n) { return sps_cu_grid(ctx, (int64_t)n * 32); }
+static unsigned csr_grid(sps_exec *ex, sps_index n) { return sps_cu_grid(ex, (int64_t)n * 32); }
 
 /* ---------------------------------------------------------------- COO */
 #define COO_THREADS 256
@@ -706,11 +706,11 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) coo_rows_kernel(sps_index n, c
     }
 }
 
-static sps_status coo_rows_impl(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *row)
+static sps_status coo_rows_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *row)
 {
     if (n <= 0) return SPS_OK;
-    coo_rows_kernel<<<sps_cu_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(n, rowptr, row);
-    SPS_CU_LAUNCHED(ctx, "coo_rows_kernel");
+    coo_rows_kernel<<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(n, rowptr, row);
+    SPS_CU_LAUNCHED(ex, "coo_rows_kernel");
     return SPS_OK;
 }
 
@@ -803,16 +803,16 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 
 /* ---------------------------------------------------------------- implementations */
 template <typename T>
-static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_spmv_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                 const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
                                 sps_cplx b, void *y)
 {
     (void)m;
     if (n <= 0) return SPS_OK;
     const auto kernel = csr_long_pass<T>(n, nnz, maxrow) ? csr_spmv_kernel<T, true> : csr_spmv_kernel<T, false>;
-    kernel<<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    kernel<<<csr_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
-    SPS_CU_LAUNCHED(ctx, "csr_spmv_kernel");
+    SPS_CU_LAUNCHED(ex, "csr_spmv_kernel");
     return SPS_OK;
 }
 
@@ -820,10 +820,10 @@ static sps_status csr_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64
  * block pays the reduction end), at most one resident wave (its finishing block
  * sums one partial a block: 1000s of partials would make it the tail). */
 template <typename T, typename S = csr_bw<T>, typename K>
-static sps_status csr_spmv_dot_grid(sps_context ctx, K kernel, sps_index n, int64_t nnz, unsigned *grid)
+static sps_status csr_spmv_dot_grid(sps_exec *ex, K kernel, sps_index n, int64_t nnz, unsigned *grid)
 {
     int cap = 1;
-    SPS_CHECK(sps_cu_resident(ctx, kernel, &cap));
+    SPS_CHECK(sps_cu_resident(ex, kernel, &cap));
     const int64_t need = ((int64_t)n * csr_tpr_of<T, S>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
     *grid = (unsigned)(need < 1 ? 1 : need < cap ? need : cap);
     return SPS_OK;
@@ -831,7 +831,7 @@ static sps_status csr_spmv_dot_grid(sps_context ctx, K kernel, sps_index n, int6
 
 /* The fused products: q = A x (x plain, or z + c pold), slots[out] = x^H q. */
 template <typename T, typename X>
-static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_dot_launch(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                  const sps_index *col, const void *val, sps_index maxrow, X x, void *q, void *xout,
                                  sps_cplx *slots, int out)
 {
@@ -839,21 +839,21 @@ static sps_status csr_dot_launch(sps_context ctx, sps_index n, int64_t nnz, cons
     typedef csr_dot_bw<T, X> S;
     const auto kernel = csr_long_pass<T, S>(n, nnz, maxrow) ? csr_spmv_dot_kernel<T, X, true>
                                                              : csr_spmv_dot_kernel<T, X, false>;
-    SPS_CHECK((csr_spmv_dot_grid<T, S>(ctx, kernel, n, nnz, &grid)));
-    kernel<<<grid, SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
-        n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ctx),
-        sps_cuws_counter(ctx), slots, sps_cu_arm(ctx, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
-    SPS_CU_LAUNCHED(ctx, "csr_spmv_dot_kernel");
-    sps_cu_armed_launched(ctx);
+    SPS_CHECK((csr_spmv_dot_grid<T, S>(ex, kernel, n, nnz, &grid)));
+    kernel<<<grid, SPS_CU_THREADS, 0, sps_custream(ex)>>>(
+        n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ex),
+        sps_cuws_counter(ex), slots, sps_cu_arm(ex, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
+    SPS_CU_LAUNCHED(ex, "csr_spmv_dot_kernel");
+    sps_cu_armed_launched(ex);
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_spmv_dot_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                     const sps_index *col, const void *val, sps_index maxrow, const void *x, void *y,
                                     sps_cplx *slots, int out)
 {
-    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
+    return csr_dot_launch<T>(ex, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
 }
 
 /* Rows longer than SPS_CSR_XPAY_MAX_AVG on average gather each column so often that
@@ -869,17 +869,17 @@ static sps_status csr_spmv_dot_impl(sps_context ctx, sps_index n, int64_t nnz, c
 #define SPS_CSR_XPAY_MAX_AVG 16
 #endif
 template <typename T>
-static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_spmv_xpay_dot_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                          const sps_index *col, const void *val, sps_index maxrow, const void *z,
                                          sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
 {
     if (n > 0 && nnz > (int64_t)SPS_CSR_XPAY_MAX_AVG * n) { /* long rows: waxpy_s, then the plain product */
-        SPS_CHECK(sps_cuda_foreach(ctx, n, waxpy_s_op<T>{(const T *)z, slots, c, (const T *)pold, (T *)pnew, T()}));
-        return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots,
+        SPS_CHECK(sps_cuda_foreach(ex, n, waxpy_s_op<T>{(const T *)z, slots, c, (const T *)pold, (T *)pnew, T()}));
+        return csr_dot_launch<T>(ex, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots,
                                  out);
     }
     /* beta from the slots as xpay_s evaluates it, by every thread at the start (csr_x_bind) */
-    return csr_dot_launch<T>(ctx, n, nnz, rowptr, col, val, maxrow,
+    return csr_dot_launch<T>(ex, n, nnz, rowptr, col, val, maxrow,
                              csr_x_xpay_s<T>{(const T *)z, (const T *)pold, slots, c}, q, pnew, slots, out);
 }
 
@@ -897,7 +897,7 @@ static sps_status csr_spmv_xpay_dot_impl(sps_context ctx, sps_index n, int64_t n
 #define SPS_CG_FUSE_ROUNDS 1
 #endif
 template <typename T>
-static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_cg_iter_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                    const sps_index *col, const void *val, sps_index maxrow, const void *z, sps_scoef c,
                                    const void *pold, void *pnew, void *q, void *x, void *r, sps_cplx *slots,
                                    sps_cg_slots ks)
@@ -907,111 +907,111 @@ static sps_status csr_cg_iter_impl(sps_context ctx, sps_index n, int64_t nnz, co
     typedef csr_lat<T> S;
     const auto kernel =
         csr_long_pass<T, S>(n, nnz, maxrow) ? csr_cg_iter_kernel<T, X, true> : csr_cg_iter_kernel<T, X, false>;
-    SPS_CHECK((csr_spmv_dot_grid<T, S>(ctx, kernel, n, nnz, &grid)));
+    SPS_CHECK((csr_spmv_dot_grid<T, S>(ex, kernel, n, nnz, &grid)));
     const int64_t need = ((int64_t)n * csr_tpr_of<T, S>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
     if (need > SPS_CG_FUSE_ROUNDS * (int64_t)grid) {
-        SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, ks.pq));
-        return cg_step_impl<T>(ctx, n, slots, ks, pnew, q, x, r);
+        SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ex, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, ks.pq));
+        return cg_step_impl<T>(ex, n, slots, ks, pnew, q, x, r);
     }
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributeCooperative;
     at.val.cooperative = 1;
-    SPS_CU(ctx, sps_cu_launch_attr(at, kernel, grid, sps_custream(ctx), n < 0 ? 0 : n, rowptr, col, (const T *)val,
+    SPS_CU(ex, sps_cu_launch_attr(at, kernel, grid, sps_custream(ex), n < 0 ? 0 : n, rowptr, col, (const T *)val,
                                    X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
-                                   (typename sc<T>::ACC *)sps_cuws_red(ctx), sps_cuws_counter(ctx), slots, ks,
-                                   sps_cu_arm(ctx, sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM))));
-    SPS_CU_LAUNCHED(ctx, "csr_cg_iter_kernel");
-    sps_cu_armed_launched(ctx);
+                                   (typename sc<T>::ACC *)sps_cuws_red(ex), sps_cuws_counter(ex), slots, ks,
+                                   sps_cu_arm(ex, sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM))));
+    SPS_CU_LAUNCHED(ex, "csr_cg_iter_kernel");
+    sps_cu_armed_launched(ex);
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status csr_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+static sps_status csr_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                  const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
                                  sps_cplx b, void *y)
 {
-    SPS_CHECK(scale_y<T>(ctx, m, b, y));
+    SPS_CHECK(scale_y<T>(ex, m, b, y));
     if (n <= 0 || m <= 0) return SPS_OK;
     const auto kernel = csr_long_pass<T>(n, nnz, maxrow) ? csr_spmvt_kernel<T, true> : csr_spmvt_kernel<T, false>;
-    kernel<<<csr_grid(ctx, n), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    kernel<<<csr_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "csr_spmvt_kernel");
+    SPS_CU_LAUNCHED(ex, "csr_spmvt_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status coo_spmv_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
+static sps_status coo_spmv_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
                                 const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     (void)m;
-    SPS_CHECK(scale_y<T>(ctx, n, b, y));
+    SPS_CHECK(scale_y<T>(ex, n, b, y));
     if (nnz <= 0) return SPS_OK;
     /* chunks: whole tiles, at most SPS_CU_COO_MAX_BLOCKS of them: a function of nnz only */
     const int64_t tiles = (nnz + COO_TILE - 1) / COO_TILE;
     const int64_t tiles_per_chunk = (tiles + SPS_CU_COO_MAX_BLOCKS - 1) / SPS_CU_COO_MAX_BLOCKS;
     const int64_t chunk = tiles_per_chunk * COO_TILE;
     const int nb = (int)((nnz + chunk - 1) / chunk);
-    sps_index *crow = (sps_index *)sps_cuws_coo(ctx);
-    T *cval = (T *)((unsigned char *)sps_cuws_coo(ctx) + (size_t)SPS_CU_COO_MAX_BLOCKS * 2 * sizeof(sps_index));
-    cudaStream_t s = sps_custream(ctx);
+    sps_index *crow = (sps_index *)sps_cuws_coo(ex);
+    T *cval = (T *)((unsigned char *)sps_cuws_coo(ex) + (size_t)SPS_CU_COO_MAX_BLOCKS * 2 * sizeof(sps_index));
+    cudaStream_t s = sps_custream(ex);
     const T av = sc<T>::from(a);
     coo_seg_kernel<T>
         <<<nb, COO_THREADS, 0, s>>>(nnz, chunk, row, col, (const T *)val, av, (const T *)x, (T *)y, crow, cval);
-    SPS_CU_LAUNCHED(ctx, "coo_seg_kernel");
+    SPS_CU_LAUNCHED(ex, "coo_seg_kernel");
     const int ne = 2 * nb;
     coo_fixup_kernel<T><<<(ne + COO_THREADS - 1) / COO_THREADS, COO_THREADS, 0, s>>>(ne, crow, cval, av, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "coo_fixup_kernel");
+    SPS_CU_LAUNCHED(ex, "coo_fixup_kernel");
     return SPS_OK;
 }
 
 template <typename T>
-static sps_status coo_spmvt_impl(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
+static sps_status coo_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
                                  const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     (void)n;
-    SPS_CHECK(scale_y<T>(ctx, m, b, y));
+    SPS_CHECK(scale_y<T>(ex, m, b, y));
     if (nnz <= 0 || m <= 0) return SPS_OK;
-    coo_spmvt_kernel<T><<<sps_cu_grid(ctx, nnz), SPS_CU_THREADS, 0, sps_custream(ctx)>>>(
+    coo_spmvt_kernel<T><<<sps_cu_grid(ex, nnz), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
         nnz, row, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
-    SPS_CU_LAUNCHED(ctx, "coo_spmvt_kernel");
+    SPS_CU_LAUNCHED(ex, "coo_spmvt_kernel");
     return SPS_OK;
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_SPMV_ENTRIES(S, T)                                                                                   \
-    extern "C" sps_status sps_cuda_csr_spmv_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,             \
+    extern "C" sps_status sps_cuda_csr_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,             \
                                                 const sps_index *rowptr, const sps_index *col, const void *val,     \
                                                 sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)   \
-    { return csr_spmv_impl<T>(ctx, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                              \
+    { return csr_spmv_impl<T>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                              \
     extern "C" sps_status sps_cuda_csr_spmv_xpay_dot_##S(                                                          \
-        sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
+        sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
         sps_index maxrow, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots,       \
         int out)                                                                                                    \
-    { return csr_spmv_xpay_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, out); }   \
+    { return csr_spmv_xpay_dot_impl<T>(ex, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, out); }   \
     extern "C" sps_status sps_cuda_csr_cg_iter_##S(                                                               \
-        sps_context ctx, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
+        sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,  \
         sps_index maxrow, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x, void *r,      \
         sps_cplx *slots, sps_cg_slots ks)                                                                           \
-    { return csr_cg_iter_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, x, r, slots, ks); }    \
-    extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_context ctx, sps_index n, int64_t nnz,                      \
+    { return csr_cg_iter_impl<T>(ex, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, x, r, slots, ks); }    \
+    extern "C" sps_status sps_cuda_csr_spmv_dot_##S(sps_exec *ex, sps_index n, int64_t nnz,                      \
                                                     const sps_index *rowptr, const sps_index *col, const void *val, \
                                                     sps_index maxrow, const void *x, void *y, sps_cplx *slots,      \
                                                     int out)                                                        \
-    { return csr_spmv_dot_impl<T>(ctx, n, nnz, rowptr, col, val, maxrow, x, y, slots, out); }                       \
-    extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,            \
+    { return csr_spmv_dot_impl<T>(ex, n, nnz, rowptr, col, val, maxrow, x, y, slots, out); }                       \
+    extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,            \
                                                  const sps_index *rowptr, const sps_index *col, const void *val,    \
                                                  sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)  \
-    { return csr_spmvt_impl<T>(ctx, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                             \
-    extern "C" sps_status sps_cuda_coo_rows_##S(sps_context ctx, sps_index n, const sps_index *rowptr,              \
+    { return csr_spmvt_impl<T>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                             \
+    extern "C" sps_status sps_cuda_coo_rows_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,              \
                                                 sps_index *row)                                                     \
-    { return coo_rows_impl(ctx, n, rowptr, row); }                                                                  \
-    extern "C" sps_status sps_cuda_coo_spmv_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,             \
+    { return coo_rows_impl(ex, n, rowptr, row); }                                                                  \
+    extern "C" sps_status sps_cuda_coo_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,             \
                                                 const sps_index *row, const sps_index *col, const void *val,        \
                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                     \
-    { return coo_spmv_impl<T>(ctx, n, m, nnz, row, col, val, a, x, b, y); }                                         \
-    extern "C" sps_status sps_cuda_coo_spmvt_##S(sps_context ctx, sps_index n, sps_index m, int64_t nnz,            \
+    { return coo_spmv_impl<T>(ex, n, m, nnz, row, col, val, a, x, b, y); }                                         \
+    extern "C" sps_status sps_cuda_coo_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,            \
                                                  const sps_index *row, const sps_index *col, const void *val,       \
                                                  sps_cplx a, const void *x, sps_cplx b, void *y)                    \
-    { return coo_spmvt_impl<T>(ctx, n, m, nnz, row, col, val, a, x, b, y); }
+    { return coo_spmvt_impl<T>(ex, n, m, nnz, row, col, val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_SPMV_ENTRIES)

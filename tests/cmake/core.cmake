@@ -24,5 +24,5 @@ sps_add_unit_test(NAME test_formats
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_formats.c
   ARGS ${_formats_args}
   LABELS unit)
-# the test parses the .mtx.gz corpus independently of formats/mmio.c
+# the test parses the .mtx.gz corpus independently of io/mmio.c
 target_link_libraries(test_formats PRIVATE ZLIB::ZLIB OpenMP::OpenMP_C)

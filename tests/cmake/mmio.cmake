@@ -1,4 +1,4 @@
-# Matrix Market reader/writer (formats/mmio.c).
+# Matrix Market reader/writer (io/mmio.c).
 # argv[1]: tests/data (bad/*.mtx + bad/EXPECTED.tsv); argv[2]: the real-matrix
 # corpus when configured (otherwise that part of the test prints "skipped").
 set(_mmio_args "${SPS_TEST_DATA}")

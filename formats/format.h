@@ -1,0 +1,95 @@
+/* libspsolve — what formats/ shares: the host CSR interchange, the format
+ * table every format fills, the matrix object and the format registry.
+ * Used by formats/, precond/ (preconditioners that read entries) and tests;
+ * core/ and solvers/ see matrices only as operators. */
+#ifndef SPS_FORMATS_FORMAT_H
+#define SPS_FORMATS_FORMAT_H
+
+#include "core/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ host CSR */
+/** The interchange format: host memory, 0-based, columns sorted within rows, no
+ *  duplicates, indices in range.  Values interleaved for complex. */
+typedef struct {
+    sps_index n, m;
+    int64_t nnz;
+    sps_scalar t;
+    sps_index *rowptr;  /* n + 1 */
+    sps_index *col;     /* nnz */
+    void *val;          /* nnz scalars of type t */
+} sps_csr_host;
+
+void sps_csr_host_free(sps_csr_host *c);
+/** Build canonical host CSR from 0-based triplets of doubles (complex interleaved
+ *  when src_complex), converting to type t: sorts, sums duplicates, checks ranges. */
+sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                      const sps_index *row, const sps_index *col, const double *val,
+                                      int src_complex, sps_scalar t, sps_csr_host *out);
+
+/* ------------------------------------------------------------------ matrices & formats */
+/** CSR arrays in backend memory (the store of a CSR matrix). */
+typedef struct sps_csr_store {
+    sps_index *rowptr, *col;
+    void *val;
+} sps_csr_store;
+
+typedef struct sps_format_ops {
+    sps_format id;
+    const char *name;
+    const char *summary;                /* one line for --help */
+    /* Build B->store from canonical host CSR (B's ctx, t, n, m, nnz are set). */
+    sps_status (*from_csr)(sps_matrix B, const sps_csr_host *csr, const sps_format_options *opt);
+    /* Copy A back into canonical host CSR (allocates out). */
+    sps_status (*to_csr)(sps_matrix A, sps_csr_host *out);
+    /* Optional: build B->store from a CSR matrix already in backend memory, with
+     * backend kernels (so a CUDA build never leaves the device; the same code runs
+     * on the CPU backend).  sps_matrix_convert prefers it when the source is CSR. */
+    sps_status (*from_backend_csr)(sps_matrix B, const struct sps_csr_store *src, const sps_format_options *opt);
+    /* y = a op(A) x + b y on backend pointers. */
+    sps_status (*spmv)(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);
+    /* Bytes of the stored format; *stored = entries stored including padding. */
+    size_t (*footprint)(sps_matrix A, int64_t *stored);
+    void (*destroy)(sps_matrix A);
+    /* Optional: y = A x and slots[out] = x^H y in one pass (A square); NULL: spmv, then dot. */
+    sps_status (*spmv_dot)(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out);
+    /* Optional: pnew = z + c pold, q = A pnew, slots[out] = pnew^H q in one pass; NULL:
+     * waxpy_s, then spmv_dot (or spmv + dot). */
+    sps_status (*spmv_xpay_dot)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q,
+                                sps_cplx *slots, int out);
+    /* Optional: one CG iteration, spmv_xpay_dot (out = k.pq) then cg_step, fused; NULL:
+     * the two calls. */
+    sps_status (*cg_iter)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
+                          void *r, sps_cplx *slots, sps_cg_slots k);
+    /* Optional: bits of each stored entry's column index (sps_matrix_info_t.index_bits); NULL: 32. */
+    int (*index_bits)(sps_matrix A);
+} sps_format_ops;
+
+/** The format registry: one entry per format compiled in, in display order. */
+const sps_format_ops *sps_format_lookup(sps_format id);
+int sps_format_count(void);
+const sps_format_ops *sps_format_at(int i);
+
+struct sps_matrix_s {
+    sps_context ctx;
+    const sps_format_ops *ops;
+    sps_scalar t;
+    sps_index n, m;
+    int64_t nnz;
+    sps_symmetry sym;
+    void *store;                  /* format private */
+};
+
+/** Host CSR copy of any matrix (allocates h; freed on failure). */
+sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h);
+/** Make a matrix of format fmt from canonical host CSR (ownership of csr stays with caller). */
+sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt,
+                                    const sps_format_options *opt, sps_symmetry sym, sps_matrix *A);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,78 @@
+/* libspsolve — a backend: memory, copies, synchronisation and its kernel tables.
+ *
+ * Declared here, beside the kernels, and implemented by kernels/cpu/backend.c
+ * and kernels/cuda/backend.cu.  Every operation takes the execution struct
+ * (kernels/exec.h); core/'s context holds one per context. */
+#ifndef SPS_KERNELS_BACKEND_H
+#define SPS_KERNELS_BACKEND_H
+
+#include "kernels/exec.h"
+#include "kernels/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { SPS_COPY_H2D, SPS_COPY_D2H, SPS_COPY_D2D, SPS_COPY_H2H } sps_copy_kind;
+
+/** What a backend provides besides its kernels: memory and synchronisation.
+ *  Memory returned by alloc belongs to the backend (device memory on CUDA). */
+typedef struct sps_backend_ops {
+    const char *name;
+    sps_status (*init)(sps_exec *ex, int device);   /* fills ex->be_state, ex->stream, ex->device_name */
+    void (*fini)(sps_exec *ex);
+    sps_status (*alloc)(sps_exec *ex, void **p, size_t bytes);  /* SPS_ERR_ALLOC naming bytes */
+    /* Stream-ordered: p may still be read by work queued before the call; the
+     * memory is reused only after that work (callers need no synchronisation). */
+    void (*release)(sps_exec *ex, void *p);
+    sps_status (*copy)(sps_exec *ex, void *dst, const void *src, size_t bytes, sps_copy_kind kind);
+    sps_status (*zero)(sps_exec *ex, void *p, size_t bytes);
+    sps_status (*synchronize)(sps_exec *ex);
+    const sps_kernels *kernels;                         /* indexed by sps_scalar */
+    /* Optional (NULL where the backend's copies are synchronous anyway, the CPU):
+     * fetch_begin queues a copy of `bytes` (<= SPS_FETCH_MAX_BYTES) of backend memory
+     * into the backend's pinned staging after the work queued so far and returns at
+     * once; fetch_wait waits for it and copies the staging to dst.  One fetch is
+     * outstanding at a time.  This is how a solver learns its residual while the
+     * next iteration is already queued. */
+    sps_status (*fetch_begin)(sps_exec *ex, const void *src, size_t bytes);
+    sps_status (*fetch_wait)(sps_exec *ex, void *dst, size_t bytes);
+    /* Optional: record the work queued between capture_begin and capture_end as a
+     * replayable graph (CUDA graphs) instead of running it; graph_launch queues one
+     * replay.  Nothing may synchronise while capturing. */
+    sps_status (*capture_begin)(sps_exec *ex);
+    sps_status (*capture_end)(sps_exec *ex, void **graph);
+    sps_status (*graph_launch)(sps_exec *ex, void *graph);
+    void (*graph_destroy)(sps_exec *ex, void *graph);
+    /* Optional: arm the fetch of `bytes` at src into staging buffer buf (0 or 1)
+     * for the work queued next: reductions that end an iteration then write the
+     * staging themselves, and fetch_begin of the same range costs no launch.  A
+     * solver arms each iteration before queueing it (alternating buffers, so the
+     * next one can run while the host reads this one's) and disarms (src NULL)
+     * when it stops: src must stay valid while armed. */
+    sps_status (*fetch_arm)(sps_exec *ex, const void *src, size_t bytes, int buf);
+} sps_backend_ops;
+#define SPS_FETCH_MAX_BYTES 4096
+
+extern const sps_backend_ops sps_cpu_backend;
+#ifdef SPS_HAVE_CUDA
+extern const sps_backend_ops sps_cuda_backend;
+int sps_cuda_device_count(void);
+#endif
+
+/** Backend memory for a kernel's temporaries (the backend's allocator: on CUDA the
+ *  context's stream-ordered pool); 0 bytes gives a valid, distinct pointer. */
+static inline sps_status sps_exec_alloc(sps_exec *ex, void **p, size_t bytes)
+{
+    *p = NULL;
+    return ex->be->alloc(ex, p, bytes ? bytes : 1);
+}
+static inline void sps_exec_release(sps_exec *ex, void *p)
+{
+    if (p) ex->be->release(ex, p);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif
