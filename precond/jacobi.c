@@ -21,7 +21,7 @@ static sps_status jacobi_setup(sps_precond P, sps_matrix A)
     SPS_CHECK_GOTO(st, sps_matrix_diagonal(A, h), done);
     SPS_CHECK_GOTO(st, sps_dupload(ctx, &P->data, h, bytes), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&slot, sizeof *slot), done);
-    SPS_CHECK_GOTO(st, sps_kern(ctx, P->t)->invert(sps_ex(ctx), P->n, P->data, slot, 0), done);
+    SPS_CHECK_GOTO(st, sps_kvec(ctx, P->t)->invert(sps_ex(ctx), P->n, P->data, slot, 0), done);
     SPS_CHECK_GOTO(st, sps_dcopy(ctx, &bad, slot, sizeof bad, SPS_COPY_D2H), done);
     if (bad.re > 0) {
         /* the host copy still holds the entry: say whether it is zero or not finite */
@@ -44,7 +44,7 @@ done:
 static sps_status jacobi_apply(sps_precond P, sps_vector x, sps_vector y)
 {
     /* y = (1/diag(A)) .* x */
-    return sps_kern(P->ctx, P->t)->pmul(sps_ex(P->ctx), P->n, P->data, x->data, y->data);
+    return sps_kvec(P->ctx, P->t)->pmul(sps_ex(P->ctx), P->n, P->data, x->data, y->data);
 }
 
 static void jacobi_destroy(sps_precond P)

@@ -91,7 +91,7 @@ void sps_precond_destroy(sps_precond P)
 static sps_status none_apply(sps_precond P, sps_vector x, sps_vector y)
 {
     if (x == y) return SPS_OK;
-    return sps_kern(P->ctx, P->t)->copy(sps_ex(P->ctx), P->n, x->data, y->data);
+    return sps_kvec(P->ctx, P->t)->copy(sps_ex(P->ctx), P->n, x->data, y->data);
 }
 
 const sps_precond_method sps_precond_none_method = {SPS_PRECOND_NONE, "none", NULL, none_apply, NULL, 1};

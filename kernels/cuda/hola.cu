@@ -724,9 +724,6 @@ static sps_status hola_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_HOLA_ENTRIES(S, T)                                                                                     \
-    extern "C" sps_status sps_cuda_hola_row_starts_##S(sps_exec *ex, sps_index n, int64_t nnz,                     \
-                                                       const sps_index *rowptr, int npt, sps_index *row_starts)       \
-    { return hola_row_starts_impl<T>(ex, n, nnz, rowptr, npt, row_starts); }                                         \
     extern "C" sps_status sps_cuda_hola_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,              \
                                                  const sps_index *rowptr, const sps_index *col, const void *val,      \
                                                  int npt, sps_index *row_starts, sps_cplx a, const void *x,           \
@@ -739,3 +736,8 @@ static sps_status hola_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_
     { return hola_spmvt_impl<T>(ex, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HOLA_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_hola_row_starts(sps_exec *ex, sps_index n, int64_t nnz,
+                                                   const sps_index *rowptr, int npt, sps_index *row_starts)
+{ return hola_row_starts_impl<float>(ex, n, nnz, rowptr, npt, row_starts); }

@@ -544,22 +544,6 @@ static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val
 /* ---------------------------------------------------------------- extern "C" entry points */
 /* The index kernels do not depend on the scalar type: the four entries share one instantiation. */
 #define SPS_CU_PAD_ENTRIES(S, T)                                                                                    \
-    extern "C" sps_status sps_cuda_pad_rowlen_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,           \
-                                                  const sps_index *perm, sps_index *rl)                            \
-    { return pad_rowlen_impl(ex, n, rowptr, perm, rl); }                                                          \
-    extern "C" sps_status sps_cuda_pad_sort_rows_##S(sps_exec *ex, sps_index n, sps_index window,               \
-                                                     const sps_index *len, sps_index *perm)                        \
-    { return pad_sort_rows_impl(ex, n, window, len, perm); }                                                      \
-    extern "C" sps_status sps_cuda_pad_widths_##S(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl, \
-                                                  const sps_index *rowptr, const sps_index *perm,                  \
-                                                  const sps_index *src_col, sps_index *w, sps_index *lo)           \
-    { return pad_widths_impl(ex, n, chunk, rl, rowptr, perm, src_col, w, lo); }                                   \
-    extern "C" sps_status sps_cuda_pad_group_ptr_##S(sps_exec *ex, sps_index ngroups, sps_index h,              \
-                                                     sps_index nstored, const sps_index *w, int64_t *gp)           \
-    { return pad_group_ptr_impl(ex, ngroups, h, nstored, w, gp); }                                                \
-    extern "C" sps_status sps_cuda_pad_scatter_col_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, \
-                                                       const sps_index *src_col, void *col)                        \
-    { return pad_scatter_col_impl(ex, L, rowptr, src_col, col); }                                                 \
     extern "C" sps_status sps_cuda_pad_scatter_val_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, \
                                                        const void *src_val, int ew, void *val)                     \
     { return pad_scatter_val_impl<T>(ex, L, rowptr, src_val, ew, val); }                                          \
@@ -571,3 +555,25 @@ static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val
     { return pad_spmvt_impl<T>(ex, L, val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_PAD_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_pad_rowlen(sps_exec *ex, sps_index n, const sps_index *rowptr,
+                                              const sps_index *perm, sps_index *rl)
+{ return pad_rowlen_impl(ex, n, rowptr, perm, rl); }
+
+extern "C" sps_status sps_cuda_pad_sort_rows(sps_exec *ex, sps_index n, sps_index window,
+                                                 const sps_index *len, sps_index *perm)
+{ return pad_sort_rows_impl(ex, n, window, len, perm); }
+
+extern "C" sps_status sps_cuda_pad_widths(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,
+                                              const sps_index *rowptr, const sps_index *perm,
+                                              const sps_index *src_col, sps_index *w, sps_index *lo)
+{ return pad_widths_impl(ex, n, chunk, rl, rowptr, perm, src_col, w, lo); }
+
+extern "C" sps_status sps_cuda_pad_group_ptr(sps_exec *ex, sps_index ngroups, sps_index h,
+                                                 sps_index nstored, const sps_index *w, int64_t *gp)
+{ return pad_group_ptr_impl(ex, ngroups, h, nstored, w, gp); }
+
+extern "C" sps_status sps_cuda_pad_scatter_col(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,
+                                                   const sps_index *src_col, void *col)
+{ return pad_scatter_col_impl(ex, L, rowptr, src_col, col); }

@@ -1002,9 +1002,6 @@ static sps_status coo_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t
                                                  const sps_index *rowptr, const sps_index *col, const void *val,    \
                                                  sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)  \
     { return csr_spmvt_impl<T>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                             \
-    extern "C" sps_status sps_cuda_coo_rows_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,              \
-                                                sps_index *row)                                                     \
-    { return coo_rows_impl(ex, n, rowptr, row); }                                                                  \
     extern "C" sps_status sps_cuda_coo_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,             \
                                                 const sps_index *row, const sps_index *col, const void *val,        \
                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                     \
@@ -1015,3 +1012,8 @@ static sps_status coo_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t
     { return coo_spmvt_impl<T>(ex, n, m, nnz, row, col, val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_SPMV_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_coo_rows(sps_exec *ex, sps_index n, const sps_index *rowptr,
+                                            sps_index *row)
+{ return coo_rows_impl(ex, n, rowptr, row); }
