@@ -29,7 +29,7 @@ typedef enum {
     SPS_ERR_IO,            /**< file cannot be opened, read, written or renamed */
     SPS_ERR_PARSE,         /**< malformed input file; message is "file:line: what" */
     SPS_ERR_ALLOC,         /**< out of host or device memory; message names the bytes */
-    SPS_ERR_DEVICE,        /**< CUDA / cuSPARSE / cuBLAS failure, or no device */
+    SPS_ERR_DEVICE,        /**< CUDA failure, or no device */
     SPS_ERR_UNSUPPORTED,   /**< operation not provided by this format/backend/type */
     SPS_ERR_NOT_CONVERGED, /**< solver reached maxit */
     SPS_ERR_BREAKDOWN,     /**< solver breakdown (e.g. CG p'Ap <= 0, BiCGSTAB rho = 0) */

@@ -57,6 +57,13 @@
  *   search, no preprocessing), matrix reads are vectorised and coalesced, the
  *   row bookkeeping is 8 bytes of shared memory per thread, shared rows are
  *   combined on chip, and y is written once, coalesced.
+ * Measured (H100, read flush, spbench 2026-11-25, bench/results/hola.md and
+ *   bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-hola-csr.md): against
+ *   cuSPARSE's best CSR kernel, geometric mean over the nine matrices of >= 3e5
+ *   entries, SpMV 1.016x (f64) / 0.971x (f32), SpMV^T 0.930x / 0.982x; on
+ *   power-law rows SpMV^T 0.536 / 0.505 ms (powerlaw-2M f64 / f32) against 0.604
+ *   / 0.575 for the CSR row kernel's scatter, which is why CSR's SpMV^T takes
+ *   this kernel on irregular rows (formats/csr.c).
  * Traffic (S = sizeof(T), minimal model): kernel 1: (n + 1) 4 rowptr +
  *   4 (nblocks + 1) + y of the empty and boundary rows; kernel 2: nnz (4 + S)
  *   for the matrix, x gathered (>= m S), rowptr of each block's rows again (from

@@ -40,14 +40,18 @@
  *       is stable, so ties stay in row order and the permutation equals the
  *       CPU's merge sort.  All build kernels are deterministic.
  *
- * Measured (H100, f64, SpMV / SpMV^T in ms; CSR = the vector-CSR kernel of spmv.cu):
- *   poisson3d:128 (2.1M rows, 14.6M nnz):   CSR 0.100/0.123, ELL 0.081/0.102,
- *       SELL-32 0.084/0.104, RgCSR-128 0.084/0.104
- *   81 entries a row (400k rows, 32.4M nnz): CSR 0.170/0.492, ELL 0.144/0.231,
- *       SELL-32 0.150/0.238, RgCSR-128 0.148/0.230
- *   power law (2M rows, 11.1M nnz, longest 20000): CSR 0.202/0.235,
- *       SELL-32 unsorted 0.522/0.533, sigma 1024 0.267/0.303, sigma 65536
- *       0.224/0.258, RgCSR-128 sorted 0.199/0.238 (ELL refused: 1400x fill)
+ * Measured (H100, f64, SpMV / SpMV^T in ms, default options; SpMV's % of copy
+ * bandwidth under the CSR traffic model, which 16-bit columns can pass; CSR =
+ * spmv.cu; read flush, spbench 2026-11-25,
+ * bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-formats.md):
+ *   poisson3d-128 (2.1M rows, 7 a row):   CSR 0.083/0.114, ELL 0.075/0.104,
+ *       SELL-32 0.069/0.100 (105 %), RgCSR-128 0.068/0.100 (106 %); cuSPARSE SELL 0.077
+ *   stencil27b3-40 (192k rows, 77 a row): CSR 0.075/0.111, ELL 0.069/0.176,
+ *       SELL-32 0.061/0.178 (99 %), RgCSR-128 0.061/0.181; cuSPARSE SELL 0.068
+ *   banded-s1e3-1M (22 a row):            CSR 0.126/0.322, ELL 0.098/0.299,
+ *       SELL-32 0.088/0.292 (107 %), RgCSR-128 0.087/0.293; cuSPARSE SELL 0.106
+ *   powerlaw-2M (mean 20, longest 10^4):  CSR 0.378/0.604, SELL-32 unsorted
+ *       1.106/1.478 (cuSPARSE SELL 2.954); ELL and RgCSR refuse it (fill)
  *
  * Traffic of SpMV (minimal model): slots touched by real entries x (c + sizeof T),
  * c = 2 with 16-bit columns (sps_pad_layout.col16), else 4, + n x 12 bytes (rl,
