@@ -37,8 +37,11 @@ struct sps_context_s {
 
 /** The execution struct kernels and backend operations of ctx take. */
 static inline sps_exec *sps_ex(sps_context ctx) { return &ctx->ex; }
-/** Kernel table of the context's backend for scalar type t. */
-static inline const sps_kernels *sps_kern(sps_context ctx, sps_scalar t) { return &ctx->ex.be->kernels[t]; }
+/** The context's kernel tables (kernels/kernels.h): the vector family of type t, the
+ *  matrix family of scalar entries of type t, the index family. */
+static inline const sps_vec_kernels *sps_kvec(sps_context ctx, sps_scalar t) { return &ctx->ex.be->vec[t]; }
+static inline const sps_mat_kernels *sps_kmat(sps_context ctx, sps_scalar t) { return &ctx->ex.be->mat[t]; }
+static inline const sps_idx_kernels *sps_kidx(sps_context ctx) { return ctx->ex.be->idx; }
 
 /** Backend memory helpers (errors recorded in ctx). */
 sps_status sps_dmalloc(sps_context ctx, void **p, size_t bytes);

@@ -54,3 +54,40 @@ double sps_wtime(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+/* ---------------------------------------------------------------- entry types */
+sps_entry_desc sps_entry_scalar(void) { return (sps_entry_desc){SPS_ENTRY_SCALAR, 1}; }
+sps_entry_desc sps_entry_block(int b) { return (sps_entry_desc){SPS_ENTRY_BLOCK, b}; }
+sps_entry_desc sps_entry_quaternion(void) { return (sps_entry_desc){SPS_ENTRY_QUATERNION, 4}; }
+
+int sps_entry_valid(sps_entry_desc e)
+{
+    switch (e.kind) {
+    case SPS_ENTRY_SCALAR:
+    case SPS_ENTRY_QUATERNION: return 1;
+    case SPS_ENTRY_BLOCK: return e.block >= 2 && e.block <= 8;
+    }
+    return 0;
+}
+
+int sps_entry_dim(sps_entry_desc e)
+{
+    if (!sps_entry_valid(e)) return 0;
+    return e.kind == SPS_ENTRY_SCALAR ? 1 : e.kind == SPS_ENTRY_QUATERNION ? 4 : e.block;
+}
+
+int sps_entry_values(sps_entry_desc e)
+{
+    const int d = sps_entry_dim(e);
+    return e.kind == SPS_ENTRY_BLOCK ? d * d : d;
+}
+
+const char *sps_entry_name(sps_entry_desc e)
+{
+    static const char *const blocks[] = {"block2x2", "block3x3", "block4x4", "block5x5",
+                                         "block6x6", "block7x7", "block8x8"};
+    if (!sps_entry_valid(e)) return "?";
+    if (e.kind == SPS_ENTRY_SCALAR) return "scalar";
+    if (e.kind == SPS_ENTRY_QUATERNION) return "quaternion";
+    return blocks[e.block - 2];
+}

@@ -79,26 +79,26 @@ sps_status sps_vector_check_pair(const char *fn, sps_vector x, sps_vector y)
 sps_status sps_vector_fill(sps_vector v, const void *value)
 {
     if (!v || !value) return v ? sps_error(v->ctx, SPS_ERR_ARG, "sps_vector_fill: NULL value") : SPS_ERR_ARG;
-    return sps_kern(v->ctx, v->t)->fill(sps_ex(v->ctx), v->n, sps_cplx_load(v->t, value, sps_cplx_make(0, 0)), v->data);
+    return sps_kvec(v->ctx, v->t)->fill(sps_ex(v->ctx), v->n, sps_cplx_load(v->t, value, sps_cplx_make(0, 0)), v->data);
 }
 
 sps_status sps_vector_copy(sps_vector x, sps_vector y)
 {
     SPS_CHECK(sps_vector_check_pair("sps_vector_copy", x, y));
-    return sps_kern(x->ctx, x->t)->copy(sps_ex(x->ctx), x->n, x->data, y->data);
+    return sps_kvec(x->ctx, x->t)->copy(sps_ex(x->ctx), x->n, x->data, y->data);
 }
 
 sps_status sps_vector_axpby(const void *alpha, sps_vector x, const void *beta, sps_vector y)
 {
     SPS_CHECK(sps_vector_check_pair("sps_vector_axpby", x, y));
     sps_cplx a = sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), b = sps_cplx_load(x->t, beta, sps_cplx_make(0, 0));
-    return sps_kern(x->ctx, x->t)->axpby(sps_ex(x->ctx), x->n, a, x->data, b, y->data);
+    return sps_kvec(x->ctx, x->t)->axpby(sps_ex(x->ctx), x->n, a, x->data, b, y->data);
 }
 
 sps_status sps_vector_scale(const void *alpha, sps_vector x)
 {
     if (!x) return SPS_ERR_ARG;
-    return sps_kern(x->ctx, x->t)->scale(sps_ex(x->ctx), x->n, sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), x->data);
+    return sps_kvec(x->ctx, x->t)->scale(sps_ex(x->ctx), x->n, sps_cplx_load(x->t, alpha, sps_cplx_make(1, 0)), x->data);
 }
 
 /* Reductions land in the context's scratch slot in backend memory (allocated on
@@ -108,7 +108,7 @@ static sps_status reduce_to_host(sps_vector x, sps_vector y, sps_cplx *res)
 {
     sps_context ctx = x->ctx;
     if (!ctx->scratch) SPS_CHECK(sps_dmalloc(ctx, (void **)&ctx->scratch, sizeof *ctx->scratch));
-    const sps_kernels *k = sps_kern(ctx, x->t);
+    const sps_vec_kernels *k = sps_kvec(ctx, x->t);
     SPS_CHECK(y ? k->dot(sps_ex(ctx), x->n, x->data, y->data, ctx->scratch, 0)
                 : k->nrm2(sps_ex(ctx), x->n, x->data, ctx->scratch, 0));
     return sps_dcopy(ctx, res, ctx->scratch, sizeof *res, SPS_COPY_D2H);
@@ -136,7 +136,7 @@ sps_status sps_vector_nrm2(sps_vector x, double *result)
 
 /* ---------------------------------------------------------------- vector layer (core/internal.h) */
 /* Each op forwards to the kernel of the vectors' backend and type. */
-#define VK(v) sps_kern((v)->ctx, (v)->t)
+#define VK(v) sps_kvec((v)->ctx, (v)->t)
 #define VX(v) sps_ex((v)->ctx)
 
 sps_status sps_v_fill(sps_vector x, sps_cplx a) { return VK(x)->fill(VX(x), x->n, a, x->data); }

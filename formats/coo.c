@@ -29,7 +29,7 @@ static sps_status coo_start(sps_matrix B, const sps_index *rowptr, coo_store **o
     B->store = s; /* on failure the caller destroys B, freeing what was allocated */
     *out = s;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&s->row, (size_t)B->nnz * sizeof(sps_index)));
-    return sps_kern(ctx, B->t)->coo_rows(sps_ex(ctx), B->n, rowptr, s->row);
+    return sps_kidx(ctx)->coo_rows(sps_ex(ctx), B->n, rowptr, s->row);
 }
 
 /* From CSR arrays in backend memory: rows by the backend, columns and values
@@ -85,7 +85,7 @@ static sps_status coo_to_csr(sps_matrix A, sps_csr_host *out)
 static sps_status coo_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     coo_store *s = A->store;
-    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     return (mode == SPS_OP_N ? k->coo_spmv : k->coo_spmvt)(sps_ex(A->ctx), A->n, A->m, A->nnz, s->row, s->col, s->val, a, x, b, y);
 }
 

@@ -113,7 +113,7 @@ static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_fo
     if (opt && opt->transpose_explicit) SPS_CHECK(csr_build_transpose(B, h, s));
     if (csr_wants_merge(B, h, s->maxrow, opt)) {
         SPS_CHECK(sps_dmalloc(B->ctx, &s->merge, sps_csr_merge_bytes(h->n, h->nnz, sps_scalar_size(h->t))));
-        SPS_CHECK(sps_kern(B->ctx, h->t)->csr_merge_plan(sps_ex(B->ctx), h->n, h->nnz, s->base.rowptr, s->merge));
+        SPS_CHECK(sps_kmat(B->ctx, h->t)->csr_merge_plan(sps_ex(B->ctx), h->n, h->nnz, s->base.rowptr, s->merge));
         if (B->ctx->backend == SPS_BACKEND_CUDA && !s->trowptr)
             SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->hola_rs, sps_hola_row_starts_bytes(h->nnz, sps_scalar_size(h->t))));
     }
@@ -129,7 +129,7 @@ static sps_status csr_to_csr(sps_matrix A, sps_csr_host *out)
 static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     csr_store *s = A->store;
-    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     if (mode != SPS_OP_N && s->trowptr) /* the cached A^T: y = a A^T x + b y by the row kernel */
         return k->csr_spmv(sps_ex(A->ctx), A->m, A->n, A->nnz, s->trowptr, s->tcol, s->tval, s->tmaxrow, a, x, b, y);
     if (mode != SPS_OP_N && s->hola_rs) /* irregular rows: Hola's balanced scatter */
@@ -145,7 +145,7 @@ static sps_status csr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
 static sps_status csr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_dot(sps_ex(A->ctx), A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
+    return sps_kmat(A->ctx, A->t)->csr_spmv_dot(sps_ex(A->ctx), A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
                                                  s->maxrow, x, y, slots, out);
 }
 
@@ -153,7 +153,7 @@ static sps_status csr_spmv_xpay_dot(sps_matrix A, const void *z, sps_scoef c, co
                                     sps_cplx *slots, int out)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_spmv_xpay_dot(sps_ex(A->ctx), A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
+    return sps_kmat(A->ctx, A->t)->csr_spmv_xpay_dot(sps_ex(A->ctx), A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
                                                       s->maxrow, z, c, pold, pnew, q, slots, out);
 }
 
@@ -161,7 +161,7 @@ static sps_status csr_cg_iter(sps_matrix A, const void *z, sps_scoef c, const vo
                               void *r, sps_cplx *slots, sps_cg_slots k)
 {
     const csr_store *s = A->store;
-    return sps_kern(A->ctx, A->t)->csr_cg_iter(sps_ex(A->ctx), A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
+    return sps_kmat(A->ctx, A->t)->csr_cg_iter(sps_ex(A->ctx), A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val,
                                                 s->maxrow, z, c, pold, pnew, q, x, r, slots, k);
 }
 

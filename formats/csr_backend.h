@@ -66,15 +66,14 @@ static inline size_t sps_csr_bytes(sps_index n, int64_t nnz, sps_scalar t)
 }
 
 /** *maxlen = the longest row; *hist (host, malloc'd, maxlen + 1 entries) = rows of each length. */
-static inline sps_status sps_csr_rowlen_hist(sps_context ctx, sps_scalar t, sps_index n, const sps_index *rowptr,
-                                             sps_index *maxlen, sps_index **hist)
+static inline sps_status sps_csr_rowlen_hist(sps_context ctx, sps_index n, const sps_index *rowptr, sps_index *maxlen,
+                                             sps_index **hist)
 {
-    const sps_kernels *k = sps_kern(ctx, t);
     *hist = NULL;
     *maxlen = 0;
     sps_index *d = NULL, *mx = NULL;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&d, sizeof *d));
-    sps_status st = k->jds_rowlen_max(sps_ex(ctx), n, rowptr, d);
+    sps_status st = sps_kidx(ctx)->jds_rowlen_max(sps_ex(ctx), n, rowptr, d);
     if (st == SPS_OK) st = sps_ddownload(ctx, (void **)&mx, d, sizeof *d, "the longest row length");
     sps_dfree(ctx, d);
     d = NULL;
@@ -83,7 +82,7 @@ static inline sps_status sps_csr_rowlen_hist(sps_context ctx, sps_scalar t, sps_
     free(mx);
     const size_t bytes = ((size_t)*maxlen + 1) * sizeof(sps_index);
     SPS_CHECK(sps_dmalloc(ctx, (void **)&d, bytes));
-    st = k->jds_rowlen_hist(sps_ex(ctx), n, rowptr, *maxlen, d);
+    st = sps_kidx(ctx)->jds_rowlen_hist(sps_ex(ctx), n, rowptr, *maxlen, d);
     if (st == SPS_OK) st = sps_ddownload(ctx, (void **)hist, d, bytes, "the row-length histogram");
     sps_dfree(ctx, d);
     return st;

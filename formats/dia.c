@@ -74,7 +74,7 @@ static size_t dia_bytes(int64_t ndiag, sps_index n, sps_index nw, size_t ss)
 static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
 {
     sps_context ctx = B->ctx;
-    const sps_kernels *k = sps_kern(ctx, B->t);
+    const sps_mat_kernels *k = sps_kmat(ctx, B->t);
     const size_t ss = sps_scalar_size(B->t);
     const double max_fill = opt->max_fill == 0.0 ? DIA_DEFAULT_MAX_FILL : opt->max_fill;
     if (!(max_fill > 0.0))
@@ -93,8 +93,8 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     sps_status st;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&dflag, (size_t)nflag * sizeof *dflag));
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&dmap, ((size_t)nflag + 1) * sizeof *dmap), done);
-    SPS_CHECK_GOTO(st, k->dia_mark(sps_ex(ctx), B->n, B->m, src->rowptr, src->col, dflag), done);
-    SPS_CHECK_GOTO(st, k->dia_scan(sps_ex(ctx), nflag, dflag, dmap), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->dia_mark(sps_ex(ctx), B->n, B->m, src->rowptr, src->col, dflag), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->dia_scan(sps_ex(ctx), nflag, dflag, dmap), done);
     SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&count, dmap + nflag, sizeof *count, "the DIA diagonal count"), done);
     const int64_t ndiag = *count;
 
@@ -113,7 +113,7 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 
     /* 3. the offsets */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->off, (size_t)ndiag * sizeof *L->off), done);
-    SPS_CHECK_GOTO(st, k->dia_offsets(sps_ex(ctx), B->n, nflag, dflag, dmap, L->off), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->dia_offsets(sps_ex(ctx), B->n, nflag, dflag, dmap, L->off), done);
 
     /* 4. the diagonals and the mask */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->dval, (size_t)ndiag * (size_t)B->n * ss), done);
@@ -180,7 +180,7 @@ static sps_status dia_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
 {
     dia_store *s = A->store;
     const dia_layout *L = &s->L;
-    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->off, s->dval, L->mask, a, x,
                                                           b, y);
 }

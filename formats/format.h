@@ -13,14 +13,16 @@ extern "C" {
 
 /* ------------------------------------------------------------------ host CSR */
 /** The interchange format: host memory, 0-based, columns sorted within rows, no
- *  duplicates, indices in range.  Values interleaved for complex. */
+ *  duplicates, indices in range.  Values interleaved for complex; a compound entry
+ *  is sps_entry_values(entry) consecutive scalars (blocks row-major). */
 typedef struct {
-    sps_index n, m;
+    sps_index n, m;     /* in entries (a block matrix of n x m blocks acts on m b-vectors) */
     int64_t nnz;
     sps_scalar t;
+    sps_entry_desc entry; /* zeroed: scalar */
     sps_index *rowptr;  /* n + 1 */
     sps_index *col;     /* nnz */
-    void *val;          /* nnz scalars of type t */
+    void *val;          /* nnz * sps_entry_values(entry) scalars of type t */
 } sps_csr_host;
 
 void sps_csr_host_free(sps_csr_host *c);
@@ -77,7 +79,8 @@ struct sps_matrix_s {
     sps_context ctx;
     const sps_format_ops *ops;
     sps_scalar t;
-    sps_index n, m;
+    sps_entry_desc entry;         /* the entry type (kernels: sps_mat_kernels_for) */
+    sps_index n, m;               /* in entries */
     int64_t nnz;
     sps_symmetry sym;
     void *store;                  /* format private */

@@ -84,7 +84,7 @@ static sps_status hola_to_csr(sps_matrix A, sps_csr_host *out)
 static sps_status hola_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     hola_store *s = A->store;
-    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     return (mode == SPS_OP_N ? k->hola_spmv : k->hola_spmvt)(sps_ex(A->ctx), A->n, A->m, A->nnz, s->base.rowptr, s->base.col,
                                                              s->base.val, s->npt, s->row_starts, a, x, b, y);
 }

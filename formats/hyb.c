@@ -90,7 +90,7 @@ static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 {
     (void)opt;
     sps_context ctx = B->ctx;
-    const sps_kernels *k = sps_kern(ctx, B->t);
+    const sps_mat_kernels *k = sps_kmat(ctx, B->t);
     const size_t ss = sps_scalar_size(B->t);
     hyb_store *s;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "HYB handle"));
@@ -98,7 +98,7 @@ static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     hyb_layout *L = &s->L;
 
     sps_index maxlen, *hist;
-    SPS_CHECK(sps_csr_rowlen_hist(ctx, B->t, B->n, src->rowptr, &maxlen, &hist));
+    SPS_CHECK(sps_csr_rowlen_hist(ctx, B->n, src->rowptr, &maxlen, &hist));
     L->K = hyb_width(B->n, maxlen, hist, &L->ntail);
     free(hist);
     L->ld = ((int64_t)B->n + HYB_LD_ALIGN - 1) / HYB_LD_ALIGN * HYB_LD_ALIGN;
@@ -112,7 +112,7 @@ static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 
     sps_index *tail_ptr;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&tail_ptr, ((size_t)B->n + 1) * sizeof *tail_ptr));
-    sps_status st = k->hyb_tail_ptr(sps_ex(ctx), B->n, src->rowptr, L->K, tail_ptr);
+    sps_status st = sps_kidx(ctx)->hyb_tail_ptr(sps_ex(ctx), B->n, src->rowptr, L->K, tail_ptr);
     if (st == SPS_OK)
         st = k->hyb_fill(sps_ex(ctx), B->n, src->rowptr, src->col, src->val, L->K, L->ld, tail_ptr, L->ell_col, s->ell_val,
                          L->tail_row, L->tail_col, s->tail_val);
@@ -180,7 +180,7 @@ static sps_status hyb_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
 {
     hyb_store *s = A->store;
     const hyb_layout *L = &s->L;
-    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     if (L->K > 0) {
         SPS_CHECK((mode == SPS_OP_N ? k->hyb_ell_spmv : k->hyb_ell_spmvt)(sps_ex(A->ctx), A->n, A->m, L->K, L->ld, L->ell_col,
                                                                            s->ell_val, a, x, b, y));

@@ -74,14 +74,14 @@ static sps_status jds_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 {
     (void)opt; /* sort_rows: JDS is always sorted */
     sps_context ctx = B->ctx;
-    const sps_kernels *k = sps_kern(ctx, B->t);
+    const sps_mat_kernels *k = sps_kmat(ctx, B->t);
     jds_store *s;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "JDS handle"));
     B->store = s; /* on failure the caller destroys B, freeing what was allocated */
     jds_layout *L = &s->L;
 
     sps_index maxlen, *hist, *ptr = NULL;
-    SPS_CHECK(sps_csr_rowlen_hist(ctx, B->t, B->n, src->rowptr, &maxlen, &hist));
+    SPS_CHECK(sps_csr_rowlen_hist(ctx, B->n, src->rowptr, &maxlen, &hist));
     L->ndiag = maxlen;
     sps_status st = sps_hmalloc(ctx, (void **)&ptr, ((size_t)maxlen + 1) * sizeof *ptr, "JDS diagonal pointers");
     if (st == SPS_OK) {
@@ -109,7 +109,7 @@ static sps_status jds_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     SPS_CHECK(sps_dmalloc(ctx, (void **)&L->perm, (size_t)B->n * sizeof(sps_index)));
     SPS_CHECK(sps_dmalloc(ctx, (void **)&L->jd_col, (size_t)B->nnz * sizeof(sps_index)));
     SPS_CHECK(sps_dmalloc(ctx, &s->jd_val, (size_t)B->nnz * sps_scalar_size(B->t)));
-    SPS_CHECK(k->jds_perm(sps_ex(ctx), B->n, src->rowptr, maxlen, L->perm));
+    SPS_CHECK(sps_kidx(ctx)->jds_perm(sps_ex(ctx), B->n, src->rowptr, maxlen, L->perm));
     return k->jds_fill(sps_ex(ctx), B->n, src->rowptr, src->col, src->val, L->perm, L->ndiag, L->jd_ptr, L->jd_col, s->jd_val);
 }
 
@@ -168,7 +168,7 @@ static sps_status jds_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
 {
     jds_store *s = A->store;
     const jds_layout *L = &s->L;
-    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     return (mode == SPS_OP_N ? k->jds_spmv : k->jds_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->long_row, L->perm, L->jd_ptr,
                                                           L->jd_col, s->jd_val, a, x, b, y);
 }

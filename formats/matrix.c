@@ -22,11 +22,18 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
     if (!ops)
         return sps_error(ctx, SPS_ERR_UNSUPPORTED, "format %d is not available in this build (available: %s)",
                          (int)fmt, sps_format_list());
+    /* every format's kernels come from the matrix family of the entry type */
+    if (!sps_mat_kernels_for(ctx->ex.be, csr->entry, csr->t))
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED,
+                         "%s entries: this build has no %s kernels for them on the %s backend (compound entries "
+                         "come with the block formats)",
+                         sps_entry_name(csr->entry), ops->name, ctx->ex.be->name);
     sps_matrix A;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle"));
     A->ctx = ctx;
     A->ops = ops;
     A->t = csr->t;
+    A->entry = csr->entry;
     A->n = csr->n;
     A->m = csr->m;
     A->nnz = csr->nnz;
@@ -113,6 +120,26 @@ sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const 
     return st;
 }
 
+sps_status sps_matrix_from_csr_entries(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                       const sps_index *col, const void *val, sps_entry_desc e, sps_scalar t,
+                                       sps_matrix *A)
+{
+    if (!ctx || !A) return SPS_ERR_ARG;
+    *A = NULL;
+    if (!sps_entry_valid(e))
+        return sps_error(ctx, SPS_ERR_ARG,
+                         "sps_matrix_from_csr_entries: invalid entry type (kind %d, block %d: blocks are 2..8)",
+                         (int)e.kind, e.block);
+    if (e.kind == SPS_ENTRY_SCALAR) return sps_matrix_from_csr(ctx, n, m, rowptr, col, val, t, A);
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr_entries: bad scalar type");
+    /* the matrix family has tables for scalar entries only until the compound-entry
+     * formats register theirs (sps_mat_kernels_for) */
+    return sps_error(ctx, SPS_ERR_UNSUPPORTED,
+                     "%s entries: this build has no kernels for them on the %s backend (compound entries come with "
+                     "the block formats)",
+                     sps_entry_name(e), ctx->ex.be->name);
+}
+
 /* Host CSR copy of any matrix. */
 sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h)
 {
@@ -179,6 +206,7 @@ sps_status sps_matrix_info(sps_matrix A, sps_matrix_info_t *info)
     info->cols = A->m;
     info->nnz = A->nnz;
     info->scalar = A->t;
+    info->entry = A->entry;
     info->format = A->ops->id;
     info->format_name = A->ops->name;
     info->symmetry = A->sym;

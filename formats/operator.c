@@ -39,6 +39,9 @@ static const sps_operator_vtbl mat_vtbl = {.apply = mat_apply, .apply_fused = ma
 sps_status sps_operator_from_matrix(sps_matrix A, sps_operator *out)
 {
     if (!A || !out) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_operator_from_matrix: NULL output") : SPS_ERR_ARG;
-    /* a format's products only queue work on the context's stream: capturable */
-    return sps_op_new(A->ctx, A->n, A->m, A->t, &mat_vtbl, A, SPS_OPF_CAPTURABLE, out);
+    /* n x m entries act on vectors of m * dim scalars (a quaternion matrix is a real
+     * operator of 4n); a format's products only queue work on the context's stream:
+     * capturable */
+    const sps_index d = (sps_index)sps_entry_dim(A->entry);
+    return sps_op_new(A->ctx, A->n * d, A->m * d, A->t, &mat_vtbl, A, SPS_OPF_CAPTURABLE, out);
 }

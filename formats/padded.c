@@ -68,11 +68,10 @@ static sps_status pad_geometry(sps_matrix B, const sps_pad_params *p, sps_pad_st
         L->slots = gp[1];
         return sps_dupload(B->ctx, (void **)&L->grp_ptr, gp, sizeof gp);
     }
-    const sps_kernels *k = sps_kern(B->ctx, B->t);
     int64_t *gp = NULL;
     SPS_CHECK(sps_dmalloc(B->ctx, (void **)&gp, ((size_t)L->ngroups + 1) * sizeof *gp));
     L->grp_ptr = gp; /* the store owns it */
-    SPS_CHECK(k->pad_group_ptr(sps_ex(B->ctx), L->ngroups, L->h, L->nstored, wd, gp));
+    SPS_CHECK(sps_kidx(B->ctx)->pad_group_ptr(sps_ex(B->ctx), L->ngroups, L->h, L->nstored, wd, gp));
     int64_t *total = NULL;
     SPS_CHECK(sps_ddownload(B->ctx, (void **)&total, L->grp_ptr + L->ngroups, sizeof *total, "the padded slot count"));
     L->slots = *total;
@@ -135,7 +134,7 @@ done:
 sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_params *p)
 {
     sps_context ctx = B->ctx;
-    const sps_kernels *k = sps_kern(ctx, B->t);
+    const sps_mat_kernels *k = sps_kmat(ctx, B->t);
     const sps_index n = B->n;
     sps_pad_store *s;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "padded matrix handle"));
@@ -170,12 +169,12 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
     sps_index *rl, *perm = NULL;
     SPS_CHECK(sps_dmalloc(ctx, (void **)&rl, (size_t)n * sizeof *rl));
     L->rl = rl;
-    SPS_CHECK(k->pad_rowlen(sps_ex(ctx), n, src->rowptr, NULL, rl));
+    SPS_CHECK(sps_kidx(ctx)->pad_rowlen(sps_ex(ctx), n, src->rowptr, NULL, rl));
     if (s->window) {
         SPS_CHECK(sps_dmalloc(ctx, (void **)&perm, (size_t)n * sizeof *perm));
         L->perm = perm;
-        SPS_CHECK(k->pad_sort_rows(sps_ex(ctx), n, s->window, rl, perm));
-        SPS_CHECK(k->pad_rowlen(sps_ex(ctx), n, src->rowptr, perm, rl));
+        SPS_CHECK(sps_kidx(ctx)->pad_sort_rows(sps_ex(ctx), n, s->window, rl, perm));
+        SPS_CHECK(sps_kidx(ctx)->pad_rowlen(sps_ex(ctx), n, src->rowptr, perm, rl));
     }
 
     /* 2. widths and column ranges per group (ELL: per chunk); their extremes to the host */
@@ -186,7 +185,7 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&wd, ((size_t)nq + 4) * sizeof *wd), done);
     if (p->kind != SPS_PAD_ELL && p->index_bits != 32)
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&lo, ((size_t)nq > 0 ? (size_t)nq : 1) * sizeof *lo), done);
-    SPS_CHECK_GOTO(st, k->pad_widths(sps_ex(ctx), n, chunk, rl, src->rowptr, L->perm, src->col, wd, lo), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->pad_widths(sps_ex(ctx), n, chunk, rl, src->rowptr, L->perm, src->col, wd, lo), done);
     SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&w, wd + nq, 4 * sizeof *w, "padded group widths"), done);
 
     /* 3. group pointers, column width, fill check */
@@ -218,7 +217,7 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
     else
         L->col = col;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->val, (size_t)L->slots * s->ew * sps_scalar_size(B->t)), done);
-    SPS_CHECK_GOTO(st, k->pad_scatter_col(sps_ex(ctx), *L, src->rowptr, src->col, col), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->pad_scatter_col(sps_ex(ctx), *L, src->rowptr, src->col, col), done);
     SPS_CHECK_GOTO(st, k->pad_scatter_val(sps_ex(ctx), *L, src->rowptr, src->val, s->ew, s->val), done);
 done:
     sps_dfree(ctx, wd);
@@ -295,7 +294,7 @@ done:
 sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     const sps_pad_store *s = A->store;
-    const sps_kernels *k = sps_kern(A->ctx, A->t);
+    const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     return (mode == SPS_OP_N ? k->pad_spmv : k->pad_spmvt)(sps_ex(A->ctx), s->L, s->val, a, x, b, y);
 }
 

@@ -28,7 +28,9 @@ typedef struct sps_backend_ops {
     sps_status (*copy)(sps_exec *ex, void *dst, const void *src, size_t bytes, sps_copy_kind kind);
     sps_status (*zero)(sps_exec *ex, void *p, size_t bytes);
     sps_status (*synchronize)(sps_exec *ex);
-    const sps_kernels *kernels;                         /* indexed by sps_scalar */
+    const sps_vec_kernels *vec;                         /* the vector family, indexed by sps_scalar */
+    const sps_mat_kernels *mat;                         /* the matrix family of scalar entries, by sps_scalar */
+    const sps_idx_kernels *idx;                         /* the index family */
     /* Optional (NULL where the backend's copies are synchronous anyway, the CPU):
      * fetch_begin queues a copy of `bytes` (<= SPS_FETCH_MAX_BYTES) of backend memory
      * into the backend's pinned staging after the work queued so far and returns at
@@ -70,6 +72,14 @@ static inline sps_status sps_exec_alloc(sps_exec *ex, void **p, size_t bytes)
 static inline void sps_exec_release(sps_exec *ex, void *p)
 {
     if (p) ex->be->release(ex, p);
+}
+
+/** The matrix family of entry type e and scalar t on backend be: NULL where this
+ *  build has no kernels for e (compound entries until issue 20 registers theirs). */
+static inline const sps_mat_kernels *sps_mat_kernels_for(const sps_backend_ops *be, sps_entry_desc e, sps_scalar t)
+{
+    if ((unsigned)t >= SPS_NUM_SCALARS) return NULL;
+    return e.kind == SPS_ENTRY_SCALAR ? &be->mat[t] : NULL;
 }
 
 #ifdef __cplusplus

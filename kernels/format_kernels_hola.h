@@ -46,9 +46,6 @@ static inline size_t sps_hola_row_starts_bytes(int64_t nnz, size_t scalar_bytes)
 
 /* X(P, S, name, args); see kernels/kernels.h.  npt: 4 or 8, normally sps_hola_npt(nnz, sizeof scalar). */
 #define SPS_KERNEL_LIST_HOLA(X, P, S)                                                                       \
-    /* row_starts (sps_hola_blocks(nnz, npt) + 1 entries) as above, from rowptr (n + 1, rowptr[n] = nnz) */ \
-    X(P, S, hola_row_starts, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,   \
-                              sps_index *row_starts))                                                      \
     /* y = a A x + b y (b == 0: y not read), A n x m in CSR; row_starts: the format's buffer, rewritten    \
        (the CPU multiplies by csr_spmv and does not touch it) */                                           \
     X(P, S, hola_spmv, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,     \

@@ -4,8 +4,8 @@
  * Build kernels turn a CSR matrix in backend memory (rowptr, col, val) into the
  * format's arrays, so a CUDA build never leaves the device except for the small
  * planning arrays the host needs to size the allocations (a row-length
- * histogram, the occupied-diagonal flags).  Index-only build kernels are
- * stamped per scalar type like every entry of the list; their type is unused.
+ * histogram, the occupied-diagonal flags).  The index-only build kernels are
+ * in kernels/index_kernels.h, once per backend.
  * Every output array is written completely (padding included): the caller never
  * needs to zero it.  Sizes that may exceed 2^31 (slots of a padded layout) are
  * int64_t. */
@@ -13,17 +13,7 @@
 #define SPS_FORMAT_KERNELS_OTHER_H
 
 #define SPS_KERNEL_LIST_OTHER(X, P, S)                                                                      \
-    /* ---- row-length statistics (JDS and HYB) */                                                         \
-    /* maxlen[0] = max_i (rowptr[i+1] - rowptr[i]), 0 when n == 0 (maxlen: one index in backend memory) */ \
-    X(P, S, jds_rowlen_max, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *maxlen))    \
-    /* hist[L] = number of rows of length L, L = 0..maxlen (maxlen + 1 entries) */                         \
-    X(P, S, jds_rowlen_hist, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen,     \
-                              sps_index *hist))                                                            \
     /* ---- JDS */                                                                                         \
-    /* perm[p] = the row of rank p when rows are sorted by decreasing length, equal lengths by            \
-       increasing row (a stable sort: the same permutation on every backend) */                           \
-    X(P, S, jds_perm, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen,            \
-                       sps_index *perm))                                                                   \
     /* jagged diagonal d holds entry d of permuted rows 0..len_d-1 at jd_ptr[d] + p */                      \
     X(P, S, jds_fill, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col,         \
                        const void *val, const sps_index *perm, sps_index ndiag, const sps_index *jd_ptr,   \
@@ -41,9 +31,6 @@
                         const void *x, sps_cplx b, void *y))                                               \
     /* ---- HYB: ELL part of width K, column-major with leading dimension ld (slot k*ld + i),             \
        padding column -1 / value 0; the entries of a row beyond K go to a COO tail */                      \
-    /* tail_ptr[i] = sum_{r < i} max(0, len_r - K), i = 0..n (n + 1 entries) */                            \
-    X(P, S, hyb_tail_ptr, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index K,             \
-                           sps_index *tail_ptr))                                                           \
     /* ELL slots (K * ld, rows n..ld-1 padding) and the tail (row, col, val) at tail_ptr[i].. */           \
     X(P, S, hyb_fill, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col,        \
                        const void *val, sps_index K, int64_t ld, const sps_index *tail_ptr,                \
@@ -58,15 +45,6 @@
                             sps_cplx b, void *y))                                                          \
     /* ---- DIA: diagonal d (offset off[d] = column - row, increasing) stored densely, slot d*n + i for    \
        row i; mask bit (d, i) = word d*ceil(n/32) + i/32, bit i%32, set for stored entries only */          \
-    /* flag[j - i + n - 1] = 1 for every entry (i, j), 0 elsewhere (n + m - 1 entries) */                  \
-    X(P, S, dia_mark, (sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,                 \
-                       const sps_index *col, sps_index *flag))                                             \
-    /* dmap[q] = flag[0] + ... + flag[q - 1], q = 0..nflag (nflag + 1 entries: dmap[nflag] = the         \
-       diagonals in use); the host reads dmap[nflag] next (a download: synchronised) */                    \
-    X(P, S, dia_scan, (sps_exec *ex, int64_t nflag, const sps_index *flag, sps_index *dmap))            \
-    /* off[dmap[q]] = q - (n - 1) for every q < nflag with flag[q] != 0 */                                 \
-    X(P, S, dia_offsets, (sps_exec *ex, sps_index n, int64_t nflag, const sps_index *flag,              \
-                          const sps_index *dmap, sps_index *off))                                          \
     /* dmap[j - i + n - 1] = d of the diagonal holding (i, j) (only read there); dval (ndiag * n) and     \
        mask written */                                                                                     \
     X(P, S, dia_fill, (sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,                 \

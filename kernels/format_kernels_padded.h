@@ -129,29 +129,6 @@ static inline SPS_PAD_HD int64_t sps_pad_row_base(const sps_pad_layout *L, sps_i
 
 /* X(P, S, name, args); see kernels/kernels.h. */
 #define SPS_KERNEL_LIST_PADDED(X, P, S)                                                                     \
-    /* rl[r] = rowptr[p+1] - rowptr[p], p = perm ? perm[r] : r, r < n */                                    \
-    X(P, S, pad_rowlen, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *perm,       \
-                         sps_index *rl))                                                                    \
-    /* perm: 0..n-1 sorted by decreasing len[] within windows of `window` rows, ties by row (stable) */     \
-    X(P, S, pad_sort_rows, (sps_exec *ex, sps_index n, sps_index window, const sps_index *len,           \
-                            sps_index *perm))                                                               \
-    /* nq = ceil(n/chunk) chunks of storage rows (row r: original row perm ? perm[r] : r, whose CSR        \
-     * columns are sorted, so its first and last entries are its smallest and largest column):           \
-     * w[q] = max(rl over chunk q), 0 for an empty chunk; lo[q] = the chunk's smallest column (0 when it  \
-     * has no entries); w[nq] = INT32_MAX - the smallest column of all, w[nq + 1] = the largest,          \
-     * w[nq + 2] = the largest span (largest - smallest column) of a chunk: -1 each when nnz = 0;         \
-     * w[nq + 3] = the largest w[q] (-1 when n = 0).  nq + 4 entries of w are written; lo may be NULL. */ \
-    X(P, S, pad_widths, (sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,                \
-                         const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,          \
-                         sps_index *w, sps_index *lo))                                                      \
-    /* gp[0] = 0, gp[g + 1] = gp[g] + w[g] min(h, nstored - g h), g < ngroups: the group pointers of    \
-     * SELL / RgCSR (groups of h storage rows, the last one of what is left) */                          \
-    X(P, S, pad_group_ptr, (sps_exec *ex, sps_index ngroups, sps_index h, sps_index nstored,            \
-                            const sps_index *w, int64_t *gp))                                               \
-    /* every slot of L (L.col, L.col16 ignored): L.cbase NULL: col is sps_index, the CSR column of the     \
-     * entry, -1 for padding; else col is uint16_t, column - cbase[group], SPS_PAD_COL16_PAD for padding */ \
-    X(P, S, pad_scatter_col, (sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,                   \
-                              const sps_index *src_col, void *col))                                         \
     /* val[slot*ew ..] for every slot of L: the CSR entry's ew scalars, zeros for padding */                \
     X(P, S, pad_scatter_val, (sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,                   \
                               const void *src_val, int ew, void *val))                                      \

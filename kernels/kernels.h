@@ -130,8 +130,6 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     X(P, S, csr_spmvt, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
                         const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x, \
                         sps_cplx b, void *y))                                                       \
-    /* row[k] = i for rowptr[i] <= k < rowptr[i+1] (COO's row array from CSR's; index only) */       \
-    X(P, S, coo_rows, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *row))     \
     /* y = a A x + b y, A in COO sorted by row (then column) */                                     \
     X(P, S, coo_spmv, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row, \
                        const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)) \
@@ -143,10 +141,21 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
 #include "kernels/solver_kernels.h"
 #include "kernels/format_kernels.h"
 
-#define SPS_KERNEL_LIST(X, P, S)     \
+#include "kernels/index_kernels.h"
+
+/* The three families.  A backend holds one table of each:
+ *   vector family  (BLAS-1 and the fused solver steps)   one table per scalar type;
+ *   matrix family  (SpMV and the formats' value kernels)  one table per scalar type
+ *                  for each entry type (sps_entry_desc: scalar today; the compound
+ *                  entries of issue 20 add their tables without touching these);
+ *   index family   (kernels/index_kernels.h)               one table.
+ * A quaternion matrix acting on a real vector of 4n entries takes its product from
+ * the matrix family of (quaternion, f64) and its vector work from (f64). */
+#define SPS_KERNEL_LIST_VEC(X, P, S) \
     SPS_KERNEL_LIST_BLAS1(X, P, S)   \
+    SPS_KERNEL_LIST_SOLVER(X, P, S)
+#define SPS_KERNEL_LIST_MAT(X, P, S) \
     SPS_KERNEL_LIST_SPMV(X, P, S)    \
-    SPS_KERNEL_LIST_SOLVER(X, P, S)  \
     SPS_KERNEL_LIST_FORMATS(X, P, S)
 
 /* ---------------------------------------------------------------- generated */
@@ -154,31 +163,50 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
 #define SPS_KNAME_(P, name, S) P##_##name##_##S
 
 #define SPS_KFIELD_(P, S, name, args) sps_status (*name) args;
-typedef struct sps_kernels {
-    SPS_KERNEL_LIST(SPS_KFIELD_, _, _)
-} sps_kernels;
+#define SPS_KIFIELD_(P, name, args) sps_status (*name) args;
+typedef struct sps_vec_kernels {
+    SPS_KERNEL_LIST_VEC(SPS_KFIELD_, _, _)
+} sps_vec_kernels;
+typedef struct sps_mat_kernels {
+    SPS_KERNEL_LIST_MAT(SPS_KFIELD_, _, _)
+} sps_mat_kernels;
+typedef struct sps_idx_kernels {
+    SPS_KERNEL_LIST_INDEX(SPS_KIFIELD_, _)
+} sps_idx_kernels;
 
 #define SPS_KPROTO_(P, S, name, args) sps_status SPS_KNAME(P, S, name) args;
 #define SPS_KINIT_(P, S, name, args) SPS_KNAME(P, S, name),
+#define SPS_KIPROTO_(P, name, args) sps_status P##_##name args;
+#define SPS_KIINIT_(P, name, args) P##_##name,
 
 /** Declare every kernel of backend P (e.g. sps_cpu) for suffix S (s, d, c, z). */
-#define SPS_DECLARE_KERNELS(P, S) SPS_KERNEL_LIST(SPS_KPROTO_, P, S)
-/** Initializer of an sps_kernels table, in list order, from backend P, suffix S. */
-#define SPS_KERNEL_TABLE(P, S) { SPS_KERNEL_LIST(SPS_KINIT_, P, S) }
+#define SPS_DECLARE_KERNELS(P, S) SPS_KERNEL_LIST_VEC(SPS_KPROTO_, P, S) SPS_KERNEL_LIST_MAT(SPS_KPROTO_, P, S)
+/** Initializers of the vector and matrix tables, in list order, from backend P, suffix S. */
+#define SPS_VEC_TABLE(P, S) { SPS_KERNEL_LIST_VEC(SPS_KINIT_, P, S) }
+#define SPS_MAT_TABLE(P, S) { SPS_KERNEL_LIST_MAT(SPS_KINIT_, P, S) }
+/** The index family of backend P: prototypes and table initializer. */
+#define SPS_DECLARE_INDEX_KERNELS(P) SPS_KERNEL_LIST_INDEX(SPS_KIPROTO_, P)
+#define SPS_IDX_TABLE(P) { SPS_KERNEL_LIST_INDEX(SPS_KIINIT_, P) }
 
 SPS_DECLARE_KERNELS(sps_cpu, s)
 SPS_DECLARE_KERNELS(sps_cpu, d)
 SPS_DECLARE_KERNELS(sps_cpu, c)
 SPS_DECLARE_KERNELS(sps_cpu, z)
-/** CPU tables indexed by sps_scalar. */
-extern const sps_kernels sps_cpu_kernels[SPS_NUM_SCALARS];
+SPS_DECLARE_INDEX_KERNELS(sps_cpu)
+/** CPU tables: vector and (scalar-entry) matrix families indexed by sps_scalar, the index family. */
+extern const sps_vec_kernels sps_cpu_vec_kernels[SPS_NUM_SCALARS];
+extern const sps_mat_kernels sps_cpu_mat_kernels[SPS_NUM_SCALARS];
+extern const sps_idx_kernels sps_cpu_idx_kernels;
 
 #ifdef SPS_HAVE_CUDA
 SPS_DECLARE_KERNELS(sps_cuda, s)
 SPS_DECLARE_KERNELS(sps_cuda, d)
 SPS_DECLARE_KERNELS(sps_cuda, c)
 SPS_DECLARE_KERNELS(sps_cuda, z)
-extern const sps_kernels sps_cuda_kernels[SPS_NUM_SCALARS];
+SPS_DECLARE_INDEX_KERNELS(sps_cuda)
+extern const sps_vec_kernels sps_cuda_vec_kernels[SPS_NUM_SCALARS];
+extern const sps_mat_kernels sps_cuda_mat_kernels[SPS_NUM_SCALARS];
+extern const sps_idx_kernels sps_cuda_idx_kernels;
 #endif
 
 #ifdef __cplusplus

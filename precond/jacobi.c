@@ -55,7 +55,7 @@ static sps_status jacobi_numeric(sps_precond P, sps_operator op, sps_matrix A)
     sps_cplx bad;
     SPS_CHECK(sps_matrix_diagonal(A, j->diag));
     SPS_CHECK(sps_dcopy(ctx, j->dinv, j->diag, bytes, SPS_COPY_H2D));
-    SPS_CHECK(sps_kern(ctx, t)->invert(sps_ex(ctx), P->op.n, j->dinv, j->slot, 0));
+    SPS_CHECK(sps_kvec(ctx, t)->invert(sps_ex(ctx), P->op.n, j->dinv, j->slot, 0));
     SPS_CHECK(sps_dcopy(ctx, &bad, j->slot, sizeof bad, SPS_COPY_D2H));
     if (!(bad.re > 0)) return SPS_OK;
     /* the host copy still holds the entry: say whether it is zero or not finite */
@@ -74,7 +74,7 @@ static sps_status jacobi_apply(sps_precond P, sps_op_mode mode, sps_vector x, sp
     (void)mode; /* a diagonal is its own transpose */
     const jacobi_store *j = P->data;
     /* y = (1/diag(A)) .* x */
-    return sps_kern(P->op.ctx, P->op.t)->pmul(sps_ex(P->op.ctx), P->op.n, j->dinv, x->data, y->data);
+    return sps_kvec(P->op.ctx, P->op.t)->pmul(sps_ex(P->op.ctx), P->op.n, j->dinv, x->data, y->data);
 }
 
 const sps_precond_method sps_precond_jacobi_method = {

@@ -819,6 +819,53 @@ static void test_vector_mtx(sps_scalar t)
     sps_context_clear_error(ctx);
 }
 
+/* Entry descriptors: dimensions, names, validity; the public API carries them
+ * (matrix info; sps_matrix_from_csr_entries refuses what has no kernels). */
+static void test_entries(void)
+{
+    const sps_entry_desc sc = sps_entry_scalar(), q = sps_entry_quaternion(), b3 = sps_entry_block(3);
+    TU_CHECK(sps_entry_valid(sc) && sps_entry_dim(sc) == 1 && sps_entry_values(sc) == 1 &&
+                 strcmp(sps_entry_name(sc), "scalar") == 0,
+             "scalar entry: dim %d values %d name %s", sps_entry_dim(sc), sps_entry_values(sc), sps_entry_name(sc));
+    TU_CHECK(sps_entry_valid(q) && sps_entry_dim(q) == 4 && sps_entry_values(q) == 4 &&
+                 strcmp(sps_entry_name(q), "quaternion") == 0,
+             "quaternion entry: dim %d values %d name %s", sps_entry_dim(q), sps_entry_values(q), sps_entry_name(q));
+    for (int b = 0; b <= 9; b++) {
+        const sps_entry_desc e = sps_entry_block(b);
+        const int ok = b >= 2 && b <= 8;
+        char want[16];
+        snprintf(want, sizeof want, "block%dx%d", b, b);
+        TU_CHECK(sps_entry_valid(e) == ok && sps_entry_dim(e) == (ok ? b : 0) && sps_entry_values(e) == (ok ? b * b : 0) &&
+                     strcmp(sps_entry_name(e), ok ? want : "?") == 0,
+                 "block %d: valid %d dim %d values %d name %s", b, sps_entry_valid(e), sps_entry_dim(e),
+                 sps_entry_values(e), sps_entry_name(e));
+    }
+    const sps_entry_desc zero = {0, 0};
+    TU_CHECK(sps_entry_valid(zero) && sps_entry_dim(zero) == 1, "a zeroed descriptor is the scalar entry");
+
+    /* 2 x 2 identity, as scalars and as the other entry types */
+    const sps_index rowptr[3] = {0, 1, 2}, col[2] = {0, 1};
+    const double val[2 * 16] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1};
+    sps_matrix A = NULL;
+    TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, sc, SPS_F64, &A) == SPS_OK && A, "scalar entries: %s",
+             sps_context_error(ctx));
+    sps_matrix_info_t info;
+    memset(&info, 0x5a, sizeof info);
+    TU_CHECK(A && sps_matrix_info(A, &info) == SPS_OK && info.entry.kind == SPS_ENTRY_SCALAR && info.rows == 2,
+             "info.entry of a scalar matrix: kind %d", (int)info.entry.kind);
+    sps_matrix_destroy(A);
+    A = (sps_matrix)1;
+    TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, b3, SPS_F64, &A) == SPS_ERR_UNSUPPORTED && !A &&
+                 strstr(sps_context_error(ctx), "block3x3"),
+             "block entries without kernels: %s", sps_context_error(ctx));
+    TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, q, SPS_F64, &A) == SPS_ERR_UNSUPPORTED && !A &&
+                 strstr(sps_context_error(ctx), "quaternion"),
+             "quaternion entries without kernels: %s", sps_context_error(ctx));
+    TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, sps_entry_block(9), SPS_F64, &A) == SPS_ERR_ARG &&
+                 !A && strstr(sps_context_error(ctx), "2..8"),
+             "invalid block size: %s", sps_context_error(ctx));
+}
+
 int main(void)
 {
     if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
@@ -835,6 +882,7 @@ int main(void)
     test_context();
     test_errors();
     test_names();
+    test_entries();
     test_vector_errors();
     const int sizes[4] = {0, 1, 7, 1000};
     for (int ti = 0; ti < 4; ti++) {

@@ -47,8 +47,8 @@ static void test_row_starts(const tu_shape *sh, const sps_index *d_rowptr)
         for (size_t b = 0; b < nrs; b++) hc[b] = RS_POISON;
         sps_index *d = gb_dalloc(nrs * sizeof *d);
         gb_upload(d, hc, nrs * sizeof *d);
-        const int okc = TU_OK(g_cpu, sps_cpu_kernels[SPS_F64].hola_row_starts(sps_ex(g_cpu), sh->n, sh->nnz, sh->rowptr, npt, hc));
-        const int okg = TU_OK(g_gpu, SPS_TEST_GPU_TABLE[SPS_F64].hola_row_starts(sps_ex(g_gpu), sh->n, sh->nnz, d_rowptr, npt, d));
+        const int okc = TU_OK(g_cpu, sps_cpu_idx_kernels.hola_row_starts(sps_ex(g_cpu), sh->n, sh->nnz, sh->rowptr, npt, hc));
+        const int okg = TU_OK(g_gpu, SPS_TEST_GPU_IDX.hola_row_starts(sps_ex(g_gpu), sh->n, sh->nnz, d_rowptr, npt, d));
         if (okc && okg) {
             gb_download(hg, d, nrs * sizeof *d);
             TU_CHECK(memcmp(hc, hg, nrs * sizeof *hc) == 0, "%s: hola_row_starts (npt %d) GPU differs from the CPU",
@@ -86,11 +86,11 @@ static void test_kernels(const tu_shape *sh, sps_scalar t, const sps_index *d_ro
                 for (size_t q = 0; q < nrs; q++) rsc[q] = RS_POISON;
                 sps_index *d_rs = gb_dalloc(nrs * sizeof *d_rs);
                 gb_upload(d_rs, rsc, nrs * sizeof *d_rs);
-                const sps_kernels *kc = &sps_cpu_kernels[t], *kg = &SPS_TEST_GPU_TABLE[t];
+                const sps_mat_kernels *kc = &sps_cpu_mat_kernels[t], *kg = &SPS_TEST_GPU_MAT[t];
                 void *yc = y.h; /* the CPU result overwrites the host copy of y0 */
                 int ok = TU_OK(g_gpu, (mode == SPS_OP_N ? kg->hola_spmv : kg->hola_spmvt)(
                                           sps_ex(g_gpu), sh->n, sh->m, sh->nnz, d_rowptr, d_col, val.d, npt, d_rs, a, x.d, b, y.d));
-                ok &= TU_OK(g_cpu, kc->hola_row_starts(sps_ex(g_cpu), sh->n, sh->nnz, sh->rowptr, npt, rsc));
+                ok &= TU_OK(g_cpu, sps_kidx(g_cpu)->hola_row_starts(sps_ex(g_cpu), sh->n, sh->nnz, sh->rowptr, npt, rsc));
                 ok &= TU_OK(g_cpu, (mode == SPS_OP_N ? kc->hola_spmv : kc->hola_spmvt)(
                                        sps_ex(g_cpu), sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));
                 if (ok) {
@@ -135,7 +135,7 @@ static void test_graph(const tu_shape *sh, sps_scalar t, const sps_index *d_rowp
         double *scale = tu_spmv_scales(&hv, (sps_op_mode)mode, x.h, &k, y.h);
         void *yc = gb_xmalloc((size_t)nout * ssz(t) + 1);
         sps_index *d_rs = gb_dalloc(sps_hola_row_starts_bytes(sh->nnz, ssz(t)));
-        const sps_kernels *kc = &sps_cpu_kernels[t], *kg = &SPS_TEST_GPU_TABLE[t];
+        const sps_mat_kernels *kc = &sps_cpu_mat_kernels[t], *kg = &SPS_TEST_GPU_MAT[t];
         void *graph = NULL;
         int ok = TU_OK(g_cpu, (mode == SPS_OP_N ? kc->hola_spmv : kc->hola_spmvt)(
                                   sps_ex(g_cpu), sh->n, sh->m, sh->nnz, sh->rowptr, sh->col, val.h, npt, NULL, a, x.h, b, yc));

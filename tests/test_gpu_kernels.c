@@ -95,22 +95,33 @@ static double red_tol(sps_scalar t, size_t n, double S)
 
 static int bits_equal(const void *a, const void *b, size_t bytes) { return bytes == 0 || memcmp(a, b, bytes) == 0; }
 
-#define GK(t) (&SPS_TEST_GPU_TABLE[t])
-#define CK(t) (&sps_cpu_kernels[t])
+#define GK(t) (&SPS_TEST_GPU_VEC[t])
+#define CK(t) (&sps_cpu_vec_kernels[t])
 #define RUN_OK(ctx, expr) TU_OK(ctx, expr)
 
 /* ------------------------------------------------------------------ table, backend */
 enum { IDX_s = SPS_F32, IDX_d = SPS_F64, IDX_c = SPS_C32, IDX_z = SPS_C64 };
-#define CHK_TABLE_(P, S, name, args)                                                                \
-    TU_CHECK(sps_cuda_kernels[IDX_##S].name == SPS_KNAME(P, S, name), "sps_cuda_kernels[%s].%s is not %s", #S, \
-             #name, "sps_cuda_" #name "_" #S);
+#define CHK_TABLE_(F, P, S, name, args)                                                            \
+    TU_CHECK(sps_cuda_##F##_kernels[IDX_##S].name == SPS_KNAME(P, S, name), "sps_cuda_" #F "_kernels[%s].%s is not %s", \
+             #S, #name, "sps_cuda_" #name "_" #S);
+#define CHK_VEC_(P, S, name, args) CHK_TABLE_(vec, P, S, name, args)
+#define CHK_MAT_(P, S, name, args) CHK_TABLE_(mat, P, S, name, args)
+#define CHK_IDX_(P, name, args)                                                                     \
+    TU_CHECK(sps_cuda_idx_kernels.name == P##_##name, "sps_cuda_idx_kernels.%s is not %s", #name, "sps_cuda_" #name);
 static void test_backend(void)
 {
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cuda, s)
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cuda, d)
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cuda, c)
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cuda, z)
-    TU_CHECK(sps_cuda_backend.kernels == sps_cuda_kernels, "cuda backend uses sps_cuda_kernels");
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, s)
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, d)
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, c)
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, z)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, s)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, d)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, c)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, z)
+    SPS_KERNEL_LIST_INDEX(CHK_IDX_, sps_cuda)
+    TU_CHECK(sps_cuda_backend.vec == sps_cuda_vec_kernels && sps_cuda_backend.mat == sps_cuda_mat_kernels &&
+                 sps_cuda_backend.idx == &sps_cuda_idx_kernels,
+             "cuda backend uses the sps_cuda_*_kernels tables");
     TU_CHECK(sps_context_backend(g_gpu) == SPS_BACKEND_CUDA, "backend is cuda");
     TU_CHECK(sps_context_cuda_stream(g_gpu) != NULL, "CUDA context has a stream");
     TU_CHECK(sps_context_cuda_stream(g_cpu) == NULL, "CPU context has no stream");
@@ -132,7 +143,7 @@ static void test_backend(void)
 /* ------------------------------------------------------------------ BLAS-1 */
 static void test_blas1(sps_scalar t, size_t n)
 {
-    const sps_kernels *G = GK(t), *C = CK(t);
+    const sps_vec_kernels *G = GK(t), *C = CK(t);
     const sps_index N = (sps_index)n;
     const size_t B = n * ssz(t);
     void *g;
@@ -329,7 +340,7 @@ static sps_bicgstab_slots bslots(void)
 
 static void test_solver_steps(sps_scalar t, size_t n)
 {
-    const sps_kernels *G = GK(t), *C = CK(t);
+    const sps_vec_kernels *G = GK(t), *C = CK(t);
     const sps_index N = (sps_index)n;
     const size_t B = n * ssz(t);
     void *g;
@@ -538,7 +549,7 @@ static void test_solver_steps(sps_scalar t, size_t n)
 /* ------------------------------------------------------------------ bit-reproducibility */
 static void test_determinism(sps_scalar t)
 {
-    const sps_kernels *G = GK(t);
+    const sps_vec_kernels *G = GK(t);
     const size_t n = g_small ? 70001 : 1000003;
     const sps_index N = (sps_index)n;
     gbuf x = gb_rand(t, n), y = gb_rand(t, n), p = gb_rand(t, n), q = gb_rand(t, n);

@@ -184,7 +184,7 @@ static void cg_iter_run(const hmat *A, sps_scalar t, const sps_index *drowptr, c
                         const void *r0,
                         void **pn, void **q, void **x, void **r, sps_cplx *slots)
 {
-    const sps_kernels *G = &SPS_TEST_GPU_TABLE[t];
+    const sps_mat_kernels *G = &SPS_TEST_GPU_MAT[t];
     const size_t N = (size_t)A->n;
     gbuf gpn = gb_nan(t, N), gq = gb_nan(t, N), gx = gb_from(t, N, x0), gr = gb_from(t, N, r0);
     sps_cplx *dslot = gb_dalloc(CI_N * sizeof(sps_cplx));
@@ -209,7 +209,7 @@ static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr,
                           const void *dval, const gbuf *z, const gbuf *po, const sps_cplx *coef, const void *xpn,
                           const void *hpn, const void *hq, const double *ps, const double *qs, double dtol)
 {
-    const sps_kernels *C = &sps_cpu_kernels[t];
+    const sps_vec_kernels *C = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)A->n, S = sps_scalar_size(t);
     const double eps = tu_eps(t);
     char what[200];
@@ -296,7 +296,7 @@ static void check_cg_iter(const hmat *A, sps_scalar t, const sps_index *drowptr,
 /* One matrix, one type: the four kernels, both beta cases, determinism. */
 static void run_matrix(const hmat *A, sps_scalar t, int check_bits)
 {
-    const sps_kernels *G = &SPS_TEST_GPU_TABLE[t], *C = &sps_cpu_kernels[t];
+    const sps_mat_kernels *G = &SPS_TEST_GPU_MAT[t], *C = &sps_cpu_mat_kernels[t];
     const size_t S = sps_scalar_size(t), nnz = (size_t)A->nnz;
     const sps_index maxrow = hm_maxrow(A); /* the hint the CSR format passes */
     void *val = vals_as(A, t);

@@ -14,13 +14,17 @@
 
 extern sps_context g_cpu, g_gpu;
 
-/* The CUDA kernel table; SPS_GPU_TEST_ON_CPU (a development aid: checks the
- * harness itself on a machine without a GPU) substitutes the CPU table and a
- * second CPU context. */
+/* The CUDA kernel tables (vector, matrix and index families); SPS_GPU_TEST_ON_CPU
+ * (a development aid: checks the harness itself on a machine without a GPU)
+ * substitutes the CPU tables and a second CPU context. */
 #ifdef SPS_GPU_TEST_ON_CPU
-#define SPS_TEST_GPU_TABLE sps_cpu_kernels
+#define SPS_TEST_GPU_VEC sps_cpu_vec_kernels
+#define SPS_TEST_GPU_MAT sps_cpu_mat_kernels
+#define SPS_TEST_GPU_IDX sps_cpu_idx_kernels
 #else
-#define SPS_TEST_GPU_TABLE sps_cuda_kernels
+#define SPS_TEST_GPU_VEC sps_cuda_vec_kernels
+#define SPS_TEST_GPU_MAT sps_cuda_mat_kernels
+#define SPS_TEST_GPU_IDX sps_cuda_idx_kernels
 #endif
 extern tu_rng g_rng;
 extern int g_small; /* SPS_GPU_TEST_SMALL set: small sizes only */

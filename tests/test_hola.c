@@ -44,7 +44,7 @@ static void check_row_starts(const tu_shape *sh)
         const sps_index nb = sps_hola_blocks(sh->nnz, npt);
         sps_index *rs = tu_xcalloc((size_t)nb + 1, sizeof *rs);
         for (sps_index b = 0; b <= nb; b++) rs[b] = -77; /* poison */
-        if (!TU_OK(ctx, sps_cpu_kernels[SPS_F64].hola_row_starts(sps_ex(ctx), sh->n, sh->nnz, sh->rowptr, npt, rs))) {
+        if (!TU_OK(ctx, sps_cpu_idx_kernels.hola_row_starts(sps_ex(ctx), sh->n, sh->nnz, sh->rowptr, npt, rs))) {
             free(rs);
             continue;
         }

@@ -124,22 +124,33 @@ static void check_val(const char *what, sps_scalar t, sps_index n, sps_cplx got,
 
 /* ------------------------------------------------------------------ kernel table */
 enum { IDX_s = SPS_F32, IDX_d = SPS_F64, IDX_c = SPS_C32, IDX_z = SPS_C64 };
-#define CHK_TABLE_(P, S, name, args)                                                               \
-    TU_CHECK(sps_cpu_kernels[IDX_##S].name == SPS_KNAME(P, S, name), "sps_cpu_kernels[%s].%s is not %s", \
+#define CHK_TABLE_(F, P, S, name, args)                                                            \
+    TU_CHECK(sps_cpu_##F##_kernels[IDX_##S].name == SPS_KNAME(P, S, name), "sps_cpu_" #F "_kernels[%s].%s is not %s", \
              #S, #name, "sps_cpu_" #name "_" #S);
+#define CHK_VEC_(P, S, name, args) CHK_TABLE_(vec, P, S, name, args)
+#define CHK_MAT_(P, S, name, args) CHK_TABLE_(mat, P, S, name, args)
+#define CHK_IDX_(P, name, args)                                                                     \
+    TU_CHECK(sps_cpu_idx_kernels.name == P##_##name, "sps_cpu_idx_kernels.%s is not %s", #name, "sps_cpu_" #name);
 static void test_table(void)
 {
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cpu, s)
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cpu, d)
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cpu, c)
-    SPS_KERNEL_LIST(CHK_TABLE_, sps_cpu, z)
-    TU_CHECK(sps_cpu_backend.kernels == sps_cpu_kernels, "cpu backend uses sps_cpu_kernels");
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, s)
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, d)
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, c)
+    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, z)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, s)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, d)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, c)
+    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, z)
+    SPS_KERNEL_LIST_INDEX(CHK_IDX_, sps_cpu)
+    TU_CHECK(sps_cpu_backend.vec == sps_cpu_vec_kernels && sps_cpu_backend.mat == sps_cpu_mat_kernels &&
+                 sps_cpu_backend.idx == &sps_cpu_idx_kernels,
+             "cpu backend uses the sps_cpu_*_kernels tables");
 }
 
 /* ------------------------------------------------------------------ BLAS-1 */
 static void test_fill_copy_scale(sps_scalar t, sps_index n)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_vec_kernels *K = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)n;
     lc *ref = xmalloc(N * sizeof *ref);
     long double *scale = xmalloc(N * sizeof *scale);
@@ -187,7 +198,7 @@ static void test_fill_copy_scale(sps_scalar t, sps_index n)
 
 static void test_axpby(sps_scalar t, sps_index n)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_vec_kernels *K = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)n;
     lc *ref = xmalloc(N * sizeof *ref);
     long double *scale = xmalloc(N * sizeof *scale);
@@ -230,7 +241,7 @@ static int other_slots_untouched(const sps_cplx *s, int k, int out)
 
 static void test_dot(sps_scalar t, sps_index n)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_vec_kernels *K = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)n;
     void *x = rand_vec(t, N), *y = rand_vec(t, N);
     sps_cplx slots[5];
@@ -273,7 +284,7 @@ static long double ref_nrm2(sps_scalar t, size_t n, const void *x)
 
 static void test_nrm2(sps_scalar t, sps_index n)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_vec_kernels *K = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)n;
     const double f = 4 * (sqrt((double)n) + 2);
     void *x = rand_vec(t, N);
@@ -340,7 +351,7 @@ done:
 
 static void test_pmul(sps_scalar t, sps_index n)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_vec_kernels *K = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)n;
     void *d = rand_vec(t, N), *x = rand_vec(t, N), *y = nan_vec(t, N);
     lc *ref = xmalloc(N * sizeof *ref);
@@ -361,7 +372,7 @@ static void test_pmul(sps_scalar t, sps_index n)
 /* axpy_s / xpay_s with coefficients sign * slots[num] / slots[den] (-1: 1). */
 static void test_slot_updates(sps_scalar t, sps_index n)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_vec_kernels *K = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)n;
     sps_cplx slots[4];
     for (int i = 0; i < 4; i++) {
@@ -402,7 +413,7 @@ static void test_slot_updates(sps_scalar t, sps_index n)
 
 static void test_invert(sps_scalar t, sps_index n)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_vec_kernels *K = &sps_cpu_vec_kernels[t];
     const size_t N = (size_t)n;
     void *d = xmalloc(N * ssz(t));
     for (size_t i = 0; i < N; i++) {
@@ -598,7 +609,7 @@ static const char *const kind_names[4] = {"csr_spmv", "csr_spmvt", "coo_spmv", "
 static sps_status run_spmv(spmv_kind kd, sps_scalar t, const pattern *p, const void *val, sps_cplx a, const void *x,
                            sps_cplx b, void *y)
 {
-    const sps_kernels *K = &sps_cpu_kernels[t];
+    const sps_mat_kernels *K = &sps_cpu_mat_kernels[t];
     switch (kd) {
     case K_CSR: return K->csr_spmv(sps_ex(g_ctx), p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
     case K_CSRT: return K->csr_spmvt(sps_ex(g_ctx), p->n, p->m, p->nnz, p->rowptr, p->col, val, -1, a, x, b, y);
@@ -689,8 +700,8 @@ static void test_determinism(sps_scalar t)
         sps_cplx d[3], r[3];
         for (int h = 0; h < 3; h++) {
             omp_set_num_threads(threads[h]);
-            sps_cpu_kernels[t].dot(sps_ex(g_ctx), n, x, y, d, h);
-            sps_cpu_kernels[t].nrm2(sps_ex(g_ctx), n, x, r, h);
+            sps_cpu_vec_kernels[t].dot(sps_ex(g_ctx), n, x, y, d, h);
+            sps_cpu_vec_kernels[t].nrm2(sps_ex(g_ctx), n, x, r, h);
         }
         TU_CHECK(memcmp(&d[0], &d[1], sizeof d[0]) == 0 && memcmp(&d[0], &d[2], sizeof d[0]) == 0,
                  "dot [%s n=%d] differs with 1/2/3 threads: %.17g %.17g %.17g", sps_scalar_name(t), (int)n, d[0].re,
@@ -766,7 +777,7 @@ static void test_merge_plan(sps_scalar t, const pattern *p)
     const size_t S = sps_scalar_size(t);
     const int64_t tiles = sps_csr_merge_tiles(p->n, p->nnz, S), tile = sps_csr_merge_tile(S);
     unsigned char *work = malloc(sps_csr_merge_bytes(p->n, p->nnz, S));
-    TU_CHECK(sps_cpu_kernels[t].csr_merge_plan(sps_ex(g_ctx), p->n, p->nnz, p->rowptr, work) == SPS_OK, "merge plan status");
+    TU_CHECK(sps_cpu_mat_kernels[t].csr_merge_plan(sps_ex(g_ctx), p->n, p->nnz, p->rowptr, work) == SPS_OK, "merge plan status");
     const sps_index *plan = (const sps_index *)work;
     int bad = 0;
     for (int64_t k = 0; k <= tiles && !bad; k++) {

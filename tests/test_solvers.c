@@ -924,7 +924,7 @@ static void test_kernels(void)
     const sps_index sizes[3] = {1, 37, 10007};
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];
-        const sps_kernels *K = sps_kern(g_ctx, t);
+        const sps_vec_kernels *K = sps_kvec(g_ctx, t);
         const size_t ss = sps_scalar_size(t);
         for (int zi = 0; zi < 3; zi++) {
             const sps_index n = sizes[zi];
@@ -1104,7 +1104,7 @@ static void test_kernel_determinism(void)
     const int maxthreads = omp_get_max_threads();
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];
-        const sps_kernels *K = sps_kern(g_ctx, t);
+        const sps_vec_kernels *K = sps_kvec(g_ctx, t);
         const size_t ss = sps_scalar_size(t), N = (size_t)n;
         void *v[6], *x = tu_xcalloc(N, ss), *r = tu_xcalloc(N, ss);
         for (int i = 0; i < 6; i++) {

@@ -9,7 +9,8 @@ if(SPS_HAVE_CUDA)
   target_include_directories(spbench PRIVATE ${_spbench_dir})
   target_compile_options(spbench PRIVATE $<$<COMPILE_LANGUAGE:C>:${SPS_WARN}>
                          $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
-  # spsolve_static brings OpenMP (the generators use it), zlib and the CUDA libraries
+  # spsolve_static brings OpenMP (the generators use it), zlib and the CUDA runtime;
+  # cuSPARSE and cuBLAS are spbench's own (the library does not link them)
   target_link_libraries(spbench PRIVATE spsolve_static CUDA::cusparse CUDA::cublas CUDA::cudart m)
 
   # Solver mode calls sps_solver_*: compile it in only once the library implements them

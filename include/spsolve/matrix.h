@@ -59,6 +59,8 @@ typedef struct {
     sps_backend backend;   /**< where the arrays live */
     int index_bits;        /**< bits of each stored entry's column index: 32, or 16 where ELL/SELL/RgCSR
                                 store offsets from a group's smallest column; 0 for DIA (none per entry) */
+    sps_entry_desc entry;  /**< the entry type: rows, cols and nnz count entries; a vector the matrix acts on
+                                has cols * sps_entry_dim(entry) scalars */
 } sps_matrix_info_t;
 
 /** Options for reading Matrix Market files. */
@@ -87,6 +89,16 @@ SPS_API sps_status sps_matrix_write_mtx(sps_matrix A, const char *path);
  *  naming the row.  val holds nnz = rowptr[n] scalars of type t. */
 SPS_API sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                        const sps_index *col, const void *val, sps_scalar t, sps_matrix *A);
+/** The same with compound entries: n x m entries of type e, val holding
+ *  sps_entry_values(e) scalars of type t per entry (blocks row-major, quaternions
+ *  w, x, y, z).  The matrix acts on vectors of m * sps_entry_dim(e) scalars of type
+ *  t.  An invalid e is SPS_ERR_ARG; an entry type the build has no kernels for is
+ *  SPS_ERR_UNSUPPORTED naming it (today every non-scalar type: the block and
+ *  quaternion kernels arrive with the compound-entry formats); the scalar entry
+ *  is sps_matrix_from_csr. */
+SPS_API sps_status sps_matrix_from_csr_entries(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                               const sps_index *col, const void *val, sps_entry_desc e,
+                                               sps_scalar t, sps_matrix *A);
 /** Build a CSR matrix from 0-based triplets (any order; duplicates summed). */
 SPS_API sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                        const sps_index *row, const sps_index *col, const void *val,

@@ -29,7 +29,7 @@ typedef enum {
     SPS_ERR_IO,            /**< file cannot be opened, read, written or renamed */
     SPS_ERR_PARSE,         /**< malformed input file; message is "file:line: what" */
     SPS_ERR_ALLOC,         /**< out of host or device memory; message names the bytes */
-    SPS_ERR_DEVICE,        /**< CUDA / cuSPARSE / cuBLAS failure, or no device */
+    SPS_ERR_DEVICE,        /**< CUDA failure, or no device */
     SPS_ERR_UNSUPPORTED,   /**< operation not provided by this format/backend/type */
     SPS_ERR_NOT_CONVERGED, /**< solver reached maxit */
     SPS_ERR_BREAKDOWN,     /**< solver breakdown (e.g. CG p'Ap <= 0, BiCGSTAB rho = 0) */
@@ -42,6 +42,16 @@ typedef enum { SPS_F32 = 0, SPS_F64 = 1, SPS_C32 = 2, SPS_C64 = 3 } sps_scalar;
 
 /** Kind of matrix entry (compound entries come with the block formats). */
 typedef enum { SPS_ENTRY_SCALAR = 0, SPS_ENTRY_QUATERNION, SPS_ENTRY_BLOCK } sps_entry;
+
+/** The entry type of a matrix: a scalar, a dense b x b block (b = 2..8), or a
+ *  quaternion w + xi + yj + zk (Hamilton product, the entry on the left).  A matrix
+ *  of n x m entries acts on vectors of m * sps_entry_dim(e) scalars and is stored
+ *  with sps_entry_values(e) scalars per entry (blocks row-major, quaternions
+ *  w, x, y, z).  sps_entry_scalar() is the plain case. */
+typedef struct {
+    sps_entry kind;
+    int block;             /**< b for SPS_ENTRY_BLOCK; ignored for the others (a zeroed descriptor is the scalar one) */
+} sps_entry_desc;
 
 /** Where data lives and kernels run. AUTO picks CUDA when a GPU is usable. */
 typedef enum { SPS_BACKEND_CPU = 0, SPS_BACKEND_CUDA = 1, SPS_BACKEND_AUTO = 2 } sps_backend;
@@ -78,6 +88,21 @@ SPS_API sps_status sps_scalar_from_name(const char *name, sps_scalar *out);
 SPS_API size_t sps_scalar_size(sps_scalar s);
 /** Nonzero for c32/c64. */
 SPS_API int sps_scalar_is_complex(sps_scalar s);
+/** The scalar entry type {SPS_ENTRY_SCALAR, 1}. */
+SPS_API sps_entry_desc sps_entry_scalar(void);
+/** A b x b block entry type (any b; sps_entry_valid says whether it is one the library takes). */
+SPS_API sps_entry_desc sps_entry_block(int b);
+/** The quaternion entry type {SPS_ENTRY_QUATERNION, 4}. */
+SPS_API sps_entry_desc sps_entry_quaternion(void);
+/** Nonzero for the scalar entry, blocks of b = 2..8 and the quaternion. */
+SPS_API int sps_entry_valid(sps_entry_desc e);
+/** Scalars of a vector per matrix row or column: 1, b, 4 (0 when not valid). */
+SPS_API int sps_entry_dim(sps_entry_desc e);
+/** Scalars stored per entry: 1, b*b, 4 (0 when not valid). */
+SPS_API int sps_entry_values(sps_entry_desc e);
+/** "scalar", "block3x3", "quaternion", or "?". */
+SPS_API const char *sps_entry_name(sps_entry_desc e);
+
 /** Library version string, e.g. "0.1.0". */
 SPS_API const char *sps_version(void);
 

@@ -49,11 +49,23 @@ static sps_status cpu_sync(sps_exec *ex)
     return SPS_OK;
 }
 
-const sps_kernels sps_cpu_kernels[SPS_NUM_SCALARS] = {
-    SPS_KERNEL_TABLE(sps_cpu, s), SPS_KERNEL_TABLE(sps_cpu, d),
-    SPS_KERNEL_TABLE(sps_cpu, c), SPS_KERNEL_TABLE(sps_cpu, z)};
+const sps_vec_kernels sps_cpu_vec_kernels[SPS_NUM_SCALARS] = {
+    SPS_VEC_TABLE(sps_cpu, s), SPS_VEC_TABLE(sps_cpu, d), SPS_VEC_TABLE(sps_cpu, c), SPS_VEC_TABLE(sps_cpu, z)};
+const sps_mat_kernels sps_cpu_mat_kernels[SPS_NUM_SCALARS] = {
+    SPS_MAT_TABLE(sps_cpu, s), SPS_MAT_TABLE(sps_cpu, d), SPS_MAT_TABLE(sps_cpu, c), SPS_MAT_TABLE(sps_cpu, z)};
+const sps_idx_kernels sps_cpu_idx_kernels = SPS_IDX_TABLE(sps_cpu);
 
-const sps_backend_ops sps_cpu_backend = {"cpu",    cpu_init, cpu_fini,  cpu_alloc,       cpu_release,
-                                         cpu_copy, cpu_zero, cpu_sync, sps_cpu_kernels,
-                                         NULL,     NULL,     NULL,     NULL,
-                                         NULL,     NULL,     NULL};
+/* No asynchronous fetch or graphs: the CPU's work is done when a call returns. */
+const sps_backend_ops sps_cpu_backend = {
+    .name = "cpu",
+    .init = cpu_init,
+    .fini = cpu_fini,
+    .alloc = cpu_alloc,
+    .release = cpu_release,
+    .copy = cpu_copy,
+    .zero = cpu_zero,
+    .synchronize = cpu_sync,
+    .vec = sps_cpu_vec_kernels,
+    .mat = sps_cpu_mat_kernels,
+    .idx = &sps_cpu_idx_kernels,
+};

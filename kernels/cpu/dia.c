@@ -60,5 +60,26 @@ static sps_status offsets(sps_index n, int64_t nflag, const sps_index *flag, con
     return SPS_OK;
 }
 
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+sps_status sps_cpu_dia_mark(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col,
+                        sps_index *flag)
+{
+    (void)ex;
+    return mark(n, m, rowptr, col, flag);
+}
+
+sps_status sps_cpu_dia_scan(sps_exec *ex, int64_t nflag, const sps_index *flag, sps_index *dmap)
+{
+    (void)ex;
+    return scan(nflag, flag, dmap);
+}
+
+sps_status sps_cpu_dia_offsets(sps_exec *ex, sps_index n, int64_t nflag, const sps_index *flag, const sps_index *dmap,
+                           sps_index *off)
+{
+    (void)ex;
+    return offsets(n, nflag, flag, dmap, off);
+}
+
 #define SPS_TEMPLATE "kernels/cpu/dia.inc"
 #include "kernels/cpu/instantiate.h"

@@ -27,5 +27,12 @@ static sps_status tail_ptr_scan(sps_index n, const sps_index *rowptr, sps_index 
     return SPS_OK;
 }
 
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+sps_status sps_cpu_hyb_tail_ptr(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index K, sps_index *tail_ptr)
+{
+    (void)ex;
+    return tail_ptr_scan(n, rowptr, K, tail_ptr);
+}
+
 #define SPS_TEMPLATE "kernels/cpu/hyb.inc"
 #include "kernels/cpu/instantiate.h"

@@ -59,5 +59,23 @@ static sps_status perm_by_length(sps_exec *ex, sps_index n, const sps_index *row
     return SPS_OK;
 }
 
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+sps_status sps_cpu_jds_rowlen_max(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *maxlen)
+{
+    (void)ex;
+    return rowlen_max(n, rowptr, maxlen);
+}
+
+sps_status sps_cpu_jds_rowlen_hist(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *hist)
+{
+    (void)ex;
+    return rowlen_hist(n, rowptr, maxlen, hist);
+}
+
+sps_status sps_cpu_jds_perm(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen, sps_index *perm)
+{
+    return perm_by_length(ex, n, rowptr, maxlen, perm);
+}
+
 #define SPS_TEMPLATE "kernels/cpu/jds.inc"
 #include "kernels/cpu/instantiate.h"

@@ -123,41 +123,41 @@ static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr
     return SPS_OK;
 }
 
-#define SPS_PAD_INDEX_ENTRIES(S)                                                                                  \
-    sps_status sps_cpu_pad_rowlen_##S(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *perm, \
-                                      sps_index *rl)                                                              \
-    {                                                                                                             \
-        (void)ex;                                                                                                \
-        return pad_rowlen_impl(n, rowptr, perm, rl);                                                              \
-    }                                                                                                             \
-    sps_status sps_cpu_pad_sort_rows_##S(sps_exec *ex, sps_index n, sps_index window, const sps_index *len,    \
-                                         sps_index *perm)                                                         \
-    {                                                                                                             \
-        return pad_sort_rows_impl(ex, n, window, len, perm);                                                     \
-    }                                                                                                             \
-    sps_status sps_cpu_pad_widths_##S(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,         \
-                                      const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,   \
-                                      sps_index *w, sps_index *lo)                                                \
-    {                                                                                                             \
-        (void)ex;                                                                                                \
-        return pad_widths_impl(n, chunk, rl, rowptr, perm, src_col, w, lo);                                       \
-    }                                                                                                             \
-    sps_status sps_cpu_pad_group_ptr_##S(sps_exec *ex, sps_index ngroups, sps_index h, sps_index nstored,      \
-                                         const sps_index *w, int64_t *gp)                                         \
-    {                                                                                                             \
-        (void)ex;                                                                                                \
-        return pad_group_ptr_impl(ngroups, h, nstored, w, gp);                                                    \
-    }                                                                                                             \
-    sps_status sps_cpu_pad_scatter_col_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,            \
-                                           const sps_index *src_col, void *col)                                   \
-    {                                                                                                             \
-        (void)ex;                                                                                                \
-        return pad_scatter_col_impl(L, rowptr, src_col, col);                                                     \
-    }
-SPS_PAD_INDEX_ENTRIES(s)
-SPS_PAD_INDEX_ENTRIES(d)
-SPS_PAD_INDEX_ENTRIES(c)
-SPS_PAD_INDEX_ENTRIES(z)
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+sps_status sps_cpu_pad_rowlen(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *perm,
+                                  sps_index *rl)
+{
+    (void)ex;
+    return pad_rowlen_impl(n, rowptr, perm, rl);
+}
+
+sps_status sps_cpu_pad_sort_rows(sps_exec *ex, sps_index n, sps_index window, const sps_index *len,
+                                     sps_index *perm)
+{
+    return pad_sort_rows_impl(ex, n, window, len, perm);
+}
+
+sps_status sps_cpu_pad_widths(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,
+                                  const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,
+                                  sps_index *w, sps_index *lo)
+{
+    (void)ex;
+    return pad_widths_impl(n, chunk, rl, rowptr, perm, src_col, w, lo);
+}
+
+sps_status sps_cpu_pad_group_ptr(sps_exec *ex, sps_index ngroups, sps_index h, sps_index nstored,
+                                     const sps_index *w, int64_t *gp)
+{
+    (void)ex;
+    return pad_group_ptr_impl(ngroups, h, nstored, w, gp);
+}
+
+sps_status sps_cpu_pad_scatter_col(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,
+                                       const sps_index *src_col, void *col)
+{
+    (void)ex;
+    return pad_scatter_col_impl(L, rowptr, src_col, col);
+}
 
 #define SPS_TEMPLATE "kernels/cpu/padded.inc"
 #include "kernels/cpu/instantiate.h"

@@ -12,5 +12,12 @@ static sps_status coo_rows_fill(sps_index n, const sps_index *rowptr, sps_index 
     return SPS_OK;
 }
 
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+sps_status sps_cpu_coo_rows(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *row)
+{
+    (void)ex;
+    return coo_rows_fill(n, rowptr, row);
+}
+
 #define SPS_TEMPLATE "kernels/cpu/spmv.inc"
 #include "kernels/cpu/instantiate.h"

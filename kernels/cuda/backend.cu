@@ -356,7 +356,23 @@ static void cuda_graph_destroy(sps_exec *ex, void *graph)
     free(h);
 }
 
-const sps_backend_ops sps_cuda_backend = {"cuda",    cuda_init, cuda_fini, cuda_alloc,      cuda_release,
-                                          cuda_copy, cuda_zero, cuda_sync, sps_cuda_kernels,
-                                          cuda_fetch_begin, cuda_fetch_wait, cuda_capture_begin, cuda_capture_end,
-                                          cuda_graph_launch, cuda_graph_destroy, cuda_fetch_arm};
+const sps_backend_ops sps_cuda_backend = {
+    .name = "cuda",
+    .init = cuda_init,
+    .fini = cuda_fini,
+    .alloc = cuda_alloc,
+    .release = cuda_release,
+    .copy = cuda_copy,
+    .zero = cuda_zero,
+    .synchronize = cuda_sync,
+    .vec = sps_cuda_vec_kernels,
+    .mat = sps_cuda_mat_kernels,
+    .idx = &sps_cuda_idx_kernels,
+    .fetch_begin = cuda_fetch_begin,
+    .fetch_wait = cuda_fetch_wait,
+    .capture_begin = cuda_capture_begin,
+    .capture_end = cuda_capture_end,
+    .graph_launch = cuda_graph_launch,
+    .graph_destroy = cuda_graph_destroy,
+    .fetch_arm = cuda_fetch_arm,
+};

@@ -28,10 +28,15 @@
  *   2. csr_merge_fixup_kernel, one thread per tile: where the tile's first row
  *      began in an earlier tile and ends in this one, sums tail[] of the tiles
  *      before it (in tile order) and head[tile], and writes y.
- *   Measured (H100, spbench 2026-11-23, against the best cuSPARSE CSR kernel):
- *   powerlaw-2M f64 0.92x (row groups: 0.72x), f32 0.94x (0.82x); on regular rows
- *   the row groups win (f64 banded-s1e3 0.95x vs 0.77x, poisson3d-128 1.15x vs
- *   0.87x, stencil27b3-40 1.05x vs 0.84x): hence CSR's auto rule (formats/csr.c).
+ *   Measured (H100, read flush, spbench 2026-11-25,
+ *   bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-formats.md): powerlaw-2M f64 0.378 ms,
+ *   f32 0.352, against cuSPARSE CSR ALG1's 0.377 / 0.350 (1.00x / 0.99x).  The
+ *   last run that timed both schedules on every matrix (2026-11-23, before the
+ *   aligned tile loads; `bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-23-e-spmv-csr-f64.md`
+ *   at commit 6a30ace), f64 against the best cuSPARSE CSR kernel, merge path /
+ *   row groups: powerlaw-2M 0.93x / 0.72x (f32 0.95x / 0.82x); on regular rows the
+ *   row groups win: banded-s1e3 0.84x / 0.95x, poisson3d-128 0.90x / 1.14x,
+ *   stencil27b3-40 0.90x / 1.05x.  Hence CSR's auto rule (formats/csr.c).
  *   Deterministic: the tiles, the per-thread walks and the scan's tree depend on
  *   the matrix only; no atomics.  Traffic: the matrix once (rowptr once per tile
  *   border), x gathered, y written (+ read when b != 0), 2 scalars a tile. */

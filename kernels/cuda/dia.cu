@@ -174,15 +174,6 @@ static sps_status dia_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_ind
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_DIA_ENTRIES(S, T)                                                                                      \
-    extern "C" sps_status sps_cuda_dia_mark_##S(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,   \
-                                                const sps_index *col, sps_index *flag)                                \
-    { return dia_mark_impl(ex, n, m, rowptr, col, flag); }                                                           \
-    extern "C" sps_status sps_cuda_dia_scan_##S(sps_exec *ex, int64_t nflag, const sps_index *flag,              \
-                                                sps_index *dmap)                                                      \
-    { return sps_cu_scan_index(ex, flag, dmap, nflag, "DIA diagonal map"); }                                         \
-    extern "C" sps_status sps_cuda_dia_offsets_##S(sps_exec *ex, sps_index n, int64_t nflag,                       \
-                                                   const sps_index *flag, const sps_index *dmap, sps_index *off)      \
-    { return dia_offsets_impl(ex, n, nflag, flag, dmap, off); }                                                      \
     extern "C" sps_status sps_cuda_dia_fill_##S(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,   \
                                                 const sps_index *col, const void *val, const sps_index *dmap,         \
                                                 sps_index ndiag, void *dval, uint32_t *mask)                          \
@@ -197,3 +188,16 @@ static sps_status dia_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_ind
     { return dia_spmvt_impl<T>(ex, n, m, ndiag, off, dval, mask, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_DIA_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_dia_mark(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,
+                                            const sps_index *col, sps_index *flag)
+{ return dia_mark_impl(ex, n, m, rowptr, col, flag); }
+
+extern "C" sps_status sps_cuda_dia_scan(sps_exec *ex, int64_t nflag, const sps_index *flag,
+                                            sps_index *dmap)
+{ return sps_cu_scan_index(ex, flag, dmap, nflag, "DIA diagonal map"); }
+
+extern "C" sps_status sps_cuda_dia_offsets(sps_exec *ex, sps_index n, int64_t nflag,
+                                               const sps_index *flag, const sps_index *dmap, sps_index *off)
+{ return dia_offsets_impl(ex, n, nflag, flag, dmap, off); }

@@ -57,6 +57,13 @@
  *   search, no preprocessing), matrix reads are vectorised and coalesced, the
  *   row bookkeeping is 8 bytes of shared memory per thread, shared rows are
  *   combined on chip, and y is written once, coalesced.
+ * Measured (H100, read flush, spbench 2026-11-25, bench/results/hola.md and
+ *   bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-hola-csr.md): against
+ *   cuSPARSE's best CSR kernel, geometric mean over the nine matrices of >= 3e5
+ *   entries, SpMV 1.016x (f64) / 0.971x (f32), SpMV^T 0.930x / 0.982x; on
+ *   power-law rows SpMV^T 0.536 / 0.505 ms (powerlaw-2M f64 / f32) against 0.604
+ *   / 0.575 for the CSR row kernel's scatter, which is why CSR's SpMV^T takes
+ *   this kernel on irregular rows (formats/csr.c).
  * Traffic (S = sizeof(T), minimal model): kernel 1: (n + 1) 4 rowptr +
  *   4 (nblocks + 1) + y of the empty and boundary rows; kernel 2: nnz (4 + S)
  *   for the matrix, x gathered (>= m S), rowptr of each block's rows again (from
@@ -724,9 +731,6 @@ static sps_status hola_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_HOLA_ENTRIES(S, T)                                                                                     \
-    extern "C" sps_status sps_cuda_hola_row_starts_##S(sps_exec *ex, sps_index n, int64_t nnz,                     \
-                                                       const sps_index *rowptr, int npt, sps_index *row_starts)       \
-    { return hola_row_starts_impl<T>(ex, n, nnz, rowptr, npt, row_starts); }                                         \
     extern "C" sps_status sps_cuda_hola_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,              \
                                                  const sps_index *rowptr, const sps_index *col, const void *val,      \
                                                  int npt, sps_index *row_starts, sps_cplx a, const void *x,           \
@@ -739,3 +743,8 @@ static sps_status hola_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_
     { return hola_spmvt_impl<T>(ex, n, m, nnz, rowptr, col, val, npt, row_starts, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HOLA_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_hola_row_starts(sps_exec *ex, sps_index n, int64_t nnz,
+                                                   const sps_index *rowptr, int npt, sps_index *row_starts)
+{ return hola_row_starts_impl<float>(ex, n, nnz, rowptr, npt, row_starts); }

@@ -186,9 +186,6 @@ static sps_status hyb_ell_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_HYB_ENTRIES(S, T)                                                                                     \
-    extern "C" sps_status sps_cuda_hyb_tail_ptr_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,           \
-                                                    sps_index K, sps_index *tail_ptr)                                \
-    { return tail_ptr_impl(ex, n, rowptr, K, tail_ptr); }                                                           \
     extern "C" sps_status sps_cuda_hyb_fill_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,               \
                                                 const sps_index *col, const void *val, sps_index K, int64_t ld,      \
                                                 const sps_index *tail_ptr, sps_index *ell_col, void *ell_val,        \
@@ -204,3 +201,8 @@ static sps_status hyb_ell_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps
     { return hyb_ell_spmvt_impl<T>(ex, n, m, K, ld, ell_col, ell_val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HYB_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_hyb_tail_ptr(sps_exec *ex, sps_index n, const sps_index *rowptr,
+                                                sps_index K, sps_index *tail_ptr)
+{ return tail_ptr_impl(ex, n, rowptr, K, tail_ptr); }

@@ -390,15 +390,6 @@ static sps_status jds_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_ind
 
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_JDS_ENTRIES(S, T)                                                                                        \
-    extern "C" sps_status sps_cuda_jds_rowlen_max_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,            \
-                                                      sps_index *maxlen)                                                \
-    { return rowlen_max_impl(ex, n, rowptr, maxlen); }                                                                 \
-    extern "C" sps_status sps_cuda_jds_rowlen_hist_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,           \
-                                                       sps_index maxlen, sps_index *hist)                               \
-    { return rowlen_hist_impl(ex, n, rowptr, maxlen, hist); }                                                          \
-    extern "C" sps_status sps_cuda_jds_perm_##S(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen, \
-                                                sps_index *perm)                                                        \
-    { return perm_impl(ex, n, rowptr, maxlen, perm); }                                                                 \
     extern "C" sps_status sps_cuda_jds_fill_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,                  \
                                                 const sps_index *col, const void *val, const sps_index *perm,           \
                                                 sps_index ndiag, const sps_index *jd_ptr, sps_index *jd_col,            \
@@ -415,3 +406,16 @@ static sps_status jds_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_ind
     { return jds_spmvt_impl<T>(ex, n, m, ndiag, long_row, perm, jd_ptr, jd_col, jd_val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_JDS_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_jds_rowlen_max(sps_exec *ex, sps_index n, const sps_index *rowptr,
+                                                  sps_index *maxlen)
+{ return rowlen_max_impl(ex, n, rowptr, maxlen); }
+
+extern "C" sps_status sps_cuda_jds_rowlen_hist(sps_exec *ex, sps_index n, const sps_index *rowptr,
+                                                   sps_index maxlen, sps_index *hist)
+{ return rowlen_hist_impl(ex, n, rowptr, maxlen, hist); }
+
+extern "C" sps_status sps_cuda_jds_perm(sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen,
+                                            sps_index *perm)
+{ return perm_impl(ex, n, rowptr, maxlen, perm); }

@@ -40,14 +40,18 @@
  *       is stable, so ties stay in row order and the permutation equals the
  *       CPU's merge sort.  All build kernels are deterministic.
  *
- * Measured (H100, f64, SpMV / SpMV^T in ms; CSR = the vector-CSR kernel of spmv.cu):
- *   poisson3d:128 (2.1M rows, 14.6M nnz):   CSR 0.100/0.123, ELL 0.081/0.102,
- *       SELL-32 0.084/0.104, RgCSR-128 0.084/0.104
- *   81 entries a row (400k rows, 32.4M nnz): CSR 0.170/0.492, ELL 0.144/0.231,
- *       SELL-32 0.150/0.238, RgCSR-128 0.148/0.230
- *   power law (2M rows, 11.1M nnz, longest 20000): CSR 0.202/0.235,
- *       SELL-32 unsorted 0.522/0.533, sigma 1024 0.267/0.303, sigma 65536
- *       0.224/0.258, RgCSR-128 sorted 0.199/0.238 (ELL refused: 1400x fill)
+ * Measured (H100, f64, SpMV / SpMV^T in ms, default options; SpMV's % of copy
+ * bandwidth under the CSR traffic model, which 16-bit columns can pass; CSR =
+ * spmv.cu; read flush, spbench 2026-11-25,
+ * bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-formats.md):
+ *   poisson3d-128 (2.1M rows, 7 a row):   CSR 0.083/0.114, ELL 0.075/0.104,
+ *       SELL-32 0.069/0.100 (105 %), RgCSR-128 0.068/0.100 (106 %); cuSPARSE SELL 0.077
+ *   stencil27b3-40 (192k rows, 77 a row): CSR 0.075/0.111, ELL 0.069/0.176,
+ *       SELL-32 0.061/0.178 (99 %), RgCSR-128 0.061/0.181; cuSPARSE SELL 0.068
+ *   banded-s1e3-1M (22 a row):            CSR 0.126/0.322, ELL 0.098/0.299,
+ *       SELL-32 0.088/0.292 (107 %), RgCSR-128 0.087/0.293; cuSPARSE SELL 0.106
+ *   powerlaw-2M (mean 20, longest 10^4):  CSR 0.378/0.604, SELL-32 unsorted
+ *       1.106/1.478 (cuSPARSE SELL 2.954); ELL and RgCSR refuse it (fill)
  *
  * Traffic of SpMV (minimal model): slots touched by real entries x (c + sizeof T),
  * c = 2 with 16-bit columns (sps_pad_layout.col16), else 4, + n x 12 bytes (rl,
@@ -544,22 +548,6 @@ static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val
 /* ---------------------------------------------------------------- extern "C" entry points */
 /* The index kernels do not depend on the scalar type: the four entries share one instantiation. */
 #define SPS_CU_PAD_ENTRIES(S, T)                                                                                    \
-    extern "C" sps_status sps_cuda_pad_rowlen_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,           \
-                                                  const sps_index *perm, sps_index *rl)                            \
-    { return pad_rowlen_impl(ex, n, rowptr, perm, rl); }                                                          \
-    extern "C" sps_status sps_cuda_pad_sort_rows_##S(sps_exec *ex, sps_index n, sps_index window,               \
-                                                     const sps_index *len, sps_index *perm)                        \
-    { return pad_sort_rows_impl(ex, n, window, len, perm); }                                                      \
-    extern "C" sps_status sps_cuda_pad_widths_##S(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl, \
-                                                  const sps_index *rowptr, const sps_index *perm,                  \
-                                                  const sps_index *src_col, sps_index *w, sps_index *lo)           \
-    { return pad_widths_impl(ex, n, chunk, rl, rowptr, perm, src_col, w, lo); }                                   \
-    extern "C" sps_status sps_cuda_pad_group_ptr_##S(sps_exec *ex, sps_index ngroups, sps_index h,              \
-                                                     sps_index nstored, const sps_index *w, int64_t *gp)           \
-    { return pad_group_ptr_impl(ex, ngroups, h, nstored, w, gp); }                                                \
-    extern "C" sps_status sps_cuda_pad_scatter_col_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, \
-                                                       const sps_index *src_col, void *col)                        \
-    { return pad_scatter_col_impl(ex, L, rowptr, src_col, col); }                                                 \
     extern "C" sps_status sps_cuda_pad_scatter_val_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, \
                                                        const void *src_val, int ew, void *val)                     \
     { return pad_scatter_val_impl<T>(ex, L, rowptr, src_val, ew, val); }                                          \
@@ -571,3 +559,25 @@ static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val
     { return pad_spmvt_impl<T>(ex, L, val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_PAD_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_pad_rowlen(sps_exec *ex, sps_index n, const sps_index *rowptr,
+                                              const sps_index *perm, sps_index *rl)
+{ return pad_rowlen_impl(ex, n, rowptr, perm, rl); }
+
+extern "C" sps_status sps_cuda_pad_sort_rows(sps_exec *ex, sps_index n, sps_index window,
+                                                 const sps_index *len, sps_index *perm)
+{ return pad_sort_rows_impl(ex, n, window, len, perm); }
+
+extern "C" sps_status sps_cuda_pad_widths(sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,
+                                              const sps_index *rowptr, const sps_index *perm,
+                                              const sps_index *src_col, sps_index *w, sps_index *lo)
+{ return pad_widths_impl(ex, n, chunk, rl, rowptr, perm, src_col, w, lo); }
+
+extern "C" sps_status sps_cuda_pad_group_ptr(sps_exec *ex, sps_index ngroups, sps_index h,
+                                                 sps_index nstored, const sps_index *w, int64_t *gp)
+{ return pad_group_ptr_impl(ex, ngroups, h, nstored, w, gp); }
+
+extern "C" sps_status sps_cuda_pad_scatter_col(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,
+                                                   const sps_index *src_col, void *col)
+{ return pad_scatter_col_impl(ex, L, rowptr, src_col, col); }

@@ -3,6 +3,8 @@
  * link here instead of diverging silently. */
 #include "kernels/cuda/common.cuh"
 
-const sps_kernels sps_cuda_kernels[SPS_NUM_SCALARS] = {
-    SPS_KERNEL_TABLE(sps_cuda, s), SPS_KERNEL_TABLE(sps_cuda, d),
-    SPS_KERNEL_TABLE(sps_cuda, c), SPS_KERNEL_TABLE(sps_cuda, z)};
+const sps_vec_kernels sps_cuda_vec_kernels[SPS_NUM_SCALARS] = {
+    SPS_VEC_TABLE(sps_cuda, s), SPS_VEC_TABLE(sps_cuda, d), SPS_VEC_TABLE(sps_cuda, c), SPS_VEC_TABLE(sps_cuda, z)};
+const sps_mat_kernels sps_cuda_mat_kernels[SPS_NUM_SCALARS] = {
+    SPS_MAT_TABLE(sps_cuda, s), SPS_MAT_TABLE(sps_cuda, d), SPS_MAT_TABLE(sps_cuda, c), SPS_MAT_TABLE(sps_cuda, z)};
+const sps_idx_kernels sps_cuda_idx_kernels = SPS_IDX_TABLE(sps_cuda);

@@ -169,11 +169,9 @@ template <typename T, typename X> struct csr_dot_out {
     }
 };
 
-/* Matrix arrays and gathered vector through the read-only path (ldg_t).  Measured on
- * the H100 (2026-11-23) and dropped: L2 eviction hints (createpolicy evict-first on
- * the matrix arrays, or evict-last on x) were no consistent gain (+-5% per matrix,
- * either sign); ld.global.cs (evict-first in L1 too) was up to 2x slower, the groups
- * of a warp sharing the sectors of neighbouring rows through L1. */
+/* Matrix arrays and gathered vector through the read-only path (ldg_t), without
+ * cache-eviction hints: the hints measured gained nothing or lost
+ * (bench/results/csr-tuning-nvidia-h100-2026-11-23.md). */
 /* The vector the rows multiply: x itself (common.cuh) ... */
 template <typename T> using csr_x_plain = sps_cu_xplain<T>;
 /* ... or CG's new direction z + beta p_old, formed for every gathered column (every
@@ -280,18 +278,15 @@ __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_
  * H100, spbench 2026-11-23, against the direct form in the same run: f32
  * banded-s1e5 0.2028 -> 0.1777 ms, stencil27b3-40 0.0614 -> 0.0561;
  * f64 (K = 2) banded-s1e3 0.1428 -> 0.1358, banded-s1e5 0.2093 -> 0.1935,
- * poisson3d-128 0.0953 -> 0.0945.  Measured and dropped: ordinary loads for the
- * entries (f64 geomean 0.951 against 0.992 with no_allocate; f32 0.972 / 1.015);
- * K = 2 in f32 (0.984 against 0.987 in one run), K = 4 (0.861 f32, 0.934 f64:
- * 32 KB of shared memory a block; f32 K = 2 again in a later run: 0.987 against
- * 0.992); TPR shift 1 in f32 (smaller passes: 0.887, with K = 2 0.874); two
- * buffers and one barrier a pass (f32 0.967,
- * f64 K = 2 0.968); a contiguous slice of rows a block instead of strided passes
- * (f32 0.955, f64 0.995: the blocks resident on an SM then read far-apart rows;
- * without staging it gained in f32, 0.956 -> 0.980, and lost in f64, 0.994 ->
- * 0.968); the next pass's row bounds loaded before this pass stages its entries
- * (one dependent round trip fewer, 8 more registers: f32 geomean 1.007 -> 0.952,
- * f64 1.044 -> 0.950).  A pass whose entries exceed the buffer falls back to the
+ * poisson3d-128 0.0953 -> 0.0945.  Today (H100, read flush, spbench 2026-11-25,
+ * bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-formats.md), f64 / f32 ms against cuSPARSE
+ * CSR ALG1: poisson3d-128 0.0826 / 0.0518 (0.1062 / 0.0656), stencil27b3-40
+ * 0.0745 / 0.0510 (0.0839 / 0.0557), banded-s1e3 0.1263 / 0.0847 (0.1276 /
+ * 0.0797), banded-s1e5 0.1935 / 0.1764 (0.1925 / 0.1770).  The variants of this
+ * loop measured and dropped (ordinary loads, other K, smaller passes, two
+ * buffers, a contiguous slice of rows a block, the next pass's bounds loaded
+ * early) are in bench/results/csr-tuning-nvidia-h100-2026-11-23.md.
+ * A pass whose entries exceed the buffer falls back to the
  * direct loads for its rows; the medium and long rows (summed first, csr_for_long_rows) are
  * skipped but count towards the buffer, so a pass holding one usually falls back.
  * Products are rounded before the sum (no FMA), so staged and direct sums can
@@ -659,9 +654,8 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
 }
 
 /* Grid for the row kernels: enough threads for 32 per row at most, capped at 32
- * blocks per SM (the kernels are grid-stride whatever TPR turns out to be). */
-/* Measured and dropped (H100 2026-11-23): 16 blocks per SM, f32 geomean 1.004 ->
- * 0.998, f64 1.046 -> 1.036. */
+ * blocks per SM (the kernels are grid-stride whatever TPR turns out to be; a cap
+ * of 16 was slower: bench/results/csr-tuning-nvidia-h100-2026-11-23.md). */
 static unsigned csr_grid(sps_exec *ex, sps_index n) { return sps_cu_grid(ex, (int64_t)n * 32); }
 
 /* ---------------------------------------------------------------- COO */
@@ -1002,9 +996,6 @@ static sps_status coo_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t
                                                  const sps_index *rowptr, const sps_index *col, const void *val,    \
                                                  sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)  \
     { return csr_spmvt_impl<T>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                             \
-    extern "C" sps_status sps_cuda_coo_rows_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,              \
-                                                sps_index *row)                                                     \
-    { return coo_rows_impl(ex, n, rowptr, row); }                                                                  \
     extern "C" sps_status sps_cuda_coo_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,             \
                                                 const sps_index *row, const sps_index *col, const void *val,        \
                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                     \
@@ -1015,3 +1006,8 @@ static sps_status coo_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t
     { return coo_spmvt_impl<T>(ex, n, m, nnz, row, col, val, a, x, b, y); }
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_SPMV_ENTRIES)
+
+/* The index family (kernels/index_kernels.h): once, not per scalar type. */
+extern "C" sps_status sps_cuda_coo_rows(sps_exec *ex, sps_index n, const sps_index *rowptr,
+                                            sps_index *row)
+{ return coo_rows_impl(ex, n, rowptr, row); }

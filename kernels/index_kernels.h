@@ -1,0 +1,69 @@
+/* libspsolve — the index family: kernels that read and write only indices
+ * (row lengths, permutations, group pointers, column scatters, the row arrays
+ * of COO and Hola).  They do not depend on the scalar or the entry type, so
+ * each backend implements each of them once (sps_cpu_<name>, sps_cuda_<name>)
+ * and the backend holds one table of them (sps_backend_ops.idx), beside the
+ * vector family (by scalar) and the matrix family (by scalar and entry type)
+ * of kernels/kernels.h.  Conventions as in kernels/kernels.h. */
+#ifndef SPS_INDEX_KERNELS_H
+#define SPS_INDEX_KERNELS_H
+
+#include "kernels/format_kernels_padded.h" /* sps_pad_layout */
+
+/* X(P, name, args): P backend prefix. */
+#define SPS_KERNEL_LIST_INDEX(X, P)                                                                          \
+    /* ---- COO */                                                                                         \
+    /* row[k] = i for rowptr[i] <= k < rowptr[i+1] (COO's row array from CSR's; index only) */       \
+    X(P, coo_rows, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *row))     \
+    /* ---- Hola (and CSR's SpMV^T on irregular rows): npt 4 or 8 (kernels/format_kernels_hola.h) */      \
+    /* row_starts (sps_hola_blocks(nnz, npt) + 1 entries) as above, from rowptr (n + 1, rowptr[n] = nnz) */ \
+    X(P, hola_row_starts, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, int npt,   \
+                              sps_index *row_starts))                                                      \
+    /* ---- row-length statistics (JDS and HYB), JDS, HYB and DIA (kernels/format_kernels_other.h) */    \
+    /* maxlen[0] = max_i (rowptr[i+1] - rowptr[i]), 0 when n == 0 (maxlen: one index in backend memory) */ \
+    X(P, jds_rowlen_max, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index *maxlen))    \
+    /* hist[L] = number of rows of length L, L = 0..maxlen (maxlen + 1 entries) */                         \
+    X(P, jds_rowlen_hist, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen,     \
+                              sps_index *hist))                                                            \
+    /* perm[p] = the row of rank p when rows are sorted by decreasing length, equal lengths by            \
+       increasing row (a stable sort: the same permutation on every backend) */                           \
+    X(P, jds_perm, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index maxlen,            \
+                       sps_index *perm))                                                                   \
+    /* tail_ptr[i] = sum_{r < i} max(0, len_r - K), i = 0..n (n + 1 entries) */                            \
+    X(P, hyb_tail_ptr, (sps_exec *ex, sps_index n, const sps_index *rowptr, sps_index K,             \
+                           sps_index *tail_ptr))                                                           \
+    /* flag[j - i + n - 1] = 1 for every entry (i, j), 0 elsewhere (n + m - 1 entries) */                  \
+    X(P, dia_mark, (sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,                 \
+                       const sps_index *col, sps_index *flag))                                             \
+    /* dmap[q] = flag[0] + ... + flag[q - 1], q = 0..nflag (nflag + 1 entries: dmap[nflag] = the         \
+       diagonals in use); the host reads dmap[nflag] next (a download: synchronised) */                    \
+    X(P, dia_scan, (sps_exec *ex, int64_t nflag, const sps_index *flag, sps_index *dmap))            \
+    /* off[dmap[q]] = q - (n - 1) for every q < nflag with flag[q] != 0 */                                 \
+    X(P, dia_offsets, (sps_exec *ex, sps_index n, int64_t nflag, const sps_index *flag,              \
+                          const sps_index *dmap, sps_index *off))                                          \
+    /* ---- ELLPACK-R, SELL-C-sigma, RgCSR (kernels/format_kernels_padded.h) */                          \
+    /* rl[r] = rowptr[p+1] - rowptr[p], p = perm ? perm[r] : r, r < n */                                    \
+    X(P, pad_rowlen, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *perm,       \
+                         sps_index *rl))                                                                    \
+    /* perm: 0..n-1 sorted by decreasing len[] within windows of `window` rows, ties by row (stable) */     \
+    X(P, pad_sort_rows, (sps_exec *ex, sps_index n, sps_index window, const sps_index *len,           \
+                            sps_index *perm))                                                               \
+    /* nq = ceil(n/chunk) chunks of storage rows (row r: original row perm ? perm[r] : r, whose CSR        \
+     * columns are sorted, so its first and last entries are its smallest and largest column):           \
+     * w[q] = max(rl over chunk q), 0 for an empty chunk; lo[q] = the chunk's smallest column (0 when it  \
+     * has no entries); w[nq] = INT32_MAX - the smallest column of all, w[nq + 1] = the largest,          \
+     * w[nq + 2] = the largest span (largest - smallest column) of a chunk: -1 each when nnz = 0;         \
+     * w[nq + 3] = the largest w[q] (-1 when n = 0).  nq + 4 entries of w are written; lo may be NULL. */ \
+    X(P, pad_widths, (sps_exec *ex, sps_index n, sps_index chunk, const sps_index *rl,                \
+                         const sps_index *rowptr, const sps_index *perm, const sps_index *src_col,          \
+                         sps_index *w, sps_index *lo))                                                      \
+    /* gp[0] = 0, gp[g + 1] = gp[g] + w[g] min(h, nstored - g h), g < ngroups: the group pointers of    \
+     * SELL / RgCSR (groups of h storage rows, the last one of what is left) */                          \
+    X(P, pad_group_ptr, (sps_exec *ex, sps_index ngroups, sps_index h, sps_index nstored,            \
+                            const sps_index *w, int64_t *gp))                                               \
+    /* every slot of L (L.col, L.col16 ignored): L.cbase NULL: col is sps_index, the CSR column of the     \
+     * entry, -1 for padding; else col is uint16_t, column - cbase[group], SPS_PAD_COL16_PAD for padding */ \
+    X(P, pad_scatter_col, (sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,                   \
+                              const sps_index *src_col, void *col))
+
+#endif
