@@ -38,7 +38,8 @@ typedef struct sps_solver_method {
     /* Iterate on A x = b from the guess in x, on the workspace (ready, checked
      * arguments).  Starts with sps_sv_begin; every exit sets s->reason. */
     sps_status (*iterate)(struct sps_solver_s *s, sps_vector b, sps_vector x);
-    /* SPS_PRECOND_* flags a preconditioner must have for this method (CG: SYMMETRIC) */
+    /* SPS_PRECOND_* flags a preconditioner must have for this method (CG: SYMMETRIC;
+     * sps_solver_set_precond and sps_solver_solve check SYMMETRIC, the only one needed) */
     unsigned pc_needs;
 } sps_solver_method;
 
