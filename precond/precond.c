@@ -270,6 +270,8 @@ sps_status sps_precond_operator(sps_precond P, sps_operator *op)
 
 unsigned sps_precond_flags(sps_precond P) { return P ? P->flags : 0u; }
 
+int sps_precond_ready(sps_precond P) { return P && P->state == SPS_PC_READY; }
+
 const char *sps_precond_name(sps_precond P) { return P ? P->m->name : "?"; }
 
 void sps_precond_destroy(sps_precond P)
@@ -292,7 +294,6 @@ static sps_status none_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_
 const sps_precond_method sps_precond_none_method = {
     .type = SPS_PRECOND_NONE,
     .name = "none",
-    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC,
-    .identity = 1,
+    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC | SPS_PRECOND_IDENTITY,
     .apply = none_apply,
 };

@@ -24,13 +24,11 @@
 typedef struct sps_precond_method {
     sps_precond_type type;
     const char *name;
-    /* SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC: what M always is (the shell's
-     * come from its creator instead) */
+    /* SPS_PRECOND_*: what M always is (the shell's come from its creator instead);
+     * IDENTITY: M = I, solvers skip the application (z aliases r) */
     unsigned flags;
     /* setup reads the matrix entries (not only the operator): A must be given */
     int needs_entries;
-    /* M = I: solvers skip the application (z aliases r) */
-    int identity;
     /* the shape is fixed at creation (shell): setup and update only check it */
     int fixed_shape;
     /* Declared options (name, type, default, range, help), read by the option
@@ -80,5 +78,5 @@ sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned f
 /** M as an operator (apply: y = a M x + b y). */
 static inline sps_operator sps_pc_op(sps_precond P) { return &P->op; }
 /** Nonzero when P is absent or the identity. */
-static inline int sps_pc_is_identity(sps_precond P) { return !P || P->m->identity; }
+static inline int sps_pc_is_identity(sps_precond P) { return !P || (P->flags & SPS_PRECOND_IDENTITY); }
 #endif

@@ -22,7 +22,7 @@ enum { VR, VRHAT, VP, VV, VS, VT, VPH, VSH };
 
 static void bicgstab_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes)
 {
-    *nvec = sps_pc_is_identity(s->P) ? 6 : 8;
+    *nvec = !sps_sv_has_pc(s) ? 6 : 8;
     *nslots = NSLOTS;
     *host_bytes = 0;
 }

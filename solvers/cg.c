@@ -19,7 +19,7 @@ enum { VR, VP0, VP1, VQ, VZ };
 
 static void cg_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes)
 {
-    *nvec = sps_pc_is_identity(s->P) ? 4 : 5;
+    *nvec = !sps_sv_has_pc(s) ? 4 : 5;
     *nslots = NSLOTS;
     *host_bytes = 0;
 }

@@ -49,7 +49,7 @@ static gm_host host_views(struct sps_solver_s *s)
 static void gmres_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes)
 {
     const int m = s->restart;
-    *nvec = m + 1 + (sps_pc_is_identity(s->P) ? 0 : 1);
+    *nvec = m + 1 + (!sps_sv_has_pc(s) ? 0 : 1);
     *nslots = H0 + 2 * m;
     *host_bytes = ((size_t)(m + 1) * m + 3 * (size_t)m + 1) * sizeof(zc) + (size_t)m * sizeof(double);
 }

@@ -102,16 +102,25 @@ sps_status sps_solver_set_operator(sps_solver s, sps_operator A)
     return SPS_OK;
 }
 
-/* P (not NULL) suits the method: same context, the flags the method needs. */
+/* The operator of P (a borrowed view: M as an sps_operator). */
+static sps_operator pc_op(sps_precond P)
+{
+    sps_operator op = NULL;
+    (void)sps_precond_operator(P, &op); /* P is not NULL: cannot fail */
+    return op;
+}
+
+/* P (not NULL) suits the method: same context, the flags the method needs.  The
+ * solver sees a preconditioner through its public handle and its operator only. */
 static sps_status check_precond(sps_solver s, sps_precond P, const char *fn)
 {
-    if (P->op.ctx != s->ctx)
+    if (pc_op(P)->ctx != s->ctx)
         return sps_error(s->ctx, SPS_ERR_ARG, "%s: the preconditioner belongs to another context", fn);
-    if (s->method->pc_needs & SPS_PRECOND_SYMMETRIC & ~P->flags)
+    if (s->method->pc_needs & SPS_PRECOND_SYMMETRIC & ~sps_precond_flags(P))
         return sps_error(s->ctx, SPS_ERR_ARG,
                          "%s: %s needs a symmetric preconditioner (M SPD whenever A is) and preconditioner %s is not "
                          "flagged SPS_PRECOND_SYMMETRIC: use BiCGSTAB or GMRES, or flag it if M is symmetric",
-                         fn, s->method->title, P->m->name);
+                         fn, s->method->title, sps_precond_name(P));
     return SPS_OK;
 }
 
@@ -231,7 +240,7 @@ sps_status sps_sv_set_slots(struct sps_solver_s *s, int first, const double *v, 
 
 int sps_sv_capturable(struct sps_solver_s *s)
 {
-    return sps_op_capturable(s->A) && (!sps_sv_has_pc(s) || sps_op_capturable(sps_pc_op(s->P)));
+    return sps_op_capturable(s->A) && (!sps_sv_has_pc(s) || sps_op_capturable(pc_op(s->P)));
 }
 
 /* Queue an iteration; a regular one through its parity's graph where graphs apply. */
@@ -288,7 +297,7 @@ sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y)
 {
     /* y = M x */
     if (sps_sv_has_pc(s))
-        return sps_op_apply(sps_pc_op(s->P), SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y);
+        return sps_op_apply(pc_op(s->P), SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y);
     if (x == y) return SPS_OK;
     return sps_v_copy(x, y);
 }
@@ -462,16 +471,18 @@ static sps_status check_solve(sps_solver s, sps_vector b, sps_vector x)
     if (s->P) {
         sps_precond P = s->P;
         SPS_CHECK(check_precond(s, P, "sps_solver_solve"));
-        if (P->state != SPS_PC_READY)
+        if (!sps_precond_ready(P))
             return sps_error(ctx, SPS_ERR_ARG,
-                             "sps_solver_solve: preconditioner %s is not set up (sps_precond_setup%s)", P->m->name,
-                             P->state == SPS_PC_SYMBOLIC ? "; its last numeric step failed" : "");
-        if (P->op.t != A->t)
+                             "sps_solver_solve: preconditioner %s is not set up, or its last numeric step failed "
+                             "(sps_precond_setup, sps_precond_update)",
+                             sps_precond_name(P));
+        const sps_operator M = pc_op(P);
+        if (M->t != A->t)
             return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the preconditioner is %s, the operator is %s",
-                             sps_scalar_name(P->op.t), sps_scalar_name(A->t));
-        if (P->op.n != A->n)
+                             sps_scalar_name(M->t), sps_scalar_name(A->t));
+        if (M->n != A->n)
             return sps_error(ctx, SPS_ERR_ARG, "sps_solver_solve: the preconditioner has size %d, the operator %d x %d",
-                             (int)P->op.n, (int)A->n, (int)A->m);
+                             (int)M->n, (int)A->n, (int)A->m);
     }
     return SPS_OK;
 }

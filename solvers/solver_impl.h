@@ -15,7 +15,6 @@
 #ifndef SPS_SOLVER_IMPL_H
 #define SPS_SOLVER_IMPL_H
 #include "core/internal.h"
-#include "precond/precond_impl.h"
 
 enum {
     SPS_SLOT_BNORM = 0, /* ||b|| */
@@ -85,7 +84,10 @@ struct sps_solver_s {
 /** Work vector i of the method (a view: never pass it to sps_vector_destroy). */
 static inline sps_vector sps_sv_vec(struct sps_solver_s *s, int i) { return &s->vec[i]; }
 /** Nonzero when a preconditioner other than the identity is set. */
-static inline int sps_sv_has_pc(struct sps_solver_s *s) { return !sps_pc_is_identity(s->P); }
+static inline int sps_sv_has_pc(const struct sps_solver_s *s)
+{
+    return s->P && !(sps_precond_flags(s->P) & SPS_PRECOND_IDENTITY);
+}
 /** Nonzero when the operator and the preconditioner (if one is applied) may be
  *  recorded in a CUDA graph (SPS_OPF_CAPTURABLE): a shell's callback might
  *  synchronise, which capture forbids. */

@@ -12,7 +12,8 @@
  * capture only when the operator and the preconditioner are capturable).
  * Ends with "N passed, M failed". */
 #include "testutil.h"
-#include "solvers/solver_impl.h" /* sps_sv_capturable; precond_impl.h: the setup counters */
+#include "precond/precond_impl.h" /* the setup counters */
+#include "solvers/solver_impl.h" /* sps_sv_capturable */
 
 #include <math.h>
 #include <stdlib.h>
@@ -304,6 +305,7 @@ static void test_setup_update(void)
         TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
         TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC), "jacobi flags 0x%x",
                  sps_precond_flags(P));
+        TU_CHECK(!sps_precond_ready(P), "a new preconditioner is not ready");
         EXPECT_ERROR(sps_precond_apply(P, vx, vx), SPS_ERR_ARG, "jacobi is not set up");
         EXPECT_ERROR(sps_precond_setup(P, NULL, NULL), SPS_ERR_ARG, "needs an operator or a matrix");
         EXPECT_ERROR(sps_precond_setup(P, op1, NULL), SPS_ERR_ARG,
@@ -313,6 +315,7 @@ static void test_setup_update(void)
 
         /* setup: symbolic + numeric */
         TU_OK(g_ctx, sps_precond_setup(P, op1, A1));
+        TU_CHECK(sps_precond_ready(P), "ready after setup");
         TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 1, "%s: setup ran %d/%d steps", tn, P->nsymbolic, P->nnumeric);
         const void *store = P->data;
         check_apply(P, t, n, x, r1, "setup(op, A1)");
@@ -414,7 +417,7 @@ static void test_setup_arguments(void)
 
     /* none needs only the operator */
     TU_OK(g_ctx, sps_precond_new(g_ctx, "none", &P));
-    TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC), "none flags 0x%x",
+    TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC | SPS_PRECOND_IDENTITY), "none flags 0x%x",
              sps_precond_flags(P));
     TU_OK(g_ctx, sps_precond_setup(P, op, NULL));
     TU_OK(g_ctx, sps_precond_update(P, op, NULL));

@@ -38,9 +38,14 @@ enum {
     SPS_PRECOND_CAPTURABLE = 1u << 0,
     /** M is symmetric positive definite (Hermitian positive definite for complex
      *  types) whenever A is.  CG accepts only preconditioners that are. */
-    SPS_PRECOND_SYMMETRIC = 1u << 1
+    SPS_PRECOND_SYMMETRIC = 1u << 1,
+    /** M = I ("none"): solvers skip applying it. */
+    SPS_PRECOND_IDENTITY = 1u << 2
 };
 
+/** Nonzero when P is set up (sps_precond_setup, or the last sps_precond_update,
+ *  succeeded) and can be applied. */
+SPS_API int sps_precond_ready(sps_precond P);
 /** A preconditioner of the method `name` ("none", "jacobi"; an unknown name lists the
  *  available ones), not set up yet: give it to sps_precond_setup. */
 SPS_API sps_status sps_precond_new(sps_context ctx, const char *name, sps_precond *P);

@@ -1,0 +1,2 @@
+/* core may include kernels */
+#include "kernels/exec.h"

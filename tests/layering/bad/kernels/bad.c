@@ -1,0 +1,2 @@
+/* a kernel reaching into core: the layering test must reject it */
+#include "core/internal.h"

@@ -1,0 +1,50 @@
+# cmake -DROOT=<source tree> -P check.cmake
+# Checks the quoted includes of every source under ROOT's layer folders against
+# the rule of ../shared/ARCHITECTURE.md §3 (a layer includes only layers below
+# it; apps only the public headers).  Prints every violation as
+# "file:line: includes X: <layer> may include only ..." and fails if any.
+if(NOT ROOT)
+  message(FATAL_ERROR "usage: cmake -DROOT=<tree> -P check.cmake")
+endif()
+# layer -> the folders (of the repository root) its files may include from;
+# "spsolve" is the public API (include/spsolve), allowed everywhere
+set(allow_kernels kernels spsolve)
+set(allow_io io spsolve)
+set(allow_core core kernels spsolve)
+set(allow_formats formats core kernels io spsolve)
+set(allow_solvers solvers core spsolve)
+set(allow_precond precond formats core kernels spsolve)
+set(allow_apps spsolve)
+set(layers kernels io core formats solvers precond apps)
+
+set(bad 0)
+set(checked 0)
+foreach(layer ${layers})
+  file(GLOB_RECURSE files "${ROOT}/${layer}/*.c" "${ROOT}/${layer}/*.h" "${ROOT}/${layer}/*.cu"
+       "${ROOT}/${layer}/*.cuh" "${ROOT}/${layer}/*.inc")
+  foreach(f ${files})
+    math(EXPR checked "${checked} + 1")
+    file(STRINGS "${f}" lines)
+    set(ln 0)
+    foreach(line IN LISTS lines)
+      math(EXPR ln "${ln} + 1")
+      if(line MATCHES "^[ \t]*#[ \t]*include[ \t]*\"([^\"/]+)/[^\"]*\"")
+        set(dir "${CMAKE_MATCH_1}")
+        list(FIND allow_${layer} "${dir}" at)
+        if(at EQUAL -1)
+          file(RELATIVE_PATH rel "${ROOT}" "${f}")
+          string(REPLACE ";" ", " may "${allow_${layer}}")
+          message("${rel}:${ln}: includes ${dir}/: ${layer}/ may include only ${may}")
+          math(EXPR bad "${bad} + 1")
+        endif()
+      endif()
+    endforeach()
+  endforeach()
+endforeach()
+if(checked EQUAL 0)
+  message(FATAL_ERROR "layering: no source files under ${ROOT}")
+endif()
+if(bad GREATER 0)
+  message(FATAL_ERROR "layering: ${bad} include(s) reach above their layer (${checked} files checked)")
+endif()
+message("layering: ${checked} files, every include within its layer's rule")
