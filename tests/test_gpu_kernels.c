@@ -15,6 +15,7 @@
  * SPS_ERR_ALLOC naming the bytes and leaves the context usable; bad device
  * ordinal; the stream accessor.  Exit 77 (skipped) without a usable GPU. */
 #include "test_gpu_util.h"
+#include "kernel_tables.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -100,28 +101,9 @@ static int bits_equal(const void *a, const void *b, size_t bytes) { return bytes
 #define RUN_OK(ctx, expr) TU_OK(ctx, expr)
 
 /* ------------------------------------------------------------------ table, backend */
-enum { IDX_s = SPS_F32, IDX_d = SPS_F64, IDX_c = SPS_C32, IDX_z = SPS_C64 };
-#define CHK_TABLE_(F, P, S, name, args)                                                            \
-    TU_CHECK(sps_cuda_##F##_kernels[IDX_##S].name == SPS_KNAME(P, S, name), "sps_cuda_" #F "_kernels[%s].%s is not %s", \
-             #S, #name, "sps_cuda_" #name "_" #S);
-#define CHK_VEC_(P, S, name, args) CHK_TABLE_(vec, P, S, name, args)
-#define CHK_MAT_(P, S, name, args) CHK_TABLE_(mat, P, S, name, args)
-#define CHK_IDX_(P, name, args)                                                                     \
-    TU_CHECK(sps_cuda_idx_kernels.name == P##_##name, "sps_cuda_idx_kernels.%s is not %s", #name, "sps_cuda_" #name);
 static void test_backend(void)
 {
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, s)
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, d)
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, c)
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cuda, z)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, s)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, d)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, c)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cuda, z)
-    SPS_KERNEL_LIST_INDEX(CHK_IDX_, sps_cuda)
-    TU_CHECK(sps_cuda_backend.vec == sps_cuda_vec_kernels && sps_cuda_backend.mat == sps_cuda_mat_kernels &&
-                 sps_cuda_backend.idx == &sps_cuda_idx_kernels,
-             "cuda backend uses the sps_cuda_*_kernels tables");
+    TU_CHECK_KERNEL_TABLES(sps_cuda, sps_cuda_backend);
     TU_CHECK(sps_context_backend(g_gpu) == SPS_BACKEND_CUDA, "backend is cuda");
     TU_CHECK(sps_context_cuda_stream(g_gpu) != NULL, "CUDA context has a stream");
     TU_CHECK(sps_context_cuda_stream(g_cpu) == NULL, "CPU context has no stream");

@@ -9,6 +9,7 @@
  * Ends with "N passed, M failed". */
 #include "formats/format.h"
 #include "testutil.h"
+#include "kernel_tables.h"
 
 #include <float.h>
 #include <math.h>
@@ -123,28 +124,9 @@ static void check_val(const char *what, sps_scalar t, sps_index n, sps_cplx got,
 }
 
 /* ------------------------------------------------------------------ kernel table */
-enum { IDX_s = SPS_F32, IDX_d = SPS_F64, IDX_c = SPS_C32, IDX_z = SPS_C64 };
-#define CHK_TABLE_(F, P, S, name, args)                                                            \
-    TU_CHECK(sps_cpu_##F##_kernels[IDX_##S].name == SPS_KNAME(P, S, name), "sps_cpu_" #F "_kernels[%s].%s is not %s", \
-             #S, #name, "sps_cpu_" #name "_" #S);
-#define CHK_VEC_(P, S, name, args) CHK_TABLE_(vec, P, S, name, args)
-#define CHK_MAT_(P, S, name, args) CHK_TABLE_(mat, P, S, name, args)
-#define CHK_IDX_(P, name, args)                                                                     \
-    TU_CHECK(sps_cpu_idx_kernels.name == P##_##name, "sps_cpu_idx_kernels.%s is not %s", #name, "sps_cpu_" #name);
 static void test_table(void)
 {
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, s)
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, d)
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, c)
-    SPS_KERNEL_LIST_VEC(CHK_VEC_, sps_cpu, z)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, s)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, d)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, c)
-    SPS_KERNEL_LIST_MAT(CHK_MAT_, sps_cpu, z)
-    SPS_KERNEL_LIST_INDEX(CHK_IDX_, sps_cpu)
-    TU_CHECK(sps_cpu_backend.vec == sps_cpu_vec_kernels && sps_cpu_backend.mat == sps_cpu_mat_kernels &&
-                 sps_cpu_backend.idx == &sps_cpu_idx_kernels,
-             "cpu backend uses the sps_cpu_*_kernels tables");
+    TU_CHECK_KERNEL_TABLES(sps_cpu, sps_cpu_backend);
 }
 
 /* ------------------------------------------------------------------ BLAS-1 */
