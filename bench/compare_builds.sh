@@ -57,5 +57,5 @@ if [ "${SKIP_SOLVES:-0}" != 1 ]; then
   "$HERE/tests/solve_compare.sh" "$old_src/build-cmp/spsolve" "$new_src/build-cmp/spsolve" "${MATRIX_DIR:-}" \
     /tmp/solve-compare cuda >"$OUT/solves.log" 2>&1
   say "solves (cuda, bit for bit): $(tail -1 "$OUT/solves.log") in $(( $(date +%s) - t0 )) s"
-  grep DIFF "$OUT/solves.log" | head -10 >>"$S"
+  grep -E "^(DIFF|NOREPRO)" "$OUT/solves.log" | head -20 >>"$S"
 fi
