@@ -84,13 +84,7 @@ sps_status sps_op_new(sps_context ctx, sps_index n, sps_index m, sps_scalar t, c
 {
     sps_operator op;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&op, sizeof *op, "an operator handle"));
-    op->ctx = ctx;
-    op->n = n;
-    op->m = m;
-    op->t = t;
-    op->vt = vt;
-    op->impl = impl;
-    op->flags = flags;
+    *op = (struct sps_operator_s){.ctx = ctx, .n = n, .m = m, .t = t, .vt = vt, .impl = impl, .flags = flags};
     *out = op;
     return SPS_OK;
 }

@@ -31,22 +31,32 @@ static sps_status from_mm(sps_context ctx, sps_mm_data *d, sps_scalar t, sps_mat
     return st;
 }
 
-sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t, const sps_read_options *opt,
-                                    sps_matrix *A)
+/* The file and buffer readers differ only in their source: from a file `path`
+ * names it, from a buffer (from_buf) it is the buffer's name.  fn names the API
+ * call in errors. */
+static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, const char *path, const char *buf,
+                              size_t len, sps_scalar t, const sps_read_options *opt, sps_matrix *A)
 {
     if (!ctx || !A) return SPS_ERR_ARG;
     *A = NULL;
-    if (!path) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx: NULL path");
-    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx: bad scalar type");
+    if (from_buf ? !buf : !path) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL %s", fn, from_buf ? "buffer" : "path");
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "%s: bad scalar type", fn);
     sps_mm_options o = {opt ? opt->allow_nonfinite : 0};
     sps_mm_data d;
     memset(&d, 0, sizeof d);
     char err[1024];
-    sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
+    sps_status st = from_buf ? sps_mm_read_buffer(buf, len, path ? path : "<buffer>", &o, &d, err, sizeof err)
+                             : sps_mm_read_file(path, &o, &d, err, sizeof err);
     if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
     st = from_mm(ctx, &d, t, A);
     sps_mm_data_free(&d);
     return st;
+}
+
+sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t, const sps_read_options *opt,
+                                    sps_matrix *A)
+{
+    return read_matrix(ctx, "sps_matrix_read_mtx", 0, path, NULL, 0, t, opt, A);
 }
 
 sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A)
@@ -57,19 +67,7 @@ sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, 
 sps_status sps_matrix_read_mtx_buffer(sps_context ctx, const char *buf, size_t len, const char *name, sps_scalar t,
                                       const sps_read_options *opt, sps_matrix *A)
 {
-    if (!ctx || !A) return SPS_ERR_ARG;
-    *A = NULL;
-    if (!buf) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx_buffer: NULL buffer");
-    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_read_mtx_buffer: bad scalar type");
-    sps_mm_options o = {opt ? opt->allow_nonfinite : 0};
-    sps_mm_data d;
-    memset(&d, 0, sizeof d);
-    char err[1024];
-    sps_status st = sps_mm_read_buffer(buf, len, name ? name : "<buffer>", &o, &d, err, sizeof err);
-    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
-    st = from_mm(ctx, &d, t, A);
-    sps_mm_data_free(&d);
-    return st;
+    return read_matrix(ctx, "sps_matrix_read_mtx_buffer", 1, name, buf, len, t, opt, A);
 }
 
 sps_status sps_matrix_write_mtx(sps_matrix A, const char *path)

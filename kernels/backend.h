@@ -55,6 +55,8 @@ typedef struct sps_backend_ops {
     sps_status (*fetch_arm)(sps_exec *ex, const void *src, size_t bytes, int buf);
 } sps_backend_ops;
 #define SPS_FETCH_MAX_BYTES 4096
+/* The kernel families of backend P (sps_cpu, sps_cuda), in its sps_backend_ops. */
+#define SPS_BACKEND_FAMILIES(P) .vec = P##_vec_kernels, .mat = P##_mat_kernels, .idx = &P##_idx_kernels
 
 extern const sps_backend_ops sps_cpu_backend;
 #ifdef SPS_HAVE_CUDA

@@ -57,15 +57,8 @@ const sps_idx_kernels sps_cpu_idx_kernels = SPS_IDX_TABLE(sps_cpu);
 
 /* No asynchronous fetch or graphs: the CPU's work is done when a call returns. */
 const sps_backend_ops sps_cpu_backend = {
-    .name = "cpu",
-    .init = cpu_init,
-    .fini = cpu_fini,
-    .alloc = cpu_alloc,
-    .release = cpu_release,
-    .copy = cpu_copy,
-    .zero = cpu_zero,
+    .name = "cpu", .init = cpu_init, .fini = cpu_fini,
+    .alloc = cpu_alloc, .release = cpu_release, .copy = cpu_copy, .zero = cpu_zero,
     .synchronize = cpu_sync,
-    .vec = sps_cpu_vec_kernels,
-    .mat = sps_cpu_mat_kernels,
-    .idx = &sps_cpu_idx_kernels,
+    SPS_BACKEND_FAMILIES(sps_cpu),
 };

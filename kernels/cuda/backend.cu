@@ -357,17 +357,10 @@ static void cuda_graph_destroy(sps_exec *ex, void *graph)
 }
 
 const sps_backend_ops sps_cuda_backend = {
-    .name = "cuda",
-    .init = cuda_init,
-    .fini = cuda_fini,
-    .alloc = cuda_alloc,
-    .release = cuda_release,
-    .copy = cuda_copy,
-    .zero = cuda_zero,
+    .name = "cuda", .init = cuda_init, .fini = cuda_fini,
+    .alloc = cuda_alloc, .release = cuda_release, .copy = cuda_copy, .zero = cuda_zero,
     .synchronize = cuda_sync,
-    .vec = sps_cuda_vec_kernels,
-    .mat = sps_cuda_mat_kernels,
-    .idx = &sps_cuda_idx_kernels,
+    SPS_BACKEND_FAMILIES(sps_cuda),
     .fetch_begin = cuda_fetch_begin,
     .fetch_wait = cuda_fetch_wait,
     .capture_begin = cuda_capture_begin,
