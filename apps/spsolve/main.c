@@ -195,23 +195,24 @@ static int step_prepare_check(cli_run *r)
     return STEP_OK;
 }
 
-/* The storage format, with the format parameters (CSR -> CSR too when
- * --transpose explicit asks for A^T to be built and cached).  The symmetry the
+/* The storage format, with the format parameters (CSR -> CSR too when one
+ * differs from its default: --transpose explicit builds and caches A^T,
+ * --csr-kernel picks the SpMV).  The symmetry the
  * source declared is kept: a conversion need not carry it along. */
 static int step_convert(cli_run *r)
 {
     const cli_options *opt = &r->opt;
     const sps_symmetry declared = r->rep.info.symmetry;
     sps_status st;
-    if (opt->format != SPS_FMT_CSR || opt->fmt.transpose_explicit) {
+    if (opt->format != SPS_FMT_CSR || cli_format_options_changed(opt)) {
         sps_matrix B = NULL;
-        if ((st = sps_matrix_convert(r->A, opt->format, &opt->fmt, &B)) != SPS_OK) {
+        if ((st = sps_matrix_convert(r->A, opt->format, opt->fmt, &B)) != SPS_OK) {
             /* a padding refusal names max_fill: say how the CLI lifts it */
             const int refused = strstr(sps_context_error(r->ctx), "max_fill") != NULL;
             const int rc = fail(r->ctx, st, "format conversion failed");
-            if (refused)
-                fprintf(stderr, "spsolve: --max-fill X raises the limit (now %g); --force converts anyway\n",
-                        opt->fmt.max_fill);
+            double max_fill = 0;
+            if (refused && sps_options_get_value(opt->fmt, "max-fill", &max_fill) == SPS_OK)
+                fprintf(stderr, "spsolve: --max-fill X raises the limit (now %g); --force converts anyway\n", max_fill);
             return rc;
         }
         sps_matrix_destroy(r->A);
@@ -353,6 +354,7 @@ static void run_free(cli_run *r)
     sps_vector_destroy(r->b);
     sps_matrix_destroy(r->A);
     sps_context_destroy(r->ctx);
+    cli_options_free(&r->opt);
 }
 
 int main(int argc, char **argv)
