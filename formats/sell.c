@@ -33,7 +33,7 @@ static const sps_option_desc sell_options[] = {
     {.name = "slice-height", .type = SPS_OPT_INT, .def = "32", .min = 16, .max = 32, .choices = "16|32",
      .help = "rows per slice (C), 16 or 32"},
     {.name = "sort-window", .type = SPS_OPT_INT, .def = "0", .min = 0, .max = INT_MAX,
-     .help = "sort rows by decreasing length within windows of S rows (sigma); 0 or 1 = no sorting, else a "
+     .help = "sort rows by decreasing length within windows of N rows (sigma); 0 or 1 = no sorting, else a "
              "multiple of the slice height"},
     SPS_PAD_OPTIONS,
 };
