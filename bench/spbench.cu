@@ -256,7 +256,7 @@ static bool parse_int(const char *s, int lo, int hi, int *out)
 }
 
 /* Returns -1 to go on, else the exit status. */
-static sps_status format_of(const std::string &name, sps_format *id, sps_format_options *opt);
+static sps_status format_of(const std::string &name, sps_format *id, sps_options *opt);
 
 static int parse_options(int argc, char **argv, Options &o, bool &list_only)
 {
@@ -319,8 +319,10 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
                 if (o.formats.empty()) return bad("expected format names");
                 for (const std::string &f : o.formats) {
                     sps_format id;
-                    sps_format_options fo;
-                    if (format_of(f, &id, &fo) != SPS_OK) {
+                    sps_options fo = NULL;
+                    const sps_status fs = format_of(f, &id, &fo);
+                    sps_options_destroy(fo);
+                    if (fs != SPS_OK) {
                         fprintf(stderr, "spbench: --formats: unknown format '%s' (this build has: %s)\n", f.c_str(),
                                 sps_format_list());
                         return 2;
@@ -674,39 +676,46 @@ static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A
 }
 
 /* Our format `name` (format_of) built from the CSR matrix A already on the device
- * (sps_matrix_convert on the CUDA context, default sps_format_options but the
+ * (sps_matrix_convert on the CUDA context, the format's default options but the
  * CSR schedule of csr:rows / csr:merge).  Returns
  * false when the format refuses the matrix -- its padding would exceed max_fill
  * x nnz (formats/padded.c, formats/dia.c: SPS_ERR_ARG with a message naming
  * max_fill and the force option) -- with the library's message in why; throws on
  * any other failure. */
 /* A --formats entry: a format name, or csr:rows / csr:merge (CSR with its SpMV
- * schedule forced, sps_format_options.csr_kernel), or ell/sell/rgcsr:i32 / :i16
- * (the column index width forced, sps_format_options.index_bits). */
-static sps_status format_of(const std::string &name, sps_format *id, sps_format_options *opt)
+ * schedule forced, the option csr-kernel), or ell/sell/rgcsr:i32 / :i16 (the
+ * column index width forced, the option index-bits).  *opt: NULL (the defaults)
+ * or options for the caller to destroy. */
+static sps_status format_of(const std::string &name, sps_format *id, sps_options *opt)
 {
-    memset(opt, 0, sizeof *opt);
+    *opt = NULL;
     const size_t colon = name.find(':');
     if (colon == std::string::npos) return sps_format_by_name(name.c_str(), id);
     const std::string base = name.substr(0, colon), kind = name.substr(colon + 1);
+    const char *key = NULL, *value = NULL;
     if (base == "csr" && (kind == "rows" || kind == "merge")) {
-        opt->csr_kernel = kind == "rows" ? SPS_CSR_KERNEL_ROWS : SPS_CSR_KERNEL_MERGE;
-        *id = SPS_FMT_CSR;
-        return SPS_OK;
+        key = "csr-kernel";
+        value = kind.c_str();
+    } else if ((base == "ell" || base == "sell" || base == "rgcsr") && (kind == "i32" || kind == "i16")) {
+        key = "index-bits";
+        value = kind == "i32" ? "32" : "16";
+    } else {
+        return SPS_ERR_ARG;
     }
-    if ((base == "ell" || base == "sell" || base == "rgcsr") && (kind == "i32" || kind == "i16")) {
-        opt->index_bits = kind == "i32" ? 32 : 16;
-        return sps_format_by_name(base.c_str(), id);
-    }
-    return SPS_ERR_ARG;
+    sps_status st = sps_format_by_name(base.c_str(), id);
+    if (st == SPS_OK) st = sps_format_options_create(*id, opt);
+    if (st == SPS_OK) st = sps_options_set(*opt, key, value);
+    return st;
 }
 
 static bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &out, std::string &why)
 {
     sps_format id;
-    sps_format_options opt;
-    CK_SPS(b.ctx, format_of(name, &id, &opt));
-    const sps_status st = sps_matrix_convert(A, id, &opt, out.out());
+    sps_options opt = NULL;
+    const sps_status fs = format_of(name, &id, &opt);
+    const sps_status st = fs == SPS_OK ? sps_matrix_convert(A, id, opt, out.out()) : fs;
+    sps_options_destroy(opt);
+    CK_SPS(b.ctx, fs);
     if (st == SPS_OK) return true;
     const char *msg = sps_context_error(b.ctx);
     if (st == SPS_ERR_ARG && msg && strstr(msg, "max_fill") && strstr(msg, "force")) {

@@ -25,6 +25,32 @@ sps_status sps_error_at(sps_context ctx, sps_status st, const char *file, int li
 /** The sink every context installs in its sps_exec (sink = the context). */
 sps_status sps_context_error_sink(void *sink, sps_status st, const char *file, int line, const char *msg);
 
+/* ------------------------------------------------------------------ options */
+/** An owner's rules between its options: NULL when they hold, else the name of
+ *  the option that breaks one, with why ("expected 0 or 1 ... got 100"). */
+typedef const char *(*sps_options_rule_fn)(sps_options o, char *why, size_t len);
+struct sps_options_s {
+    const char *owner;            /* "sell", "gmres": for messages */
+    const sps_option_desc *desc;  /* the owner's declarations (static) */
+    int n;
+    sps_options_rule_fn rules;    /* NULL: none */
+    double *val;                  /* n parsed values: the set one, else the default */
+    char **given;                 /* n copies of the values set; NULL: default */
+    char err[512];
+};
+/** A macro's value as a string literal (a declared default from the constant the code uses). */
+#define SPS_STR_(x) #x
+#define SPS_STR(x) SPS_STR_(x)
+/** sps_options_create with the owner's rules (sps_options_check runs them). */
+sps_status sps_options_create_ruled(const char *owner, const sps_option_desc *desc, int n, sps_options_rule_fn rules,
+                                    sps_options *o);
+/** What implementations read: the parsed value of a declared option (set, else
+ *  its default).  INT, BOOL (0/1) and CHOICE (index of the word) by sps_opt_int,
+ *  REAL by sps_opt_num.  A name o does not declare reads 0 / NaN (tests walk
+ *  every table, so that is a bug caught there). */
+int sps_opt_int(sps_options o, const char *name);
+double sps_opt_num(sps_options o, const char *name);
+
 /* ------------------------------------------------------------------ context */
 struct sps_context_s {
     sps_exec ex;                  /* what kernels and the backend get: backend table, stream, state, error sink */

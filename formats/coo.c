@@ -35,7 +35,7 @@ static sps_status coo_start(sps_matrix B, const sps_index *rowptr, coo_store **o
 /* From CSR arrays in backend memory: rows by the backend, columns and values
  * copied on it (the CUDA build never leaves the device: 0.18 s through the host
  * on poisson3d-128 before). */
-static sps_status coo_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+static sps_status coo_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
     (void)opt;
     coo_store *s;
@@ -49,7 +49,7 @@ static sps_status coo_build(sps_matrix B, const sps_csr_store *src, const sps_fo
 
 /* From host CSR: only the row pointers are staged; columns and values are
  * uploaded straight into the store (no second copy of the matrix on the device). */
-static sps_status coo_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+static sps_status coo_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
     (void)opt;
     sps_index *rowptr = NULL;
@@ -95,7 +95,14 @@ static size_t coo_footprint(sps_matrix A, int64_t *stored)
     return (size_t)A->nnz * (2 * sizeof(sps_index) + sps_scalar_size(A->t));
 }
 
-const sps_format_ops sps_format_coo = {SPS_FMT_COO, "coo",
-                                       "coordinate triplets sorted by row: simple, robust to any row-length mix",
-                                       coo_from_csr, coo_to_csr, coo_build, coo_spmv, coo_footprint, coo_destroy, NULL, NULL, NULL,
-                                       NULL};
+const sps_format_ops sps_format_coo = {
+    .id = SPS_FMT_COO,
+    .name = "coo",
+    .summary = "coordinate triplets sorted by row: simple, robust to any row-length mix",
+    .from_csr = coo_from_csr,
+    .to_csr = coo_to_csr,
+    .from_backend_csr = coo_build,
+    .spmv = coo_spmv,
+    .footprint = coo_footprint,
+    .destroy = coo_destroy,
+};

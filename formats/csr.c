@@ -1,13 +1,15 @@
 /* CSR: row pointers, column indices, values, in backend memory.
  * SpMV: kernels csr_spmv / csr_spmvt (A^T applied without forming it).
- * With sps_format_options.transpose_explicit, A^T is built once (host counting
+ * With the option transpose explicit, A^T is built once (host counting
  * sort, uploaded beside A) and SpMV^T runs csr_spmv on it: deterministic on the
  * GPU too (the implicit csr_spmvt scatters with atomics there), for twice the
  * memory.
  * SpMV (op N) runs the row-group kernel or, for irregular row lengths, the
  * merge-path kernel (kernels/csr_merge.h) whose plan is built here once, on
- * the backend, from rowptr (sps_format_options.csr_kernel; auto: the longest
- * row above SPS_CSR_MERGE_RATIO x the average and 64 entries, on the GPU).
+ * the backend, from rowptr (the option csr-kernel; auto: the longest row above
+ * SPS_CSR_MERGE_RATIO x the average and 64 entries, on the GPU).  csr-kernel
+ * hola builds the hola format instead (formats/hola.c: the same arrays,
+ * Hola's nonzero-split kernels), which the registry also lists as "hola".
  * SpMV^T (op T, no cached A^T) on those same irregular rows runs Hola's SpMV^T
  * (kernels/cuda/hola.cu: every thread the same number of non-zeros, sorted
  * atomic scatter) with its row-starts buffer kept here, 4 bytes per 256 npt
@@ -19,6 +21,7 @@
  * GPU row kernels then skip their long-row pass where there are none. */
 #include "formats/csr_backend.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,27 +93,48 @@ static sps_index csr_longest_row(const sps_csr_host *h)
     return longest;
 }
 
-/* The merge path where asked, or (auto) on the GPU for irregular rows. */
-static int csr_wants_merge(sps_matrix B, const sps_csr_host *h, sps_index longest, const sps_format_options *opt)
+/* The words of csr-kernel are in sps_csr_kernel order. */
+static const sps_option_desc csr_options[] = {
+    {.name = "transpose", .type = SPS_OPT_CHOICE, .def = "implicit", .choices = "implicit|explicit",
+     .help = "SpMV^T by implicit (atomic scatter on the GPU) or explicit (A^T built once and cached: "
+             "deterministic, twice the memory); none of the solvers applies A^T yet"},
+    {.name = "csr-kernel", .type = SPS_OPT_CHOICE, .def = "auto", .choices = "auto|rows|merge|hola",
+     .help = "SpMV schedule on the GPU: auto (merge where the longest row exceeds 16x the average), rows, "
+             "merge, or hola (Hola's nonzero split: the hola format)"},
+};
+
+static const char *csr_rules(sps_options opt, char *why, size_t len)
 {
-    const int k = opt ? opt->csr_kernel : SPS_CSR_KERNEL_AUTO;
+    if (sps_opt_int(opt, "csr-kernel") != SPS_CSR_KERNEL_HOLA || !sps_opt_int(opt, "transpose")) return NULL;
+    snprintf(why, len, "hola keeps no A^T: use transpose implicit with it");
+    return "csr-kernel";
+}
+
+extern const sps_format_ops sps_format_hola;
+
+static const sps_format_ops *csr_resolve(sps_options opt)
+{
+    return sps_opt_int(opt, "csr-kernel") == SPS_CSR_KERNEL_HOLA ? &sps_format_hola : NULL;
+}
+
+/* The merge path where asked, or (auto) on the GPU for irregular rows. */
+static int csr_wants_merge(sps_matrix B, const sps_csr_host *h, sps_index longest, sps_options opt)
+{
+    const int k = sps_opt_int(opt, "csr-kernel");
     if (k != SPS_CSR_KERNEL_AUTO) return k == SPS_CSR_KERNEL_MERGE;
     if (B->ctx->backend != SPS_BACKEND_CUDA || h->n == 0) return 0;
     return longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)h->nnz / h->n);
 }
 
-static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
     csr_store *s;
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "CSR handle"));
     B->store = s;
     s->maxrow = csr_longest_row(h);
     s->tmaxrow = -1;
-    if (opt && (opt->csr_kernel < SPS_CSR_KERNEL_AUTO || opt->csr_kernel > SPS_CSR_KERNEL_MERGE))
-        return sps_error(B->ctx, SPS_ERR_ARG, "CSR: csr_kernel %d is not an sps_csr_kernel (0 auto, 1 rows, 2 merge)",
-                         opt->csr_kernel);
     SPS_CHECK(sps_csr_stage(B->ctx, h, &s->base));
-    if (opt && opt->transpose_explicit) SPS_CHECK(csr_build_transpose(B, h, s));
+    if (sps_opt_int(opt, "transpose")) SPS_CHECK(csr_build_transpose(B, h, s));
     if (csr_wants_merge(B, h, s->maxrow, opt)) {
         SPS_CHECK(sps_dmalloc(B->ctx, &s->merge, sps_csr_merge_bytes(h->n, h->nnz, sps_scalar_size(h->t))));
         SPS_CHECK(sps_kmat(B->ctx, h->t)->csr_merge_plan(sps_ex(B->ctx), h->n, h->nnz, s->base.rowptr, s->merge));
@@ -174,7 +198,20 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
            + (s && s->hola_rs ? sps_hola_row_starts_bytes(A->nnz, sps_scalar_size(A->t)) : 0);
 }
 
-const sps_format_ops sps_format_csr = {SPS_FMT_CSR, "csr",
-                                       "compressed sparse row: the general-purpose default",
-                                       csr_from_csr, csr_to_csr, NULL, csr_spmv, csr_footprint, csr_destroy,
-                                       csr_spmv_dot, csr_spmv_xpay_dot, csr_cg_iter, NULL};
+const sps_format_ops sps_format_csr = {
+    .id = SPS_FMT_CSR,
+    .name = "csr",
+    .summary = "compressed sparse row: the general-purpose default",
+    .options = csr_options,
+    .noptions = SPS_NOPTS(csr_options),
+    .rules = csr_rules,
+    .resolve = csr_resolve,
+    .from_csr = csr_from_csr,
+    .to_csr = csr_to_csr,
+    .spmv = csr_spmv,
+    .footprint = csr_footprint,
+    .destroy = csr_destroy,
+    .spmv_dot = csr_spmv_dot,
+    .spmv_xpay_dot = csr_spmv_xpay_dot,
+    .cg_iter = csr_cg_iter,
+};

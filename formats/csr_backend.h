@@ -36,9 +36,8 @@ static inline sps_status sps_csr_stage(sps_context ctx, const sps_csr_host *h, s
 
 /** from_csr (host CSR) of a format that builds from backend CSR: h staged, build(B, staged, opt),
  *  the staging freed (in stream order: after the build's queued kernels have read it). */
-static inline sps_status sps_csr_build_from_host(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt,
-                                                 sps_status (*build)(sps_matrix, const sps_csr_store *,
-                                                                     const sps_format_options *))
+static inline sps_status sps_csr_build_from_host(sps_matrix B, const sps_csr_host *h, sps_options opt,
+                                                 sps_status (*build)(sps_matrix, const sps_csr_store *, sps_options))
 {
     sps_csr_store src;
     SPS_CHECK(sps_csr_stage(B->ctx, h, &src));

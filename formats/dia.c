@@ -21,10 +21,10 @@
  *   this explode, so the build counts the diagonals first (a flag per possible
  *   diagonal and their prefix sum on the backend; the count to the host) and
  *   refuses, before allocating
- *   the diagonals, when ndiag * n > max_fill * nnz (max_fill default 10; 0
- *   means the default, a negative or NaN value is an error), with the number
- *   of diagonals, the projected entries and bytes, the fill factor and the
- *   suggestion to use hyb or sell; opt->force converts anyway.
+ *   the diagonals, when ndiag * n > max_fill * nnz (options max-fill, default
+ *   10, and force, dia_options), with the number of diagonals, the projected
+ *   entries and bytes, the fill factor and the suggestion to use hyb or sell;
+ *   force converts anyway.
  *   Footprint = ndiag * (4 + n s + 4 nw) bytes.
  * Kernels: one thread per row walking the diagonals (coalesced: slot d*n + i
  *   for consecutive i; the mask word is shared by 32 rows); SpMV^T one thread
@@ -40,8 +40,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define DIA_DEFAULT_MAX_FILL 10.0
 
 typedef struct {
     sps_index ndiag; /* stored diagonals */
@@ -71,15 +69,14 @@ static size_t dia_bytes(int64_t ndiag, sps_index n, sps_index nw, size_t ss)
     return (size_t)ndiag * (sizeof(sps_index) + (size_t)n * ss + (size_t)nw * sizeof(uint32_t));
 }
 
-static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+static const sps_option_desc dia_options[] = {SPS_FMT_OPT_MAX_FILL, SPS_FMT_OPT_FORCE};
+
+static sps_status dia_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
     sps_context ctx = B->ctx;
     const sps_mat_kernels *k = sps_kmat(ctx, B->t);
     const size_t ss = sps_scalar_size(B->t);
-    const double max_fill = opt->max_fill == 0.0 ? DIA_DEFAULT_MAX_FILL : opt->max_fill;
-    if (!(max_fill > 0.0))
-        return sps_error(ctx, SPS_ERR_ARG, "DIA: max_fill = %g; it must be positive (0 means the default, %g)",
-                         opt->max_fill, DIA_DEFAULT_MAX_FILL);
+    const double max_fill = sps_opt_num(opt, "max-fill");
     dia_store *s;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "DIA handle"));
     B->store = s; /* on failure the caller destroys B, freeing what was allocated */
@@ -101,7 +98,7 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     /* 2. the blow-up check, before the diagonals are allocated */
     const int64_t stored = ndiag * (int64_t)B->n;
     const size_t bytes = dia_bytes(ndiag, B->n, L->nw, ss);
-    if ((double)stored > max_fill * (double)B->nnz && !opt->force) {
+    if ((double)stored > max_fill * (double)B->nnz && !sps_opt_int(opt, "force")) {
         st = sps_error(ctx, SPS_ERR_ARG,
                        "DIA: %lld diagonals x %d rows = %lld stored entries (%zu bytes) for %lld nonzeros: fill factor "
                        "%.2f exceeds max_fill %g; use hyb or sell for this matrix (or set force to convert anyway)",
@@ -127,7 +124,7 @@ done: /* dflag and dmap are freed in stream order, after the offsets and the fil
     return st;
 }
 
-static sps_status dia_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+static sps_status dia_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
     return sps_csr_build_from_host(B, h, opt, dia_build);
 }
@@ -199,7 +196,17 @@ static int dia_index_bits(sps_matrix A)
     return 0;
 }
 
-const sps_format_ops sps_format_dia = {SPS_FMT_DIA, "dia",
-                                       "dense diagonals: banded and stencil matrices (refuses scattered patterns)",
-                                       dia_from_csr, dia_to_csr, dia_build, dia_spmv, dia_footprint, dia_destroy, NULL, NULL, NULL,
-                                       dia_index_bits};
+const sps_format_ops sps_format_dia = {
+    .id = SPS_FMT_DIA,
+    .name = "dia",
+    .summary = "dense diagonals: banded and stencil matrices (refuses scattered patterns)",
+    .options = dia_options,
+    .noptions = SPS_NOPTS(dia_options),
+    .from_csr = dia_from_csr,
+    .to_csr = dia_to_csr,
+    .from_backend_csr = dia_build,
+    .spmv = dia_spmv,
+    .footprint = dia_footprint,
+    .destroy = dia_destroy,
+    .index_bits = dia_index_bits,
+};

@@ -7,6 +7,8 @@
 
 #include "core/internal.h"
 
+#include <math.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -39,18 +41,36 @@ typedef struct sps_csr_store {
     void *val;
 } sps_csr_store;
 
+/** The options every format with a padding limit declares (formats/dia.c and the
+ *  padded family): entries of an sps_option_desc table. */
+#define SPS_FMT_OPT_MAX_FILL                                                                                         \
+    {.name = "max-fill", .type = SPS_OPT_REAL, .def = "10", .min = 1, .max = HUGE_VAL,                             \
+     .help = "refuse the conversion when the stored entries (padding included) would exceed X * nnz"}
+#define SPS_FMT_OPT_FORCE                                                                                            \
+    {.name = "force", .type = SPS_OPT_BOOL, .def = "false", .min = 0, .max = 1, .help = "convert even beyond max-fill"}
+
 typedef struct sps_format_ops {
     sps_format id;
     const char *name;
     const char *summary;                /* one line for --help */
+    /* The options the format reads (spsolve/options.h), and its rules between
+     * them (NULL: none).  The hooks below get a set made for these declarations,
+     * already checked, and read it with sps_opt_int / sps_opt_num. */
+    const sps_option_desc *options;
+    int noptions;
+    sps_options_rule_fn rules;
+    /* Optional: the format that builds a matrix of these options instead (CSR with
+     * csr-kernel hola is the hola format); NULL or returning NULL: this one.  That
+     * format's hooks get this format's options. */
+    const struct sps_format_ops *(*resolve)(sps_options opt);
     /* Build B->store from canonical host CSR (B's ctx, t, n, m, nnz are set). */
-    sps_status (*from_csr)(sps_matrix B, const sps_csr_host *csr, const sps_format_options *opt);
+    sps_status (*from_csr)(sps_matrix B, const sps_csr_host *csr, sps_options opt);
     /* Copy A back into canonical host CSR (allocates out). */
     sps_status (*to_csr)(sps_matrix A, sps_csr_host *out);
     /* Optional: build B->store from a CSR matrix already in backend memory, with
      * backend kernels (so a CUDA build never leaves the device; the same code runs
      * on the CPU backend).  sps_matrix_convert prefers it when the source is CSR. */
-    sps_status (*from_backend_csr)(sps_matrix B, const struct sps_csr_store *src, const sps_format_options *opt);
+    sps_status (*from_backend_csr)(sps_matrix B, const struct sps_csr_store *src, sps_options opt);
     /* y = a op(A) x + b y on backend pointers. */
     sps_status (*spmv)(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);
     /* Bytes of the stored format; *stored = entries stored including padding. */
@@ -88,9 +108,13 @@ struct sps_matrix_s {
 
 /** Host CSR copy of any matrix (allocates h; freed on failure). */
 sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h);
-/** Make a matrix of format fmt from canonical host CSR (ownership of csr stays with caller). */
-sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt,
-                                    const sps_format_options *opt, sps_symmetry sym, sps_matrix *A);
+/** Make a matrix of format fmt from canonical host CSR (ownership of csr stays with
+ *  caller).  opt: a set of fmt's options (sps_format_options_create), or NULL for
+ *  the defaults. */
+sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt, sps_options opt,
+                                    sps_symmetry sym, sps_matrix *A);
+/** Number of entries of a static option table. */
+#define SPS_NOPTS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,7 @@
  * Products: GPU Hola-SpMV / Hola-SpMV^T (not bit-reproducible: rows shared
  *   between threads and blocks are combined with atomics); CPU: the CSR
  *   kernels on the same arrays (the reference).
- * Options: none. */
+ * Options: none.  Also built by csr with csr-kernel hola (formats/csr.c). */
 #include "formats/csr_backend.h"
 
 #include <stdlib.h>
@@ -50,7 +50,7 @@ static sps_status hola_alloc(sps_matrix B, hola_store **out)
     return SPS_OK;
 }
 
-static sps_status hola_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+static sps_status hola_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
     (void)opt;
     hola_store *s;
@@ -59,7 +59,7 @@ static sps_status hola_from_csr(sps_matrix B, const sps_csr_host *h, const sps_f
 }
 
 /* From a CSR matrix in backend memory: copies of its arrays (device to device). */
-static sps_status hola_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+static sps_status hola_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
     (void)opt;
     sps_context ctx = B->ctx;
@@ -96,7 +96,14 @@ static size_t hola_footprint(sps_matrix A, int64_t *stored)
     return sps_csr_bytes(A->n, A->nnz, A->t) + sps_hola_row_starts_bytes(A->nnz, sps_scalar_size(A->t));
 }
 
-const sps_format_ops sps_format_hola = {SPS_FMT_HOLA, "hola",
-                                        "plain CSR by Hola-SpMV (strict non-zero splitting; +0.004 B/nnz): skewed rows",
-                                        hola_from_csr, hola_to_csr, hola_build, hola_spmv, hola_footprint, hola_destroy, NULL, NULL, NULL,
-                                        NULL};
+const sps_format_ops sps_format_hola = {
+    .id = SPS_FMT_HOLA,
+    .name = "hola",
+    .summary = "plain CSR by Hola-SpMV (strict non-zero splitting; +0.004 B/nnz): skewed rows",
+    .from_csr = hola_from_csr,
+    .to_csr = hola_to_csr,
+    .from_backend_csr = hola_build,
+    .spmv = hola_spmv,
+    .footprint = hola_footprint,
+    .destroy = hola_destroy,
+};

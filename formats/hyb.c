@@ -86,7 +86,7 @@ static void hyb_destroy(sps_matrix A)
     A->store = NULL;
 }
 
-static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
     (void)opt;
     sps_context ctx = B->ctx;
@@ -120,7 +120,7 @@ static sps_status hyb_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     return st;
 }
 
-static sps_status hyb_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+static sps_status hyb_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
     return sps_csr_build_from_host(B, h, opt, hyb_build);
 }
@@ -199,7 +199,14 @@ static size_t hyb_footprint(sps_matrix A, int64_t *stored)
     return slots * (sizeof(sps_index) + ss) + (size_t)s->L.ntail * (2 * sizeof(sps_index) + ss);
 }
 
-const sps_format_ops sps_format_hyb = {SPS_FMT_HYB, "hyb",
-                                       "ELL + COO tail (Bell-Garland width): most rows alike, a few long ones",
-                                       hyb_from_csr, hyb_to_csr, hyb_build, hyb_spmv, hyb_footprint, hyb_destroy, NULL, NULL, NULL,
-                                       NULL};
+const sps_format_ops sps_format_hyb = {
+    .id = SPS_FMT_HYB,
+    .name = "hyb",
+    .summary = "ELL + COO tail (Bell-Garland width): most rows alike, a few long ones",
+    .from_csr = hyb_from_csr,
+    .to_csr = hyb_to_csr,
+    .from_backend_csr = hyb_build,
+    .spmv = hyb_spmv,
+    .footprint = hyb_footprint,
+    .destroy = hyb_destroy,
+};

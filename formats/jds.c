@@ -18,8 +18,8 @@
  *   rows of similar length sit together (little divergence) -- ELL's access
  *   pattern without ELL's padding.  The few outlying long rows (a prefix of
  *   the permuted rows) get a warp or a block each (long_row, below).
- * Options: sort_rows is accepted and ignored: JDS is defined by the sorted
- *   order (an unsorted JDS would need padding, i.e. be ELL).
+ * Options: sort-rows, always true: JDS is defined by the sorted order (an
+ *   unsorted JDS would need padding, i.e. be ELL).
  * Compound entries: jds_layout is the index part (perm, jd_ptr, jd_col); the
  *   values are a separate array addressed by slot jd_ptr[d] + p, so a block or
  *   quaternion JDS keeps the layout and changes only the entry size of jd_val
@@ -70,9 +70,15 @@ static void jds_destroy(sps_matrix A)
     A->store = NULL;
 }
 
-static sps_status jds_build(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+/* declared so that the option of rgcsr is accepted here too (and reported on) */
+static const sps_option_desc jds_options[] = {
+    {.name = "sort-rows", .type = SPS_OPT_BOOL, .def = "true", .min = 1, .max = 1,
+     .help = "rows in descending-length order (jds: always)"},
+};
+
+static sps_status jds_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    (void)opt; /* sort_rows: JDS is always sorted */
+    (void)opt; /* sort-rows: JDS is always sorted */
     sps_context ctx = B->ctx;
     const sps_mat_kernels *k = sps_kmat(ctx, B->t);
     jds_store *s;
@@ -113,7 +119,7 @@ static sps_status jds_build(sps_matrix B, const sps_csr_store *src, const sps_fo
     return k->jds_fill(sps_ex(ctx), B->n, src->rowptr, src->col, src->val, L->perm, L->ndiag, L->jd_ptr, L->jd_col, s->jd_val);
 }
 
-static sps_status jds_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
+static sps_status jds_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
     return sps_csr_build_from_host(B, h, opt, jds_build);
 }
@@ -181,7 +187,16 @@ static size_t jds_footprint(sps_matrix A, int64_t *stored)
            (size_t)A->nnz * (sizeof(sps_index) + sps_scalar_size(A->t));
 }
 
-const sps_format_ops sps_format_jds = {SPS_FMT_JDS, "jds",
-                                       "jagged diagonals (rows sorted by length): irregular rows, no padding",
-                                       jds_from_csr, jds_to_csr, jds_build, jds_spmv, jds_footprint, jds_destroy, NULL, NULL, NULL,
-                                       NULL};
+const sps_format_ops sps_format_jds = {
+    .id = SPS_FMT_JDS,
+    .name = "jds",
+    .summary = "jagged diagonals (rows sorted by length): irregular rows, no padding",
+    .options = jds_options,
+    .noptions = SPS_NOPTS(jds_options),
+    .from_csr = jds_from_csr,
+    .to_csr = jds_to_csr,
+    .from_backend_csr = jds_build,
+    .spmv = jds_spmv,
+    .footprint = jds_footprint,
+    .destroy = jds_destroy,
+};

@@ -14,22 +14,53 @@ const char *sps_symmetry_name(sps_symmetry s)
     return ((unsigned)s < 4) ? names[s] : "?";
 }
 
-sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt,
-                                    const sps_format_options *opt, sps_symmetry sym, sps_matrix *out)
+/* The format of fmt, and the options its hooks get: opt when made for it and its
+ * rules hold, else (opt NULL) a set of its defaults in *own, for the caller to
+ * destroy.  A format may hand the build to another (resolve: csr-kernel hola). */
+static sps_status format_and_options(sps_context ctx, sps_format fmt, sps_options opt, const sps_format_ops **ops,
+                                     sps_options *use, sps_options *own)
 {
-    *out = NULL;
-    const sps_format_ops *ops = sps_format_lookup(fmt);
-    if (!ops)
+    *own = NULL;
+    *ops = sps_format_lookup(fmt);
+    if (!*ops)
         return sps_error(ctx, SPS_ERR_UNSUPPORTED, "format %d is not available in this build (available: %s)",
                          (int)fmt, sps_format_list());
+    if (!opt) {
+        if (sps_format_options_create(fmt, own) != SPS_OK)
+            return sps_error(ctx, SPS_ERR_ALLOC, "%s: cannot make its default options", (*ops)->name);
+        opt = *own;
+    } else if (opt->desc != (*ops)->options || opt->n != (*ops)->noptions) {
+        return sps_error(ctx, SPS_ERR_ARG, "%s: the options given were made for %s (sps_format_options_create)",
+                         (*ops)->name, opt->owner);
+    } else if (sps_options_check(opt) != SPS_OK) {
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %s", (*ops)->name, sps_options_error(opt));
+    }
+    const sps_format_ops *to = (*ops)->resolve ? (*ops)->resolve(opt) : NULL;
+    if (to) *ops = to;
+    *use = opt;
+    return SPS_OK;
+}
+
+sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt, sps_options opt,
+                                    sps_symmetry sym, sps_matrix *out)
+{
+    *out = NULL;
+    const sps_format_ops *ops;
+    sps_options own;
+    SPS_CHECK(format_and_options(ctx, fmt, opt, &ops, &opt, &own));
     /* every format's kernels come from the matrix family of the entry type */
+    sps_status st = SPS_OK;
     if (!sps_mat_kernels_for(ctx->ex.be, csr->entry, csr->t))
-        return sps_error(ctx, SPS_ERR_UNSUPPORTED,
+        st = sps_error(ctx, SPS_ERR_UNSUPPORTED,
                          "%s entries: this build has no %s kernels for them on the %s backend (compound entries "
                          "come with the block formats)",
                          sps_entry_name(csr->entry), ops->name, ctx->ex.be->name);
-    sps_matrix A;
-    SPS_CHECK(sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle"));
+    sps_matrix A = NULL;
+    if (st == SPS_OK) st = sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle");
+    if (st != SPS_OK) {
+        sps_options_destroy(own);
+        return st;
+    }
     A->ctx = ctx;
     A->ops = ops;
     A->t = csr->t;
@@ -38,10 +69,8 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
     A->m = csr->m;
     A->nnz = csr->nnz;
     A->sym = sym;
-    sps_format_options o;
-    memset(&o, 0, sizeof o);
-    if (opt) o = *opt;
-    sps_status st = ops->from_csr(A, csr, &o);
+    st = ops->from_csr(A, csr, opt);
+    sps_options_destroy(own);
     if (st != SPS_OK) {
         sps_matrix_destroy(A);
         return st;
@@ -149,26 +178,27 @@ sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h)
     return st;
 }
 
-sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, const sps_format_options *opt, sps_matrix *B)
+sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps_matrix *B)
 {
     if (!A || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_convert: NULL output") : SPS_ERR_ARG;
     *B = NULL;
     if (fmt == SPS_FMT_AUTO) fmt = SPS_FMT_CSR;
-    const sps_format_ops *ops = sps_format_lookup(fmt);
-    if (!ops)
-        return sps_error(A->ctx, SPS_ERR_UNSUPPORTED, "format %d is not available in this build (available: %s)",
-                         (int)fmt, sps_format_list());
+    const sps_format_ops *ops;
+    sps_options use = NULL, own = NULL;
+    SPS_CHECK(format_and_options(A->ctx, fmt, opt, &ops, &use, &own));
     if (A->ops->id == SPS_FMT_CSR && ops->from_backend_csr) {
         /* stay in backend memory: the format builds itself with backend kernels */
         sps_matrix M;
-        SPS_CHECK(sps_hcalloc(A->ctx, (void **)&M, sizeof *M, "a matrix handle"));
+        sps_status st = sps_hcalloc(A->ctx, (void **)&M, sizeof *M, "a matrix handle");
+        if (st != SPS_OK) {
+            sps_options_destroy(own);
+            return st;
+        }
         *M = *A;
         M->ops = ops;
         M->store = NULL;
-        sps_format_options o;
-        memset(&o, 0, sizeof o);
-        if (opt) o = *opt;
-        sps_status st = ops->from_backend_csr(M, (const sps_csr_store *)A->store, &o);
+        st = ops->from_backend_csr(M, (const sps_csr_store *)A->store, use);
+        sps_options_destroy(own);
         if (st != SPS_OK) {
             sps_matrix_destroy(M);
             return st;
@@ -176,6 +206,7 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, const sps_format_opt
         *B = M;
         return SPS_OK;
     }
+    sps_options_destroy(own);
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(A, &h));
     sps_status st = sps_matrix_from_csr_host(A->ctx, &h, fmt, opt, A->sym, B);

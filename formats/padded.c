@@ -33,26 +33,18 @@ void sps_pad_destroy(sps_matrix A)
     A->store = NULL;
 }
 
-sps_status sps_pad_max_fill(sps_context ctx, const char *fmt, const sps_format_options *opt, double *max_fill)
+void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p)
 {
-    const double f = opt ? opt->max_fill : 0.0;
-    if (f == 0.0) {
-        *max_fill = 10.0;
-        return SPS_OK;
-    }
-    if (!(f > 0.0) || !isfinite(f))
-        return sps_error(ctx, SPS_ERR_ARG, "%s: max_fill must be a positive number (got %g); 0 means the default 10", fmt, f);
-    *max_fill = f;
-    return SPS_OK;
+    static const int bits[] = {0, 16, 32}; /* the words of index-bits: auto|16|32 */
+    p->max_fill = sps_opt_num(opt, "max-fill");
+    p->force = sps_opt_int(opt, "force");
+    p->index_bits = bits[sps_opt_int(opt, "index-bits")];
+    p->suggest = suggest;
 }
 
-sps_status sps_pad_index_bits(sps_context ctx, const char *fmt, const sps_format_options *opt, int *bits)
+sps_status sps_pad_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
-    const int b = opt ? opt->index_bits : 0;
-    if (b != 0 && b != 16 && b != 32)
-        return sps_error(ctx, SPS_ERR_ARG, "%s: index_bits must be 0 (auto), 16 or 32 (got %d)", fmt, b);
-    *bits = b;
-    return SPS_OK;
+    return sps_csr_build_from_host(B, h, opt, B->ops->from_backend_csr);
 }
 
 /* Group pointers on the backend from the per-chunk widths wd (ELL: one group of

@@ -56,7 +56,7 @@ typedef struct {
     sps_index window;     /* sort window in rows; 0 = no sorting (perm not stored) */
     double max_fill;      /* > 0 */
     int force;
-    int index_bits;       /* 0 auto, 16 or 32 (sps_format_options.index_bits, checked) */
+    int index_bits;       /* 0 auto, 16 or 32 (the option index-bits) */
     const char *suggest;  /* what to use instead, for the blow-up message */
 } sps_pad_params;
 
@@ -94,10 +94,18 @@ static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, int col_
            (size_t)n * sizeof(sps_index) * (permuted ? 2 : 1) + (size_t)nlong * sizeof(sps_index);
 }
 
-/** index_bits from the options (0, 16 or 32; anything else is an error). */
-sps_status sps_pad_index_bits(sps_context ctx, const char *fmt, const sps_format_options *opt, int *bits);
+/** The options the three padded formats share, after their own: max-fill, force,
+ *  index-bits (formats/format.h has the first two, shared with DIA). */
+#define SPS_PAD_OPTIONS                                                                                            \
+    SPS_FMT_OPT_MAX_FILL, SPS_FMT_OPT_FORCE,                                                                       \
+    {.name = "index-bits", .type = SPS_OPT_CHOICE, .def = "auto", .choices = "auto|16|32",                         \
+     .help = "bits of a stored column index: auto (16 where the columns of every slice/group span at most "        \
+             "65534, else 32), 16 (refused where they do not) or 32"}
 
-/** max_fill from the options: 0 gives the default 10; negative or NaN is an error. */
-sps_status sps_pad_max_fill(sps_context ctx, const char *fmt, const sps_format_options *opt, double *max_fill);
+/** p->max_fill, force and index_bits from the shared options, and p->suggest. */
+void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p);
+
+/** from_csr of a padded format whose from_backend_csr is build: stage h, build, unstage. */
+sps_status sps_pad_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt);
 
 #endif

@@ -62,3 +62,17 @@ const char *sps_format_list(void)
     }
     return buf;
 }
+
+const sps_option_desc *sps_format_options_desc(sps_format fmt, int *n)
+{
+    const sps_format_ops *o = sps_format_lookup(fmt);
+    if (n) *n = o ? o->noptions : 0;
+    return o ? o->options : NULL;
+}
+
+sps_status sps_format_options_create(sps_format fmt, sps_options *opt)
+{
+    const sps_format_ops *o = sps_format_lookup(fmt);
+    if (!o || !opt) return SPS_ERR_ARG;
+    return sps_options_create_ruled(o->name, o->options, o->noptions, o->rules, opt);
+}

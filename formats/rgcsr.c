@@ -21,45 +21,43 @@
  * paper launches blockDim = G, one block per group; ours finds the group from
  * the row, any block size).  The paper finds
  * G = 128 best (occupancy vs artificial zeros); 32 satisfies coalescing.
- * Options: group_size (G, 32..256, default 128), sort_rows, max_fill, force,
- * index_bits (0 auto: 16-bit column offsets per group where they fit; 16; 32). */
+ * Options (rgcsr_options): group-size (G, 32..256, default 128), sort-rows,
+ * max-fill, force, index-bits (auto: 16-bit column offsets per group where they fit; 16; 32). */
 #include "formats/padded.h"
 
-#define RGCSR_DEFAULT_G 128 /* the paper's best group size (Table 4) */
-#define RGCSR_MIN_G 32      /* a warp: the least that coalesces */
-#define RGCSR_MAX_G 256
+/* group-size: the paper finds G = 128 best (Table 4: occupancy vs artificial
+ * zeros); 32, a warp, is the least that coalesces; 256 the most a block holds. */
+static const sps_option_desc rgcsr_options[] = {
+    {.name = "group-size", .type = SPS_OPT_INT, .def = "128", .min = 32, .max = 256, .help = "rows per group (G)"},
+    {.name = "sort-rows", .type = SPS_OPT_BOOL, .def = "false", .min = 0, .max = 1,
+     .help = "rows in descending-length order (fewer artificial zeros)"},
+    SPS_PAD_OPTIONS,
+};
 
-static sps_status rgcsr_params(sps_matrix B, const sps_format_options *opt, sps_pad_params *p)
+static sps_status rgcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    const int G = opt->group_size ? opt->group_size : RGCSR_DEFAULT_G;
-    if (G < RGCSR_MIN_G || G > RGCSR_MAX_G)
-        return sps_error(B->ctx, SPS_ERR_ARG, "rgcsr: group_size must be %d..%d (got %d)", RGCSR_MIN_G, RGCSR_MAX_G,
-                         opt->group_size);
-    p->kind = SPS_PAD_RGCSR;
-    p->h = G;
-    p->window = opt->sort_rows ? (B->n > 0 ? B->n : 1) : 0; /* one window: a global sort */
-    p->force = opt->force;
-    p->suggest = opt->sort_rows ? "use a smaller group_size, or sell, hyb or csr"
-                                : "use sort_rows (descending row lengths), a smaller group_size, or sell, hyb or csr";
-    SPS_CHECK(sps_pad_index_bits(B->ctx, "rgcsr", opt, &p->index_bits));
-    return sps_pad_max_fill(B->ctx, "rgcsr", opt, &p->max_fill);
-}
-
-static sps_status rgcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
-{
-    sps_pad_params p;
-    SPS_CHECK(rgcsr_params(B, opt, &p));
+    const int sorted = sps_opt_int(opt, "sort-rows");
+    sps_pad_params p = {.kind = SPS_PAD_RGCSR,
+                        .h = sps_opt_int(opt, "group-size"),
+                        .window = sorted ? (B->n > 0 ? B->n : 1) : 0}; /* one window: a global sort */
+    sps_pad_common(opt,
+                   sorted ? "use a smaller group_size, or sell, hyb or csr"
+                          : "use sort_rows (descending row lengths), a smaller group_size, or sell, hyb or csr",
+                   &p);
     return sps_pad_build(B, src, &p);
 }
 
-static sps_status rgcsr_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
-{
-    return sps_csr_build_from_host(B, h, opt, rgcsr_from_backend_csr);
-}
-
-const sps_format_ops sps_format_rgcsr = {SPS_FMT_RGCSR, "rgcsr",
-                                         "row-grouped CSR: groups of 32..256 rows interleaved, row lengths, optional "
-                                         "descending-length order",
-                                         rgcsr_from_csr, sps_pad_to_csr, rgcsr_from_backend_csr, sps_pad_spmv,
-                                         sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL,
-                                         sps_pad_index_bits_of};
+const sps_format_ops sps_format_rgcsr = {
+    .id = SPS_FMT_RGCSR,
+    .name = "rgcsr",
+    .summary = "row-grouped CSR: groups of 32..256 rows interleaved, row lengths, optional descending-length order",
+    .options = rgcsr_options,
+    .noptions = SPS_NOPTS(rgcsr_options),
+    .from_csr = sps_pad_from_csr,
+    .to_csr = sps_pad_to_csr,
+    .from_backend_csr = rgcsr_from_backend_csr,
+    .spmv = sps_pad_spmv,
+    .footprint = sps_pad_footprint,
+    .destroy = sps_pad_destroy,
+    .index_bits = sps_pad_index_bits_of,
+};

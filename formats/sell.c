@@ -20,49 +20,57 @@
  * simply not stored.  Best where row lengths vary (power-law graphs, mixed
  * meshes) with a sigma of a few slices to a few thousand rows; sigma = n sorts
  * globally (most padding removed, x access least local).
- * Options: slice_height (C: 16 or 32, default 32), sort_window (sigma: 0 or 1 =
- * no sorting, else a positive multiple of C), max_fill, force, index_bits (0
- * auto: each slice's columns as 16-bit offsets from its smallest where every
+ * Options (sell_options): slice-height (C: 16 or 32, default 32), sort-window
+ * (sigma: 0 or 1 = no sorting, else a positive multiple of C), max-fill, force,
+ * index-bits (auto: each slice's columns as 16-bit offsets from its smallest where every
  * slice spans at most 65534 columns; 16; 32). */
 #include "formats/padded.h"
 
-#define SELL_DEFAULT_C 32
+#include <limits.h>
+#include <stdio.h>
 
-static sps_status sell_params(sps_matrix B, const sps_format_options *opt, sps_pad_params *p)
+static const sps_option_desc sell_options[] = {
+    {.name = "slice-height", .type = SPS_OPT_INT, .def = "32", .min = 16, .max = 32, .choices = "16|32",
+     .help = "rows per slice (C), 16 or 32"},
+    {.name = "sort-window", .type = SPS_OPT_INT, .def = "0", .min = 0, .max = INT_MAX,
+     .help = "sort rows by decreasing length within windows of N rows (sigma); 0 or 1 = no sorting, else a "
+             "multiple of the slice height"},
+    SPS_PAD_OPTIONS,
+};
+
+/* sigma is 0 or 1 (no sorting) or a multiple of C. */
+static const char *sell_rules(sps_options opt, char *why, size_t len)
 {
-    const int C = opt->slice_height ? opt->slice_height : SELL_DEFAULT_C;
-    if (C != 16 && C != 32)
-        return sps_error(B->ctx, SPS_ERR_ARG, "sell: slice_height must be 16 or 32 (got %d)", opt->slice_height);
-    const int sigma = opt->sort_window;
-    if (sigma < 0 || (sigma > 1 && sigma % C != 0))
-        return sps_error(B->ctx, SPS_ERR_ARG,
-                         "sell: sort_window must be 0 or 1 (no sorting) or a positive multiple of slice_height %d (got %d)",
-                         C, sigma);
-    p->kind = SPS_PAD_SELL;
-    p->h = C;
-    p->window = sigma > 1 ? sigma : 0;
-    p->force = opt->force;
-    p->suggest = sigma > 1 ? "use a larger sort_window, or hyb or csr"
-                           : "use sort_window (e.g. 1024) to sort rows by length, or hyb or csr";
-    SPS_CHECK(sps_pad_index_bits(B->ctx, "sell", opt, &p->index_bits));
-    return sps_pad_max_fill(B->ctx, "sell", opt, &p->max_fill);
+    const int C = sps_opt_int(opt, "slice-height"), sigma = sps_opt_int(opt, "sort-window");
+    if (sigma <= 1 || sigma % C == 0) return NULL;
+    snprintf(why, len, "expected 0 or 1 (no sorting) or a multiple of the slice height %d, got %d", C, sigma);
+    return "sort-window";
 }
 
-static sps_status sell_from_backend_csr(sps_matrix B, const sps_csr_store *src, const sps_format_options *opt)
+static sps_status sell_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    sps_pad_params p;
-    SPS_CHECK(sell_params(B, opt, &p));
+    const int sigma = sps_opt_int(opt, "sort-window");
+    sps_pad_params p = {.kind = SPS_PAD_SELL, .h = sps_opt_int(opt, "slice-height"), .window = sigma > 1 ? sigma : 0};
+    sps_pad_common(opt,
+                   sigma > 1 ? "use a larger sort_window, or hyb or csr"
+                             : "use sort_window (e.g. 1024) to sort rows by length, or hyb or csr",
+                   &p);
     return sps_pad_build(B, src, &p);
 }
 
-static sps_status sell_from_csr(sps_matrix B, const sps_csr_host *h, const sps_format_options *opt)
-{
-    return sps_csr_build_from_host(B, h, opt, sell_from_backend_csr);
-}
-
-const sps_format_ops sps_format_sell = {SPS_FMT_SELL, "sell",
-                                        "SELL-C-sigma: slices of 16/32 rows padded per slice, optional sorting by "
-                                        "row length; for varying row lengths",
-                                        sell_from_csr, sps_pad_to_csr, sell_from_backend_csr, sps_pad_spmv,
-                                        sps_pad_footprint, sps_pad_destroy, NULL, NULL, NULL,
-                                        sps_pad_index_bits_of};
+const sps_format_ops sps_format_sell = {
+    .id = SPS_FMT_SELL,
+    .name = "sell",
+    .summary = "SELL-C-sigma: slices of 16/32 rows padded per slice, optional sorting by row length; for varying "
+               "row lengths",
+    .options = sell_options,
+    .noptions = SPS_NOPTS(sell_options),
+    .rules = sell_rules,
+    .from_csr = sps_pad_from_csr,
+    .to_csr = sps_pad_to_csr,
+    .from_backend_csr = sell_from_backend_csr,
+    .spmv = sps_pad_spmv,
+    .footprint = sps_pad_footprint,
+    .destroy = sps_pad_destroy,
+    .index_bits = sps_pad_index_bits_of,
+};

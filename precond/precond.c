@@ -69,7 +69,26 @@ sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned f
     P->op.vt = &pc_vtbl;
     P->m = m;
     P->flags = flags;
+    if (sps_options_create(m->name, m->options, m->noptions, &P->opts) != SPS_OK) {
+        free(P);
+        return sps_error(ctx, SPS_ERR_ALLOC, "%s: cannot make its options", m->name);
+    }
     *out = P;
+    return SPS_OK;
+}
+
+const sps_option_desc *sps_precond_options_desc(const char *name, int *n)
+{
+    const sps_precond_method *m = name ? find_name(name) : NULL;
+    if (n) *n = m ? m->noptions : 0;
+    return m ? m->options : NULL;
+}
+
+sps_status sps_precond_set_option(sps_precond P, const char *name, const char *value)
+{
+    if (!P) return SPS_ERR_ARG;
+    if (sps_options_set(P->opts, name, value) != SPS_OK)
+        return sps_error(P->op.ctx, SPS_ERR_ARG, "sps_precond_set_option: %s", sps_options_error(P->opts));
     return SPS_OK;
 }
 
@@ -278,6 +297,7 @@ void sps_precond_destroy(sps_precond P)
 {
     if (!P) return;
     release(P);
+    sps_options_destroy(P->opts);
     sps_vector_destroy(P->op.tmp);
     free(P);
 }

@@ -31,9 +31,9 @@ typedef struct sps_precond_method {
     int needs_entries;
     /* the shape is fixed at creation (shell): setup and update only check it */
     int fixed_shape;
-    /* Declared options (name, type, default, range, help), read by the option
-     * mechanism of include/spsolve (sps_*_set_option); none yet. */
-    const void *options;
+    /* Declared options (spsolve/options.h), set by sps_precond_set_option into
+     * P->opts and read by the method with sps_opt_int / sps_opt_num; none yet. */
+    const sps_option_desc *options;
     int noptions;
     /* Pattern step: allocate everything that depends only on the sizes and the
      * sparsity pattern (P->op.n, P->op.t are set).  op is never NULL (when only A
@@ -66,6 +66,7 @@ struct sps_precond_s {
     } pattern;
     int nsymbolic, nnumeric;    /* times each step ran to completion (tests read them) */
     void *data;                 /* method private (Jacobi: its store) */
+    sps_options opts;           /* the method's options (m->options), defaults until set */
 };
 
 extern const sps_precond_method sps_precond_none_method;

@@ -17,6 +17,8 @@
  * column j is the contiguous range [HN, C(j)]. */
 #include "solvers/solver_impl.h"
 
+#include <limits.h>
+
 #include <complex.h>
 #include <float.h>
 #include <math.h>
@@ -204,6 +206,11 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
     }
 }
 
+static const sps_option_desc gmres_options[] = {
+    {.name = "restart", .type = SPS_OPT_INT, .def = SPS_STR(SPS_DEFAULT_RESTART), .min = 1, .max = INT_MAX,
+     .help = "GMRES restart length m: Krylov vectors kept before a restart"},
+};
+
 const sps_solver_method sps_solver_gmres_method = {
     .type = SPS_SOLVER_GMRES,
     .name = "gmres",
@@ -211,4 +218,6 @@ const sps_solver_method sps_solver_gmres_method = {
     .workspace = gmres_workspace,
     .iterate = gmres_iterate,
     .pc_needs = 0, /* any M (right preconditioning) */
+    .options = gmres_options,
+    .noptions = (int)(sizeof gmres_options / sizeof gmres_options[0]),
 };

@@ -29,11 +29,64 @@ static const char method_list[] = SPS_SOLVERS(SPS_SV_NAME_, SPS_SV_LISTSEP_);
 #define DEFAULT_RTOL 1e-8
 #define DEFAULT_ATOL 0.0
 #define DEFAULT_MAXIT 10000
-#define DEFAULT_RESTART 30
 /* history entries allocated up front; more are added by doubling */
 #define HISTORY_INITIAL 1024
 
 const char *sps_solver_list(void) { return method_list; }
+
+/* The options of every method (sps_solver_set_tolerances). */
+static const sps_option_desc common_options[] = {
+    {.name = "rtol", .type = SPS_OPT_REAL, .def = SPS_STR(DEFAULT_RTOL), .min = 0, .max = HUGE_VAL,
+     .help = "relative tolerance: stop when ||b-Ax|| <= max(rtol*||b||, atol)"},
+    {.name = "atol", .type = SPS_OPT_REAL, .def = SPS_STR(DEFAULT_ATOL), .min = 0, .max = HUGE_VAL,
+     .help = "absolute tolerance"},
+    {.name = "maxit", .type = SPS_OPT_INT, .def = SPS_STR(DEFAULT_MAXIT), .min = 0, .max = INT_MAX,
+     .help = "iteration limit"},
+};
+#define NCOMMON ((int)(sizeof common_options / sizeof common_options[0]))
+
+static const sps_solver_method *find_method(const char *name)
+{
+    for (int i = 0; name && i < NMETHODS; i++)
+        if (strcmp(methods[i]->name, name) == 0) return methods[i];
+    return NULL;
+}
+
+const sps_option_desc *sps_solver_options_desc(const char *name, int *n)
+{
+    const sps_solver_method *m = find_method(name);
+    if (n) *n = !name ? NCOMMON : m ? m->noptions : 0;
+    return !name ? common_options : m ? m->options : NULL;
+}
+
+/* value parsed against the declaration of name (the method's, else the common
+ * one) by the one option parser, then applied through the typed setters. */
+sps_status sps_solver_set_option(sps_solver s, const char *name, const char *value)
+{
+    if (!s) return SPS_ERR_ARG;
+    const sps_solver_method *m = s->method;
+    int common = 0;
+    for (int i = 0; name && i < NCOMMON; i++) common |= strcmp(common_options[i].name, name) == 0;
+    sps_options o = NULL;
+    sps_status st = common ? sps_options_create(m->name, common_options, NCOMMON, &o)
+                           : sps_options_create(m->name, m->options, m->noptions, &o);
+    if (st == SPS_OK) st = sps_options_set(o, name, value);
+    double v = 0;
+    if (st == SPS_OK) st = sps_options_get_value(o, name, &v);
+    if (st != SPS_OK) {
+        st = sps_error(s->ctx, st, "sps_solver_set_option: %s%s", o ? sps_options_error(o) : "out of memory",
+                       common || !o ? "" : "; every solver reads rtol, atol, maxit");
+        sps_options_destroy(o);
+        return st;
+    }
+    sps_options_destroy(o);
+    if (strcmp(name, "rtol") == 0) return sps_solver_set_tolerances(s, v, s->atol, s->maxit);
+    if (strcmp(name, "atol") == 0) return sps_solver_set_tolerances(s, s->rtol, v, s->maxit);
+    if (strcmp(name, "maxit") == 0) return sps_solver_set_tolerances(s, s->rtol, s->atol, (int)v);
+    if (strcmp(name, "restart") == 0) return sps_solver_set_restart(s, (int)v);
+    return sps_error(s->ctx, SPS_ERR_UNSUPPORTED, "sps_solver_set_option: %s: %s declares it but it is not applied",
+                     name, m->name);
+}
 
 const char *sps_solver_name(sps_solver s) { return s ? s->method->name : "?"; }
 
@@ -62,7 +115,7 @@ static sps_status create(sps_context ctx, const sps_solver_method *m, sps_solver
     s->rtol = DEFAULT_RTOL;
     s->atol = DEFAULT_ATOL;
     s->maxit = DEFAULT_MAXIT;
-    s->restart = DEFAULT_RESTART;
+    s->restart = SPS_DEFAULT_RESTART;
     s->graphs = 1;
     *out = s;
     return SPS_OK;

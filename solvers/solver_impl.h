@@ -40,7 +40,14 @@ typedef struct sps_solver_method {
     /* SPS_PRECOND_* flags a preconditioner must have for this method (CG: SYMMETRIC;
      * sps_solver_set_precond and sps_solver_solve check SYMMETRIC, the only one needed) */
     unsigned pc_needs;
+    /* The options of this method beyond those of every solver (rtol, atol, maxit:
+     * solvers/solver.c); sps_solver_set_option applies them. */
+    const sps_option_desc *options;
+    int noptions;
 } sps_solver_method;
+
+/* GMRES(m)'s default m: declared by gmres.c, set on every new solver. */
+#define SPS_DEFAULT_RESTART 30
 
 extern const sps_solver_method sps_solver_cg_method;
 extern const sps_solver_method sps_solver_bicgstab_method;

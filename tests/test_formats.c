@@ -451,28 +451,41 @@ static void test_convert_errors(void)
              "convert to format 99: %s '%s'", sps_status_name(s), sps_context_error(ctx));
     TU_CHECK(sps_matrix_convert(A, SPS_FMT_COO, NULL, NULL) == SPS_ERR_ARG, "convert NULL out");
     TU_CHECK(sps_matrix_convert(NULL, SPS_FMT_COO, NULL, &B) == SPS_ERR_ARG, "convert NULL matrix");
-    sps_format_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.slice_height = 32;
-    B = NULL;
-    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, &opt, &B)); /* options a format does not use are ignored */
-    sps_matrix_destroy(B);
+    sps_options opt = NULL;
+    TU_CHECK(sps_format_options_create(SPS_FMT_SELL, &opt) == SPS_OK, "sell options");
+    B = (sps_matrix)&A;
+    s = sps_matrix_convert(A, SPS_FMT_COO, opt, &B); /* the options of another format */
+    TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(sps_context_error(ctx), "made for sell"),
+             "sell options to coo refused: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    sps_options_destroy(opt);
     /* CSR's SpMV schedule: merge builds its plan (in the footprint) on the CPU too; bad values refused */
-    memset(&opt, 0, sizeof opt);
-    opt.csr_kernel = SPS_CSR_KERNEL_MERGE;
+    TU_CHECK(sps_format_options_create(SPS_FMT_CSR, &opt) == SPS_OK, "csr options");
+    TU_CHECK(sps_options_set(opt, "csr-kernel", "merge") == SPS_OK, "csr-kernel merge");
     B = NULL;
-    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_CSR, &opt, &B));
+    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_CSR, opt, &B));
     sps_matrix_info_t ia, ib;
     TU_OK(ctx, sps_matrix_info(A, &ia));
     TU_OK(ctx, sps_matrix_info(B, &ib));
     TU_CHECK(ib.bytes == ia.bytes + sps_csr_merge_bytes(ia.rows, ia.nnz, sizeof(double)),
              "csr_kernel merge: footprint %zu = %zu + the plan", ib.bytes, ia.bytes);
     sps_matrix_destroy(B);
-    opt.csr_kernel = 3;
+    TU_CHECK(sps_options_set(opt, "csr-kernel", "3") == SPS_ERR_ARG &&
+                 contains(sps_options_error(opt), "csr-kernel: expected one of auto, rows, merge, hola, got '3'"),
+             "csr-kernel 3 refused: '%s'", sps_options_error(opt));
+    /* csr-kernel hola is the hola format; hola keeps no A^T */
+    TU_CHECK(sps_options_set(opt, "csr-kernel", "hola") == SPS_OK, "csr-kernel hola");
+    B = NULL;
+    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_CSR, opt, &B));
+    TU_OK(ctx, sps_matrix_info(B, &ib));
+    TU_CHECK(ib.format == SPS_FMT_HOLA && strcmp(ib.format_name, "hola") == 0, "csr-kernel hola: format %s",
+             ib.format_name);
+    sps_matrix_destroy(B);
+    TU_CHECK(sps_options_set(opt, "transpose", "explicit") == SPS_OK, "transpose explicit");
     B = (sps_matrix)&A;
-    s = sps_matrix_convert(A, SPS_FMT_CSR, &opt, &B);
-    TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(sps_context_error(ctx), "csr_kernel"),
-             "csr_kernel 3 refused: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    s = sps_matrix_convert(A, SPS_FMT_CSR, opt, &B);
+    TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(sps_context_error(ctx), "csr: csr-kernel: hola keeps no A^T"),
+             "csr-kernel hola + transpose explicit refused: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    sps_options_destroy(opt);
     sps_context_clear_error(ctx);
     sps_index rp[10], c[64];
     double v[64];

@@ -146,10 +146,8 @@ static void test_shape(const tu_shape *sh, sps_scalar t, sps_format f)
         !TU_OK(gpu, sps_matrix_from_csr(gpu, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &Ag)) ||
         !TU_OK(gpu, sps_matrix_convert(Ag, SPS_FMT_COO, NULL, &Agcoo)))
         goto out;
-    sps_format_options opt;
-    memset(&opt, 0, sizeof opt);
-    const sps_status sc = sps_matrix_convert(Ac, f, &opt, &Bc);
-    const sps_status sg = sps_matrix_convert(Ag, f, &opt, &Bg);
+    const sps_status sc = sps_matrix_convert(Ac, f, NULL, &Bc); /* the defaults */
+    const sps_status sg = sps_matrix_convert(Ag, f, NULL, &Bg);
     TU_CHECK(sc == sg, "%s: CPU build %s, GPU build %s (%s)", what, sps_status_name(sc), sps_status_name(sg),
              sps_context_error(gpu));
     if (sc != SPS_OK || sg != SPS_OK) {
@@ -159,7 +157,7 @@ static void test_shape(const tu_shape *sh, sps_scalar t, sps_format f)
         sps_context_clear_error(gpu);
         goto out;
     }
-    TU_OK(gpu, sps_matrix_convert(Agcoo, f, &opt, &Bg2));
+    TU_OK(gpu, sps_matrix_convert(Agcoo, f, NULL, &Bg2));
     sps_matrix_info_t ic, ig;
     if (TU_OK(cpu, sps_matrix_info(Bc, &ic)) && TU_OK(gpu, sps_matrix_info(Bg, &ig)))
         TU_CHECK(ic.bytes == ig.bytes && ic.stored_entries == ig.stored_entries && ic.fill_percent == ig.fill_percent &&
@@ -203,19 +201,18 @@ static void test_misc(sps_scalar t)
     const tu_shape *sh = &shapes[0];
     void *val = tu_xcalloc((size_t)sh->nnz, ssz(t));
     tu_fill_random(&rng, t, (size_t)sh->nnz, val);
-    sps_format_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.force = 1;
+    sps_options opt = tu_fopts(SPS_FMT_DIA, "force", "true", NULL);
     sps_matrix B = NULL;
     Ag = NULL;
     if (TU_OK(gpu, sps_matrix_from_csr(gpu, sh->n, sh->m, sh->rowptr, sh->col, val, t, &Ag)) &&
-        TU_OK(gpu, sps_matrix_convert(Ag, SPS_FMT_DIA, &opt, &B))) {
+        TU_OK(gpu, sps_matrix_convert(Ag, SPS_FMT_DIA, opt, &B))) {
         tu_csr ha;
         if (tu_export_csr(gpu, Ag, &ha)) {
             TU_CHECK_EXPORT(gpu, B, &ha, "forced DIA on the GPU [%s]: round trip", tn(t));
             tu_csr_free(&ha);
         }
     }
+    sps_options_destroy(opt);
     sps_matrix_destroy(B);
     sps_matrix_destroy(Ag);
     free(val);

@@ -290,18 +290,20 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
     snprintf(what, sizeof what, "%s on %s", cf->name, p->name);
     void *val = val_in ? (void *)val_in : make_values(t, p->rp[p->n]);
     sps_matrix Ac = NULL, Ag = NULL, Bc = NULL, Bg = NULL, Bh = NULL;
-    sps_format_options o;
-    memset(&o, 0, sizeof o);
-    o.slice_height = cf->C;
-    o.sort_window = cf->sigma;
-    o.group_size = cf->G;
-    o.sort_rows = cf->sort;
-    o.index_bits = cf->bits;
-    o.force = 1;
+    /* the configuration's parameters (0: the default), those the format declares */
+    sps_options o = tu_fopts(cf->fmt, "force", "true", NULL);
+    char v[32];
+    const struct { const char *name; int value; } set[] = {
+        {"slice-height", cf->C}, {"sort-window", cf->sigma}, {"group-size", cf->G}, {"index-bits", cf->bits}};
+    for (int k = 0; k < 4; k++) {
+        snprintf(v, sizeof v, "%d", set[k].value);
+        if (set[k].value && sps_options_get(o, set[k].name)) TU_CHECK(sps_options_set(o, set[k].name, v) == SPS_OK, "%s", v);
+    }
+    if (cf->sort && sps_options_get(o, "sort-rows")) sps_options_set(o, "sort-rows", "true");
     if (!TU_OK(cpu, sps_matrix_from_csr(cpu, p->n, p->m, p->rp, p->ci, val, t, &Ac)) ||
         !TU_OK(gpu, sps_matrix_from_csr(gpu, p->n, p->m, p->rp, p->ci, val, t, &Ag)))
         goto done;
-    if (!TU_OK(cpu, sps_matrix_convert(Ac, cf->fmt, &o, &Bc)) || !TU_OK(gpu, sps_matrix_convert(Ag, cf->fmt, &o, &Bg)))
+    if (!TU_OK(cpu, sps_matrix_convert(Ac, cf->fmt, o, &Bc)) || !TU_OK(gpu, sps_matrix_convert(Ag, cf->fmt, o, &Bg)))
         goto done;
     {
         hstore hc, hg;
@@ -314,7 +316,7 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
         /* the host-CSR path on the GPU */
         sps_csr_host h;
         memset(&h, 0, sizeof h);
-        if (TU_OK(cpu, Ac->ops->to_csr(Ac, &h)) && TU_OK(gpu, sps_matrix_from_csr_host(gpu, &h, cf->fmt, &o, SPS_SYM_GENERAL, &Bh))) {
+        if (TU_OK(cpu, Ac->ops->to_csr(Ac, &h)) && TU_OK(gpu, sps_matrix_from_csr_host(gpu, &h, cf->fmt, o, SPS_SYM_GENERAL, &Bh))) {
             fetch(Bh, &hg);
             TU_CHECK(same_hstore(&hc, &hg, ssz(t), why, sizeof why), "%s [%s]: GPU host-path build differs: %s", what, tn(t), why);
             hstore_free(&hg);
@@ -332,6 +334,7 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
     }
     check_spmv(what, Bc, Bg, p, val);
 done:
+    sps_options_destroy(o);
     sps_matrix_destroy(Bh);
     sps_matrix_destroy(Bc);
     sps_matrix_destroy(Bg);

@@ -537,18 +537,15 @@ static void test_public_path(const hmat *A)
     TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_COO, NULL, &Bg));
     /* CSR with the cached explicit transpose: SpMV^T by the row kernel, deterministic */
     sps_matrix Tc = NULL, Tg = NULL;
-    sps_format_options topt;
-    memset(&topt, 0, sizeof topt);
-    topt.transpose_explicit = 1;
-    TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_CSR, &topt, &Tc));
-    TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_CSR, &topt, &Tg));
+    sps_options topt = tu_fopts(SPS_FMT_CSR, "transpose", "explicit", NULL);
+    TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_CSR, topt, &Tc));
+    TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_CSR, topt, &Tg));
+    sps_options_destroy(topt);
     /* CSR by the merge path (the CPU builds the plan and multiplies rows) */
     sps_matrix Mc = NULL, Mg = NULL;
-    sps_format_options mopt;
-    memset(&mopt, 0, sizeof mopt);
-    mopt.csr_kernel = SPS_CSR_KERNEL_MERGE;
-    TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_CSR, &mopt, &Mc));
-    TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_CSR, &mopt, &Mg));
+    sps_options mopt = tu_fopts(SPS_FMT_CSR, "csr-kernel", "merge", NULL);
+    TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_CSR, mopt, &Mc));
+    TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_CSR, mopt, &Mg));
     {
         sps_matrix_info_t ic, ig;
         TU_OK(g_cpu, sps_matrix_info(Ac, &ic));
@@ -570,11 +567,8 @@ static void test_public_path(const hmat *A)
         TU_CHECK(ia.bytes == (irregular ? ig.bytes : ic.bytes), "%s: auto %s the merge path (longest row %d)",
                  A->name, irregular ? "takes" : "does not take", (int)longest);
     }
-    mopt.csr_kernel = 7;
-    sps_matrix Bad = NULL;
-    TU_CHECK(sps_matrix_convert(Ag, SPS_FMT_CSR, &mopt, &Bad) == SPS_ERR_ARG && Bad == NULL,
-             "csr_kernel 7 refused with SPS_ERR_ARG");
-    sps_context_clear_error(g_gpu);
+    TU_CHECK(sps_options_set(mopt, "csr-kernel", "7") == SPS_ERR_ARG, "csr-kernel 7 refused with SPS_ERR_ARG");
+    sps_options_destroy(mopt);
     sps_matrix mc[4] = {Ac, Bc, Tc, Mc}, mg[4] = {Ag, Bg, Tg, Mg};
     const char *fname[4] = {"csr", "coo", "csr+explicit A^T", "csr (merge path)"};
     for (int f = 0; f < 4; f++) {

@@ -213,8 +213,7 @@ static void test_shape(const tu_shape *sh, int K, sps_scalar t, sps_format f)
     snprintf(what, sizeof what, "%s [%s %s]", sh->name, fn(f), tn(t));
     tu_csr h0 = tu_shape_csr(sh, t, tu_shape_values(&rng, t, sh->nnz, 1));
     sps_matrix A = NULL, Acoo = NULL, B = NULL, C = NULL, D = NULL;
-    sps_format_options opt;
-    memset(&opt, 0, sizeof opt);
+    sps_options opt = NULL; /* the defaults */
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &A))) goto out;
     if (!TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_COO, NULL, &Acoo))) goto out;
     if (f == SPS_FMT_DIA && dia_refuses(&h0, 10.0)) {
@@ -224,17 +223,17 @@ static void test_shape(const tu_shape *sh, int K, sps_scalar t, sps_format f)
             check_refusal(what, rs_, B, &h0);
         }
         if (count_diagonals(&h0) * sh->n > 4000000) goto out; /* forcing would be legitimately huge */
-        opt.force = 1;
+        opt = tu_fopts(f, "force", "true", NULL);
     }
     /* CSR source: from_backend_csr */
-    if (!TU_OK(ctx, sps_matrix_convert(A, f, &opt, &B))) goto out;
+    if (!TU_OK(ctx, sps_matrix_convert(A, f, opt, &B))) goto out;
     check_info(what, B, f, &h0);
     TU_CHECK_EXPORT(ctx, B, &h0, "%s: CSR -> %s -> CSR not bitwise (from CSR)", what, fn(f));
     if (f == SPS_FMT_HYB && K >= 0) /* and check_info found the library's K to be the rule's */
         TU_CHECK(expect_hyb_K(&h0) == K, "%s: the shape was built for K = %d, the rule gives %d", what, K,
                  expect_hyb_K(&h0));
     /* COO source: host from_csr */
-    if (TU_OK(ctx, sps_matrix_convert(Acoo, f, &opt, &C))) {
+    if (TU_OK(ctx, sps_matrix_convert(Acoo, f, opt, &C))) {
         check_info(what, C, f, &h0);
         TU_CHECK_EXPORT(ctx, C, &h0, "%s: COO -> %s -> CSR not bitwise (host build)", what, fn(f));
     }
@@ -245,6 +244,7 @@ static void test_shape(const tu_shape *sh, int K, sps_scalar t, sps_format f)
 out:
     sps_context_clear_error(ctx);
     TU_DESTROY_MATRICES(A, Acoo, B, C, D);
+    sps_options_destroy(opt);
     free(h0.val);
 }
 
@@ -271,44 +271,41 @@ static void test_dia_options(sps_scalar t)
     tu_fill_random(&rng, t, (size_t)tri.nnz, val);
     if (!TU_OK(ctx, sps_matrix_from_csr(ctx, tri.n, tri.m, tri.rowptr, tri.col, val, t, &A))) goto out;
     if (!tu_export_csr(ctx, A, &h)) goto out;
-    sps_format_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.max_fill = 1.0;
+    sps_options opt = tu_fopts(SPS_FMT_DIA, "max-fill", "1", NULL);
     B = (sps_matrix)&h;
     {
-        const sps_status rs_ = sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B);
+        const sps_status rs_ = sps_matrix_convert(A, SPS_FMT_DIA, opt, &B);
         check_refusal("tridiagonal, max_fill 1.0", rs_, B, &h);
     }
-    opt.max_fill = 1.01;
+    sps_options_set(opt, "max-fill", "1.01");
     B = NULL;
-    if (TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B))) {
+    if (TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, opt, &B))) {
         sps_matrix_info_t info;
         sps_matrix_info(B, &info);
         TU_CHECK(info.stored_entries == 300 && fabs(info.fill_percent - 100.0 * 2 / 298) < 1e-12,
                  "tridiagonal DIA: stored %lld fill %g", (long long)info.stored_entries, info.fill_percent);
     }
     sps_matrix_destroy(B);
-    opt.max_fill = 1.0;
-    opt.force = 1;
+    sps_options_set(opt, "max-fill", "1");
+    sps_options_set(opt, "force", "true");
     B = NULL;
-    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B)); /* force beats max_fill */
+    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, opt, &B)); /* force beats max_fill */
     sps_matrix_destroy(B);
-    opt.force = 0;
-    const double bad[2] = {-1.0, NAN};
-    for (int q = 0; q < 2; q++) {
-        opt.max_fill = bad[q];
-        B = (sps_matrix)&h;
-        sps_status s = sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B);
-        TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(sps_context_error(ctx), "max_fill"),
-                 "DIA max_fill %g: %s '%s'", bad[q], sps_status_name(s), sps_context_error(ctx));
-        sps_context_clear_error(ctx);
+    sps_options_set(opt, "force", "false");
+    const char *const bad[] = {"-1", "nan", "0.5", "0"}; /* below 1 every matrix would be refused */
+    for (int q = 0; q < 4; q++) {
+        sps_status s = sps_options_set(opt, "max-fill", bad[q]);
+        TU_CHECK(s == SPS_ERR_ARG && contains(sps_options_error(opt), "max-fill: expected a finite number >= 1"),
+                 "DIA max-fill %s: %s '%s'", bad[q], sps_status_name(s), sps_options_error(opt));
     }
-    /* the default (10) accepts a tridiagonal matrix; options DIA does not use are ignored */
-    memset(&opt, 0, sizeof opt);
-    opt.slice_height = 32;
-    opt.sort_rows = 1;
+    /* the default (10) accepts a tridiagonal matrix; options DIA does not declare are refused */
+    sps_options_destroy(opt);
+    opt = tu_fopts(SPS_FMT_DIA, NULL);
+    TU_CHECK(sps_options_set(opt, "slice-height", "32") == SPS_ERR_ARG &&
+                 contains(sps_options_error(opt), "unknown option 'slice-height' (dia reads max-fill, force)"),
+             "dia slice-height: '%s'", sps_options_error(opt));
     B = NULL;
-    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, &opt, &B));
+    TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, opt, &B));
     sps_matrix_destroy(B);
     B = NULL;
     /* scattered: 300x300 with 2 random entries a row -> hundreds of diagonals, refused at the default */
@@ -326,10 +323,9 @@ static void test_dia_options(sps_scalar t)
             const sps_status rs_ = sps_matrix_convert(S, SPS_FMT_DIA, NULL, &B);
             check_refusal("scattered 300x300", rs_, B, &hs);
         }
-            memset(&opt, 0, sizeof opt);
-            opt.max_fill = 1e6;
+            sps_options_set(opt, "max-fill", "1e6");
             B = NULL;
-            if (TU_OK(ctx, sps_matrix_convert(S, SPS_FMT_DIA, &opt, &B))) {
+            if (TU_OK(ctx, sps_matrix_convert(S, SPS_FMT_DIA, opt, &B))) {
                 TU_CHECK_EXPORT(ctx, B, &hs, "scattered DIA with max_fill 1e6: round trip");
             }
             sps_matrix_destroy(B);
@@ -341,6 +337,7 @@ static void test_dia_options(sps_scalar t)
         free(v2);
     }
     tu_csr_free(&h);
+    sps_options_destroy(opt);
 out:
     sps_matrix_destroy(A);
     tu_shape_free(&tri);
@@ -357,11 +354,12 @@ static void test_jds_options(sps_scalar t)
     sps_matrix A = NULL, B0 = NULL, B1 = NULL;
     tu_csr h0, h1, ha;
     if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, val, t, &A)) && tu_export_csr(ctx, A, &ha)) {
-        sps_format_options opt;
-        memset(&opt, 0, sizeof opt);
-        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, &opt, &B0));
-        opt.sort_rows = 1;
-        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, &opt, &B1));
+        sps_options opt = tu_fopts(SPS_FMT_JDS, NULL);
+        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, NULL, &B0));
+        TU_CHECK(sps_options_set(opt, "sort-rows", "false") == SPS_ERR_ARG, "jds sort-rows is always true");
+        sps_options_set(opt, "sort-rows", "true");
+        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_JDS, opt, &B1));
+        sps_options_destroy(opt);
         if (B0 && B1 && tu_export_csr(ctx, B0, &h0)) {
             if (tu_export_csr(ctx, B1, &h1)) {
                 TU_CHECK(tu_same_csr(&h0, &h1) && tu_same_csr(&h0, &ha), "JDS sort_rows 0/1 [%s]", tn(t));
@@ -405,19 +403,18 @@ static void test_chain(sps_scalar t)
 {
     const tu_shape *sh = &shapes[0];
     tu_csr h0 = tu_shape_csr(sh, t, tu_shape_values(&rng, t, sh->nnz, 1));
-    sps_format_options opt;
-    memset(&opt, 0, sizeof opt);
-    opt.force = 1;
+    sps_options opt = tu_fopts(SPS_FMT_DIA, "force", "true", NULL);
     sps_matrix A = NULL, H = NULL, J = NULL, D = NULL, C = NULL;
     tu_csr h;
     if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh->n, sh->m, sh->rowptr, sh->col, h0.val, t, &A)) &&
         TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_HYB, NULL, &H)) && TU_OK(ctx, sps_matrix_convert(H, SPS_FMT_JDS, NULL, &J)) &&
-        TU_OK(ctx, sps_matrix_convert(J, SPS_FMT_DIA, &opt, &D)) && TU_OK(ctx, sps_matrix_convert(D, SPS_FMT_HYB, NULL, &C)) &&
+        TU_OK(ctx, sps_matrix_convert(J, SPS_FMT_DIA, opt, &D)) && TU_OK(ctx, sps_matrix_convert(D, SPS_FMT_HYB, NULL, &C)) &&
         tu_export_csr(ctx, C, &h)) {
         TU_CHECK(tu_same_csr(&h0, &h), "csr -> hyb -> jds -> dia -> hyb -> csr [%s] not bitwise", tn(t));
         tu_csr_free(&h);
     }
     TU_DESTROY_MATRICES(A, H, J, D, C);
+    sps_options_destroy(opt);
     free(h0.val);
 }
 

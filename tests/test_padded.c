@@ -160,10 +160,62 @@ static void *make_values(sps_scalar t, int64_t nnz)
 }
 
 /* ------------------------------------------------------------------ format configurations */
+/* The parameters these tests vary, 0 meaning the default, and their keyed
+ * options (spsolve/options.h) for format f: only the names f declares are set. */
+typedef struct {
+    int slice_height, sort_window, group_size, sort_rows;
+    double max_fill;
+    int force, index_bits;
+} popts;
+
+static char set_error[512]; /* why the last bag_of refused a value, else "" */
+
+static int set_if(sps_options b, int given, const char *name, const char *fmt, double v)
+{
+    char s[64];
+    if (!given || !sps_options_get(b, name)) return 1;
+    if (strcmp(fmt, "%b") == 0) snprintf(s, sizeof s, "%s", v != 0 ? "true" : "false");
+    else snprintf(s, sizeof s, fmt, v);
+    if (sps_options_set(b, name, s) == SPS_OK) return 1;
+    snprintf(set_error, sizeof set_error, "%s", sps_options_error(b));
+    return 0;
+}
+
+/* *b: the options (NULL for o NULL); SPS_ERR_ARG when a value is refused (set_error). */
+static sps_status bag_of(sps_format f, const popts *o, sps_options *b)
+{
+    set_error[0] = 0;
+    *b = NULL;
+    if (!o) return SPS_OK;
+    if (!TU_CHECK(sps_format_options_create(f, b) == SPS_OK, "options of format %d", (int)f)) return SPS_ERR_ARG;
+    if (set_if(*b, o->slice_height != 0, "slice-height", "%.0f", o->slice_height) &&
+        set_if(*b, o->sort_window != 0, "sort-window", "%.0f", o->sort_window) &&
+        set_if(*b, o->group_size != 0, "group-size", "%.0f", o->group_size) &&
+        set_if(*b, o->sort_rows != 0, "sort-rows", "%b", o->sort_rows) &&
+        set_if(*b, o->max_fill != 0, "max-fill", "%.17g", o->max_fill) &&
+        set_if(*b, o->force != 0, "force", "%b", o->force) &&
+        set_if(*b, o->index_bits != 0, "index-bits", "%.0f", o->index_bits))
+        return SPS_OK;
+    sps_options_destroy(*b);
+    *b = NULL;
+    return SPS_ERR_ARG;
+}
+
+/* sps_matrix_convert with the parameters o. */
+static sps_status convert(sps_matrix A, sps_format f, const popts *o, sps_matrix *B)
+{
+    sps_options b;
+    *B = NULL;
+    SPS_CHECK(bag_of(f, o, &b));
+    const sps_status s = sps_matrix_convert(A, f, b, B);
+    sps_options_destroy(b);
+    return s;
+}
+
 typedef struct {
     const char *name;
     sps_format fmt;
-    sps_format_options o;
+    popts o;
 } config;
 
 static config cfg(const char *name, sps_format f, int C, int sigma, int G, int sort)
@@ -549,13 +601,14 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
     void *val = make_values(t, p->rp[p->n]);
     sps_matrix A = csr_of(p, t, val), B = NULL, B2 = NULL;
     if (!A) { free(val); return; }
-    sps_format_options o = c->o;
+    popts o = c->o;
     o.force = 1;
-    if (TU_OK(ctx, sps_matrix_convert(A, c->fmt, &o, &B))) {
+    sps_options bo = NULL;
+    if (TU_OK(ctx, convert(A, c->fmt, &o, &B)) && TU_OK(ctx, bag_of(c->fmt, &o, &bo))) {
         /* the host-CSR path builds the same store */
         sps_csr_host h;
         memset(&h, 0, sizeof h);
-        if (TU_OK(ctx, A->ops->to_csr(A, &h)) && TU_OK(ctx, sps_matrix_from_csr_host(ctx, &h, c->fmt, &o, SPS_SYM_GENERAL, &B2)))
+        if (TU_OK(ctx, A->ops->to_csr(A, &h)) && TU_OK(ctx, sps_matrix_from_csr_host(ctx, &h, c->fmt, bo, SPS_SYM_GENERAL, &B2)))
             TU_CHECK(same_store(B, B2), "%s [%s]: host-CSR build differs from the backend-CSR build", what, tn(t));
         sps_csr_host_free(&h);
         TU_CHECK(export_equal(B, p, val), "%s [%s]: CSR -> format -> CSR is not bitwise exact", what, tn(t));
@@ -577,6 +630,7 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
         expected_free(&e);
         if (spmv) check_spmv(what, B, p, val);
     }
+    sps_options_destroy(bo);
     sps_matrix_destroy(B);
     sps_matrix_destroy(B2);
     sps_matrix_destroy(A);
@@ -584,23 +638,23 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
 }
 
 /* ------------------------------------------------------------------ options, refusal */
-static sps_status try_convert(const pattern *p, sps_scalar t, sps_format f, const sps_format_options *o, sps_matrix *B)
+static sps_status try_convert(const pattern *p, sps_scalar t, sps_format f, const popts *o, sps_matrix *B)
 {
     void *val = make_values(t, p->rp[p->n]);
     sps_matrix A = csr_of(p, t, val);
     *B = NULL;
-    sps_status s = A ? sps_matrix_convert(A, f, o, B) : SPS_ERR_ARG;
+    sps_status s = A ? convert(A, f, o, B) : SPS_ERR_ARG;
     sps_matrix_destroy(A);
     free(val);
     return s;
 }
 
-static void expect_refusal(const char *what, const pattern *p, sps_format f, const sps_format_options *o, const char *const *needles)
+static void expect_refusal(const char *what, const pattern *p, sps_format f, const popts *o, const char *const *needles)
 {
     sps_matrix B = (sps_matrix)&rng;
     sps_context_clear_error(ctx);
     sps_status s = try_convert(p, SPS_F64, f, o, &B);
-    const char *msg = sps_context_error(ctx);
+    const char *msg = set_error[0] ? set_error : sps_context_error(ctx);
     int ok = s == SPS_ERR_ARG && B == NULL;
     for (int k = 0; needles[k]; k++) ok = ok && contains(msg, needles[k]);
     TU_CHECK(ok, "%s: %s, B %p, message '%s'", what, sps_status_name(s), (void *)B, msg);
@@ -608,7 +662,7 @@ static void expect_refusal(const char *what, const pattern *p, sps_format f, con
     sps_context_clear_error(ctx);
 }
 
-static void expect_ok(const char *what, const pattern *p, sps_scalar t, sps_format f, const sps_format_options *o,
+static void expect_ok(const char *what, const pattern *p, sps_scalar t, sps_format f, const popts *o,
                       int64_t want_slots)
 {
     sps_matrix B;
@@ -632,20 +686,20 @@ static void test_options(void)
     for (int a = 0; a < 3; a++)
         for (int b = 0; b < 8; b++) {
             const int C = Cs[a] ? Cs[a] : 32;
-            sps_format_options o = {0};
+            popts o = {0};
             o.slice_height = Cs[a];
             o.sort_window = sig[b];
             const int valid = sig[b] <= 1 || sig[b] % C == 0;
             sps_context_clear_error(ctx);
             sps_status s = try_convert(&p, SPS_F32, SPS_FMT_SELL, &o, &B);
-            TU_CHECK(valid ? s == SPS_OK : (s == SPS_ERR_ARG && contains(sps_context_error(ctx), "sort_window")),
+            TU_CHECK(valid ? s == SPS_OK : (s == SPS_ERR_ARG && contains(sps_context_error(ctx), "sell: sort-window")),
                      "sell C=%d sigma=%d: %s '%s'", Cs[a], sig[b], sps_status_name(s), sps_context_error(ctx));
             sps_matrix_destroy(B);
         }
     const int Gs[] = {0, 32, 33, 64, 100, 128, 200, 256};
     for (int a = 0; a < 8; a++)
         for (int srt = 0; srt < 2; srt++) {
-            sps_format_options o = {0};
+            popts o = {0};
             o.group_size = Gs[a];
             o.sort_rows = srt;
             TU_OK(ctx, try_convert(&p, SPS_F32, SPS_FMT_RGCSR, &o, &B));
@@ -653,14 +707,15 @@ static void test_options(void)
         }
     /* invalid values: SPS_ERR_ARG naming the option */
     struct { sps_format f; int C, sigma, G; double mf; const char *needle; } bad[] = {
-        {SPS_FMT_SELL, 8, 0, 0, 0, "slice_height"},   {SPS_FMT_SELL, 64, 0, 0, 0, "slice_height"},
-        {SPS_FMT_SELL, -16, 0, 0, 0, "slice_height"}, {SPS_FMT_SELL, 16, 24, 0, 0, "sort_window"},
-        {SPS_FMT_SELL, 32, 48, 0, 0, "sort_window"},  {SPS_FMT_SELL, 0, -1, 0, 0, "sort_window"},
-        {SPS_FMT_RGCSR, 0, 0, 31, 0, "group_size"},   {SPS_FMT_RGCSR, 0, 0, 257, 0, "group_size"},
-        {SPS_FMT_RGCSR, 0, 0, -128, 0, "group_size"}, {SPS_FMT_ELL, 0, 0, 0, -1, "max_fill"},
-        {SPS_FMT_SELL, 0, 0, 0, NAN, "max_fill"},     {SPS_FMT_RGCSR, 0, 0, 0, -0.5, "max_fill"}};
+        {SPS_FMT_SELL, 8, 0, 0, 0, "slice-height"},   {SPS_FMT_SELL, 64, 0, 0, 0, "slice-height"},
+        {SPS_FMT_SELL, -16, 0, 0, 0, "slice-height"}, {SPS_FMT_SELL, 16, 24, 0, 0, "sort-window"},
+        {SPS_FMT_SELL, 32, 48, 0, 0, "sort-window"},  {SPS_FMT_SELL, 0, -1, 0, 0, "sort-window"},
+        {SPS_FMT_RGCSR, 0, 0, 31, 0, "group-size"},   {SPS_FMT_RGCSR, 0, 0, 257, 0, "group-size"},
+        {SPS_FMT_RGCSR, 0, 0, -128, 0, "group-size"}, {SPS_FMT_ELL, 0, 0, 0, -1, "max-fill"},
+        {SPS_FMT_SELL, 0, 0, 0, NAN, "max-fill"},     {SPS_FMT_RGCSR, 0, 0, 0, -0.5, "max-fill"},
+        {SPS_FMT_ELL, 0, 0, 0, 0.5, "max-fill"}};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-        sps_format_options o = {0};
+        popts o = {0};
         o.slice_height = bad[k].C;
         o.sort_window = bad[k].sigma;
         o.group_size = bad[k].G;
@@ -672,12 +727,12 @@ static void test_options(void)
     }
     /* index_bits: 0, 16, 32; anything else refused; 16 refused where a group's columns span > 65534 */
     {
-        sps_format_options o = {0};
+        popts o = {0};
         o.index_bits = 8;
-        const char *needles[] = {"index_bits", "8", NULL};
+        const char *needles[] = {"index-bits: expected one of auto, 16, 32, got '8'", NULL};
         expect_refusal("index_bits 8", &p, SPS_FMT_SELL, &o, needles);
         o.index_bits = 64;
-        const char *needles64[] = {"index_bits", "64", NULL};
+        const char *needles64[] = {"index-bits", "64", NULL};
         expect_refusal("index_bits 64", &p, SPS_FMT_ELL, &o, needles64);
         pattern wide = make_shape(SH_WIDE), band = make_shape(SH_BANDWIDE);
         o.index_bits = 16;
@@ -702,7 +757,7 @@ static void test_options(void)
         }
         const sps_format fs[] = {SPS_FMT_ELL, SPS_FMT_SELL, SPS_FMT_RGCSR};
         for (int f = 0; f < 3; f++) {
-            sps_format_options o = {0};
+            popts o = {0};
             TU_OK(ctx, try_convert(&q, SPS_F64, fs[f], &o, &B));
             if (B) {
                 const sps_pad_store *st = B->store;
@@ -759,7 +814,7 @@ static void test_refusal(void)
     snprintf(byt, sizeof byt, "%zu bytes", (size_t)slots * 10 + 16 + 4 + (size_t)n * 4 + 4 /* one long row */);
     {
         const char *needles[] = {"ELL", ent, byt, "fill factor", "max_fill 10", "longest row 1500", "sell", "hyb", "force", NULL};
-        sps_format_options o = {0};
+        popts o = {0};
         expect_refusal("ell blow-up", &p, SPS_FMT_ELL, &o, needles);
         o.max_fill = 100;
         expect_refusal("ell blow-up, max_fill 100", &p, SPS_FMT_ELL, &o, needles + 1);
@@ -778,7 +833,7 @@ static void test_refusal(void)
     p = pat_from_lengths("long row every 32", n2, 1024, len);
     const int64_t nnz2 = 128 * 1000 + (n2 - 128);
     {
-        sps_format_options o = {0};
+        popts o = {0};
         const char *sell_needles[] = {"SELL", "4096000 entries", "bytes", "fill factor", "sort_window", "hyb", "force", NULL};
         expect_refusal("sell unsorted blow-up", &p, SPS_FMT_SELL, &o, sell_needles);
         o.sort_window = 4096; /* sorted: the long rows fill 4 slices exactly: no padding */
@@ -833,7 +888,7 @@ static void report_fill(const char *name, sps_matrix A)
         /* not forced: a refused conversion prints its projection (forcing ELL on a
            power-law matrix would allocate gigabytes) */
         sps_matrix B = NULL;
-        if (sps_matrix_convert(A, cs[k].fmt, &cs[k].o, &B) == SPS_OK) {
+        if (convert(A, cs[k].fmt, &cs[k].o, &B) == SPS_OK) {
             sps_matrix_info_t bi;
             sps_matrix_info(B, &bi);
             printf("  %-17s fill %9.2f %%  stored %10lld  bytes %11zu (%.2fx csr)\n", cs[k].name, bi.fill_percent,
@@ -871,7 +926,7 @@ static void test_fill_report(void)
                              cfg("rgcsr-128-sorted on power law", SPS_FMT_RGCSR, 0, 0, 128, 1)};
         for (int k = 0; k < 2; k++) {
             sps_matrix C = NULL;
-            if (TU_OK(ctx, sps_matrix_convert(A, cs[k].fmt, &cs[k].o, &C))) {
+            if (TU_OK(ctx, convert(A, cs[k].fmt, &cs[k].o, &C))) {
                 TU_CHECK(export_equal(C, &p, val), "%s: round trip", cs[k].name);
                 check_spmv(cs[k].name, C, &p, val);
             }
@@ -919,8 +974,8 @@ static void test_corpus(const char *dir)
             char what[512];
             snprintf(what, sizeof what, "%s on %s/%s", cs[k].name, group, name);
             sps_matrix B = NULL;
-            sps_format_options o = cs[k].o;
-            sps_status s = sps_matrix_convert(A, cs[k].fmt, &o, &B);
+            popts o = cs[k].o;
+            sps_status s = convert(A, cs[k].fmt, &o, &B);
             if (s == SPS_ERR_ARG && contains(sps_context_error(ctx), "fill factor")) {
                 /* refused: check the projection is a real blow-up (forcing is tested above) */
                 expected e = expect_layout(&p, &cs[k]);

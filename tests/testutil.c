@@ -428,3 +428,18 @@ int tu_spmv_check(sps_context c, const tu_csr *h, sps_matrix A, sps_op_mode mode
     else free(y);
     return ok;
 }
+
+sps_options tu_fopts(sps_format f, ...)
+{
+    sps_options o = NULL;
+    if (!TU_CHECK(sps_format_options_create(f, &o) == SPS_OK, "options of format %s", sps_format_name(f))) return NULL;
+    va_list ap;
+    va_start(ap, f);
+    for (const char *name; (name = va_arg(ap, const char *)) != NULL;) {
+        const char *value = va_arg(ap, const char *);
+        TU_CHECK(sps_options_set(o, name, value) == SPS_OK, "%s: %s = %s: %s", sps_format_name(f), name, value,
+                 sps_options_error(o));
+    }
+    va_end(ap);
+    return o;
+}

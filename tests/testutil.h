@@ -136,4 +136,8 @@ int tu_spmv_check(sps_context c, const tu_csr *h, sps_matrix A, sps_op_mode mode
 
 /** Directory of the SuiteSparse matrices from env SPS_MATRIX_DIR or argv, or NULL when absent. */
 const char *tu_matrix_dir(int argc, char **argv, int argi);
+/** The options of format f with name/value pairs set (NULL-terminated:
+ *  tu_fopts(SPS_FMT_DIA, "force", "true", NULL)); a refused pair fails the test.
+ *  sps_options_destroy it. */
+sps_options tu_fopts(sps_format f, ...);
 #endif

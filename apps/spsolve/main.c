@@ -1,9 +1,12 @@
 /* spsolve: solve A x = b with libspsolve from the command line, then check
  * the answer independently of the solver (see check.h).
  *
- * Flow: options -> context -> read/generate A (and b, x0) -> host CSR copy for
- * the check -> convert to --format -> preconditioner + solver -> solve ->
- * recompute ||b - Ax|| on the host -> write -o / --history -> summary.
+ * main runs the steps in order, each a function of one run's state that
+ * returns STEP_OK or the exit status to stop with:
+ *   parse -> start (context) -> load (A, b, x0) -> prepare_check (host CSR
+ *   copy, b = A*1) -> convert (--format) -> setup (preconditioner, solver)
+ *   -> solve -> check (||b - Ax|| on the host) -> write (-o, --history)
+ *   -> report (summary or JSON).
  * Public API only.  Exit status: 0 converged and checked, 1 usage/input/setup
  * error, 2 the solve ended without convergence or failed the check. */
 #ifndef _POSIX_C_SOURCE
@@ -20,6 +23,28 @@
 #include <time.h>
 
 enum { EXIT_CONVERGED = 0, EXIT_INPUT = 1, EXIT_NOT_CONVERGED = 2 };
+/* A step that lets the run go on; any other value is the exit status. */
+#define STEP_OK (-1)
+
+/* One run: what the steps hand each other. */
+typedef struct {
+    cli_options opt;
+    FILE *monitor_out;
+    double t_start, t0;
+    sps_context ctx;
+    sps_scalar t;
+    sps_index n;
+    sps_matrix A;
+    sps_vector b, x;
+    sps_operator op;
+    sps_precond P;
+    sps_solver solver;
+    cli_csr h;   /* A as read, on the host, for the independent check */
+    void *hb, *hx;
+    double slack; /* rounding allowance of the check */
+    int rc;      /* the exit status once the solve has ended */
+    cli_report rep;
+} cli_run;
 
 static double now(void)
 {
@@ -77,219 +102,272 @@ static const char *default_solver(const sps_matrix_info_t *in, const cli_csr *h)
     return "gmres";
 }
 
-int main(int argc, char **argv)
+/* The options; --help and --version end the run here with exit 0. */
+static int step_parse(cli_run *r, int argc, char **argv)
 {
-    cli_options opt;
-    switch (cli_parse_options(argc, argv, &opt)) {
+    switch (cli_parse_options(argc, argv, &r->opt)) {
     case CLI_PARSE_EXIT_OK: return EXIT_CONVERGED;
     case CLI_PARSE_EXIT_USAGE: return EXIT_INPUT;
     case CLI_PARSE_RUN: break;
     }
-    FILE *monitor_out = opt.json ? stderr : stdout;
-    const double t_start = now();
-    double t0 = t_start;
+    r->monitor_out = r->opt.json ? stderr : stdout;
+    r->rep.opt = &r->opt;
+    return STEP_OK;
+}
 
-    int rc = EXIT_INPUT;
-    sps_context ctx = NULL;
-    sps_matrix A = NULL;
-    sps_vector b = NULL, x = NULL;
-    sps_operator op = NULL;
-    sps_precond P = NULL;
-    sps_solver solver = NULL;
-    cli_csr h = {0};
-    void *hb = NULL, *hx = NULL;
-    cli_report rep;
-    memset(&rep, 0, sizeof rep);
-    rep.opt = &opt;
+static int step_start(cli_run *r)
+{
+    const sps_status st = sps_context_create(&r->ctx, r->opt.backend, r->opt.device);
+    if (st != SPS_OK)
+        return fail(r->ctx, st,
+                    r->opt.backend == SPS_BACKEND_CUDA ? "backend cuda unavailable" : "cannot start the backend");
+    r->t0 = now();
+    return STEP_OK;
+}
 
-    sps_status st = sps_context_create(&ctx, opt.backend, opt.device);
-    if (st != SPS_OK) {
-        rc = fail(ctx, st, opt.backend == SPS_BACKEND_CUDA ? "backend cuda unavailable" : "cannot start the backend");
-        goto done;
+/* A, b, x0.  A complex file makes the solve complex; so does a complex b for a
+ * real A (then A is read again as complex). */
+static int step_load(cli_run *r)
+{
+    const cli_options *opt = &r->opt;
+    const char *what = opt->matrix_generated ? "cannot generate the matrix" : NULL;
+    sps_status st;
+    r->t = opt->precision;
+    if ((st = load_matrix(r->ctx, opt, r->t, &r->A)) != SPS_OK) return fail(r->ctx, st, what);
+    if ((st = sps_matrix_info(r->A, &r->rep.info)) != SPS_OK) return fail(r->ctx, st, NULL);
+    r->t = r->rep.info.scalar;
+    if (r->rep.info.rows != r->rep.info.cols) {
+        fprintf(stderr, "spsolve: %s: the matrix is %d x %d; the solvers need a square matrix\n", opt->matrix,
+                (int)r->rep.info.rows, (int)r->rep.info.cols);
+        return EXIT_INPUT;
     }
-    t0 = now();
-
-    /* ---- read A, b, x0.  A complex file makes the solve complex; so does a
-       complex b for a real A (then A is read again as complex). */
-    sps_scalar t = opt.precision;
-    const char *what = opt.matrix_generated ? "cannot generate the matrix" : NULL;
-    if ((st = load_matrix(ctx, &opt, t, &A)) != SPS_OK) { rc = fail(ctx, st, what); goto done; }
-    if ((st = sps_matrix_info(A, &rep.info)) != SPS_OK) { rc = fail(ctx, st, NULL); goto done; }
-    t = rep.info.scalar;
-    if (rep.info.rows != rep.info.cols) {
-        fprintf(stderr, "spsolve: %s: the matrix is %d x %d; the solvers need a square matrix\n", opt.matrix,
-                (int)rep.info.rows, (int)rep.info.cols);
-        goto done;
-    }
-    const sps_index n = rep.info.rows;
-    if (opt.rhs) {
-        if ((st = sps_vector_read_mtx(ctx, opt.rhs, t, &b)) != SPS_OK) { rc = fail(ctx, st, NULL); goto done; }
-        if (sps_vector_scalar(b) != t) {
-            t = sps_vector_scalar(b); /* complex b, real A: solve in the complex field */
-            sps_matrix_destroy(A);
-            A = NULL;
-            if ((st = load_matrix(ctx, &opt, t, &A)) != SPS_OK) { rc = fail(ctx, st, what); goto done; }
+    r->n = r->rep.info.rows;
+    if (opt->rhs) {
+        if ((st = sps_vector_read_mtx(r->ctx, opt->rhs, r->t, &r->b)) != SPS_OK) return fail(r->ctx, st, NULL);
+        if (sps_vector_scalar(r->b) != r->t) {
+            r->t = sps_vector_scalar(r->b); /* complex b, real A: solve in the complex field */
+            sps_matrix_destroy(r->A);
+            r->A = NULL;
+            if ((st = load_matrix(r->ctx, opt, r->t, &r->A)) != SPS_OK) return fail(r->ctx, st, what);
         }
-        if (sps_vector_size(b) != n) {
-            fprintf(stderr, "spsolve: %s: b has %d entries but the matrix has %d rows\n", opt.rhs,
-                    (int)sps_vector_size(b), (int)n);
-            goto done;
+        if (sps_vector_size(r->b) != r->n) {
+            fprintf(stderr, "spsolve: %s: b has %d entries but the matrix has %d rows\n", opt->rhs,
+                    (int)sps_vector_size(r->b), (int)r->n);
+            return EXIT_INPUT;
         }
     }
-    if (opt.x0) {
-        if ((st = sps_vector_read_mtx(ctx, opt.x0, t, &x)) != SPS_OK) { rc = fail(ctx, st, NULL); goto done; }
-        if (sps_vector_scalar(x) != t) {
-            fprintf(stderr, "spsolve: %s: the initial guess is complex but the system is real\n", opt.x0);
-            goto done;
+    if (opt->x0) {
+        if ((st = sps_vector_read_mtx(r->ctx, opt->x0, r->t, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
+        if (sps_vector_scalar(r->x) != r->t) {
+            fprintf(stderr, "spsolve: %s: the initial guess is complex but the system is real\n", opt->x0);
+            return EXIT_INPUT;
         }
-        if (sps_vector_size(x) != n) {
-            fprintf(stderr, "spsolve: %s: x0 has %d entries but the matrix has %d columns\n", opt.x0,
-                    (int)sps_vector_size(x), (int)n);
-            goto done;
+        if (sps_vector_size(r->x) != r->n) {
+            fprintf(stderr, "spsolve: %s: x0 has %d entries but the matrix has %d columns\n", opt->x0,
+                    (int)sps_vector_size(r->x), (int)r->n);
+            return EXIT_INPUT;
         }
     }
-    rep.t_read = lap(ctx, &t0);
+    r->rep.t_read = lap(r->ctx, &r->t0);
+    return STEP_OK;
+}
 
-    /* ---- host copy of A for the independent check; b = A*1 when not given */
-    if ((st = cli_csr_export(A, &h)) != SPS_OK) { rc = fail(ctx, st, "cannot copy the matrix to the host"); goto done; }
-    const size_t ss = sps_scalar_size(t);
-    hb = malloc((size_t)n * ss + 1);
-    hx = malloc((size_t)n * ss + 1);
-    if (!hb || !hx) { fprintf(stderr, "spsolve: out of host memory for two vectors of %d entries\n", (int)n); goto done; }
-    if (!b) {
-        cli_csr_times_ones(&h, hb);
-        if ((st = sps_vector_from_host(ctx, n, t, hb, &b)) != SPS_OK) { rc = fail(ctx, st, NULL); goto done; }
+/* The host copy of A for the independent check; b = A*1 when not given; x = 0
+ * when no x0; the method, from the symmetry the source declared. */
+static int step_prepare_check(cli_run *r)
+{
+    sps_status st;
+    if ((st = cli_csr_export(r->A, &r->h)) != SPS_OK) return fail(r->ctx, st, "cannot copy the matrix to the host");
+    const size_t ss = sps_scalar_size(r->t);
+    r->hb = malloc((size_t)r->n * ss + 1);
+    r->hx = malloc((size_t)r->n * ss + 1);
+    if (!r->hb || !r->hx) {
+        fprintf(stderr, "spsolve: out of host memory for two vectors of %d entries\n", (int)r->n);
+        return EXIT_INPUT;
     }
-    if (!x && (st = sps_vector_create(ctx, n, t, &x)) != SPS_OK) { rc = fail(ctx, st, NULL); goto done; }
-    rep.t_check = lap(ctx, &t0);
+    if (!r->b) {
+        cli_csr_times_ones(&r->h, r->hb);
+        if ((st = sps_vector_from_host(r->ctx, r->n, r->t, r->hb, &r->b)) != SPS_OK) return fail(r->ctx, st, NULL);
+    }
+    if (!r->x && (st = sps_vector_create(r->ctx, r->n, r->t, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
+    r->rep.t_check = lap(r->ctx, &r->t0);
+    r->rep.solver = r->opt.solver ? r->opt.solver : default_solver(&r->rep.info, &r->h);
+    return STEP_OK;
+}
 
-    /* the method follows the symmetry the source declared, which a format
-       conversion need not carry along */
-    rep.solver = opt.solver ? opt.solver : default_solver(&rep.info, &h);
-    const sps_symmetry declared = rep.info.symmetry;
-
-    /* ---- storage format, with the format parameters (CSR -> CSR too when
-       --transpose explicit asks for A^T to be built and cached) */
-    if (opt.format != SPS_FMT_CSR || opt.fmt.transpose_explicit) {
+/* The storage format, with the format parameters (CSR -> CSR too when one
+ * differs from its default: --transpose explicit builds and caches A^T,
+ * --csr-kernel picks the SpMV).  The symmetry the
+ * source declared is kept: a conversion need not carry it along. */
+static int step_convert(cli_run *r)
+{
+    const cli_options *opt = &r->opt;
+    const sps_symmetry declared = r->rep.info.symmetry;
+    sps_status st;
+    if (opt->format != SPS_FMT_CSR || cli_format_options_changed(opt)) {
         sps_matrix B = NULL;
-        if ((st = sps_matrix_convert(A, opt.format, &opt.fmt, &B)) != SPS_OK) {
+        if ((st = sps_matrix_convert(r->A, opt->format, opt->fmt, &B)) != SPS_OK) {
             /* a padding refusal names max_fill: say how the CLI lifts it */
-            const int refused = strstr(sps_context_error(ctx), "max_fill") != NULL;
-            rc = fail(ctx, st, "format conversion failed");
-            if (refused)
-                fprintf(stderr, "spsolve: --max-fill X raises the limit (now %g); --force converts anyway\n",
-                        opt.fmt.max_fill);
-            goto done;
+            const int refused = strstr(sps_context_error(r->ctx), "max_fill") != NULL;
+            const int rc = fail(r->ctx, st, "format conversion failed");
+            double max_fill = 0;
+            if (refused && sps_options_get_value(opt->fmt, "max-fill", &max_fill) == SPS_OK)
+                fprintf(stderr, "spsolve: --max-fill X raises the limit (now %g); --force converts anyway\n", max_fill);
+            return rc;
         }
-        sps_matrix_destroy(A);
-        A = B;
+        sps_matrix_destroy(r->A);
+        r->A = B;
     }
-    if ((st = sps_matrix_info(A, &rep.info)) != SPS_OK) { rc = fail(ctx, st, NULL); goto done; }
-    rep.info.symmetry = declared;
-    rep.t_convert = lap(ctx, &t0);
+    if ((st = sps_matrix_info(r->A, &r->rep.info)) != SPS_OK) return fail(r->ctx, st, NULL);
+    r->rep.info.symmetry = declared;
+    r->rep.t_convert = lap(r->ctx, &r->t0);
+    return STEP_OK;
+}
 
-    /* ---- preconditioner and solver */
-    rep.precond = opt.precond;
-    rep.rtol = opt.rtol;
-    rep.atol = opt.atol;
-    rep.maxit = opt.maxit;
-    rep.restart = opt.restart;
-    if (strcmp(opt.precond, "none") != 0 && (st = sps_precond_create_by_name(A, opt.precond, &P)) != SPS_OK) {
-        rc = fail(ctx, st, "preconditioner setup failed");
-        goto done;
-    }
-    if ((st = sps_operator_from_matrix(A, &op)) != SPS_OK || (st = sps_solver_create_by_name(ctx, rep.solver, &solver)) != SPS_OK ||
-        (st = sps_solver_set_operator(solver, op)) != SPS_OK || (st = sps_solver_set_precond(solver, P)) != SPS_OK ||
-        (st = sps_solver_set_tolerances(solver, opt.rtol, opt.atol, opt.maxit)) != SPS_OK ||
-        (st = sps_solver_set_restart(solver, opt.restart)) != SPS_OK ||
-        (opt.monitor && (st = sps_solver_set_monitor(solver, monitor, monitor_out)) != SPS_OK)) {
-        rc = fail(ctx, st, "solver setup failed");
-        goto done;
-    }
-    rep.t_setup = lap(ctx, &t0);
+/* The preconditioner (from the converted matrix) and the solver. */
+static int step_setup(cli_run *r)
+{
+    const cli_options *opt = &r->opt;
+    cli_report *rep = &r->rep;
+    sps_status st;
+    rep->precond = opt->precond;
+    rep->rtol = opt->rtol;
+    rep->atol = opt->atol;
+    rep->maxit = opt->maxit;
+    rep->restart = opt->restart;
+    if (strcmp(opt->precond, "none") != 0 && (st = sps_precond_create_by_name(r->A, opt->precond, &r->P)) != SPS_OK)
+        return fail(r->ctx, st, "preconditioner setup failed");
+    if ((st = sps_operator_from_matrix(r->A, &r->op)) != SPS_OK ||
+        (st = sps_solver_create_by_name(r->ctx, rep->solver, &r->solver)) != SPS_OK ||
+        (st = sps_solver_set_operator(r->solver, r->op)) != SPS_OK ||
+        (st = sps_solver_set_precond(r->solver, r->P)) != SPS_OK ||
+        (st = sps_solver_set_tolerances(r->solver, opt->rtol, opt->atol, opt->maxit)) != SPS_OK ||
+        (st = sps_solver_set_restart(r->solver, opt->restart)) != SPS_OK ||
+        (opt->monitor && (st = sps_solver_set_monitor(r->solver, monitor, r->monitor_out)) != SPS_OK))
+        return fail(r->ctx, st, "solver setup failed");
+    rep->t_setup = lap(r->ctx, &r->t0);
+    return STEP_OK;
+}
 
-    /* ---- solve */
-    memset(&rep.res, 0, sizeof rep.res);
-    rep.status = sps_solver_solve(solver, b, x, &rep.res);
-    const double t_solve_wall = lap(ctx, &t0);
-    if (rep.status != SPS_OK && rep.status != SPS_ERR_NOT_CONVERGED && rep.status != SPS_ERR_BREAKDOWN &&
-        rep.status != SPS_ERR_NUMERIC) {
-        rc = fail(ctx, rep.status, "solve failed");
-        goto done;
-    }
-    rep.converged = rep.status == SPS_OK;
-    rep.t_setup += rep.res.time_setup;
+/* The solve.  Its ending (converged, iteration limit, breakdown, NaN) is an
+ * outcome to report; any other failure ends the run. */
+static int step_solve(cli_run *r)
+{
+    cli_report *rep = &r->rep;
+    memset(&rep->res, 0, sizeof rep->res);
+    rep->status = sps_solver_solve(r->solver, r->b, r->x, &rep->res);
+    const double t_solve_wall = lap(r->ctx, &r->t0);
+    if (rep->status != SPS_OK && rep->status != SPS_ERR_NOT_CONVERGED && rep->status != SPS_ERR_BREAKDOWN &&
+        rep->status != SPS_ERR_NUMERIC)
+        return fail(r->ctx, rep->status, "solve failed");
+    rep->converged = rep->status == SPS_OK;
+    rep->t_setup += rep->res.time_setup;
     /* the library's own split when it reports one, else our wall clock */
-    rep.t_solve = (rep.res.time_solve > 0 || rep.res.time_setup > 0) ? rep.res.time_solve : t_solve_wall;
+    rep->t_solve = (rep->res.time_solve > 0 || rep->res.time_setup > 0) ? rep->res.time_solve : t_solve_wall;
+    return STEP_OK;
+}
 
-    /* ---- independent check on the host: the b and x the solver saw, the
-       matrix as it was before any format conversion */
-    if ((st = sps_vector_get(b, hb)) != SPS_OK || (st = sps_vector_get(x, hx)) != SPS_OK) {
-        rc = fail(ctx, st, "cannot copy the solution to the host");
-        goto done;
-    }
+/* The independent check on the host: the b and x the solver saw, the matrix as
+ * it was before any format conversion.  Sets the exit status of the solve. */
+static int step_check(cli_run *r)
+{
+    const cli_options *opt = &r->opt;
+    cli_report *rep = &r->rep;
+    sps_status st;
+    if ((st = sps_vector_get(r->b, r->hb)) != SPS_OK || (st = sps_vector_get(r->x, r->hx)) != SPS_OK)
+        return fail(r->ctx, st, "cannot copy the solution to the host");
     double scale = 0;
-    cli_residual(&h, hx, hb, &rep.true_residual_norm, &rep.rhs_norm, &scale);
-    rep.true_relative_residual =
-        rep.rhs_norm > 0 ? rep.true_residual_norm / rep.rhs_norm : rep.true_residual_norm;
-    rep.tolerance = opt.rtol * rep.rhs_norm > opt.atol ? opt.rtol * rep.rhs_norm : opt.atol;
+    cli_residual(&r->h, r->hx, r->hb, &rep->true_residual_norm, &rep->rhs_norm, &scale);
+    rep->true_relative_residual =
+        rep->rhs_norm > 0 ? rep->true_residual_norm / rep->rhs_norm : rep->true_residual_norm;
+    rep->tolerance = opt->rtol * rep->rhs_norm > opt->atol ? opt->rtol * rep->rhs_norm : opt->atol;
     /* the solver judged its residual in its own precision; allow for the
        rounding of that computation and nothing more */
-    const double slack = (double)(h.max_row_nnz + 4) * unit_roundoff(t) * scale;
-    rep.verified = rep.true_residual_norm <= rep.tolerance + slack; /* false for NaN */
-    rep.have_error = opt.rhs == NULL;
-    if (rep.have_error) rep.error_vs_ones = cli_error_vs_ones(t, n, hx);
-    rep.t_check += lap(ctx, &t0);
+    r->slack = (double)(r->h.max_row_nnz + 4) * unit_roundoff(r->t) * scale;
+    rep->verified = rep->true_residual_norm <= rep->tolerance + r->slack; /* false for NaN */
+    rep->have_error = opt->rhs == NULL;
+    if (rep->have_error) rep->error_vs_ones = cli_error_vs_ones(r->t, r->n, r->hx);
+    rep->t_check += lap(r->ctx, &r->t0);
 
-    rc = (rep.converged && rep.verified) ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
-    if (rep.converged && !rep.verified)
+    r->rc = (rep->converged && rep->verified) ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
+    if (rep->converged && !rep->verified)
         fprintf(stderr,
                 "spsolve: the solver reported convergence, but ||b-Ax|| recomputed on the host is %.3e > "
                 "tolerance %.3e (+ rounding allowance %.3e)\n",
-                rep.true_residual_norm, rep.tolerance, slack);
-    else if (!rep.converged)
+                rep->true_residual_norm, rep->tolerance, r->slack);
+    else if (!rep->converged)
         fprintf(stderr, "spsolve: not converged: %s after %d iterations (%s), ||b-Ax||/||b|| = %.3e\n",
-                sps_reason_name(rep.res.reason), rep.res.iterations, sps_status_name(rep.status),
-                rep.true_relative_residual);
+                sps_reason_name(rep->res.reason), rep->res.iterations, sps_status_name(rep->status),
+                rep->true_relative_residual);
+    return STEP_OK;
+}
 
-    /* ---- outputs: x only when it is a solution; the history always (it is
-       what one looks at when a solve fails) */
-    if (opt.output) {
-        if (rc != EXIT_CONVERGED) {
-            fprintf(stderr, "spsolve: %s not written: the solve did not converge\n", opt.output);
-        } else if ((st = sps_vector_write_mtx(x, opt.output)) != SPS_OK) {
-            rc = fail(ctx, st, NULL);
+/* Outputs: x only when it is a solution; the history always (it is what one
+ * looks at when a solve fails).  A write failure turns the exit status to 1
+ * but the summary is still printed. */
+static int step_write(cli_run *r)
+{
+    const cli_options *opt = &r->opt;
+    sps_status st;
+    if (opt->output) {
+        if (r->rc != EXIT_CONVERGED) {
+            fprintf(stderr, "spsolve: %s not written: the solve did not converge\n", opt->output);
+        } else if ((st = sps_vector_write_mtx(r->x, opt->output)) != SPS_OK) {
+            r->rc = fail(r->ctx, st, NULL);
         } else {
-            rep.output_written = opt.output;
+            r->rep.output_written = opt->output;
         }
     }
-    if (opt.history) {
-        if (cli_write_history(opt.history, rep.res.history, rep.res.history_len) != 0) rc = EXIT_INPUT;
-        else rep.history_written = opt.history;
+    if (opt->history) {
+        if (cli_write_history(opt->history, r->rep.res.history, r->rep.res.history_len) != 0) r->rc = EXIT_INPUT;
+        else r->rep.history_written = opt->history;
     }
+    return STEP_OK;
+}
 
-    rep.matrix_source = opt.matrix;
-    rep.matrix_kind = opt.matrix_generated ? "generated" : "file";
-    rep.rhs_source = opt.rhs;
-    rep.x0_source = opt.x0;
-    rep.backend = sps_backend_name(sps_context_backend(ctx));
-    rep.device = sps_context_device_name(ctx);
-    rep.exit_code = rc;
-    rep.t_total = now() - t_start;
-    if (opt.json) cli_print_json(stdout, &rep);
-    else cli_print_summary(stdout, &rep);
+static int step_report(cli_run *r)
+{
+    const cli_options *opt = &r->opt;
+    cli_report *rep = &r->rep;
+    rep->matrix_source = opt->matrix;
+    rep->matrix_kind = opt->matrix_generated ? "generated" : "file";
+    rep->rhs_source = opt->rhs;
+    rep->x0_source = opt->x0;
+    rep->backend = sps_backend_name(sps_context_backend(r->ctx));
+    rep->device = sps_context_device_name(r->ctx);
+    rep->exit_code = r->rc;
+    rep->t_total = now() - r->t_start;
+    if (opt->json) cli_print_json(stdout, rep);
+    else cli_print_summary(stdout, rep);
+    return r->rc;
+}
 
-done:
-    free(hb);
-    free(hx);
-    cli_csr_free(&h);
-    sps_solver_destroy(solver);
-    sps_precond_destroy(P);
-    sps_operator_destroy(op);
-    sps_vector_destroy(x);
-    sps_vector_destroy(b);
-    sps_matrix_destroy(A);
-    sps_context_destroy(ctx);
+static void run_free(cli_run *r)
+{
+    free(r->hb);
+    free(r->hx);
+    cli_csr_free(&r->h);
+    sps_solver_destroy(r->solver);
+    sps_precond_destroy(r->P);
+    sps_operator_destroy(r->op);
+    sps_vector_destroy(r->x);
+    sps_vector_destroy(r->b);
+    sps_matrix_destroy(r->A);
+    sps_context_destroy(r->ctx);
+    cli_options_free(&r->opt);
+}
+
+int main(int argc, char **argv)
+{
+    static cli_run r; /* zeroed: every handle NULL */
+    int rc = step_parse(&r, argc, argv);
+    if (rc != STEP_OK) return rc;
+    r.t_start = r.t0 = now();
+    if ((rc = step_start(&r)) == STEP_OK && (rc = step_load(&r)) == STEP_OK && (rc = step_prepare_check(&r)) == STEP_OK &&
+        (rc = step_convert(&r)) == STEP_OK && (rc = step_setup(&r)) == STEP_OK && (rc = step_solve(&r)) == STEP_OK &&
+        (rc = step_check(&r)) == STEP_OK && (rc = step_write(&r)) == STEP_OK)
+        rc = step_report(&r);
+    run_free(&r);
     if (fflush(stdout) != 0) rc = EXIT_INPUT;
     return rc;
 }

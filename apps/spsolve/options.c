@@ -14,11 +14,12 @@
 enum {
     OPT_X0 = 256, OPT_SOLVER, OPT_RESTART, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXIT, OPT_FORMAT,
     OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR, OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION,
-    /* the format parameters, in cli_fopt order: OPT_FOPT + o */
-    OPT_FOPT, OPT_FOPT_END = OPT_FOPT + CLI_NUM_FOPTS
+    /* the format parameters: OPT_FOPT + their index in fopts */
+    OPT_FOPT, OPT_FOPT_END = OPT_FOPT + CLI_MAX_FOPTS
 };
 
-static const struct option long_options[] = {
+/* The fixed options; the format parameters are appended from the declarations. */
+static const struct option fixed_options[] = {
     {"matrix", required_argument, NULL, 'm'},
     {"rhs", required_argument, NULL, 'b'},
     {"x0", required_argument, NULL, OPT_X0},
@@ -37,18 +38,47 @@ static const struct option long_options[] = {
     {"history", required_argument, NULL, OPT_HISTORY},
     {"json", no_argument, NULL, OPT_JSON},
     {"allow-nonfinite", no_argument, NULL, OPT_NONFINITE},
-    {"transpose", required_argument, NULL, OPT_FOPT + CLI_FOPT_TRANSPOSE},
-    {"slice-height", required_argument, NULL, OPT_FOPT + CLI_FOPT_SLICE_HEIGHT},
-    {"sort-window", required_argument, NULL, OPT_FOPT + CLI_FOPT_SORT_WINDOW},
-    {"group-size", required_argument, NULL, OPT_FOPT + CLI_FOPT_GROUP_SIZE},
-    {"sort-rows", no_argument, NULL, OPT_FOPT + CLI_FOPT_SORT_ROWS},
-    {"max-fill", required_argument, NULL, OPT_FOPT + CLI_FOPT_MAX_FILL},
-    {"force", no_argument, NULL, OPT_FOPT + CLI_FOPT_FORCE},
-    {"index-bits", required_argument, NULL, OPT_FOPT + CLI_FOPT_INDEX_BITS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
-    {NULL, 0, NULL, 0},
 };
+#define NFIXED ((int)(sizeof fixed_options / sizeof fixed_options[0]))
+#define MAX_FORMATS 32
+
+/* A format parameter: an option some formats declare, under the declaration of
+ * the first of them (in sps_format order); formats: a bit per format declaring it. */
+typedef struct {
+    const sps_option_desc *d;
+    unsigned formats;
+} fopt;
+static fopt fopts[CLI_MAX_FOPTS];
+static int nfopts;
+static struct option long_options[NFIXED + CLI_MAX_FOPTS + 1];
+
+/* The formats of this build, in sps_format order (the order of the messages). */
+static int format_available(int f) { return strcmp(sps_format_name((sps_format)f), "?") != 0; }
+
+/* fopts and long_options from the formats' declarations. */
+static void collect_format_options(void)
+{
+    if (nfopts) return;
+    memcpy(long_options, fixed_options, sizeof fixed_options);
+    for (int f = 0; f < MAX_FORMATS && f < SPS_FMT_AUTO; f++) {
+        int n = 0;
+        const sps_option_desc *d = format_available(f) ? sps_format_options_desc((sps_format)f, &n) : NULL;
+        for (int i = 0; i < n; i++) {
+            int k = 0;
+            while (k < nfopts && strcmp(fopts[k].d->name, d[i].name) != 0) k++;
+            if (k == nfopts) {
+                if (nfopts == CLI_MAX_FOPTS) continue;
+                fopts[nfopts].d = &d[i];
+                long_options[NFIXED + nfopts] = (struct option){
+                    d[i].name, d[i].type == SPS_OPT_BOOL ? no_argument : required_argument, NULL, OPT_FOPT + nfopts};
+                nfopts++;
+            }
+            fopts[k].formats |= 1u << f;
+        }
+    }
+}
 
 int cli_list_contains(const char *list, const char *name)
 {
@@ -65,56 +95,47 @@ int cli_list_contains(const char *list, const char *name)
     return 0;
 }
 
-/* Which formats read which parameter (in formats/: csr.c reads
- * transpose_explicit; sell.c slice_height, sort_window; rgcsr.c group_size,
- * sort_rows; the padded ELL/SELL/RgCSR and DIA max_fill, force; the padded
- * ELL/SELL/RgCSR index_bits; jds.c accepts
- * sort_rows, being always sorted).  HYB and COO read none. */
-#define FMT_BIT(f) (1u << (f))
-#define FMT_PADDED (FMT_BIT(SPS_FMT_ELL) | FMT_BIT(SPS_FMT_SELL) | FMT_BIT(SPS_FMT_RGCSR) | FMT_BIT(SPS_FMT_DIA))
-static const struct {
-    const char *flag; /* the option, without "--" */
-    const char *key;  /* in the summary and the JSON: the sps_format_options field */
-    int kind;         /* CLI_VAL_* */
-    unsigned formats; /* FMT_BIT of each format that reads it */
-} fopt_info[CLI_NUM_FOPTS] = {
-    [CLI_FOPT_TRANSPOSE] = {"transpose", "transpose", CLI_VAL_STR, FMT_BIT(SPS_FMT_CSR)},
-    [CLI_FOPT_SLICE_HEIGHT] = {"slice-height", "slice_height", CLI_VAL_INT, FMT_BIT(SPS_FMT_SELL)},
-    [CLI_FOPT_SORT_WINDOW] = {"sort-window", "sort_window", CLI_VAL_INT, FMT_BIT(SPS_FMT_SELL)},
-    [CLI_FOPT_GROUP_SIZE] = {"group-size", "group_size", CLI_VAL_INT, FMT_BIT(SPS_FMT_RGCSR)},
-    [CLI_FOPT_SORT_ROWS] = {"sort-rows", "sort_rows", CLI_VAL_BOOL, FMT_BIT(SPS_FMT_RGCSR) | FMT_BIT(SPS_FMT_JDS)},
-    [CLI_FOPT_MAX_FILL] = {"max-fill", "max_fill", CLI_VAL_NUM, FMT_PADDED},
-    [CLI_FOPT_FORCE] = {"force", "force", CLI_VAL_BOOL, FMT_PADDED},
-    [CLI_FOPT_INDEX_BITS] = {"index-bits", "index_bits", CLI_VAL_STR,
-                             FMT_BIT(SPS_FMT_ELL) | FMT_BIT(SPS_FMT_SELL) | FMT_BIT(SPS_FMT_RGCSR)},
-};
-
-int cli_format_uses(sps_format fmt, cli_fopt o)
+void cli_options_free(cli_options *opt)
 {
-    return (unsigned)fmt < 32 && (unsigned)o < CLI_NUM_FOPTS && (fopt_info[o].formats & FMT_BIT(fmt)) != 0;
+    sps_options_destroy(opt->fmt);
+    opt->fmt = NULL;
 }
 
-int cli_format_option_values(const cli_options *opt, sps_format fmt, cli_fopt_value *out)
+int cli_format_options_changed(const cli_options *opt)
 {
-    const sps_format_options *f = &opt->fmt;
     int n = 0;
-    for (int o = 0; o < CLI_NUM_FOPTS; o++) {
-        if (!cli_format_uses(fmt, (cli_fopt)o)) continue;
-        cli_fopt_value *v = &out[n++];
-        v->key = fopt_info[o].key;
-        v->kind = fopt_info[o].kind;
+    const sps_option_desc *d = sps_options_desc(opt->fmt, &n);
+    for (int i = 0; i < n; i++) {
+        double v, def;
+        if (sps_options_get_value(opt->fmt, d[i].name, &v) == SPS_OK &&
+            sps_option_parse(&d[i], d[i].def, &def, NULL, 0) == SPS_OK && v != def)
+            return 1;
+    }
+    return 0;
+}
+
+int cli_format_option_values(const cli_options *opt, cli_fopt_value *out)
+{
+    int n = 0;
+    const sps_option_desc *d = sps_options_desc(opt->fmt, &n);
+    if (n > CLI_MAX_FOPTS) n = CLI_MAX_FOPTS;
+    for (int i = 0; i < n; i++) {
+        cli_fopt_value *v = &out[i];
+        snprintf(v->key_buf, sizeof v->key_buf, "%s", d[i].name);
+        for (char *c = v->key_buf; *c; c++)
+            if (*c == '-') *c = '_';
+        v->key = v->key_buf;
         v->num = 0;
         v->str = NULL;
-        switch ((cli_fopt)o) {
-        case CLI_FOPT_TRANSPOSE: v->str = f->transpose_explicit ? "explicit" : "implicit"; break;
-        case CLI_FOPT_SLICE_HEIGHT: v->num = f->slice_height; break;
-        case CLI_FOPT_SORT_WINDOW: v->num = f->sort_window; break;
-        case CLI_FOPT_GROUP_SIZE: v->num = f->group_size; break;
-        case CLI_FOPT_SORT_ROWS: v->num = f->sort_rows || fmt == SPS_FMT_JDS; break; /* JDS is always sorted */
-        case CLI_FOPT_MAX_FILL: v->num = f->max_fill; break;
-        case CLI_FOPT_FORCE: v->num = f->force; break;
-        case CLI_FOPT_INDEX_BITS: v->str = f->index_bits == 16 ? "16" : f->index_bits == 32 ? "32" : "auto"; break;
-        case CLI_NUM_FOPTS: break;
+        sps_options_get_value(opt->fmt, d[i].name, &v->num);
+        switch (d[i].type) {
+        case SPS_OPT_INT: v->kind = CLI_VAL_INT; break;
+        case SPS_OPT_REAL: v->kind = CLI_VAL_NUM; break;
+        case SPS_OPT_BOOL: v->kind = CLI_VAL_BOOL; break;
+        case SPS_OPT_CHOICE:
+            v->kind = CLI_VAL_STR;
+            v->str = sps_options_get(opt->fmt, d[i].name);
+            break;
         }
     }
     return n;
@@ -134,6 +155,51 @@ static int is_generator_spec(const char *spec)
         p = strchr(colon, ',');
     }
     return 0;
+}
+
+/* Help text is wrapped at this column, continuation lines indented to HELP_COL. */
+#define HELP_WIDTH 96
+#define HELP_COL 24
+
+/* Words of text from column *col on, wrapped at HELP_WIDTH. */
+static void put_wrapped(FILE *f, const char *text, int *col)
+{
+    for (const char *p = text; *p;) {
+        while (*p == ' ') p++;
+        const int len = (int)strcspn(p, " ");
+        if (*col + 1 + len > HELP_WIDTH && *col > HELP_COL) *col = fprintf(f, "\n%*s", HELP_COL, "") - 1;
+        else if (*col > HELP_COL) *col += fprintf(f, " ");
+        *col += fprintf(f, "%.*s", len, p);
+        p += len;
+    }
+}
+
+/* One format parameter from its declaration:
+ *   --NAME ARG          FORMATS: HELP (default D; range) */
+static void print_format_option(FILE *f, const fopt *o)
+{
+    const sps_option_desc *d = o->d;
+    char arg[64] = "", text[512];
+    if (d->choices) snprintf(arg, sizeof arg, " %s", d->choices);
+    else if (d->type == SPS_OPT_INT && d->max < INT_MAX) snprintf(arg, sizeof arg, " %.0f..%.0f", d->min, d->max);
+    else if (d->type == SPS_OPT_INT) snprintf(arg, sizeof arg, " N");
+    else if (d->type == SPS_OPT_REAL) snprintf(arg, sizeof arg, " X");
+    int col = fprintf(f, "      --%s%s", d->name, arg);
+    if (col >= HELP_COL) col = fprintf(f, "\n%*s", HELP_COL, "") - 1;
+    else col += fprintf(f, "%*s", HELP_COL - col, "");
+    size_t at = 0;
+    for (int k = 0; k < MAX_FORMATS; k++)
+        if (o->formats & (1u << k))
+            at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", at ? ", " : "", sps_format_name((sps_format)k));
+    at += (size_t)snprintf(text + at, sizeof text - at, ": %s (default %s", d->help,
+                           d->type == SPS_OPT_BOOL ? (strcmp(d->def, "false") == 0 ? "off" : "on") : d->def);
+    if (d->type == SPS_OPT_INT && !d->choices && d->max >= INT_MAX)
+        at += (size_t)snprintf(text + at, sizeof text - at, "; N >= %.0f", d->min);
+    if (d->type == SPS_OPT_REAL && isinf(d->max)) at += (size_t)snprintf(text + at, sizeof text - at, "; X >= %g", d->min);
+    else if (d->type == SPS_OPT_REAL) at += (size_t)snprintf(text + at, sizeof text - at, "; X in %g..%g", d->min, d->max);
+    snprintf(text + at, sizeof text - at, ")");
+    put_wrapped(f, text, &col);
+    fputc('\n', f);
 }
 
 static void print_help(FILE *f)
@@ -165,21 +231,12 @@ static void print_help(FILE *f)
             "      --device N        CUDA device ordinal (default 0)\n"
             "      --precision P     f32 or f64 (default f64); complex files solve in c32/c64;\n"
             "                        c32/c64 force a complex solve\n"
-            "Format parameters (each read by the formats named; ignored with a warning otherwise)\n"
-            "      --transpose M     csr: SpMV^T by implicit (atomic scatter on the GPU) or explicit\n"
-            "                        (A^T built once and cached: deterministic, twice the memory);\n"
-            "                        default implicit.  None of the solvers applies A^T yet\n"
-            "      --slice-height C  sell: rows per slice, 16 or 32 (default %d)\n"
-            "      --sort-window S   sell: sort rows by length within windows of S rows; 0 or 1 = no\n"
-            "                        sorting (default 0), else a multiple of the slice height\n"
-            "      --group-size G    rgcsr: rows per group, %d..%d (default %d)\n"
-            "      --sort-rows       rgcsr: rows in descending-length order (jds: always)\n"
-            "      --max-fill X      ell, sell, rgcsr, dia: refuse to convert when the stored entries\n"
-            "                        would exceed X * nnz; X >= 1 (default %g)\n"
-            "      --force           ell, sell, rgcsr, dia: convert even beyond --max-fill\n"
-            "      --index-bits B    ell, sell, rgcsr: bits of a stored column index: auto (16 where\n"
-            "                        the columns of every slice/group span at most 65534, else 32),\n"
-            "                        16 (refused where they do not) or 32; default auto\n"
+            "Format parameters (each read by the formats named; ignored with a warning otherwise)\n",
+            CLI_DEFAULT_PROBLEM, sps_matrix_generate_list(), sps_solver_list(), CLI_DEFAULT_RESTART,
+            sps_precond_list(), CLI_DEFAULT_RTOL_DOUBLE, CLI_DEFAULT_RTOL_SINGLE, CLI_DEFAULT_ATOL,
+            CLI_DEFAULT_MAXIT, sps_format_list());
+    for (int k = 0; k < nfopts; k++) print_format_option(f, &fopts[k]);
+    fprintf(f,
             "Output\n"
             "      --monitor         print the residual of every iteration (to stderr with --json)\n"
             "      --history FILE    write iteration,residual as CSV\n"
@@ -191,10 +248,7 @@ static void print_help(FILE *f)
             "convergence (iteration limit, breakdown, NaN) or failed the residual check.\n"
             "\n"
             "This build: backends cpu%s%s.\n",
-            CLI_DEFAULT_PROBLEM, sps_matrix_generate_list(), sps_solver_list(), CLI_DEFAULT_RESTART,
-            sps_precond_list(), CLI_DEFAULT_RTOL_DOUBLE, CLI_DEFAULT_RTOL_SINGLE, CLI_DEFAULT_ATOL,
-            CLI_DEFAULT_MAXIT, sps_format_list(), CLI_DEFAULT_SLICE_HEIGHT, CLI_MIN_GROUP_SIZE, CLI_MAX_GROUP_SIZE,
-            CLI_DEFAULT_GROUP_SIZE, CLI_DEFAULT_MAX_FILL, sps_cuda_compiled() ? ", cuda" : "",
+            sps_cuda_compiled() ? ", cuda" : "",
             sps_cuda_compiled() ? (sps_cuda_available() ? " (GPU available)" : " (no usable GPU)")
                                 : " (built without CUDA)");
 }
@@ -230,55 +284,70 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
     return 1;
 }
 
-/* One of a fixed set of words, each standing for a value. */
+/* One set of options per format of the build, so that every value is checked
+ * against each declaration of its name and the rules of each format (a sort
+ * window that does not fit the slice height is an error whatever --format). */
 typedef struct {
-    const char *name;
-    int value;
-} choice;
+    sps_options of[MAX_FORMATS];
+    unsigned given; /* bit k: fopts[k] was given */
+} format_sets;
 
-static int parse_choice(const char *opt, const char *s, const choice *c, int n, int *out)
+static void format_sets_free(format_sets *fs)
 {
-    for (int i = 0; i < n; i++)
-        if (strcmp(s, c[i].name) == 0) {
-            *out = c[i].value;
-            return 1;
-        }
-    fprintf(stderr, "spsolve: --%s: expected one of", opt);
-    for (int i = 0; i < n; i++) fprintf(stderr, "%s %s", i ? "," : "", c[i].name);
-    fprintf(stderr, ", got '%s'\n", s);
-    return 0;
+    for (int f = 0; f < MAX_FORMATS; f++) sps_options_destroy(fs->of[f]);
 }
 
-static const choice transpose_modes[] = {{"implicit", 0}, {"explicit", 1}};
-static const choice slice_heights[] = {{"16", 16}, {"32", 32}};
-static const choice index_bits[] = {{"auto", 0}, {"16", 16}, {"32", 32}};
-
-/* The format parameters given, against the format chosen: a value that
- * contradicts another is an error; a parameter the format does not read is
- * reported on stderr and ignored. */
-static int check_format_options(const cli_options *opt)
+static int format_sets_make(format_sets *fs)
 {
-    const sps_format_options *f = &opt->fmt;
-    if (f->sort_window > 1 && f->sort_window % f->slice_height != 0) {
-        fprintf(stderr,
-                "spsolve: --sort-window: expected 0 or 1 (no sorting) or a multiple of the slice height %d, got %d\n",
-                f->slice_height, f->sort_window);
-        return 0;
-    }
-    for (int o = 0; o < CLI_NUM_FOPTS; o++) {
-        if (!(opt->fopt_given & (1u << o)) || cli_format_uses(opt->format, (cli_fopt)o)) continue;
-        fprintf(stderr, "spsolve: warning: --%s has no effect with --format %s (it applies to", fopt_info[o].flag,
+    memset(fs, 0, sizeof *fs);
+    for (int f = 0; f < MAX_FORMATS && f < SPS_FMT_AUTO; f++)
+        if (format_available(f) && sps_format_options_create((sps_format)f, &fs->of[f]) != SPS_OK) {
+            fprintf(stderr, "spsolve: cannot make the options of format %s\n", sps_format_name((sps_format)f));
+            return 0;
+        }
+    return 1;
+}
+
+/* --NAME VALUE into every format that declares NAME; messages "--NAME: why". */
+static int format_option_set(format_sets *fs, int k, const char *value)
+{
+    const fopt *o = &fopts[k];
+    fs->given |= 1u << k;
+    for (int f = 0; f < MAX_FORMATS; f++)
+        if ((o->formats & (1u << f)) && sps_options_set(fs->of[f], o->d->name, value) != SPS_OK) {
+            fprintf(stderr, "spsolve: --%s\n", sps_options_error(fs->of[f]));
+            return 0;
+        }
+    return 1;
+}
+
+/* The rules between options of every format; a parameter the chosen format does
+ * not read is reported on stderr and ignored.  opt->fmt takes the chosen set. */
+static int format_options_finish(format_sets *fs, cli_options *opt)
+{
+    for (int f = 0; f < MAX_FORMATS; f++)
+        if (fs->of[f] && sps_options_check(fs->of[f]) != SPS_OK) {
+            fprintf(stderr, "spsolve: --%s\n", sps_options_error(fs->of[f]));
+            return 0;
+        }
+    for (int k = 0; k < nfopts; k++) {
+        if (!(fs->given & (1u << k)) || (fopts[k].formats & (1u << opt->format))) continue;
+        fprintf(stderr, "spsolve: warning: --%s has no effect with --format %s (it applies to", fopts[k].d->name,
                 sps_format_name(opt->format));
         const char *sep = " ";
-        for (int k = 0; k < 32; k++)
-            if (fopt_info[o].formats & FMT_BIT(k)) {
-                fprintf(stderr, "%s%s", sep, sps_format_name((sps_format)k));
+        for (int f = 0; f < MAX_FORMATS; f++)
+            if (fopts[k].formats & (1u << f)) {
+                fprintf(stderr, "%s%s", sep, sps_format_name((sps_format)f));
                 sep = ", ";
             }
         fprintf(stderr, ")\n");
     }
+    opt->fmt = fs->of[opt->format];
+    fs->of[opt->format] = NULL;
     return 1;
 }
+
+static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt, format_sets *fs);
 
 cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
 {
@@ -291,15 +360,30 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
     opt->format = SPS_FMT_CSR;
     opt->backend = SPS_BACKEND_AUTO;
     opt->precision = SPS_F64;
-    opt->fmt.slice_height = CLI_DEFAULT_SLICE_HEIGHT;
-    opt->fmt.group_size = CLI_DEFAULT_GROUP_SIZE;
-    opt->fmt.max_fill = CLI_DEFAULT_MAX_FILL;
+    collect_format_options();
+    format_sets fs;
+    if (!format_sets_make(&fs)) {
+        format_sets_free(&fs);
+        return CLI_PARSE_EXIT_USAGE;
+    }
+    const cli_parse_result r = parse_argv(argc, argv, opt, &fs);
+    format_sets_free(&fs);
+    if (r != CLI_PARSE_RUN) cli_options_free(opt);
+    return r;
+}
+
+/* getopt over argv; format parameters into fs. */
+static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt, format_sets *fs)
+{
 
     opterr = 0; /* our own messages, with the usage hint */
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":m:b:o:h", long_options, NULL)) != -1) {
-        if (c >= OPT_FOPT && c < OPT_FOPT_END) opt->fopt_given |= 1u << (c - OPT_FOPT);
+        if (c >= OPT_FOPT && c < OPT_FOPT + nfopts) {
+            if (!format_option_set(fs, c - OPT_FOPT, optarg ? optarg : "true")) return CLI_PARSE_EXIT_USAGE;
+            continue;
+        }
         switch (c) {
         case 'm': opt->matrix = optarg; break;
         case 'b': opt->rhs = optarg; break;
@@ -359,29 +443,6 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
         case OPT_MONITOR: opt->monitor = 1; break;
         case OPT_JSON: opt->json = 1; break;
         case OPT_NONFINITE: opt->allow_nonfinite = 1; break;
-        case OPT_FOPT + CLI_FOPT_TRANSPOSE:
-            if (!parse_choice("transpose", optarg, transpose_modes, 2, &opt->fmt.transpose_explicit))
-                return CLI_PARSE_EXIT_USAGE;
-            break;
-        case OPT_FOPT + CLI_FOPT_SLICE_HEIGHT:
-            if (!parse_choice("slice-height", optarg, slice_heights, 2, &opt->fmt.slice_height))
-                return CLI_PARSE_EXIT_USAGE;
-            break;
-        case OPT_FOPT + CLI_FOPT_SORT_WINDOW:
-            if (!parse_int("sort-window", optarg, 0, INT_MAX, &opt->fmt.sort_window)) return CLI_PARSE_EXIT_USAGE;
-            break;
-        case OPT_FOPT + CLI_FOPT_GROUP_SIZE:
-            if (!parse_int("group-size", optarg, CLI_MIN_GROUP_SIZE, CLI_MAX_GROUP_SIZE, &opt->fmt.group_size))
-                return CLI_PARSE_EXIT_USAGE;
-            break;
-        case OPT_FOPT + CLI_FOPT_SORT_ROWS: opt->fmt.sort_rows = 1; break;
-        case OPT_FOPT + CLI_FOPT_MAX_FILL: /* stored entries >= nnz always: below 1 every matrix is refused */
-            if (!parse_double("max-fill", optarg, 1.0, &opt->fmt.max_fill)) return CLI_PARSE_EXIT_USAGE;
-            break;
-        case OPT_FOPT + CLI_FOPT_FORCE: opt->fmt.force = 1; break;
-        case OPT_FOPT + CLI_FOPT_INDEX_BITS:
-            if (!parse_choice("index-bits", optarg, index_bits, 3, &opt->fmt.index_bits)) return CLI_PARSE_EXIT_USAGE;
-            break;
         case 'h': print_help(stdout); return CLI_PARSE_EXIT_OK;
         case OPT_VERSION:
             printf("spsolve %s (libspsolve %s; CUDA backend %s)\n", SPSOLVE_VERSION, sps_version(),
@@ -407,7 +468,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
         usage_hint();
         return CLI_PARSE_EXIT_USAGE;
     }
-    if (!check_format_options(opt)) return CLI_PARSE_EXIT_USAGE;
+    if (!format_options_finish(fs, opt)) return CLI_PARSE_EXIT_USAGE;
     opt->matrix_generated = is_generator_spec(opt->matrix);
     if (!opt->rtol_set)
         opt->rtol = (opt->precision == SPS_F32 || opt->precision == SPS_C32) ? CLI_DEFAULT_RTOL_SINGLE

@@ -14,21 +14,9 @@
 #define CLI_DEFAULT_ATOL 0.0
 #define CLI_DEFAULT_MAXIT 10000
 #define CLI_DEFAULT_RESTART 30
-/* Format parameters the CLI passes to sps_matrix_convert when not given: the
- * library's documented defaults (issue 4, README "Formats"), passed explicitly
- * so that the summary reports exactly what the format was built with. */
-#define CLI_DEFAULT_SLICE_HEIGHT 32
-#define CLI_DEFAULT_GROUP_SIZE 128
-#define CLI_MIN_GROUP_SIZE 32
-#define CLI_MAX_GROUP_SIZE 256
-#define CLI_DEFAULT_MAX_FILL 10.0
-
-/* The format parameters of the command line (--transpose ... --force), in the
- * order of their options; each is read by some formats only (cli_format_uses). */
-typedef enum {
-    CLI_FOPT_TRANSPOSE = 0, CLI_FOPT_SLICE_HEIGHT, CLI_FOPT_SORT_WINDOW, CLI_FOPT_GROUP_SIZE, CLI_FOPT_SORT_ROWS,
-    CLI_FOPT_MAX_FILL, CLI_FOPT_FORCE, CLI_FOPT_INDEX_BITS, CLI_NUM_FOPTS
-} cli_fopt;
+/* The format parameters (--transpose, --slice-height, ...) are the options the
+ * formats declare (sps_format_options_desc): the flags, their checks, the help
+ * and the summary are made from those declarations. */
 
 typedef struct {
     const char *matrix;      /* -m: path or generator spec */
@@ -45,8 +33,7 @@ typedef struct {
     int maxit;
     const char *format_name; /* NULL: keep CSR */
     sps_format format;
-    sps_format_options fmt;  /* passed to sps_matrix_convert (defaults filled in) */
-    unsigned fopt_given;     /* bit (1 << cli_fopt) per format parameter given */
+    sps_options fmt;         /* the format's options as given, for sps_matrix_convert (cli_options_free) */
     sps_backend backend;
     int device;
     sps_scalar precision;    /* f32/f64 (c32/c64 force a complex solve) */
@@ -62,21 +49,27 @@ typedef enum { CLI_PARSE_RUN, CLI_PARSE_EXIT_OK, CLI_PARSE_EXIT_USAGE } cli_pars
  *  errors to stderr itself. */
 cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt);
 
-/** Nonzero when format fmt reads parameter o (JDS accepts sort_rows: it is always sorted). */
-int cli_format_uses(sps_format fmt, cli_fopt o);
+/** Release what parsing made. */
+void cli_options_free(cli_options *opt);
 
-/** One format parameter as the summary reports it: key (the sps_format_options
- *  field name, "transpose" for transpose_explicit) and a typed value. */
+/** Nonzero when some format option differs from its default (a CSR matrix is then
+ *  converted to CSR too, e.g. to build and cache A^T). */
+int cli_format_options_changed(const cli_options *opt);
+
+/** One format parameter as the summary reports it: key (the option's name with
+ *  '_' for '-': "slice_height") and a typed value. */
 typedef struct {
     const char *key;
     enum { CLI_VAL_INT, CLI_VAL_NUM, CLI_VAL_BOOL, CLI_VAL_STR } kind;
     double num;      /* INT, NUM, BOOL */
     const char *str; /* STR */
+    char key_buf[32];
 } cli_fopt_value;
 
-/** The parameters format fmt was built with, in option order; returns how many
- *  were written to out (at most CLI_NUM_FOPTS). */
-int cli_format_option_values(const cli_options *opt, sps_format fmt, cli_fopt_value *out);
+#define CLI_MAX_FOPTS 32
+/** The parameters the format was built with, in the order the format declares
+ *  them; returns how many were written to out (at most CLI_MAX_FOPTS). */
+int cli_format_option_values(const cli_options *opt, cli_fopt_value *out);
 
 /** Nonzero when `name` is one of the entries of a comma-separated list such as
  *  sps_solver_list() ("cg, bicgstab, gmres"). */

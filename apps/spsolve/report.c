@@ -23,8 +23,8 @@ static const char *outcome(const cli_report *r)
 /* The format parameters as "key value, key value" (summary). */
 static void print_format_options(FILE *f, const cli_report *r)
 {
-    cli_fopt_value v[CLI_NUM_FOPTS];
-    const int n = cli_format_option_values(r->opt, r->info.format, v);
+    cli_fopt_value v[CLI_MAX_FOPTS];
+    const int n = cli_format_option_values(r->opt, v);
     if (n == 0) return;
     fprintf(f, "%-10s", "");
     for (int i = 0; i < n; i++) {
@@ -134,8 +134,8 @@ static void close_obj(jw *w)
 /* matrix.format_options: the parameters the format was built with (typed). */
 static void json_format_options(jw *w, const cli_report *r)
 {
-    cli_fopt_value v[CLI_NUM_FOPTS];
-    const int n = cli_format_option_values(r->opt, r->info.format, v);
+    cli_fopt_value v[CLI_MAX_FOPTS];
+    const int n = cli_format_option_values(r->opt, v);
     open_obj(w, "format_options");
     for (int i = 0; i < n; i++) {
         switch (v[i].kind) {

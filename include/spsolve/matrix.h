@@ -6,6 +6,7 @@
 #ifndef SPSOLVE_MATRIX_H
 #define SPSOLVE_MATRIX_H
 #include "spsolve/types.h"
+#include "spsolve/options.h"
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -13,7 +14,8 @@ extern "C" {
 /** Symmetry declared by the source (a Matrix Market header, or the generator). */
 typedef enum { SPS_SYM_GENERAL = 0, SPS_SYM_SYMMETRIC, SPS_SYM_SKEW, SPS_SYM_HERMITIAN } sps_symmetry;
 
-/** How CSR's SpMV (op N) is scheduled on the GPU (sps_format_options.csr_kernel):
+/** How CSR's SpMV (op N) is scheduled on the GPU (the csr option csr-kernel, whose
+ *  words auto|rows|merge|hola are in this order):
  *  rows: groups of lanes per row sized from the average row length (the default
  *  for regular rows); merge: the merge-path schedule, every thread the same number
  *  of row ends + entries (kernels/csr_merge.h; for irregular row lengths, at
@@ -22,28 +24,12 @@ typedef enum { SPS_SYM_GENERAL = 0, SPS_SYM_SYMMETRIC, SPS_SYM_SKEW, SPS_SYM_HER
  *  Both are deterministic.  The CPU backend multiplies rows either way.  With the
  *  merge path on the GPU, SpMV^T (without transpose_explicit) runs Hola's
  *  balanced SpMV^T (4 bytes more per 2048 non-zeros); it scatters with atomics,
- *  as the row kernel's SpMV^T does. */
-typedef enum { SPS_CSR_KERNEL_AUTO = 0, SPS_CSR_KERNEL_ROWS = 1, SPS_CSR_KERNEL_MERGE = 2 } sps_csr_kernel;
+ *  as the row kernel's SpMV^T does.  hola: the matrix is built as the hola format
+ *  (Hola's nonzero-split SpMV, with atomics: not bit-reproducible). */
+typedef enum {
+    SPS_CSR_KERNEL_AUTO = 0, SPS_CSR_KERNEL_ROWS = 1, SPS_CSR_KERNEL_MERGE = 2, SPS_CSR_KERNEL_HOLA = 3
+} sps_csr_kernel;
 #define SPS_CSR_MERGE_RATIO 16
-
-/** Format parameters for sps_matrix_convert; zero-initialise and set what you need
- *  (0 means "the format's default").  Formats ignore the fields they do not use.
- *  New fields are appended (0.1: index_bits); while the version is 0.x the size of
- *  this struct and of sps_matrix_info_t is part of the ABI: rebuild against the
- *  header of the library you link. */
-typedef struct {
-    int slice_height;      /**< SELL: C (16 or 32) */
-    int sort_window;       /**< SELL: sigma, rows sorted by length within windows */
-    int group_size;        /**< RgCSR: rows per group (32..256) */
-    int sort_rows;         /**< RgCSR/JDS: descending-length row order */
-    double max_fill;       /**< ELL/DIA: refuse when stored entries exceed max_fill * nnz */
-    int force;             /**< DIA/ELL: convert even beyond max_fill */
-    int transpose_explicit;/**< CUDA: build and cache A^T for SpMV^T (deterministic) */
-    int csr_kernel;        /**< CSR: an sps_csr_kernel (0: auto) */
-    int index_bits;        /**< ELL/SELL/RgCSR: bits of a stored column index: 0 auto (16 where the columns
-                                of every group span at most 65534, else 32), 16 (refused where they do not)
-                                or 32.  16 saves 2 bytes a stored entry, the padded SpMV's main traffic. */
-} sps_format_options;
 
 /** Description of a matrix (sps_matrix_info). */
 typedef struct {
@@ -109,8 +95,12 @@ SPS_API sps_status sps_matrix_generate(sps_context ctx, const char *spec, sps_sc
 /** Comma-separated list of the generator names, e.g. "poisson2d:N, poisson3d:N". */
 SPS_API const char *sps_matrix_generate_list(void);
 
-/** Convert A to another storage format (a new matrix; A is unchanged).  opt may be NULL. */
-SPS_API sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, const sps_format_options *opt, sps_matrix *B);
+/** Convert A to another storage format (a new matrix; A is unchanged).  opt: the
+ *  format's options (sps_format_options_create(fmt, ...), spsolve/options.h), or
+ *  NULL for their defaults; a set made for another format, or one that breaks a
+ *  rule between options, is SPS_ERR_ARG.  csr with csr-kernel hola gives a matrix
+ *  of the hola format. */
+SPS_API sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps_matrix *B);
 /** Copy A out as host CSR: rowptr has rows+1 entries, col and val nnz (type of A).
  *  Columns sorted within each row. */
 SPS_API sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col, void *val);

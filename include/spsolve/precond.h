@@ -99,6 +99,11 @@ SPS_API const char *sps_precond_list(void);
 /** Destroy.  NULL is ignored. */
 SPS_API void sps_precond_destroy(sps_precond P);
 
+/** Set an option of P's method by name (spsolve/options.h; the declarations:
+ *  sps_precond_options_desc).  Unknown name, bad value or out of range:
+ *  SPS_ERR_ARG naming it.  none, jacobi and shell declare none today. */
+SPS_API sps_status sps_precond_set_option(sps_precond P, const char *name, const char *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,6 +56,11 @@ SPS_API sps_status sps_solver_set_precond(sps_solver s, sps_precond P);
 SPS_API sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int maxit);
 /** GMRES restart length m >= 1 (ignored by other solvers). */
 SPS_API sps_status sps_solver_set_restart(sps_solver s, int m);
+/** Set an option by name (spsolve/options.h): every solver reads rtol, atol and
+ *  maxit (sps_solver_options_desc(NULL, &n)), each method its own
+ *  (sps_solver_options_desc("gmres", &n): restart).  Unknown name, bad value or out
+ *  of range: SPS_ERR_ARG naming it. */
+SPS_API sps_status sps_solver_set_option(sps_solver s, const char *name, const char *value);
 /** Called after every iteration with its residual; a nonzero return stops the solve.
  *  With a monitor set the CUDA backend no longer queues iteration k+1 before the host
  *  has seen iteration k (the monitor could stop the solve between the two). */

@@ -6,6 +6,7 @@
 #include "spsolve/types.h"
 #include "spsolve/context.h"
 #include "spsolve/vector.h"
+#include "spsolve/options.h"
 #include "spsolve/matrix.h"
 #include "spsolve/operator.h"
 #include "spsolve/precond.h"

@@ -6,6 +6,10 @@
 sps_add_unit_test(NAME test_core
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_core.c
   LABELS unit)
+# the option declarations of every format, solver and preconditioner; keyed sets
+sps_add_unit_test(NAME test_options
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_options.c
+  LABELS unit)
 # OMP_WAIT_POLICY=PASSIVE: idle OpenMP threads must not spin through the serial
 # reference loops on a small machine running other tests at the same time.
 sps_add_unit_test(NAME test_kernels

@@ -38,6 +38,8 @@ foreach(s summary default_example monitor output history bad_option unknown_form
           format_options transpose format_refusal bad_format_option)
   sps_e2e(${s} scenarios.cmake -DSCENARIO=${s})
 endforeach()
+# the README's option table lists exactly the flags of spsolve --help
+sps_e2e(help_readme scenarios.cmake -DSCENARIO=help_readme -DREADME=${CMAKE_SOURCE_DIR}/README.md)
 
 # ---- real-matrix suite: SuiteSparse matrices from SPS_MATRIX_DIR
 if(SPS_MATRIX_DIR AND EXISTS "${SPS_MATRIX_DIR}/MANIFEST.tsv")
