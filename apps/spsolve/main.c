@@ -235,14 +235,15 @@ static int step_setup(cli_run *r)
     rep->atol = opt->atol;
     rep->maxit = opt->maxit;
     rep->restart = opt->restart;
-    if (strcmp(opt->precond, "none") != 0 && (st = sps_precond_create_by_name(r->A, opt->precond, &r->P)) != SPS_OK)
+    if (strcmp(opt->precond, "none") != 0 &&
+        ((st = sps_precond_new(r->ctx, opt->precond, &r->P)) != SPS_OK ||
+         (st = cli_precond_set_options(opt, r->P)) != SPS_OK || (st = sps_precond_setup(r->P, NULL, r->A)) != SPS_OK))
         return fail(r->ctx, st, "preconditioner setup failed");
     if ((st = sps_operator_from_matrix(r->A, &r->op)) != SPS_OK ||
         (st = sps_solver_create_by_name(r->ctx, rep->solver, &r->solver)) != SPS_OK ||
         (st = sps_solver_set_operator(r->solver, r->op)) != SPS_OK ||
         (st = sps_solver_set_precond(r->solver, r->P)) != SPS_OK ||
-        (st = sps_solver_set_tolerances(r->solver, opt->rtol, opt->atol, opt->maxit)) != SPS_OK ||
-        (st = sps_solver_set_restart(r->solver, opt->restart)) != SPS_OK ||
+        (st = cli_solver_set_options(opt, r->solver)) != SPS_OK ||
         (opt->monitor && (st = sps_solver_set_monitor(r->solver, monitor, r->monitor_out)) != SPS_OK))
         return fail(r->ctx, st, "solver setup failed");
     rep->t_setup = lap(r->ctx, &r->t0);

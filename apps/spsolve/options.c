@@ -1,6 +1,9 @@
 /* spsolve CLI: option parsing (getopt_long), --help and --version.
  * Names of solvers, preconditioners, formats and generators come from the
- * library's registries, so the help and the errors list what this build has. */
+ * library's registries, so the help and the errors list what this build has.
+ * The parameters of the solvers, preconditioners and formats are the options
+ * they declare (spsolve/options.h): one mechanism, over owner groups, makes
+ * their flags, checks, --help lines and values from the declarations. */
 #include "options.h"
 
 #include <errno.h>
@@ -12,24 +15,20 @@
 #include <string.h>
 
 enum {
-    OPT_X0 = 256, OPT_SOLVER, OPT_RESTART, OPT_PRECOND, OPT_RTOL, OPT_ATOL, OPT_MAXIT, OPT_FORMAT,
-    OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR, OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION,
-    /* the format parameters: OPT_FOPT + their index in fopts */
-    OPT_FOPT, OPT_FOPT_END = OPT_FOPT + CLI_MAX_FOPTS
+    OPT_X0 = 256, OPT_SOLVER, OPT_PRECOND, OPT_FORMAT, OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR,
+    OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION,
+    /* the declared parameters: OPT_PARAM + their index in params */
+    OPT_PARAM, OPT_PARAM_END = OPT_PARAM + CLI_MAX_PARAMS
 };
 
-/* The fixed options; the format parameters are appended from the declarations. */
+/* The fixed options; the declared parameters are appended from the declarations. */
 static const struct option fixed_options[] = {
     {"matrix", required_argument, NULL, 'm'},
     {"rhs", required_argument, NULL, 'b'},
     {"x0", required_argument, NULL, OPT_X0},
     {"output", required_argument, NULL, 'o'},
     {"solver", required_argument, NULL, OPT_SOLVER},
-    {"restart", required_argument, NULL, OPT_RESTART},
     {"precond", required_argument, NULL, OPT_PRECOND},
-    {"rtol", required_argument, NULL, OPT_RTOL},
-    {"atol", required_argument, NULL, OPT_ATOL},
-    {"maxit", required_argument, NULL, OPT_MAXIT},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"device", required_argument, NULL, OPT_DEVICE},
@@ -42,42 +41,290 @@ static const struct option fixed_options[] = {
     {"version", no_argument, NULL, OPT_VERSION},
 };
 #define NFIXED ((int)(sizeof fixed_options / sizeof fixed_options[0]))
-#define MAX_FORMATS 32
+#define MAX_OWNERS 32
 
-/* A format parameter: an option some formats declare, under the declaration of
- * the first of them (in sps_format order); formats: a bit per format declaring it. */
+/* ---------------------------------------------------------------- owner groups */
+/* The owners of declared options of one kind (the solvers, the preconditioners,
+ * the formats of this build), in registry order (the order of the messages).
+ * An owner named "" stands for every owner of the group (the options every
+ * solver reads); its options are listed without owner names. */
+typedef struct owner_group owner_group;
+struct owner_group {
+    const char *heading; /* the --help section */
+    const char *picker;  /* the flag that picks the owner: a parameter it does not read is
+                            warned about; NULL: picked later (the solver, from the matrix), no warning */
+    const char *(*picked)(const cli_options *opt); /* the owner picked (with picker) */
+    void (*owners)(owner_group *g);                /* fills name[] and n */
+    const sps_option_desc *(*desc)(const char *owner, int *n);
+    sps_status (*create)(const char *owner, sps_options *o); /* NULL: sps_options_create of desc */
+    int n;
+    const char *name[MAX_OWNERS];
+    char names[512]; /* storage of names split from a registry list */
+};
+
+/* The entries of a comma-separated registry list ("cg, bicgstab, gmres") appended to g->name. */
+static void owners_from_list(owner_group *g, const char *list)
+{
+    size_t at = 0;
+    for (const char *p = list; p && *p && g->n < MAX_OWNERS;) {
+        while (*p == ' ' || *p == ',') p++;
+        size_t len = strcspn(p, ",");
+        while (len > 0 && p[len - 1] == ' ') len--;
+        if (len == 0 || at + len + 1 > sizeof g->names) break;
+        memcpy(g->names + at, p, len);
+        g->names[at + len] = 0;
+        g->name[g->n++] = g->names + at;
+        at += len + 1;
+        p += strcspn(p, ",");
+    }
+}
+
+/* Solvers: "" (rtol, atol, maxit: every solver) then each method. */
+static void solver_owners(owner_group *g)
+{
+    g->name[g->n++] = "";
+    owners_from_list(g, sps_solver_list());
+}
+static const sps_option_desc *solver_desc(const char *owner, int *n) { return sps_solver_options_desc(*owner ? owner : NULL, n); }
+
+static void precond_owners(owner_group *g) { owners_from_list(g, sps_precond_list()); }
+static const char *precond_picked(const cli_options *opt) { return opt->precond; }
+
+/* Formats in sps_format order (the order of the messages), those of this build. */
+static void format_owners(owner_group *g)
+{
+    for (int f = 0; f < SPS_FMT_AUTO && g->n < MAX_OWNERS; f++)
+        if (strcmp(sps_format_name((sps_format)f), "?") != 0) g->name[g->n++] = sps_format_name((sps_format)f);
+}
+static const char *format_picked(const cli_options *opt) { return sps_format_name(opt->format); }
+static const sps_option_desc *format_desc(const char *owner, int *n)
+{
+    sps_format f;
+    if (sps_format_by_name(owner, &f) == SPS_OK) return sps_format_options_desc(f, n);
+    *n = 0;
+    return NULL;
+}
+/* with the format's rules between options */
+static sps_status format_create(const char *owner, sps_options *o)
+{
+    sps_format f;
+    return sps_format_by_name(owner, &f) == SPS_OK ? sps_format_options_create(f, o) : SPS_ERR_ARG;
+}
+
+enum { GROUP_SOLVER, GROUP_PRECOND, GROUP_FORMAT, NGROUPS };
+static owner_group groups[NGROUPS] = {
+    [GROUP_SOLVER] = {.heading = "Solver parameters (read by every solver or by the solvers named; ignored by "
+                                 "the others)",
+                      .owners = solver_owners, .desc = solver_desc},
+    [GROUP_PRECOND] = {.heading = "Preconditioner parameters (each read by the preconditioners named; ignored "
+                                  "with a warning otherwise)",
+                       .picker = "precond", .picked = precond_picked, .owners = precond_owners,
+                       .desc = sps_precond_options_desc},
+    [GROUP_FORMAT] = {.heading = "Format parameters (each read by the formats named; ignored with a warning "
+                                 "otherwise)",
+                      .picker = "format", .picked = format_picked, .owners = format_owners, .desc = format_desc,
+                      .create = format_create},
+};
+
+/* The index of owner name in g, or -1. */
+static int group_owner(const owner_group *g, const char *name)
+{
+    for (int k = 0; name && k < g->n; k++)
+        if (strcmp(g->name[k], name) == 0) return k;
+    return -1;
+}
+
+/* Defaults the CLI sets apart from the declaration's: rtol follows the precision
+ * (it is set, not given, when the solve is f32/c32 and --rtol is not). */
+static const struct {
+    const char *name, *value;
+} single_defaults[] = {{"rtol", CLI_DEFAULT_RTOL_SINGLE}};
+
+/* A parameter: an option some owners of group g declare, under the declaration
+ * of the first of them; owners: a bit per owner of g declaring it.  Names are
+ * unique over the groups and the fixed options (a second declaration of a name
+ * in another group is not a flag of its own). */
 typedef struct {
     const sps_option_desc *d;
-    unsigned formats;
-} fopt;
-static fopt fopts[CLI_MAX_FOPTS];
-static int nfopts;
-static struct option long_options[NFIXED + CLI_MAX_FOPTS + 1];
+    int g;
+    unsigned owners;
+} param;
+static param params[CLI_MAX_PARAMS];
+static int nparams;
+static struct option long_options[NFIXED + CLI_MAX_PARAMS + 1];
 
-/* The formats of this build, in sps_format order (the order of the messages). */
-static int format_available(int f) { return strcmp(sps_format_name((sps_format)f), "?") != 0; }
-
-/* fopts and long_options from the formats' declarations. */
-static void collect_format_options(void)
+static int param_find(const char *name)
 {
-    if (nfopts) return;
+    for (int k = 0; k < nparams; k++)
+        if (strcmp(params[k].d->name, name) == 0) return k;
+    return -1;
+}
+
+/* params and long_options from the declarations of every owner of every group. */
+static void collect_params(void)
+{
+    if (nparams) return;
     memcpy(long_options, fixed_options, sizeof fixed_options);
-    for (int f = 0; f < MAX_FORMATS && f < SPS_FMT_AUTO; f++) {
-        int n = 0;
-        const sps_option_desc *d = format_available(f) ? sps_format_options_desc((sps_format)f, &n) : NULL;
-        for (int i = 0; i < n; i++) {
-            int k = 0;
-            while (k < nfopts && strcmp(fopts[k].d->name, d[i].name) != 0) k++;
-            if (k == nfopts) {
-                if (nfopts == CLI_MAX_FOPTS) continue;
-                fopts[nfopts].d = &d[i];
-                long_options[NFIXED + nfopts] = (struct option){
-                    d[i].name, d[i].type == SPS_OPT_BOOL ? no_argument : required_argument, NULL, OPT_FOPT + nfopts};
-                nfopts++;
+    for (int g = 0; g < NGROUPS; g++) {
+        owner_group *G = &groups[g];
+        G->owners(G);
+        for (int o = 0; o < G->n; o++) {
+            int n = 0;
+            const sps_option_desc *d = G->desc(G->name[o], &n);
+            for (int i = 0; i < n; i++) {
+                int k = param_find(d[i].name);
+                if (k >= 0 && params[k].g != g) continue;
+                if (k < 0) {
+                    if (nparams == CLI_MAX_PARAMS) continue;
+                    k = nparams++;
+                    params[k] = (param){.d = &d[i], .g = g};
+                    long_options[NFIXED + k] = (struct option){
+                        d[i].name, d[i].type == SPS_OPT_BOOL ? no_argument : required_argument, NULL, OPT_PARAM + k};
+                }
+                params[k].owners |= 1u << o;
             }
-            fopts[k].formats |= 1u << f;
         }
     }
+}
+
+/* One set of options per owner of every group, so that every value is checked
+ * against each declaration of its name and the rules of each owner (a sort
+ * window that does not fit the slice height is an error whatever --format). */
+struct cli_sets {
+    sps_options of[NGROUPS][MAX_OWNERS];
+    unsigned char given[CLI_MAX_PARAMS];
+};
+
+static void sets_free(struct cli_sets *s)
+{
+    if (!s) return;
+    for (int g = 0; g < NGROUPS; g++)
+        for (int o = 0; o < MAX_OWNERS; o++) sps_options_destroy(s->of[g][o]);
+    free(s);
+}
+
+static struct cli_sets *sets_make(void)
+{
+    struct cli_sets *s = calloc(1, sizeof *s);
+    if (!s) {
+        fprintf(stderr, "spsolve: out of memory\n");
+        return NULL;
+    }
+    for (int g = 0; g < NGROUPS; g++)
+        for (int o = 0; o < groups[g].n; o++) {
+            const char *name = groups[g].name[o];
+            int n = 0;
+            const sps_option_desc *d = groups[g].desc(name, &n);
+            const sps_status st = groups[g].create ? groups[g].create(name, &s->of[g][o])
+                                                   : sps_options_create(*name ? name : "every solver", d, n,
+                                                                        &s->of[g][o]);
+            if (st != SPS_OK) {
+                fprintf(stderr, "spsolve: cannot make the options of %s\n", *name ? name : "every solver");
+                sets_free(s);
+                return NULL;
+            }
+        }
+    return s;
+}
+
+/* --NAME VALUE into every owner that declares NAME; messages "--NAME: why". */
+static int param_set(struct cli_sets *s, int k, const char *value)
+{
+    const param *p = &params[k];
+    for (int o = 0; o < groups[p->g].n; o++)
+        if ((p->owners & (1u << o)) && sps_options_set(s->of[p->g][o], p->d->name, value) != SPS_OK) {
+            fprintf(stderr, "spsolve: --%s\n", sps_options_error(s->of[p->g][o]));
+            return 0;
+        }
+    return 1;
+}
+
+/* The owner names of bits, ", "-separated, into f. */
+static void print_owners(FILE *f, const owner_group *g, unsigned bits)
+{
+    const char *sep = "";
+    for (int o = 0; o < g->n; o++)
+        if (bits & (1u << o)) {
+            fprintf(f, "%s%s", sep, g->name[o]);
+            sep = ", ";
+        }
+}
+
+/* The rules between options of every owner; a parameter the picked owner does
+ * not read is reported on stderr and ignored.  opt->fmt is the picked format's set. */
+static int sets_finish(struct cli_sets *s, cli_options *opt)
+{
+    for (int g = 0; g < NGROUPS; g++)
+        for (int o = 0; o < groups[g].n; o++)
+            if (sps_options_check(s->of[g][o]) != SPS_OK) {
+                fprintf(stderr, "spsolve: --%s\n", sps_options_error(s->of[g][o]));
+                return 0;
+            }
+    for (int k = 0; k < nparams; k++) {
+        const owner_group *g = &groups[params[k].g];
+        if (!s->given[k] || !g->picker) continue;
+        const int o = group_owner(g, g->picked(opt));
+        if (o >= 0 && (params[k].owners & (1u << o))) continue;
+        fprintf(stderr, "spsolve: warning: --%s has no effect with --%s %s (it applies to ", params[k].d->name,
+                g->picker, g->picked(opt));
+        print_owners(stderr, g, params[k].owners);
+        fprintf(stderr, ")\n");
+    }
+    const int single = opt->precision == SPS_F32 || opt->precision == SPS_C32;
+    for (size_t i = 0; single && i < sizeof single_defaults / sizeof single_defaults[0]; i++) {
+        const int k = param_find(single_defaults[i].name);
+        if (k >= 0 && !s->given[k] && !param_set(s, k, single_defaults[i].value)) return 0;
+    }
+    opt->fmt = s->of[GROUP_FORMAT][group_owner(&groups[GROUP_FORMAT], sps_format_name(opt->format))];
+    return 1;
+}
+
+/* The value of parameter name (from the first owner declaring it); def when none does. */
+static double param_value(const struct cli_sets *s, const char *name, double def)
+{
+    const int k = param_find(name);
+    double v = def;
+    for (int o = 0; k >= 0 && o < groups[params[k].g].n; o++)
+        if ((params[k].owners & (1u << o)) &&
+            sps_options_get_value(s->of[params[k].g][o], name, &v) == SPS_OK)
+            break;
+    return v;
+}
+
+/* The values of the options owner (and the group's "" owner) reads, as given or
+ * by default, to set(h, name, value). */
+static sps_status group_apply(const cli_options *opt, int g, const char *owner,
+                              sps_status (*set)(void *h, const char *name, const char *value), void *h)
+{
+    for (int o = 0; opt->sets && o < groups[g].n; o++) {
+        if (*groups[g].name[o] && strcmp(groups[g].name[o], owner) != 0) continue;
+        int n = 0;
+        const sps_option_desc *d = sps_options_desc(opt->sets->of[g][o], &n);
+        for (int i = 0; i < n; i++) {
+            const sps_status st = set(h, d[i].name, sps_options_get(opt->sets->of[g][o], d[i].name));
+            if (st != SPS_OK) return st;
+        }
+    }
+    return SPS_OK;
+}
+
+static sps_status solver_set(void *h, const char *name, const char *value)
+{
+    return sps_solver_set_option((sps_solver)h, name, value);
+}
+static sps_status precond_set(void *h, const char *name, const char *value)
+{
+    return sps_precond_set_option((sps_precond)h, name, value);
+}
+
+sps_status cli_solver_set_options(const cli_options *opt, sps_solver s)
+{
+    return group_apply(opt, GROUP_SOLVER, sps_solver_name(s), solver_set, s);
+}
+
+sps_status cli_precond_set_options(const cli_options *opt, sps_precond P)
+{
+    return group_apply(opt, GROUP_PRECOND, opt->precond, precond_set, P);
 }
 
 int cli_list_contains(const char *list, const char *name)
@@ -97,7 +344,8 @@ int cli_list_contains(const char *list, const char *name)
 
 void cli_options_free(cli_options *opt)
 {
-    sps_options_destroy(opt->fmt);
+    sets_free(opt->sets);
+    opt->sets = NULL;
     opt->fmt = NULL;
 }
 
@@ -174,11 +422,12 @@ static void put_wrapped(FILE *f, const char *text, int *col)
     }
 }
 
-/* One format parameter from its declaration:
- *   --NAME ARG          FORMATS: HELP (default D; range) */
-static void print_format_option(FILE *f, const fopt *o)
+/* One declared parameter of group g:
+ *   --NAME ARG          OWNERS: HELP (default D; range) */
+static void print_param(FILE *f, const param *p)
 {
-    const sps_option_desc *d = o->d;
+    const sps_option_desc *d = p->d;
+    const owner_group *g = &groups[p->g];
     char arg[64] = "", text[512];
     if (d->choices) snprintf(arg, sizeof arg, " %s", d->choices);
     else if (d->type == SPS_OPT_INT && d->max < INT_MAX) snprintf(arg, sizeof arg, " %.0f..%.0f", d->min, d->max);
@@ -188,11 +437,15 @@ static void print_format_option(FILE *f, const fopt *o)
     if (col >= HELP_COL) col = fprintf(f, "\n%*s", HELP_COL, "") - 1;
     else col += fprintf(f, "%*s", HELP_COL - col, "");
     size_t at = 0;
-    for (int k = 0; k < MAX_FORMATS; k++)
-        if (o->formats & (1u << k))
-            at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", at ? ", " : "", sps_format_name((sps_format)k));
-    at += (size_t)snprintf(text + at, sizeof text - at, ": %s (default %s", d->help,
+    int every = 0;
+    for (int o = 0; o < g->n; o++) every |= (p->owners & (1u << o)) && !*g->name[o];
+    for (int o = 0; o < g->n && !every; o++)
+        if (p->owners & (1u << o)) at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", at ? ", " : "", g->name[o]);
+    at += (size_t)snprintf(text + at, sizeof text - at, "%s%s (default %s", at ? ": " : "", d->help,
                            d->type == SPS_OPT_BOOL ? (strcmp(d->def, "false") == 0 ? "off" : "on") : d->def);
+    for (size_t i = 0; i < sizeof single_defaults / sizeof single_defaults[0]; i++)
+        if (strcmp(single_defaults[i].name, d->name) == 0)
+            at += (size_t)snprintf(text + at, sizeof text - at, "; %s for f32/c32", single_defaults[i].value);
     if (d->type == SPS_OPT_INT && !d->choices && d->max >= INT_MAX)
         at += (size_t)snprintf(text + at, sizeof text - at, "; N >= %.0f", d->min);
     if (d->type == SPS_OPT_REAL && isinf(d->max)) at += (size_t)snprintf(text + at, sizeof text - at, "; X >= %g", d->min);
@@ -200,6 +453,16 @@ static void print_format_option(FILE *f, const fopt *o)
     snprintf(text + at, sizeof text - at, ")");
     put_wrapped(f, text, &col);
     fputc('\n', f);
+}
+
+/* The parameters of group g under its heading (nothing when it has none). */
+static void print_group(FILE *f, int g)
+{
+    for (int k = 0, head = 0; k < nparams; k++) {
+        if (params[k].g != g) continue;
+        if (!head++) fprintf(f, "%s\n", groups[g].heading);
+        print_param(f, &params[k]);
+    }
 }
 
 static void print_help(FILE *f)
@@ -219,23 +482,19 @@ static void print_help(FILE *f)
             "Solver\n"
             "      --solver NAME     %s (default: cg for a real symmetric or a hermitian\n"
             "                        matrix as declared by its source, else gmres)\n"
-            "      --restart N       GMRES restart length (default %d)\n"
-            "      --precond NAME    %s (default: none)\n"
-            "      --rtol X          relative tolerance (default %g; %g for f32/c32)\n"
-            "      --atol X          absolute tolerance (default %g)\n"
-            "      --maxit N         iteration limit (default %d)\n"
-            "                        stopping rule: ||b-Ax|| <= max(rtol*||b||, atol)\n"
+            "      --precond NAME    %s (default: none)\n",
+            CLI_DEFAULT_PROBLEM, sps_matrix_generate_list(), sps_solver_list(), sps_precond_list());
+    print_group(f, GROUP_SOLVER);
+    print_group(f, GROUP_PRECOND);
+    fprintf(f,
             "Execution\n"
             "      --format NAME     storage format: %s (default: csr)\n"
             "      --backend NAME    cpu, cuda or auto (default: auto = cuda when a GPU is usable)\n"
             "      --device N        CUDA device ordinal (default 0)\n"
             "      --precision P     f32 or f64 (default f64); complex files solve in c32/c64;\n"
-            "                        c32/c64 force a complex solve\n"
-            "Format parameters (each read by the formats named; ignored with a warning otherwise)\n",
-            CLI_DEFAULT_PROBLEM, sps_matrix_generate_list(), sps_solver_list(), CLI_DEFAULT_RESTART,
-            sps_precond_list(), CLI_DEFAULT_RTOL_DOUBLE, CLI_DEFAULT_RTOL_SINGLE, CLI_DEFAULT_ATOL,
-            CLI_DEFAULT_MAXIT, sps_format_list());
-    for (int k = 0; k < nfopts; k++) print_format_option(f, &fopts[k]);
+            "                        c32/c64 force a complex solve\n",
+            sps_format_list());
+    print_group(f, GROUP_FORMAT);
     fprintf(f,
             "Output\n"
             "      --monitor         print the residual of every iteration (to stderr with --json)\n"
@@ -255,20 +514,6 @@ static void print_help(FILE *f)
 
 static void usage_hint(void) { fprintf(stderr, "Try 'spsolve --help' for more information.\n"); }
 
-/* Strict number parsing: the whole argument must be a finite number. */
-static int parse_double(const char *opt, const char *s, double lo, double *out)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != 0 || errno == ERANGE || !isfinite(v) || v < lo) {
-        fprintf(stderr, "spsolve: --%s: expected a finite number >= %g, got '%s'\n", opt, lo, s);
-        return 0;
-    }
-    *out = v;
-    return 1;
-}
-
 /* Strict integer parsing into lo..hi (hi = INT_MAX: no upper bound but int's). */
 static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
 {
@@ -284,104 +529,33 @@ static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
     return 1;
 }
 
-/* One set of options per format of the build, so that every value is checked
- * against each declaration of its name and the rules of each format (a sort
- * window that does not fit the slice height is an error whatever --format). */
-typedef struct {
-    sps_options of[MAX_FORMATS];
-    unsigned given; /* bit k: fopts[k] was given */
-} format_sets;
-
-static void format_sets_free(format_sets *fs)
-{
-    for (int f = 0; f < MAX_FORMATS; f++) sps_options_destroy(fs->of[f]);
-}
-
-static int format_sets_make(format_sets *fs)
-{
-    memset(fs, 0, sizeof *fs);
-    for (int f = 0; f < MAX_FORMATS && f < SPS_FMT_AUTO; f++)
-        if (format_available(f) && sps_format_options_create((sps_format)f, &fs->of[f]) != SPS_OK) {
-            fprintf(stderr, "spsolve: cannot make the options of format %s\n", sps_format_name((sps_format)f));
-            return 0;
-        }
-    return 1;
-}
-
-/* --NAME VALUE into every format that declares NAME; messages "--NAME: why". */
-static int format_option_set(format_sets *fs, int k, const char *value)
-{
-    const fopt *o = &fopts[k];
-    fs->given |= 1u << k;
-    for (int f = 0; f < MAX_FORMATS; f++)
-        if ((o->formats & (1u << f)) && sps_options_set(fs->of[f], o->d->name, value) != SPS_OK) {
-            fprintf(stderr, "spsolve: --%s\n", sps_options_error(fs->of[f]));
-            return 0;
-        }
-    return 1;
-}
-
-/* The rules between options of every format; a parameter the chosen format does
- * not read is reported on stderr and ignored.  opt->fmt takes the chosen set. */
-static int format_options_finish(format_sets *fs, cli_options *opt)
-{
-    for (int f = 0; f < MAX_FORMATS; f++)
-        if (fs->of[f] && sps_options_check(fs->of[f]) != SPS_OK) {
-            fprintf(stderr, "spsolve: --%s\n", sps_options_error(fs->of[f]));
-            return 0;
-        }
-    for (int k = 0; k < nfopts; k++) {
-        if (!(fs->given & (1u << k)) || (fopts[k].formats & (1u << opt->format))) continue;
-        fprintf(stderr, "spsolve: warning: --%s has no effect with --format %s (it applies to", fopts[k].d->name,
-                sps_format_name(opt->format));
-        const char *sep = " ";
-        for (int f = 0; f < MAX_FORMATS; f++)
-            if (fopts[k].formats & (1u << f)) {
-                fprintf(stderr, "%s%s", sep, sps_format_name((sps_format)f));
-                sep = ", ";
-            }
-        fprintf(stderr, ")\n");
-    }
-    opt->fmt = fs->of[opt->format];
-    fs->of[opt->format] = NULL;
-    return 1;
-}
-
-static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt, format_sets *fs);
+static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt);
 
 cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
 {
     memset(opt, 0, sizeof *opt);
     opt->matrix = CLI_DEFAULT_PROBLEM;
     opt->precond = "none";
-    opt->restart = CLI_DEFAULT_RESTART;
-    opt->atol = CLI_DEFAULT_ATOL;
-    opt->maxit = CLI_DEFAULT_MAXIT;
     opt->format = SPS_FMT_CSR;
     opt->backend = SPS_BACKEND_AUTO;
     opt->precision = SPS_F64;
-    collect_format_options();
-    format_sets fs;
-    if (!format_sets_make(&fs)) {
-        format_sets_free(&fs);
-        return CLI_PARSE_EXIT_USAGE;
-    }
-    const cli_parse_result r = parse_argv(argc, argv, opt, &fs);
-    format_sets_free(&fs);
+    collect_params();
+    if (!(opt->sets = sets_make())) return CLI_PARSE_EXIT_USAGE;
+    const cli_parse_result r = parse_argv(argc, argv, opt);
     if (r != CLI_PARSE_RUN) cli_options_free(opt);
     return r;
 }
 
-/* getopt over argv; format parameters into fs. */
-static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt, format_sets *fs)
+/* getopt over argv; declared parameters into opt->sets. */
+static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
 {
-
     opterr = 0; /* our own messages, with the usage hint */
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, ":m:b:o:h", long_options, NULL)) != -1) {
-        if (c >= OPT_FOPT && c < OPT_FOPT + nfopts) {
-            if (!format_option_set(fs, c - OPT_FOPT, optarg ? optarg : "true")) return CLI_PARSE_EXIT_USAGE;
+        if (c >= OPT_PARAM && c < OPT_PARAM + nparams) {
+            opt->sets->given[c - OPT_PARAM] = 1;
+            if (!param_set(opt->sets, c - OPT_PARAM, optarg ? optarg : "true")) return CLI_PARSE_EXIT_USAGE;
             continue;
         }
         switch (c) {
@@ -404,19 +578,6 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt, form
                 return CLI_PARSE_EXIT_USAGE;
             }
             opt->precond = optarg;
-            break;
-        case OPT_RESTART:
-            if (!parse_int("restart", optarg, 1, INT_MAX, &opt->restart)) return CLI_PARSE_EXIT_USAGE;
-            break;
-        case OPT_RTOL:
-            if (!parse_double("rtol", optarg, 0.0, &opt->rtol)) return CLI_PARSE_EXIT_USAGE;
-            opt->rtol_set = 1;
-            break;
-        case OPT_ATOL:
-            if (!parse_double("atol", optarg, 0.0, &opt->atol)) return CLI_PARSE_EXIT_USAGE;
-            break;
-        case OPT_MAXIT:
-            if (!parse_int("maxit", optarg, 0, INT_MAX, &opt->maxit)) return CLI_PARSE_EXIT_USAGE;
             break;
         case OPT_FORMAT:
             if (sps_format_by_name(optarg, &opt->format) != SPS_OK) {
@@ -468,10 +629,12 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt, form
         usage_hint();
         return CLI_PARSE_EXIT_USAGE;
     }
-    if (!format_options_finish(fs, opt)) return CLI_PARSE_EXIT_USAGE;
+    if (!sets_finish(opt->sets, opt)) return CLI_PARSE_EXIT_USAGE;
     opt->matrix_generated = is_generator_spec(opt->matrix);
-    if (!opt->rtol_set)
-        opt->rtol = (opt->precision == SPS_F32 || opt->precision == SPS_C32) ? CLI_DEFAULT_RTOL_SINGLE
-                                                                            : CLI_DEFAULT_RTOL_DOUBLE;
+    /* the numbers the summary and the check report */
+    opt->rtol = param_value(opt->sets, "rtol", 0);
+    opt->atol = param_value(opt->sets, "atol", 0);
+    opt->maxit = (int)param_value(opt->sets, "maxit", 0);
+    opt->restart = (int)param_value(opt->sets, "restart", 0);
     return CLI_PARSE_RUN;
 }

@@ -7,16 +7,18 @@
 /* The README example: poisson3d:64 (262144 rows) converges with CG in a few
  * seconds on a laptop CPU. */
 #define CLI_DEFAULT_PROBLEM "poisson3d:64"
-/* rtol defaults by precision: 1e-8 is below what a single-precision residual
- * can resolve (unit roundoff 6e-8), so an f32 solve would only stagnate. */
-#define CLI_DEFAULT_RTOL_DOUBLE 1e-8
-#define CLI_DEFAULT_RTOL_SINGLE 1e-5
-#define CLI_DEFAULT_ATOL 0.0
-#define CLI_DEFAULT_MAXIT 10000
-#define CLI_DEFAULT_RESTART 30
-/* The format parameters (--transpose, --slice-height, ...) are the options the
- * formats declare (sps_format_options_desc): the flags, their checks, the help
- * and the summary are made from those declarations. */
+/* rtol defaults by precision: the solvers' declared default (1e-8) is below
+ * what a single-precision residual can resolve (unit roundoff 6e-8), so an f32
+ * solve would only stagnate: f32/c32 solves get this one unless --rtol is given. */
+#define CLI_DEFAULT_RTOL_SINGLE "1e-5"
+/* The parameters of the solvers (--rtol, --restart, ...), preconditioners and
+ * formats (--transpose, --slice-height, ...) are the options they declare
+ * (sps_solver_options_desc, sps_precond_options_desc, sps_format_options_desc):
+ * the flags, their checks, the help and the values passed to the library are
+ * made from those declarations. */
+#define CLI_MAX_PARAMS 64
+
+struct cli_sets; /* the declared parameters' values, one option set per owner */
 
 typedef struct {
     const char *matrix;      /* -m: path or generator spec */
@@ -27,13 +29,13 @@ typedef struct {
     const char *history;     /* --history: path or NULL */
     const char *solver;      /* NULL: chosen from the matrix's symmetry */
     const char *precond;     /* "none" by default */
-    int restart;
+    int restart;             /* the solver parameters as set (given or default), for the summary */
     double rtol, atol;
-    int rtol_set;            /* rtol given explicitly (else it follows the precision) */
     int maxit;
     const char *format_name; /* NULL: keep CSR */
     sps_format format;
-    sps_options fmt;         /* the format's options as given, for sps_matrix_convert (cli_options_free) */
+    sps_options fmt;         /* the format's options as given, for sps_matrix_convert (in sets) */
+    struct cli_sets *sets;   /* every declared parameter (cli_options_free) */
     sps_backend backend;
     int device;
     sps_scalar precision;    /* f32/f64 (c32/c64 force a complex solve) */
@@ -51,6 +53,11 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt);
 
 /** Release what parsing made. */
 void cli_options_free(cli_options *opt);
+
+/** The solver's and the preconditioner's parameters (given, else default) into s
+ *  and P by name (sps_solver_set_option, sps_precond_set_option). */
+sps_status cli_solver_set_options(const cli_options *opt, sps_solver s);
+sps_status cli_precond_set_options(const cli_options *opt, sps_precond P);
 
 /** Nonzero when some format option differs from its default (a CSR matrix is then
  *  converted to CSR too, e.g. to build and cache A^T). */
