@@ -3,8 +3,15 @@
  * (name, help, a default that parses and lies in range), so a new option that
  * forgets one fails here; unknown names, bad and out-of-range values are
  * SPS_ERR_ARG naming the option; the typed setters see what the keyed ones set.
+ * With the spsolve CLI as argv[1], every option a solver, preconditioner or
+ * format declares must be a flag of `spsolve --help`, so the CLI cannot miss
+ * a new declaration.
  * Ends with "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L /* popen */
 #include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 
 #include <limits.h>
 #include <math.h>
@@ -184,7 +191,72 @@ static void test_solver_precond(void)
     sps_context_clear_error(ctx);
 }
 
-int main(void)
+/* "--NAME" as a flag of help: after a blank, followed by a blank or the end of a line. */
+static int help_has_flag(const char *help, const char *name)
+{
+    char flag[128];
+    snprintf(flag, sizeof flag, " --%s", name);
+    for (const char *p = strstr(help, flag); p; p = strstr(p + 1, flag)) {
+        const char after = p[strlen(flag)];
+        if (after == ' ' || after == '\n') return 1;
+    }
+    return 0;
+}
+
+static void check_help_owner(const char *help, const char *kind, const char *owner, const sps_option_desc *d,
+                             int n)
+{
+    for (int i = 0; i < n; i++)
+        TU_CHECK(help_has_flag(help, d[i].name), "%s %s declares '%s' but spsolve --help has no --%s", kind, owner,
+                 d[i].name, d[i].name);
+}
+
+/* Each entry of a registry list ("cg, bicgstab, gmres") to check_help_owner. */
+static void check_help_list(const char *help, const char *kind, const char *list,
+                            const sps_option_desc *(*desc)(const char *, int *))
+{
+    for (const char *p = list; p && *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        char name[64];
+        size_t len = strcspn(p, ", ");
+        if (len == 0 || len >= sizeof name) break;
+        memcpy(name, p, len);
+        name[len] = 0;
+        int n = 0;
+        const sps_option_desc *d = desc(name, &n);
+        check_help_owner(help, kind, name, d, n);
+        p += len;
+    }
+}
+
+static void test_cli_help(const char *spsolve)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' --help", spsolve);
+    FILE *f = popen(cmd, "r");
+    TU_CHECK(f != NULL, "cannot run %s", cmd);
+    if (!f) return;
+    size_t len = 0, cap = 1 << 16;
+    char *help = malloc(cap);
+    size_t got;
+    while (help && (got = fread(help + len, 1, cap - 1 - len, f)) > 0) len += got;
+    const int rc = pclose(f);
+    TU_CHECK(help && rc == 0 && len > 0 && len < cap - 1, "%s: exit %d, %zu bytes", cmd, rc, len);
+    if (!help) return;
+    help[len] = 0;
+    int n = 0;
+    const sps_option_desc *d = sps_solver_options_desc(NULL, &n);
+    check_help_owner(help, "every", "solver", d, n);
+    check_help_list(help, "solver", sps_solver_list(), sps_solver_options_desc);
+    check_help_list(help, "preconditioner", sps_precond_list(), sps_precond_options_desc);
+    for (int fmt = 0; fmt < SPS_FMT_AUTO; fmt++) {
+        d = sps_format_options_desc((sps_format)fmt, &n);
+        check_help_owner(help, "format", sps_format_name((sps_format)fmt), d, n);
+    }
+    free(help);
+}
+
+int main(int argc, char **argv)
 {
     if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
         fprintf(stderr, "cannot create a CPU context\n");
@@ -193,6 +265,7 @@ int main(void)
     test_declarations();
     test_sets();
     test_solver_precond();
+    if (argc > 1) test_cli_help(argv[1]);
     sps_context_destroy(ctx);
     return tu_finish();
 }

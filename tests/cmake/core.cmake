@@ -6,9 +6,15 @@
 sps_add_unit_test(NAME test_core
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_core.c
   LABELS unit)
-# the option declarations of every format, solver and preconditioner; keyed sets
+# the option declarations of every format, solver and preconditioner; keyed sets;
+# with the CLI: each declaration is a flag of spsolve --help
+set(_options_args "")
+if(TARGET spsolve_cli)
+  set(_options_args $<TARGET_FILE:spsolve_cli>)
+endif()
 sps_add_unit_test(NAME test_options
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_options.c
+  ARGS ${_options_args}
   LABELS unit)
 # OMP_WAIT_POLICY=PASSIVE: idle OpenMP threads must not spin through the serial
 # reference loops on a small machine running other tests at the same time.
