@@ -20,6 +20,7 @@ pass=0 fail=0 norepro=0
 run() { # name, args...
   local name=$1; shift
   local ro rn
+  rm -f "$out/$name".old.mtx "$out/$name".old2.mtx "$out/$name".new.mtx # none left by an earlier call
   "$old" "$@" --backend "$be" --json -o "$out/$name.old.mtx" >"$out/$name.old.json" 2>"$out/$name.old.err"; ro=$?
   "$new" "$@" --backend "$be" --json -o "$out/$name.new.mtx" >"$out/$name.new.json" 2>"$out/$name.new.err"; rn=$?
   local io in
@@ -31,7 +32,10 @@ run() { # name, args...
     local r2 i2
     "$old" "$@" --backend "$be" --json -o "$out/$name.old2.mtx" >"$out/$name.old2.json" 2>/dev/null; r2=$?
     i2=$(grep -o '"iterations": *[0-9]*' "$out/$name.old2.json" | head -1)
-    if [ "$ro" != "$r2" ] || [ "$io" != "$i2" ] || ! cmp -s "$out/$name.old.mtx" "$out/$name.old2.mtx"; then
+    # only runs that produced a solution can say OLD is not reproducible (a missing
+    # binary or a failed solve is a difference)
+    if [ -s "$out/$name.old.mtx" ] && [ -s "$out/$name.old2.mtx" ] && [ -s "$out/$name.new.mtx" ] &&
+       { [ "$ro" != "$r2" ] || [ "$io" != "$i2" ] || ! cmp -s "$out/$name.old.mtx" "$out/$name.old2.mtx"; }; then
       norepro=$((norepro + 1))
       echo "NOREPRO $name (old differs from itself: iterations ${io#*: }/${i2#*: }; new ${in#*: }, exit $rn)"
     else
