@@ -1,4 +1,4 @@
-/* libspsolve — CUDA: CG's pieces shared by solver.cu and spmv.cu: the CG step's
+/* libspsolve — CUDA: CG's pieces shared by solver.cu and csr_fused.cu: the CG step's
  * pass and guard (kernels/solver_kernels.h cg_step; the fused CSR CG iteration
  * takes pq from its own reduction instead of the slot) and waxpy_s (w = x + c y,
  * also the direction update of csr_spmv_xpay_dot on long rows). */

@@ -379,8 +379,8 @@ template <typename T> struct sps_cu_xplain {
  * bits (no signed overflow near INT32_MAX, and the register count the row kernel had
  * before an int64 form raised it).  ptxas's register choice is sensitive to the form
  * of these tests (testing lo = 0 took the merge tile from 47-48 registers to 40 in
- * f64/c32), which is why the row kernels pin their occupancy (spmv.cu csr_minb).
- * The staged CSR passes (spmv.cu) and the merge-path tiles (csr_merge.cu). */
+ * f64/c32), which is why the row kernels pin their occupancy (csr.cu csr_minb).
+ * The staged CSR passes (csr_common.cuh) and the merge-path tiles (csr_merge.cu). */
 template <int PER, int THREADS, bool NA, bool LO, typename T, typename X>
 __device__ inline void sps_cu_stage_products(const sps_index *col, const T *val, const X &x, sps_index base, int lo,
                                              int hi, T *prod)
@@ -478,6 +478,20 @@ template <typename Op> static inline sps_status sps_cuda_foreach(sps_exec *ex, s
     SPS_CU_LAUNCHED(ex, "element-wise kernel");
     return SPS_OK;
 }
+
+/* y = b y (b == 0: y = 0, y not read): the SpMV^T scatters and COO's segments start with it */
+namespace {
+template <typename T> struct scale_y_op {
+    T b; int beta_zero; T *y;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
+};
+template <typename T> static sps_status scale_y(sps_exec *ex, sps_index m, sps_cplx b, void *y)
+{
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    return sps_cuda_foreach(ex, m, scale_y_op<T>{sc<T>::from(b), bz, (T *)y});
+}
+} // namespace
 
 /* ------------------------------------------------------------------ deterministic reductions */
 /* NV accumulators of type A. */

@@ -1,7 +1,7 @@
 /* libspsolve — CUDA merge-path CSR SpMV (kernels/csr_merge.h), f32/f64/c32/c64
  * from one set of templates.  The CPU reference is csr_spmv.
  *
- * Why: the row-group kernel (spmv.cu) gives each row a fixed group of lanes; on
+ * Why: the row-group kernel (csr.cu) gives each row a fixed group of lanes; on
  * power-law row lengths (powerlaw-2M: mean 20, rows up to 10^4) its warps and
  * blocks wait on their longest rows, and the block-per-long-row path only moves
  * the wait.  Here every block and every thread gets the same number of items
@@ -67,7 +67,7 @@ template <typename T> constexpr bool mp_na = SPS_CSR_MERGE_NA == 1 || (SPS_CSR_M
 
 /* The tile's loads start at its first entry rounded down to SPS_CSR_MERGE_ALIGN
  * entries (32: 128-byte lines of col, whole sectors of val), the lanes before it
- * idle, as the staged CSR passes do (spmv.cu): a tile's first entry falls anywhere,
+ * idle, as the staged CSR passes do (csr_common.cuh): a tile's first entry falls anywhere,
  * and from an unaligned start every warp-wide load of col and val straddles one
  * sector more than it uses (up to 1/4 more L2 sectors for col, 1/8 for f64 val).
  * ncu, H100, powerlaw-2M f64 (2026-11-24): 1829 MB of L2 sectors read against

@@ -1,6 +1,6 @@
 /* libspsolve — CUDA kernels of HYB's ELL part and its build.  What each
  * computes is the CPU reference's (kernels/cpu/hyb.c, hyb.inc); layout in
- * formats/hyb.c.  The COO tail runs on coo_spmv / coo_spmvt (spmv.cu).
+ * formats/hyb.c.  The COO tail runs on coo_spmv / coo_spmvt (coo.cu).
  *
  *   hyb_tail_ptr   counts max(0, len_i - K), then their exclusive sum
  *                  (sps_cu_scan_index, scan.cu; integers: exact).

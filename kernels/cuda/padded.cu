@@ -42,7 +42,7 @@
  *
  * Measured (H100, f64, SpMV / SpMV^T in ms, default options; SpMV's % of copy
  * bandwidth under the CSR traffic model, which 16-bit columns can pass; CSR =
- * spmv.cu; read flush, spbench 2026-11-25,
+ * csr.cu; read flush, spbench 2026-11-25,
  * bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-formats.md):
  *   poisson3d-128 (2.1M rows, 7 a row):   CSR 0.083/0.114, ELL 0.075/0.104,
  *       SELL-32 0.069/0.100 (105 %), RgCSR-128 0.068/0.100 (106 %); cuSPARSE SELL 0.077
@@ -195,7 +195,7 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
 /* The slots: at each k a warp reads 32 consecutive slots, whole lines that no
  * other instruction reads again, so they bypass the L1
  * (ld.global.nc.L1::no_allocate), which then keeps the gathered x (the CSR
- * kernel's staged passes, spmv.cu, for the same reason).  H100, spbench
+ * kernel's staged passes, csr_common.cuh, for the same reason).  H100, spbench
  * 2026-11-23, against -DSPS_PAD_NA=0 (the ordinary read-only loads) in the same
  * call, ms: stencil27b3-40 f64 ELL 0.0856 -> 0.0794, SELL 0.0883 -> 0.0836,
  * RgCSR 0.0873 -> 0.0819; f32 SELL 0.0668 -> 0.0607; poisson3d-128 f64 SELL
