@@ -60,13 +60,9 @@
  * are summed by a block of threads on the GPU, not by one thread.  H100,
  * power-law matrix of 2M rows (mean 5.6, longest 20000), SELL-32 sigma 1024:
  * 9.5 ms with no long-row path, 0.34 ms with a fixed 256, 0.27 ms with 64
- * (CSR: 0.23 ms). */
-#ifndef SPS_PAD_LONG_MIN
+ * (CSR: 0.23 ms).  No longer overridable (bench/results/knobs.md). */
 #define SPS_PAD_LONG_MIN 64
-#endif
-#ifndef SPS_PAD_LONG_FACTOR
 #define SPS_PAD_LONG_FACTOR 4
-#endif
 
 /* 16-bit column indices (sps_pad_layout.col16): a group whose columns span at
  * most SPS_PAD_COL16_SPAN (largest - smallest) stores each column as its offset

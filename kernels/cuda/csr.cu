@@ -50,25 +50,36 @@ template <typename T> struct csrt_long_row {
  * arithmetic (2026-11-23) took f32 from 32 registers to 48 (5 blocks) and f64 from
  * 40 to 64 (4 blocks), and the f32 row kernel from 0.093 to 0.112 ms on
  * banded-s1e3 (H100, same run: 0.0927 with 8 blocks forced).  The few bytes
- * ptxas then spills sit in the direct-load fallback.  -DSPS_CSR_MINB=k forces k
- * (tuning runs). */
-#ifndef SPS_CSR_MINB
-#define SPS_CSR_MINB (-1)
-#endif
-template <typename T> __host__ __device__ constexpr int csr_minb()
-{
-    return SPS_CSR_MINB >= 0 ? SPS_CSR_MINB : sizeof(T) <= 4 ? 8 : 6;
-}
-template <typename T, bool LONG>
-__global__ void __launch_bounds__(SPS_CU_THREADS, csr_minb<T>())
+ * ptxas then spills sit in the direct-load fallback.  The other count (6 for
+ * 4-byte values, 4 for larger) is a run-time variant of csr_spmv (csr_minb). */
+template <typename T> __host__ __device__ constexpr int csr_minb() { return sizeof(T) <= 4 ? 8 : 6; }
+/* csr_spmv's row kernel for row-group shape S (csr_bw<T>: the default) and MINB
+ * resident blocks an SM (csr_minb<T>(): the default). */
+template <typename T, bool LONG, typename S, int MINB>
+__global__ void __launch_bounds__(SPS_CU_THREADS, MINB)
     csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
                     sps_cu_axpby_out<T> out)
 {
-    const int tpr = csr_tpr<T>(n, rowptr);
+    const int tpr = csr_tpr<T, S>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
-    csr_block_rows<T, csr_bw<T>, LONG>(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr);
+    csr_block_rows<T, S, LONG>(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr);
 }
+
+/* The run-time variants of csr_spmv compiled in (kernels/launch.h): the default
+ * shape and occupancy, and each of its four knobs moved alone to its neighbour --
+ * entries a lane (shift - 1; 16-byte values: shift 1), entries in flight (4 <-> 2),
+ * rows a staged pass (1 <-> 2), resident blocks (8 -> 6, 6 -> 4).  Five
+ * instantiations a type and long-row flag: compile time of csr.cu in the commit
+ * that added them. */
+template <typename T> struct csr_variants {
+    typedef csr_bw<T> D;
+    static constexpr int M = csr_minb<T>();
+    static constexpr int shift = D::shift > 0 ? D::shift - 1 : 1;
+    static constexpr int U = D::U == 4 ? 2 : 4;
+    static constexpr int K = D::K == 1 ? 2 : 1;
+    static constexpr int minb = sizeof(T) <= 4 ? 6 : 4;
+};
 
 template <typename T, int TPR>
 __device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x,
@@ -112,18 +123,52 @@ static unsigned csr_grid(sps_exec *ex, sps_index n) { return sps_cu_grid(ex, (in
 } // namespace
 
 /* ---------------------------------------------------------------- implementations */
+template <typename T, typename S, int MINB>
+static sps_status csr_spmv_run(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+                               const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
+                               sps_cplx b, void *y)
+{
+    (void)m;
+    if (n <= 0) return SPS_OK;
+    const auto kernel = csr_long_pass<T, S>(n, nnz, maxrow) ? csr_spmv_kernel<T, true, S, MINB>
+                                                            : csr_spmv_kernel<T, false, S, MINB>;
+    kernel<<<csr_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
+        n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
+    SPS_CU_LAUNCHED(ex, "csr_spmv_kernel");
+    return SPS_OK;
+}
+
+/* csr_spmv with the exec's launch variant (NULL or zero: the default kernel). */
 template <typename T>
 static sps_status csr_spmv_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                 const sps_index *col, const void *val, sps_index maxrow, sps_cplx a, const void *x,
                                 sps_cplx b, void *y)
 {
-    (void)m;
-    if (n <= 0) return SPS_OK;
-    const auto kernel = csr_long_pass<T>(n, nnz, maxrow) ? csr_spmv_kernel<T, true> : csr_spmv_kernel<T, false>;
-    kernel<<<csr_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
-    SPS_CU_LAUNCHED(ex, "csr_spmv_kernel");
-    return SPS_OK;
+    typedef csr_variants<T> V;
+    typedef typename V::D D;
+    const sps_launch_variant *lv = ex->lv;
+    const int e = lv && lv->csr_lane_entries ? lv->csr_lane_entries : 1 << D::shift;
+    const int u = lv && lv->csr_unroll ? lv->csr_unroll : D::U;
+    const int k = lv && lv->csr_stage_rows ? lv->csr_stage_rows : D::K;
+    const int mb = lv && lv->csr_minb ? lv->csr_minb : V::M;
+    const int moved = (e != 1 << D::shift) + (u != D::U) + (k != D::K) + (mb != V::M);
+    if (moved == 0) return csr_spmv_run<T, D, V::M>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y);
+    if (moved == 1 && e == 1 << V::shift)
+        return csr_spmv_run<T, csr_shape<T, V::shift, D::U, D::K>, V::M>(ex, n, m, nnz, rowptr, col, val, maxrow, a,
+                                                                        x, b, y);
+    if (moved == 1 && u == V::U)
+        return csr_spmv_run<T, csr_shape<T, D::shift, V::U, D::K>, V::M>(ex, n, m, nnz, rowptr, col, val, maxrow, a,
+                                                                        x, b, y);
+    if (moved == 1 && k == V::K)
+        return csr_spmv_run<T, csr_shape<T, D::shift, D::U, V::K>, V::M>(ex, n, m, nnz, rowptr, col, val, maxrow, a,
+                                                                        x, b, y);
+    if (moved == 1 && mb == V::minb)
+        return csr_spmv_run<T, D, V::minb>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y);
+    return sps_kerror(ex, SPS_ERR_ARG,
+                      "csr_spmv: launch variant lane_entries %d unroll %d stage_rows %d minb %d is not compiled in "
+                      "for %d-byte values: the default (%d %d %d %d) or one of it moved to %d, %d, %d or %d",
+                      e, u, k, mb, (int)sizeof(T), 1 << D::shift, D::U, D::K, V::M, 1 << V::shift, V::U, V::K,
+                      V::minb);
 }
 
 template <typename T>

@@ -16,28 +16,22 @@ namespace {
  * 1 for 8-byte, 0 for 16-byte: 2-4 entries per lane, so each lane keeps independent
  * loads in flight and the group's shuffle tree is short (H100, spbench 2026-11-23:
  * poisson3d-128 f64 0.104 -> 0.094 ms, banded-s1e3 f64 0.187 -> 0.154 ms against
- * one entry per lane).  -DSPS_CSR_TPR_SHIFT=k forces k (for tuning runs). */
-#ifndef SPS_CSR_TPR_SHIFT
-#define SPS_CSR_TPR_SHIFT (-1)
-#endif
+ * one entry per lane).  A run-time variant of csr_spmv (kernels/launch.h
+ * csr_lane_entries = 2^shift) takes the neighbouring shift. */
 /* Entries a lane keeps in flight (predicated, so a row of up to U TPR entries costs
  * one round trip: col/val, then x): 4 for 4-byte values, 2 for 8- and 16-byte
  * (about the same bytes in flight).  H100, spbench 2026-11-23, geomean over the five
  * generated matrices with nnz >= 1e6 against the best cuSPARSE CSR: f32 U=4 0.924,
  * U=2 0.914; f64 U=4 0.895, U=2 0.941 (the old 2-in-flight loop with a serial tail:
- * 0.854 / 0.910).  -DSPS_CSR_UNROLL=k forces k (tuning runs).  Re-measured in
- * session 3 (f64, same five matrices): default 0.941, U=3 0.933, TPR shift 0 (TPR 16
- * for 22 a row) 0.911, shift 0 with U=4 0.819. */
-#ifndef SPS_CSR_UNROLL
-#define SPS_CSR_UNROLL 0
-#endif
-/* Rows a staged pass in units of 256/TPR (csr_rows_staged; 0: direct loads):
- * 1 for 4-byte values, 2 for larger.  -DSPS_CSR_STAGE_K=k forces k (tuning). */
-#ifndef SPS_CSR_STAGE_K
-#define SPS_CSR_STAGE_K (-1)
-#endif
+ * 0.854 / 0.910).  Re-measured in session 3 (f64, same five matrices): default
+ * 0.941, U=3 0.933, TPR shift 0 (TPR 16 for 22 a row) 0.911, shift 0 with U=4
+ * 0.819.  The other of 2 and 4 is a run-time variant of csr_spmv (csr_unroll): the
+ * geometric means say default, single matrices may not.
+ * Rows a staged pass in units of 256/TPR (csr_rows_staged; 0: direct loads), K:
+ * 1 for 4-byte values, 2 for larger; the other of 1 and 2 is a run-time variant
+ * (csr_stage_rows). */
 /* Matrices of few rows: where rows hold 8 or more entries on average, the lanes a
- * row are doubled (up to 32) while n TPR is below SPS_CSR_MIN_THREADS (about half
+ * row are doubled (up to 32) while n TPR is below csr_min_threads (about half
  * an H100's resident threads), so that the rows spread over the GPU.  H100,
  * spbench 2026-11-25 (bench/results/csr-small-nvidia-h100-2026-11-25.md), ms,
  * before -> after: f32 cage10 (11k rows, 13 a row) 0.0348 -> 0.0091, bcsstk16
@@ -46,11 +40,10 @@ namespace {
  * -> 0.0083, bcsstk16 0.0107 -> 0.0083, wathen100 0.0106 -> 0.0114.  Shorter rows
  * keep the avg >> shift rule (below): one lane a row is fastest on poisson3d-48,
  * jnlbrng1, shallow_water1 and luxembourg_osm, 2 to 8 lanes cost them 10-100 %.
- * csr_lat (the fused CG iteration) does not spread.
- * -DSPS_CSR_MIN_THREADS=k (0 = off) for tuning. */
-#ifndef SPS_CSR_MIN_THREADS
-#define SPS_CSR_MIN_THREADS 131072
-#endif
+ * csr_lat (the fused CG iteration) does not spread.  The threshold was measured
+ * off, 128k, 256k and 512k threads (bench/results/csr-small-nvidia-h100-2026-11-25-mt*.csv):
+ * 128k kept, the others lost; no longer a knob. */
+constexpr int64_t csr_min_threads = 131072;
 #define SPS_CSR_SPREAD_MIN_AVG 8
 /* The shape of the row groups: lanes a row from avg >> shift, U entries in flight a
  * lane.  csr_bw: the bandwidth-bound kernels (the rules above).  csr_lat: the fused
@@ -59,11 +52,14 @@ namespace {
  * lane a row and one round trip, and its 432 blocks of rows fit the 528 resident
  * ones (TPR 2 gave 864: two rounds of rows, 26 us a CG iteration). */
 template <typename T> struct csr_bw {
-    static constexpr int64_t min_threads = SPS_CSR_MIN_THREADS;
-    static constexpr int shift =
-        SPS_CSR_TPR_SHIFT >= 0 ? SPS_CSR_TPR_SHIFT : sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
-    static constexpr int U = SPS_CSR_UNROLL > 0 ? SPS_CSR_UNROLL : sizeof(T) <= 4 ? 4 : 2;
-    static constexpr int K = SPS_CSR_STAGE_K >= 0 ? SPS_CSR_STAGE_K : sizeof(T) <= 4 ? 1 : 2;
+    static constexpr int64_t min_threads = csr_min_threads;
+    static constexpr int shift = sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
+    static constexpr int U = sizeof(T) <= 4 ? 4 : 2;
+    static constexpr int K = sizeof(T) <= 4 ? 1 : 2;
+};
+/* csr_bw with shift, U and K of a run-time variant (csr.cu csr_variants). */
+template <typename T, int SHIFT, int U_, int K_> struct csr_shape : csr_bw<T> {
+    static constexpr int shift = SHIFT, U = U_, K = K_;
 };
 template <typename T> struct csr_lat {
     static constexpr int64_t min_threads = 0;
@@ -258,16 +254,13 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
  * tree), then those that are medium, one warp a row (the k-th medium row of a
  * chunk of 256 rows to warp k mod 8), and the row groups skip both.  Which rows
  * are long or medium depends on the matrix only: still deterministic.  Cost when
- * there are none: one more read of the block's slice of rowptr.
- * -DSPS_CSR_MED_FACTOR=0 turns the medium class off (tuning runs). */
+ * there are none: one more read of the block's slice of rowptr. */
 #define CSR_LONG_MIN 1024
-#ifndef SPS_CSR_MED_FACTOR
-#define SPS_CSR_MED_FACTOR 8
-#endif
+constexpr int csr_med_factor = 8; /* medium: longer than 8 TPR (a warp's worth at TPR 4) */
 __host__ __device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
 __host__ __device__ inline sps_index csr_med_len(int tpr)
 {
-    return SPS_CSR_MED_FACTOR > 0 && tpr < 32 ? SPS_CSR_MED_FACTOR * tpr : csr_long_len(tpr);
+    return tpr < 32 ? csr_med_factor * tpr : csr_long_len(tpr);
 }
 
 /* Blocks that have rows: the grid is sized for TPR = 32; with TPR lanes a row,
@@ -327,13 +320,10 @@ template <typename T, int U, typename X, typename Out> struct csr_long_row {
 };
 
 /* The rows of this block, long and medium ones first, any Out, row groups of shape
- * S.  -DSPS_CSR_LONG_LAST=1 takes them last (the short rows then start without
- * waiting for the classification pass): slower, the pass works as a prefetch of
- * the block's rowptr (H100 2026-11-23, f64: banded-s1e3 0.143 -> 0.157 ms,
- * banded-s1e5 0.210 -> 0.225, poisson3d-128 0.096 -> 0.099). */
-#ifndef SPS_CSR_LONG_LAST
-#define SPS_CSR_LONG_LAST 0
-#endif
+ * S.  Taking them last (the short rows then start without waiting for the
+ * classification pass) was slower, the pass works as a prefetch of the block's
+ * rowptr (H100 2026-11-23, f64: banded-s1e3 0.143 -> 0.157 ms, banded-s1e5 0.210
+ * -> 0.225, poisson3d-128 0.096 -> 0.099): that knob is gone (bench/results/knobs.md). */
 /* The long/medium pass is compiled in (LONG) unless the caller's maxrow (the
  * longest row, -1: not known) says every row is short: the host decides
  * (csr_long_pass, from the TPR of n and nnz) and launches that instantiation; the
@@ -345,15 +335,11 @@ template <typename T, int U, typename X, typename Out> struct csr_long_row {
  * f64 banded-s1e3 0.1357 -> 0.1318, poisson3d-128 0.0942 -> 0.0899; its code
  * alone, never run, still cost 2% (registers: geomean f32 1.007 -> 1.027, f64
  * 1.044 -> 1.050 compiled out).  A maxrow below the truth only sends long rows
- * through the groups (slower, same product).  -DSPS_CSR_LONG_PASS=0 never
- * compiles it in (tuning runs on matrices without long rows). */
-#ifndef SPS_CSR_LONG_PASS
-#define SPS_CSR_LONG_PASS 1
-#endif
+ * through the groups (slower, same product). */
 template <typename T, typename S = csr_bw<T>>
 static inline bool csr_long_pass(sps_index n, int64_t nnz, sps_index maxrow)
 {
-    return SPS_CSR_LONG_PASS && (maxrow < 0 || maxrow > csr_med_len(csr_tpr_of<T, S>(n, nnz)));
+    return maxrow < 0 || maxrow > csr_med_len(csr_tpr_of<T, S>(n, nnz));
 }
 template <typename T, typename S, bool LONG, typename X, typename Out>
 __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, X x, Out &out,
@@ -363,7 +349,7 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     const sps_index L = csr_long_len(tpr);
     const sps_index M = LONG ? csr_med_len(tpr) : INT_MAX; /* rows the groups skip: longer than M */
     const csr_long_row<T, S::U, X, Out> lr{rowptr, col, val, x, &out, &tmp};
-    if (LONG && !SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
+    if (LONG) csr_for_long_rows(n, rowptr, L, M, nb, lr);
     switch (tpr) {
     case 1: csr_rows<T, 1, S>(n, rowptr, col, val, x, out, M, nb); break;
     case 2: csr_rows<T, 2, S>(n, rowptr, col, val, x, out, M, nb); break;
@@ -372,7 +358,6 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     case 16: csr_rows<T, 16, S>(n, rowptr, col, val, x, out, M, nb); break;
     default: csr_rows<T, 32, S>(n, rowptr, col, val, x, out, M, nb); break;
     }
-    if (LONG && SPS_CSR_LONG_LAST) csr_for_long_rows(n, rowptr, L, M, nb, lr);
 }
 
 } // namespace

@@ -63,16 +63,11 @@ template <typename T> struct csr_x_xpay_s {
  * direct 0.1444; stencil27b3-40 f64 (plain, 77 a row) K = 2 0.0990, K = 1
  * 0.0872, direct 0.0940; f32 poisson3d-128 K = 1 0.0926, direct 0.0939;
  * stencil27b3-40 K = 1 0.0680, direct 0.0660 (kept staged: one rule for f32).
- * -DSPS_CSR_DOT_STAGE_K=k forces k (tuning). */
-#ifndef SPS_CSR_DOT_STAGE_K
-#define SPS_CSR_DOT_STAGE_K (-1)
-#endif
+ * Measured, no longer a knob (bench/results/knobs.md). */
 template <typename X> struct csr_x_pair { static constexpr bool value = false; };
 template <typename T> struct csr_x_pair<csr_x_xpay_s<T>> { static constexpr bool value = true; };
 template <typename T, typename XH> struct csr_dot_bw : csr_bw<T> {
-    static constexpr int K = SPS_CSR_DOT_STAGE_K >= 0                  ? SPS_CSR_DOT_STAGE_K
-                             : sizeof(T) >= 8 && csr_x_pair<XH>::value ? 0
-                                                                       : 1;
+    static constexpr int K = sizeof(T) >= 8 && csr_x_pair<XH>::value ? 0 : 1;
 };
 template <typename X> __device__ inline X csr_x_bind(X x) { return x; }
 template <typename T> __device__ inline csr_x_xpay<T> csr_x_bind(csr_x_xpay_s<T> x)
@@ -101,14 +96,12 @@ __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr
  * resident wave); blocks without rows add 0. */
 /* The dot kernels: 6 resident blocks (40 registers), what ptxas chose for all four
  * types before the index rewrite above moved f32 to 48 (pinned for the same
- * reason).  -DSPS_CSR_DOT_MINB=k forces k (tuning runs).  H100 2026-11-23: 7 (36
+ * reason).  H100 2026-11-23: 7 (36
  * registers, spills) made poisson3d-128 f64 CG 0.147 -> 0.167 ms; 8 (32) spills
  * more than 200 bytes in the f64 xpay form. */
-#ifndef SPS_CSR_DOT_MINB
-#define SPS_CSR_DOT_MINB 6
-#endif
+constexpr int csr_dot_minb = 6; /* measured, no longer a knob (bench/results/knobs.md) */
 template <typename T, typename XH, bool LONG>
-__global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
+__global__ void __launch_bounds__(SPS_CU_THREADS, csr_dot_minb)
     csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
@@ -136,12 +129,8 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, SPS_CSR_DOT_MINB)
  * bound f64 took 92 (2 blocks an SM: poisson3d-48's 432 blocks of rows would not
  * fit); the plain bound gave 32 with spills (poisson3d-48 f32 CG 18 -> 24 us an
  * iteration), and 8 blocks an SM spilled more (poisson3d-128 f64 CG 0.150 -> 0.176
- * ms).  -DSPS_CG_ITER_MINB=k forces k blocks an SM (tuning runs). */
-#ifndef SPS_CG_ITER_MINB
-#define SPS_CG_ITER_MINB 0
-#endif
-template <typename T>
-constexpr int csr_cg_iter_minb = SPS_CG_ITER_MINB > 0 ? SPS_CG_ITER_MINB : sizeof(T) > 8 ? 2 : 4;
+ * ms).  Measured, no longer a knob (bench/results/knobs.md). */
+template <typename T> constexpr int csr_cg_iter_minb = sizeof(T) > 8 ? 2 : 4;
 template <typename T, typename XH, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
     csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
@@ -213,7 +202,7 @@ static sps_status csr_spmv_dot_impl(sps_exec *ex, sps_index n, int64_t nnz, cons
     return csr_dot_launch<T>(ex, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)x}, y, NULL, slots, out);
 }
 
-/* Rows longer than SPS_CSR_XPAY_MAX_AVG on average gather each column so often that
+/* Rows longer than csr_xpay_max_avg on average gather each column so often that
  * forming z_j + c p_old_j at every gather (two gathers, in L1/L2) costs more than
  * a separate pass p_new = z + c p_old (3n of DRAM traffic) before csr_spmv_dot:
  * H100 (ncu, 2026-11-23), stencil27b3-40 f64 (77 a row): xpay_dot 99 us against
@@ -222,15 +211,13 @@ static sps_status csr_spmv_dot_impl(sps_exec *ex, sps_index n, int64_t nnz, cons
  * expression); q can differ in the last bit for 8- and 16-byte values, whose
  * fused form loads directly (products fused into the sum) while the plain
  * product is staged (products rounded first): csr_dot_bw. */
-#ifndef SPS_CSR_XPAY_MAX_AVG
-#define SPS_CSR_XPAY_MAX_AVG 16
-#endif
+constexpr int csr_xpay_max_avg = 16;
 template <typename T>
 static sps_status csr_spmv_xpay_dot_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                          const sps_index *col, const void *val, sps_index maxrow, const void *z,
                                          sps_scoef c, const void *pold, void *pnew, void *q, sps_cplx *slots, int out)
 {
-    if (n > 0 && nnz > (int64_t)SPS_CSR_XPAY_MAX_AVG * n) { /* long rows: waxpy_s, then the plain product */
+    if (n > 0 && nnz > (int64_t)csr_xpay_max_avg * n) { /* long rows: waxpy_s, then the plain product */
         SPS_CHECK(sps_cuda_foreach(ex, n, waxpy_s_op<T>{(const T *)z, slots, c, (const T *)pold, (T *)pnew, T()}));
         return csr_dot_launch<T>(ex, n, nnz, rowptr, col, val, maxrow, csr_x_plain<T>{(const T *)pnew}, q, NULL, slots,
                                  out);
@@ -249,10 +236,8 @@ static sps_status csr_spmv_xpay_dot_impl(sps_exec *ex, sps_index n, int64_t nnz,
  * kernel's lower occupancy costs more than the launch saves (stencil27b3-40 f64
  * CG 0.096 -> 0.129 ms an iteration), so the two kernels run instead; fusing
  * where the rows took two rounds gained nothing (poisson3d-48 f64 with TPR 2:
- * 25.8 against 25.6 us).  -DSPS_CG_FUSE_ROUNDS=k fuses up to k rounds (tuning). */
-#ifndef SPS_CG_FUSE_ROUNDS
-#define SPS_CG_FUSE_ROUNDS 1
-#endif
+ * 25.8 against 25.6 us): one round, no longer a knob (bench/results/knobs.md). */
+constexpr int csr_cg_fuse_rounds = 1;
 template <typename T>
 static sps_status csr_cg_iter_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                    const sps_index *col, const void *val, sps_index maxrow, const void *z, sps_scoef c,
@@ -266,7 +251,7 @@ static sps_status csr_cg_iter_impl(sps_exec *ex, sps_index n, int64_t nnz, const
         csr_long_pass<T, S>(n, nnz, maxrow) ? csr_cg_iter_kernel<T, X, true> : csr_cg_iter_kernel<T, X, false>;
     SPS_CHECK((csr_spmv_dot_grid<T, S>(ex, kernel, n, nnz, &grid)));
     const int64_t need = ((int64_t)n * csr_tpr_of<T, S>(n, nnz) + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
-    if (need > SPS_CG_FUSE_ROUNDS * (int64_t)grid) {
+    if (need > csr_cg_fuse_rounds * (int64_t)grid) {
         SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ex, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, ks.pq));
         return cg_step_impl<T>(ex, n, slots, ks, pnew, q, x, r);
     }
