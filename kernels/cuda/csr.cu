@@ -162,8 +162,10 @@ static sps_status csr_spmv_impl(sps_exec *ex, sps_index n, sps_index m, int64_t 
     if (moved == 1 && k == V::K)
         return csr_spmv_run<T, csr_shape<T, D::shift, D::U, V::K>, V::M>(ex, n, m, nnz, rowptr, col, val, maxrow, a,
                                                                         x, b, y);
-    if (moved == 1 && mb == V::minb)
-        return csr_spmv_run<T, D, V::minb>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y);
+    if (moved == 1 && mb == V::minb) /* csr_shape, not D: the default kernel then shares no __shared__ static
+                                        with it, and its PTX stays the one of the build without variants */
+        return csr_spmv_run<T, csr_shape<T, D::shift, D::U, D::K>, V::minb>(ex, n, m, nnz, rowptr, col, val, maxrow,
+                                                                           a, x, b, y);
     return sps_kerror(ex, SPS_ERR_ARG,
                       "csr_spmv: launch variant lane_entries %d unroll %d stage_rows %d minb %d is not compiled in "
                       "for %d-byte values: the default (%d %d %d %d) or one of it moved to %d, %d, %d or %d",

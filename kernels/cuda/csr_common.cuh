@@ -300,7 +300,14 @@ __device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_inde
     }
 }
 
-template <typename T, int U, typename X, typename Out> struct csr_long_row {
+/* Tag: void, or a run-time variant's shape (csr_shape), so that a variant's kernel
+ * shares no __shared__ static of csr_for_long_rows with the default's (shared, the
+ * static moves to module scope in the PTX: the default's code would change). */
+template <typename S> struct csr_long_tag { typedef void type; };
+template <typename T, int A, int B, int C> struct csr_long_tag<csr_shape<T, A, B, C>> {
+    typedef csr_shape<T, A, B, C> type;
+};
+template <typename T, int U, typename X, typename Out, typename Tag> struct csr_long_row {
     const sps_index *rowptr, *col; const T *val; X x; Out *out;
     typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage *tmp;
     __device__ void block(sps_index i) const
@@ -348,7 +355,7 @@ __device__ void csr_block_rows(sps_index n, const sps_index *rowptr, const sps_i
     __shared__ typename cub::BlockReduce<T, SPS_CU_THREADS>::TempStorage tmp;
     const sps_index L = csr_long_len(tpr);
     const sps_index M = LONG ? csr_med_len(tpr) : INT_MAX; /* rows the groups skip: longer than M */
-    const csr_long_row<T, S::U, X, Out> lr{rowptr, col, val, x, &out, &tmp};
+    const csr_long_row<T, S::U, X, Out, typename csr_long_tag<S>::type> lr{rowptr, col, val, x, &out, &tmp};
     if (LONG) csr_for_long_rows(n, rowptr, L, M, nb, lr);
     switch (tpr) {
     case 1: csr_rows<T, 1, S>(n, rowptr, col, val, x, out, M, nb); break;
