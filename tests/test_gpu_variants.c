@@ -162,6 +162,7 @@ static void check_invalid(const char *what, const sps_csr_host *h, sps_matrix Bc
         TU_CHECK(strstr(sps_context_error(gpu), "not compiled in") != NULL, "%s [%s]: message '%s'", what,
                  sps_scalar_name(t), sps_context_error(gpu));
     }
+    sps_context_clear_error(gpu);
     sps_matrix_set_launch_variant(Bg, NULL);
     free(x);
     free(y0);
