@@ -217,6 +217,8 @@ static void usage(FILE *f)
             "  --convert-reps N      timed builds per format conversion, median reported (default 10)\n"
             "  --maxit N             solver iterations per solve (default 200; rtol = atol = 0)\n"
             "  --restart M           GMRES restart length (default 30)\n"
+            "  --variant K=V,...     launch variant of every format matrix (kernels/launch.h fields, e.g.\n"
+            "                        csr_minb=6 or hola_early_mul=1,hola_minb=5; default: none)\n"
             "  --flush MODE          L2 flush before each timed run: read (default: a read of twice the L2,\n"
             "                        which leaves it clean), write (a memset of twice the L2, which leaves\n"
             "                        dirty lines the timed kernel writes back), none (= --no-flush)\n"
@@ -287,6 +289,27 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
             if (m != "read" && m != "write" && m != "none") return bad("read, write or none");
             o.flush_l2 = m != "none";
             o.flush_write = m == "write";
+        } else if (a == "--variant") { /* key=value,... of kernels/launch.h, e.g. csr_minb=6,hola_early_mul=1 */
+            if (!(v = value())) return 2;
+            for (const std::string &kv : split_list(v)) {
+                const size_t eq = kv.find('=');
+                const std::string k = kv.substr(0, eq);
+                int *f = k == "csr_lane_entries" ? &o.variant.csr_lane_entries
+                         : k == "csr_unroll"     ? &o.variant.csr_unroll
+                         : k == "csr_stage_rows" ? &o.variant.csr_stage_rows
+                         : k == "csr_minb"       ? &o.variant.csr_minb
+                         : k == "hola_early_mul" ? &o.variant.hola_early_mul
+                         : k == "hola_minb"      ? &o.variant.hola_minb
+                         : k == "hola_out_div"   ? &o.variant.hola_out_div
+                         : k == "hola_ldg"       ? &o.variant.hola_ldg
+                         : k == "pad_unroll"     ? &o.variant.pad_unroll
+                         : k == "pad_minb"       ? &o.variant.pad_minb
+                         : k == "pad_ldg"        ? &o.variant.pad_ldg
+                         : k == "pad_split"      ? &o.variant.pad_split
+                                                 : nullptr;
+                if (!f || eq == std::string::npos || !parse_int(kv.c_str() + eq + 1, 0, 64, f))
+                    return bad("expected key=value,... of sps_launch_variant (kernels/launch.h)");
+            }
         } else if (a == "--list") {
             list_only = true;
         } else if (a == "--matrices" || a == "--out" || a == "--precision" || a == "--reps" || a == "--warmup" ||
@@ -716,7 +739,10 @@ static bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMat
     const sps_status st = fs == SPS_OK ? sps_matrix_convert(A, id, opt, out.out()) : fs;
     sps_options_destroy(opt);
     CK_SPS(b.ctx, fs);
-    if (st == SPS_OK) return true;
+    if (st == SPS_OK) {
+        CK_SPS(b.ctx, sps_matrix_set_launch_variant(out, &b.opt.variant));
+        return true;
+    }
     const char *msg = sps_context_error(b.ctx);
     if (st == SPS_ERR_ARG && msg && strstr(msg, "max_fill") && strstr(msg, "force")) {
         why = msg;

@@ -8,6 +8,10 @@
 #include "gen.h"
 #include "spbench_table.h"
 #include "spsolve/spsolve.h"
+#include "kernels/launch.h"
+
+/* internal (formats/format.h): the launch variant of a matrix's products */
+extern "C" sps_status sps_matrix_set_launch_variant(sps_matrix A, const sps_launch_variant *v);
 
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
@@ -145,6 +149,7 @@ struct Options {
     int maxit = 200, restart = 30;      /* solver mode */
     int device = 0;
     int timeout_s = 600;                /* watchdog per step; 0 = off */
+    sps_launch_variant variant = {};    /* --variant key=value,...: every format matrix's (kernels/launch.h) */
 };
 
 /* Evicts the L2 cache before each timed run.  Default ("read"): a kernel reads a

@@ -6,6 +6,7 @@
 #define SPS_FORMATS_FORMAT_H
 
 #include "core/internal.h"
+#include "kernels/launch.h"
 
 #include <math.h>
 
@@ -104,7 +105,15 @@ struct sps_matrix_s {
     int64_t nnz;
     sps_symmetry sym;
     void *store;                  /* format private */
+    sps_launch_variant lv;        /* the kernels' launch variant (kernels/launch.h); zero: the defaults */
 };
+
+/** Set A's launch variant (kernels/launch.h; NULL: the defaults), which its products
+ *  hand to the kernels (formats/operator.c).  Internal: for the autotuner, tests and
+ *  spbench, not the public API.  SPS_ERR_ARG for a field outside its documented
+ *  values (A unchanged); whether a valid value is compiled in for A's scalar type
+ *  and format is checked by the product, which fails with SPS_ERR_ARG if not. */
+sps_status sps_matrix_set_launch_variant(sps_matrix A, const sps_launch_variant *v);
 
 /** Host CSR copy of any matrix (allocates h; freed on failure). */
 sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h);

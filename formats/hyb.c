@@ -19,7 +19,7 @@
  * Memory: K > 0 means at least n/3 rows have >= K entries, so K*n <= 3 nnz:
  *   the padding is bounded and HYB never refuses (max_fill is not used).
  *   Footprint = K*ld*(4 + s) + ntail*(8 + s) bytes, K*ld + ntail stored slots.
- * Options: none (the width rule has no parameter in sps_format_options).
+ * Options: none (the width rule has no parameter).
  * Compound entries: hyb_layout is the index part only (K, ld, ELL columns,
  *   tail rows/columns); the values are separate arrays addressed by slot (ELL
  *   slot k*ld + i, tail slot t), so a quaternion or b x b block HYB keeps

@@ -5,15 +5,31 @@
  * rest, so core's generic steps run for formats without them. */
 #include "formats/format.h"
 
+/* The matrix's launch variant on the context's exec for the duration of a product
+ * (kernels read ex->lv at launch; a product inside another's keeps the outer one's
+ * restored after it). */
+static const sps_launch_variant *mat_lv_push(sps_matrix A)
+{
+    sps_exec *ex = sps_ex(A->ctx);
+    const sps_launch_variant *old = ex->lv;
+    ex->lv = &A->lv;
+    return old;
+}
+static sps_status mat_lv_pop(sps_matrix A, const sps_launch_variant *old, sps_status st)
+{
+    sps_ex(A->ctx)->lv = old;
+    return st;
+}
+
 static sps_status mat_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_vector x, sps_cplx b, sps_vector y)
 {
     sps_matrix A = op->impl;
-    return A->ops->spmv(A, mode, a, x->data, b, y->data);
+    const sps_launch_variant *old = mat_lv_push(A);
+    return mat_lv_pop(A, old, A->ops->spmv(A, mode, a, x->data, b, y->data));
 }
 
-static sps_status mat_apply_fused(sps_operator op, const sps_fuse_desc *d, int *done)
+static sps_status mat_apply_fused_lv(sps_matrix A, const sps_fuse_desc *d, int *done)
 {
-    sps_matrix A = op->impl;
     const sps_format_ops *f = A->ops;
     *done = 1;
     switch (d->kind) {
@@ -32,6 +48,13 @@ static sps_status mat_apply_fused(sps_operator op, const sps_fuse_desc *d, int *
     }
     *done = 0;
     return SPS_OK;
+}
+
+static sps_status mat_apply_fused(sps_operator op, const sps_fuse_desc *d, int *done)
+{
+    sps_matrix A = op->impl;
+    const sps_launch_variant *old = mat_lv_push(A);
+    return mat_lv_pop(A, old, mat_apply_fused_lv(A, d, done));
 }
 
 static const sps_operator_vtbl mat_vtbl = {.apply = mat_apply, .apply_fused = mat_apply_fused};

@@ -37,12 +37,10 @@
 /* Items a thread: 6 (4 for 16-byte complex double: shared memory and registers).
  * H100, spbench 2026-11-23, powerlaw-2M (ms, f64 / f32): 6 items 0.410 / 0.373,
  * 8 items 0.414 / 0.375, 12 items 0.709 / 0.480 (fewer resident blocks); a
- * 6-block register cap on 8 items: 0.424 / 0.373.  -DSPS_CSR_MERGE_IPT=k forces k
- * for the scalars of up to 8 bytes (tuning runs; the C and CUDA sources must agree). */
-#ifndef SPS_CSR_MERGE_IPT
-#define SPS_CSR_MERGE_IPT 6
-#endif
-static inline SPS_MERGE_HD int sps_csr_merge_ipt(size_t scalar_bytes) { return scalar_bytes <= 8 ? SPS_CSR_MERGE_IPT : 4; }
+ * 6-block register cap on 8 items: 0.424 / 0.373.  6 for the scalars of up to 8
+ * bytes, no longer a knob (bench/results/knobs.md); the C and CUDA sources share it. */
+#define SPS_CSR_MERGE_IPT_SMALL 6
+static inline SPS_MERGE_HD int sps_csr_merge_ipt(size_t scalar_bytes) { return scalar_bytes <= 8 ? SPS_CSR_MERGE_IPT_SMALL : 4; }
 static inline SPS_MERGE_HD int64_t sps_csr_merge_tile(size_t scalar_bytes)
 {
     return (int64_t)SPS_MERGE_THREADS * sps_csr_merge_ipt(scalar_bytes);

@@ -34,6 +34,9 @@ typedef struct sps_exec {
     int device;                       /* the device the backend was started on */
     sps_error_sink_fn error;          /* NULL: failures are returned but not described */
     void *sink;                       /* first argument of error (core: the context) */
+    /* The launch variant of the product being run (kernels/launch.h; NULL or zero:
+     * the defaults): set by formats/operator.c around a matrix's product. */
+    const struct sps_launch_variant *lv;
     char device_name[256];
 } sps_exec;
 

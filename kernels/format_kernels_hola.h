@@ -21,9 +21,7 @@
 #define HOLA_THREADS 256          /* threads a block (Hola §4: 256) */
 #define HOLA_NPT_SMALL 4          /* non-zeros a thread up to HOLA_NPT_SWITCH non-zeros ... */
 #define HOLA_NPT_LARGE 8          /* ... and beyond: Hola §4, 8 above 300k nnz (fewer blocks, */
-#ifndef HOLA_NPT_SWITCH           /*     half the blocks; small matrices need the blocks to fill the GPU); */
-#define HOLA_NPT_SWITCH 300000    /*     -DHOLA_NPT_SWITCH=... for tuning builds */
-#endif
+#define HOLA_NPT_SWITCH 300000    /*     half the blocks; small matrices need the blocks to fill the GPU) */
 #define HOLA_NPT_LARGE_MAX_BYTES 8 /* c64 keeps 4: 8 complex doubles a thread took 144 registers on sm_90 */
 
 /** Non-zeros per thread for a matrix of nnz entries of scalar_bytes each (4 or 8). */

@@ -60,20 +60,16 @@
  * are summed by a block of threads on the GPU, not by one thread.  H100,
  * power-law matrix of 2M rows (mean 5.6, longest 20000), SELL-32 sigma 1024:
  * 9.5 ms with no long-row path, 0.34 ms with a fixed 256, 0.27 ms with 64
- * (CSR: 0.23 ms). */
-#ifndef SPS_PAD_LONG_MIN
+ * (CSR: 0.23 ms).  No longer overridable (bench/results/knobs.md). */
 #define SPS_PAD_LONG_MIN 64
-#endif
-#ifndef SPS_PAD_LONG_FACTOR
 #define SPS_PAD_LONG_FACTOR 4
-#endif
 
 /* 16-bit column indices (sps_pad_layout.col16): a group whose columns span at
  * most SPS_PAD_COL16_SPAN (largest - smallest) stores each column as its offset
  * from the group's smallest column, cbase[g]; the all-ones offset marks padding.
  * SpMV reads 2 index bytes a slot instead of 4: an f64 slot is 10 bytes, not 12,
  * an f32 slot 6, not 8 (the padded SpMV is bandwidth-bound, so time follows).
- * Chosen by sps_format_options.index_bits: 0 (auto) when every group fits. */
+ * Chosen by the index-bits option: auto when every group fits. */
 #define SPS_PAD_COL16_PAD 0xFFFFu
 #define SPS_PAD_COL16_SPAN 0xFFFE
 

@@ -6,7 +6,7 @@ if(SPS_HAVE_CUDA)
     ${_spbench_dir}/spbench_solver.cu
     ${_spbench_dir}/spbench_table.c
     ${_spbench_dir}/gen.c)
-  target_include_directories(spbench PRIVATE ${_spbench_dir})
+  target_include_directories(spbench PRIVATE ${_spbench_dir} ${_spbench_dir}/..) # kernels/launch.h
   target_compile_options(spbench PRIVATE $<$<COMPILE_LANGUAGE:C>:${SPS_WARN}>
                          $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
   # spsolve_static brings OpenMP (the generators use it), zlib and the CUDA runtime;

@@ -238,25 +238,21 @@ static sps_status cuda_sync(sps_exec *ex)
  *     (sps_cuda_state.staged), the fetch is only the event: no launch at all
  *     (poisson3d-48 CG f64: the fetch kernel was one launch of three an iteration);
  *   - else a one-block kernel;
- *   - without a mapped staging (or -DSPS_CU_FETCH_COPY=1), cudaMemcpyAsync.  A
+ *   - without a mapped staging, cudaMemcpyAsync.  A
  *     kernel rather than the copy: the copy engine between two iterations' kernels
  *     cost about 10 us an iteration on the H100 (CG on poisson3d-48 f64: 15 us of
  *     kernel in 25 us an iteration).
  * Two staging buffers: the solver arms iteration it + 1 on the other one while
  * the host still reads iteration it's. */
-#ifndef SPS_CU_FETCH_COPY
-#define SPS_CU_FETCH_COPY 0 /* 1: cudaMemcpyAsync always (tuning runs) */
-#endif
-#ifndef SPS_CU_FETCH_ARM
-#define SPS_CU_FETCH_ARM 1 /* 0: never armed, a fetch kernel every time (tuning runs) */
-#endif
+/* The copy always and the fetch kernel without arming were tuning builds; both
+ * lost (the numbers above and kernels/cuda/README.md): no longer knobs (bench/results/knobs.md). */
 static __global__ void fetch_kernel(const unsigned long long *src, unsigned long long *dst, int words)
 {
     for (int i = threadIdx.x; i < words; i += blockDim.x) dst[i] = src[i];
 }
 static int fetch_mappable(const sps_cuda_state *st, const void *src, size_t bytes)
 {
-    return !SPS_CU_FETCH_COPY && st->pinned_dev && bytes % 8 == 0 && (uintptr_t)src % 8 == 0;
+    return st->pinned_dev && bytes % 8 == 0 && (uintptr_t)src % 8 == 0;
 }
 static sps_status cuda_fetch_arm(sps_exec *ex, const void *src, size_t bytes, int buf)
 {
@@ -265,7 +261,7 @@ static sps_status cuda_fetch_arm(sps_exec *ex, const void *src, size_t bytes, in
         return sps_kerror(ex, SPS_ERR_ARG, "fetch_arm of %zu bytes into staging %d (at most %d bytes, staging 0 or 1)",
                          bytes, buf, SPS_FETCH_MAX_BYTES);
     st->staged = 0;
-    st->arm_src = SPS_CU_FETCH_ARM && src && fetch_mappable(st, src, bytes) ? src : NULL;
+    st->arm_src = src && fetch_mappable(st, src, bytes) ? src : NULL;
     st->arm_words = st->arm_src ? (int)(bytes / 8) : 0;
     st->arm_buf = buf;
     return SPS_OK;

@@ -1,4 +1,4 @@
-/* libspsolve — CUDA: CG's pieces shared by solver.cu and spmv.cu: the CG step's
+/* libspsolve — CUDA: CG's pieces shared by solver.cu and csr_fused.cu: the CG step's
  * pass and guard (kernels/solver_kernels.h cg_step; the fused CSR CG iteration
  * takes pq from its own reduction instead of the slot) and waxpy_s (w = x + c y,
  * also the direction update of csr_spmv_xpay_dot on long rows). */
@@ -43,18 +43,16 @@ struct cg_guard : sps_cu_no_guard {
         if (!(re_of(tot[0]) > slots[k.tol2].re)) slots[k.stop] = acc_to_cplx(1.0);
     }
 };
-/* The pass runs from the last entry to the first (SPS_CG_STEP_REVERSE, entry
+/* The pass runs from the last entry to the first (cg_step_reverse, entry
  * last - i for index i): the product before it ends on the last rows, whose p, q
  * and r are then still in L2, and the product after it starts on the first rows,
  * which this pass touched last. */
-#ifndef SPS_CG_STEP_REVERSE
-#define SPS_CG_STEP_REVERSE 1
-#endif
+constexpr bool cg_step_reverse = true; /* first-to-last: 3 us more an iteration (kernels/cuda/README.md), no longer a knob */
 template <typename T> struct cg_step_op {
     typedef typename sc<T>::ACC A;
     sps_cplx *slots; cg_guard g; const T *p, *q; T *x, *r; sps_index last; /* n - 1 */
     T alpha; bool bad;
-    __device__ sps_index at(sps_index i) const { return SPS_CG_STEP_REVERSE ? last - i : i; }
+    __device__ sps_index at(sps_index i) const { return cg_step_reverse ? last - i : i; }
     __device__ void setup()
     {
         sps_cplx a;

@@ -23,6 +23,7 @@
 #define SPS_CUDA_COMMON_CUH
 
 #include "kernels/backend.h"
+#include "kernels/launch.h"
 
 #include <cuda_runtime.h>
 #include <cub/block/block_reduce.cuh>
@@ -273,22 +274,10 @@ __device__ inline cx<double> ldg_t(const cx<double> *p)
 
 /* Streaming loads that do not allocate in L1 (ld.global.nc.L1::no_allocate): for
  * data each instruction uses whole and no other instruction reads again, so the
- * L1 keeps what is reused (the gathered vector).  -DSPS_NA_L2PF=64/128/256 adds
- * the L2 prefetch-size hint .L2::<k>B to them (tuning builds; default none). */
-#ifndef SPS_NA_L2PF
-#define SPS_NA_L2PF 0
-#endif
-#if SPS_NA_L2PF == 256
-#define SPS_NA_Q "ld.global.nc.L1::no_allocate.L2::256B"
-#elif SPS_NA_L2PF == 128
-#define SPS_NA_Q "ld.global.nc.L1::no_allocate.L2::128B"
-#elif SPS_NA_L2PF == 64
-#define SPS_NA_Q "ld.global.nc.L1::no_allocate.L2::64B"
-#elif SPS_NA_L2PF == 0
+ * L1 keeps what is reused (the gathered vector).  No L2 prefetch-size hint
+ * (.L2::64B/128B/256B was a tuning build, SPS_NA_L2PF, with no result kept: no
+ * longer a knob, bench/results/knobs.md). */
 #define SPS_NA_Q "ld.global.nc.L1::no_allocate"
-#else
-#error "SPS_NA_L2PF: 0, 64, 128 or 256"
-#endif
 __device__ inline float ldna_t(const float *p)
 {
     float v;
@@ -379,8 +368,8 @@ template <typename T> struct sps_cu_xplain {
  * bits (no signed overflow near INT32_MAX, and the register count the row kernel had
  * before an int64 form raised it).  ptxas's register choice is sensitive to the form
  * of these tests (testing lo = 0 took the merge tile from 47-48 registers to 40 in
- * f64/c32), which is why the row kernels pin their occupancy (spmv.cu csr_minb).
- * The staged CSR passes (spmv.cu) and the merge-path tiles (csr_merge.cu). */
+ * f64/c32), which is why the row kernels pin their occupancy (csr.cu csr_minb).
+ * The staged CSR passes (csr_common.cuh) and the merge-path tiles (csr_merge.cu). */
 template <int PER, int THREADS, bool NA, bool LO, typename T, typename X>
 __device__ inline void sps_cu_stage_products(const sps_index *col, const T *val, const X &x, sps_index base, int lo,
                                              int hi, T *prod)
@@ -478,6 +467,20 @@ template <typename Op> static inline sps_status sps_cuda_foreach(sps_exec *ex, s
     SPS_CU_LAUNCHED(ex, "element-wise kernel");
     return SPS_OK;
 }
+
+/* y = b y (b == 0: y = 0, y not read): the SpMV^T scatters and COO's segments start with it */
+namespace {
+template <typename T> struct scale_y_op {
+    T b; int beta_zero; T *y;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
+};
+template <typename T> static sps_status scale_y(sps_exec *ex, sps_index m, sps_cplx b, void *y)
+{
+    const int bz = b.re == 0.0 && b.im == 0.0;
+    return sps_cuda_foreach(ex, m, scale_y_op<T>{sc<T>::from(b), bz, (T *)y});
+}
+} // namespace
 
 /* ------------------------------------------------------------------ deterministic reductions */
 /* NV accumulators of type A. */
@@ -665,11 +668,9 @@ __device__ void sps_cu_reduce_finish(accv<A, NV> acc, A *part, unsigned *counter
 /* An op may come split in two, Op::vals v = op.load(i) and op.apply(i, v, acc) (a
  * step that writes vectors: the compiler cannot move the loads of index i + stride
  * above the stores of index i, so a plain op keeps one index's loads in flight);
- * the pass then loads SPS_CU_RED_UNROLL indices before it applies the first, in the
+ * the pass then loads sps_cu_red_unroll indices before it applies the first, in the
  * same order: the same bits as op(i, acc) one index at a time. */
-#ifndef SPS_CU_RED_UNROLL
-#define SPS_CU_RED_UNROLL 4
-#endif
+constexpr int sps_cu_red_unroll = 4;
 template <typename Op, typename = void> struct sps_cu_split_op {
     static constexpr bool value = false;
 };
@@ -687,7 +688,7 @@ __device__ void sps_cu_reduce_pass(Op op, sps_index n, A *part, unsigned *counte
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     const int64_t first = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if constexpr (sps_cu_split_op<Op>::value) {
-        constexpr int U = SPS_CU_RED_UNROLL > 1 ? SPS_CU_RED_UNROLL : 1;
+        constexpr int U = sps_cu_red_unroll;
         for (int64_t i = first; i < n; i += U * stride) {
             typename Op::vals v[U];
 #pragma unroll

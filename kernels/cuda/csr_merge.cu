@@ -1,7 +1,7 @@
 /* libspsolve — CUDA merge-path CSR SpMV (kernels/csr_merge.h), f32/f64/c32/c64
  * from one set of templates.  The CPU reference is csr_spmv.
  *
- * Why: the row-group kernel (spmv.cu) gives each row a fixed group of lanes; on
+ * Why: the row-group kernel (csr.cu) gives each row a fixed group of lanes; on
  * power-law row lengths (powerlaw-2M: mean 20, rows up to 10^4) its warps and
  * blocks wait on their longest rows, and the block-per-long-row path only moves
  * the wait.  Here every block and every thread gets the same number of items
@@ -45,7 +45,7 @@
 namespace {
 
 template <typename T> struct mp_shape {
-    static constexpr int IPT = sizeof(T) <= 8 ? SPS_CSR_MERGE_IPT : 4; /* == sps_csr_merge_ipt(sizeof(T)) */
+    static constexpr int IPT = sizeof(T) <= 8 ? SPS_CSR_MERGE_IPT_SMALL : 4; /* == sps_csr_merge_ipt(sizeof(T)) */
     static constexpr int TILE = SPS_MERGE_THREADS * IPT;
 };
 
@@ -59,39 +59,33 @@ __global__ void csr_merge_plan_kernel(sps_index n, int64_t nnz, const sps_index 
 /* The tile's col and val: read once, coalesced.  For 8- and 16-byte values past
  * the L1 (ld.global.nc.L1::no_allocate), which then keeps the gathered x: H100,
  * spbench 2026-11-23, powerlaw-2M f64 0.4088 -> 0.4011 ms; f32 lost (0.3709 ->
- * 0.3742, one run) and keeps the ordinary read-only loads.  -DSPS_CSR_MERGE_NA=0/1 forces either (tuning). */
-#ifndef SPS_CSR_MERGE_NA
-#define SPS_CSR_MERGE_NA (-1)
-#endif
-template <typename T> constexpr bool mp_na = SPS_CSR_MERGE_NA == 1 || (SPS_CSR_MERGE_NA < 0 && sizeof(T) >= 8);
+ * 0.3742, one run) and keeps the ordinary read-only loads.  No longer a knob (bench/results/knobs.md). */
+template <typename T> constexpr bool mp_na = sizeof(T) >= 8;
 
-/* The tile's loads start at its first entry rounded down to SPS_CSR_MERGE_ALIGN
+/* The tile's loads start at its first entry rounded down to mp_align
  * entries (32: 128-byte lines of col, whole sectors of val), the lanes before it
- * idle, as the staged CSR passes do (spmv.cu): a tile's first entry falls anywhere,
+ * idle, as the staged CSR passes do (csr_common.cuh): a tile's first entry falls anywhere,
  * and from an unaligned start every warp-wide load of col and val straddles one
  * sector more than it uses (up to 1/4 more L2 sectors for col, 1/8 for f64 val).
  * ncu, H100, powerlaw-2M f64 (2026-11-24): 1829 MB of L2 sectors read against
  * cuSPARSE CSR ALG1's 1762, both at 96-97 % of the L2's throughput, times 389 /
  * 369 us.  Where the shift would push the tile past its buffer (K + shift > TILE:
  * tiles inside long rows, with fewer than 32 row ends) the tile loads unaligned.
- * -DSPS_CSR_MERGE_ALIGN=1 turns it off (tuning). */
-#ifndef SPS_CSR_MERGE_ALIGN
-#define SPS_CSR_MERGE_ALIGN 32
-#endif
+ * Unaligned (1) was the measurement's "before"; no longer a knob (bench/results/knobs.md). */
+constexpr int mp_align = 32;
 
 /* Blocks an SM must hold (register cap); 0: the compiler's choice (f64: 48
- * registers, 5 blocks).  -DSPS_CSR_MERGE_MINB=k for tuning runs. */
-#ifndef SPS_CSR_MERGE_MINB
-#define SPS_CSR_MERGE_MINB 0
-#endif
+ * registers, 5 blocks); the 6-block cap lost (kernels/csr_merge.h), no longer a
+ * knob (bench/results/knobs.md). */
+constexpr int mp_minb = 0;
 template <typename T>
-__global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
+__global__ void __launch_bounds__(SPS_MERGE_THREADS, mp_minb)
     csr_merge_tile_kernel(sps_index n, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
                           const T *__restrict__ val, const T *__restrict__ x, const sps_index *__restrict__ plan,
                           T *tail, T *head, sps_cu_axpby_out<T> out)
 {
     constexpr int IPT = mp_shape<T>::IPT, TILE = mp_shape<T>::TILE;
-    static_assert(SPS_CSR_MERGE_ALIGN >= 1 && (SPS_CSR_MERGE_ALIGN & (SPS_CSR_MERGE_ALIGN - 1)) == 0, "alignment");
+    static_assert(mp_align >= 1 && (mp_align & (mp_align - 1)) == 0, "alignment");
     typedef cub::BlockScan<sps_cu_segv<T>, SPS_MERGE_THREADS> Scan;
     __shared__ T s_prod[TILE];
     __shared__ sps_index s_end[TILE];
@@ -105,7 +99,7 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, SPS_CSR_MERGE_MINB)
      * rowptr[r0] are loaded with the entries (one round trip, not two) */
     bool cont = false; /* the tile's first row began in an earlier tile */
     /* products of entry k0 + j at s_prod[sh + j] */
-    const int al = (int)(k0 & (SPS_CSR_MERGE_ALIGN - 1)), sh = K + al <= TILE ? al : 0;
+    const int al = (int)(k0 & (mp_align - 1)), sh = K + al <= TILE ? al : 0;
     {
         const sps_index e0 = (int)threadIdx.x < R ? ldg_t(rowptr + r0 + threadIdx.x + 1) : 0;
         const sps_index rp0 = ldg_t(rowptr + r0);

@@ -12,7 +12,7 @@
  *      product adds to atomically: empty rows and the first / last row of any
  *      block.  Every other row ("direct") is written exactly once by the second
  *      kernel, so y is read and written once in all.  Kernel 2 is launched dependent
- *      on it (programmatic dependent launch, HOLA_PDL): kernel 2's blocks start
+ *      on it (programmatic dependent launch, hola_pdl): kernel 2's blocks start
  *      their matrix loads while kernel 1 finishes and wait before the row starts.
  *   2. hola_spmv_kernel, one block of HOLA_THREADS = 256 threads per NPB =
  *      256 npt non-zeros (strict non-zero splitting, global and local: thread t
@@ -24,8 +24,8 @@
  *      - single row (the first row covers the block): CUB BlockReduce, one
  *        atomicAdd;
  *      - COO decoding (the block's row range, empty rows included, exceeds the
- *        output buffer's NPB / HOLA_OUT_DIV rows): each thread walks its entries,
- *        finding a row by binary search in rowptr where the row changes, and
+ *        output buffer's NPB / out_div rows, out_div 1 by default): each thread
+ *        walks its entries, finding a row by binary search in rowptr where the row changes, and
  *        writes the rows that start and end inside it; a segmented CUB BlockScan
  *        of one item a thread brings each thread's first row the part earlier
  *        threads hold (atomics for the block's first and last rows);
@@ -101,25 +101,23 @@ static_assert((HOLA_THREADS & (HOLA_THREADS - 1)) == 0 && (HOLA_NPT_SMALL & (HOL
  * new COO path and early products f64 fits 5 blocks without spills, and 6
  * blocks (40 registers) cost f32 nothing but 14 bytes of f64 spills; neither
  * helped (f64 SpMV geometric mean 1.024 at 4 blocks, 0.983 at 5, 0.937 at 6).
- * -DHOLA_MIN_BLOCKS=k forces k for every type (tuning builds). */
+ * 5 and 6 are run-time variants of hola_spmv (kernels/launch.h hola_minb). */
 template <typename T> struct hola_minb { enum { value = 4 }; };
 template <> struct hola_minb<float> { enum { value = 5 }; };
 template <typename R> struct hola_minb<cx<R>> { enum { value = 2 }; };
-#ifdef HOLA_MIN_BLOCKS
-#define HOLA_MINB(T) HOLA_MIN_BLOCKS
-#else
-#define HOLA_MINB(T) hola_minb<T>::value
-#endif
 /* Where the SpMV forms its products a x: right after the gathers (early: the
  * block waits for x before its row bookkeeping, and x need not stay in
  * registers through it) or where first needed (the gathers then run during the
  * bookkeeping, the default).  Early products let f64 run 5 blocks an SM
  * without spills, but H100, same call: f64 SpMV geometric mean against
  * cuSPARSE CSR 1.024 (late, 4 blocks) against 0.983 (early, 5 blocks); f32
- * 0.985 / 0.962.  -DHOLA_EARLY_MUL=1 for tuning builds. */
-#ifndef HOLA_EARLY_MUL
-#define HOLA_EARLY_MUL 0
-#endif
+ * 0.985 / 0.962.  Early products are a run-time variant (hola_early_mul).
+ * hola_var: the SpMV's compile-time options (the default: hola_spmv_default). */
+template <bool EARLY_MUL, int MINB, int OUT_DIV, bool NA> struct hola_var {
+    static constexpr bool early_mul = EARLY_MUL, na = NA;
+    static constexpr int minb = MINB, out_div = OUT_DIV;
+};
+template <typename T> using hola_spmv_default = hola_var<false, hola_minb<T>::value, 1, true>;
 
 /* What the row-starts kernel does to y. */
 enum { HOLA_Y_NONE = 0, HOLA_Y_ROWS = 1, HOLA_Y_ALL = 2 };
@@ -239,14 +237,11 @@ __device__ inline hola_block hola_block_of(int64_t k0, int cnt, const sps_index 
  * (compute-sanitizer: a 16-byte read of a one-entry array). */
 /* NA: the vector loads past the L1 (ld.global.nc.L1::no_allocate), as the CSR,
  * merge-path and padded kernels read their streams, so that the L1 keeps the
- * gathered x: the SpMV's (HOLA_NA, default 1).  H100, spbench 2026-11-24, same
+ * gathered x: the SpMV's (hola_var::na; __ldg is a run-time variant, hola_ldg).  H100, spbench 2026-11-24, same
  * call, against __ldg, ms: stencil27b3-40 f64 0.0991 -> 0.0903, f32 0.0776 ->
  * 0.0681, poisson3d-128 f64 0.1153 -> 0.1115, f32 0.0932 -> 0.0862; geometric
  * mean against cuSPARSE CSR f64 0.898 -> 0.918, f32 0.850 -> 0.886.  The SpMV^T
  * reads x once a row and keeps __ldg (no_allocate: 0.833 -> 0.824, f32 level). */
-#ifndef HOLA_NA
-#define HOLA_NA 1
-#endif
 template <typename T, int NPT, bool NA>
 __device__ inline void hola_load(const sps_index *__restrict__ col, const T *__restrict__ val, int64_t k, int rem,
                                  int vec, sps_index (&c)[NPT], T (&v)[NPT])
@@ -294,7 +289,7 @@ __device__ inline hola_block hola_begin(int64_t nnz, const sps_index *__restrict
     const int rem = bcnt - tid * NPT;
     cnt = rem < 0 ? 0 : rem < NPT ? rem : NPT;
     hola_load<T, NPT, NA>(col, val, g, rem, vec, c, v);
-    sps_cu_pdl_wait(); /* kernel 1 has written row_starts and scaled y (HOLA_PDL) */
+    sps_cu_pdl_wait(); /* kernel 1 has written row_starts and scaled y (hola_pdl) */
     return hola_block_of(k0, bcnt, row_starts, rowptr);
 }
 
@@ -400,33 +395,31 @@ template <typename T, int NPT> __device__ inline void hola_sort_pairs(sps_index 
 }
 
 /* ---------------------------------------------------------------- kernel 2: SpMV */
-/* The SpMV's output buffer holds NPB / HOLA_OUT_DIV rows; a block with more rows
+/* The SpMV's output buffer holds NPB / out_div rows; a block with more rows
  * (empty ones included) than that takes the COO decoding path.  2 halves the
  * shared memory of a block (f64, 8 non-zeros a thread: 16 KB of buffer -> 8 KB),
  * leaving more of the SM's 228 KB to the L1 that holds the gathered x, at the
  * cost of sending blocks of fewer than 2 non-zeros a row to COO decoding.  H100,
  * early products and 5 blocks an SM, same call: f64 geometric mean 0.983 -> 0.996,
- * f32 0.962 -> 0.979, both below the default build's (1.024 / 0.985): 1 kept. */
-#ifndef HOLA_OUT_DIV
-#define HOLA_OUT_DIV 1
-#endif
-template <typename T, int NPT> struct hola_spmv_smem {
+ * f32 0.962 -> 0.979, both below the default build's (1.024 / 0.985): 1 kept,
+ * 2 a run-time variant (hola_out_div). */
+template <typename T, int NPT, int OUT_DIV> struct hola_spmv_smem {
     union {
-        T out[HOLA_THREADS * NPT / HOLA_OUT_DIV]; /* usual path: the block's row results, index r - r_first */
+        T out[HOLA_THREADS * NPT / OUT_DIV]; /* usual path: the block's row results, index r - r_first */
         typename cub::BlockScan<hola_segv<T>, HOLA_THREADS>::TempStorage scan; /* COO decoding */
         typename cub::BlockReduce<T, HOLA_THREADS>::TempStorage red;           /* single row */
     } u;
     hola_rows_smem<NPT> rows;
 };
 
-template <typename T, int NPT>
-__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
+template <typename T, int NPT, typename V>
+__global__ void __launch_bounds__(HOLA_THREADS, V::minb)
     hola_spmv_kernel(int64_t nnz, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
                      const T *__restrict__ val, const sps_index *__restrict__ row_starts, int vec, T a,
                      const T *__restrict__ x, T b, int bz, T *__restrict__ y)
 {
     enum { NPB = HOLA_THREADS * NPT };
-    __shared__ hola_spmv_smem<T, NPT> sm;
+    __shared__ hola_spmv_smem<T, NPT, V::out_div> sm;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
     /* The loads go out in the order of their dependence chains, so that one
      * block has its matrix stream, its row bookkeeping and its x gathers in flight
@@ -438,10 +431,10 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     int cnt;
     sps_index c[NPT];
     T p[NPT], xv[NPT];
-    const hola_block bk = hola_begin<T, NPT, HOLA_NA != 0>(nnz, rowptr, col, val, row_starts, vec, c, p, g, cnt);
+    const hola_block bk = hola_begin<T, NPT, V::na>(nnz, rowptr, col, val, row_starts, vec, c, p, g, cnt);
 #pragma unroll
     for (int i = 0; i < NPT; i++) xv[i] = i < cnt ? x[c[i]] : zero_of<T>();
-    if constexpr (HOLA_EARLY_MUL) { /* products now: xv need not stay live through the row bookkeeping */
+    if constexpr (V::early_mul) { /* products now: xv need not stay live through the row bookkeeping */
 #pragma unroll
         for (int i = 0; i < NPT; i++) p[i] = p[i] * xv[i];
     }
@@ -449,7 +442,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     if (bk.e1 >= bk.k0 + bk.cnt) { /* uniform: one row holds the whole block */
 #pragma unroll
         for (int i = 0; i < NPT; i++)
-            if constexpr (!HOLA_EARLY_MUL) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
+            if constexpr (!V::early_mul) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
         T s = p[0];
 #pragma unroll
         for (int i = 1; i < NPT; i++) s = s + p[i];
@@ -458,7 +451,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
         return;
     }
 
-    if ((int64_t)bk.r_hi - bk.r_first + 1 > NPB / HOLA_OUT_DIV) { /* uniform: COO decoding */
+    if ((int64_t)bk.r_hi - bk.r_first + 1 > NPB / V::out_div) { /* uniform: COO decoding */
         /* One walk over the thread's entries, finding each one's row (hola_find_row
            where the row changes): a row that starts and ends inside the thread is
            written at once; the sum of the thread's first row, when that row began in
@@ -479,7 +472,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
 #pragma unroll
         for (int i = 0; i < NPT; i++) {
             if (i >= cnt) break;
-            if constexpr (!HOLA_EARLY_MUL) p[i] = p[i] * xv[i];
+            if constexpr (!V::early_mul) p[i] = p[i] * xv[i];
             if (i > 0 && rowptr[sr + 1] <= g + i) { /* the row ended at entry g + i - 1 */
                 if (started) finish(sr, s, false);
                 else first_ends = true, first = s;
@@ -505,7 +498,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
     hola_assign_rows<NPT>(rowptr, bk, sm.rows);
 #pragma unroll
     for (int i = 0; i < NPT; i++)
-        if constexpr (!HOLA_EARLY_MUL) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
+        if constexpr (!V::early_mul) p[i] = p[i] * xv[i]; /* 0 beyond cnt: v and x are 0 there */
     T *out = sm.u.out;
     sps_index row = 0;
     unsigned bits = 0;
@@ -555,7 +548,7 @@ __global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
 
 /* ---------------------------------------------------------------- kernel 2: SpMV^T */
 template <typename T, int NPT>
-__global__ void __launch_bounds__(HOLA_THREADS, HOLA_MINB(T))
+__global__ void __launch_bounds__(HOLA_THREADS, hola_minb<T>::value)
     hola_spmvt_kernel(int64_t nnz, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
                       const T *__restrict__ val, const sps_index *__restrict__ row_starts, int vec, T a,
                       const T *__restrict__ x, T *__restrict__ y)
@@ -654,16 +647,14 @@ static int hola_vec_ok(const void *col, const void *val)
     return ((uintptr_t)col % 16 == 0) && ((uintptr_t)val % 16 == 0);
 }
 
-/* Kernel 2 launches dependent on kernel 1 (HOLA_PDL, default 1; common.cuh's
+/* Kernel 2 launches dependent on kernel 1 (hola_pdl; common.cuh's
  * sps_cu_launch_pdl): its blocks issue their column and value loads while
  * kernel 1 finishes, and wait only before the row starts (hola_begin).  Only
  * when every architecture of the build is sm_90 or later (the default, 90): a
  * binary that also holds older code could run that code -- JIT-compiled on a
  * Hopper from compute_80 PTX, say -- where sps_cu_pdl_wait compiles to
  * nothing, and kernel 2 would then read row_starts without waiting. */
-#ifndef HOLA_PDL
-#define HOLA_PDL 1
-#endif
+constexpr bool hola_pdl = true; /* measured (bench/results/hola.md, session 10), no longer a knob */
 #ifdef __CUDA_ARCH_LIST__ /* nvcc 11.5+: the architectures of the build, e.g. 800,900 */
 constexpr int hola_archs[] = {__CUDA_ARCH_LIST__};
 #else
@@ -679,7 +670,7 @@ static_assert(HOLA_THREADS == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU
 template <typename... P, typename... A>
 static cudaError_t hola_launch(void (*kernel)(P...), sps_index nb, cudaStream_t s, A &&...args)
 {
-    if (HOLA_PDL && hola_all_sm90()) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
+    if (hola_pdl && hola_all_sm90()) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
     kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
     return cudaSuccess; /* the launch is checked by SPS_CU_LAUNCHED */
 }
@@ -692,23 +683,55 @@ static sps_status hola_row_starts_impl(sps_exec *ex, sps_index n, int64_t nnz, c
     return hola_starts<T>(ex, n, nnz, rowptr, npt, row_starts, HOLA_Y_NONE, 0, sps_cplx_make(0.0, 0.0), NULL);
 }
 
+template <typename T, typename V>
+static sps_status hola_spmv_run(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr, const sps_index *col,
+                                const void *val, int npt, sps_index *row_starts, sps_cplx a, const void *x, sps_cplx b,
+                                void *y)
+{
+    SPS_CHECK(hola_starts<T>(ex, n, nnz, rowptr, npt, row_starts, HOLA_Y_ROWS, n, b, y));
+    const sps_index nb = sps_hola_blocks(nnz, npt);
+    if (nb <= 0) return SPS_OK;
+    const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
+    cudaStream_t s = sps_custream(ex);
+    SPS_CU(ex, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL, V>
+                                                 : hola_spmv_kernel<T, HOLA_NPT_LARGE, V>,
+                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
+                            sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
+    SPS_CU_LAUNCHED(ex, "hola_spmv_kernel");
+    return SPS_OK;
+}
+
+/* hola_spmv with the exec's launch variant (kernels/launch.h; NULL or zero: the
+ * default).  Compiled in: the default and the builds measured in
+ * bench/results/hola-variants-* and hola-minblocks-* (early products with 5 or 6
+ * blocks an SM, with 5 and a halved output buffer; 5 blocks alone), and __ldg
+ * stream loads (hola.md, session 9).  Each is two kernels (npt 4 and 8) a type. */
 template <typename T>
 static sps_status hola_spmv_impl(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
                                  const sps_index *col, const void *val, int npt, sps_index *row_starts, sps_cplx a,
                                  const void *x, sps_cplx b, void *y)
 {
     (void)m;
+    typedef hola_spmv_default<T> D;
     SPS_CHECK(hola_check_npt(ex, "hola_spmv", npt));
-    SPS_CHECK(hola_starts<T>(ex, n, nnz, rowptr, npt, row_starts, HOLA_Y_ROWS, n, b, y));
-    const sps_index nb = sps_hola_blocks(nnz, npt);
-    if (nb <= 0) return SPS_OK;
-    const int bz = b.re == 0.0 && b.im == 0.0, vec = hola_vec_ok(col, val);
-    cudaStream_t s = sps_custream(ex);
-    SPS_CU(ex, hola_launch(npt == HOLA_NPT_SMALL ? hola_spmv_kernel<T, HOLA_NPT_SMALL> : hola_spmv_kernel<T, HOLA_NPT_LARGE>,
-                            nb, s, nnz, rowptr, col, (const T *)val, (const sps_index *)row_starts, vec,
-                            sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y));
-    SPS_CU_LAUNCHED(ex, "hola_spmv_kernel");
-    return SPS_OK;
+    const sps_launch_variant *lv = ex->lv;
+    const int early = lv ? lv->hola_early_mul : 0, ldg = lv ? lv->hola_ldg : 0;
+    const int mb = lv && lv->hola_minb ? lv->hola_minb : D::minb;
+    const int div = lv && lv->hola_out_div ? lv->hola_out_div : 1;
+#define HOLA_RUN_IF(E, M, O, NA)                                                                                    \
+    if (early == (E) && mb == (M) && div == (O) && ldg == !(NA))                                                   \
+        return hola_spmv_run<T, hola_var<E, M, O, NA>>(ex, n, nnz, rowptr, col, val, npt, row_starts, a, x, b, y);
+    HOLA_RUN_IF(false, D::minb, 1, true) /* the default */
+    HOLA_RUN_IF(true, 5, 1, true)        /* e5 */
+    HOLA_RUN_IF(true, 5, 2, true)        /* e5o2 */
+    HOLA_RUN_IF(true, 6, 1, true)        /* e6 */
+    HOLA_RUN_IF(false, 5, 1, true)       /* mb5 (f32: the default) */
+    HOLA_RUN_IF(false, D::minb, 1, false) /* __ldg */
+#undef HOLA_RUN_IF
+    return sps_kerror(ex, SPS_ERR_ARG,
+                      "hola_spmv: launch variant early_mul %d minb %d out_div %d ldg %d is not compiled in: the "
+                      "default (0 %d 1 0), early_mul 1 with minb 5 or 6 (out_div 2 with 5), minb 5, or ldg 1",
+                      early, mb, div, ldg, (int)D::minb);
 }
 
 template <typename T>

@@ -1,6 +1,6 @@
 /* libspsolve — CUDA kernels of HYB's ELL part and its build.  What each
  * computes is the CPU reference's (kernels/cpu/hyb.c, hyb.inc); layout in
- * formats/hyb.c.  The COO tail runs on coo_spmv / coo_spmvt (spmv.cu).
+ * formats/hyb.c.  The COO tail runs on coo_spmv / coo_spmvt (coo.cu).
  *
  *   hyb_tail_ptr   counts max(0, len_i - K), then their exclusive sum
  *                  (sps_cu_scan_index, scan.cu; integers: exact).
@@ -9,7 +9,7 @@
  *   hyb_ell_spmv   one thread per row, slot k*ld + i: at each k a warp reads
  *                  one contiguous 128-byte line of ell_col (coalesced, ld is a
  *                  multiple of 32); 4 slots' col/val in flight, then their x
- *                  (SPS_HYB_U); stops after the first chunk ending in padding.
+ *                  (hyb_u); stops after the first chunk ending in padding.
  *                  Summed in T in column order, as the CPU: bit-reproducible.
  *   hyb_ell_spmvt  y = b y (own pass), then one thread per row scattering with
  *                  atomicAdd: NOT bit-reproducible (nor is coo_spmvt's tail).
@@ -73,16 +73,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_fill_kernel(sps_index n, c
  * poisson3d-128 0.0903 / 0.0817 / 0.0812, stencil27b3-40 0.0961 / 0.0780 / 0.0776,
  * banded-s1e3 0.1214 / 0.1089 / 0.1086, banded-s1e5 0.1845 / 0.1793 / 0.1823; f32
  * (U = 1 / 4) poisson3d-128 0.0722 / 0.0569, stencil27b3-40 0.0848 / 0.0569,
- * banded-s1e3 0.0995 / 0.0762.  c64 not measured.  -DSPS_HYB_U=k forces k. */
-#ifndef SPS_HYB_U
-#define SPS_HYB_U 4
-#endif
+ * banded-s1e3 0.0995 / 0.0762.  c64 not measured.  8 was within 1 % of 4 either way and 1
+ * lost: 4, no longer a knob (bench/results/knobs.md). */
+constexpr int hyb_u = 4;
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmv_kernel(sps_index n, sps_index K, int64_t ld,
                                                                       const sps_index *ell_col, const T *ell_val, T a,
                                                                       const T *x, T b, int bz, T *y)
 {
-    constexpr int U = SPS_HYB_U;
+    constexpr int U = hyb_u;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
         T s = zero_of<T>();

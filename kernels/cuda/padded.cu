@@ -42,7 +42,7 @@
  *
  * Measured (H100, f64, SpMV / SpMV^T in ms, default options; SpMV's % of copy
  * bandwidth under the CSR traffic model, which 16-bit columns can pass; CSR =
- * spmv.cu; read flush, spbench 2026-11-25,
+ * csr.cu; read flush, spbench 2026-11-25,
  * bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-formats.md):
  *   poisson3d-128 (2.1M rows, 7 a row):   CSR 0.083/0.114, ELL 0.075/0.104,
  *       SELL-32 0.069/0.100 (105 %), RgCSR-128 0.068/0.100 (106 %); cuSPARSE SELL 0.077
@@ -195,8 +195,8 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
 /* The slots: at each k a warp reads 32 consecutive slots, whole lines that no
  * other instruction reads again, so they bypass the L1
  * (ld.global.nc.L1::no_allocate), which then keeps the gathered x (the CSR
- * kernel's staged passes, spmv.cu, for the same reason).  H100, spbench
- * 2026-11-23, against -DSPS_PAD_NA=0 (the ordinary read-only loads) in the same
+ * kernel's staged passes, csr_common.cuh, for the same reason).  H100, spbench
+ * 2026-11-23, against the ordinary read-only loads (now the pad_ldg variant) in the same
  * call, ms: stencil27b3-40 f64 ELL 0.0856 -> 0.0794, SELL 0.0883 -> 0.0836,
  * RgCSR 0.0873 -> 0.0819; f32 SELL 0.0668 -> 0.0607; poisson3d-128 f64 SELL
  * 0.0922 -> 0.0912, f32 0.0650 -> 0.0625; banded-s1e3 within 2 %. */
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
  * so a thread always has a DRAM stream request outstanding (without it the warp
  * alternated: stream loads, wait, x gathers from L2, wait, and ncu showed the
  * DRAM at 72 % of peak on stencil27b3-40 with 44 % of warps active, stalled on
- * long scoreboard).  U = 4 for every type (-DSPS_PAD_U=k: k).  H100, spbench
+ * long scoreboard).  U = 4 for every type (8: a run-time variant, pad_unroll).  H100, spbench
  * 2026-11-23, same run, SELL with 16-bit columns, ms (% of copy bandwidth):
  *                      unpipelined (f64 U 8,    pipelined U 8   pipelined U 4
  *                      f32 4 + serial tail)
@@ -218,45 +218,40 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
  * Earlier, unpipelined (same session's first runs): f64 U 0 / 4 / 8 / 16 on
  * poisson3d-128 with 32-bit columns 0.0912 / 0.0907 / 0.0850 / 0.1268; f32 lost
  * at every U > 0 there, and 16-bit columns lost 9-30 % in f32 with the serial
- * tail -- both turned round by the pipeline. */
-#ifndef SPS_PAD_U
-#define SPS_PAD_U 4
-#endif
-static_assert(SPS_PAD_U >= 1, "SPS_PAD_U: entries a round, at least 1");
-/* -DSPS_PAD_MINB=k: __launch_bounds__(PAD_THREADS, k) for pad_spmv_kernel (tuning
- * runs).  Unpipelined f64 U 8 (64 registers, 4 blocks an SM) beat 5 and 6 blocks
- * with spills: poisson3d-128 0.0849 / 0.0926 / 0.0997 ms. */
-#ifndef SPS_PAD_MINB
-#define SPS_PAD_MINB 0
-#endif
-#ifndef SPS_PAD_NA
-#define SPS_PAD_NA 1
-#endif
-template <typename V> __device__ inline V pad_ld(const V *p) { return sps_cu_ld<SPS_PAD_NA != 0>(p); }
-/* -DSPS_PAD_NA16=0: 16-bit column loads through the L1.  H100, same run, f64 SELL
- * ms, default / 0: poisson3d-128 0.0787 / 0.0788, stencil27b3-40 0.0719 / 0.0772. */
-#ifndef SPS_PAD_NA16
-#define SPS_PAD_NA16 SPS_PAD_NA
-#endif
+ * tail -- both turned round by the pipeline.
+ * Resident blocks an SM: the compiler's choice (__launch_bounds__ minimum 0); 4 is
+ * a run-time variant (pad_minb).  Unpipelined f64 U 8 (64 registers, 4 blocks an
+ * SM) beat 5 and 6 blocks with spills: poisson3d-128 0.0849 / 0.0926 / 0.0997 ms.
+ * The 16-bit columns take the slots' load path: through the L1 they lost (H100,
+ * same run, f64 SELL ms, past / through the L1: poisson3d-128 0.0787 / 0.0788,
+ * stencil27b3-40 0.0719 / 0.0772), no longer a knob of their own.
+ * pad_var: pad_spmv_kernel's compile-time options, U entries a round, MINB, NA
+ * (the slots past the L1; false: ordinary read-only loads, the pad_ldg variant). */
+template <int U_, int MINB, bool NA> struct pad_var {
+    static_assert(U_ >= 1, "entries a round, at least 1");
+    static constexpr int U = U_, minb = MINB;
+    static constexpr bool na = NA;
+};
+typedef pad_var<4, 0, true> pad_default;
 
 /* Column readers, one per index width (sps_pad_layout.col / col16): cols(slot)
  * is the column of a slot of group g.  16-bit columns read 2 bytes a slot, not
  * 4, plus one base column per thread (a slice's 32 threads share its line). */
-struct pad_cols32 {
+template <bool NA> struct pad_cols32 {
     const sps_index *c;
     __device__ pad_cols32(const sps_pad_layout &L, sps_index) : c(L.col) {}
-    __device__ sps_index operator()(int64_t p) const { return pad_ld(c + p); }
+    __device__ sps_index operator()(int64_t p) const { return sps_cu_ld<NA>(c + p); }
 };
-struct pad_cols16 {
+template <bool NA> struct pad_cols16 {
     const uint16_t *c;
     sps_index base;
     __device__ pad_cols16(const sps_pad_layout &L, sps_index g) : c(L.col16), base(ldg_t(L.cbase + g)) {}
-    __device__ sps_index operator()(int64_t p) const { return base + (sps_index)sps_cu_ld<SPS_PAD_NA16 != 0>(c + p); }
+    __device__ sps_index operator()(int64_t p) const { return base + (sps_index)sps_cu_ld<NA>(c + p); }
 };
 
 /* A row's sum, its len entries at p, p + stride, ... in entry order: rounds of
  * U predicated entries, the next round's col/val loaded before this round's x. */
-template <typename T, int U, typename C>
+template <typename T, int U, bool NA, typename C>
 __device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T *__restrict__ x, int64_t p,
                                 sps_index stride, sps_index len)
 {
@@ -268,7 +263,7 @@ __device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T
         for (int j = 0; j < U; j++) {
             const bool ok = k0 + j < len;
             cc[j] = ok ? col(q + j * (int64_t)stride) : 0;
-            vv[j] = ok ? pad_ld(val + q + j * (int64_t)stride) : zero_of<T>();
+            vv[j] = ok ? sps_cu_ld<NA>(val + q + j * (int64_t)stride) : zero_of<T>();
         }
     };
     load(0, p, c, v);
@@ -299,8 +294,8 @@ __device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T
  * 0.0453 / 0.0445 / 0.0467; poisson3d-128 (7) f64 0.0770 / (unpipelined:
  * 0.1065) / 0.1271, banded-s1e3 (21) f64 0.0979 / -- / 0.1458: hence 2 from a
  * mean of 32 entries, 4 from 128 (not measured on a matrix that long). */
-template <typename T, typename C, int S>
-__global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
+template <typename T, typename C, int S, typename V>
+__global__ void __launch_bounds__(PAD_THREADS, V::minb)
     pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a, const T *__restrict__ x, T b, int beta_zero,
                     T *__restrict__ y)
 {
@@ -317,7 +312,7 @@ __global__ void __launch_bounds__(PAD_THREADS, SPS_PAD_MINB)
     T s = zero_of<T>();
     if (mine) {
         const sps_index n_sub = len > sub ? (len - sub + S - 1) / S : 0;
-        s = pad_row_sum<T, SPS_PAD_U>(C(L, r / L.h), val, x, p + (int64_t)sub * stride, S * stride, n_sub);
+        s = pad_row_sum<T, V::U, V::na>(C(L, r / L.h), val, x, p + (int64_t)sub * stride, S * stride, n_sub);
     }
 #pragma unroll
     for (int o = S / 2; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, S); /* sub 0 gets the sum */
@@ -477,36 +472,33 @@ static sps_status pad_scatter_val_impl(sps_exec *ex, sps_pad_layout L, const sps
     return SPS_OK;
 }
 
-/* Threads per row: 2 when the mean row is at least SPS_PAD_SPLIT_MIN entries,
- * 4 from 4x that; -DSPS_PAD_SPLIT=k forces k (1, 2 or 4). */
-#ifndef SPS_PAD_SPLIT
-#define SPS_PAD_SPLIT 0
-#endif
-#ifndef SPS_PAD_SPLIT_MIN
-#define SPS_PAD_SPLIT_MIN 32
-#endif
-static_assert(SPS_PAD_SPLIT == 0 || SPS_PAD_SPLIT == 1 || SPS_PAD_SPLIT == 2 || SPS_PAD_SPLIT == 4,
-              "SPS_PAD_SPLIT: 0 (by the mean row length), 1, 2 or 4");
-static int pad_split(const sps_pad_layout &L)
+/* Threads per row: 2 when the mean row is at least pad_split_min entries, 4 from
+ * 4x that (pad_spmv_kernel's note); the run-time variant pad_split forces 1, 2 or 4
+ * (all three are compiled in anyway). */
+constexpr int pad_split_min = 32;
+static int pad_split(const sps_pad_layout &L, const sps_launch_variant *lv)
 {
-    if (SPS_PAD_SPLIT > 0) return SPS_PAD_SPLIT;
+    if (lv && lv->pad_split) return lv->pad_split;
     const int64_t mean = L.n > 0 ? L.nnz / L.n : 0;
-    return mean >= 4 * SPS_PAD_SPLIT_MIN ? 4 : mean >= SPS_PAD_SPLIT_MIN ? 2 : 1;
+    return mean >= 4 * pad_split_min ? 4 : mean >= pad_split_min ? 2 : 1;
 }
 
-template <typename T, typename C>
+/* CL: the column reader (pad_cols32 / pad_cols16), V: pad_var (the row kernel's
+ * options; the long rows keep the default's loads). */
+template <typename T, template <bool> class CL, typename V>
 static sps_status pad_spmv_launch(sps_exec *ex, const sps_pad_layout &L, const T *val, T a, const T *x, T b, int bz,
                                   T *y)
 {
-    const int S = pad_split(L);
+    typedef CL<V::na> C;
+    const int S = pad_split(L, ex->lv);
     const unsigned grid = pad_blocks((int64_t)L.n * S);
     cudaStream_t st = sps_custream(ex);
-    if (S == 4) pad_spmv_kernel<T, C, 4><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
-    else if (S == 2) pad_spmv_kernel<T, C, 2><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
-    else pad_spmv_kernel<T, C, 1><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    if (S == 4) pad_spmv_kernel<T, C, 4, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else if (S == 2) pad_spmv_kernel<T, C, 2, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else pad_spmv_kernel<T, C, 1, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
     SPS_CU_LAUNCHED(ex, "pad_spmv_kernel");
     if (L.nlong > 0) {
-        pad_long_spmv_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+        pad_long_spmv_kernel<T, CL<pad_default::na>><<<(unsigned)L.nlong, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
         SPS_CU_LAUNCHED(ex, "pad_long_spmv_kernel");
     }
     return SPS_OK;
@@ -518,8 +510,26 @@ static sps_status pad_spmv_impl(sps_exec *ex, sps_pad_layout L, const void *val,
 {
     if (L.n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    return (L.col16 ? pad_spmv_launch<T, pad_cols16> : pad_spmv_launch<T, pad_cols32>)(
-        ex, L, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    const sps_launch_variant *lv = ex->lv;
+    const int u = lv && lv->pad_unroll ? lv->pad_unroll : pad_default::U;
+    const int mb = lv ? lv->pad_minb : 0, ldg = lv ? lv->pad_ldg : 0, split = lv ? lv->pad_split : 0;
+    if (split != 0 && split != 1 && split != 2 && split != 4)
+        return sps_kerror(ex, SPS_ERR_ARG, "pad_spmv: launch variant split %d: 0 (by the mean row), 1, 2 or 4", split);
+    /* Compiled in: the default and each of U 8, 4 blocks an SM, __ldg alone. */
+#define PAD_RUN_IF(U, M, NA)                                                                                     \
+    if (u == (U) && mb == (M) && ldg == !(NA))                                                                  \
+        return (L.col16 ? pad_spmv_launch<T, pad_cols16, pad_var<U, M, NA>>                                     \
+                        : pad_spmv_launch<T, pad_cols32, pad_var<U, M, NA>>)(                                   \
+            ex, L, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    PAD_RUN_IF(4, 0, true) /* the default */
+    PAD_RUN_IF(8, 0, true)
+    PAD_RUN_IF(4, 4, true)
+    PAD_RUN_IF(4, 0, false)
+#undef PAD_RUN_IF
+    return sps_kerror(ex, SPS_ERR_ARG,
+                      "pad_spmv: launch variant unroll %d minb %d ldg %d is not compiled in: the default (4 0 0), "
+                      "or one of unroll 8, minb 4, ldg 1",
+                      u, mb, ldg);
 }
 
 template <typename T, typename C>
@@ -541,7 +551,7 @@ static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val
     const int bz = b.re == 0.0 && b.im == 0.0;
     SPS_CHECK(sps_cuda_foreach(ex, L.m, pad_scale_op<T>{sc<T>::from(b), bz, (T *)y}));
     if (L.n <= 0 || L.m <= 0 || L.nnz <= 0) return SPS_OK;
-    return (L.col16 ? pad_spmvt_launch<T, pad_cols16> : pad_spmvt_launch<T, pad_cols32>)(
+    return (L.col16 ? pad_spmvt_launch<T, pad_cols16<true>> : pad_spmvt_launch<T, pad_cols32<true>>)(
         ex, L, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
 }
 

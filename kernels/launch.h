@@ -1,0 +1,53 @@
+/* libspsolve — run-time launch variants: the tuning knobs an autotuner searches.
+ *
+ * A matrix carries one sps_launch_variant (formats/format.h, set by the internal
+ * sps_matrix_set_launch_variant); its products hand it to the kernels through
+ * sps_exec.lv for the duration of the call (formats/operator.c).  Every field 0
+ * means "the default": a zero-initialised variant (or lv NULL) launches exactly the
+ * kernels of the build without variants, the same template instantiations, so the
+ * same code and speed.  Other values select other instantiations from a SMALL set
+ * compiled in (the ones that were measured: bench/results/knobs.md); a value, or a
+ * combination, that is not compiled in for the matrix's scalar type makes the
+ * product return SPS_ERR_ARG through the exec's error sink, naming what is there.
+ * Knobs whose alternatives were measured and lost everywhere are no longer knobs:
+ * plain constants in the kernels, with the file that holds the measurement.
+ * The CPU backend ignores the variant (its kernels are the oracle). */
+#ifndef SPS_KERNELS_LAUNCH_H
+#define SPS_KERNELS_LAUNCH_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sps_launch_variant {
+    /* CSR row groups, csr_spmv (op N; the fused solver products, SpMV^T and the
+     * merge path keep their defaults).  Compiled in: the default shape and each of
+     * these four changed alone (kernels/cuda/csr.cu csr_variants). */
+    int csr_lane_entries; /* entries a lane the lanes-a-row rule aims at (TPR = pow2 <= avg / e):
+                             0 default (4 for 4-byte values, 2 for 8-byte, 1 for 16-byte),
+                             else 1, 2 or 4: the default's or its neighbour (4 -> 2, 2 -> 1, 1 -> 2) */
+    int csr_unroll;       /* entries a lane keeps in flight: 0 default (4 for 4-byte values, 2 for
+                             larger), else 2 or 4 */
+    int csr_stage_rows;   /* rows a group takes a staged pass (pass = rows x 256/TPR): 0 default (1
+                             for 4-byte values, 2 for larger), else 1 or 2 */
+    int csr_minb;         /* resident blocks an SM (__launch_bounds__): 0 default (8 for 4-byte
+                             values, 6 for larger), else the default or 6 (4-byte) / 4 (larger) */
+    /* Hola (hola_spmv; SpMV^T keeps its default).  Compiled in: the default and
+     * the combinations of bench/results/hola-variants-* and hola-minblocks-*. */
+    int hola_early_mul; /* 0 default (products where first needed), 1 right after the gathers */
+    int hola_minb;      /* resident blocks an SM: 0 default (5 f32, 4 f64, 2 complex), else 5 or 6 */
+    int hola_out_div;   /* the output buffer holds 256 npt / out_div rows: 0 default (1), 1 or 2 */
+    int hola_ldg;       /* 0 default (matrix streams past the L1, ld.global.nc.L1::no_allocate),
+                           1 ordinary read-only loads (__ldg) */
+    /* Padded formats (ELL, SELL, RgCSR: pad_spmv).  Compiled in: the default and
+     * each changed alone; pad_split needs no other instantiation. */
+    int pad_unroll; /* entries a thread keeps in flight: 0 default (4), else 4 or 8 */
+    int pad_minb;   /* resident blocks an SM: 0 default (the compiler's choice), 4 */
+    int pad_ldg;    /* 0 default (no_allocate loads), 1 ordinary read-only loads */
+    int pad_split;  /* threads a row: 0 by the mean row length (1, 2 from 32, 4 from 128), 1, 2 or 4 */
+} sps_launch_variant;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
