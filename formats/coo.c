@@ -96,13 +96,7 @@ static size_t coo_footprint(sps_matrix A, int64_t *stored)
 }
 
 const sps_format_ops sps_format_coo = {
-    .id = SPS_FMT_COO,
-    .name = "coo",
+    .id = SPS_FMT_COO, .name = "coo",
     .summary = "coordinate triplets sorted by row: simple, robust to any row-length mix",
-    .from_csr = coo_from_csr,
-    .to_csr = coo_to_csr,
-    .from_backend_csr = coo_build,
-    .spmv = coo_spmv,
-    .footprint = coo_footprint,
-    .destroy = coo_destroy,
+    SPS_FORMAT_HOOKS(coo),
 };

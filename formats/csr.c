@@ -199,19 +199,10 @@ static size_t csr_footprint(sps_matrix A, int64_t *stored)
 }
 
 const sps_format_ops sps_format_csr = {
-    .id = SPS_FMT_CSR,
-    .name = "csr",
+    .id = SPS_FMT_CSR, .name = "csr",
     .summary = "compressed sparse row: the general-purpose default",
-    .options = csr_options,
-    .noptions = SPS_NOPTS(csr_options),
-    .rules = csr_rules,
-    .resolve = csr_resolve,
-    .from_csr = csr_from_csr,
-    .to_csr = csr_to_csr,
-    .spmv = csr_spmv,
-    .footprint = csr_footprint,
-    .destroy = csr_destroy,
-    .spmv_dot = csr_spmv_dot,
-    .spmv_xpay_dot = csr_spmv_xpay_dot,
-    .cg_iter = csr_cg_iter,
+    SPS_FORMAT_OPTIONS(csr_options), .rules = csr_rules, .resolve = csr_resolve,
+    .from_csr = csr_from_csr, .to_csr = csr_to_csr,
+    .spmv = csr_spmv, .spmv_dot = csr_spmv_dot, .spmv_xpay_dot = csr_spmv_xpay_dot, .cg_iter = csr_cg_iter,
+    .footprint = csr_footprint, .destroy = csr_destroy,
 };

@@ -197,16 +197,9 @@ static int dia_index_bits(sps_matrix A)
 }
 
 const sps_format_ops sps_format_dia = {
-    .id = SPS_FMT_DIA,
-    .name = "dia",
+    .id = SPS_FMT_DIA, .name = "dia",
     .summary = "dense diagonals: banded and stencil matrices (refuses scattered patterns)",
-    .options = dia_options,
-    .noptions = SPS_NOPTS(dia_options),
-    .from_csr = dia_from_csr,
-    .to_csr = dia_to_csr,
-    .from_backend_csr = dia_build,
-    .spmv = dia_spmv,
-    .footprint = dia_footprint,
-    .destroy = dia_destroy,
+    SPS_FORMAT_OPTIONS(dia_options),
     .index_bits = dia_index_bits,
+    SPS_FORMAT_HOOKS(dia),
 };

@@ -27,16 +27,8 @@ static sps_status ell_from_backend_csr(sps_matrix B, const sps_csr_store *src, s
 }
 
 const sps_format_ops sps_format_ell = {
-    .id = SPS_FMT_ELL,
-    .name = "ell",
+    .id = SPS_FMT_ELL, .name = "ell",
     .summary = "ELLPACK-R: column-major, rows padded to the longest, row lengths; for rows of near-equal length",
-    .options = ell_options,
-    .noptions = SPS_NOPTS(ell_options),
-    .from_csr = sps_pad_from_csr,
-    .to_csr = sps_pad_to_csr,
-    .from_backend_csr = ell_from_backend_csr,
-    .spmv = sps_pad_spmv,
-    .footprint = sps_pad_footprint,
-    .destroy = sps_pad_destroy,
-    .index_bits = sps_pad_index_bits_of,
+    SPS_FORMAT_OPTIONS(ell_options),
+    SPS_PAD_HOOKS(ell),
 };

@@ -124,6 +124,13 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
                                     sps_symmetry sym, sps_matrix *A);
 /** Number of entries of a static option table. */
 #define SPS_NOPTS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* Registry entries (sps_format_ops initialisers): the options table a format
+ * declares, and the hooks of a format that names them P_from_csr, P_to_csr,
+ * P_build (from backend CSR), P_spmv, P_footprint and P_destroy. */
+#define SPS_FORMAT_OPTIONS(a) .options = (a), .noptions = SPS_NOPTS(a)
+#define SPS_FORMAT_HOOKS(P)                                                                                    \
+    .from_csr = P##_from_csr, .to_csr = P##_to_csr, .from_backend_csr = P##_build, .spmv = P##_spmv,           \
+    .footprint = P##_footprint, .destroy = P##_destroy
 
 #ifdef __cplusplus
 }

@@ -97,13 +97,7 @@ static size_t hola_footprint(sps_matrix A, int64_t *stored)
 }
 
 const sps_format_ops sps_format_hola = {
-    .id = SPS_FMT_HOLA,
-    .name = "hola",
+    .id = SPS_FMT_HOLA, .name = "hola",
     .summary = "plain CSR by Hola-SpMV (strict non-zero splitting; +0.004 B/nnz): skewed rows",
-    .from_csr = hola_from_csr,
-    .to_csr = hola_to_csr,
-    .from_backend_csr = hola_build,
-    .spmv = hola_spmv,
-    .footprint = hola_footprint,
-    .destroy = hola_destroy,
+    SPS_FORMAT_HOOKS(hola),
 };

@@ -200,13 +200,7 @@ static size_t hyb_footprint(sps_matrix A, int64_t *stored)
 }
 
 const sps_format_ops sps_format_hyb = {
-    .id = SPS_FMT_HYB,
-    .name = "hyb",
+    .id = SPS_FMT_HYB, .name = "hyb",
     .summary = "ELL + COO tail (Bell-Garland width): most rows alike, a few long ones",
-    .from_csr = hyb_from_csr,
-    .to_csr = hyb_to_csr,
-    .from_backend_csr = hyb_build,
-    .spmv = hyb_spmv,
-    .footprint = hyb_footprint,
-    .destroy = hyb_destroy,
+    SPS_FORMAT_HOOKS(hyb),
 };

@@ -188,15 +188,8 @@ static size_t jds_footprint(sps_matrix A, int64_t *stored)
 }
 
 const sps_format_ops sps_format_jds = {
-    .id = SPS_FMT_JDS,
-    .name = "jds",
+    .id = SPS_FMT_JDS, .name = "jds",
     .summary = "jagged diagonals (rows sorted by length): irregular rows, no padding",
-    .options = jds_options,
-    .noptions = SPS_NOPTS(jds_options),
-    .from_csr = jds_from_csr,
-    .to_csr = jds_to_csr,
-    .from_backend_csr = jds_build,
-    .spmv = jds_spmv,
-    .footprint = jds_footprint,
-    .destroy = jds_destroy,
+    SPS_FORMAT_OPTIONS(jds_options),
+    SPS_FORMAT_HOOKS(jds),
 };

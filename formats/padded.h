@@ -108,4 +108,11 @@ void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p);
 /** from_csr of a padded format whose from_backend_csr is build: stage h, build, unstage. */
 sps_status sps_pad_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt);
 
+/* Every hook of a padded format but its build from backend CSR (P_from_backend_csr)
+ * is the family's: the registry entries of ell, sell and rgcsr. */
+#define SPS_PAD_HOOKS(P)                                                                                       \
+    .from_csr = sps_pad_from_csr, .to_csr = sps_pad_to_csr, .from_backend_csr = P##_from_backend_csr,          \
+    .spmv = sps_pad_spmv, .index_bits = sps_pad_index_bits_of, .footprint = sps_pad_footprint,                 \
+    .destroy = sps_pad_destroy
+
 #endif

@@ -48,16 +48,8 @@ static sps_status rgcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src,
 }
 
 const sps_format_ops sps_format_rgcsr = {
-    .id = SPS_FMT_RGCSR,
-    .name = "rgcsr",
+    .id = SPS_FMT_RGCSR, .name = "rgcsr",
     .summary = "row-grouped CSR: groups of 32..256 rows interleaved, row lengths, optional descending-length order",
-    .options = rgcsr_options,
-    .noptions = SPS_NOPTS(rgcsr_options),
-    .from_csr = sps_pad_from_csr,
-    .to_csr = sps_pad_to_csr,
-    .from_backend_csr = rgcsr_from_backend_csr,
-    .spmv = sps_pad_spmv,
-    .footprint = sps_pad_footprint,
-    .destroy = sps_pad_destroy,
-    .index_bits = sps_pad_index_bits_of,
+    SPS_FORMAT_OPTIONS(rgcsr_options),
+    SPS_PAD_HOOKS(rgcsr),
 };

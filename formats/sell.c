@@ -59,18 +59,9 @@ static sps_status sell_from_backend_csr(sps_matrix B, const sps_csr_store *src, 
 }
 
 const sps_format_ops sps_format_sell = {
-    .id = SPS_FMT_SELL,
-    .name = "sell",
+    .id = SPS_FMT_SELL, .name = "sell",
     .summary = "SELL-C-sigma: slices of 16/32 rows padded per slice, optional sorting by row length; for varying "
                "row lengths",
-    .options = sell_options,
-    .noptions = SPS_NOPTS(sell_options),
-    .rules = sell_rules,
-    .from_csr = sps_pad_from_csr,
-    .to_csr = sps_pad_to_csr,
-    .from_backend_csr = sell_from_backend_csr,
-    .spmv = sps_pad_spmv,
-    .footprint = sps_pad_footprint,
-    .destroy = sps_pad_destroy,
-    .index_bits = sps_pad_index_bits_of,
+    SPS_FORMAT_OPTIONS(sell_options), .rules = sell_rules,
+    SPS_PAD_HOOKS(sell),
 };

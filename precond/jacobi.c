@@ -78,12 +78,9 @@ static sps_status jacobi_apply(sps_precond P, sps_op_mode mode, sps_vector x, sp
 }
 
 const sps_precond_method sps_precond_jacobi_method = {
-    .type = SPS_PRECOND_JACOBI,
-    .name = "jacobi",
-    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC,
-    .needs_entries = 1,
-    .symbolic = jacobi_symbolic,
-    .numeric = jacobi_numeric,
+    .type = SPS_PRECOND_JACOBI, .name = "jacobi",
+    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC, .needs_entries = 1,
+    .symbolic = jacobi_symbolic, .numeric = jacobi_numeric,
     .apply = jacobi_apply,
     .destroy = jacobi_destroy,
 };

@@ -312,8 +312,7 @@ static sps_status none_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_
 }
 
 const sps_precond_method sps_precond_none_method = {
-    .type = SPS_PRECOND_NONE,
-    .name = "none",
+    .type = SPS_PRECOND_NONE, .name = "none",
     .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC | SPS_PRECOND_IDENTITY,
     .apply = none_apply,
 };

@@ -37,8 +37,7 @@ static void shell_destroy(sps_precond P)
 }
 
 const sps_precond_method sps_precond_shell_method = {
-    .type = SPS_PRECOND_SHELL,
-    .name = "shell",
+    .type = SPS_PRECOND_SHELL, .name = "shell",
     .fixed_shape = 1,
     .apply = shell_apply,
     .destroy = shell_destroy,

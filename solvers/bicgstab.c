@@ -152,10 +152,7 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
 }
 
 const sps_solver_method sps_solver_bicgstab_method = {
-    .type = SPS_SOLVER_BICGSTAB,
-    .name = "bicgstab",
-    .title = "BiCGSTAB",
-    .workspace = bicgstab_workspace,
-    .iterate = bicgstab_iterate,
+    .type = SPS_SOLVER_BICGSTAB, .name = "bicgstab", .title = "BiCGSTAB",
+    .workspace = bicgstab_workspace, .iterate = bicgstab_iterate,
     .pc_needs = 0, /* any M (right preconditioning) */
 };

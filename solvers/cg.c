@@ -165,10 +165,7 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 }
 
 const sps_solver_method sps_solver_cg_method = {
-    .type = SPS_SOLVER_CG,
-    .name = "cg",
-    .title = "CG",
-    .workspace = cg_workspace,
-    .iterate = cg_iterate,
+    .type = SPS_SOLVER_CG, .name = "cg", .title = "CG",
+    .workspace = cg_workspace, .iterate = cg_iterate,
     .pc_needs = SPS_PRECOND_SYMMETRIC, /* PCG is CG on the SPD M^(1/2) A M^(1/2) */
 };

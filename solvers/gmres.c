@@ -212,12 +212,8 @@ static const sps_option_desc gmres_options[] = {
 };
 
 const sps_solver_method sps_solver_gmres_method = {
-    .type = SPS_SOLVER_GMRES,
-    .name = "gmres",
-    .title = "GMRES",
-    .workspace = gmres_workspace,
-    .iterate = gmres_iterate,
+    .type = SPS_SOLVER_GMRES, .name = "gmres", .title = "GMRES",
+    .options = gmres_options, .noptions = (int)(sizeof gmres_options / sizeof gmres_options[0]),
+    .workspace = gmres_workspace, .iterate = gmres_iterate,
     .pc_needs = 0, /* any M (right preconditioning) */
-    .options = gmres_options,
-    .noptions = (int)(sizeof gmres_options / sizeof gmres_options[0]),
 };
