@@ -291,25 +291,8 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
             o.flush_write = m == "write";
         } else if (a == "--variant") { /* key=value,... of kernels/launch.h, e.g. csr_minb=6,hola_early_mul=1 */
             if (!(v = value())) return 2;
-            for (const std::string &kv : split_list(v)) {
-                const size_t eq = kv.find('=');
-                const std::string k = kv.substr(0, eq);
-                int *f = k == "csr_lane_entries" ? &o.variant.csr_lane_entries
-                         : k == "csr_unroll"     ? &o.variant.csr_unroll
-                         : k == "csr_stage_rows" ? &o.variant.csr_stage_rows
-                         : k == "csr_minb"       ? &o.variant.csr_minb
-                         : k == "hola_early_mul" ? &o.variant.hola_early_mul
-                         : k == "hola_minb"      ? &o.variant.hola_minb
-                         : k == "hola_out_div"   ? &o.variant.hola_out_div
-                         : k == "hola_ldg"       ? &o.variant.hola_ldg
-                         : k == "pad_unroll"     ? &o.variant.pad_unroll
-                         : k == "pad_minb"       ? &o.variant.pad_minb
-                         : k == "pad_ldg"        ? &o.variant.pad_ldg
-                         : k == "pad_split"      ? &o.variant.pad_split
-                                                 : nullptr;
-                if (!f || eq == std::string::npos || !parse_int(kv.c_str() + eq + 1, 0, 64, f))
-                    return bad("expected key=value,... of sps_launch_variant (kernels/launch.h)");
-            }
+            char why[160];
+            if (sps_launch_variant_parse(v, &o.variant, why, sizeof why) != 0) return bad(why);
         } else if (a == "--list") {
             list_only = true;
         } else if (a == "--matrices" || a == "--out" || a == "--precision" || a == "--reps" || a == "--warmup" ||

@@ -15,6 +15,8 @@
 #ifndef SPS_KERNELS_LAUNCH_H
 #define SPS_KERNELS_LAUNCH_H
 
+#include <stddef.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,6 +48,18 @@ typedef struct sps_launch_variant {
     int pad_ldg;    /* 0 default (no_allocate loads), 1 ordinary read-only loads */
     int pad_split;  /* threads a row: 0 by the mean row length (1, 2 from 32, 4 from 128), 1, 2 or 4 */
 } sps_launch_variant;
+
+/* The fields by name, for specs such as "hola_early_mul=1,hola_minb=5" (spbench's
+ * --variant, the tests, a tuner's log): X(field) for each, in declaration order. */
+#define SPS_LAUNCH_FIELDS(X)                                                                                   \
+    X(csr_lane_entries) X(csr_unroll) X(csr_stage_rows) X(csr_minb) X(hola_early_mul) X(hola_minb)             \
+    X(hola_out_div) X(hola_ldg) X(pad_unroll) X(pad_minb) X(pad_ldg) X(pad_split)
+
+/* v from a comma-separated list of field=value (values 0..64; fields not named
+ * stay 0, the default; "" is the default variant).  Returns 0, or -1 with why
+ * naming the bad item.  Whether the values are compiled in is checked where the
+ * variant is set (sps_matrix_set_launch_variant) and launched. */
+int sps_launch_variant_parse(const char *spec, sps_launch_variant *v, char *why, size_t len);
 
 #ifdef __cplusplus
 }

@@ -195,6 +195,24 @@ static sps_matrix from_host_with(const sps_csr_host *h, sps_format fmt, const ch
     return B;
 }
 
+/* Each spec of specs (field=value,... of kernels/launch.h) against the CPU, then
+ * bad0 (a value never compiled in) and bad1 (a combination not compiled in) refused;
+ * Bg is destroyed. */
+static void check_specs(const char *what, const sps_csr_host *h, sps_matrix Bc, sps_matrix Bg,
+                        const char *const *specs, int n, const char *bad0, const char *bad1)
+{
+    char why[160];
+    sps_launch_variant v, bad[2];
+    for (int i = 0; i < n; i++)
+        if (TU_CHECK(sps_launch_variant_parse(specs[i], &v, why, sizeof why) == 0, "%s", why))
+            check_variant(specs[i], h, Bc, Bg, &v);
+    if (TU_CHECK(sps_launch_variant_parse(bad0, &bad[0], why, sizeof why) == 0, "%s", why) &&
+        TU_CHECK(sps_launch_variant_parse(bad1, &bad[1], why, sizeof why) == 0, "%s", why))
+        check_invalid_pair(what, h, Bc, Bg, &bad[0], &bad[1]); /* destroys Bg */
+    else
+        sps_matrix_destroy(Bg);
+}
+
 /* The variants compiled in (kernels/cuda/csr.cu, hola.cu, padded.cu), by type. */
 static void test_csr(const sps_csr_host *h, sps_matrix Bc)
 {
@@ -239,49 +257,19 @@ static void test_hola(const sps_csr_host *h, sps_matrix Bc)
 {
     sps_matrix Bg = NULL;
     if (!TU_OK(gpu, sps_matrix_from_csr_host(gpu, h, SPS_FMT_HOLA, NULL, SPS_SYM_GENERAL, &Bg))) return;
-    const struct { const char *name; int early, minb, div, ldg; } hv[] = {
-        {"hola e5", 1, 5, 0, 0}, {"hola e5o2", 1, 5, 2, 0}, {"hola e6", 1, 6, 0, 0},
-        {"hola mb5", 0, 5, 0, 0}, {"hola ldg", 0, 0, 0, 1}};
-    for (size_t i = 0; i < sizeof hv / sizeof hv[0]; i++) {
-        sps_launch_variant v;
-        memset(&v, 0, sizeof v);
-        v.hola_early_mul = hv[i].early;
-        v.hola_minb = hv[i].minb;
-        v.hola_out_div = hv[i].div;
-        v.hola_ldg = hv[i].ldg;
-        check_variant(hv[i].name, h, Bc, Bg, &v);
-    }
-    sps_launch_variant bad[2];
-    memset(bad, 0, sizeof bad);
-    bad[0].hola_early_mul = 2;
-    bad[1].hola_early_mul = 1; /* e6 with a halved buffer */
-    bad[1].hola_minb = 6;
-    bad[1].hola_out_div = 2;
-    check_invalid_pair("hola", h, Bc, Bg, &bad[0], &bad[1]);
+    static const char *const specs[] = {"hola_early_mul=1,hola_minb=5", "hola_early_mul=1,hola_minb=5,hola_out_div=2",
+                                        "hola_early_mul=1,hola_minb=6", "hola_minb=5", "hola_ldg=1"};
+    /* e6 with a halved buffer is not compiled in */
+    check_specs("hola", h, Bc, Bg, specs, 5, "hola_early_mul=2", "hola_early_mul=1,hola_minb=6,hola_out_div=2");
 }
 
 static void test_padded(const sps_csr_host *h, sps_matrix Bc, sps_format fmt)
 {
     sps_matrix Bg = from_host_with(h, fmt, "force", "true");
     if (!Bg) return;
-    const struct { const char *name; int u, minb, ldg, split; } pv[] = {
-        {"pad unroll 8", 8, 0, 0, 0}, {"pad minb 4", 0, 4, 0, 0}, {"pad ldg", 0, 0, 1, 0},
-        {"pad split 1", 0, 0, 0, 1},  {"pad split 2", 0, 0, 0, 2}, {"pad split 4", 0, 0, 0, 4}};
-    for (size_t i = 0; i < sizeof pv / sizeof pv[0]; i++) {
-        sps_launch_variant v;
-        memset(&v, 0, sizeof v);
-        v.pad_unroll = pv[i].u;
-        v.pad_minb = pv[i].minb;
-        v.pad_ldg = pv[i].ldg;
-        v.pad_split = pv[i].split;
-        check_variant(pv[i].name, h, Bc, Bg, &v);
-    }
-    sps_launch_variant bad[2];
-    memset(bad, 0, sizeof bad);
-    bad[0].pad_split = 3;
-    bad[1].pad_unroll = 8; /* two knobs moved */
-    bad[1].pad_ldg = 1;
-    check_invalid_pair("pad", h, Bc, Bg, &bad[0], &bad[1]);
+    static const char *const specs[] = {"pad_unroll=8", "pad_minb=4",  "pad_ldg=1",
+                                        "pad_split=1",  "pad_split=2", "pad_split=4"};
+    check_specs("pad", h, Bc, Bg, specs, 6, "pad_split=3", "pad_unroll=8,pad_ldg=1"); /* two knobs moved */
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 #include "formats/format.h"
 #include "testutil.h"
 #include "kernel_tables.h"
+#include "kernels/launch.h"
 
 #include <float.h>
 #include <math.h>
@@ -774,6 +775,35 @@ static void test_merge_plan(sps_scalar t, const pattern *p)
     free(work);
 }
 
+/* Launch-variant specs by field name: every field, the default, and what is refused. */
+static void test_launch_variant_parse(void)
+{
+    char why[160] = "";
+    sps_launch_variant v, want;
+    memset(&want, 0, sizeof want);
+    TU_CHECK(sps_launch_variant_parse("", &v, why, sizeof why) == 0 && memcmp(&v, &want, sizeof v) == 0,
+             "\"\" is the default variant");
+#define TU_LV_ONE_(f)                                                                                          \
+    memset(&want, 0, sizeof want);                                                                             \
+    want.f = 7;                                                                                                \
+    TU_CHECK(sps_launch_variant_parse(#f "=7", &v, why, sizeof why) == 0 && memcmp(&v, &want, sizeof v) == 0,  \
+             "%s=7: %s", #f, why);
+    SPS_LAUNCH_FIELDS(TU_LV_ONE_)
+#undef TU_LV_ONE_
+    memset(&want, 0, sizeof want);
+    want.hola_early_mul = 1;
+    want.hola_minb = 5;
+    TU_CHECK(sps_launch_variant_parse("hola_early_mul=1,hola_minb=5", &v, why, sizeof why) == 0 &&
+                 memcmp(&v, &want, sizeof v) == 0, "two fields: %s", why);
+    static const char *const bad[] = {"hola_minb",  "nosuch=1", "csr_minb=-1", "csr_minb=65",
+                                      "csr_minb=4x", "csr_minb=", "a=1,,b=2",   "=3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why[0] = 0;
+        TU_CHECK(sps_launch_variant_parse(bad[i], &v, why, sizeof why) == -1 && strstr(why, "sps_launch_variant"),
+                 "'%s' refused with a reason (got '%s')", bad[i], why);
+    }
+}
+
 int main(void)
 {
     if (sps_context_create(&g_ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
@@ -782,6 +812,7 @@ int main(void)
     }
     tu_rng_seed(&g_rng, 20240611);
     test_table();
+    test_launch_variant_parse();
     test_direct_calls();
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];
