@@ -26,6 +26,7 @@
 #include "formats/format.h"
 #include "formats/padded.h"
 #include "testutil.h"
+#include "test_gpu_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -204,26 +205,6 @@ static int close_to(sps_scalar t, int nout, const void *g, const void *c, const 
     return 1;
 }
 
-/* y = a op(B) x + b y0 on one context; result copied to host yout. */
-static sps_status run_spmv(sps_matrix B, int trans, sps_cplx a, const void *xh, int nin, sps_cplx b, const void *y0, int nout,
-                           void *yout)
-{
-    sps_context c = B->ctx;
-    sps_vector x = NULL, y = NULL;
-    sps_operator op = NULL;
-    unsigned char ab[16], bb[16];
-    sps_cplx_store(B->t, a, ab);
-    sps_cplx_store(B->t, b, bb);
-    sps_status s = sps_vector_from_host(c, nin, B->t, xh, &x);
-    if (s == SPS_OK) s = sps_vector_from_host(c, nout, B->t, y0, &y);
-    if (s == SPS_OK) s = sps_operator_from_matrix(B, &op);
-    if (s == SPS_OK) s = sps_operator_apply(op, trans ? SPS_OP_T : SPS_OP_N, ab, x, bb, y);
-    if (s == SPS_OK) s = sps_vector_get(y, yout);
-    sps_operator_destroy(op);
-    sps_vector_destroy(x);
-    sps_vector_destroy(y);
-    return s;
-}
 
 static void check_spmv(const char *what, sps_matrix Bc, sps_matrix Bg, const pattern *p, const void *val)
 {
@@ -242,13 +223,13 @@ static void check_spmv(const char *what, sps_matrix Bc, sps_matrix Bg, const pat
             else tu_fill_random(&rng, t, (size_t)nout, y0);
             tu_fill_nan(t, (size_t)nout, yc); /* poison the host copies too */
             tu_fill_nan(t, (size_t)nout, yg);
-            if (!TU_OK(cpu, run_spmv(Bc, trans, a, xh, nin, b, y0, nout, yc))) continue;
-            if (!TU_OK(gpu, run_spmv(Bg, trans, a, xh, nin, b, y0, nout, yg))) continue;
+            if (!TU_OK(cpu, gpu_run_spmv(Bc, trans, a, xh, nin, b, y0, nout, yc))) continue;
+            if (!TU_OK(gpu, gpu_run_spmv(Bg, trans, a, xh, nin, b, y0, nout, yg))) continue;
             bounds(t, p, val, trans, a, xh, b, y0, bound);
             int worst = -1;
             TU_CHECK(close_to(t, nout, yg, yc, bound, &worst), "%s [%s]: GPU SpMV%s (case %d) entry %d differs from the CPU",
                      what, tn(t), trans ? "^T" : "", c, worst);
-            if (!trans && TU_OK(gpu, run_spmv(Bg, trans, a, xh, nin, b, y0, nout, yg2)))
+            if (!trans && TU_OK(gpu, gpu_run_spmv(Bg, trans, a, xh, nin, b, y0, nout, yg2)))
                 TU_CHECK(nout == 0 || memcmp(yg, yg2, (size_t)nout * ss) == 0, "%s [%s]: GPU SpMV not reproducible", what, tn(t));
         }
         free(xh);
@@ -488,15 +469,10 @@ static void test_corpus(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (!sps_cuda_available()) {
-        printf("no usable CUDA device (compiled: %d): skipped\n", sps_cuda_compiled());
-        return TU_SKIP;
-    }
-    if (sps_context_create(&cpu, SPS_BACKEND_CPU, 0) != SPS_OK) return 1;
-    if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) != SPS_OK) {
-        fprintf(stderr, "CUDA context: %s\n", sps_context_error(gpu));
-        return 1;
-    }
+    const int rc = gpu_setup("test_gpu_padded");
+    if (rc) return rc;
+    cpu = g_cpu;
+    gpu = g_gpu;
     tu_rng_seed(&rng, 77031);
     for (int s = 0; s < NSHAPES; s++) {
         pattern p = shape(s);
@@ -511,7 +487,6 @@ int main(int argc, char **argv)
     const char *dir = tu_matrix_dir(argc, argv, 1);
     if (dir) test_corpus(dir);
     else printf("corpus: SPS_MATRIX_DIR not set, skipped\n");
-    sps_context_destroy(cpu);
-    sps_context_destroy(gpu);
+    gpu_teardown();
     return tu_finish();
 }

@@ -195,3 +195,23 @@ void cmp_slot(const char *what, sps_scalar t, size_t n, sps_cplx g, sps_cplx c, 
              "%s [%s n=%zu]: gpu (%.17g, %.17g) cpu (%.17g, %.17g) |diff| %.3g > tol %.3g", what, sps_scalar_name(t), n,
              g.re, g.im, c.re, c.im, d, tol);
 }
+
+sps_status gpu_run_spmv(sps_matrix B, int trans, sps_cplx a, const void *xh, int nin, sps_cplx b, const void *y0,
+                        int nout, void *yout)
+{
+    sps_context c = B->ctx;
+    sps_vector x = NULL, y = NULL;
+    sps_operator op = NULL;
+    unsigned char ab[16], bb[16];
+    sps_cplx_store(B->t, a, ab);
+    sps_cplx_store(B->t, b, bb);
+    sps_status s = sps_vector_from_host(c, nin, B->t, xh, &x);
+    if (s == SPS_OK) s = sps_vector_from_host(c, nout, B->t, y0, &y);
+    if (s == SPS_OK) s = sps_operator_from_matrix(B, &op);
+    if (s == SPS_OK) s = sps_operator_apply(op, trans ? SPS_OP_T : SPS_OP_N, ab, x, bb, y);
+    if (s == SPS_OK) s = sps_vector_get(y, yout);
+    sps_operator_destroy(op);
+    sps_vector_destroy(x);
+    sps_vector_destroy(y);
+    return s;
+}

@@ -61,4 +61,8 @@ void cmp_slot(const char *what, sps_scalar t, size_t n, sps_cplx g, sps_cplx c, 
 /** max_i |v_i| */
 double gb_maxabs(sps_scalar t, size_t n, const void *v);
 double cabs_(sps_cplx c);
+/** y = a op(B) x + b y0 through an operator on B's context (x: nin host values,
+ *  y0: nout); the result is copied to the host buffer yout. */
+sps_status gpu_run_spmv(sps_matrix B, int trans, sps_cplx a, const void *xh, int nin, sps_cplx b, const void *y0,
+                        int nout, void *yout);
 #endif

@@ -9,6 +9,7 @@
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
 #include "formats/format.h"
 #include "testutil.h"
+#include "test_gpu_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -70,21 +71,7 @@ static sps_csr_host random_csr(sps_scalar t, int n, int avg, int nlong, int long
 /* y = a A x + b y0 on B's context; result to yout (host). */
 static sps_status run_spmv(sps_matrix B, sps_cplx a, const void *xh, sps_cplx b, const void *y0, void *yout)
 {
-    sps_context c = B->ctx;
-    sps_vector x = NULL, y = NULL;
-    sps_operator op = NULL;
-    unsigned char ab[16], bb[16];
-    sps_cplx_store(B->t, a, ab);
-    sps_cplx_store(B->t, b, bb);
-    sps_status s = sps_vector_from_host(c, B->m, B->t, xh, &x);
-    if (s == SPS_OK) s = sps_vector_from_host(c, B->n, B->t, y0, &y);
-    if (s == SPS_OK) s = sps_operator_from_matrix(B, &op);
-    if (s == SPS_OK) s = sps_operator_apply(op, SPS_OP_N, ab, x, bb, y);
-    if (s == SPS_OK) s = sps_vector_get(y, yout);
-    sps_operator_destroy(op);
-    sps_vector_destroy(x);
-    sps_vector_destroy(y);
-    return s;
+    return gpu_run_spmv(B, 0, a, xh, B->m, b, y0, B->n, yout);
 }
 
 /* |gpu_i - cpu_i| <= f eps (len_i + 2) (|a| sum_k |a_ik||x_k| + |b||y0_i|) per component. */
@@ -274,15 +261,10 @@ static void test_padded(const sps_csr_host *h, sps_matrix Bc, sps_format fmt)
 
 int main(void)
 {
-    if (!sps_cuda_available()) {
-        printf("no usable CUDA device (compiled: %d): skipped\n", sps_cuda_compiled());
-        return TU_SKIP;
-    }
-    if (sps_context_create(&cpu, SPS_BACKEND_CPU, 0) != SPS_OK) return 1;
-    if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) != SPS_OK) {
-        fprintf(stderr, "CUDA context: %s\n", sps_context_error(gpu));
-        return 1;
-    }
+    const int rc = gpu_setup("test_gpu_variants");
+    if (rc) return rc;
+    cpu = g_cpu;
+    gpu = g_gpu;
     tu_rng_seed(&rng, 90217);
     /* short rows; rows of ~40 with long ones (medium/long pass, 2-4 threads a padded
      * row); > 300k entries (Hola's 8 a thread) */
@@ -300,7 +282,6 @@ int main(void)
             sps_matrix_destroy(Bc);
             sps_csr_host_free(&h);
         }
-    sps_context_destroy(cpu);
-    sps_context_destroy(gpu);
+    gpu_teardown();
     return tu_finish();
 }

@@ -771,5 +771,14 @@ static inline sps_cu_outs sps_cu_outs1(int slot, int kind) { return sps_cu_outs2
 #define SPS_CU_TYPE_c cx<float>
 #define SPS_CU_TYPE_z cx<double>
 #define SPS_CU_FOR_ALL_TYPES(M) M(s, float) M(d, double) M(c, cx<float>) M(z, cx<double>)
+/* The extern "C" entry point sps_cuda_<name>_<S> of a kernel family (the
+ * declaration in kernels/format_kernels.h and kin), forwarding to its template impl: params is the
+ * parenthesised parameter list, args the call's.  SPS_CU_SPMV_ENTRIES: a
+ * format's SpMV and SpMV^T, which take the same arguments (P_spmv_impl<T>,
+ * P_spmvt_impl<T>). */
+#define SPS_CU_ENTRY(name, S, impl, params, args) \
+    extern "C" sps_status sps_cuda_##name##_##S params { return impl args; }
+#define SPS_CU_SPMV_ENTRIES(P, S, T, params, args) \
+    SPS_CU_ENTRY(P##_spmv, S, P##_spmv_impl<T>, params, args) SPS_CU_ENTRY(P##_spmvt, S, P##_spmvt_impl<T>, params, args)
 
 #endif

@@ -197,15 +197,11 @@ static sps_status coo_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
-#define SPS_CU_COO_ENTRIES(S, T)                                                                                    \
-    extern "C" sps_status sps_cuda_coo_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,             \
-                                                const sps_index *row, const sps_index *col, const void *val,        \
-                                                sps_cplx a, const void *x, sps_cplx b, void *y)                     \
-    { return coo_spmv_impl<T>(ex, n, m, nnz, row, col, val, a, x, b, y); }                                         \
-    extern "C" sps_status sps_cuda_coo_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,            \
-                                                 const sps_index *row, const sps_index *col, const void *val,       \
-                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                    \
-    { return coo_spmvt_impl<T>(ex, n, m, nnz, row, col, val, a, x, b, y); }
+#define SPS_CU_COO_PARAMS                                                                                           \
+    (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row, const sps_index *col, const void *val, \
+     sps_cplx a, const void *x, sps_cplx b, void *y)
+#define SPS_CU_COO_ENTRIES(S, T) \
+    SPS_CU_SPMV_ENTRIES(coo, S, T, SPS_CU_COO_PARAMS, (ex, n, m, nnz, row, col, val, a, x, b, y))
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_COO_ENTRIES)
 

@@ -188,14 +188,10 @@ static sps_status csr_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
-#define SPS_CU_CSR_ENTRIES(S, T)                                                                                    \
-    extern "C" sps_status sps_cuda_csr_spmv_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,             \
-                                                const sps_index *rowptr, const sps_index *col, const void *val,     \
-                                                sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)   \
-    { return csr_spmv_impl<T>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }                              \
-    extern "C" sps_status sps_cuda_csr_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,            \
-                                                 const sps_index *rowptr, const sps_index *col, const void *val,    \
-                                                 sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)  \
-    { return csr_spmvt_impl<T>(ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y); }
+#define SPS_CU_CSR_PARAMS                                                                                           \
+    (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, const sps_index *col,             \
+     const void *val, sps_index maxrow, sps_cplx a, const void *x, sps_cplx b, void *y)
+#define SPS_CU_CSR_ENTRIES(S, T) \
+    SPS_CU_SPMV_ENTRIES(csr, S, T, SPS_CU_CSR_PARAMS, (ex, n, m, nnz, rowptr, col, val, maxrow, a, x, b, y))
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_CSR_ENTRIES)

@@ -173,19 +173,15 @@ static sps_status dia_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_ind
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */
+#define SPS_CU_DIA_PARAMS                                                                                            \
+    (sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off, const void *dval,                  \
+     const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
 #define SPS_CU_DIA_ENTRIES(S, T)                                                                                      \
     extern "C" sps_status sps_cuda_dia_fill_##S(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,   \
                                                 const sps_index *col, const void *val, const sps_index *dmap,         \
                                                 sps_index ndiag, void *dval, uint32_t *mask)                          \
     { (void)m; return dia_fill_impl<T>(ex, n, rowptr, col, val, dmap, ndiag, dval, mask); }                          \
-    extern "C" sps_status sps_cuda_dia_spmv_##S(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag,           \
-                                                const sps_index *off, const void *dval, const uint32_t *mask,         \
-                                                sps_cplx a, const void *x, sps_cplx b, void *y)                       \
-    { return dia_spmv_impl<T>(ex, n, m, ndiag, off, dval, mask, a, x, b, y); }                                       \
-    extern "C" sps_status sps_cuda_dia_spmvt_##S(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag,          \
-                                                 const sps_index *off, const void *dval, const uint32_t *mask,        \
-                                                 sps_cplx a, const void *x, sps_cplx b, void *y)                      \
-    { return dia_spmvt_impl<T>(ex, n, m, ndiag, off, dval, mask, a, x, b, y); }
+    SPS_CU_SPMV_ENTRIES(dia, S, T, SPS_CU_DIA_PARAMS, (ex, n, m, ndiag, off, dval, mask, a, x, b, y))
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_DIA_ENTRIES)
 

@@ -16,7 +16,7 @@ target_link_libraries(test_padded PRIVATE OpenMP::OpenMP_C)
 target_compile_options(test_padded PRIVATE -O2)
 
 sps_add_unit_test(NAME test_gpu_padded
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_padded.c
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_padded.c ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_util.c
   ARGS ${_padded_args}
   LABELS gpu)
 target_compile_options(test_gpu_padded PRIVATE -O2)

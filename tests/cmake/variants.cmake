@@ -2,7 +2,7 @@
 # (kernels/launch.h: CSR row groups, Hola, padded) against the CPU reference, and
 # invalid variants refused with SPS_ERR_ARG.  Exit 77 (skipped) without a GPU.
 sps_add_unit_test(NAME test_gpu_variants
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_variants.c
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_variants.c ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_util.c
   LABELS gpu)
 target_compile_options(test_gpu_variants PRIVATE -O2)
 set_tests_properties(test_gpu_variants PROPERTIES TIMEOUT 900)
