@@ -151,6 +151,7 @@ static void test_sets(void)
              "typed values");
     TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_SELL, o, &B));
     sps_matrix_destroy(B);
+    sps_matrix_destroy(A);
     sps_options_destroy(o);
     /* a set of one's own declarations */
     static const sps_option_desc mine[] = {{.name = "level", .type = SPS_OPT_REAL, .def = "0.5", .min = 0, .max = 1,
