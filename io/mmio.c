@@ -822,6 +822,17 @@ sps_status sps_mm_read_buffer(const char *buf, size_t len, const char *name, con
 /* ------------------------------------------------------------------------ */
 /* File reading                                                               */
 
+/* Double the read buffer (*buf keeps its contents); 0 when the allocation fails
+ * (*buf is then unchanged and still owned by the caller, *bytes says how much). */
+static int grow_buf(char **buf, size_t *cap, size_t *bytes)
+{
+    char *nb = realloc_n(*buf, *cap * 2, 1, bytes);
+    if (!nb) return 0;
+    *buf = nb;
+    *cap *= 2;
+    return 1;
+}
+
 /* Reads the whole file (gunzipped if it has the gzip magic) into a malloc'ed,
  * NUL-terminated buffer. */
 static sps_status slurp(const char *path, char **bufp, size_t *lenp, char *err, size_t errlen)
@@ -856,15 +867,10 @@ static sps_status slurp(const char *path, char **bufp, size_t *lenp, char *err, 
         memcpy(buf, magic, nm);
         len = nm;
         for (;;) {
-            if (cap - len < 2) { /* keep room for the NUL */
-                char *nb = realloc_n(buf, cap * 2, 1, &bytes);
-                if (!nb) {
-                    free(buf);
-                    fclose(f);
-                    return alloc_fail(err, errlen, bytes);
-                }
-                buf = nb;
-                cap *= 2;
+            if (cap - len < 2 && !grow_buf(&buf, &cap, &bytes)) { /* keep room for the NUL */
+                free(buf);
+                fclose(f);
+                return alloc_fail(err, errlen, bytes);
             }
             size_t r = fread(buf + len, 1, cap - len - 1, f);
             len += r;
@@ -892,15 +898,10 @@ static sps_status slurp(const char *path, char **bufp, size_t *lenp, char *err, 
             return alloc_fail(err, errlen, bytes);
         }
         for (;;) {
-            if (cap - len < 2) {
-                char *nb = realloc_n(buf, cap * 2, 1, &bytes);
-                if (!nb) {
-                    free(buf);
-                    gzclose(g);
-                    return alloc_fail(err, errlen, bytes);
-                }
-                buf = nb;
-                cap *= 2;
+            if (cap - len < 2 && !grow_buf(&buf, &cap, &bytes)) {
+                free(buf);
+                gzclose(g);
+                return alloc_fail(err, errlen, bytes);
             }
             size_t want = cap - len - 1;
             if (want > (1u << 30)) want = 1u << 30; /* gzread takes an unsigned, returns an int */
