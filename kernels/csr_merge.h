@@ -50,11 +50,18 @@ static inline int64_t sps_csr_merge_tiles(sps_index n, int64_t nnz, size_t scala
     const int64_t per = sps_csr_merge_tile(scalar_bytes);
     return ((int64_t)n + nnz + per - 1) / per;
 }
-/* Bytes of the plan (2 (tiles + 1) indices, rounded up to 16) ... */
+/* Bytes of the plan (2 (tiles + 1) indices, then the count of finished tiles
+ * that the one-launch fix-up uses (csr_merge.cu; 0 between launches, set by
+ * csr_merge_plan), rounded up to 16) ... */
 static inline size_t sps_csr_merge_plan_bytes(sps_index n, int64_t nnz, size_t scalar_bytes)
 {
-    const size_t b = (size_t)(2 * (sps_csr_merge_tiles(n, nnz, scalar_bytes) + 1)) * sizeof(sps_index);
+    const size_t b = (size_t)(2 * (sps_csr_merge_tiles(n, nnz, scalar_bytes) + 1) + 1) * sizeof(sps_index);
     return (b + 15) / 16 * 16;
+}
+/* Where the plan of `tiles` tiles keeps its count of finished tiles. */
+static inline SPS_MERGE_HD sps_index *sps_csr_merge_counter(sps_index *plan, int64_t tiles)
+{
+    return plan + 2 * (tiles + 1);
 }
 /* ... and of the whole buffer: the plan, then each tile's tail and head sums. */
 static inline size_t sps_csr_merge_bytes(sps_index n, int64_t nnz, size_t scalar_bytes)

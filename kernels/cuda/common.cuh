@@ -590,7 +590,9 @@ __device__ inline bool sps_cu_last_block(unsigned *counter)
     return last;
 }
 /* Partials written by other blocks: read from L2, not a possibly stale L1 line. */
+__device__ inline float sps_cu_ldcg(const float *p) { return __ldcg(p); }
 __device__ inline double sps_cu_ldcg(const double *p) { return __ldcg(p); }
+__device__ inline cx<float> sps_cu_ldcg(const cx<float> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
 __device__ inline cx<double> sps_cu_ldcg(const cx<double> *p) { return mkcx(__ldcg(&p->re), __ldcg(&p->im)); }
 __device__ inline int sps_cu_ldcg(const int *p) { return __ldcg(p); }
 

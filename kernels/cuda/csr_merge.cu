@@ -27,7 +27,13 @@
  *         leaves its partial sum in tail[tile].
  *   2. csr_merge_fixup_kernel, one thread per tile: where the tile's first row
  *      began in an earlier tile and ends in this one, sums tail[] of the tiles
- *      before it (in tile order) and head[tile], and writes y.
+ *      before it (in tile order) and head[tile], and writes y.  Up to 1024 tiles
+ *      the tile kernel's last block runs this fix-up itself (one launch):
+ *      H200, spbench 2026-11-26, merge path on 13 SuiteSparse matrices of 300 to
+ *      45k entries, 10.3-11.6 -> 9.2-10.5 us (geomean 0.91x the two launches),
+ *      rajat01 / rajat19 (auto picks the merge path) f64 11.5 / 10.9 -> 10.8 /
+ *      10.0 us, against cuSPARSE CSR ALG1's 10.5 / 10.2; unchanged on powerlaw-2M
+ *      (0.329 ms, 2 launches).
  *   Measured (H100, read flush, spbench 2026-11-25,
  *   bench/results/spbench-nvidia-h100-80gb-hbm3-2026-11-25-formats.md): powerlaw-2M f64 0.378 ms,
  *   f32 0.352, against cuSPARSE CSR ALG1's 0.377 / 0.350 (1.00x / 0.99x).  The
@@ -54,6 +60,7 @@ __global__ void csr_merge_plan_kernel(sps_index n, int64_t nnz, const sps_index 
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t <= tiles) sps_csr_merge_plan_at(t, tile, n, nnz, rowptr, plan);
+    if (t == 0) *sps_csr_merge_counter(plan, tiles) = 0;
 }
 
 /* The tile's col and val: read once, coalesced.  For 8- and 16-byte values past
@@ -78,11 +85,18 @@ constexpr int mp_align = 32;
  * registers, 5 blocks); the 6-block cap lost (kernels/csr_merge.h), no longer a
  * knob (bench/results/knobs.md). */
 constexpr int mp_minb = 0;
-template <typename T>
+template <typename T> __device__ void csr_merge_fixup_tile(int64_t t, sps_index n, const sps_index *__restrict__ rowptr,
+                                                          const sps_index *__restrict__ plan, const T *tail,
+                                                          const T *head, const sps_cu_axpby_out<T> &out);
+
+/* FUSED: the last tile to finish runs the fix-up (sps_cu_last_block on the plan's
+ * counter), so the product is one launch; for few tiles (csr_merge_fuse_tiles),
+ * where the second launch was a third of the time. */
+template <typename T, bool FUSED>
 __global__ void __launch_bounds__(SPS_MERGE_THREADS, mp_minb)
     csr_merge_tile_kernel(sps_index n, const sps_index *__restrict__ rowptr, const sps_index *__restrict__ col,
                           const T *__restrict__ val, const T *__restrict__ x, const sps_index *__restrict__ plan,
-                          T *tail, T *head, sps_cu_axpby_out<T> out)
+                          T *tail, T *head, sps_cu_axpby_out<T> out, int64_t tiles, unsigned *counter)
 {
     constexpr int IPT = mp_shape<T>::IPT, TILE = mp_shape<T>::TILE;
     static_assert(mp_align >= 1 && (mp_align & (mp_align - 1)) == 0, "alignment");
@@ -160,26 +174,44 @@ __global__ void __launch_bounds__(SPS_MERGE_THREADS, mp_minb)
     /* d. the first row ended here gets the sums of the threads before it */
     if (first >= 0) {
         const T s = threadIdx.x > 0 ? pre.v + first_sum : first_sum;
-        if (first == 0 && cont) head[t] = s;
-        else out(r0 + first, s);
+        if (first == 0 && cont) {
+            head[t] = s;
+            if (FUSED) __threadfence(); /* published before the tile counts itself finished */
+        } else {
+            out(r0 + first, s);
+        }
     }
     if (threadIdx.x == 0) tail[t] = agg.v; /* row plan[2 t + 2]'s entries in this tile (0 if none) */
+    if (FUSED && sps_cu_last_block(counter))
+        for (int64_t u = 1 + (int64_t)threadIdx.x; u < tiles; u += SPS_MERGE_THREADS)
+            csr_merge_fixup_tile(u, n, rowptr, plan, tail, head, out);
 }
 
-/* The tiles whose first row began in an earlier tile and ends in them. */
+/* Tile t (>= 1) when its first row began in an earlier tile and ends in it: that
+ * row's sum, the tails of the tiles before (in tile order) and t's head.  tail and
+ * head are read through the L2 (__ldcg): in the one-launch form other blocks of
+ * the same launch wrote them. */
+template <typename T>
+__device__ void csr_merge_fixup_tile(int64_t t, sps_index n, const sps_index *__restrict__ rowptr,
+                                     const sps_index *__restrict__ plan, const T *tail, const T *head,
+                                     const sps_cu_axpby_out<T> &out)
+{
+    const sps_index r = plan[2 * t];
+    if (r >= n || plan[2 * t + 2] == r || !(rowptr[r] < plan[2 * t + 1])) return;
+    int64_t f = t - 1; /* the first tile holding entries of row r: tiles f .. t-1 all end inside it */
+    while (f > 0 && plan[2 * f] == r) f--;
+    T s = sps_cu_ldcg(tail + f);
+    for (int64_t u = f + 1; u < t; u++) s = s + sps_cu_ldcg(tail + u);
+    out(r, s + sps_cu_ldcg(head + t));
+}
+
+/* The fix-up as a second launch, one thread a tile: large matrices. */
 template <typename T>
 __global__ void csr_merge_fixup_kernel(sps_index n, int64_t tiles, const sps_index *__restrict__ rowptr,
                                        const sps_index *__restrict__ plan, const T *tail, const T *head, sps_cu_axpby_out<T> out)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t < 1 || t >= tiles) return;
-    const sps_index r = plan[2 * t];
-    if (r >= n || plan[2 * t + 2] == r || !(rowptr[r] < plan[2 * t + 1])) return;
-    int64_t f = t - 1; /* the first tile holding entries of row r: tiles f .. t-1 all end inside it */
-    while (f > 0 && plan[2 * f] == r) f--;
-    T s = tail[f];
-    for (int64_t u = f + 1; u < t; u++) s = s + tail[u];
-    out(r, s + head[t]);
+    if (t >= 1 && t < tiles) csr_merge_fixup_tile(t, n, rowptr, plan, tail, head, out);
 }
 
 template <typename T>
@@ -194,6 +226,12 @@ static sps_status csr_merge_plan_impl(sps_exec *ex, sps_index n, int64_t nnz, co
     return SPS_OK;
 }
 
+/* Up to this many tiles the fix-up runs in the tile kernel's last block (one
+ * launch); beyond, as its own kernel, one thread a tile (the last block would
+ * walk tiles / 256 tiles a thread after everything else).  1024 tiles: 1.5M
+ * items of f64 (rows + entries). */
+constexpr int64_t csr_merge_fuse_tiles = 1024;
+
 template <typename T>
 static sps_status csr_spmv_merge_impl(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *rowptr,
                                       const sps_index *col, const void *val, void *work, sps_cplx a, const void *x,
@@ -205,8 +243,15 @@ static sps_status csr_spmv_merge_impl(sps_exec *ex, sps_index n, int64_t nnz, co
     T *tail = (T *)((unsigned char *)work + sps_csr_merge_plan_bytes(n, nnz, sizeof(T))), *head = tail + tiles;
     const sps_cu_axpby_out<T> out = sps_cu_axpby_out_of<T>(a, b, y);
     cudaStream_t s = sps_custream(ex);
-    csr_merge_tile_kernel<T><<<(unsigned)tiles, SPS_MERGE_THREADS, 0, s>>>(n, rowptr, col, (const T *)val,
-                                                                         (const T *)x, plan, tail, head, out);
+    unsigned *counter = (unsigned *)sps_csr_merge_counter((sps_index *)work, tiles);
+    if (tiles > 1 && tiles <= csr_merge_fuse_tiles) {
+        csr_merge_tile_kernel<T, true><<<(unsigned)tiles, SPS_MERGE_THREADS, 0, s>>>(
+            n, rowptr, col, (const T *)val, (const T *)x, plan, tail, head, out, tiles, counter);
+        SPS_CU_LAUNCHED(ex, "csr_merge_tile_kernel (fused fix-up)");
+        return SPS_OK;
+    }
+    csr_merge_tile_kernel<T, false><<<(unsigned)tiles, SPS_MERGE_THREADS, 0, s>>>(
+        n, rowptr, col, (const T *)val, (const T *)x, plan, tail, head, out, tiles, counter);
     SPS_CU_LAUNCHED(ex, "csr_merge_tile_kernel");
     if (tiles > 1) {
         csr_merge_fixup_kernel<T><<<(unsigned)((tiles + SPS_CU_THREADS - 1) / SPS_CU_THREADS), SPS_CU_THREADS, 0, s>>>(
