@@ -1084,16 +1084,37 @@ static int put_val(FILE *f, double v, int single, const char *lead)
     return fprintf(f, "%s%.17g", lead, v) > 0;
 }
 
+/* What the writers' kind argument names: the field word and the values per entry. */
+static const struct {
+    const char *field;
+    int nv;
+} kinds[] = {
+    [SPS_MM_KIND_REAL] = {"real", 1},
+    [SPS_MM_KIND_COMPLEX] = {"complex", 2},
+    [SPS_MM_KIND_QUATERNION] = {"quaternion", 4},
+};
+static int kind_ok(int kind) { return kind >= 0 && kind < (int)(sizeof kinds / sizeof kinds[0]); }
+
+/* The nv values of one entry, each after lead (the first after lead0). */
+static int put_vals(FILE *f, const double *v, int nv, int single, const char *lead0)
+{
+    int ok = put_val(f, v[0], single, lead0);
+    for (int p = 1; ok && p < nv; p++) ok = put_val(f, v[p], single, " ");
+    return ok;
+}
+
 sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_t nnz, const int32_t *row0,
-                            const int32_t *col0, const double *val, int is_complex, int single,
-                            const char *comment, char *err, size_t errlen)
+                            const int32_t *col0, const double *val, int kind, int single, const char *comment,
+                            char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    if (!path || rows < 0 || cols < 0 || nnz < 0 || (nnz > 0 && (!row0 || !col0))) {
+    if (!path || rows < 0 || cols < 0 || nnz < 0 || (nnz > 0 && (!row0 || !col0)) || !kind_ok(kind)) {
         set_err(err, errlen, "sps_mm_write_coo: invalid argument (%s)",
-                !path ? "NULL path" : (rows < 0 || cols < 0) ? "negative size"
-                                    : nnz < 0                ? "negative nnz"
-                                                             : "NULL index array");
+                !path                   ? "NULL path"
+                : (rows < 0 || cols < 0) ? "negative size"
+                : nnz < 0                ? "negative nnz"
+                : !kind_ok(kind)         ? "unknown value kind"
+                                         : "NULL index array");
         return SPS_ERR_ARG;
     }
     for (int64_t k = 0; k < nnz; k++)
@@ -1105,43 +1126,37 @@ sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_
     mm_out o;
     sps_status st = out_open(&o, path, err, errlen);
     if (st != SPS_OK) return st;
-    const char *field = !val ? "pattern" : is_complex ? "complex" : "real";
-    int ok = write_header(o.f, "coordinate", field, comment) &&
+    const int nv = kinds[kind].nv;
+    int ok = write_header(o.f, "coordinate", val ? kinds[kind].field : "pattern", comment) &&
              fprintf(o.f, "%ld %ld %lld\n", (long)rows, (long)cols, (long long)nnz) > 0;
     for (int64_t k = 0; ok && k < nnz; k++) {
         ok = fprintf(o.f, "%ld %ld", (long)row0[k] + 1, (long)col0[k] + 1) > 0;
-        if (ok && val) {
-            if (is_complex) ok = put_val(o.f, val[2 * k], single, " ") && put_val(o.f, val[2 * k + 1], single, " ");
-            else ok = put_val(o.f, val[k], single, " ");
-        }
+        if (ok && val) ok = put_vals(o.f, val + (size_t)k * (size_t)nv, nv, single, " ");
         ok = ok && fputc('\n', o.f) != EOF;
     }
     if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
     return out_close(&o, ok, err, errlen);
 }
 
-sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int is_complex, int single,
+sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int kind, int single,
                                const char *comment, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    if (!path || n < 0 || (n > 0 && !val)) {
+    if (!path || n < 0 || (n > 0 && !val) || !kind_ok(kind)) {
         set_err(err, errlen, "sps_mm_write_vector: invalid argument (%s)",
-                !path ? "NULL path" : n < 0 ? "negative length" : "NULL values");
+                !path            ? "NULL path"
+                : n < 0          ? "negative length"
+                : !kind_ok(kind) ? "unknown value kind"
+                                 : "NULL values");
         return SPS_ERR_ARG;
     }
     mm_out o;
     sps_status st = out_open(&o, path, err, errlen);
     if (st != SPS_OK) return st;
-    int ok = write_header(o.f, "array", is_complex ? "complex" : "real", comment) &&
-             fprintf(o.f, "%ld 1\n", (long)n) > 0;
-    for (int32_t k = 0; ok && k < n; k++) {
-        if (is_complex) {
-            ok = put_val(o.f, val[2 * (size_t)k], single, "") && put_val(o.f, val[2 * (size_t)k + 1], single, " ");
-        } else {
-            ok = put_val(o.f, val[k], single, "");
-        }
-        ok = ok && fputc('\n', o.f) != EOF;
-    }
+    const int nv = kinds[kind].nv;
+    int ok = write_header(o.f, "array", kinds[kind].field, comment) && fprintf(o.f, "%ld 1\n", (long)n) > 0;
+    for (int32_t k = 0; ok && k < n; k++)
+        ok = put_vals(o.f, val + (size_t)k * (size_t)nv, nv, single, "") && fputc('\n', o.f) != EOF;
     if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
     return out_close(&o, ok, err, errlen);
 }

@@ -130,14 +130,22 @@ void sps_mm_data_free(sps_mm_data *d);
  * goes after the banner, each line prefixed with "% ".
  * Arguments are validated before anything is created (SPS_ERR_ARG).
  *
- * sps_mm_write_coo writes 'coordinate real|complex general' (1-based in the
- * file, 0-based row0/col0 here).  val == NULL writes a 'pattern' file.
- * Entries are written in the given order; duplicates are written as given. */
+ * kind says what val holds per entry (any other value is SPS_ERR_ARG):
+ * SPS_MM_KIND_REAL one value, SPS_MM_KIND_COMPLEX interleaved re,im,
+ * SPS_MM_KIND_QUATERNION interleaved a,b,c,d.  The values are 0, 1, 2, so a
+ * boolean "is complex" argument means what it always did.
+ *
+ * sps_mm_write_coo writes 'coordinate real|complex|quaternion general'
+ * (1-based in the file, 0-based row0/col0 here).  val == NULL writes a
+ * 'pattern' file (kind ignored).  Entries are written in the given order;
+ * duplicates are written as given. */
+enum { SPS_MM_KIND_REAL = 0, SPS_MM_KIND_COMPLEX = 1, SPS_MM_KIND_QUATERNION = 2 };
 sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_t nnz, const int32_t *row0,
-                            const int32_t *col0, const double *val, int is_complex, int single,
-                            const char *comment, char *err, size_t errlen);
-/* Dense column vector as 'array real|complex general' n x 1 (complex: interleaved re,im). */
-sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int is_complex, int single,
+                            const int32_t *col0, const double *val, int kind, int single, const char *comment,
+                            char *err, size_t errlen);
+/* Dense column vector as 'array real|complex|quaternion general' n x 1: n
+ * entries of the kind's values each (interleaved, as above). */
+sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int kind, int single,
                                const char *comment, char *err, size_t errlen);
 
 #ifdef __cplusplus

@@ -655,55 +655,79 @@ static int count_tmp_files(const char *dir)
     return n;
 }
 
+/* Values read back that differ from the written ones: bit for bit, or as
+ * floats in single mode. */
+static int64_t value_mismatches(const double *want, const double *got, int64_t n, int single)
+{
+    int64_t bad = 0;
+    for (int64_t x = 0; x < n; x++) {
+        if (single) {
+            float fw = (float)want[x], fg = (float)got[x];
+            bad += memcmp(&fw, &fg, sizeof fw) != 0;
+        } else {
+            bad += !same_bits(want[x], got[x]);
+        }
+    }
+    return bad;
+}
+
+/* The writers' value kinds and the fields they read back as. */
+static const sps_mm_field kind_field[3] = {
+    [SPS_MM_KIND_REAL] = SPS_MM_REAL,
+    [SPS_MM_KIND_COMPLEX] = SPS_MM_COMPLEX,
+    [SPS_MM_KIND_QUATERNION] = SPS_MM_QUATERNION,
+};
+
 static void test_roundtrip(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/rt.mtx", tmpdir);
     const int32_t rows = 37, cols = 23;
     const int64_t nnz = 500;
+    const sps_mm_options q = {.allow_quaternion = 1};
     int32_t *r = malloc(nnz * sizeof *r), *c = malloc(nnz * sizeof *c);
-    double *v = malloc(2 * nnz * sizeof *v), *vs = malloc(2 * nnz * sizeof *vs);
+    double *v = malloc(4 * nnz * sizeof *v), *vs = malloc(4 * nnz * sizeof *vs);
     for (int64_t k = 0; k < nnz; k++) {
         r[k] = (int32_t)(rng() % rows);
         c[k] = (int32_t)(rng() % cols);
-        v[2 * k] = random_double();
-        v[2 * k + 1] = random_double();
     }
+    for (int64_t k = 0; k < 4 * nnz; k++) v[k] = random_double();
     /* single-precision data: floats of every magnitude, subnormals included */
-    for (int64_t k = 0; k < 2 * nnz; k++)
+    for (int64_t k = 0; k < 4 * nnz; k++)
         vs[k] = (double)(float)ldexp((rng() & 1 ? -1.0 : 1.0) * (double)(rng() >> 11), (int)(rng() % 250) - 200);
     v[0] = -0.0;
     v[3] = 5e-324;
     v[4] = 1.7976931348623157e308;
     vs[0] = -0.0;
-    for (int cplx = 0; cplx < 2; cplx++)
+    for (int kind = 0; kind < 3; kind++)
         for (int single = 0; single < 2; single++) {
-            sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, single ? vs : v, cplx, single,
+            const int nv = sps_mm_field_values(kind_field[kind]);
+            sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, single ? vs : v, kind, single,
                                              "round trip\nline two", err, sizeof err);
-            CHECK(st == SPS_OK, "write_coo cplx=%d single=%d: %s", cplx, single, err);
+            CHECK(st == SPS_OK, "write_coo kind=%d single=%d: %s", kind, single, err);
             sps_mm_data d;
-            st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
-            CHECK(st == SPS_OK && d.rows == rows && d.cols == cols && d.nnz == nnz &&
-                      d.field == (cplx ? SPS_MM_COMPLEX : SPS_MM_REAL),
-                  "read back cplx=%d single=%d: %s", cplx, single, err);
+            st = sps_mm_read_file(path, &q, &d, err, sizeof err);
+            CHECK(st == SPS_OK && d.rows == rows && d.cols == cols && d.nnz == nnz && d.field == kind_field[kind],
+                  "read back kind=%d single=%d: %s", kind, single, err);
             if (st != SPS_OK) continue;
-            int bad = 0;
-            for (int64_t k = 0; k < nnz; k++) {
-                bad += d.row[k] != r[k] || d.col[k] != c[k];
-                for (int p = 0; p <= cplx; p++) {
-                    const double *src = single ? vs : v;
-                    double want = cplx ? src[2 * k + p] : src[k], got = d.val[cplx ? 2 * k + p : k];
-                    if (single) {
-                        float fw = (float)want, fg = (float)got;
-                        bad += memcmp(&fw, &fg, sizeof fw) != 0;
-                    } else {
-                        bad += !same_bits(want, got);
-                    }
-                }
-            }
-            CHECK(bad == 0, "round trip cplx=%d single=%d: %d mismatches", cplx, single, bad);
+            int64_t bad = value_mismatches(single ? vs : v, d.val, nv * nnz, single);
+            for (int64_t k = 0; k < nnz; k++) bad += d.row[k] != r[k] || d.col[k] != c[k];
+            CHECK(bad == 0, "round trip kind=%d single=%d: %lld mismatches", kind, single, (long long)bad);
             sps_mm_data_free(&d);
         }
+    /* the quaternion file's header and first entry as the extension spells them */
+    {
+        int32_t r1 = 1, c1 = 0;
+        double q1[4] = {1, -2, 0.5, 0};
+        sps_status st = sps_mm_write_coo(path, 2, 2, 1, &r1, &c1, q1, SPS_MM_KIND_QUATERNION, 0, NULL, err, sizeof err);
+        char text[256] = "";
+        FILE *f = fopen(path, "rb");
+        size_t nr = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[nr] = '\0';
+        const char *want = "%%MatrixMarket matrix coordinate quaternion general\n2 2 1\n2 1 1 -2 0.5 0\n";
+        CHECK(st == SPS_OK && !strcmp(text, want), "quaternion file text: '%s' %s", text, err);
+    }
 
     /* pattern (val == NULL) */
     sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, NULL, 0, 0, NULL, err, sizeof err);
@@ -715,26 +739,21 @@ static void test_roundtrip(void)
     sps_mm_data_free(&d);
 
     /* vectors */
-    for (int cplx = 0; cplx < 2; cplx++)
+    for (int kind = 0; kind < 3; kind++)
         for (int single = 0; single < 2; single++) {
+            const int nv = sps_mm_field_values(kind_field[kind]);
             int32_t n = 101;
             const double *src = single ? vs : v;
-            st = sps_mm_write_vector(path, n, src, cplx, single, "vector", err, sizeof err);
+            st = sps_mm_write_vector(path, n, src, kind, single, "vector", err, sizeof err);
             CHECK(st == SPS_OK, "write_vector: %s", err);
-            st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
-            CHECK(st == SPS_OK && d.is_array && d.rows == n && d.cols == 1 && d.nnz == n, "read vector: %s", err);
+            st = sps_mm_read_file(path, &q, &d, err, sizeof err);
+            CHECK(st == SPS_OK && d.is_array && d.rows == n && d.cols == 1 && d.nnz == n &&
+                      d.field == kind_field[kind],
+                  "read vector kind=%d: %s", kind, err);
             if (st != SPS_OK) continue;
-            int bad = 0;
-            for (int64_t k = 0; k < (cplx ? 2 : 1) * (int64_t)n; k++) {
-                if (single) {
-                    float fw = (float)vs[k], fg = (float)d.val[k];
-                    bad += memcmp(&fw, &fg, sizeof fw) != 0;
-                } else {
-                    bad += !same_bits(v[k], d.val[k]);
-                }
-                if (k < n) bad += d.row[k] != k || d.col[k] != 0;
-            }
-            CHECK(bad == 0, "vector round trip cplx=%d single=%d: %d mismatches", cplx, single, bad);
+            int64_t bad = value_mismatches(src, d.val, nv * (int64_t)n, single);
+            for (int64_t k = 0; k < n; k++) bad += d.row[k] != k || d.col[k] != 0;
+            CHECK(bad == 0, "vector round trip kind=%d single=%d: %lld mismatches", kind, single, (long long)bad);
             sps_mm_data_free(&d);
         }
 
@@ -757,6 +776,10 @@ static void test_roundtrip(void)
     CHECK(st == SPS_ERR_ARG, "negative rows");
     st = sps_mm_write_vector(path, 3, NULL, 0, 0, NULL, err, sizeof err);
     CHECK(st == SPS_ERR_ARG, "NULL vector");
+    st = sps_mm_write_vector(path, 1, v, 3, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG && strstr(err, "unknown value kind"), "vector kind 3: %s", err);
+    st = sps_mm_write_coo(path, rows, cols, 1, r, c, v, -1, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG && strstr(err, "unknown value kind"), "coo kind -1: %s", err);
     CHECK(stat(path, &sb1) == 0 && sb1.st_size == sb0.st_size && sps_mm_read_file(path, &o, &d, err, sizeof err) == SPS_OK &&
               d.nnz == 3,
           "old file kept after refused writes");
