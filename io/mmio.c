@@ -92,6 +92,7 @@ typedef struct {
     const char *name;
     int64_t line;          /* 1-based line of the current position */
     int allow_nonfinite;
+    int allow_quaternion;
     char *err;
     size_t errlen;
 } mm_ctx;
@@ -403,7 +404,7 @@ static int next_tok(const char **pp, const char **tok, size_t *len)
 
 static const char *field_name(sps_mm_field f)
 {
-    static const char *n[] = {"real", "integer", "pattern", "complex"};
+    static const char *n[] = {"real", "integer", "pattern", "complex", "quaternion"};
     return n[f];
 }
 static const char *sym_name(sps_mm_symmetry s)
@@ -440,7 +441,7 @@ static sps_status parse_banner(mm_ctx *c, const char **pp, sps_mm_data *d)
     for (int i = 0; i < 4; i++)
         if (!next_tok(&p, &tk[i], &tl[i]))
             return perr(c, c->line, "incomplete banner: missing %s (expected '%%%%MatrixMarket matrix "
-                                    "coordinate|array real|integer|pattern|complex "
+                                    "coordinate|array real|integer|pattern|complex|quaternion "
                                     "general|symmetric|skew-symmetric|hermitian')",
                         what[i]);
     if (!tok_eq_ci(tk[0], tl[0], "matrix"))
@@ -454,7 +455,10 @@ static sps_status parse_banner(mm_ctx *c, const char **pp, sps_mm_data *d)
     else if (tok_eq_ci(tk[2], tl[2], "integer")) d->field = SPS_MM_INTEGER;
     else if (tok_eq_ci(tk[2], tl[2], "pattern")) d->field = SPS_MM_PATTERN;
     else if (tok_eq_ci(tk[2], tl[2], "complex")) d->field = SPS_MM_COMPLEX;
-    else return perr(c, c->line, "unsupported field '%s' (real, integer, pattern or complex)", tok_show(tk[2]).s);
+    else if (tok_eq_ci(tk[2], tl[2], "quaternion")) d->field = SPS_MM_QUATERNION;
+    else
+        return perr(c, c->line, "unsupported field '%s' (real, integer, pattern, complex or quaternion)",
+                    tok_show(tk[2]).s);
 
     if (tok_eq_ci(tk[3], tl[3], "general")) d->symmetry = SPS_MM_GENERAL;
     else if (tok_eq_ci(tk[3], tl[3], "symmetric")) d->symmetry = SPS_MM_SYMMETRIC;
@@ -468,11 +472,21 @@ static sps_status parse_banner(mm_ctx *c, const char **pp, sps_mm_data *d)
 
     if (d->is_array && d->field == SPS_MM_PATTERN)
         return perr(c, c->line, "unsupported combination: field 'pattern' with format 'array'");
-    if (d->symmetry == SPS_MM_HERMITIAN && d->field != SPS_MM_COMPLEX)
-        return perr(c, c->line, "unsupported combination: symmetry 'hermitian' needs field 'complex', not '%s'",
+    if (d->symmetry == SPS_MM_HERMITIAN && d->field != SPS_MM_COMPLEX && d->field != SPS_MM_QUATERNION)
+        return perr(c, c->line,
+                    "unsupported combination: symmetry 'hermitian' needs field 'complex' or 'quaternion', not '%s'",
                     field_name(d->field));
     if (d->symmetry == SPS_MM_SKEW && d->field == SPS_MM_PATTERN)
         return perr(c, c->line, "unsupported combination: symmetry 'skew-symmetric' with field 'pattern'");
+    if (d->field == SPS_MM_QUATERNION && d->symmetry != SPS_MM_GENERAL && d->symmetry != SPS_MM_HERMITIAN)
+        return perr(c, c->line,
+                    "unsupported combination: symmetry '%s' with field 'quaternion' (the quaternion extension "
+                    "defines general and hermitian only)",
+                    sym_name(d->symmetry));
+    if (d->field == SPS_MM_QUATERNION && !c->allow_quaternion)
+        return perr(c, c->line,
+                    "quaternion Matrix Market files need a quaternion-aware reader (not supported by this "
+                    "reader call)");
 
     if (*p == '\n') {
         p++;
@@ -537,7 +551,7 @@ typedef struct {
     int32_t *row, *col;
     double *val;
     int64_t cap; /* entries allocated */
-    int nv;      /* doubles per entry: 1 or 2 */
+    int nv;      /* doubles per entry: sps_mm_field_values(field) */
 } mm_arrays;
 
 static sps_status arrays_resize(mm_arrays *a, int64_t cap, char *err, size_t errlen)
@@ -593,9 +607,17 @@ static inline int to_token(const char **pp)
     return !(*p == '\n' || *p == '\0');
 }
 
-/* Reads the value(s) of one entry at *pp (positioned at the first token's
+/* Names of the numbers after the first of a complex or quaternion value. */
+static const char *part_name(const sps_mm_data *d, int p)
+{
+    static const char *const q[4] = {"value", "i part", "j part", "k part"};
+    return d->field == SPS_MM_QUATERNION ? q[p] : "imaginary part";
+}
+
+/* Reads the nv value(s) of one entry at *pp (positioned at the first token's
  * separator for coordinate, or at the token for array when first != 0). */
-static inline sps_status read_values(mm_ctx *c, const char **pp, const sps_mm_data *d, double *v, int first)
+static inline sps_status read_values(mm_ctx *c, const char **pp, const sps_mm_data *d, int nv, double *v,
+                                     int first)
 {
     const char *p = *pp;
     sps_status st;
@@ -603,13 +625,29 @@ static inline sps_status read_values(mm_ctx *c, const char **pp, const sps_mm_da
         return perr(c, c->line, "missing value after the indices (field '%s')", field_name(d->field));
     const char *t0 = p;
     if ((st = parse_double(c, &p, &v[0], "value")) != SPS_OK) return st;
-    if (d->field == SPS_MM_COMPLEX) {
-        if (!to_token(&p)) return perr(c, c->line, "missing imaginary part of a complex value");
-        if ((st = parse_double(c, &p, &v[1], "imaginary part")) != SPS_OK) return st;
-    } else if (MM_UNLIKELY(d->field == SPS_MM_INTEGER) && v[0] != trunc(v[0])) {
-        return perr(c, c->line, "non-integer value '%s' in an integer matrix", tok_show(t0).s);
+    for (int k = 1; k < nv; k++) {
+        if (!to_token(&p))
+            return perr(c, c->line, "missing %s of a %s value", part_name(d, k), field_name(d->field));
+        if ((st = parse_double(c, &p, &v[k], part_name(d, k))) != SPS_OK) return st;
     }
+    if (MM_UNLIKELY(d->field == SPS_MM_INTEGER) && v[0] != trunc(v[0]))
+        return perr(c, c->line, "non-integer value '%s' in an integer matrix", tok_show(t0).s);
     *pp = p;
+    return SPS_OK;
+}
+
+/* A diagonal entry (i,i) of symmetric storage with value v: none in a
+ * skew-symmetric matrix; a hermitian quaternion's is real (zero vector part).
+ * A complex hermitian diagonal keeps its imaginary part (see mmio.h). */
+static sps_status check_diagonal(mm_ctx *c, const sps_mm_data *d, int32_t i, const double *v)
+{
+    if (d->symmetry == SPS_MM_SKEW)
+        return perr(c, c->line, "diagonal entry (%ld,%ld) in a skew-symmetric matrix", (long)i + 1, (long)i + 1);
+    if (d->symmetry == SPS_MM_HERMITIAN && d->field == SPS_MM_QUATERNION && (v[1] != 0 || v[2] != 0 || v[3] != 0))
+        return perr(c, c->line,
+                    "diagonal entry (%ld,%ld) of a hermitian quaternion matrix has a nonzero vector part "
+                    "(b c d = %.17g %.17g %.17g); a hermitian diagonal must be real",
+                    (long)i + 1, (long)i + 1, v[1], v[2], v[3]);
     return SPS_OK;
 }
 
@@ -645,7 +683,7 @@ static sps_status parse_coordinate(mm_ctx *c, const char **pp, sps_mm_data *d, i
         if (MM_UNLIKELY(!scan_index(&p, d->cols, &j))) return index_error(c, p, "column", d->cols);
         double *v = a->val + k * nv;
         if (has_val) {
-            if ((st = read_values(c, &p, d, v, 0)) != SPS_OK) return st;
+            if ((st = read_values(c, &p, d, nv, v, 0)) != SPS_OK) return st;
         } else {
             v[0] = 1.0;
         }
@@ -662,9 +700,8 @@ static sps_status parse_coordinate(mm_ctx *c, const char **pp, sps_mm_data *d, i
                 tri_line = c->line;
             }
             off++;
-        } else if (MM_UNLIKELY(sym && d->symmetry == SPS_MM_SKEW)) {
-            return perr(c, c->line, "diagonal entry (%ld,%ld) in a skew-symmetric matrix", (long)i + 1,
-                        (long)j + 1);
+        } else if (MM_UNLIKELY(sym) && (st = check_diagonal(c, d, i, v)) != SPS_OK) {
+            return st;
         }
         a->row[k] = i;
         a->col[k] = j;
@@ -692,7 +729,9 @@ static sps_status parse_array(mm_ctx *c, const char **pp, sps_mm_data *d, int64_
     int64_t k = 0;
     while (k < nnz_decl) {
         if ((st = begin_entry(c, &p, a, k, nnz_decl)) != SPS_OK) return st;
-        if ((st = read_values(c, &p, d, a->val + k * nv, 1)) != SPS_OK) return st;
+        double *v = a->val + k * nv;
+        if ((st = read_values(c, &p, d, nv, v, 1)) != SPS_OK) return st;
+        if (i == j && !general && (st = check_diagonal(c, d, i, v)) != SPS_OK) return st;
         a->row[k] = i;
         a->col[k] = j;
         off += i != j;
@@ -708,7 +747,9 @@ static sps_status parse_array(mm_ctx *c, const char **pp, sps_mm_data *d, int64_
     return SPS_OK;
 }
 
-/* Append the mirror of every off-diagonal entry (symmetric storage). */
+/* Append the mirror of every off-diagonal entry (symmetric storage): the
+ * first value times s, the others (imaginary part, quaternion vector part)
+ * times si, so hermitian conjugates a complex or quaternion value alike. */
 static void mirror(const sps_mm_data *d, mm_arrays *a, int64_t nfile)
 {
     const int nv = a->nv;
@@ -720,7 +761,7 @@ static void mirror(const sps_mm_data *d, mm_arrays *a, int64_t nfile)
         a->row[m] = a->col[k];
         a->col[m] = a->row[k];
         a->val[m * nv] = s * a->val[k * nv];
-        if (nv == 2) a->val[m * nv + 1] = si * a->val[k * nv + 1];
+        for (int p = 1; p < nv; p++) a->val[m * nv + p] = si * a->val[k * nv + p];
         m++;
     }
 }
@@ -749,7 +790,7 @@ static sps_status parse_text(mm_ctx *c, sps_mm_data *out)
     /* Preallocate no more entries than the remaining text can hold: each entry
      * needs at least 2*tokens bytes (token + separator), so a forged huge
      * count in a small file cannot trigger a huge allocation. */
-    a.nv = d.field == SPS_MM_COMPLEX ? 2 : 1;
+    a.nv = sps_mm_field_values(d.field);
     int tokens = (d.is_array ? 0 : 2) + (d.field == SPS_MM_PATTERN ? 0 : a.nv);
     int64_t bound = ((int64_t)(c->end - p) + 1) / (2 * tokens) + 1;
     int64_t cap = nnz_decl < bound ? nnz_decl : bound;
@@ -788,7 +829,14 @@ static sps_status read_text(const char *text, size_t len, const char *name, cons
     locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
 
-    mm_ctx c = {text, text + len, name ? name : "<buffer>", 1, opt ? opt->allow_nonfinite : 0, err, errlen};
+    mm_ctx c = {.buf = text,
+                .end = text + len,
+                .name = name ? name : "<buffer>",
+                .line = 1,
+                .allow_nonfinite = opt ? opt->allow_nonfinite : 0,
+                .allow_quaternion = opt ? opt->allow_quaternion : 0,
+                .err = err,
+                .errlen = errlen};
     sps_status st = parse_text(&c, out);
 
     if (cloc) {
@@ -1036,16 +1084,37 @@ static int put_val(FILE *f, double v, int single, const char *lead)
     return fprintf(f, "%s%.17g", lead, v) > 0;
 }
 
+/* What the writers' kind argument names: the field word and the values per entry. */
+static const struct {
+    const char *field;
+    int nv;
+} kinds[] = {
+    [SPS_MM_KIND_REAL] = {"real", 1},
+    [SPS_MM_KIND_COMPLEX] = {"complex", 2},
+    [SPS_MM_KIND_QUATERNION] = {"quaternion", 4},
+};
+static int kind_ok(int kind) { return kind >= 0 && kind < (int)(sizeof kinds / sizeof kinds[0]); }
+
+/* The nv values of one entry, each after lead (the first after lead0). */
+static int put_vals(FILE *f, const double *v, int nv, int single, const char *lead0)
+{
+    int ok = put_val(f, v[0], single, lead0);
+    for (int p = 1; ok && p < nv; p++) ok = put_val(f, v[p], single, " ");
+    return ok;
+}
+
 sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_t nnz, const int32_t *row0,
-                            const int32_t *col0, const double *val, int is_complex, int single,
-                            const char *comment, char *err, size_t errlen)
+                            const int32_t *col0, const double *val, int kind, int single, const char *comment,
+                            char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    if (!path || rows < 0 || cols < 0 || nnz < 0 || (nnz > 0 && (!row0 || !col0))) {
+    if (!path || rows < 0 || cols < 0 || nnz < 0 || (nnz > 0 && (!row0 || !col0)) || !kind_ok(kind)) {
         set_err(err, errlen, "sps_mm_write_coo: invalid argument (%s)",
-                !path ? "NULL path" : (rows < 0 || cols < 0) ? "negative size"
-                                    : nnz < 0                ? "negative nnz"
-                                                             : "NULL index array");
+                !path                   ? "NULL path"
+                : (rows < 0 || cols < 0) ? "negative size"
+                : nnz < 0                ? "negative nnz"
+                : !kind_ok(kind)         ? "unknown value kind"
+                                         : "NULL index array");
         return SPS_ERR_ARG;
     }
     for (int64_t k = 0; k < nnz; k++)
@@ -1057,43 +1126,37 @@ sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_
     mm_out o;
     sps_status st = out_open(&o, path, err, errlen);
     if (st != SPS_OK) return st;
-    const char *field = !val ? "pattern" : is_complex ? "complex" : "real";
-    int ok = write_header(o.f, "coordinate", field, comment) &&
+    const int nv = kinds[kind].nv;
+    int ok = write_header(o.f, "coordinate", val ? kinds[kind].field : "pattern", comment) &&
              fprintf(o.f, "%ld %ld %lld\n", (long)rows, (long)cols, (long long)nnz) > 0;
     for (int64_t k = 0; ok && k < nnz; k++) {
         ok = fprintf(o.f, "%ld %ld", (long)row0[k] + 1, (long)col0[k] + 1) > 0;
-        if (ok && val) {
-            if (is_complex) ok = put_val(o.f, val[2 * k], single, " ") && put_val(o.f, val[2 * k + 1], single, " ");
-            else ok = put_val(o.f, val[k], single, " ");
-        }
+        if (ok && val) ok = put_vals(o.f, val + (size_t)k * (size_t)nv, nv, single, " ");
         ok = ok && fputc('\n', o.f) != EOF;
     }
     if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
     return out_close(&o, ok, err, errlen);
 }
 
-sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int is_complex, int single,
+sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int kind, int single,
                                const char *comment, char *err, size_t errlen)
 {
     if (err && errlen) err[0] = '\0';
-    if (!path || n < 0 || (n > 0 && !val)) {
+    if (!path || n < 0 || (n > 0 && !val) || !kind_ok(kind)) {
         set_err(err, errlen, "sps_mm_write_vector: invalid argument (%s)",
-                !path ? "NULL path" : n < 0 ? "negative length" : "NULL values");
+                !path            ? "NULL path"
+                : n < 0          ? "negative length"
+                : !kind_ok(kind) ? "unknown value kind"
+                                 : "NULL values");
         return SPS_ERR_ARG;
     }
     mm_out o;
     sps_status st = out_open(&o, path, err, errlen);
     if (st != SPS_OK) return st;
-    int ok = write_header(o.f, "array", is_complex ? "complex" : "real", comment) &&
-             fprintf(o.f, "%ld 1\n", (long)n) > 0;
-    for (int32_t k = 0; ok && k < n; k++) {
-        if (is_complex) {
-            ok = put_val(o.f, val[2 * (size_t)k], single, "") && put_val(o.f, val[2 * (size_t)k + 1], single, " ");
-        } else {
-            ok = put_val(o.f, val[k], single, "");
-        }
-        ok = ok && fputc('\n', o.f) != EOF;
-    }
+    const int nv = kinds[kind].nv;
+    int ok = write_header(o.f, "array", kinds[kind].field, comment) && fprintf(o.f, "%ld 1\n", (long)n) > 0;
+    for (int32_t k = 0; ok && k < n; k++)
+        ok = put_vals(o.f, val + (size_t)k * (size_t)nv, nv, single, "") && fputc('\n', o.f) != EOF;
     if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
     return out_close(&o, ok, err, errlen);
 }

@@ -6,15 +6,18 @@
  * its name) is read into memory and parsed by a hand-written scanner.
  *
  * Accepted syntax:
- *  - Banner `%%MatrixMarket matrix coordinate|array real|integer|pattern|complex
+ *  - Banner `%%MatrixMarket matrix coordinate|array
+ *    real|integer|pattern|complex|quaternion
  *    general|symmetric|skew-symmetric|hermitian`; every keyword (and the
  *    `%%MatrixMarket` token itself) is case-insensitive.  Blank lines and a UTF-8
- *    BOM before the banner are tolerated.
+ *    BOM before the banner are tolerated.  `quaternion` is libspsolve's
+ *    extension (below).
  *  - Lines whose first non-blank character is `%` are comments, anywhere after
  *    the banner.  Blank lines are allowed anywhere.  Tokens are separated by
  *    spaces/tabs; CR (CRLF endings), VT and FF count as blanks.
  *  - One entry per line: `i j [value [imag]]` (coordinate) or `value [imag]`
- *    (array); anything after the last expected token is an error.
+ *    (array), quaternion `i j a b c d` or `a b c d`; anything after the last
+ *    expected token is an error.
  *  - Indices are plain decimal digits, 1-based.  Values: anything strtod
  *    accepts in the C locale (1.1E1, 1e-3, -.5, +2, hex floats; nan/inf only
  *    with allow_nonfinite).  Decimal tokens with <= 19 significant digits whose
@@ -25,20 +28,27 @@
  *
  * Qualifier rules (same as the NIST reference mm_is_valid, plus integer):
  *  - pattern is not allowed with array;
- *  - hermitian needs the complex field (a real/integer/pattern "hermitian" file
- *    is rejected rather than silently read as symmetric);
+ *  - hermitian needs the complex or quaternion field (a real/integer/pattern
+ *    "hermitian" file is rejected rather than silently read as symmetric);
+ *  - quaternion allows general and hermitian only (the extension defines no
+ *    symmetric or skew-symmetric quaternion storage);
  *  - skew-symmetric is not allowed with pattern (there is no value to negate);
  *  - symmetric/skew/hermitian need a square size.
  *
  * Symmetric storage is expanded to general triplets: the file's entries come
  * first, in file order, followed by one mirrored entry per off-diagonal entry,
  * in the same order.  symmetric: (j,i,v); skew: (j,i,-v); hermitian:
- * (j,i,conj(v)).  A symmetric/skew/hermitian coordinate file must store one
+ * (j,i,conj(v)), for a quaternion conj(a,b,c,d) = (a,-b,-c,-d).
+ * A symmetric/skew/hermitian coordinate file must store one
  * triangle only (lower, as the standard says, or upper); a file mixing both
  * is rejected, because mirroring it would double entries silently.
- * Skew-symmetric files may not list diagonal entries.  Hermitian diagonal
- * entries with a nonzero imaginary part are accepted and kept as written (the
- * matrix is then not exactly Hermitian; checking that is left to the caller).
+ * Skew-symmetric files may not list diagonal entries.  Complex hermitian
+ * diagonal entries with a nonzero imaginary part are accepted and kept as
+ * written (the matrix is then not exactly Hermitian; checking that is left to
+ * the caller: real-world files carry such rounding).  Quaternion hermitian
+ * diagonal entries must have a zero vector part (b = c = d = 0) and are
+ * refused otherwise: the extension is new, so no legacy file needs the
+ * leniency, and a solver would otherwise get a non-Hermitian matrix.
  *
  * Array format is dense column-major; for symmetric/hermitian only the lower
  * triangle including the diagonal is stored (n(n+1)/2 values), for skew only
@@ -47,6 +57,15 @@
  *
  * Pattern entries get the value 1.0.  Duplicate (i,j) entries are NOT summed
  * here; the CSR builder sums them.
+ *
+ * Quaternion extension (issue 20): field `quaternion`, entry lines `i j a b c
+ * d` (coordinate) or `a b c d` (array, column-major) for a + b*i + c*j + d*k,
+ * stored as 4 interleaved doubles (a,b,c,d) per entry.  Each of the 4 numbers
+ * follows the rules of a real value (allow_nonfinite included).  A caller
+ * must opt in with sps_mm_options.allow_quaternion: callers written before
+ * the extension would read 4 values per entry as 1 or 2, so without the flag
+ * a quaternion file is refused at its banner ("quaternion Matrix Market
+ * files need a quaternion-aware reader ...").
  *
  * On success the arrays are malloc'ed (at least one element each, never NULL)
  * and owned by the caller: free them with sps_mm_data_free().  On failure
@@ -66,8 +85,14 @@
 extern "C" {
 #endif
 
-typedef enum { SPS_MM_REAL, SPS_MM_INTEGER, SPS_MM_PATTERN, SPS_MM_COMPLEX } sps_mm_field;
+typedef enum { SPS_MM_REAL, SPS_MM_INTEGER, SPS_MM_PATTERN, SPS_MM_COMPLEX, SPS_MM_QUATERNION } sps_mm_field;
 typedef enum { SPS_MM_GENERAL, SPS_MM_SYMMETRIC, SPS_MM_SKEW, SPS_MM_HERMITIAN } sps_mm_symmetry;
+
+/* Doubles per entry in sps_mm_data.val: 4 quaternion, 2 complex, else 1. */
+static inline int sps_mm_field_values(sps_mm_field f)
+{
+    return f == SPS_MM_QUATERNION ? 4 : f == SPS_MM_COMPLEX ? 2 : 1;
+}
 
 typedef struct {
     int32_t rows, cols;
@@ -77,15 +102,17 @@ typedef struct {
     sps_mm_field field;
     sps_mm_symmetry symmetry;
     int32_t *row, *col;   /* 0-based, length nnz, in file order then mirrored entries */
-    double *val;          /* length nnz (real/integer/pattern: pattern gives 1.0), or 2*nnz interleaved re,im when field==COMPLEX */
+    double *val;          /* length sps_mm_field_values(field)*nnz: one value (pattern gives 1.0), or interleaved
+                             re,im (COMPLEX), or interleaved a,b,c,d of a + b*i + c*j + d*k (QUATERNION) */
 } sps_mm_data;
 
 typedef struct {
-    int allow_nonfinite; /* accept nan/inf values when nonzero */
+    int allow_nonfinite;  /* accept nan/inf values when nonzero */
+    int allow_quaternion; /* return quaternion files (field SPS_MM_QUATERNION) when nonzero; refuse them when 0 */
 } sps_mm_options;
 
 /* Read a Matrix Market file; gzip is detected by its magic bytes.  opt may be
- * NULL (defaults: non-finite values rejected). */
+ * NULL (defaults: non-finite values and quaternion files rejected). */
 sps_status sps_mm_read_file(const char *path, const sps_mm_options *opt, sps_mm_data *out, char *err,
                             size_t errlen);
 /* Parse len bytes of Matrix Market text (need not be NUL-terminated); name is
@@ -103,14 +130,22 @@ void sps_mm_data_free(sps_mm_data *d);
  * goes after the banner, each line prefixed with "% ".
  * Arguments are validated before anything is created (SPS_ERR_ARG).
  *
- * sps_mm_write_coo writes 'coordinate real|complex general' (1-based in the
- * file, 0-based row0/col0 here).  val == NULL writes a 'pattern' file.
- * Entries are written in the given order; duplicates are written as given. */
+ * kind says what val holds per entry (any other value is SPS_ERR_ARG):
+ * SPS_MM_KIND_REAL one value, SPS_MM_KIND_COMPLEX interleaved re,im,
+ * SPS_MM_KIND_QUATERNION interleaved a,b,c,d.  The values are 0, 1, 2, so a
+ * boolean "is complex" argument means what it always did.
+ *
+ * sps_mm_write_coo writes 'coordinate real|complex|quaternion general'
+ * (1-based in the file, 0-based row0/col0 here).  val == NULL writes a
+ * 'pattern' file (kind ignored).  Entries are written in the given order;
+ * duplicates are written as given. */
+enum { SPS_MM_KIND_REAL = 0, SPS_MM_KIND_COMPLEX = 1, SPS_MM_KIND_QUATERNION = 2 };
 sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_t nnz, const int32_t *row0,
-                            const int32_t *col0, const double *val, int is_complex, int single,
-                            const char *comment, char *err, size_t errlen);
-/* Dense column vector as 'array real|complex general' n x 1 (complex: interleaved re,im). */
-sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int is_complex, int single,
+                            const int32_t *col0, const double *val, int kind, int single, const char *comment,
+                            char *err, size_t errlen);
+/* Dense column vector as 'array real|complex|quaternion general' n x 1: n
+ * entries of the kind's values each (interleaved, as above). */
+sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int kind, int single,
                                const char *comment, char *err, size_t errlen);
 
 #ifdef __cplusplus

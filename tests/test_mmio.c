@@ -3,7 +3,8 @@
  *   test_mmio DATA_DIR [MATRIX_DIR]
  *
  * DATA_DIR is tests/data (or tests/data/bad itself): every bad/NAME.mtx must fail
- * with the message substring listed in bad/EXPECTED.tsv.  MATRIX_DIR (or env
+ * with the message substring listed in bad/EXPECTED.tsv, read with quaternion
+ * files allowed (so the quaternion ones fail for their own fault).  MATRIX_DIR (or env
  * SPS_MATRIX_DIR) is the real-matrix corpus with MANIFEST.tsv; without it
  * that part prints "skipped".  Ends with "N passed, M failed". */
 #ifndef _POSIX_C_SOURCE
@@ -51,26 +52,41 @@ static char err[1024];
 
 static sps_status rd(const char *text, int allow, sps_mm_data *d)
 {
-    sps_mm_options o = {allow};
+    sps_mm_options o = {.allow_nonfinite = allow};
+    return sps_mm_read_buffer(text, strlen(text), "<buffer>", &o, d, err, sizeof err);
+}
+
+/* rd() with quaternion files allowed. */
+static sps_status rdq(const char *text, int allow, sps_mm_data *d)
+{
+    sps_mm_options o = {.allow_nonfinite = allow, .allow_quaternion = 1};
     return sps_mm_read_buffer(text, strlen(text), "<buffer>", &o, d, err, sizeof err);
 }
 
 static int same_bits(double a, double b) { return memcmp(&a, &b, sizeof a) == 0; }
 
-/* Check entry k of d: 0-based (i,j), value re (+ im for complex). */
-static void check_entry(int line, const sps_mm_data *d, int64_t k, int32_t i, int32_t j, double re, double im)
+/* Check entry k of d: 0-based (i,j) and its sps_mm_field_values(field) values
+ * (want holds 4; values past the field's count are ignored). */
+static void check_entry(int line, const sps_mm_data *d, int64_t k, int32_t i, int32_t j, const double *want)
 {
     if (k >= d->nnz) {
         check(0, line, "entry %lld beyond nnz %lld", (long long)k, (long long)d->nnz);
         return;
     }
-    int cplx = d->field == SPS_MM_COMPLEX;
-    double vr = cplx ? d->val[2 * k] : d->val[k], vi = cplx ? d->val[2 * k + 1] : 0.0;
-    check(d->row[k] == i && d->col[k] == j && same_bits(vr, re) && (!cplx || same_bits(vi, im)), line,
-          "entry %lld: got (%d,%d,%.17g,%.17g), want (%d,%d,%.17g,%.17g)", (long long)k, d->row[k], d->col[k], vr,
-          vi, i, j, re, im);
+    const int nv = sps_mm_field_values(d->field);
+    double got[4] = {0, 0, 0, 0};
+    int same = d->row[k] == i && d->col[k] == j;
+    for (int p = 0; p < nv; p++) {
+        got[p] = d->val[nv * k + p];
+        same &= same_bits(got[p], want[p]);
+    }
+    check(same, line, "entry %lld: got (%d,%d,%.17g,%.17g,%.17g,%.17g), want (%d,%d,%.17g,%.17g,%.17g,%.17g)",
+          (long long)k, d->row[k], d->col[k], got[0], got[1], got[2], got[3], i, j, want[0], want[1], want[2],
+          want[3]);
 }
-#define ENTRY(d, k, i, j, re, im) check_entry(__LINE__, (d), (k), (i), (j), (re), (im))
+#define ENTRY(d, k, i, j, re, im) check_entry(__LINE__, (d), (k), (i), (j), (const double[4]){(re), (im), 0, 0})
+#define QENTRY(d, k, i, j, a, b, c, e) \
+    check_entry(__LINE__, (d), (k), (i), (j), (const double[4]){(a), (b), (c), (e)})
 
 /* ------------------------------------------------------------------------ */
 
@@ -250,6 +266,88 @@ static void test_complex(void)
     CHECK(st == SPS_OK && d.nnz == 2, "complex skew: %s", err);
     if (st == SPS_OK) ENTRY(&d, 1, 0, 1, -1.0, -2.0);
     sps_mm_data_free(&d);
+}
+
+/* The quaternion extension: `i j a b c d` / `a b c d`, 4 values per entry. */
+static void test_quaternion(void)
+{
+    sps_mm_data d;
+    const char *gen = "%%MatrixMarket matrix coordinate Quaternion general\n% q\n2 3 3\n"
+                      "1 3 1.5 -2 0 4\n2 1 0 1e-3 -0.5 .25\n1 3 1 1 1 1\n";
+    sps_status st = rdq(gen, 0, &d);
+    CHECK(st == SPS_OK && d.field == SPS_MM_QUATERNION && d.symmetry == SPS_MM_GENERAL && d.nnz == 3 &&
+              d.nnz_file == 3 && d.rows == 2 && d.cols == 3 && !d.is_array,
+          "quaternion general: %s", err);
+    if (st == SPS_OK) {
+        QENTRY(&d, 0, 0, 2, 1.5, -2.0, 0.0, 4.0);
+        QENTRY(&d, 1, 1, 0, 0.0, 1e-3, -0.5, 0.25);
+        QENTRY(&d, 2, 0, 2, 1.0, 1.0, 1.0, 1.0); /* duplicates kept, not summed */
+    }
+    sps_mm_data_free(&d);
+
+    /* a caller that did not opt in gets a refusal at the banner, never 4 values per entry */
+    st = rd(gen, 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:1: quaternion Matrix Market files need a quaternion-aware "
+                                             "reader (not supported by this reader call)"),
+          "quaternion without opt-in: %s", err);
+    CHECK(d.row == NULL && d.val == NULL && d.nnz == 0, "out zeroed after the refusal");
+    st = sps_mm_read_buffer(gen, strlen(gen), "Q.mtx", NULL, &d, err, sizeof err);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "Q.mtx:1: quaternion Matrix Market files need"), "NULL options: %s", err);
+
+    /* hermitian, lower triangle: mirrors are conjugates (a,-b,-c,-d), the diagonal is not mirrored */
+    st = rdq("%%MatrixMarket matrix coordinate quaternion hermitian\n3 3 4\n1 1 2 0 0 0\n3 1 1 2 3 4\n"
+             "2 2 5 -0 0 0\n3 2 0 -1 0 0.5\n",
+             0, &d);
+    CHECK(st == SPS_OK && d.symmetry == SPS_MM_HERMITIAN && d.nnz_file == 4 && d.nnz == 6, "quaternion hermitian: %s",
+          err);
+    if (st == SPS_OK) {
+        QENTRY(&d, 0, 0, 0, 2.0, 0.0, 0.0, 0.0);
+        QENTRY(&d, 1, 2, 0, 1.0, 2.0, 3.0, 4.0);
+        QENTRY(&d, 2, 1, 1, 5.0, -0.0, 0.0, 0.0);
+        QENTRY(&d, 3, 2, 1, 0.0, -1.0, 0.0, 0.5);
+        QENTRY(&d, 4, 0, 2, 1.0, -2.0, -3.0, -4.0);
+        QENTRY(&d, 5, 1, 2, 0.0, 1.0, -0.0, -0.5);
+    }
+    sps_mm_data_free(&d);
+    /* upper-triangle storage mirrors downwards */
+    st = rdq("%%MatrixMarket matrix coordinate quaternion hermitian\n2 2 1\n1 2 1 2 3 4\n", 0, &d);
+    CHECK(st == SPS_OK && d.nnz == 2, "quaternion hermitian upper: %s", err);
+    if (st == SPS_OK) QENTRY(&d, 1, 1, 0, 1.0, -2.0, -3.0, -4.0);
+    sps_mm_data_free(&d);
+
+    /* a hermitian diagonal must be real, in coordinate and array files alike */
+    st = rdq("%%MatrixMarket matrix coordinate quaternion hermitian\n2 2 2\n1 1 1 0 0 0\n2 2 1 0 1 0\n", 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:4: diagonal entry (2,2) of a hermitian quaternion matrix has "
+                                             "a nonzero vector part (b c d = 0 1 0)"),
+          "hermitian diagonal: %s", err);
+    st = rdq("%%MatrixMarket matrix array quaternion hermitian\n2 2\n1 0 0 0\n2 1 0 0\n4 0 0 -1e-300\n", 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:5: diagonal entry (2,2) of a hermitian quaternion"),
+          "array hermitian diagonal: %s", err);
+    st = rdq("%%MatrixMarket matrix array quaternion hermitian\n2 2\n1 0 0 0\n2 1 0 3\n4 0 0 0\n", 0, &d);
+    CHECK(st == SPS_OK && d.is_array && d.nnz_file == 3 && d.nnz == 4, "array hermitian: %s", err);
+    if (st == SPS_OK) QENTRY(&d, 3, 0, 1, 2.0, -1.0, -0.0, -3.0);
+    sps_mm_data_free(&d);
+
+    /* array (vectors and dense matrices): one `a b c d` line per entry, column-major */
+    st = rdq("%%MatrixMarket matrix array quaternion general\n2 2\n1 2 3 4\n5 6 7 8\n\n9 10 11 12\n"
+             "% c\n13 14 15 16\n",
+             0, &d);
+    CHECK(st == SPS_OK && d.is_array && d.field == SPS_MM_QUATERNION && d.nnz == 4, "array quaternion: %s", err);
+    if (st == SPS_OK) {
+        QENTRY(&d, 0, 0, 0, 1, 2, 3, 4);
+        QENTRY(&d, 1, 1, 0, 5, 6, 7, 8);
+        QENTRY(&d, 2, 0, 1, 9, 10, 11, 12);
+        QENTRY(&d, 3, 1, 1, 13, 14, 15, 16);
+    }
+    sps_mm_data_free(&d);
+
+    /* non-finite values follow allow_nonfinite in every part */
+    const char *nf = "%%MatrixMarket matrix array quaternion general\n1 1\n1 nan -inf 0\n";
+    st = rdq(nf, 1, &d);
+    CHECK(st == SPS_OK && isnan(d.val[1]) && d.val[2] == -INFINITY, "quaternion nan allowed: %s", err);
+    sps_mm_data_free(&d);
+    st = rdq(nf, 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:3: non-finite value 'nan'"), "quaternion nan: %s", err);
 }
 
 static void test_array(void)
@@ -493,6 +591,19 @@ static void test_files(void)
           st == SPS_OK ? "OK" : "", err);
     sps_mm_data_free(&d);
 
+    /* a gzipped quaternion file, read by a caller that opted in */
+    {
+        const char *qt = "%%MatrixMarket matrix coordinate quaternion hermitian\n2 2 2\n1 1 3 0 0 0\n2 1 1 2 3 4\n";
+        gzFile g = gzopen(gzpath, "wb");
+        gzwrite(g, qt, (unsigned)strlen(qt));
+        gzclose(g);
+        const sps_mm_options q = {.allow_quaternion = 1};
+        st = sps_mm_read_file(gzpath, &q, &d, err, sizeof err);
+        CHECK(st == SPS_OK && d.field == SPS_MM_QUATERNION && d.nnz == 3, "gzip quaternion: %s", err);
+        if (st == SPS_OK) QENTRY(&d, 2, 0, 1, 1.0, -2.0, -3.0, -4.0);
+        sps_mm_data_free(&d);
+    }
+
     /* parse errors name the path and the line */
     f = fopen(plain, "wb");
     fputs("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 3 1\n", f);
@@ -544,55 +655,79 @@ static int count_tmp_files(const char *dir)
     return n;
 }
 
+/* Values read back that differ from the written ones: bit for bit, or as
+ * floats in single mode. */
+static int64_t value_mismatches(const double *want, const double *got, int64_t n, int single)
+{
+    int64_t bad = 0;
+    for (int64_t x = 0; x < n; x++) {
+        if (single) {
+            float fw = (float)want[x], fg = (float)got[x];
+            bad += memcmp(&fw, &fg, sizeof fw) != 0;
+        } else {
+            bad += !same_bits(want[x], got[x]);
+        }
+    }
+    return bad;
+}
+
+/* The writers' value kinds and the fields they read back as. */
+static const sps_mm_field kind_field[3] = {
+    [SPS_MM_KIND_REAL] = SPS_MM_REAL,
+    [SPS_MM_KIND_COMPLEX] = SPS_MM_COMPLEX,
+    [SPS_MM_KIND_QUATERNION] = SPS_MM_QUATERNION,
+};
+
 static void test_roundtrip(void)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/rt.mtx", tmpdir);
     const int32_t rows = 37, cols = 23;
     const int64_t nnz = 500;
+    const sps_mm_options q = {.allow_quaternion = 1};
     int32_t *r = malloc(nnz * sizeof *r), *c = malloc(nnz * sizeof *c);
-    double *v = malloc(2 * nnz * sizeof *v), *vs = malloc(2 * nnz * sizeof *vs);
+    double *v = malloc(4 * nnz * sizeof *v), *vs = malloc(4 * nnz * sizeof *vs);
     for (int64_t k = 0; k < nnz; k++) {
         r[k] = (int32_t)(rng() % rows);
         c[k] = (int32_t)(rng() % cols);
-        v[2 * k] = random_double();
-        v[2 * k + 1] = random_double();
     }
+    for (int64_t k = 0; k < 4 * nnz; k++) v[k] = random_double();
     /* single-precision data: floats of every magnitude, subnormals included */
-    for (int64_t k = 0; k < 2 * nnz; k++)
+    for (int64_t k = 0; k < 4 * nnz; k++)
         vs[k] = (double)(float)ldexp((rng() & 1 ? -1.0 : 1.0) * (double)(rng() >> 11), (int)(rng() % 250) - 200);
     v[0] = -0.0;
     v[3] = 5e-324;
     v[4] = 1.7976931348623157e308;
     vs[0] = -0.0;
-    for (int cplx = 0; cplx < 2; cplx++)
+    for (int kind = 0; kind < 3; kind++)
         for (int single = 0; single < 2; single++) {
-            sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, single ? vs : v, cplx, single,
+            const int nv = sps_mm_field_values(kind_field[kind]);
+            sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, single ? vs : v, kind, single,
                                              "round trip\nline two", err, sizeof err);
-            CHECK(st == SPS_OK, "write_coo cplx=%d single=%d: %s", cplx, single, err);
+            CHECK(st == SPS_OK, "write_coo kind=%d single=%d: %s", kind, single, err);
             sps_mm_data d;
-            st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
-            CHECK(st == SPS_OK && d.rows == rows && d.cols == cols && d.nnz == nnz &&
-                      d.field == (cplx ? SPS_MM_COMPLEX : SPS_MM_REAL),
-                  "read back cplx=%d single=%d: %s", cplx, single, err);
+            st = sps_mm_read_file(path, &q, &d, err, sizeof err);
+            CHECK(st == SPS_OK && d.rows == rows && d.cols == cols && d.nnz == nnz && d.field == kind_field[kind],
+                  "read back kind=%d single=%d: %s", kind, single, err);
             if (st != SPS_OK) continue;
-            int bad = 0;
-            for (int64_t k = 0; k < nnz; k++) {
-                bad += d.row[k] != r[k] || d.col[k] != c[k];
-                for (int p = 0; p <= cplx; p++) {
-                    const double *src = single ? vs : v;
-                    double want = cplx ? src[2 * k + p] : src[k], got = d.val[cplx ? 2 * k + p : k];
-                    if (single) {
-                        float fw = (float)want, fg = (float)got;
-                        bad += memcmp(&fw, &fg, sizeof fw) != 0;
-                    } else {
-                        bad += !same_bits(want, got);
-                    }
-                }
-            }
-            CHECK(bad == 0, "round trip cplx=%d single=%d: %d mismatches", cplx, single, bad);
+            int64_t bad = value_mismatches(single ? vs : v, d.val, nv * nnz, single);
+            for (int64_t k = 0; k < nnz; k++) bad += d.row[k] != r[k] || d.col[k] != c[k];
+            CHECK(bad == 0, "round trip kind=%d single=%d: %lld mismatches", kind, single, (long long)bad);
             sps_mm_data_free(&d);
         }
+    /* the quaternion file's header and first entry as the extension spells them */
+    {
+        int32_t r1 = 1, c1 = 0;
+        double q1[4] = {1, -2, 0.5, 0};
+        sps_status st = sps_mm_write_coo(path, 2, 2, 1, &r1, &c1, q1, SPS_MM_KIND_QUATERNION, 0, NULL, err, sizeof err);
+        char text[256] = "";
+        FILE *f = fopen(path, "rb");
+        size_t nr = f ? fread(text, 1, sizeof text - 1, f) : 0;
+        if (f) fclose(f);
+        text[nr] = '\0';
+        const char *want = "%%MatrixMarket matrix coordinate quaternion general\n2 2 1\n2 1 1 -2 0.5 0\n";
+        CHECK(st == SPS_OK && !strcmp(text, want), "quaternion file text: '%s' %s", text, err);
+    }
 
     /* pattern (val == NULL) */
     sps_status st = sps_mm_write_coo(path, rows, cols, nnz, r, c, NULL, 0, 0, NULL, err, sizeof err);
@@ -604,33 +739,28 @@ static void test_roundtrip(void)
     sps_mm_data_free(&d);
 
     /* vectors */
-    for (int cplx = 0; cplx < 2; cplx++)
+    for (int kind = 0; kind < 3; kind++)
         for (int single = 0; single < 2; single++) {
+            const int nv = sps_mm_field_values(kind_field[kind]);
             int32_t n = 101;
             const double *src = single ? vs : v;
-            st = sps_mm_write_vector(path, n, src, cplx, single, "vector", err, sizeof err);
+            st = sps_mm_write_vector(path, n, src, kind, single, "vector", err, sizeof err);
             CHECK(st == SPS_OK, "write_vector: %s", err);
-            st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
-            CHECK(st == SPS_OK && d.is_array && d.rows == n && d.cols == 1 && d.nnz == n, "read vector: %s", err);
+            st = sps_mm_read_file(path, &q, &d, err, sizeof err);
+            CHECK(st == SPS_OK && d.is_array && d.rows == n && d.cols == 1 && d.nnz == n &&
+                      d.field == kind_field[kind],
+                  "read vector kind=%d: %s", kind, err);
             if (st != SPS_OK) continue;
-            int bad = 0;
-            for (int64_t k = 0; k < (cplx ? 2 : 1) * (int64_t)n; k++) {
-                if (single) {
-                    float fw = (float)vs[k], fg = (float)d.val[k];
-                    bad += memcmp(&fw, &fg, sizeof fw) != 0;
-                } else {
-                    bad += !same_bits(v[k], d.val[k]);
-                }
-                if (k < n) bad += d.row[k] != k || d.col[k] != 0;
-            }
-            CHECK(bad == 0, "vector round trip cplx=%d single=%d: %d mismatches", cplx, single, bad);
+            int64_t bad = value_mismatches(src, d.val, nv * (int64_t)n, single);
+            for (int64_t k = 0; k < n; k++) bad += d.row[k] != k || d.col[k] != 0;
+            CHECK(bad == 0, "vector round trip kind=%d single=%d: %lld mismatches", kind, single, (long long)bad);
             sps_mm_data_free(&d);
         }
 
     /* non-finite values are written and read back with allow_nonfinite */
     double nf[3] = {NAN, INFINITY, -INFINITY};
     st = sps_mm_write_vector(path, 3, nf, 0, 0, NULL, err, sizeof err);
-    sps_mm_options o = {1};
+    sps_mm_options o = {.allow_nonfinite = 1};
     CHECK(st == SPS_OK && sps_mm_read_file(path, &o, &d, err, sizeof err) == SPS_OK && isnan(d.val[0]) &&
               d.val[1] == INFINITY && d.val[2] == -INFINITY,
           "non-finite vector: %s", err);
@@ -646,6 +776,10 @@ static void test_roundtrip(void)
     CHECK(st == SPS_ERR_ARG, "negative rows");
     st = sps_mm_write_vector(path, 3, NULL, 0, 0, NULL, err, sizeof err);
     CHECK(st == SPS_ERR_ARG, "NULL vector");
+    st = sps_mm_write_vector(path, 1, v, 3, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG && strstr(err, "unknown value kind"), "vector kind 3: %s", err);
+    st = sps_mm_write_coo(path, rows, cols, 1, r, c, v, -1, 0, NULL, err, sizeof err);
+    CHECK(st == SPS_ERR_ARG && strstr(err, "unknown value kind"), "coo kind -1: %s", err);
     CHECK(stat(path, &sb1) == 0 && sb1.st_size == sb0.st_size && sps_mm_read_file(path, &o, &d, err, sizeof err) == SPS_OK &&
               d.nnz == 3,
           "old file kept after refused writes");
@@ -713,7 +847,8 @@ static void test_bad_files(const char *data_dir)
         char path[1300];
         snprintf(path, sizeof path, "%.1000s/%.255s", dir, name);
         sps_mm_data d;
-        sps_status st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
+        const sps_mm_options q = {.allow_quaternion = 1};
+        sps_status st = sps_mm_read_file(path, &q, &d, err, sizeof err);
         CHECK(st == SPS_ERR_PARSE && strstr(err, want), "%s: status %d, message '%s', want '%s'", name, (int)st, err,
               want);
         CHECK(d.row == NULL && d.col == NULL && d.val == NULL, "%s: out not zeroed", name);
@@ -774,7 +909,7 @@ static void test_real_matrices(const char *dir)
         sps_mm_data d;
         sps_status st = sps_mm_read_file(path, NULL, &d, err, sizeof err);
         if (!CHECK(st == SPS_OK, "%s: %s", path, err)) continue;
-        static const char *fields[] = {"real", "integer", "pattern", "complex"};
+        static const char *fields[] = {"real", "integer", "pattern", "complex", "quaternion"};
         static const char *syms[] = {"general", "symmetric", "skew-symmetric", "hermitian"};
         CHECK(d.rows == atol(col[2]) && d.cols == atol(col[3]) && d.nnz_file == atoll(col[4]),
               "%s: %d x %d, %lld entries; manifest %s x %s, %s", col[0], d.rows, d.cols, (long long)d.nnz_file,
@@ -811,6 +946,7 @@ int main(int argc, char **argv)
     test_integer_pattern();
     test_symmetry_real();
     test_complex();
+    test_quaternion();
     test_array();
     test_numbers();
     test_numbers_random();
