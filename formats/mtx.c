@@ -41,7 +41,7 @@ static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, con
     *A = NULL;
     if (from_buf ? !buf : !path) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL %s", fn, from_buf ? "buffer" : "path");
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "%s: bad scalar type", fn);
-    sps_mm_options o = {opt ? opt->allow_nonfinite : 0};
+    sps_mm_options o = {.allow_nonfinite = opt ? opt->allow_nonfinite : 0};
     sps_mm_data d;
     memset(&d, 0, sizeof d);
     char err[1024];
