@@ -116,6 +116,10 @@ struct sps_matrix_s {
     sps_launch_variant lv;        /* the kernels' launch variant (kernels/launch.h); zero: the defaults */
 };
 
+/** The size of A as an operator: n * d x m * d scalars (d = sps_entry_dim: 1 for scalar entries). */
+static inline sps_index sps_matrix_op_rows(const struct sps_matrix_s *A) { return A->n * (sps_index)sps_entry_dim(A->entry); }
+static inline sps_index sps_matrix_op_cols(const struct sps_matrix_s *A) { return A->m * (sps_index)sps_entry_dim(A->entry); }
+
 /** Set A's launch variant (kernels/launch.h; NULL: the defaults), which its products
  *  hand to the kernels (formats/operator.c).  Internal: for the autotuner, tests and
  *  spbench, not the public API.  SPS_ERR_ARG for a field outside its documented
