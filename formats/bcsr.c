@@ -6,7 +6,7 @@
  * (kernels/compound_kernels.h), SpMV^T without forming A^T.  A matrix of n x m
  * entries is an operator of n*d x m*d scalars (d = b or 4) on AoS vectors.
  * Scalar entries are refused: they have the scalar formats. */
-#include "formats/format.h"
+#include "formats/csr_backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -26,9 +26,7 @@ static void bcsr_destroy(sps_matrix A)
 {
     bcsr_store *s = A->store;
     if (!s) return;
-    sps_dfree(A->ctx, s->base.rowptr);
-    sps_dfree(A->ctx, s->base.col);
-    sps_dfree(A->ctx, s->base.val);
+    sps_csr_unstage(A->ctx, &s->base); /* frees the three arrays, whatever their sizes */
     free(s);
     A->store = NULL;
 }
