@@ -341,8 +341,8 @@ static void test_tables(void)
                          SPS_ERR_UNSUPPORTED &&
                      !A && strstr(sps_context_error(g), "block3x3") && strstr(sps_context_error(g), "cuda"),
                  "block3x3 on CUDA: %s", sps_context_error(g));
-        sps_context_destroy(g);
     }
+    sps_context_destroy(g); /* a failed start leaves a context holding the reason */
 }
 
 /* ------------------------------------------------------------------ solves */

@@ -66,7 +66,10 @@ typedef enum {
 #define SPS_NUM_FORMATS 12
 
 /** Operator application mode: y = a*op(A)*x + b*y with op(A) = A or A^T.
- *  (SPS_OP_T is the plain transpose, not the conjugate transpose.) */
+ *  (SPS_OP_T is the plain transpose, not the conjugate transpose.  For a matrix of
+ *  compound entries it is the transpose of the scalar expansion: each block
+ *  transposed at (j,i); for quaternions, whose expansion of q is L(q) with
+ *  L(q)^T = L(conj q), the quaternionic conjugate transpose.) */
 typedef enum { SPS_OP_N = 0, SPS_OP_T = 1 } sps_op_mode;
 
 /** Row/column indices are 32-bit; larger problems are refused with SPS_ERR_ARG. */
