@@ -68,6 +68,11 @@ static inline sps_exec *sps_ex(sps_context ctx) { return &ctx->ex; }
 static inline const sps_vec_kernels *sps_kvec(sps_context ctx, sps_scalar t) { return &ctx->ex.be->vec[t]; }
 static inline const sps_mat_kernels *sps_kmat(sps_context ctx, sps_scalar t) { return &ctx->ex.be->mat[t]; }
 static inline const sps_idx_kernels *sps_kidx(sps_context ctx) { return ctx->ex.be->idx; }
+/** The compound family of entry type e and scalar t (NULL where the backend has none). */
+static inline const sps_cmp_kernels *sps_kcmp(sps_context ctx, sps_entry_desc e, sps_scalar t)
+{
+    return sps_cmp_kernels_for(ctx->ex.be, e, t);
+}
 
 /** Backend memory helpers (errors recorded in ctx). */
 sps_status sps_dmalloc(sps_context ctx, void **p, size_t bytes);

@@ -31,6 +31,13 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
                                       const sps_index *col, const double *val, int src_complex, sps_scalar t,
                                       sps_csr_host *out)
 {
+    return sps_csr_host_from_triplets_entries(ctx, n, m, nnz, row, col, val, src_complex, sps_entry_scalar(), t, out);
+}
+
+sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                              const sps_index *row, const sps_index *col, const double *val,
+                                              int src_complex, sps_entry_desc e, sps_scalar t, sps_csr_host *out)
+{
     memset(out, 0, sizeof *out);
     if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "matrix size %d x %d is negative", (int)n, (int)m);
     if (nnz < 0 || nnz > INT32_MAX)
@@ -63,28 +70,34 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
         const sps_index p = bycol[k];
         perm[cnt[row[p]]++] = p;
     }
-    /* merge duplicates (summed, in file order) */
+    /* merge duplicates (summed member by member, in file order) */
     const size_t ss = sps_scalar_size(t);
+    const int nv = sps_entry_values(e);
     SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&out->col, (size_t)nnz * sizeof *out->col, "CSR column indices"), fail);
-    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, &out->val, (size_t)nnz * ss, "CSR values"), fail);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, &out->val, (size_t)nnz * nv * ss, "CSR values"), fail);
     SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&out->rowptr, ((size_t)n + 1) * sizeof *out->rowptr, "CSR row pointers"), fail);
     int64_t w = 0;
     out->rowptr[0] = 0;
     for (sps_index i = 0; i < n; i++) {
         for (sps_index a = ptr[i]; a < ptr[i + 1];) {
             const sps_index c = col[perm[a]];
-            /* start from the first value, not from 0.0: 0.0 + (-0.0) would lose the sign */
-            const sps_index p0 = perm[a];
-            double re = src_complex ? val[2 * (int64_t)p0] : val[p0];
-            double im = src_complex ? val[2 * (int64_t)p0 + 1] : 0.0;
-            for (a++; a < ptr[i + 1] && col[perm[a]] == c; a++) {
-                const sps_index p = perm[a];
-                re += src_complex ? val[2 * (int64_t)p] : val[p];
-                im += src_complex ? val[2 * (int64_t)p + 1] : 0.0;
+            sps_index end = a + 1;
+            while (end < ptr[i + 1] && col[perm[end]] == c) end++;
+            for (int q = 0; q < nv; q++) {
+                /* start from the first value, not from 0.0: 0.0 + (-0.0) would lose the sign */
+                const int64_t p0 = (int64_t)perm[a] * nv + q;
+                double re = src_complex ? val[2 * p0] : val[p0];
+                double im = src_complex ? val[2 * p0 + 1] : 0.0;
+                for (sps_index d = a + 1; d < end; d++) {
+                    const int64_t p = (int64_t)perm[d] * nv + q;
+                    re += src_complex ? val[2 * p] : val[p];
+                    im += src_complex ? val[2 * p + 1] : 0.0;
+                }
+                store_val(t, out->val, w * nv + q, re, im);
             }
             out->col[w] = c;
-            store_val(t, out->val, w, re, im);
             w++;
+            a = end;
         }
         out->rowptr[i + 1] = (sps_index)w;
     }
@@ -92,6 +105,7 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
     out->m = m;
     out->nnz = w;
     out->t = t;
+    if (e.kind != SPS_ENTRY_SCALAR) out->entry = e; /* scalar: the zeroed descriptor, as every reader leaves it */
     free(ptr);
     free(perm);
     free(bycol);

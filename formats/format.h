@@ -34,6 +34,11 @@ void sps_csr_host_free(sps_csr_host *c);
 sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                       const sps_index *row, const sps_index *col, const double *val,
                                       int src_complex, sps_scalar t, sps_csr_host *out);
+/** The same with entries of type e: val holds sps_entry_values(e) values (doubles, or
+ *  complex pairs) per triplet, summed member by member over duplicates. */
+sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                              const sps_index *row, const sps_index *col, const double *val,
+                                              int src_complex, sps_entry_desc e, sps_scalar t, sps_csr_host *out);
 
 /* ------------------------------------------------------------------ matrices & formats */
 /** CSR arrays in backend memory (the store of a CSR matrix). */
@@ -87,6 +92,9 @@ typedef struct sps_format_ops {
      * the two calls. */
     sps_status (*cg_iter)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
                           void *r, sps_cplx *slots, sps_cg_slots k);
+    /* Nonzero: the format stores compound entries (blocks, quaternions: bcsr) and no
+     * scalar ones; zero: scalar entries only. */
+    int compound;
     /* Optional: bits of each stored entry's column index (sps_matrix_info_t.index_bits); NULL: 32. */
     int (*index_bits)(sps_matrix A);
 } sps_format_ops;
@@ -107,6 +115,10 @@ struct sps_matrix_s {
     void *store;                  /* format private */
     sps_launch_variant lv;        /* the kernels' launch variant (kernels/launch.h); zero: the defaults */
 };
+
+/** The size of A as an operator: n * d x m * d scalars (d = sps_entry_dim: 1 for scalar entries). */
+static inline sps_index sps_matrix_op_rows(const struct sps_matrix_s *A) { return A->n * (sps_index)sps_entry_dim(A->entry); }
+static inline sps_index sps_matrix_op_cols(const struct sps_matrix_s *A) { return A->m * (sps_index)sps_entry_dim(A->entry); }
 
 /** Set A's launch variant (kernels/launch.h; NULL: the defaults), which its products
  *  hand to the kernels (formats/operator.c).  Internal: for the autotuner, tests and

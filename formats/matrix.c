@@ -41,6 +41,22 @@ static sps_status format_and_options(sps_context ctx, sps_format fmt, sps_option
     return SPS_OK;
 }
 
+/* Whether format ops takes entries e of type t on ctx's backend: scalar formats
+ * take scalar entries (the matrix family), compound ones blocks and quaternions
+ * (the compound family: kernels/compound_kernels.h). */
+static sps_status entry_check(sps_context ctx, const sps_format_ops *ops, sps_entry_desc e, sps_scalar t)
+{
+    const int compound = e.kind != SPS_ENTRY_SCALAR;
+    if (compound != !!ops->compound)
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s: %s entries are not stored by this format (%s)", ops->name,
+                         sps_entry_name(e),
+                         compound ? "block and quaternion entries: bcsr" : "bcsr is for block and quaternion entries");
+    if (compound ? !sps_cmp_kernels_for(ctx->ex.be, e, t) : !sps_mat_kernels_for(ctx->ex.be, e, t))
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s entries of %s: no %s kernels for them on the %s backend",
+                         sps_entry_name(e), sps_scalar_name(t), ops->name, ctx->ex.be->name);
+    return SPS_OK;
+}
+
 sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt, sps_options opt,
                                     sps_symmetry sym, sps_matrix *out)
 {
@@ -48,13 +64,7 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
     const sps_format_ops *ops;
     sps_options own;
     SPS_CHECK(format_and_options(ctx, fmt, opt, &ops, &opt, &own));
-    /* every format's kernels come from the matrix family of the entry type */
-    sps_status st = SPS_OK;
-    if (!sps_mat_kernels_for(ctx->ex.be, csr->entry, csr->t))
-        st = sps_error(ctx, SPS_ERR_UNSUPPORTED,
-                         "%s entries: this build has no %s kernels for them on the %s backend (compound entries "
-                         "come with the block formats)",
-                         sps_entry_name(csr->entry), ops->name, ctx->ex.be->name);
+    sps_status st = entry_check(ctx, ops, csr->entry, csr->t);
     sps_matrix A = NULL;
     if (st == SPS_OK) st = sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle");
     if (st != SPS_OK) {
@@ -90,10 +100,10 @@ sps_context sps_matrix_context(sps_matrix A) { return A ? A->ctx : NULL; }
 
 /* Values of type t as doubles (interleaved when complex), for the triplet builder.
  * A non-finite value is SPS_ERR_NUMERIC naming the entry and its row and column. */
-static sps_status vals_to_double(sps_context ctx, sps_scalar t, int64_t nnz, const sps_index *row,
+static sps_status vals_to_double(sps_context ctx, sps_scalar t, int nv, int64_t nnz, const sps_index *row,
                                  const sps_index *col, const void *val, double **out)
 {
-    const size_t per = sps_scalar_is_complex(t) ? 2 : 1, k = (size_t)nnz * per;
+    const size_t per = (size_t)nv * (sps_scalar_is_complex(t) ? 2 : 1), k = (size_t)nnz * per;
     SPS_CHECK(sps_hmalloc(ctx, (void **)out, k * sizeof(double), "value copy"));
     for (size_t i = 0; i < k; i++) (*out)[i] = is_single(t) ? (double)((const float *)val)[i] : ((const double *)val)[i];
     for (size_t i = 0; i < k; i++)
@@ -106,67 +116,95 @@ static sps_status vals_to_double(sps_context ctx, sps_scalar t, int64_t nnz, con
     return SPS_OK;
 }
 
-sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
-                               const sps_index *col, const void *val, sps_scalar t, sps_matrix *A)
+/* The checks every builder from host arrays makes on the entry type and scalar
+ * (fn names the public call in messages). */
+static sps_status entry_args(sps_context ctx, const char *fn, sps_index n, sps_index m, sps_entry_desc e, sps_scalar t)
+{
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "%s: bad scalar type %d", fn, (int)t);
+    if (!sps_entry_valid(e))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: invalid entry type (kind %d, block %d: blocks are 2..8)", fn,
+                         (int)e.kind, e.block);
+    if (e.kind == SPS_ENTRY_QUATERNION && sps_scalar_is_complex(t))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: quaternion entries take t = f32 or f64 (q32, q64), not %s", fn,
+                         sps_scalar_name(t));
+    if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "%s: negative size %d x %d", fn, (int)n, (int)m);
+    const int64_t d = sps_entry_dim(e);
+    if ((int64_t)n * d > INT32_MAX || (int64_t)m * d > INT32_MAX)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %d x %d %s entries exceed the 32-bit index range as an operator", fn,
+                         (int)n, (int)m, sps_entry_name(e));
+    return SPS_OK;
+}
+
+static sps_status from_coo_entries(sps_context ctx, const char *fn, sps_index n, sps_index m, int64_t nnz,
+                                   const sps_index *row, const sps_index *col, const void *val, sps_entry_desc e,
+                                   sps_scalar t, sps_matrix *A)
 {
     if (!ctx || !A) return SPS_ERR_ARG;
     *A = NULL;
-    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: bad scalar type");
+    SPS_CHECK(entry_args(ctx, fn, n, m, e, t));
     if (nnz < 0 || nnz > INT32_MAX)
-        return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: %lld nonzeros (must be 0..%d)", (long long)nnz,
-                         (int)INT32_MAX);
-    if (nnz > 0 && (!row || !col || !val)) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_coo: NULL array");
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %lld nonzeros (must be 0..%d)", fn, (long long)nnz, (int)INT32_MAX);
+    if (nnz > 0 && (!row || !col || !val)) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL array", fn);
     double *dv = NULL;
-    SPS_CHECK(vals_to_double(ctx, t, nnz, row, col, val, &dv));
+    SPS_CHECK(vals_to_double(ctx, t, sps_entry_values(e), nnz, row, col, val, &dv));
     sps_csr_host h;
-    sps_status st = sps_csr_host_from_triplets(ctx, n, m, nnz, row, col, dv, sps_scalar_is_complex(t), t, &h);
+    sps_status st =
+        sps_csr_host_from_triplets_entries(ctx, n, m, nnz, row, col, dv, sps_scalar_is_complex(t), e, t, &h);
     free(dv);
     SPS_CHECK(st);
-    st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_CSR, NULL, SPS_SYM_GENERAL, A);
+    st = sps_matrix_from_csr_host(ctx, &h, e.kind == SPS_ENTRY_SCALAR ? SPS_FMT_CSR : SPS_FMT_BCSR, NULL,
+                                  SPS_SYM_GENERAL, A);
     sps_csr_host_free(&h);
     return st;
 }
 
-sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
                                const sps_index *col, const void *val, sps_scalar t, sps_matrix *A)
+{
+    return from_coo_entries(ctx, "sps_matrix_from_coo", n, m, nnz, row, col, val, sps_entry_scalar(), t, A);
+}
+
+sps_status sps_matrix_from_coo_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
+                                       const sps_index *col, const void *val, sps_entry_desc e, sps_scalar t,
+                                       sps_matrix *A)
+{
+    return from_coo_entries(ctx, "sps_matrix_from_coo_entries", n, m, nnz, row, col, val, e, t, A);
+}
+
+static sps_status from_csr_entries(sps_context ctx, const char *fn, sps_index n, sps_index m, const sps_index *rowptr,
+                                   const sps_index *col, const void *val, sps_entry_desc e, sps_scalar t,
+                                   sps_matrix *A)
 {
     if (!ctx || !A) return SPS_ERR_ARG;
     *A = NULL;
-    if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: negative size %d x %d", (int)n, (int)m);
-    if (!rowptr) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: NULL rowptr");
-    if (rowptr[0] != 0) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: rowptr[0] = %d, expected 0", (int)rowptr[0]);
+    if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "%s: negative size %d x %d", fn, (int)n, (int)m);
+    if (!rowptr) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL rowptr", fn);
+    if (rowptr[0] != 0) return sps_error(ctx, SPS_ERR_ARG, "%s: rowptr[0] = %d, expected 0", fn, (int)rowptr[0]);
     for (sps_index i = 0; i < n; i++)
         if (rowptr[i + 1] < rowptr[i])
-            return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr: rowptr decreases at row %d (%d > %d)", (int)i,
+            return sps_error(ctx, SPS_ERR_ARG, "%s: rowptr decreases at row %d (%d > %d)", fn, (int)i,
                              (int)rowptr[i], (int)rowptr[i + 1]);
     const int64_t nnz = rowptr[n];
     sps_index *row;
     SPS_CHECK(sps_hmalloc(ctx, (void **)&row, (size_t)nnz * sizeof *row, "row indices"));
     for (sps_index i = 0; i < n; i++)
         for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) row[k] = i;
-    sps_status st = sps_matrix_from_coo(ctx, n, m, nnz, row, col, val, t, A);
+    sps_status st = from_coo_entries(ctx, fn, n, m, nnz, row, col, val, e, t, A);
     free(row);
     return st;
+}
+
+sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                               const sps_index *col, const void *val, sps_scalar t, sps_matrix *A)
+{
+    return from_csr_entries(ctx, "sps_matrix_from_csr", n, m, rowptr, col, val, sps_entry_scalar(), t, A);
 }
 
 sps_status sps_matrix_from_csr_entries(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                        const sps_index *col, const void *val, sps_entry_desc e, sps_scalar t,
                                        sps_matrix *A)
 {
-    if (!ctx || !A) return SPS_ERR_ARG;
-    *A = NULL;
-    if (!sps_entry_valid(e))
-        return sps_error(ctx, SPS_ERR_ARG,
-                         "sps_matrix_from_csr_entries: invalid entry type (kind %d, block %d: blocks are 2..8)",
-                         (int)e.kind, e.block);
-    if (e.kind == SPS_ENTRY_SCALAR) return sps_matrix_from_csr(ctx, n, m, rowptr, col, val, t, A);
-    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_from_csr_entries: bad scalar type");
-    /* the matrix family has tables for scalar entries only until the compound-entry
-     * formats register theirs (sps_mat_kernels_for) */
-    return sps_error(ctx, SPS_ERR_UNSUPPORTED,
-                     "%s entries: this build has no kernels for them on the %s backend (compound entries come with "
-                     "the block formats)",
-                     sps_entry_name(e), ctx->ex.be->name);
+    return from_csr_entries(ctx, "sps_matrix_from_csr_entries", n, m, rowptr, col, val, e, t, A);
 }
 
 /* Host CSR copy of any matrix. */
@@ -182,7 +220,7 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps
 {
     if (!A || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_convert: NULL output") : SPS_ERR_ARG;
     *B = NULL;
-    if (fmt == SPS_FMT_AUTO) fmt = SPS_FMT_CSR;
+    if (fmt == SPS_FMT_AUTO) fmt = A->entry.kind == SPS_ENTRY_SCALAR ? SPS_FMT_CSR : SPS_FMT_BCSR;
     const sps_format_ops *ops;
     sps_options use = NULL, own = NULL;
     SPS_CHECK(format_and_options(A->ctx, fmt, opt, &ops, &use, &own));
@@ -223,7 +261,7 @@ sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col
     memcpy(rowptr, h.rowptr, ((size_t)h.n + 1) * sizeof *rowptr);
     if (h.nnz) {
         memcpy(col, h.col, (size_t)h.nnz * sizeof *col);
-        memcpy(val, h.val, (size_t)h.nnz * sps_scalar_size(h.t));
+        memcpy(val, h.val, (size_t)h.nnz * (size_t)sps_entry_values(A->entry) * sps_scalar_size(h.t));
     }
     sps_csr_host_free(&h);
     return SPS_OK;
@@ -254,12 +292,19 @@ sps_status sps_matrix_diagonal(sps_matrix A, void *d)
     if (!d) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_diagonal: NULL output");
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(A, &h));
+    /* the diagonal of the scalar expansion: a block's own diagonal; a quaternion's w,
+     * d times (the diagonal of its L(q)) */
     const size_t ss = sps_scalar_size(A->t);
     const sps_index nd = A->n < A->m ? A->n : A->m;
-    memset(d, 0, (size_t)nd * ss);
+    const int dim = sps_entry_dim(A->entry), nv = sps_entry_values(A->entry);
+    memset(d, 0, (size_t)nd * dim * ss);
     for (sps_index i = 0; i < nd; i++)
         for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++)
-            if (h.col[k] == i) memcpy((char *)d + (size_t)i * ss, (char *)h.val + (size_t)k * ss, ss);
+            if (h.col[k] == i)
+                for (int r = 0; r < dim; r++) {
+                    const int p = A->entry.kind == SPS_ENTRY_BLOCK ? r * dim + r : 0;
+                    memcpy((char *)d + ((size_t)i * dim + r) * ss, (char *)h.val + ((size_t)k * nv + p) * ss, ss);
+                }
     sps_csr_host_free(&h);
     return SPS_OK;
 }

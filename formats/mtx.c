@@ -74,6 +74,9 @@ sps_status sps_matrix_write_mtx(sps_matrix A, const char *path)
 {
     if (!A) return SPS_ERR_ARG;
     if (!path) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_write_mtx: NULL path");
+    if (A->entry.kind != SPS_ENTRY_SCALAR)
+        return sps_error(A->ctx, SPS_ERR_UNSUPPORTED, "sps_matrix_write_mtx: %s entries have no Matrix Market form yet",
+                         sps_entry_name(A->entry));
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(A, &h));
     sps_status st;

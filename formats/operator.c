@@ -65,6 +65,6 @@ sps_status sps_operator_from_matrix(sps_matrix A, sps_operator *out)
     /* n x m entries act on vectors of m * dim scalars (a quaternion matrix is a real
      * operator of 4n); a format's products only queue work on the context's stream:
      * capturable */
-    const sps_index d = (sps_index)sps_entry_dim(A->entry);
-    return sps_op_new(A->ctx, A->n * d, A->m * d, A->t, &mat_vtbl, A, SPS_OPF_CAPTURABLE, out);
+    return sps_op_new(A->ctx, sps_matrix_op_rows(A), sps_matrix_op_cols(A), A->t, &mat_vtbl, A, SPS_OPF_CAPTURABLE,
+                      out);
 }

@@ -7,6 +7,7 @@ extern const sps_format_ops sps_format_csr, sps_format_coo;
 extern const sps_format_ops sps_format_hyb, sps_format_jds, sps_format_dia; /* formats/hyb.c, jds.c, dia.c */
 extern const sps_format_ops sps_format_ell, sps_format_sell, sps_format_rgcsr; /* formats/padded.h */
 extern const sps_format_ops sps_format_hola; /* formats/hola.c */
+extern const sps_format_ops sps_format_bcsr; /* formats/bcsr.c: compound entries */
 
 static const sps_format_ops *const registry[] = {
     &sps_format_csr,
@@ -18,6 +19,7 @@ static const sps_format_ops *const registry[] = {
     &sps_format_sell,
     &sps_format_rgcsr,
     &sps_format_hola,
+    &sps_format_bcsr,
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 

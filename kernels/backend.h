@@ -8,6 +8,7 @@
 
 #include "kernels/exec.h"
 #include "kernels/kernels.h"
+#include "kernels/compound_kernels.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +32,9 @@ typedef struct sps_backend_ops {
     const sps_vec_kernels *vec;                         /* the vector family, indexed by sps_scalar */
     const sps_mat_kernels *mat;                         /* the matrix family of scalar entries, by sps_scalar */
     const sps_idx_kernels *idx;                         /* the index family */
+    /* The compound family (kernels/compound_kernels.h): SPS_CMP_SLOTS * SPS_NUM_SCALARS
+     * tables by sps_cmp_slot(e) and scalar, NULL where absent; NULL: none (CUDA, for now). */
+    const sps_cmp_kernels *const *cmp;
     /* Optional (NULL where the backend's copies are synchronous anyway, the CPU):
      * fetch_begin queues a copy of `bytes` (<= SPS_FETCH_MAX_BYTES) of backend memory
      * into the backend's pinned staging after the work queued so far and returns at
@@ -76,12 +80,22 @@ static inline void sps_exec_release(sps_exec *ex, void *p)
     if (p) ex->be->release(ex, p);
 }
 
-/** The matrix family of entry type e and scalar t on backend be: NULL where this
- *  build has no kernels for e (compound entries until issue 20 registers theirs). */
+/** The matrix family of entry type e and scalar t on backend be: scalar entries only
+ *  (NULL for the others, whose kernels are the compound family below). */
 static inline const sps_mat_kernels *sps_mat_kernels_for(const sps_backend_ops *be, sps_entry_desc e, sps_scalar t)
 {
     if ((unsigned)t >= SPS_NUM_SCALARS) return NULL;
     return e.kind == SPS_ENTRY_SCALAR ? &be->mat[t] : NULL;
+}
+
+/** The compound family of entry type e (a block or the quaternion) and scalar t on
+ *  backend be: NULL where be has no kernels for them (scalar entries, complex
+ *  quaternions, and every compound entry on a backend without the family). */
+static inline const sps_cmp_kernels *sps_cmp_kernels_for(const sps_backend_ops *be, sps_entry_desc e, sps_scalar t)
+{
+    const int slot = sps_cmp_slot(e);
+    if ((unsigned)t >= SPS_NUM_SCALARS || slot < 0 || !be->cmp) return NULL;
+    return be->cmp[slot * SPS_NUM_SCALARS + (int)t];
 }
 
 #ifdef __cplusplus

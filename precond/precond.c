@@ -109,14 +109,16 @@ static sps_status check_system(sps_precond P, const char *fn, sps_operator op, s
     if ((op && op->ctx != ctx) || (A && A->ctx != ctx))
         return sps_error(ctx, SPS_ERR_ARG, "%s: the %s belongs to another context than the preconditioner", fn,
                          op && op->ctx != ctx ? "operator" : "matrix");
-    const sps_index rows = op ? op->n : A->n, cols = op ? op->m : A->m;
+    /* a matrix as the operator it is: n*d x m*d scalars for compound entries */
+    const sps_index an = A ? sps_matrix_op_rows(A) : 0, am = A ? sps_matrix_op_cols(A) : 0;
+    const sps_index rows = op ? op->n : an, cols = op ? op->m : am;
     *t = op ? op->t : A->t;
     if (rows != cols)
         return sps_error(ctx, SPS_ERR_ARG, "preconditioner %s: the %s is %d x %d, not square", name,
                          op ? "operator" : "matrix", (int)rows, (int)cols);
-    if (op && A && (A->n != op->n || A->m != op->m || A->t != op->t))
+    if (op && A && (an != op->n || am != op->m || A->t != op->t))
         return sps_error(ctx, SPS_ERR_ARG, "%s: the matrix (%d x %d, %s) and the operator (%d x %d, %s) differ", fn,
-                         (int)A->n, (int)A->m, sps_scalar_name(A->t), (int)op->n, (int)op->m, sps_scalar_name(op->t));
+                         (int)an, (int)am, sps_scalar_name(A->t), (int)op->n, (int)op->m, sps_scalar_name(op->t));
     if (P->m->fixed_shape && (rows != P->op.n || *t != P->op.t))
         return sps_error(ctx, SPS_ERR_ARG, "%s: preconditioner %s is %d x %d (%s), the system %d x %d (%s)", fn, name,
                          (int)P->op.n, (int)P->op.n, sps_scalar_name(P->op.t), (int)rows, (int)rows,

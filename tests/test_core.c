@@ -854,13 +854,19 @@ static void test_entries(void)
     TU_CHECK(A && sps_matrix_info(A, &info) == SPS_OK && info.entry.kind == SPS_ENTRY_SCALAR && info.rows == 2,
              "info.entry of a scalar matrix: kind %d", (int)info.entry.kind);
     sps_matrix_destroy(A);
+    /* compound entries: bcsr on the CPU (their products: test_compound.c) */
+    const sps_entry_desc kinds[2] = {b3, q};
+    for (int i = 0; i < 2; i++) {
+        A = NULL;
+        TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, kinds[i], SPS_F64, &A) == SPS_OK && A,
+                 "%s entries: %s", sps_entry_name(kinds[i]), sps_context_error(ctx));
+        TU_CHECK(A && sps_matrix_info(A, &info) == SPS_OK && info.entry.kind == kinds[i].kind && info.rows == 2 &&
+                     info.format == SPS_FMT_BCSR && strcmp(info.format_name, "bcsr") == 0,
+                 "info of a %s matrix: kind %d format %s", sps_entry_name(kinds[i]), (int)info.entry.kind,
+                 info.format_name);
+        sps_matrix_destroy(A);
+    }
     A = (sps_matrix)1;
-    TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, b3, SPS_F64, &A) == SPS_ERR_UNSUPPORTED && !A &&
-                 strstr(sps_context_error(ctx), "block3x3"),
-             "block entries without kernels: %s", sps_context_error(ctx));
-    TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, q, SPS_F64, &A) == SPS_ERR_UNSUPPORTED && !A &&
-                 strstr(sps_context_error(ctx), "quaternion"),
-             "quaternion entries without kernels: %s", sps_context_error(ctx));
     TU_CHECK(sps_matrix_from_csr_entries(ctx, 2, 2, rowptr, col, val, sps_entry_block(9), SPS_F64, &A) == SPS_ERR_ARG &&
                  !A && strstr(sps_context_error(ctx), "2..8"),
              "invalid block size: %s", sps_context_error(ctx));

@@ -75,13 +75,28 @@ SPS_API sps_status sps_matrix_write_mtx(sps_matrix A, const char *path);
  *  naming the row.  val holds nnz = rowptr[n] scalars of type t. */
 SPS_API sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                        const sps_index *col, const void *val, sps_scalar t, sps_matrix *A);
-/** The same with compound entries: n x m entries of type e, val holding
- *  sps_entry_values(e) scalars of type t per entry (blocks row-major, quaternions
- *  w, x, y, z).  The matrix acts on vectors of m * sps_entry_dim(e) scalars of type
- *  t.  An invalid e is SPS_ERR_ARG; an entry type the build has no kernels for is
- *  SPS_ERR_UNSUPPORTED naming it (today every non-scalar type: the block and
- *  quaternion kernels arrive with the compound-entry formats); the scalar entry
- *  is sps_matrix_from_csr. */
+/** The same with compound entries: n x m entries of type e (spsolve/types.h), val
+ *  holding sps_entry_values(e) scalars of type t per entry: a b x b block (b = 2..8)
+ *  row-major, a quaternion w, x, y, z.  The scalar entry is sps_matrix_from_csr; a
+ *  block or quaternion matrix is built in the bcsr format (AoS entries; convert with
+ *  the bcsr option entry-layout soa for SoA).  Blocks take any t (complex blocks
+ *  are complex b x b matrices); quaternions take t = SPS_F32 or SPS_F64 (q32, q64),
+ *  a complex t is SPS_ERR_ARG.  Columns within a row may be unsorted and repeated
+ *  (duplicates summed member by member).  The matrix is an operator of n*d x m*d
+ *  scalars of type t (d = sps_entry_dim(e): b, or 4), acting on vectors of m
+ *  d-vectors stored together (AoS): a block as the b x b matrix it is, a quaternion
+ *  q on x's quaternion v as the Hamilton product q v (the entry on the left), i.e.
+ *  on v's 4 reals as [[w,-x,-y,-z],[x,w,-z,y],[y,z,w,-x],[z,-y,x,w]].  SPS_OP_T is
+ *  the transpose of that scalar expansion: block (i,j) transposed at (j,i) (no
+ *  conjugation for complex blocks, as for complex scalars), and for quaternions
+ *  the quaternionic conjugate transpose, conj(A_ij) at (j,i).  So CG, BiCGSTAB and
+ *  GMRES solve block and quaternion systems unchanged, and a quaternion-Hermitian
+ *  matrix (A_ji = conj(A_ij)) is an SPD operator when its expansion is.
+ *  Errors: an invalid e (a block size outside 2..8), a complex quaternion, NULL
+ *  arrays, a decreasing rowptr, out-of-range columns: SPS_ERR_ARG naming what; a
+ *  non-finite value: SPS_ERR_NUMERIC; an entry type the backend has no kernels for
+ *  (every compound entry on CUDA, for now): SPS_ERR_UNSUPPORTED naming the entry
+ *  type and the backend. */
 SPS_API sps_status sps_matrix_from_csr_entries(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                                const sps_index *col, const void *val, sps_entry_desc e,
                                                sps_scalar t, sps_matrix *A);
@@ -89,6 +104,12 @@ SPS_API sps_status sps_matrix_from_csr_entries(sps_context ctx, sps_index n, sps
 SPS_API sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                        const sps_index *row, const sps_index *col, const void *val,
                                        sps_scalar t, sps_matrix *A);
+/** The same with compound entries (see sps_matrix_from_csr_entries): nnz triplets
+ *  (row[k], col[k], entry k), val holding sps_entry_values(e) scalars of type t per
+ *  triplet; any order, duplicates summed member by member; a bcsr matrix. */
+SPS_API sps_status sps_matrix_from_coo_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                               const sps_index *row, const sps_index *col, const void *val,
+                                               sps_entry_desc e, sps_scalar t, sps_matrix *A);
 /** Built-in problems: "poisson2d:N" (5-point, N^2 rows), "poisson3d:N" (7-point, N^3
  *  rows); both SPD with Dirichlet boundary.  See sps_matrix_generate_list(). */
 SPS_API sps_status sps_matrix_generate(sps_context ctx, const char *spec, sps_scalar t, sps_matrix *A);
@@ -101,12 +122,16 @@ SPS_API const char *sps_matrix_generate_list(void);
  *  rule between options, is SPS_ERR_ARG.  csr with csr-kernel hola gives a matrix
  *  of the hola format. */
 SPS_API sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps_matrix *B);
-/** Copy A out as host CSR: rowptr has rows+1 entries, col and val nnz (type of A).
- *  Columns sorted within each row. */
+/** Copy A out as host CSR: rowptr has rows+1 entries, col nnz, val nnz entries of
+ *  sps_entry_values(info.entry) scalars of A's type each (one for scalar matrices;
+ *  compound entries as sps_matrix_from_csr_entries takes them, AoS whatever the
+ *  stored layout), so compound matrices round-trip.  Columns sorted within each row. */
 SPS_API sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col, void *val);
 /** Describe A. */
 SPS_API sps_status sps_matrix_info(sps_matrix A, sps_matrix_info_t *info);
-/** Copy the main diagonal into d (host memory, min(rows, cols) scalars of A's type; zero where absent). */
+/** Copy the main diagonal into d (host memory, min(rows, cols) * sps_entry_dim(entry) scalars of
+ *  A's type; zero where absent): for compound entries the diagonal of the scalar expansion
+ *  (a block's diagonal; a quaternion's w four times), which is what Jacobi needs. */
 SPS_API sps_status sps_matrix_diagonal(sps_matrix A, void *d);
 /** Destroy a matrix.  NULL is ignored. */
 SPS_API void sps_matrix_destroy(sps_matrix A);

@@ -1,0 +1,111 @@
+/* bcsr: CSR of compound entries (dense b x b blocks, b = 2..8, or quaternions):
+ * row pointers and columns per block-row, and the entries' values in backend
+ * memory, AoS (an entry's members together, blocks row-major, quaternions
+ * w, x, y, z) or SoA (one array per member: member p of entry k at p*nnz + k),
+ * the option entry-layout.  Products: the compound family
+ * (kernels/compound_kernels.h), SpMV^T without forming A^T.  A matrix of n x m
+ * entries is an operator of n*d x m*d scalars (d = b or 4) on AoS vectors.
+ * Scalar entries are refused: they have the scalar formats. */
+#include "formats/csr_backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    sps_csr_store base; /* rowptr, col (per entry), val (nnz entries, layout lay) */
+    sps_entry_layout lay;
+} bcsr_store;
+
+/* The words of entry-layout are in sps_entry_layout order. */
+static const sps_option_desc bcsr_options[] = {
+    {.name = "entry-layout", .type = SPS_OPT_CHOICE, .def = "aos", .choices = "aos|soa",
+     .help = "bcsr: store a compound entry's members together (aos) or one array per member (soa)"},
+};
+
+static void bcsr_destroy(sps_matrix A)
+{
+    bcsr_store *s = A->store;
+    if (!s) return;
+    sps_csr_unstage(A->ctx, &s->base); /* frees the three arrays, whatever their sizes */
+    free(s);
+    A->store = NULL;
+}
+
+/* dst = src's nnz entries of nv members of ss bytes, AoS -> SoA (to_soa) or back. */
+static void bcsr_relayout(int to_soa, int64_t nnz, int nv, size_t ss, const void *src, void *dst)
+{
+    const unsigned char *s = src;
+    unsigned char *d = dst;
+    for (int64_t k = 0; k < nnz; k++)
+        for (int p = 0; p < nv; p++) {
+            const size_t aos = ((size_t)k * nv + p) * ss, soa = ((size_t)p * nnz + k) * ss;
+            memcpy(d + (to_soa ? soa : aos), s + (to_soa ? aos : soa), ss);
+        }
+}
+
+static size_t bcsr_value_bytes(const sps_matrix A)
+{
+    return (size_t)A->nnz * (size_t)sps_entry_values(A->entry) * sps_scalar_size(A->t);
+}
+
+static sps_status bcsr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
+{
+    bcsr_store *s;
+    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "bcsr handle"));
+    B->store = s;
+    s->lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout");
+    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
+    SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.col, h->col, (size_t)h->nnz * sizeof(sps_index)));
+    const size_t vb = bcsr_value_bytes(B);
+    if (s->lay == SPS_ENTRY_AOS) return sps_dupload(B->ctx, &s->base.val, h->val, vb);
+    void *soa;
+    SPS_CHECK(sps_hmalloc(B->ctx, &soa, vb, "bcsr SoA values"));
+    bcsr_relayout(1, h->nnz, sps_entry_values(B->entry), sps_scalar_size(B->t), h->val, soa);
+    const sps_status st = sps_dupload(B->ctx, &s->base.val, soa, vb);
+    free(soa);
+    return st;
+}
+
+static sps_status bcsr_to_csr(sps_matrix A, sps_csr_host *out)
+{
+    const bcsr_store *s = A->store;
+    out->n = A->n;
+    out->m = A->m;
+    out->nnz = A->nnz;
+    out->t = A->t;
+    out->entry = A->entry;
+    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->rowptr, s->base.rowptr, ((size_t)A->n + 1) * sizeof(sps_index),
+                            "bcsr row pointers"));
+    SPS_CHECK(sps_ddownload(A->ctx, (void **)&out->col, s->base.col, (size_t)A->nnz * sizeof(sps_index), "bcsr columns"));
+    const size_t vb = bcsr_value_bytes(A);
+    SPS_CHECK(sps_ddownload(A->ctx, &out->val, s->base.val, vb, "bcsr values"));
+    if (s->lay == SPS_ENTRY_AOS) return SPS_OK;
+    void *aos;
+    SPS_CHECK(sps_hmalloc(A->ctx, &aos, vb, "bcsr AoS values"));
+    bcsr_relayout(0, A->nnz, sps_entry_values(A->entry), sps_scalar_size(A->t), out->val, aos);
+    free(out->val);
+    out->val = aos;
+    return SPS_OK;
+}
+
+static sps_status bcsr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    const bcsr_store *s = A->store;
+    const sps_cmp_kernels *k = sps_kcmp(A->ctx, A->entry, A->t); /* checked when A was built */
+    return (mode == SPS_OP_N ? k->bcsr_spmv : k->bcsr_spmvt)(sps_ex(A->ctx), A->entry, s->lay, A->n, A->m, A->nnz,
+                                                             s->base.rowptr, s->base.col, s->base.val, a, x, b, y);
+}
+
+static size_t bcsr_footprint(sps_matrix A, int64_t *stored)
+{
+    *stored = A->nnz;
+    return ((size_t)A->n + 1 + (size_t)A->nnz) * sizeof(sps_index) + bcsr_value_bytes(A);
+}
+
+const sps_format_ops sps_format_bcsr = {
+    .id = SPS_FMT_BCSR, .name = "bcsr",
+    .summary = "CSR of compound entries (b x b blocks, quaternions), AoS or SoA entries",
+    SPS_FORMAT_OPTIONS(bcsr_options), .compound = 1,
+    .from_csr = bcsr_from_csr, .to_csr = bcsr_to_csr, .spmv = bcsr_spmv,
+    .footprint = bcsr_footprint, .destroy = bcsr_destroy,
+};

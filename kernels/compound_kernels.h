@@ -1,0 +1,103 @@
+/* libspsolve — the compound family: kernels of matrices whose entries are dense
+ * b x b blocks (b = 2..8; f32, f64, c32, c64) or quaternions (q32, q64: 4 reals
+ * of f32 / f64 per entry), declared once.
+ *
+ * SPS_CMP_KERNEL_LIST names each kernel with its argument list.  From it this
+ * header generates, for a backend P, an entry variant E and a scalar suffix S,
+ * the prototype sps_status P_<kernel>_<E>_<S>(args) and the field
+ * sps_cmp_kernels.<kernel>.  Entry variants:
+ *   bn  any block size b = 2..8, read from the descriptor at run time;
+ *   b3, b4  the block sizes FEM codes use most, with b a compile-time constant
+ *       (loops unrolled, accumulators in registers);
+ *   q   the quaternion (real types only).
+ * A backend holds one table per (entry type, scalar): sps_cmp_kernels_for
+ * (kernels/backend.h) finds it, NULL where the backend has none (complex
+ * quaternions everywhere; every compound entry on CUDA until its kernels come).
+ * It is a family apart from the matrix family of kernels/kernels.h: its kernels
+ * take the entry descriptor and the entry layout, and a compound matrix has none
+ * of the scalar formats' kernels, so sharing sps_mat_kernels would leave most of
+ * a table NULL instead of failing to link.
+ *
+ * Conventions (beside kernels/kernels.h's):
+ *   - the matrix has n x m entries in CSR (rowptr n + 1, col nnz, nnz =
+ *     rowptr[n], rowptr[0] = 0); val holds nnz entries of nv = b*b (blocks,
+ *     row-major) or 4 (quaternions: w, x, y, z) scalars each, in layout lay:
+ *       AoS: member p of entry k at val[k*nv + p] (an entry's members together);
+ *       SoA: member p of entry k at val[p*nnz + k] (one array per member);
+ *   - vectors are AoS: x has m*d scalars, y n*d (d = b, or 4), an entry's d
+ *     scalars together;
+ *   - a block acts as the b x b matrix it is (complex: no conjugation); a
+ *     quaternion q acts on the quaternion v of x as the Hamilton product q v
+ *     (the entry on the LEFT), i.e. on its 4 reals as
+ *         L(q) = [[w,-x,-y,-z],[x,w,-z,y],[y,z,w,-x],[z,-y,x,w]];
+ *   - SpMV^T is the transpose of the scalar expansion: block (i,j) transposed at
+ *     (j,i) (plain transpose for complex blocks, as SPS_OP_T is for complex
+ *     scalars); for quaternions L(q)^T = L(conj q), so SPS_OP_T on the real 4n
+ *     view is the quaternionic conjugate transpose: conj(A_ij) at (j,i);
+ *   - y = a op(A) x + b y with a, b from sps_cplx (imaginary parts ignored for
+ *     real types and quaternions); b == 0: y is not read. */
+#ifndef SPS_COMPOUND_KERNELS_H
+#define SPS_COMPOUND_KERNELS_H
+
+#include "kernels/kernels.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** How a compound matrix stores the members of its entries (a run-time property of
+ *  the stored matrix: the bcsr option entry-layout). */
+typedef enum { SPS_ENTRY_AOS = 0, SPS_ENTRY_SOA = 1 } sps_entry_layout;
+
+/** The largest vector block a compound entry acts on (b = 8). */
+#define SPS_CMP_MAX_DIM 8
+
+/* X(P, E, S, name, args): P backend prefix, E entry variant, S scalar suffix. */
+#define SPS_CMP_KERNEL_LIST(X, P, E, S)                                                                         \
+    /* y = a A x + b y, A n x m entries of type e in CSR (y: n*d scalars, x: m*d) */                            \
+    X(P, E, S, bcsr_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n, sps_index m,     \
+                           int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,          \
+                           sps_cplx a, const void *x, sps_cplx b, void *y))                                      \
+    /* y = a A^T x + b y (y: m*d scalars, x: n*d), without forming A^T: deterministic */                        \
+    X(P, E, S, bcsr_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n, sps_index m,    \
+                            int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,         \
+                            sps_cplx a, const void *x, sps_cplx b, void *y))
+
+#define SPS_KCNAME(P, E, S, name) SPS_KCNAME_(P, name, E, S)
+#define SPS_KCNAME_(P, name, E, S) P##_##name##_##E##_##S
+#define SPS_KCFIELD_(P, E, S, name, args) sps_status (*name) args;
+#define SPS_KCPROTO_(P, E, S, name, args) sps_status SPS_KCNAME(P, E, S, name) args;
+#define SPS_KCINIT_(P, E, S, name, args) SPS_KCNAME(P, E, S, name),
+
+typedef struct sps_cmp_kernels {
+    SPS_CMP_KERNEL_LIST(SPS_KCFIELD_, _, _, _)
+} sps_cmp_kernels;
+
+/** Declare the compound kernels of backend P for entry variant E and suffix S. */
+#define SPS_DECLARE_CMP_KERNELS(P, E, S) SPS_CMP_KERNEL_LIST(SPS_KCPROTO_, P, E, S)
+/** Initializer of one compound table, in list order. */
+#define SPS_CMP_TABLE(P, E, S) { SPS_CMP_KERNEL_LIST(SPS_KCINIT_, P, E, S) }
+/** Declare a block variant for the four scalar types, the quaternion for the two real ones. */
+#define SPS_DECLARE_CMP_BLOCK(P, E)                                                                             \
+    SPS_DECLARE_CMP_KERNELS(P, E, s) SPS_DECLARE_CMP_KERNELS(P, E, d) SPS_DECLARE_CMP_KERNELS(P, E, c)         \
+    SPS_DECLARE_CMP_KERNELS(P, E, z)
+#define SPS_DECLARE_CMP_ALL(P)                                                                                  \
+    SPS_DECLARE_CMP_BLOCK(P, bn) SPS_DECLARE_CMP_BLOCK(P, b3) SPS_DECLARE_CMP_BLOCK(P, b4)                     \
+    SPS_DECLARE_CMP_KERNELS(P, q, s) SPS_DECLARE_CMP_KERNELS(P, q, d)
+
+/** A backend's compound tables: an array of SPS_CMP_SLOTS * SPS_NUM_SCALARS pointers,
+ *  [sps_cmp_slot(e) * SPS_NUM_SCALARS + t], NULL where absent. */
+#define SPS_CMP_SLOTS 8 /* blocks b = 2..8, then the quaternion */
+static inline int sps_cmp_slot(sps_entry_desc e)
+{
+    if (e.kind == SPS_ENTRY_BLOCK && e.block >= 2 && e.block <= SPS_CMP_MAX_DIM) return e.block - 2;
+    return e.kind == SPS_ENTRY_QUATERNION ? SPS_CMP_SLOTS - 1 : -1;
+}
+
+SPS_DECLARE_CMP_ALL(sps_cpu)
+extern const sps_cmp_kernels *const sps_cpu_cmp_kernels[SPS_CMP_SLOTS * SPS_NUM_SCALARS];
+
+#ifdef __cplusplus
+}
+#endif
+#endif

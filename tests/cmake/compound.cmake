@@ -1,0 +1,10 @@
+# Compound entries (issue 20): b x b blocks and quaternions in bcsr on the CPU
+# backend: every (entry, scalar, layout) product against the scalar expansion,
+# construction, export, refusals, and CG / BiCGSTAB / GMRES on a quaternion
+# Hermitian and a 3x3-block SPD system against their expansions.
+sps_add_unit_test(NAME test_compound
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_compound.c
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)
+# the long double reference loops dominate the run time
+target_compile_options(test_compound PRIVATE -O2)
