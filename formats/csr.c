@@ -20,6 +20,7 @@
  * cached A^T) is counted once here and passed to the kernels (their maxrow): the
  * GPU row kernels then skip their long-row pass where there are none. */
 #include "formats/csr_backend.h"
+#include "kernels/csr_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,8 +100,9 @@ static const sps_option_desc csr_options[] = {
      .help = "SpMV^T by implicit (atomic scatter on the GPU) or explicit (A^T built once and cached: "
              "deterministic, twice the memory); none of the solvers applies A^T yet"},
     {.name = "csr-kernel", .type = SPS_OPT_CHOICE, .def = "auto", .choices = "auto|rows|merge|hola",
-     .help = "SpMV schedule on the GPU: auto (merge where the longest row exceeds 16x the average), rows, "
-             "merge, or hola (Hola's nonzero split: the hola format)"},
+     .help = "SpMV schedule on the GPU: auto (merge where the longest row exceeds 16x the average, or on small "
+             "matrices whose rows would need the row kernel's long-row pass), rows, merge, or hola (Hola's "
+             "nonzero split: the hola format)"},
 };
 
 static const char *csr_rules(sps_options opt, char *why, size_t len)
@@ -117,12 +119,24 @@ static const sps_format_ops *csr_resolve(sps_options opt)
     return sps_opt_int(opt, "csr-kernel") == SPS_CSR_KERNEL_HOLA ? &sps_format_hola : NULL;
 }
 
+/* Small matrices (up to this many merge tiles, about one a streaming multiprocessor)
+ * whose rows would send the row kernel through its long/medium-row pass take the
+ * merge path, one launch there (kernels/cuda/csr_merge.cu).  H200, spbench
+ * 2026-11-26, 16 SuiteSparse matrices of 20 to 10k rows with an average under 8
+ * and a longest row above 8 lanes' worth (west0132, add32, 1138_bus, rajat11,
+ * bcsstk21, ...): row groups 18-39 us, merge path 7-11 us, cuSPARSE CSR ALG1 5-11. */
+#define SPS_CSR_MERGE_SMALL_TILES 128
+
 /* The merge path where asked, or (auto) on the GPU for irregular rows. */
 static int csr_wants_merge(sps_matrix B, const sps_csr_host *h, sps_index longest, sps_options opt)
 {
     const int k = sps_opt_int(opt, "csr-kernel");
     if (k != SPS_CSR_KERNEL_AUTO) return k == SPS_CSR_KERNEL_MERGE;
     if (B->ctx->backend != SPS_BACKEND_CUDA || h->n == 0) return 0;
+    const size_t ss = sps_scalar_size(h->t);
+    if (sps_csr_merge_tiles(h->n, h->nnz, ss) <= SPS_CSR_MERGE_SMALL_TILES &&
+        sps_csr_rows_long_pass(h->n, h->nnz, longest, ss))
+        return 1;
     return longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)h->nnz / h->n);
 }
 

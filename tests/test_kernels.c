@@ -11,6 +11,7 @@
 #include "testutil.h"
 #include "kernel_tables.h"
 #include "kernels/launch.h"
+#include "kernels/csr_rows.h"
 
 #include <float.h>
 #include <math.h>
@@ -804,6 +805,26 @@ static void test_launch_variant_parse(void)
     }
 }
 
+/* The row kernels' shape rules (kernels/csr_rows.h), which the CSR format also uses
+ * to pick the schedule: lanes a row, and whether the long/medium-row pass runs. */
+static void test_csr_row_rules(void)
+{
+    /* 7 a row, 110k rows (poisson3d-48): f64 2 lanes (7 >> 1 = 3), f32 1; no spreading */
+    TU_CHECK(sps_csr_tpr(110592, 760320, sps_csr_lane_shift(8), SPS_CSR_MIN_THREADS) == 2, "poisson f64 tpr");
+    TU_CHECK(sps_csr_tpr(110592, 760320, sps_csr_lane_shift(4), SPS_CSR_MIN_THREADS) == 1, "poisson f32 tpr");
+    /* 13 a row on 11k rows (cage10): spread while n TPR < 128k threads -> 16 lanes */
+    TU_CHECK(sps_csr_tpr(11397, 150645, sps_csr_lane_shift(8), SPS_CSR_MIN_THREADS) == 16, "cage10 tpr");
+    TU_CHECK(sps_csr_tpr(11397, 150645, sps_csr_lane_shift(8), 0) == 4, "cage10 tpr without spreading");
+    TU_CHECK(sps_csr_med_len(1) == 8 && sps_csr_med_len(16) == 128 && sps_csr_med_len(32) == 2048 &&
+                 sps_csr_long_len(1) == 1024 && sps_csr_long_len(32) == 2048,
+             "medium and long row lengths");
+    /* west0132: 132 rows, 414 entries, longest 9: one lane, medium above 8 -> the pass runs */
+    TU_CHECK(sps_csr_rows_long_pass(132, 414, 9, 8), "west0132 needs the long-row pass");
+    TU_CHECK(!sps_csr_rows_long_pass(132, 414, 8, 8), "a longest row of 8 does not");
+    TU_CHECK(!sps_csr_rows_long_pass(110592, 760320, 7, 8), "poisson3d-48 does not");
+    TU_CHECK(sps_csr_tpr(0, 0, 1, SPS_CSR_MIN_THREADS) == 1, "empty matrix: one lane");
+}
+
 int main(void)
 {
     if (sps_context_create(&g_ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
@@ -813,6 +834,7 @@ int main(void)
     tu_rng_seed(&g_rng, 20240611);
     test_table();
     test_launch_variant_parse();
+    test_csr_row_rules();
     test_direct_calls();
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];

@@ -20,7 +20,9 @@ typedef enum { SPS_SYM_GENERAL = 0, SPS_SYM_SYMMETRIC, SPS_SYM_SKEW, SPS_SYM_HER
  *  for regular rows); merge: the merge-path schedule, every thread the same number
  *  of row ends + entries (kernels/csr_merge.h; for irregular row lengths, at
  *  8 bytes a tile border + 2 scalars a tile of 1536 items); auto: merge when the
- *  longest row exceeds SPS_CSR_MERGE_RATIO times the average (and 64 entries).
+ *  longest row exceeds SPS_CSR_MERGE_RATIO times the average (and 64 entries), or
+ *  when the matrix is small (up to 128 tiles) and its longest row is longer than
+ *  the row kernel's medium-row threshold (8 lanes' worth).
  *  Both are deterministic.  The CPU backend multiplies rows either way.  With the
  *  merge path on the GPU, SpMV^T (without transpose_explicit) runs Hola's
  *  balanced SpMV^T (4 bytes more per 2048 non-zeros); it scatters with atomics,

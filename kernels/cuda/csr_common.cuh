@@ -6,6 +6,7 @@
 #ifndef SPS_CUDA_CSR_COMMON_CUH
 #define SPS_CUDA_CSR_COMMON_CUH
 #include "kernels/cuda/common.cuh"
+#include "kernels/csr_rows.h"
 
 #include <limits.h>
 
@@ -43,8 +44,7 @@ namespace {
  * csr_lat (the fused CG iteration) does not spread.  The threshold was measured
  * off, 128k, 256k and 512k threads (bench/results/csr-small-nvidia-h100-2026-11-25-mt*.csv):
  * 128k kept, the others lost; no longer a knob. */
-constexpr int64_t csr_min_threads = 131072;
-#define SPS_CSR_SPREAD_MIN_AVG 8
+constexpr int64_t csr_min_threads = SPS_CSR_MIN_THREADS; /* kernels/csr_rows.h */
 /* The shape of the row groups: lanes a row from avg >> shift, U entries in flight a
  * lane.  csr_bw: the bandwidth-bound kernels (the rules above).  csr_lat: the fused
  * CG iteration, whose rows sit in L2 (it runs only where they fit one resident
@@ -53,7 +53,7 @@ constexpr int64_t csr_min_threads = 131072;
  * ones (TPR 2 gave 864: two rounds of rows, 26 us a CG iteration). */
 template <typename T> struct csr_bw {
     static constexpr int64_t min_threads = csr_min_threads;
-    static constexpr int shift = sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0;
+    static constexpr int shift = sizeof(T) <= 4 ? 2 : sizeof(T) <= 8 ? 1 : 0; /* = sps_csr_lane_shift */
     static constexpr int U = sizeof(T) <= 4 ? 4 : 2;
     static constexpr int K = sizeof(T) <= 4 ? 1 : 2;
 };
@@ -69,13 +69,7 @@ template <typename T> struct csr_lat {
 /* Lanes a row from n and nnz: the same on the host (grid sizing) and the device. */
 template <typename T, typename S = csr_bw<T>> __host__ __device__ inline int csr_tpr_of(sps_index n, int64_t nnz)
 {
-    const int64_t avg = n > 0 ? nnz / n : 0;
-    const int64_t want = avg >> S::shift; /* entries per lane: about 2^shift */
-    int t = 1;
-    while (t < 32 && 2 * t <= want) t *= 2;
-    if (avg >= SPS_CSR_SPREAD_MIN_AVG)
-        while (t < 32 && (int64_t)n * t < S::min_threads) t *= 2;
-    return t;
+    return sps_csr_tpr(n, nnz, S::shift, S::min_threads);
 }
 template <typename T, typename S = csr_bw<T>> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
 {
@@ -255,13 +249,9 @@ __device__ void csr_rows(sps_index n, const sps_index *rowptr, const sps_index *
  * chunk of 256 rows to warp k mod 8), and the row groups skip both.  Which rows
  * are long or medium depends on the matrix only: still deterministic.  Cost when
  * there are none: one more read of the block's slice of rowptr. */
-#define CSR_LONG_MIN 1024
-constexpr int csr_med_factor = 8; /* medium: longer than 8 TPR (a warp's worth at TPR 4) */
-__host__ __device__ inline sps_index csr_long_len(int tpr) { return 64 * tpr > CSR_LONG_MIN ? 64 * tpr : CSR_LONG_MIN; }
-__host__ __device__ inline sps_index csr_med_len(int tpr)
-{
-    return tpr < 32 ? csr_med_factor * tpr : csr_long_len(tpr);
-}
+/* (the lengths: kernels/csr_rows.h; medium: longer than 8 TPR, a warp's worth at TPR 4) */
+__host__ __device__ inline sps_index csr_long_len(int tpr) { return sps_csr_long_len(tpr); }
+__host__ __device__ inline sps_index csr_med_len(int tpr) { return sps_csr_med_len(tpr); }
 
 /* Blocks that have rows: the grid is sized for TPR = 32; with TPR lanes a row,
  * ceil(n TPR / 256) blocks cover every row once, the others return at once. */
