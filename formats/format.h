@@ -147,4 +147,8 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
 #ifdef __cplusplus
 }
 #endif
+/* The pick of SPS_FMT_AUTO for a scalar matrix of n rows with these row pointers on
+ * backend be (formats/auto.c; sps_matrix_auto_format for a matrix). */
+sps_format sps_format_auto_of(sps_index n, const sps_index *rowptr, sps_backend be, const char **why);
+
 #endif

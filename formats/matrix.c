@@ -220,7 +220,12 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps
 {
     if (!A || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_convert: NULL output") : SPS_ERR_ARG;
     *B = NULL;
-    if (fmt == SPS_FMT_AUTO) fmt = A->entry.kind == SPS_ENTRY_SCALAR ? SPS_FMT_CSR : SPS_FMT_BCSR;
+    if (fmt == SPS_FMT_AUTO) {
+        SPS_CHECK(sps_matrix_auto_format(A, &fmt, NULL));
+        const sps_format_ops *picked = sps_format_lookup(fmt);
+        /* options made for another format than the pick do not apply */
+        if (opt && picked && (opt->desc != picked->options || opt->n != picked->noptions)) opt = NULL;
+    }
     const sps_format_ops *ops;
     sps_options use = NULL, own = NULL;
     SPS_CHECK(format_and_options(A->ctx, fmt, opt, &ops, &use, &own));

@@ -13,6 +13,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
+#include "formats/format.h"
 #include "kernels/csr_merge.h"
 #include "testutil.h"
 
@@ -1043,6 +1044,68 @@ static void check_corpus(const char *dir)
     TU_CHECK(files > 0, "no corpus file could be checked");
 }
 
+/* --format auto's model (formats/auto.c): each rule picks its format from row
+ * lengths on the GPU; the CPU always multiplies CSR rows; compound entries bcsr. */
+static sps_index *rows_of(sps_index n, sps_index (*len)(sps_index i))
+{
+    sps_index *rp = tu_xcalloc((size_t)n + 1, sizeof *rp);
+    for (sps_index i = 0; i < n; i++) rp[i + 1] = rp[i] + len(i);
+    return rp;
+}
+static sps_index len_uniform5(sps_index i) { (void)i; return 5; }
+static sps_index len_one_long(sps_index i) { return i == 7 ? 5000 : 4; }
+static sps_index len_regular20(sps_index i) { return 12 + i % 16; } /* 12..27 */
+static sps_index len_short_mixed(sps_index i) { return 3 + i % 4; }      /* 3..6 */
+static sps_index len_short_spiky(sps_index i) { return i % 32 == 0 ? 40 : 2; }
+
+static void test_auto_format(void)
+{
+    static const struct {
+        sps_index n;
+        sps_index (*len)(sps_index);
+        sps_format gpu;
+        const char *what;
+    } cases[] = {
+        {1000, len_uniform5, SPS_FMT_ELL, "uniform short rows: ell"},
+        {100000, len_one_long, SPS_FMT_CSR, "one row 1000x the average: csr (merge path)"},
+        {200000, len_regular20, SPS_FMT_SELL, "200k regular rows of ~20: sell"},
+        {5000, len_regular20, SPS_FMT_CSR, "5k rows of ~20: csr row groups"},
+        {3000, len_short_mixed, SPS_FMT_SELL, "short rows, SELL padding <= 50 %: sell"},
+        {3000, len_short_spiky, SPS_FMT_CSR, "short rows, one of 40 every 32: csr"},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        sps_index *rp = rows_of(cases[c].n, cases[c].len);
+        const char *why = NULL;
+        const sps_format g = sps_format_auto_of(cases[c].n, rp, SPS_BACKEND_CUDA, &why);
+        TU_CHECK(g == cases[c].gpu && why && why[0], "auto %s: got %s (%s)", cases[c].what, sps_format_name(g),
+                 why ? why : "no reason");
+        TU_CHECK(sps_format_auto_of(cases[c].n, rp, SPS_BACKEND_CPU, NULL) == SPS_FMT_CSR, "auto on the CPU: csr");
+        free(rp);
+    }
+    TU_CHECK(sps_format_auto_of(0, (sps_index[]){0}, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR, "auto, no rows: csr");
+    /* a matrix: CSR on the CPU context; conversion with SPS_FMT_AUTO builds the pick */
+    sps_matrix A = NULL, B = NULL;
+    sps_format f = SPS_FMT_AUTO;
+    const char *why = NULL;
+    if (TU_OK(ctx, sps_matrix_generate(ctx, "poisson2d:12", SPS_F64, &A))) {
+        TU_CHECK(sps_matrix_auto_format(A, &f, &why) == SPS_OK && f == SPS_FMT_CSR && why, "auto of a CPU matrix");
+        if (TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_AUTO, NULL, &B))) {
+            sps_matrix_info_t info;
+            TU_CHECK(sps_matrix_info(B, &info) == SPS_OK && info.format == SPS_FMT_CSR, "convert auto: csr");
+        }
+        /* options of another format than the pick are not applied (and not an error) */
+        sps_options o = NULL;
+        sps_matrix C = NULL;
+        if (TU_OK(ctx, sps_format_options_create(SPS_FMT_SELL, &o)))
+            TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_AUTO, o, &C));
+        sps_options_destroy(o);
+        sps_matrix_destroy(C);
+    }
+    TU_CHECK(sps_matrix_auto_format(NULL, &f, NULL) == SPS_ERR_ARG, "NULL matrix");
+    sps_matrix_destroy(B);
+    sps_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
@@ -1061,6 +1124,7 @@ int main(int argc, char **argv)
     test_registry();
     test_convert_errors();
     test_generate_errors();
+    test_auto_format();
     test_mtx_buffer();
     test_mtx_empty();
     build_shapes();

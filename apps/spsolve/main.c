@@ -204,9 +204,12 @@ static int step_convert(cli_run *r)
     const cli_options *opt = &r->opt;
     const sps_symmetry declared = r->rep.info.symmetry;
     sps_status st;
-    if (opt->format != SPS_FMT_CSR || cli_format_options_changed(opt)) {
+    sps_format fmt = opt->format;
+    if (fmt == SPS_FMT_AUTO && (st = sps_matrix_auto_format(r->A, &fmt, &r->rep.format_auto)) != SPS_OK)
+        return fail(r->ctx, st, "format choice failed");
+    if (fmt != SPS_FMT_CSR || (opt->fmt && cli_format_options_changed(opt))) {
         sps_matrix B = NULL;
-        if ((st = sps_matrix_convert(r->A, opt->format, opt->fmt, &B)) != SPS_OK) {
+        if ((st = sps_matrix_convert(r->A, fmt, opt->format == SPS_FMT_AUTO ? NULL : opt->fmt, &B)) != SPS_OK) {
             /* a padding refusal names max_fill: say how the CLI lifts it */
             const int refused = strstr(sps_context_error(r->ctx), "max_fill") != NULL;
             const int rc = fail(r->ctx, st, "format conversion failed");

@@ -96,7 +96,10 @@ static void format_owners(owner_group *g)
     for (int f = 0; f < SPS_FMT_AUTO && g->n < MAX_OWNERS; f++)
         if (strcmp(sps_format_name((sps_format)f), "?") != 0) g->name[g->n++] = sps_format_name((sps_format)f);
 }
-static const char *format_picked(const cli_options *opt) { return sps_format_name(opt->format); }
+static const char *format_picked(const cli_options *opt)
+{
+    return opt->format == SPS_FMT_AUTO ? "auto" : sps_format_name(opt->format);
+}
 static const sps_option_desc *format_desc(const char *owner, int *n)
 {
     sps_format f;
@@ -275,7 +278,9 @@ static int sets_finish(struct cli_sets *s, cli_options *opt)
         const int k = param_find(single_defaults[i].name);
         if (k >= 0 && !s->given[k] && !param_set(s, k, single_defaults[i].value)) return 0;
     }
-    opt->fmt = s->of[GROUP_FORMAT][group_owner(&groups[GROUP_FORMAT], sps_format_name(opt->format))];
+    /* --format auto: the picked format's defaults (format parameters were warned about above) */
+    const int fo = group_owner(&groups[GROUP_FORMAT], format_picked(opt));
+    opt->fmt = fo >= 0 ? s->of[GROUP_FORMAT][fo] : NULL;
     return 1;
 }
 
@@ -488,7 +493,8 @@ static void print_help(FILE *f)
     print_group(f, GROUP_PRECOND);
     fprintf(f,
             "Execution\n"
-            "      --format NAME     storage format: %s (default: csr)\n"
+            "      --format NAME     storage format: %s (default: csr); auto: picked from the\n"
+            "                        matrix by a model of SpMV times (README, Choosing a format)\n"
             "      --backend NAME    cpu, cuda or auto (default: auto = cuda when a GPU is usable)\n"
             "      --device N        CUDA device ordinal (default 0)\n"
             "      --precision P     f32 or f64 (default f64); complex files solve in c32/c64;\n"
@@ -580,8 +586,10 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
             opt->precond = optarg;
             break;
         case OPT_FORMAT:
-            if (sps_format_by_name(optarg, &opt->format) != SPS_OK) {
-                fprintf(stderr, "spsolve: unknown format '%s' (available: %s)\n", optarg, sps_format_list());
+            if (strcmp(optarg, "auto") == 0) {
+                opt->format = SPS_FMT_AUTO; /* picked from the matrix (sps_matrix_auto_format) */
+            } else if (sps_format_by_name(optarg, &opt->format) != SPS_OK) {
+                fprintf(stderr, "spsolve: unknown format '%s' (available: %s, auto)\n", optarg, sps_format_list());
                 return CLI_PARSE_EXIT_USAGE;
             }
             opt->format_name = optarg;

@@ -50,6 +50,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
             (double)in->bytes / 1e6, (long long)in->stored_entries, in->fill_percent);
     if (in->index_bits == 16) fprintf(f, ", 16-bit columns");
     fprintf(f, ")\n");
+    if (r->format_auto) fprintf(f, "%-10s picked by --format auto: %s\n", "", r->format_auto);
     print_format_options(f, r);
     fprintf(f, "%-10s %s: %s\n", "backend", r->backend, r->device);
     if (r->rhs_source) fprintf(f, "%-10s %s\n", "rhs", r->rhs_source);
@@ -163,6 +164,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     kstr(&w, "symmetry", sps_symmetry_name(in->symmetry));
     kstr(&w, "scalar", sps_scalar_name(in->scalar));
     kstr(&w, "format", in->format_name);
+    kstr(&w, "format_auto", r->format_auto);
     kint(&w, "bytes", (long long)in->bytes);
     kint(&w, "stored_entries", in->stored_entries);
     knum(&w, "fill_percent", in->fill_percent);

@@ -140,6 +140,14 @@ SPS_API void sps_matrix_destroy(sps_matrix A);
 /** The context the matrix belongs to. */
 SPS_API sps_context sps_matrix_context(sps_matrix A);
 
+/** The format sps_matrix_convert(A, SPS_FMT_AUTO, ...) builds, by a model of the
+ *  SpMV times from A's row lengths and its backend, without timing anything (README,
+ *  "Choosing a format"): compound entries bcsr; on the CPU csr; on the GPU ell for
+ *  near-uniform rows, sell for short rows with little SELL-32 padding or many
+ *  regular long ones, csr otherwise.  *why (may be NULL) gets a short static reason.
+ *  With SPS_FMT_AUTO, sps_matrix_convert applies its options only when they were
+ *  made for the picked format. */
+SPS_API sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **why);
 /** Look a format up by name ("csr", "coo", ...).  Unknown names give SPS_ERR_ARG. */
 SPS_API sps_status sps_format_by_name(const char *name, sps_format *fmt);
 /** Name of a format, or "?" */

@@ -1,0 +1,87 @@
+/* --format auto without timing: which format's SpMV a matrix gets, from its row
+ * lengths and the backend (a model, documented in README "Choosing a format").
+ *
+ * Fit on the H200, spbench 2026-11-26 (78 matrices: 72 of ../shared/matrices and
+ * the 6 generated ones, f32 and f64, every format timed; the data in
+ * bench/results/auto-model-nvidia-h200-2026-11-26.md): SpMV time of the
+ * pick against the best cuSPARSE kernel, geometric mean 0.905x (CSR alone 0.845x
+ * after the small-matrix merge rule, 0.733x before it; the best of our formats per
+ * matrix 0.977x).  Rules, in order (GPU; the CPU backend multiplies CSR rows):
+ *   1. compound entries: bcsr;
+ *   2. irregular rows (the longest over 16x the average and 64): csr (merge path);
+ *   3. 8 or more entries a row: sell for 100k rows or more with the longest row at
+ *      most 1.5x the average + 2, else csr (the row groups spread few rows);
+ *   4. shorter rows, near-uniform (longest x rows <= 1.3 nnz): ell;
+ *   5. other short rows: sell where SELL-32's padding is at most half of nnz, else csr. */
+#include "formats/format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The model's inputs: row lengths from rowptr. */
+typedef struct {
+    sps_index n;
+    int64_t nnz, longest, sell_slots; /* SELL-32 slots: 32 x the longest row of each slice */
+} row_stats;
+
+static row_stats stats_of(sps_index n, const sps_index *rowptr)
+{
+    row_stats s = {n, rowptr[n] - rowptr[0], 0, 0};
+    for (sps_index r0 = 0; r0 < n; r0 += 32) {
+        int64_t m = 0;
+        const sps_index r1 = r0 + 32 < n ? r0 + 32 : n;
+        for (sps_index i = r0; i < r1; i++)
+            if (rowptr[i + 1] - rowptr[i] > m) m = rowptr[i + 1] - rowptr[i];
+        s.sell_slots += 32 * m;
+        if (m > s.longest) s.longest = m;
+    }
+    return s;
+}
+
+static sps_format pick(const row_stats *s, sps_backend be, const char **why)
+{
+    if (be != SPS_BACKEND_CUDA || s->n == 0) return *why = "the CPU multiplies CSR rows", SPS_FMT_CSR;
+    const double avg = (double)s->nnz / s->n;
+    if (s->longest > 64 && s->longest > 16 * avg) return *why = "irregular rows: CSR's merge path", SPS_FMT_CSR;
+    if (avg >= 8) {
+        if (s->n >= 100000 && s->longest <= 1.5 * avg + 2) return *why = "many regular rows", SPS_FMT_SELL;
+        return *why = "long rows: CSR row groups", SPS_FMT_CSR;
+    }
+    if ((double)s->longest * s->n <= 1.3 * (double)s->nnz) return *why = "near-uniform short rows", SPS_FMT_ELL;
+    if ((double)(s->sell_slots - s->nnz) <= 0.5 * (double)s->nnz) return *why = "short rows, little padding", SPS_FMT_SELL;
+    return *why = "short rows of varying length", SPS_FMT_CSR;
+}
+
+sps_format sps_format_auto_of(sps_index n, const sps_index *rowptr, sps_backend be, const char **why)
+{
+    const row_stats s = stats_of(n, rowptr);
+    const char *w = NULL;
+    const sps_format f = pick(&s, be, &w);
+    if (why) *why = w;
+    return f;
+}
+
+sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **why)
+{
+    const char *w = NULL;
+    if (!A || !fmt) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_auto_format: NULL output") : SPS_ERR_ARG;
+    if (A->entry.kind != SPS_ENTRY_SCALAR) {
+        *fmt = SPS_FMT_BCSR;
+        if (why) *why = "compound entries";
+        return SPS_OK;
+    }
+    sps_index *rowptr = NULL;
+    sps_csr_host h;
+    memset(&h, 0, sizeof h);
+    if (A->ops->id == SPS_FMT_CSR) { /* only the row pointers cross to the host */
+        SPS_CHECK(sps_ddownload(A->ctx, (void **)&rowptr, ((const sps_csr_store *)A->store)->rowptr,
+                                ((size_t)A->n + 1) * sizeof(sps_index), "row pointers"));
+    } else {
+        SPS_CHECK(sps_matrix_to_host(A, &h));
+    }
+    *fmt = sps_format_auto_of(A->n, rowptr ? rowptr : h.rowptr, A->ctx->backend, &w);
+    free(rowptr);
+    sps_csr_host_free(&h);
+    if (why) *why = w;
+    return SPS_OK;
+}
