@@ -174,6 +174,12 @@ fail:
     return st;
 }
 
+static int cmp_index(const void *a, const void *b)
+{
+    const sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
+    return (x > y) - (x < y);
+}
+
 sps_status sps_csr_host_group_blocks(sps_context ctx, const sps_csr_host *in, int b, const char *name,
                                      sps_csr_host *out)
 {
@@ -222,13 +228,9 @@ sps_status sps_csr_host_group_blocks(sps_context ctx, const sps_csr_host *in, in
                 touched[cnt++] = J;
             }
         }
-        /* few blocks a row: insertion sort */
-        for (sps_index a = 1; a < cnt; a++)
-            for (sps_index c = a; c > 0 && touched[c - 1] > touched[c]; c--) {
-                const sps_index x = touched[c];
-                touched[c] = touched[c - 1];
-                touched[c - 1] = x;
-            }
+        /* the b scalar rows are each sorted, but a later one may touch lower block
+           columns: sort the block columns (insertion sort was quadratic there) */
+        qsort(touched, (size_t)cnt, sizeof *touched, cmp_index);
         for (sps_index a = 0; a < cnt; a++) {
             out->col[out->rowptr[I] + a] = touched[a];
             slot[touched[a]] = out->rowptr[I] + a;

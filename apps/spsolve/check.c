@@ -2,6 +2,7 @@
 #include "check.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,7 +18,11 @@ static sps_status expand(cli_csr *h, sps_entry_desc e)
 {
     const int d = sps_entry_dim(e), nv = sps_entry_values(e);
     const int64_t nnz = h->nnz * d * d;
-    if ((int64_t)h->rows * d > INT32_MAX || nnz > INT32_MAX) return SPS_ERR_ARG;
+    if ((int64_t)h->rows * d > INT32_MAX || nnz > INT32_MAX) {
+        fprintf(stderr, "spsolve: the residual check's scalar expansion (%lld rows, %lld entries) exceeds 32-bit "
+                        "indices\n", (long long)h->rows * d, (long long)nnz);
+        return SPS_ERR_ARG;
+    }
     cli_csr x = {.rows = h->rows * d, .cols = h->cols * d, .nnz = nnz, .t = h->t};
     x.rowptr = malloc(((size_t)x.rows + 1) * sizeof *x.rowptr);
     x.col = malloc((size_t)(nnz ? nnz : 1) * sizeof *x.col);

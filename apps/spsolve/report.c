@@ -3,9 +3,11 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static double per_iteration(const cli_report *r)
@@ -247,9 +249,21 @@ int cli_write_history(const char *path, const double *history, int len)
         fprintf(stderr, "spsolve: %s: path too long\n", path);
         return -1;
     }
-    FILE *f = fopen(tmp, "w");
+    /* as the library's writers: never replace a symlink or special file, and
+     * create the temp file anew, not through a symlink at its name */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "spsolve: %s: not a regular file: not replaced\n", path);
+        return -1;
+    }
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         fprintf(stderr, "spsolve: %s: cannot create: %s\n", tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
         return -1;
     }
     int bad = fprintf(f, "iteration,residual\n") < 0;

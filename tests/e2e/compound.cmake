@@ -121,6 +121,8 @@ function(scenario_quaternion)
     # refused on CUDA, whether or not a GPU is there (no context, or no kernels)
     e2e_run(-m q.mtx --backend cuda)
     e2e_expect_rc(1)
+    # with a GPU: the library's refusal; without one: the CUDA context's
+    e2e_expect_stderr("(no bcsr kernels for them on the cuda backend|CUDA|cuda)")
   endif()
 endfunction()
 
