@@ -133,6 +133,62 @@ static const char *scalar6 = "%%MatrixMarket matrix coordinate real general\n"
                              "6 4 5\n"
                              "2 3 0.5\n";
 
+/* A block-row whose later scalar row touches lower block columns (block columns
+ * 2, then 0 and 1): the columns come out sorted, and the block operator is the
+ * scalar one for N and T with b != 0. */
+static const char *scalar_unordered = "%%MatrixMarket matrix coordinate real general\n"
+                                      "4 6 7\n"
+                                      "1 5 1.5\n"
+                                      "1 6 -2\n"
+                                      "2 1 3\n"
+                                      "2 3 0.25\n"
+                                      "3 2 4\n"
+                                      "4 6 -1\n"
+                                      "4 1 2\n";
+
+static void test_blocks_unordered(void)
+{
+    const char *path = tmp_path("u.mtx");
+    put_file(path, scalar_unordered);
+    sps_matrix A = NULL, S = NULL;
+    if (TU_OK(ctx, sps_matrix_read_mtx_blocks(ctx, path, SPS_F64, 2, NULL, &A)) &&
+        TU_OK(ctx, sps_matrix_read_mtx(ctx, path, SPS_F64, &S))) {
+        sps_index rp[3], col[6];
+        double v[6 * 4];
+        if (TU_OK(ctx, sps_matrix_export_csr(A, rp, col, v)))
+            TU_CHECK(rp[1] == 3 && col[0] == 0 && col[1] == 1 && col[2] == 2 && rp[2] == 5 && col[3] == 0 &&
+                         col[4] == 2,
+                     "block columns sorted: %d %d %d | %d %d", (int)col[0], (int)col[1], (int)col[2], (int)col[3],
+                     (int)col[4]);
+        for (int tr = 0; tr < 2; tr++) {
+            const sps_index nin = tr ? 4 : 6, nout = tr ? 6 : 4;
+            const double x[6] = {1, -2, 3, 0.5, 7, -1}, y0[6] = {0.5, 1, -1, 2, 3, -4};
+            double ya[6], ys[6];
+            const double a = 1.5, b = 0.5;
+            sps_vector vx = NULL, va = NULL, vs = NULL;
+            sps_operator oa = NULL, os = NULL;
+            const sps_op_mode mode = tr ? SPS_OP_T : SPS_OP_N;
+            if (TU_OK(ctx, sps_vector_from_host(ctx, nin, SPS_F64, x, &vx)) &&
+                TU_OK(ctx, sps_vector_from_host(ctx, nout, SPS_F64, y0, &va)) &&
+                TU_OK(ctx, sps_vector_from_host(ctx, nout, SPS_F64, y0, &vs)) &&
+                TU_OK(ctx, sps_operator_from_matrix(A, &oa)) && TU_OK(ctx, sps_operator_from_matrix(S, &os)) &&
+                TU_OK(ctx, sps_operator_apply(oa, mode, &a, vx, &b, va)) &&
+                TU_OK(ctx, sps_operator_apply(os, mode, &a, vx, &b, vs)) && TU_OK(ctx, sps_vector_get(va, ya)) &&
+                TU_OK(ctx, sps_vector_get(vs, ys)))
+                TU_CHECK(memcmp(ya, ys, (size_t)nout * sizeof *ya) == 0, "unordered blocks: op %s == scalar",
+                         tr ? "T" : "N");
+            sps_operator_destroy(oa);
+            sps_operator_destroy(os);
+            sps_vector_destroy(vx);
+            sps_vector_destroy(va);
+            sps_vector_destroy(vs);
+        }
+    }
+    sps_matrix_destroy(A);
+    sps_matrix_destroy(S);
+    remove(path);
+}
+
 static void test_blocks(void)
 {
     const char *path = tmp_path("s6.mtx");
@@ -253,6 +309,7 @@ int main(void)
     }
     test_quaternion_read();
     test_blocks();
+    test_blocks_unordered();
     test_vectors();
     sps_context_destroy(ctx);
     const char *names[] = {"qh.mtx", "qw.mtx", "qx.mtx", "s6.mtx", "s6x.mtx", "c4.mtx", "qa.mtx", "qc.mtx"};
