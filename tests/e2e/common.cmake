@@ -206,3 +206,12 @@ function(e2e_poisson2d_times var N)
   endforeach()
   set(${var} "${out}" PARENT_SCOPE)
 endfunction()
+
+# Run the scenario named by -DSCENARIO=<name>: the function scenario_<name> of the
+# including script.
+macro(e2e_dispatch)
+  if(NOT COMMAND scenario_${SCENARIO})
+    message(FATAL_ERROR "unknown scenario '${SCENARIO}'")
+  endif()
+  cmake_language(CALL scenario_${SCENARIO})
+endmacro()

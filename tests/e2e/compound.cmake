@@ -204,7 +204,4 @@ function(scenario_blocks)
   e2e_expect_stderr("--entry-layout has no effect with --format csr")
 endfunction()
 
-if(NOT COMMAND scenario_${SCENARIO})
-  message(FATAL_ERROR "unknown scenario '${SCENARIO}'")
-endif()
-cmake_language(CALL scenario_${SCENARIO})
+e2e_dispatch()
