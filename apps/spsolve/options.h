@@ -42,6 +42,9 @@ typedef struct {
     int monitor;
     int json;
     int allow_nonfinite;
+    int tune;                /* --tune: --format auto times the candidates (sps_matrix_tune) */
+    double tune_budget;      /* --tune-budget seconds (sps_tune_options.budget) */
+    const char *tune_cache;  /* --tune-cache PATH|off; NULL: the library's default file */
 } cli_options;
 
 /* What parsing decided. */
