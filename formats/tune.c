@@ -335,6 +335,10 @@ static int dbl_cmp(const void *a, const void *b)
 }
 
 #define MAX_RUNS 101
+/* A candidate displaces the best so far only when faster by more than this
+ * fraction: timing noise does not trade csr (timed first) or the model's pick
+ * (second) for a format that is no faster. */
+#define TUNE_MARGIN 0.03
 /* Median SpMV time of C in ms into *ms; *over: the runs would not fit in left seconds
  * (projected from the warm-up; not checked when left < 0). */
 static sps_status time_spmv(sps_matrix C, sps_vector x, sps_vector y, const sps_tune_options *o, double left,
@@ -465,7 +469,7 @@ static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand
         rec->ms = ms;
         r->timed++;
         if (i == 0) r->default_ms = ms;
-        if (ms < best_ms) {
+        if (ms < best_ms * (1 - TUNE_MARGIN)) {
             best_ms = ms;
             sps_matrix_destroy(*best);
             *best = C;
@@ -513,6 +517,7 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
     sps_tune_entry e;
     memset(&e, 0, sizeof e);
     sps_tune_key_of(A, p.rowptr, p.col, &e.key);
+    snprintf(e.key.search, sizeof e.key.search, "%s", o.allow_nondeterministic ? "any" : "deterministic");
     int create_dir = 0;
     const char *path = sps_tune_cache_path(o.cache, r->cache_path, sizeof r->cache_path, &create_dir, r->warning,
                                            sizeof r->warning);

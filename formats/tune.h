@@ -7,13 +7,14 @@
 
 #include <stddef.h>
 
-/* What a tuned result holds for: the device, its software stack, the library
- * and the matrix (sps_tune_fingerprint). */
+/* What a tuned result holds for: the device, its software stack, the library,
+ * the matrix (sps_tune_key_of) and the candidates allowed. */
 typedef struct {
     char device[256];  /* sps_context_device_name */
     char runtime[128]; /* sps_exec.device_version: "cpu openmp-201511 threads 2", "cuda driver ..." */
     char library[32];  /* the library version */
     char matrix[320];  /* the fingerprint */
+    char search[32];   /* what was allowed to compete: "deterministic" or "any" (allow_nondeterministic) */
 } sps_tune_key;
 
 /* One entry of the tuning file. */

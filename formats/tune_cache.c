@@ -5,12 +5,12 @@
  *     "spsolve-tune": 1,
  *     "entries": [
  *       {"device": "CPU (OpenMP, 2 threads)", "runtime": "cpu openmp-201511 threads 2",
- *        "library": "0.1.0", "matrix": "n=1024 m=1024 nnz=4992 ... hash=...",
+ *        "library": "0.1.0", "matrix": "n=1024 m=1024 nnz=4992 ... hash=...", "search": "deterministic",
  *        "choice": "sell slice-height=16", "chosen_ms": 0.0123, "default_ms": 0.0151, "tune_s": 0.41}
  *     ]
  *   }
  *
- * An entry matches when all four key strings are equal; members this version does
+ * An entry matches when all five key strings are equal; members this version does
  * not know are skipped (and not written back).  A file that does not parse as such
  * an object is ignored with a warning and replaced by a valid one at the next
  * store.  Writes go to a temporary file beside the target (created exclusively,
@@ -278,6 +278,7 @@ static int jentry(jp *j, sps_tune_entry *e, int *ok)
                 {"runtime", e->key.runtime, sizeof e->key.runtime, NULL},
                 {"library", e->key.library, sizeof e->key.library, NULL},
                 {"matrix", e->key.matrix, sizeof e->key.matrix, NULL},
+                {"search", e->key.search, sizeof e->key.search, NULL},
                 {"choice", e->choice, sizeof e->choice, NULL},
                 {"chosen_ms", NULL, 0, &e->chosen_ms},
                 {"default_ms", NULL, 0, &e->default_ms},
@@ -295,7 +296,7 @@ static int jentry(jp *j, sps_tune_entry *e, int *ok)
         } while (jlit(j, ','));
         if (!jlit(j, '}')) return jfail(j, "expected ',' or '}' in an entry");
     }
-    *ok = (have & 0x1f) == 0x1f;
+    *ok = (have & 0x3f) == 0x3f; /* the key strings and the choice */
     return 1;
 }
 
@@ -430,7 +431,7 @@ static int read_file(const char *path, entry_list *l, char *warn, size_t wl)
 static int key_eq(const sps_tune_key *a, const sps_tune_key *b)
 {
     return !strcmp(a->device, b->device) && !strcmp(a->runtime, b->runtime) && !strcmp(a->library, b->library) &&
-           !strcmp(a->matrix, b->matrix);
+           !strcmp(a->matrix, b->matrix) && !strcmp(a->search, b->search);
 }
 
 int sps_tune_cache_lookup(const char *path, const sps_tune_key *k, sps_tune_entry *hit, char *warn, size_t wl)
@@ -467,9 +468,9 @@ static int write_entries(FILE *f, const entry_list *l)
     for (size_t i = 0; i < l->n; i++) {
         const sps_tune_entry *e = &l->v[i];
         fputs(i ? ",\n    {" : "\n    {", f);
-        const char *names[] = {"device", "runtime", "library", "matrix", "choice"};
-        const char *vals[] = {e->key.device, e->key.runtime, e->key.library, e->key.matrix, e->choice};
-        for (int m = 0; m < 5; m++) {
+        const char *names[] = {"device", "runtime", "library", "matrix", "search", "choice"};
+        const char *vals[] = {e->key.device, e->key.runtime, e->key.library, e->key.matrix, e->key.search, e->choice};
+        for (int m = 0; m < 6; m++) {
             fprintf(f, "%s\"%s\": ", m ? ", " : "", names[m]);
             jput(f, vals[m]);
         }
