@@ -489,9 +489,9 @@ static int write_file(const char *path, const entry_list *l, char *warn, size_t 
                       S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file");
         return -1;
     }
-    static unsigned seq;
+    static _Atomic unsigned seq; /* one context per thread: tunes may run at once */
     char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), seq++) >= (int)sizeof tmp) {
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), (unsigned)seq++) >= (int)sizeof tmp) {
         sps_tune_warn(warn, wl, "tuning file '%s' not written: path too long", path);
         return -1;
     }
