@@ -38,6 +38,10 @@ typedef struct sps_exec {
      * the defaults): set by formats/operator.c around a matrix's product. */
     const struct sps_launch_variant *lv;
     char device_name[256];
+    /* What else tells two devices or software stacks apart, for keys of tuned
+     * results (formats/tune_cache.c): CPU "cpu openmp-YYYYMM threads N", CUDA the
+     * driver and runtime versions and the compute capability. */
+    char device_version[128];
 } sps_exec;
 
 /** Record a failure through ex's sink (message formatted like printf) and return st. */

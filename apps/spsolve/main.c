@@ -44,6 +44,7 @@ typedef struct {
     double slack; /* rounding allowance of the check */
     int rc;      /* the exit status once the solve has ended */
     cli_report rep;
+    sps_tune_result tune; /* --tune */
 } cli_run;
 
 static double now(void)
@@ -221,6 +222,27 @@ static int step_prepare_check(cli_run *r)
     return STEP_OK;
 }
 
+/* --tune: the timed search (sps_matrix_tune) instead of the model; the tuning
+ * file's problems are warnings. */
+static int convert_tuned(cli_run *r)
+{
+    sps_tune_options to;
+    sps_tune_options_default(&to);
+    if (r->opt.tune_budget >= 0) to.budget = r->opt.tune_budget;
+    to.cache = r->opt.tune_cache;
+    sps_matrix B = NULL;
+    const sps_status st = sps_matrix_tune(r->A, &to, &B, &r->tune);
+    if (st != SPS_OK) return fail(r->ctx, st, "tuning failed");
+    if (r->tune.warning[0]) fprintf(stderr, "spsolve: warning: %s\n", r->tune.warning);
+    r->rep.tune = &r->tune;
+    r->rep.format_auto = r->tune.from_cache   ? "--tune: from the tuning file"
+                         : r->tune.from_model ? "--tune: the model's pick, untimed"
+                                              : "--tune: the fastest timed";
+    sps_matrix_destroy(r->A);
+    r->A = B;
+    return STEP_OK;
+}
+
 /* The storage format, with the format parameters (CSR -> CSR too when one
  * differs from its default: --transpose explicit builds and caches A^T,
  * --csr-kernel picks the SpMV).  The symmetry the
@@ -231,9 +253,11 @@ static int step_convert(cli_run *r)
     const sps_symmetry declared = r->rep.info.symmetry;
     sps_status st;
     sps_format fmt = opt->format;
-    if (fmt == SPS_FMT_AUTO && (st = sps_matrix_auto_format(r->A, &fmt, &r->rep.format_auto)) != SPS_OK)
+    const int tuned = opt->tune ? convert_tuned(r) : STEP_OK;
+    if (tuned != STEP_OK) return tuned;
+    if (!opt->tune && fmt == SPS_FMT_AUTO && (st = sps_matrix_auto_format(r->A, &fmt, &r->rep.format_auto)) != SPS_OK)
         return fail(r->ctx, st, "format choice failed");
-    if (fmt != r->rep.info.format || cli_format_options_changed(opt)) {
+    if (!opt->tune && (fmt != r->rep.info.format || cli_format_options_changed(opt))) {
         sps_matrix B = NULL;
         if ((st = sps_matrix_convert(r->A, fmt, opt->format == SPS_FMT_AUTO ? NULL : opt->fmt, &B)) != SPS_OK) {
             /* a padding refusal names max_fill: say how the CLI lifts it */

@@ -16,7 +16,8 @@
 
 enum {
     OPT_X0 = 256, OPT_SOLVER, OPT_PRECOND, OPT_FORMAT, OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR,
-    OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION, OPT_BLOCK_SIZE, OPT_WRITE_EXPANSION,
+    OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION, OPT_BLOCK_SIZE, OPT_WRITE_EXPANSION, OPT_TUNE,
+    OPT_TUNE_BUDGET, OPT_TUNE_CACHE,
     /* the declared parameters: OPT_PARAM + their index in params */
     OPT_PARAM, OPT_PARAM_END = OPT_PARAM + CLI_MAX_PARAMS
 };
@@ -30,6 +31,9 @@ static const struct option fixed_options[] = {
     {"solver", required_argument, NULL, OPT_SOLVER},
     {"precond", required_argument, NULL, OPT_PRECOND},
     {"format", required_argument, NULL, OPT_FORMAT},
+    {"tune", no_argument, NULL, OPT_TUNE},
+    {"tune-budget", required_argument, NULL, OPT_TUNE_BUDGET},
+    {"tune-cache", required_argument, NULL, OPT_TUNE_CACHE},
     {"backend", required_argument, NULL, OPT_BACKEND},
     {"device", required_argument, NULL, OPT_DEVICE},
     {"precision", required_argument, NULL, OPT_PRECISION},
@@ -518,6 +522,11 @@ static void print_help(FILE *f)
             "      --format NAME     storage format: %s (default: csr; bcsr for block and\n"
             "                        quaternion matrices); auto: picked from the matrix by a model\n"
             "                        of SpMV times (README, Choosing a format)\n"
+            "      --tune            time the candidate formats on this matrix and device and take\n"
+            "                        the fastest (implies --format auto; README, Tuning)\n"
+            "      --tune-budget S   seconds --tune may spend timing (default 2; 0: the model's pick)\n"
+            "      --tune-cache PATH tuning file (default $XDG_CACHE_HOME/spsolve/tune.json, else\n"
+            "                        ~/.cache/spsolve/tune.json); off: none\n"
             "      --backend NAME    cpu, cuda or auto (default: auto = cuda when a GPU is usable)\n"
             "      --device N        CUDA device ordinal (default 0)\n"
             "      --precision P     f32 or f64 (default f64); complex files solve in c32/c64;\n"
@@ -569,6 +578,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
     opt->backend = SPS_BACKEND_AUTO;
     opt->precision = SPS_F64;
     opt->block_size = 1;
+    opt->tune_budget = -1; /* not given: the library's default */
     collect_params();
     if (!(opt->sets = sets_make())) return CLI_PARSE_EXIT_USAGE;
     const cli_parse_result r = parse_argv(argc, argv, opt);
@@ -633,6 +643,17 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
                 return CLI_PARSE_EXIT_USAGE;
             }
             break;
+        case OPT_TUNE: opt->tune = 1; break;
+        case OPT_TUNE_BUDGET: {
+            char *end = NULL;
+            opt->tune_budget = strtod(optarg, &end);
+            if (end == optarg || *end || !isfinite(opt->tune_budget) || opt->tune_budget < 0) {
+                fprintf(stderr, "spsolve: --tune-budget: expected seconds >= 0, got '%s'\n", optarg);
+                return CLI_PARSE_EXIT_USAGE;
+            }
+            break;
+        }
+        case OPT_TUNE_CACHE: opt->tune_cache = optarg; break;
         case OPT_MONITOR: opt->monitor = 1; break;
         case OPT_JSON: opt->json = 1; break;
         case OPT_NONFINITE: opt->allow_nonfinite = 1; break;
@@ -665,6 +686,13 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
         usage_hint();
         return CLI_PARSE_EXIT_USAGE;
     }
+    if (opt->tune && opt->format_name && opt->format != SPS_FMT_AUTO) {
+        fprintf(stderr, "spsolve: --tune picks the format: use it with --format auto or without --format\n");
+        return CLI_PARSE_EXIT_USAGE;
+    }
+    if (opt->tune) opt->format = SPS_FMT_AUTO;
+    else if (opt->tune_budget >= 0 || opt->tune_cache)
+        fprintf(stderr, "spsolve: warning: --tune-budget and --tune-cache have no effect without --tune\n");
     if (!sets_finish(opt->sets, opt)) return CLI_PARSE_EXIT_USAGE;
     opt->matrix_generated = is_generator_spec(opt->matrix);
     if (opt->matrix_generated && opt->block_size > 1) {

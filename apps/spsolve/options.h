@@ -44,6 +44,9 @@ typedef struct {
     int allow_nonfinite;
     int block_size;          /* --block-size: 1 scalar entries, else read -m as BxB blocks */
     const char *write_expansion; /* --write-expansion: path or NULL */
+    int tune;                /* --tune: --format auto times the candidates (sps_matrix_tune) */
+    double tune_budget;      /* --tune-budget seconds (sps_tune_options.budget) */
+    const char *tune_cache;  /* --tune-cache PATH|off; NULL: the library's default file */
 } cli_options;
 
 /* What parsing decided. */

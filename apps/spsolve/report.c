@@ -48,6 +48,16 @@ const char *cli_entry_name(sps_entry_desc e)
     return e.kind == SPS_ENTRY_QUATERNION ? "quaternion" : "scalar";
 }
 
+/* --tune: the choice, its time against csr's, what was timed, how long it took. */
+static void print_tune(FILE *f, const sps_tune_result *t)
+{
+    fprintf(f, "%-10s tuned: %s", "", t->choice);
+    if (t->chosen_ms >= 0) fprintf(f, ", SpMV %.4f ms (reference %.4f ms)", t->chosen_ms, t->default_ms);
+    if (t->from_cache) fprintf(f, ", from %s", t->cache_path);
+    else fprintf(f, ", %d timed, %d skipped", t->timed, t->skipped);
+    fprintf(f, ", tuning %.3f s\n", t->time_s);
+}
+
 void cli_print_summary(FILE *f, const cli_report *r)
 {
     const sps_matrix_info_t *in = &r->info;
@@ -64,6 +74,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
     if (in->index_bits == 16) fprintf(f, ", 16-bit columns");
     fprintf(f, ")\n");
     if (r->format_auto) fprintf(f, "%-10s picked by --format auto: %s\n", "", r->format_auto);
+    if (r->tune) print_tune(f, r->tune);
     print_format_options(f, r);
     fprintf(f, "%-10s %s: %s\n", "backend", r->backend, r->device);
     if (r->backend_fallback) fprintf(f, "%-10s %s\n", "", r->backend_fallback);
@@ -165,6 +176,41 @@ static void json_format_options(jw *w, const cli_report *r)
     close_obj(w);
 }
 
+/* matrix.tune: what --tune did (null without it). */
+static void json_tune(jw *w, const sps_tune_result *t)
+{
+    if (!t) {
+        key(w, "tune");
+        fputs("null", w->f);
+        return;
+    }
+    open_obj(w, "tune");
+    kstr(w, "choice", t->choice);
+    knum(w, "time_s", t->time_s);
+    kbool(w, "from_cache", t->from_cache);
+    kbool(w, "from_model", t->from_model);
+    knum(w, "chosen_ms", t->chosen_ms >= 0 ? t->chosen_ms : NAN);
+    knum(w, "default_ms", t->default_ms >= 0 ? t->default_ms : NAN);
+    kint(w, "timed", t->timed);
+    kint(w, "skipped", t->skipped);
+    kstr(w, "cache", t->cache_path[0] ? t->cache_path : NULL);
+    kstr(w, "warning", t->warning[0] ? t->warning : NULL);
+    key(w, "candidates");
+    fputc('[', w->f);
+    for (int i = 0; i < t->ncandidates; i++) {
+        const sps_tune_candidate *c = &t->candidates[i];
+        fprintf(w->f, "%s\n%*s{\"spec\": ", i ? "," : "", w->indent + 2, "");
+        json_string(w->f, c->spec);
+        fputs(", \"ms\": ", w->f);
+        json_number(w->f, c->ms >= 0 ? c->ms : NAN);
+        fputs(", \"skipped\": ", w->f);
+        json_string(w->f, c->skipped[0] ? c->skipped : NULL);
+        fputc('}', w->f);
+    }
+    fprintf(w->f, t->ncandidates ? "\n%*s]" : "]", w->indent, "");
+    close_obj(w);
+}
+
 void cli_print_json(FILE *f, const cli_report *r)
 {
     const sps_matrix_info_t *in = &r->info;
@@ -187,6 +233,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     knum(&w, "fill_percent", in->fill_percent);
     kint(&w, "index_bits", in->index_bits);
     json_format_options(&w, r);
+    json_tune(&w, r->tune);
     close_obj(&w);
     open_obj(&w, "rhs");
     kstr(&w, "source", r->rhs_source);

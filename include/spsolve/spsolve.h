@@ -8,6 +8,7 @@
 #include "spsolve/vector.h"
 #include "spsolve/options.h"
 #include "spsolve/matrix.h"
+#include "spsolve/tune.h"
 #include "spsolve/operator.h"
 #include "spsolve/precond.h"
 #include "spsolve/solver.h"

@@ -10,6 +10,8 @@ static sps_status cpu_init(sps_exec *ex, int device)
 {
     (void)device;
     snprintf(ex->device_name, sizeof ex->device_name, "CPU (OpenMP, %d threads)", omp_get_max_threads());
+    snprintf(ex->device_version, sizeof ex->device_version, "cpu openmp-%d threads %d", (int)_OPENMP,
+             omp_get_max_threads());
     return SPS_OK;
 }
 

@@ -90,6 +90,14 @@ static sps_status cuda_init(sps_exec *ex, int device)
     ex->be_state = st;
     st->sms = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
     snprintf(ex->device_name, sizeof ex->device_name, "%s", prop.name);
+    {
+        int drv = 0, rt = 0;
+        if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0;
+        if (cudaRuntimeGetVersion(&rt) != cudaSuccess) rt = 0;
+        (void)cudaGetLastError();
+        snprintf(ex->device_version, sizeof ex->device_version, "cuda driver %d runtime %d sm_%d%d", drv, rt,
+                 prop.major, prop.minor);
+    }
     sps_status s = SPS_OK;
     cudaStream_t stream;
     e = cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking);

@@ -1,0 +1,569 @@
+/* The autotuner (issue 20 item 6): the fastest storage of a matrix, timed on its
+ * own backend.  README "Choosing a format" documents it for users; in short:
+ *
+ * Candidates.  A scalar matrix: the table below (format, options, launch
+ * variant), data not code; rows flagged GPU differ from another row only in what
+ * the CPU backend ignores (csr's kernel choice, launch variants) and are left out
+ * there; rows flagged NONDET (hola: atomics) only compete when the caller allows
+ * non-deterministic kernels.  A compound matrix: every format of the registry
+ * flagged .compound, with its defaults and each combination of its enumerable
+ * options (CHOICE words, INT options with a list of values), so a new compound
+ * format competes without a line here.  The first candidate, the reference, is
+ * the format's defaults: csr (scalar) or the model's compound pick (bcsr).
+ *
+ * Model (before anything is built).  Stored entries from the row lengths: ELL
+ * n x the longest row, SELL-C and RgCSR-G the sum over groups of C (G) x the
+ * group's longest row, DIA n x the number of occupied diagonals; a candidate
+ * whose stored entries exceed max_fill x nnz (and nnz + SPS_PAD_FILL_FLOOR) is
+ * skipped, and again after its build by its footprint.  The rest are timed in
+ * this order: the reference, the pick of sps_matrix_auto_format's model, then by
+ * the bytes a product streams (stored entries x (value + index bytes) + row
+ * arrays) ascending, so the budget is spent on the likely winners first.
+ *
+ * Timing.  Per candidate: build (sps_matrix_convert_spec), `warmup` products,
+ * then `runs` batches of products (a batch as many as take ~1 ms, at least one)
+ * between backend synchronisations, on a monotonic clock; its time is the
+ * median batch's per-product time.  Products go through the matrix operator, as
+ * a solver's do (so the launch variant applies).  Before each candidate after
+ * the reference, and before its timed runs (projected from the warm-up), the
+ * budget is checked; what does not fit is skipped as "over the budget".  The
+ * fastest is kept; the tuning file (formats/tune_cache.c) remembers it.
+ *
+ * Fallback.  Budget 0, or a reference that cannot be timed: the model's pick,
+ * untimed (res->from_model). */
+#include "formats/tune.h"
+#include "formats/padded.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sps_tune_options_default(sps_tune_options *o)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->budget = 2.0;
+    o->runs = 7;
+    o->warmup = 2;
+    o->max_fill = 2.0;
+    o->cache = NULL;
+    o->allow_nondeterministic = 0;
+}
+
+/* ------------------------------------------------------------------ specs */
+sps_status sps_matrix_convert_spec(sps_matrix A, const char *spec, sps_matrix *B)
+{
+    if (!A || !spec || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_convert_spec: NULL argument") : SPS_ERR_ARG;
+    *B = NULL;
+    char buf[512];
+    if (strlen(spec) >= sizeof buf) return sps_error(A->ctx, SPS_ERR_ARG, "format spec too long: '%.40s...'", spec);
+    strcpy(buf, spec);
+    char *save = NULL, *tok = strtok_r(buf, " \t", &save);
+    sps_format fmt;
+    if (!tok || sps_format_by_name(tok, &fmt) != SPS_OK || fmt == SPS_FMT_AUTO)
+        return sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': unknown format '%s' (one of %s)", spec, tok ? tok : "",
+                         sps_format_list());
+    sps_options o = NULL;
+    sps_launch_variant lv;
+    memset(&lv, 0, sizeof lv);
+    int has_lv = 0;
+    sps_status st = sps_format_options_create(fmt, &o);
+    if (st != SPS_OK) return sps_error(A->ctx, st, "format spec '%s': cannot make the options of %s", spec, tok);
+    while (st == SPS_OK && (tok = strtok_r(NULL, " \t", &save))) {
+        char why[256];
+        char *eq = strchr(tok, '=');
+        if (strncmp(tok, "variant=", 8) == 0) {
+            if (sps_launch_variant_parse(tok + 8, &lv, why, sizeof why) != 0)
+                st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': %s", spec, why);
+            has_lv = 1;
+        } else if (!eq) {
+            st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': expected option=value, got '%s'", spec, tok);
+        } else {
+            *eq = '\0';
+            if (sps_options_set(o, tok, eq + 1) != SPS_OK)
+                st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': %s", spec, sps_options_error(o));
+        }
+    }
+    if (st == SPS_OK) st = sps_matrix_convert(A, fmt, o, B);
+    sps_options_destroy(o);
+    if (st == SPS_OK && has_lv && (st = sps_matrix_set_launch_variant(*B, &lv)) != SPS_OK) {
+        sps_matrix_destroy(*B);
+        *B = NULL;
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ candidates */
+enum { C_GPU = 1u, C_NONDET = 2u };
+typedef enum { PM_NONE = 0, PM_ELL, PM_SELL, PM_RGCSR, PM_DIA } pad_model;
+
+typedef struct {
+    const char *spec;
+    pad_model pad;
+    int h;        /* PM_SELL, PM_RGCSR: rows a group */
+    int ib, rb;   /* traffic model: index bytes a stored entry, bytes a row */
+    unsigned flags;
+} cand_desc;
+
+/* The scalar candidates; the first is the reference (csr's defaults). */
+static const cand_desc scalar_cands[] = {
+    {"csr", PM_NONE, 0, 4, 4, 0},
+    {"csr csr-kernel=rows", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=merge", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_lane_entries=1", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_lane_entries=2", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_lane_entries=4", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_unroll=2", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_unroll=4", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_stage_rows=1", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_stage_rows=2", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_minb=4", PM_NONE, 0, 4, 4, C_GPU},
+    {"csr csr-kernel=rows variant=csr_minb=6", PM_NONE, 0, 4, 4, C_GPU},
+    {"coo", PM_NONE, 0, 8, 0, 0},
+    {"hyb", PM_NONE, 0, 4, 4, 0},
+    {"jds", PM_NONE, 0, 4, 8, 0},
+    {"dia", PM_DIA, 0, 0, 0, 0},
+    {"ell", PM_ELL, 0, 4, 4, 0},
+    {"ell variant=pad_unroll=8", PM_ELL, 0, 4, 4, C_GPU},
+    {"ell variant=pad_split=2", PM_ELL, 0, 4, 4, C_GPU},
+    {"ell variant=pad_ldg=1", PM_ELL, 0, 4, 4, C_GPU},
+    {"sell slice-height=32", PM_SELL, 32, 4, 4, 0},
+    {"sell slice-height=16", PM_SELL, 16, 4, 4, 0},
+    {"sell slice-height=32 variant=pad_unroll=8", PM_SELL, 32, 4, 4, C_GPU},
+    {"sell slice-height=32 variant=pad_split=2", PM_SELL, 32, 4, 4, C_GPU},
+    {"sell slice-height=32 variant=pad_ldg=1", PM_SELL, 32, 4, 4, C_GPU},
+    {"sell slice-height=16 variant=pad_unroll=8", PM_SELL, 16, 4, 4, C_GPU},
+    {"rgcsr", PM_RGCSR, 128, 4, 4, 0},
+    {"rgcsr variant=pad_unroll=8", PM_RGCSR, 128, 4, 4, C_GPU},
+    {"hola", PM_NONE, 0, 4, 4, C_NONDET},
+    {"hola variant=hola_early_mul=1", PM_NONE, 0, 4, 4, C_NONDET | C_GPU},
+    {"hola variant=hola_minb=6", PM_NONE, 0, 4, 4, C_NONDET | C_GPU},
+};
+#define NSCALAR ((int)(sizeof scalar_cands / sizeof scalar_cands[0]))
+/* Combinations of a compound format's options tried at most. */
+#define MAX_COMBOS 16
+
+typedef struct {
+    char spec[SPS_TUNE_SPEC_LEN];
+    sps_format fmt;
+    double stored; /* model; < 0: unknown */
+    double bytes;  /* model, for the order */
+    const char *skip; /* static reason, or NULL */
+    int order;
+} cand;
+
+/* The host pattern of A: rowptr and col (CSR: only they cross to the host). */
+typedef struct {
+    sps_index *rowptr, *col;
+    sps_csr_host h;
+} pattern;
+
+static sps_status pattern_get(sps_matrix A, pattern *p)
+{
+    memset(p, 0, sizeof *p);
+    if (A->ops->id == SPS_FMT_CSR) {
+        const sps_csr_store *s = A->store;
+        SPS_CHECK(sps_ddownload(A->ctx, (void **)&p->rowptr, s->rowptr, ((size_t)A->n + 1) * sizeof(sps_index),
+                                "row pointers"));
+        sps_status st = sps_ddownload(A->ctx, (void **)&p->col, s->col, (size_t)A->nnz * sizeof(sps_index), "columns");
+        if (st != SPS_OK) free(p->rowptr);
+        return st;
+    }
+    SPS_CHECK(sps_matrix_to_host(A, &p->h));
+    p->rowptr = p->h.rowptr;
+    p->col = p->h.col;
+    return SPS_OK;
+}
+static void pattern_free(pattern *p)
+{
+    if (p->h.rowptr) sps_csr_host_free(&p->h);
+    else {
+        free(p->rowptr);
+        free(p->col);
+    }
+}
+
+/* Stored entries of a padded layout by the model (the file comment). */
+static double model_stored(pad_model pm, int h, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col)
+{
+    double s = 0;
+    if (pm == PM_ELL || pm == PM_SELL || pm == PM_RGCSR) {
+        const sps_index g = pm == PM_ELL ? (n > 0 ? n : 1) : h;
+        for (sps_index r0 = 0; r0 < n; r0 += g) {
+            sps_index w = 0;
+            const sps_index r1 = r0 + g < n ? r0 + g : n;
+            for (sps_index i = r0; i < r1; i++) w = rowptr[i + 1] - rowptr[i] > w ? rowptr[i + 1] - rowptr[i] : w;
+            s += (double)(pm == PM_ELL ? n : g) * w;
+        }
+    } else if (pm == PM_DIA) {
+        unsigned char *seen = calloc((size_t)n + (size_t)m + 1, 1);
+        if (!seen) return -1;
+        int64_t nd = 0;
+        for (sps_index i = 0; i < n; i++)
+            for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
+                unsigned char *d = &seen[(size_t)(col[k] - i + n)];
+                nd += !*d;
+                *d = 1;
+            }
+        free(seen);
+        s = (double)nd * n;
+    } else {
+        s = (double)(rowptr[n] - rowptr[0]);
+    }
+    return s;
+}
+
+/* Beyond the fill bound (the padded formats' own floor: tiny matrices pad anyway). */
+static int over_fill(double stored, int64_t nnz, double max_fill)
+{
+    return stored > max_fill * (double)nnz && stored > (double)nnz + SPS_PAD_FILL_FLOOR;
+}
+
+static int add_cand(cand *c, int *nc, const char *spec, sps_format fmt)
+{
+    if (*nc >= SPS_TUNE_MAX_CANDIDATES) return 0;
+    memset(&c[*nc], 0, sizeof c[*nc]);
+    snprintf(c[*nc].spec, sizeof c[*nc].spec, "%s", spec);
+    c[*nc].fmt = fmt;
+    c[*nc].stored = -1;
+    c[*nc].order = *nc;
+    (*nc)++;
+    return 1;
+}
+
+/* Number of values an option contributes to the combinations (0: not enumerated),
+ * and its k-th value into buf. */
+static int opt_values(const sps_option_desc *d, int k, char *buf, size_t len)
+{
+    if (!d->choices || (d->type != SPS_OPT_CHOICE && d->type != SPS_OPT_INT)) return 0;
+    int n = 0;
+    const char *p = d->choices;
+    while (p) {
+        const char *bar = strchr(p, '|');
+        const size_t l = bar ? (size_t)(bar - p) : strlen(p);
+        if (n == k && buf) snprintf(buf, len, "%.*s", (int)l, p);
+        n++;
+        p = bar ? bar + 1 : NULL;
+    }
+    return n;
+}
+
+/* A compound format's defaults, then each combination of its enumerable options
+ * that differs from them. */
+static void add_compound(cand *c, int *nc, const sps_format_ops *f)
+{
+    if (!add_cand(c, nc, f->name, f->id)) return;
+    int nv[16] = {0}, nopt = f->noptions < 16 ? f->noptions : 16, combos = 1;
+    for (int i = 0; i < nopt; i++) {
+        nv[i] = opt_values(&f->options[i], -1, NULL, 0);
+        if (nv[i] > 1 && combos * nv[i] <= MAX_COMBOS) combos *= nv[i];
+        else nv[i] = 0;
+    }
+    for (int k = 0; k < combos; k++) {
+        char spec[SPS_TUNE_SPEC_LEN];
+        int w = snprintf(spec, sizeof spec, "%s", f->name), rest = k, differs = 0;
+        for (int i = 0; i < nopt; i++) {
+            if (!nv[i]) continue;
+            char v[64];
+            opt_values(&f->options[i], rest % nv[i], v, sizeof v);
+            rest /= nv[i];
+            if (strcmp(v, f->options[i].def) == 0) continue;
+            differs = 1;
+            if (w > 0 && (size_t)w < sizeof spec) w += snprintf(spec + w, sizeof spec - w, " %s=%s", f->options[i].name, v);
+        }
+        if (differs && (size_t)w < sizeof spec) add_cand(c, nc, spec, f->id);
+    }
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand *x = a, *y = b;
+    if (x->skip != y->skip && (!x->skip || !y->skip)) return x->skip ? 1 : -1; /* skipped ones last */
+    if (x->order < 2 || y->order < 2) return x->order - y->order;             /* reference, model pick */
+    if (x->bytes != y->bytes) return x->bytes < y->bytes ? -1 : 1;
+    return x->order - y->order;
+}
+
+/* The candidates for A in the order they are timed. */
+static int make_cands(sps_matrix A, const pattern *p, const sps_tune_options *o, sps_format model, cand *c)
+{
+    int nc = 0;
+    const int gpu = A->ctx->backend == SPS_BACKEND_CUDA;
+    if (A->entry.kind != SPS_ENTRY_SCALAR) {
+        const sps_format_ops *ref = sps_format_lookup(model);
+        if (ref && ref->compound) add_compound(c, &nc, ref);
+        for (int i = 0; i < sps_format_count(); i++) {
+            const sps_format_ops *f = sps_format_at(i);
+            if (f->compound && f != ref) add_compound(c, &nc, f);
+        }
+        for (int i = 0; i < nc; i++) c[i].order = i == 0 ? 0 : i + 1;
+    } else {
+        const double vb = (double)sps_scalar_size(A->t);
+        int pick = -1;
+        for (int i = 0; i < NSCALAR; i++) {
+            const cand_desc *d = &scalar_cands[i];
+            if ((d->flags & C_GPU) && !gpu) continue; /* the CPU runs the same kernel as another row */
+            sps_format f;
+            char name[16];
+            snprintf(name, sizeof name, "%.*s", (int)strcspn(d->spec, " "), d->spec);
+            if (sps_format_by_name(name, &f) != SPS_OK) continue;
+            if (!add_cand(c, &nc, d->spec, f)) break;
+            cand *x = &c[nc - 1];
+            if ((d->flags & C_NONDET) && !o->allow_nondeterministic)
+                x->skip = "not bit-reproducible (allow non-deterministic kernels to try it)";
+            x->stored = model_stored(d->pad, d->h, A->n, A->m, p->rowptr, p->col);
+            x->bytes = x->stored * (vb + d->ib) + (double)A->n * d->rb;
+            if (!x->skip && d->pad != PM_NONE && over_fill(x->stored, A->nnz, o->max_fill))
+                x->skip = "padding: the row-length model's stored entries exceed max_fill x nnz";
+            x->order = nc == 1 ? 0 : nc + 1;
+            if (pick < 0 && nc > 1 && f == model && !x->skip) {
+                pick = nc - 1;
+                x->order = 1;
+            }
+        }
+    }
+    qsort(c, (size_t)nc, sizeof *c, cand_cmp);
+    return nc;
+}
+
+/* ------------------------------------------------------------------ timing */
+static int dbl_cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+#define MAX_RUNS 101
+/* A candidate displaces the best so far only when faster by more than this
+ * fraction: timing noise does not trade csr (timed first) or the model's pick
+ * (second) for a format that is no faster. */
+#define TUNE_MARGIN 0.03
+/* Median SpMV time of C in ms into *ms; *over: the runs would not fit in left seconds
+ * (projected from the warm-up; not checked when left < 0). */
+static sps_status time_spmv(sps_matrix C, sps_vector x, sps_vector y, const sps_tune_options *o, double left,
+                            double *ms, int *over)
+{
+    sps_context ctx = C->ctx;
+    sps_operator op = NULL;
+    const sps_cplx one = {1, 0}, zero = {0, 0};
+    double t[MAX_RUNS];
+    *over = 0;
+    sps_status st = sps_operator_from_matrix(C, &op);
+    if (st == SPS_OK) st = sps_context_synchronize(ctx);
+    double t0 = sps_wtime();
+    for (int i = 0; i < o->warmup && st == SPS_OK; i++) st = sps_op_apply(op, SPS_OP_N, one, x, zero, y);
+    if (st == SPS_OK) st = sps_context_synchronize(ctx);
+    const double tw = (sps_wtime() - t0) / o->warmup;
+    long batch = tw > 0 ? (long)ceil(1e-3 / tw) : 1000;
+    batch = batch < 1 ? 1 : batch > 100000 ? 100000 : batch;
+    if (st == SPS_OK && left >= 0 && tw * batch * o->runs > left) *over = 1;
+    for (int r = 0; r < o->runs && st == SPS_OK && !*over; r++) {
+        t0 = sps_wtime();
+        for (long k = 0; k < batch && st == SPS_OK; k++) st = sps_op_apply(op, SPS_OP_N, one, x, zero, y);
+        if (st == SPS_OK) st = sps_context_synchronize(ctx);
+        t[r] = (sps_wtime() - t0) / batch;
+    }
+    sps_operator_destroy(op);
+    if (st == SPS_OK && !*over) {
+        qsort(t, (size_t)o->runs, sizeof *t, dbl_cmp);
+        *ms = 1e3 * t[o->runs / 2];
+    }
+    return st;
+}
+
+/* ------------------------------------------------------------------ the tuner */
+/* rec skipped because: what, then detail (cut to fit). */
+static void skip_rec(sps_tune_result *r, sps_tune_candidate *rec, const char *what, const char *detail)
+{
+    const size_t cap = sizeof rec->skipped - 1, a = strlen(what) < cap ? strlen(what) : cap;
+    const size_t b = strlen(detail) < cap - a ? strlen(detail) : cap - a;
+    memcpy(rec->skipped, what, a);
+    memcpy(rec->skipped + a, detail, b);
+    rec->skipped[a + b] = '\0';
+    rec->ms = -1;
+    r->skipped++;
+}
+
+/* The failure of a skipped candidate: its message, then the context forgets it. */
+static const char *take_error(sps_context ctx, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", sps_context_error(ctx));
+    sps_context_clear_error(ctx);
+    return buf;
+}
+
+static sps_status model_fallback(sps_matrix A, sps_format model, sps_matrix *B, sps_tune_result *r)
+{
+    r->from_model = 1;
+    snprintf(r->choice, sizeof r->choice, "%s", sps_format_name(model));
+    r->chosen_ms = -1;
+    return sps_matrix_convert(A, model, NULL, B);
+}
+
+static sps_status check_opts(sps_matrix A, const sps_tune_options *o)
+{
+    if (!(o->budget >= 0) || !isfinite(o->budget))
+        return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_tune: budget %g s: expected a finite value >= 0", o->budget);
+    if (o->runs < 5 || o->runs > MAX_RUNS)
+        return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_tune: runs %d: expected 5..%d", o->runs, MAX_RUNS);
+    if (o->warmup < 1 || o->warmup > 100)
+        return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_tune: warmup %d: expected 1..100", o->warmup);
+    if (!(o->max_fill >= 1) || !isfinite(o->max_fill))
+        return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_tune: max_fill %g: expected a finite value >= 1", o->max_fill);
+    return SPS_OK;
+}
+
+/* Time the candidates c[0..nc) and keep the fastest in *best (NULL when the
+ * reference could not be timed). */
+static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand *c, int nc, double t0,
+                             sps_tune_result *r, sps_matrix *best)
+{
+    sps_context ctx = A->ctx;
+    sps_vector x = NULL, y = NULL;
+    sps_status st = sps_vector_create(ctx, sps_matrix_op_cols(A), A->t, &x);
+    if (st == SPS_OK) st = sps_vector_create(ctx, sps_matrix_op_rows(A), A->t, &y);
+    if (st == SPS_OK) st = sps_v_fill(x, (sps_cplx){1, 0});
+    if (st == SPS_OK) st = sps_v_fill(y, (sps_cplx){0, 0});
+    double best_ms = HUGE_VAL;
+    *best = NULL;
+    for (int i = 0; i < nc && st == SPS_OK; i++) {
+        sps_tune_candidate *rec = &r->candidates[r->ncandidates++];
+        char why[512];
+        snprintf(rec->spec, sizeof rec->spec, "%s", c[i].spec);
+        rec->ms = -1;
+        const double left = o->budget - (sps_wtime() - t0);
+        if (c[i].skip) {
+            skip_rec(r, rec, c[i].skip, "");
+            continue;
+        }
+        if (i > 0 && left <= 0) {
+            skip_rec(r, rec, "over the budget", "");
+            continue;
+        }
+        sps_matrix C = NULL;
+        if (sps_matrix_convert_spec(A, c[i].spec, &C) != SPS_OK) {
+            skip_rec(r, rec, "refused: ", take_error(ctx, why, sizeof why));
+            if (i == 0) break;
+            continue;
+        }
+        sps_matrix_info_t info;
+        if (i > 0 && sps_matrix_info(C, &info) == SPS_OK && over_fill((double)info.stored_entries, A->nnz, o->max_fill)) {
+            skip_rec(r, rec, "padding: its stored entries exceed max_fill x nnz", "");
+            sps_matrix_destroy(C);
+            continue;
+        }
+        double ms = 0;
+        int over = 0;
+        if (time_spmv(C, x, y, o, i > 0 ? o->budget - (sps_wtime() - t0) : -1, &ms, &over) != SPS_OK) {
+            skip_rec(r, rec, "the product failed: ", take_error(ctx, why, sizeof why));
+            sps_matrix_destroy(C);
+            if (i == 0) break;
+            continue;
+        }
+        if (over) {
+            skip_rec(r, rec, "over the budget (its timed runs would not fit)", "");
+            sps_matrix_destroy(C);
+            continue;
+        }
+        rec->ms = ms;
+        r->timed++;
+        if (i == 0) r->default_ms = ms;
+        if (ms < best_ms * (1 - TUNE_MARGIN)) {
+            best_ms = ms;
+            sps_matrix_destroy(*best);
+            *best = C;
+            snprintf(r->choice, sizeof r->choice, "%s", c[i].spec);
+            r->chosen_ms = ms;
+        } else {
+            sps_matrix_destroy(C);
+        }
+    }
+    if (r->default_ms < 0) { /* the reference was not timed */
+        sps_matrix_destroy(*best);
+        *best = NULL;
+    }
+    sps_vector_destroy(x);
+    sps_vector_destroy(y);
+    return st;
+}
+
+sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix *B, sps_tune_result *res)
+{
+    const double t0 = sps_wtime();
+    if (!A || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_tune: NULL output") : SPS_ERR_ARG;
+    *B = NULL;
+    sps_tune_options o;
+    if (opt) o = *opt;
+    else sps_tune_options_default(&o);
+    SPS_CHECK(check_opts(A, &o));
+    sps_tune_result *r = res ? res : malloc(sizeof *r);
+    if (!r) return sps_error(A->ctx, SPS_ERR_ALLOC, "out of host memory: %zu bytes for a tuning result", sizeof *r);
+    memset(r, 0, sizeof *r);
+    r->chosen_ms = r->default_ms = -1;
+
+    sps_format model;
+    sps_status st = sps_matrix_auto_format(A, &model, NULL);
+    pattern p;
+    memset(&p, 0, sizeof p);
+    cand *c = NULL;
+    if (st == SPS_OK && o.budget == 0) {
+        st = model_fallback(A, model, B, r);
+        goto done;
+    }
+    if (st != SPS_OK || (st = pattern_get(A, &p)) != SPS_OK) goto done;
+
+    /* the tuning file */
+    sps_tune_entry e;
+    memset(&e, 0, sizeof e);
+    sps_tune_key_of(A, p.rowptr, p.col, &e.key);
+    snprintf(e.key.search, sizeof e.key.search, "%s", o.allow_nondeterministic ? "any" : "deterministic");
+    int create_dir = 0;
+    const char *path = sps_tune_cache_path(o.cache, r->cache_path, sizeof r->cache_path, &create_dir, r->warning,
+                                           sizeof r->warning);
+    if (!path) r->cache_path[0] = '\0';
+    sps_tune_entry hit;
+    if (path && sps_tune_cache_lookup(path, &e.key, &hit, r->warning, sizeof r->warning)) {
+        char why[512];
+        if (sps_matrix_convert_spec(A, hit.choice, B) == SPS_OK) {
+            r->from_cache = 1;
+            snprintf(r->choice, sizeof r->choice, "%s", hit.choice);
+            r->chosen_ms = hit.chosen_ms;
+            r->default_ms = hit.default_ms;
+            goto done;
+        }
+        sps_tune_warn(r->warning, sizeof r->warning, "the tuning file's choice '%s' does not build (%s): tuned again",
+                      hit.choice, take_error(A->ctx, why, sizeof why));
+    }
+
+    if (!(c = malloc(SPS_TUNE_MAX_CANDIDATES * sizeof *c))) {
+        st = sps_error(A->ctx, SPS_ERR_ALLOC, "out of host memory for the tuner's candidates");
+        goto done;
+    }
+    const int nc = make_cands(A, &p, &o, model, c);
+    pattern_free(&p);
+    memset(&p, 0, sizeof p);
+    if ((st = time_cands(A, &o, c, nc, t0, r, B)) != SPS_OK) goto done;
+    if (!*B) { /* the reference could not be timed: the model, untimed */
+        st = model_fallback(A, model, B, r);
+        goto done;
+    }
+    if (path) {
+        snprintf(e.choice, sizeof e.choice, "%s", r->choice);
+        e.chosen_ms = r->chosen_ms;
+        e.default_ms = r->default_ms;
+        e.tune_s = sps_wtime() - t0;
+        sps_tune_cache_store(path, create_dir, &e, r->warning, sizeof r->warning);
+    }
+done:
+    free(c);
+    pattern_free(&p);
+    if (st == SPS_OK && *B) r->format = (*B)->ops->id;
+    if (st != SPS_OK) {
+        sps_matrix_destroy(*B);
+        *B = NULL;
+    }
+    r->time_s = sps_wtime() - t0;
+    if (r != res) free(r);
+    return st;
+}
