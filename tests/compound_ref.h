@@ -99,6 +99,28 @@ static tu_shape cr_random_shape(tu_rng *rng, const char *name, int n, int m, int
     return s;
 }
 
+/* check(e, t, soa, shape, arg) for every compound entry type with CPU kernels
+ * (blocks b = 2..8 of the four scalar types, quaternions of the two real ones), both
+ * entry layouts and the shapes every product is checked on: one entry, tall, wide,
+ * empty rows, rows of 0..9 entries, and a matrix without entries. */
+static void cr_for_each_product(tu_rng *rng, void (*check)(sps_entry_desc, sps_scalar, int, const tu_shape *, const void *),
+                                const void *arg)
+{
+    enum { NSHAPES = 6 };
+    tu_shape s[NSHAPES] = {
+        cr_random_shape(rng, "one", 1, 1, 1, 0),          cr_random_shape(rng, "tall", 9, 4, 3, 3),
+        cr_random_shape(rng, "wide", 5, 12, 6, 0),        cr_random_shape(rng, "empty-rows", 40, 40, 7, 3),
+        cr_random_shape(rng, "rows", 160, 130, 9, 5),     cr_random_shape(rng, "no-entries", 6, 3, 0, 0),
+    };
+    for (int soa = 0; soa <= 1; soa++)
+        for (int si = 0; si < NSHAPES; si++) {
+            for (int b = 2; b <= 8; b++)
+                for (int ti = 0; ti < TU_NTYPES; ti++) check(sps_entry_block(b), tu_all_types[ti], soa, &s[si], arg);
+            for (int ti = 0; ti < 2; ti++) check(sps_entry_quaternion(), tu_all_types[ti], soa, &s[si], arg);
+        }
+    for (int si = 0; si < NSHAPES; si++) tu_shape_free(&s[si]);
+}
+
 /* ------------------------------------------------------------------ systems */
 typedef struct {
     int n;               /* rows of entries */

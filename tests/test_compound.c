@@ -6,7 +6,8 @@
  *   product of the scalar expansion (tu_spmv_check: alpha/beta random, beta = 0 with
  *   y poisoned by NaN) and against the library's scalar CSR of that expansion;
  * - export round trip, COO duplicates summed, refused input with its message;
- * - the kernel tables (b = 3, 4 specialised, complex quaternions absent);
+ * - the kernel tables (b = 3, 4 specialised, complex quaternions absent; bcsr's and the
+ *   padded layouts' kernels);
  * - a quaternion Hermitian positive definite system (a connection Laplacian of
  *   random unit quaternions on a grid) and a 3x3-block SPD one solved natively and
  *   as their scalar expansions: CG takes the same iterations (+-1) and gives the
@@ -47,8 +48,9 @@ static double vs_scalar_csr(sps_matrix A, const tu_csr *h, sps_op_mode mode)
 }
 
 /* SpMV / SpMV^T of entry e, type t, layout soa on shape s. */
-static void check_products(sps_entry_desc e, sps_scalar t, int soa, const tu_shape *s)
+static void check_products(sps_entry_desc e, sps_scalar t, int soa, const tu_shape *s, const void *unused)
 {
+    (void)unused;
     const int nv = sps_entry_values(e);
     const size_t vbytes = (size_t)s->nnz * nv * sps_scalar_size(t);
     void *val = tu_xcalloc(vbytes, 1);
@@ -101,27 +103,12 @@ static void check_products(sps_entry_desc e, sps_scalar t, int soa, const tu_sha
 
 static void test_products(void)
 {
-    enum { NSHAPES = 5 };
-    tu_shape shapes[NSHAPES] = {
-        cr_random_shape(&rng, "one", 1, 1, 1, 0),          cr_random_shape(&rng, "tall", 9, 4, 3, 3),
-        cr_random_shape(&rng, "wide", 5, 12, 6, 0),        cr_random_shape(&rng, "empty-rows", 40, 40, 7, 3),
-        cr_random_shape(&rng, "rows", 160, 130, 9, 5),
-    };
-    for (int b = 2; b <= 8; b++)
-        for (int ti = 0; ti < TU_NTYPES; ti++)
-            for (int soa = 0; soa <= 1; soa++)
-                for (int si = 0; si < NSHAPES; si++)
-                    check_products(sps_entry_block(b), tu_all_types[ti], soa, &shapes[si]);
-    for (int ti = 0; ti < 2; ti++)
-        for (int soa = 0; soa <= 1; soa++)
-            for (int si = 0; si < NSHAPES; si++)
-                check_products(sps_entry_quaternion(), tu_all_types[ti], soa, &shapes[si]);
-    for (int si = 0; si < NSHAPES; si++) tu_shape_free(&shapes[si]);
+    cr_for_each_product(&rng, check_products, NULL);
     /* enough entries for the threaded row loop and several SpMV^T scatter buffers */
     tu_shape big = cr_random_shape(&rng, "big", 10000, 8000, 30, 0);
     for (int soa = 0; soa <= 1; soa++) {
-        check_products(sps_entry_quaternion(), SPS_F64, soa, &big);
-        check_products(sps_entry_block(2), SPS_F64, soa, &big);
+        check_products(sps_entry_quaternion(), SPS_F64, soa, &big, NULL);
+        check_products(sps_entry_block(2), SPS_F64, soa, &big, NULL);
     }
     tu_shape_free(&big);
 }
@@ -241,11 +228,15 @@ static void test_tables(void)
                           *k4 = sps_cmp_kernels_for(be, sps_entry_block(4), SPS_C32),
                           *k7 = sps_cmp_kernels_for(be, sps_entry_block(7), SPS_C64),
                           *kq = sps_cmp_kernels_for(be, sps_entry_quaternion(), SPS_F32);
-    TU_CHECK(k3 && k3->bcsr_spmv == sps_cpu_bcsr_spmv_b3_d && k3->bcsr_spmvt == sps_cpu_bcsr_spmvt_b3_d,
+    TU_CHECK(k3 && k3->bcsr_spmv == sps_cpu_bcsr_spmv_b3_d && k3->bcsr_spmvt == sps_cpu_bcsr_spmvt_b3_d &&
+                 k3->pad_spmv == sps_cpu_pad_spmv_b3_d && k3->pad_spmvt == sps_cpu_pad_spmvt_b3_d,
              "block3x3 f64: the b = 3 kernels");
-    TU_CHECK(k4 && k4->bcsr_spmv == sps_cpu_bcsr_spmv_b4_c, "block4x4 c32: the b = 4 kernels");
-    TU_CHECK(k7 && k7->bcsr_spmv == sps_cpu_bcsr_spmv_bn_z, "block7x7 c64: the generic kernels");
-    TU_CHECK(kq && kq->bcsr_spmvt == sps_cpu_bcsr_spmvt_q_s, "q32: the quaternion kernels");
+    TU_CHECK(k4 && k4->bcsr_spmv == sps_cpu_bcsr_spmv_b4_c && k4->pad_spmv == sps_cpu_pad_spmv_b4_c,
+             "block4x4 c32: the b = 4 kernels");
+    TU_CHECK(k7 && k7->bcsr_spmv == sps_cpu_bcsr_spmv_bn_z && k7->pad_spmvt == sps_cpu_pad_spmvt_bn_z,
+             "block7x7 c64: the generic kernels");
+    TU_CHECK(kq && kq->bcsr_spmvt == sps_cpu_bcsr_spmvt_q_s && kq->pad_spmv == sps_cpu_pad_spmv_q_s,
+             "q32: the quaternion kernels");
     TU_CHECK(!sps_cmp_kernels_for(be, sps_entry_quaternion(), SPS_C32) &&
                  !sps_cmp_kernels_for(be, sps_entry_scalar(), SPS_F64) &&
                  !sps_cmp_kernels_for(be, sps_entry_block(9), SPS_F64) &&

@@ -12,13 +12,11 @@
  *   bits; export round trip and conversions between bcsr, bell and bsell both ways;
  * - rows of very different lengths: the max-fill refusal and its message, lifted by
  *   max-fill or force; scalar matrices refused by bell / bsell, compound ones by ell;
- * - the kernel tables (b = 3, 4 specialised);
  * - CG (plain and Jacobi) on the quaternion Laplacian and the 3x3-block SPD system
  *   of test_compound.c takes the same iterations and gives the same x as bcsr. */
 #include "compound_ref.h"
 
 #include "formats/padded.h"
-#include "kernels/backend.h"
 
 #include <stdio.h>
 
@@ -97,8 +95,9 @@ static int same_bits(sps_matrix A, sps_matrix B, sps_op_mode mode, sps_scalar t,
 }
 
 /* Every check of outer layout o, entry e, type t, layout soa on shape s. */
-static void check_products(const outer *o, sps_entry_desc e, sps_scalar t, int soa, const tu_shape *s)
+static void check_products(sps_entry_desc e, sps_scalar t, int soa, const tu_shape *s, const void *ov)
 {
+    const outer *o = ov;
     const int nv = sps_entry_values(e), d = sps_entry_dim(e);
     const size_t vbytes = (size_t)s->nnz * nv * sps_scalar_size(t);
     void *val = tu_xcalloc(vbytes ? vbytes : 1, 1);
@@ -152,28 +151,13 @@ static void check_products(const outer *o, sps_entry_desc e, sps_scalar t, int s
 
 static void test_products(void)
 {
-    enum { NSHAPES = 6 };
-    tu_shape shapes[NSHAPES] = {
-        cr_random_shape(&rng, "one", 1, 1, 1, 0),           cr_random_shape(&rng, "tall", 9, 4, 3, 3),
-        cr_random_shape(&rng, "wide", 5, 12, 6, 0),         cr_random_shape(&rng, "empty-rows", 40, 40, 7, 3),
-        cr_random_shape(&rng, "rows", 160, 130, 9, 5),      cr_random_shape(&rng, "no-entries", 6, 3, 0, 0),
-    };
-    for (int oi = 0; oi < NOUTER; oi++)
-        for (int soa = 0; soa <= 1; soa++)
-            for (int si = 0; si < NSHAPES; si++) {
-                for (int b = 2; b <= 8; b++)
-                    for (int ti = 0; ti < TU_NTYPES; ti++)
-                        check_products(&outers[oi], sps_entry_block(b), tu_all_types[ti], soa, &shapes[si]);
-                for (int ti = 0; ti < 2; ti++)
-                    check_products(&outers[oi], sps_entry_quaternion(), tu_all_types[ti], soa, &shapes[si]);
-            }
-    for (int si = 0; si < NSHAPES; si++) tu_shape_free(&shapes[si]);
+    for (int oi = 0; oi < NOUTER; oi++) cr_for_each_product(&rng, check_products, &outers[oi]);
     /* enough entries for the threaded row loop and several SpMV^T scatter buffers */
     tu_shape big = cr_random_shape(&rng, "big", 10000, 8000, 30, 0);
     for (int oi = 0; oi < NOUTER; oi++)
         for (int soa = 0; soa <= 1; soa++) {
-            check_products(&outers[oi], sps_entry_quaternion(), SPS_F64, soa, &big);
-            check_products(&outers[oi], sps_entry_block(3), SPS_F32, soa, &big);
+            check_products(sps_entry_quaternion(), SPS_F64, soa, &big, &outers[oi]);
+            check_products(sps_entry_block(3), SPS_F32, soa, &big, &outers[oi]);
         }
     tu_shape_free(&big);
 }
@@ -258,20 +242,6 @@ static void test_entry_refusals(void)
     TU_DESTROY_MATRICES(S, Q);
 }
 
-static void test_tables(void)
-{
-    const sps_backend_ops *be = &sps_cpu_backend;
-    const sps_cmp_kernels *k3 = sps_cmp_kernels_for(be, sps_entry_block(3), SPS_F64),
-                          *k4 = sps_cmp_kernels_for(be, sps_entry_block(4), SPS_C32),
-                          *k7 = sps_cmp_kernels_for(be, sps_entry_block(7), SPS_C64),
-                          *kq = sps_cmp_kernels_for(be, sps_entry_quaternion(), SPS_F32);
-    TU_CHECK(k3 && k3->pad_spmv == sps_cpu_pad_spmv_b3_d && k3->pad_spmvt == sps_cpu_pad_spmvt_b3_d,
-             "block3x3 f64: the b = 3 padded kernels");
-    TU_CHECK(k4 && k4->pad_spmv == sps_cpu_pad_spmv_b4_c, "block4x4 c32: the b = 4 padded kernels");
-    TU_CHECK(k7 && k7->pad_spmvt == sps_cpu_pad_spmvt_bn_z, "block7x7 c64: the generic padded kernels");
-    TU_CHECK(kq && kq->pad_spmv == sps_cpu_pad_spmv_q_s, "q32: the quaternion padded kernels");
-}
-
 /* CG on system c natively in every padded layout: the iterations and x of bcsr's, bit for bit. */
 static void solve_like_bcsr(const char *name, cr_coo *c, sps_entry_desc e, sps_scalar t, double rtol)
 {
@@ -311,7 +281,6 @@ int main(void)
         return 1;
     }
     tu_rng_seed(&rng, 2021);
-    test_tables();
     test_entry_refusals();
     test_padding_refusal();
     test_products();
