@@ -40,7 +40,8 @@ static row_stats stats_of(sps_index n, const sps_index *rowptr)
 
 static sps_format pick(const row_stats *s, sps_backend be, const char **why)
 {
-    if (be != SPS_BACKEND_CUDA || s->n == 0) return *why = "the CPU multiplies CSR rows", SPS_FMT_CSR;
+    if (be != SPS_BACKEND_CUDA) return *why = "the CPU multiplies CSR rows", SPS_FMT_CSR;
+    if (s->n == 0 || s->nnz == 0) return *why = "no entries", SPS_FMT_CSR;
     const double avg = (double)s->nnz / s->n;
     if (s->longest > 64 && s->longest > 16 * avg) return *why = "irregular rows: CSR's merge path", SPS_FMT_CSR;
     if (avg >= 8) {

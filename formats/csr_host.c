@@ -119,3 +119,142 @@ fail:
     sps_csr_host_free(out);
     return st;
 }
+
+/* ------------------------------------------------------------------ compound <-> scalar */
+
+/* Element (r, c) of the scalar expansion of entry k of AoS values val into dst (one
+ * scalar of type t): a block's own element (row-major; the scalar entry is the 1 x 1
+ * case), a quaternion's sign(r,c) * q[idx(r,c)] of L(q) (kernels/compound_kernels.h). */
+static void entry_elem(sps_entry_desc e, sps_scalar t, const void *val, int64_t k, int r, int c, void *dst)
+{
+    const size_t ss = sps_scalar_size(t);
+    const int nv = sps_entry_values(e);
+    const unsigned char *v = (const unsigned char *)val + (size_t)k * nv * ss;
+    if (e.kind != SPS_ENTRY_QUATERNION) {
+        memcpy(dst, v + ((size_t)r * sps_entry_dim(e) + c) * ss, ss);
+        return;
+    }
+    const int p = sps_q_idx[r][c], s = sps_q_sign[r][c]; /* quaternions are real: f32 or f64 */
+    if (t == SPS_F32) *(float *)dst = (float)s * ((const float *)v)[p];
+    else *(double *)dst = (double)s * ((const double *)v)[p];
+}
+
+sps_status sps_csr_host_expand(sps_context ctx, const sps_csr_host *in, sps_csr_host *out)
+{
+    memset(out, 0, sizeof *out);
+    const int d = sps_entry_dim(in->entry);
+    const int64_t rows = (int64_t)in->n * d, cols = (int64_t)in->m * d, nnz = in->nnz * d * d;
+    if (rows > INT32_MAX || cols > INT32_MAX || nnz > INT32_MAX)
+        return sps_error(ctx, SPS_ERR_ARG, "the scalar expansion of %d x %d %s entries (nnz %lld) exceeds the 32-bit "
+                         "index range", (int)in->n, (int)in->m, sps_entry_name(in->entry), (long long)in->nnz);
+    const size_t ss = sps_scalar_size(in->t);
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&out->rowptr, ((size_t)rows + 1) * sizeof *out->rowptr,
+                                   "expansion row pointers"), fail);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&out->col, (size_t)nnz * sizeof *out->col, "expansion columns"), fail);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, &out->val, (size_t)nnz * ss, "expansion values"), fail);
+    int64_t w = 0;
+    out->rowptr[0] = 0;
+    for (sps_index i = 0; i < in->n; i++)
+        for (int r = 0; r < d; r++) {
+            for (sps_index k = in->rowptr[i]; k < in->rowptr[i + 1]; k++)
+                for (int c = 0; c < d; c++, w++) {
+                    out->col[w] = in->col[k] * d + c;
+                    entry_elem(in->entry, in->t, in->val, k, r, c, (unsigned char *)out->val + (size_t)w * ss);
+                }
+            out->rowptr[(int64_t)i * d + r + 1] = (sps_index)w;
+        }
+    out->n = (sps_index)rows;
+    out->m = (sps_index)cols;
+    out->nnz = nnz;
+    out->t = in->t;
+    return SPS_OK;
+fail:
+    sps_csr_host_free(out);
+    return st;
+}
+
+static int cmp_index(const void *a, const void *b)
+{
+    const sps_index x = *(const sps_index *)a, y = *(const sps_index *)b;
+    return (x > y) - (x < y);
+}
+
+sps_status sps_csr_host_group_blocks(sps_context ctx, const sps_csr_host *in, int b, const char *name,
+                                     sps_csr_host *out)
+{
+    memset(out, 0, sizeof *out);
+    if (in->entry.kind != SPS_ENTRY_SCALAR)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: reading as %dx%d blocks takes a scalar matrix, not %s entries", name,
+                         b, b, sps_entry_name(in->entry));
+    if (!sps_entry_valid(sps_entry_block(b)))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: block size %d (blocks are 2..8)", name, b);
+    if (in->n % b || in->m % b)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: the matrix is %d x %d, which does not divide into %dx%d blocks (%s %d "
+                         "is not a multiple of %d)", name, (int)in->n, (int)in->m, b, b,
+                         in->n % b ? "rows" : "columns", in->n % b ? (int)in->n : (int)in->m, b);
+    const sps_index n = in->n / b, m = in->m / b;
+    const size_t ss = sps_scalar_size(in->t), bs = (size_t)b * b * ss;
+    sps_index *slot = NULL, *touched = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&slot, ((size_t)m + 1) * sizeof *slot, "block slots"), fail);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&touched, ((size_t)m + 1) * sizeof *touched, "block columns"), fail);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&out->rowptr, ((size_t)n + 1) * sizeof *out->rowptr,
+                                   "block row pointers"), fail);
+    for (sps_index j = 0; j < m; j++) slot[j] = -1;
+    /* pass 1: the blocks each block-row touches (slot[j] = the block-row that last touched j) */
+    out->rowptr[0] = 0;
+    for (sps_index I = 0; I < n; I++) {
+        sps_index cnt = 0;
+        for (sps_index k = in->rowptr[I * b]; k < in->rowptr[(I + 1) * b]; k++)
+            if (slot[in->col[k] / b] != I) {
+                slot[in->col[k] / b] = I;
+                cnt++;
+            }
+        out->rowptr[I + 1] = out->rowptr[I] + cnt;
+    }
+    const int64_t nnz = out->rowptr[n];
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&out->col, (size_t)nnz * sizeof *out->col, "block columns"), fail);
+    SPS_CHECK_GOTO(st, sps_hcalloc(ctx, &out->val, (size_t)nnz * bs, "block values"), fail); /* explicit zeros */
+    /* pass 2: the block columns of a block-row in ascending order (the rows' columns
+       merge: mark, then walk the marks), each scalar into its block */
+    for (sps_index j = 0; j < m; j++) slot[j] = -1;
+    for (sps_index I = 0; I < n; I++) {
+        sps_index cnt = 0;
+        for (sps_index k = in->rowptr[I * b]; k < in->rowptr[(I + 1) * b]; k++) {
+            const sps_index J = in->col[k] / b;
+            if (slot[J] == -1) {
+                slot[J] = 0;
+                touched[cnt++] = J;
+            }
+        }
+        /* the b scalar rows are each sorted, but a later one may touch lower block
+           columns: sort the block columns (insertion sort was quadratic there) */
+        qsort(touched, (size_t)cnt, sizeof *touched, cmp_index);
+        for (sps_index a = 0; a < cnt; a++) {
+            out->col[out->rowptr[I] + a] = touched[a];
+            slot[touched[a]] = out->rowptr[I] + a;
+        }
+        for (int r = 0; r < b; r++)
+            for (sps_index k = in->rowptr[I * b + r]; k < in->rowptr[I * b + r + 1]; k++) {
+                const sps_index J = in->col[k] / b;
+                const int c = (int)(in->col[k] % b);
+                memcpy((unsigned char *)out->val + (size_t)slot[J] * bs + ((size_t)r * b + c) * ss,
+                       (const unsigned char *)in->val + (size_t)k * ss, ss);
+            }
+        for (sps_index a = 0; a < cnt; a++) slot[touched[a]] = -1;
+    }
+    out->n = n;
+    out->m = m;
+    out->nnz = nnz;
+    out->t = in->t;
+    out->entry = sps_entry_block(b);
+    free(slot);
+    free(touched);
+    return SPS_OK;
+fail:
+    free(slot);
+    free(touched);
+    sps_csr_host_free(out);
+    return st;
+}

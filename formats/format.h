@@ -39,6 +39,16 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
 sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                               const sps_index *row, const sps_index *col, const double *val,
                                               int src_complex, sps_entry_desc e, sps_scalar t, sps_csr_host *out);
+/** The scalar expansion of in (n*d x m*d scalars, d = sps_entry_dim(in->entry)): each
+ *  entry becomes its d x d block of scalars, explicit zeros kept (a block's elements;
+ *  a quaternion's L(q) = [[w,-x,-y,-z],[x,w,-z,y],[y,z,w,-x],[z,-y,x,w]]).  A scalar in
+ *  gives a copy.  Columns stay sorted within rows. */
+sps_status sps_csr_host_expand(sps_context ctx, const sps_csr_host *in, sps_csr_host *out);
+/** Group a scalar in into b x b blocks (b = 2..8): every block that holds an entry of
+ *  in becomes an entry of out, its other elements explicit zeros.  Dimensions that b
+ *  does not divide, or compound entries, are SPS_ERR_ARG naming `name` (a file). */
+sps_status sps_csr_host_group_blocks(sps_context ctx, const sps_csr_host *in, int b, const char *name,
+                                     sps_csr_host *out);
 
 /* ------------------------------------------------------------------ matrices & formats */
 /** CSR arrays in backend memory (the store of a CSR matrix). */

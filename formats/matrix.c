@@ -58,10 +58,15 @@ static sps_status entry_check(sps_context ctx, const sps_format_ops *ops, sps_en
     return SPS_OK;
 }
 
+static sps_status entry_args(sps_context ctx, const char *fn, sps_index n, sps_index m, sps_entry_desc e, sps_scalar t);
+
 sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt, sps_options opt,
                                     sps_symmetry sym, sps_matrix *out)
 {
     *out = NULL;
+    /* every path to a matrix passes here: sizes whose operator (n x dim scalars)
+     * would not fit 32-bit indices are refused (a quaternion file of 2^29 rows) */
+    SPS_CHECK(entry_args(ctx, "matrix", csr->n, csr->m, csr->entry, csr->t));
     const sps_format_ops *ops;
     sps_options own;
     SPS_CHECK(format_and_options(ctx, fmt, opt, &ops, &opt, &own));

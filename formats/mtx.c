@@ -19,36 +19,57 @@ static sps_symmetry mm_sym(sps_mm_symmetry s)
     }
 }
 
-/* A parsed file becomes canonical CSR; a complex file promotes t to complex. */
-static sps_status from_mm(sps_context ctx, sps_mm_data *d, sps_scalar t, sps_matrix *A)
+/* A parsed file becomes canonical CSR: a complex file promotes t to complex; a
+ * quaternion file gives quaternion entries (bcsr; t must be real); b > 1 groups a
+ * scalar file into b x b blocks (bcsr).  fn names the API call, name the file. */
+static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps_mm_data *d, sps_scalar t, int b,
+                          sps_matrix *A)
 {
-    const int cplx = d->field == SPS_MM_COMPLEX;
+    const int quat = d->field == SPS_MM_QUATERNION, cplx = d->field == SPS_MM_COMPLEX;
+    if (quat && sps_scalar_is_complex(t))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %s holds quaternions, whose precision is real (f32 or f64: q32, q64), "
+                         "not %s", fn, name, sps_scalar_name(t));
+    if (quat && b > 1)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %s holds quaternions; reading as %dx%d blocks takes a scalar file", fn,
+                         name, b, b);
     if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
-    sps_csr_host h;
-    SPS_CHECK(sps_csr_host_from_triplets(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx, t, &h));
-    sps_status st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_CSR, NULL, mm_sym(d->symmetry), A);
+    sps_csr_host h, g;
+    SPS_CHECK(sps_csr_host_from_triplets_entries(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx,
+                                                 quat ? sps_entry_quaternion() : sps_entry_scalar(), t, &h));
+    sps_status st = SPS_OK;
+    if (b > 1) {
+        st = sps_csr_host_group_blocks(ctx, &h, b, name, &g);
+        sps_csr_host_free(&h);
+        SPS_CHECK(st);
+        h = g;
+    }
+    st = sps_matrix_from_csr_host(ctx, &h, h.entry.kind == SPS_ENTRY_SCALAR ? SPS_FMT_CSR : SPS_FMT_BCSR, NULL,
+                                  mm_sym(d->symmetry), A);
     sps_csr_host_free(&h);
     return st;
 }
 
 /* The file and buffer readers differ only in their source: from a file `path`
  * names it, from a buffer (from_buf) it is the buffer's name.  fn names the API
- * call in errors. */
+ * call in errors; b > 1 reads a scalar file as b x b blocks. */
 static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, const char *path, const char *buf,
-                              size_t len, sps_scalar t, const sps_read_options *opt, sps_matrix *A)
+                              size_t len, sps_scalar t, int b, const sps_read_options *opt, sps_matrix *A)
 {
     if (!ctx || !A) return SPS_ERR_ARG;
     *A = NULL;
     if (from_buf ? !buf : !path) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL %s", fn, from_buf ? "buffer" : "path");
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "%s: bad scalar type", fn);
-    sps_mm_options o = {.allow_nonfinite = opt ? opt->allow_nonfinite : 0};
+    if (b != 1 && !sps_entry_valid(sps_entry_block(b)))
+        return sps_error(ctx, SPS_ERR_ARG, "%s: block size %d (1 for scalar entries, else 2..8)", fn, b);
+    sps_mm_options o = {.allow_nonfinite = opt ? opt->allow_nonfinite : 0, .allow_quaternion = 1};
     sps_mm_data d;
     memset(&d, 0, sizeof d);
     char err[1024];
-    sps_status st = from_buf ? sps_mm_read_buffer(buf, len, path ? path : "<buffer>", &o, &d, err, sizeof err)
+    const char *name = path ? path : "<buffer>";
+    sps_status st = from_buf ? sps_mm_read_buffer(buf, len, name, &o, &d, err, sizeof err)
                              : sps_mm_read_file(path, &o, &d, err, sizeof err);
     if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
-    st = from_mm(ctx, &d, t, A);
+    st = from_mm(ctx, fn, name, &d, t, b, A);
     sps_mm_data_free(&d);
     return st;
 }
@@ -56,7 +77,7 @@ static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, con
 sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t, const sps_read_options *opt,
                                     sps_matrix *A)
 {
-    return read_matrix(ctx, "sps_matrix_read_mtx", 0, path, NULL, 0, t, opt, A);
+    return read_matrix(ctx, "sps_matrix_read_mtx", 0, path, NULL, 0, t, 1, opt, A);
 }
 
 sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A)
@@ -64,39 +85,68 @@ sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, 
     return sps_matrix_read_mtx_opts(ctx, path, t, NULL, A);
 }
 
+sps_status sps_matrix_read_mtx_blocks(sps_context ctx, const char *path, sps_scalar t, int b,
+                                      const sps_read_options *opt, sps_matrix *A)
+{
+    return read_matrix(ctx, "sps_matrix_read_mtx_blocks", 0, path, NULL, 0, t, b, opt, A);
+}
+
 sps_status sps_matrix_read_mtx_buffer(sps_context ctx, const char *buf, size_t len, const char *name, sps_scalar t,
                                       const sps_read_options *opt, sps_matrix *A)
 {
-    return read_matrix(ctx, "sps_matrix_read_mtx_buffer", 1, name, buf, len, t, opt, A);
+    return read_matrix(ctx, "sps_matrix_read_mtx_buffer", 1, name, buf, len, t, 1, opt, A);
+}
+
+/* Write host CSR h (scalar or quaternion entries) as 'coordinate real|complex|quaternion general'. */
+static sps_status write_host(sps_context ctx, const sps_csr_host *h, const char *path)
+{
+    const int quat = h->entry.kind == SPS_ENTRY_QUATERNION, cplx = sps_scalar_is_complex(h->t);
+    sps_status st;
+    sps_index *row = NULL;
+    double *dv = NULL;
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&row, (size_t)h->nnz * sizeof *row, "row indices"), done);
+    for (sps_index i = 0; i < h->n; i++)
+        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) row[k] = i;
+    const size_t nv = (size_t)h->nnz * (quat ? 4 : cplx ? 2 : 1);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&dv, nv * sizeof *dv, "value copy"), done);
+    for (size_t i = 0; i < nv; i++) dv[i] = is_single(h->t) ? (double)((float *)h->val)[i] : ((double *)h->val)[i];
+    char err[1024];
+    st = sps_mm_write_coo(path, h->n, h->m, h->nnz, row, h->col, dv,
+                          quat ? SPS_MM_KIND_QUATERNION : cplx ? SPS_MM_KIND_COMPLEX : SPS_MM_KIND_REAL,
+                          is_single(h->t), "written by libspsolve", err, sizeof err);
+    if (st != SPS_OK) sps_error(ctx, st, "%s", err);
+done:
+    free(row);
+    free(dv);
+    return st;
 }
 
 sps_status sps_matrix_write_mtx(sps_matrix A, const char *path)
 {
     if (!A) return SPS_ERR_ARG;
     if (!path) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_write_mtx: NULL path");
-    if (A->entry.kind != SPS_ENTRY_SCALAR)
-        return sps_error(A->ctx, SPS_ERR_UNSUPPORTED, "sps_matrix_write_mtx: %s entries have no Matrix Market form yet",
-                         sps_entry_name(A->entry));
+    if (A->entry.kind == SPS_ENTRY_BLOCK)
+        return sps_error(A->ctx, SPS_ERR_UNSUPPORTED,
+                         "sps_matrix_write_mtx: %s entries have no Matrix Market form (sps_matrix_write_mtx_expanded "
+                         "writes the scalar expansion)", sps_entry_name(A->entry));
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(A, &h));
-    sps_status st;
-    sps_index *row = NULL;
-    double *dv = NULL;
-    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&row, (size_t)h.nnz * sizeof *row, "row indices"), done);
-    for (sps_index i = 0; i < h.n; i++)
-        for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) row[k] = i;
-    const int cplx = sps_scalar_is_complex(A->t);
-    const size_t nv = (size_t)h.nnz * (cplx ? 2 : 1);
-    SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&dv, nv * sizeof *dv, "value copy"), done);
-    for (size_t i = 0; i < nv; i++) dv[i] = is_single(A->t) ? (double)((float *)h.val)[i] : ((double *)h.val)[i];
-    char err[1024];
-    st = sps_mm_write_coo(path, h.n, h.m, h.nnz, row, h.col, dv, cplx, is_single(A->t), "written by libspsolve", err,
-                          sizeof err);
-    if (st != SPS_OK) sps_error(A->ctx, st, "%s", err);
-done:
-    free(row);
-    free(dv);
+    const sps_status st = write_host(A->ctx, &h, path);
     sps_csr_host_free(&h);
+    return st;
+}
+
+sps_status sps_matrix_write_mtx_expanded(sps_matrix A, const char *path)
+{
+    if (!A) return SPS_ERR_ARG;
+    if (!path) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_write_mtx_expanded: NULL path");
+    sps_csr_host h, x;
+    SPS_CHECK(sps_matrix_to_host(A, &h));
+    sps_status st = sps_csr_host_expand(A->ctx, &h, &x);
+    sps_csr_host_free(&h);
+    SPS_CHECK(st);
+    st = write_host(A->ctx, &x, path);
+    sps_csr_host_free(&x);
     return st;
 }
 
@@ -105,10 +155,11 @@ done:
 sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_vector *out)
 {
     if (!ctx || !path || !out) return SPS_ERR_ARG;
+    if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_read_mtx: bad scalar type");
     *out = NULL;
     sps_mm_data d;
     memset(&d, 0, sizeof d);
-    sps_mm_options o = {0};
+    sps_mm_options o = {.allow_quaternion = 1};
     char err[1024];
     sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
     if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
@@ -117,20 +168,33 @@ sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, 
                        (int)d.rows, (int)d.cols);
         goto done;
     }
-    const int cplx = d.field == SPS_MM_COMPLEX;
+    /* a quaternion entry is 4 real scalars (w, x, y, z) of the vector; a complex one 1 complex scalar */
+    const int quat = d.field == SPS_MM_QUATERNION, cplx = d.field == SPS_MM_COMPLEX;
+    const int per = quat ? 4 : 1;
+    if (quat && sps_scalar_is_complex(t)) {
+        st = sps_error(ctx, SPS_ERR_ARG, "%s holds quaternions, read as 4 reals each; the precision must be real (f32 "
+                       "or f64), not %s", path, sps_scalar_name(t));
+        goto done;
+    }
     if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
-    sps_index n = d.rows == 1 ? d.cols : d.rows;
+    const int64_t n = (int64_t)(d.rows == 1 ? d.cols : d.rows) * per;
+    if (n > INT32_MAX) {
+        st = sps_error(ctx, SPS_ERR_ARG, "%s: %lld scalars exceed the 32-bit index range", path, (long long)n);
+        goto done;
+    }
     const size_t ss = sps_scalar_size(t);
     unsigned char *h;
     SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&h, (size_t)n * ss, "vector values"), done);
     for (int64_t k = 0; k < d.nnz; k++) {
-        sps_index i = d.rows == 1 ? d.col[k] : d.row[k];
-        sps_cplx c = sps_cplx_make(cplx ? d.val[2 * k] : d.val[k], cplx ? d.val[2 * k + 1] : 0.0);
-        sps_cplx prev = sps_cplx_load(t, h + (size_t)i * ss, c);
-        if (d.is_array == 0) { c.re += prev.re; c.im += prev.im; } /* coordinate duplicates are summed */
-        sps_cplx_store(t, c, h + (size_t)i * ss);
+        const int64_t i = (int64_t)(d.rows == 1 ? d.col[k] : d.row[k]) * per;
+        for (int p = 0; p < per; p++) {
+            sps_cplx c = sps_cplx_make(cplx ? d.val[2 * k] : d.val[k * per + p], cplx ? d.val[2 * k + 1] : 0.0);
+            sps_cplx prev = sps_cplx_load(t, h + (size_t)(i + p) * ss, c);
+            if (d.is_array == 0) { c.re += prev.re; c.im += prev.im; } /* coordinate duplicates are summed */
+            sps_cplx_store(t, c, h + (size_t)(i + p) * ss);
+        }
     }
-    st = sps_vector_from_host(ctx, n, t, h, out);
+    st = sps_vector_from_host(ctx, (sps_index)n, t, h, out);
     free(h);
 done:
     sps_mm_data_free(&d);

@@ -7,6 +7,7 @@
 #include "mmio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -1011,17 +1012,32 @@ typedef struct {
     FILE *f;
 } mm_out;
 
+/* The target must be absent or a regular file: a symlink, device, FIFO or
+ * directory is never replaced by the rename.  The temp file is created anew
+ * (O_EXCL) and not through a symlink planted at its name (O_NOFOLLOW). */
 static sps_status out_open(mm_out *o, const char *path, char *err, size_t errlen)
 {
     o->path = path;
     o->f = NULL;
+    o->tmp = NULL;
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        set_err(err, errlen, "'%s' is not a regular file (%s): not replaced", path,
+                S_ISLNK(sb.st_mode) ? "a symbolic link" : S_ISDIR(sb.st_mode) ? "a directory" : "a special file");
+        return SPS_ERR_IO;
+    }
     size_t n = strlen(path) + 32;
     o->tmp = malloc(n);
     if (!o->tmp) return alloc_fail(err, errlen, n);
     snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    o->f = fopen(o->tmp, "wb");
+    const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
     if (!o->f) {
         set_err(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(o->tmp);
+        }
         free(o->tmp);
         o->tmp = NULL;
         return SPS_ERR_IO;

@@ -96,6 +96,12 @@ typedef struct sps_cmp_kernels {
     SPS_DECLARE_CMP_BLOCK(P, bn) SPS_DECLARE_CMP_BLOCK(P, b3) SPS_DECLARE_CMP_BLOCK(P, b4)                     \
     SPS_DECLARE_CMP_KERNELS(P, q, s) SPS_DECLARE_CMP_KERNELS(P, q, d)
 
+/** L(q) of q = w + xi + yj + zk, the Hamilton product q v on v's 4 reals:
+ *  [[w,-x,-y,-z],[x,w,-z,y],[y,z,w,-x],[z,-y,x,w]] = sign(r,c) * q[idx(r,c)].  Shared
+ *  by the CPU kernels and the scalar expansion of formats/csr_host.c. */
+static const int sps_q_idx[4][4] = {{0, 1, 2, 3}, {1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
+static const int sps_q_sign[4][4] = {{1, -1, -1, -1}, {1, 1, -1, 1}, {1, 1, 1, -1}, {1, -1, 1, 1}};
+
 /** A backend's compound tables: an array of SPS_CMP_SLOTS * SPS_NUM_SCALARS pointers,
  *  [sps_cmp_slot(e) * SPS_NUM_SCALARS + t], NULL where absent. */
 #define SPS_CMP_SLOTS 8 /* blocks b = 2..8, then the quaternion */

@@ -1083,6 +1083,8 @@ static void test_auto_format(void)
         free(rp);
     }
     TU_CHECK(sps_format_auto_of(0, (sps_index[]){0}, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR, "auto, no rows: csr");
+    TU_CHECK(sps_format_auto_of(3, (sps_index[]){0, 0, 0, 0}, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR,
+             "auto, rows without entries: csr (not an ELL of width 0)");
     /* a matrix: CSR on the CPU context; conversion with SPS_FMT_AUTO builds the pick */
     sps_matrix A = NULL, B = NULL;
     sps_format f = SPS_FMT_AUTO;
@@ -1096,8 +1098,12 @@ static void test_auto_format(void)
         /* options of another format than the pick are not applied (and not an error) */
         sps_options o = NULL;
         sps_matrix C = NULL;
-        if (TU_OK(ctx, sps_format_options_create(SPS_FMT_SELL, &o)))
-            TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_AUTO, o, &C));
+        if (TU_OK(ctx, sps_format_options_create(SPS_FMT_SELL, &o)) &&
+            TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_AUTO, o, &C))) {
+            sps_matrix_info_t info;
+            TU_CHECK(sps_matrix_info(C, &info) == SPS_OK && info.format == SPS_FMT_CSR,
+                     "convert auto with sell's options: csr (the options not applied)");
+        }
         sps_options_destroy(o);
         sps_matrix_destroy(C);
     }

@@ -790,17 +790,47 @@ static void test_roundtrip(void)
     snprintf(bad_path, sizeof bad_path, "%s/no_such_dir/x.mtx", tmpdir);
     st = sps_mm_write_vector(bad_path, 3, v, 0, 0, NULL, err, sizeof err);
     CHECK(st == SPS_ERR_IO && strstr(err, "no_such_dir") && strstr(err, strerror(ENOENT)), "unwritable: %s", err);
-    /* rename over a directory fails after the temp file was written: the
-     * temp must be removed and the directory untouched */
+    /* a directory, a symbolic link or a FIFO at the target is never replaced:
+     * refused before anything is written, nothing left behind, the target as it was */
     char dirpath[600];
     snprintf(dirpath, sizeof dirpath, "%s/a_directory", tmpdir);
     mkdir(dirpath, 0755);
     st = sps_mm_write_coo(dirpath, rows, cols, nnz, r, c, v, 0, 0, NULL, err, sizeof err);
-    CHECK(st == SPS_ERR_IO && strstr(err, "rename"), "rename over directory: %s", err);
+    CHECK(st == SPS_ERR_IO && strstr(err, "a directory") && strstr(err, "not replaced"), "over a directory: %s", err);
     struct stat sd;
     CHECK(stat(dirpath, &sd) == 0 && S_ISDIR(sd.st_mode), "directory untouched");
     CHECK(count_tmp_files(tmpdir) == 0, "temp files left: %d", count_tmp_files(tmpdir));
     rmdir(dirpath);
+    {
+        char target[600], link_path[600], fifo[600];
+        snprintf(target, sizeof target, "%s/link_target.mtx", tmpdir);
+        snprintf(link_path, sizeof link_path, "%s/a_link.mtx", tmpdir);
+        snprintf(fifo, sizeof fifo, "%s/a_fifo", tmpdir);
+        FILE *tf = fopen(target, "w");
+        if (tf) {
+            fputs("kept\n", tf);
+            fclose(tf);
+        }
+        CHECK(symlink(target, link_path) == 0, "symlink");
+        st = sps_mm_write_vector(link_path, 3, v, 0, 0, NULL, err, sizeof err);
+        CHECK(st == SPS_ERR_IO && strstr(err, "symbolic link"), "over a symlink: %s", err);
+        struct stat sl;
+        CHECK(lstat(link_path, &sl) == 0 && S_ISLNK(sl.st_mode), "the symlink stays a symlink");
+        char buf[16] = "";
+        tf = fopen(target, "r");
+        if (tf) {
+            if (!fgets(buf, sizeof buf, tf)) buf[0] = 0;
+            fclose(tf);
+        }
+        CHECK(strcmp(buf, "kept\n") == 0, "the link's target untouched");
+        CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
+        st = sps_mm_write_vector(fifo, 3, v, 0, 0, NULL, err, sizeof err);
+        CHECK(st == SPS_ERR_IO && strstr(err, "special file"), "over a FIFO: %s", err);
+        CHECK(count_tmp_files(tmpdir) == 0, "temp files left: %d", count_tmp_files(tmpdir));
+        remove(link_path);
+        remove(target);
+        remove(fifo);
+    }
 
     /* an existing file is replaced */
     double one = 42.0;

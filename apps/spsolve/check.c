@@ -2,8 +2,62 @@
 #include "check.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Forward: entry k of a host array of type t as long double re/im. */
+static void load(sps_scalar t, const void *v, size_t k, long double *re, long double *im);
+static void store(sps_scalar t, void *v, size_t k, long double re, long double im);
+
+/* h (exported entries of type e, nv scalars each) replaced by its scalar expansion:
+ * a b x b block by its elements, a quaternion a + bi + cj + dk by its left
+ * multiplication [[a,-b,-c,-d],[b,a,-d,c],[c,d,a,-b],[d,-c,b,a]], written out here
+ * rather than taken from the library, so that the check stays independent of it. */
+static sps_status expand(cli_csr *h, sps_entry_desc e)
+{
+    const int d = sps_entry_dim(e), nv = sps_entry_values(e);
+    const int64_t nnz = h->nnz * d * d;
+    if ((int64_t)h->rows * d > INT32_MAX || nnz > INT32_MAX) {
+        fprintf(stderr, "spsolve: the residual check's scalar expansion (%lld rows, %lld entries) exceeds 32-bit "
+                        "indices\n", (long long)h->rows * d, (long long)nnz);
+        return SPS_ERR_ARG;
+    }
+    cli_csr x = {.rows = h->rows * d, .cols = h->cols * d, .nnz = nnz, .t = h->t};
+    x.rowptr = malloc(((size_t)x.rows + 1) * sizeof *x.rowptr);
+    x.col = malloc((size_t)(nnz ? nnz : 1) * sizeof *x.col);
+    x.val = malloc((size_t)(nnz ? nnz : 1) * sps_scalar_size(h->t));
+    if (!x.rowptr || !x.col || !x.val) {
+        cli_csr_free(&x);
+        return SPS_ERR_ALLOC;
+    }
+    int64_t w = 0;
+    x.rowptr[0] = 0;
+    for (sps_index i = 0; i < h->rows; i++)
+        for (int r = 0; r < d; r++) {
+            for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
+                long double q[4] = {0, 0, 0, 0}, im = 0;
+                if (e.kind == SPS_ENTRY_QUATERNION)
+                    for (int p = 0; p < 4; p++) load(h->t, h->val, (size_t)k * 4 + p, &q[p], &im);
+                const long double L[4][4] = {{q[0], -q[1], -q[2], -q[3]},
+                                             {q[1], q[0], -q[3], q[2]},
+                                             {q[2], q[3], q[0], -q[1]},
+                                             {q[3], -q[2], q[1], q[0]}};
+                for (int c = 0; c < d; c++, w++) {
+                    long double re = 0;
+                    im = 0;
+                    if (e.kind == SPS_ENTRY_QUATERNION) re = L[r][c];
+                    else load(h->t, h->val, (size_t)k * nv + (size_t)r * d + c, &re, &im);
+                    x.col[w] = h->col[k] * d + c;
+                    store(h->t, x.val, (size_t)w, re, im);
+                }
+            }
+            x.rowptr[(int64_t)i * d + r + 1] = (sps_index)w;
+        }
+    cli_csr_free(h);
+    *h = x;
+    return SPS_OK;
+}
 
 sps_status cli_csr_export(sps_matrix A, cli_csr *h)
 {
@@ -11,18 +65,20 @@ sps_status cli_csr_export(sps_matrix A, cli_csr *h)
     sps_matrix_info_t info;
     sps_status st = sps_matrix_info(A, &info);
     if (st != SPS_OK) return st;
+    const size_t nv = (size_t)sps_entry_values(info.entry);
     h->rows = info.rows;
     h->cols = info.cols;
     h->nnz = info.nnz;
     h->t = info.scalar;
     h->rowptr = malloc(((size_t)info.rows + 1) * sizeof *h->rowptr);
     h->col = malloc((size_t)(info.nnz ? info.nnz : 1) * sizeof *h->col);
-    h->val = malloc((size_t)(info.nnz ? info.nnz : 1) * sps_scalar_size(info.scalar));
+    h->val = malloc((size_t)(info.nnz ? info.nnz : 1) * nv * sps_scalar_size(info.scalar));
     if (!h->rowptr || !h->col || !h->val) {
         cli_csr_free(h);
         return SPS_ERR_ALLOC;
     }
     st = sps_matrix_export_csr(A, h->rowptr, h->col, h->val);
+    if (st == SPS_OK && info.entry.kind != SPS_ENTRY_SCALAR) st = expand(h, info.entry);
     if (st != SPS_OK) {
         cli_csr_free(h);
         return st;

@@ -16,8 +16,10 @@ typedef struct {
     sps_index max_row_nnz;
 } cli_csr;
 
-/** Export A (any format, any backend) to host CSR.  On failure the context
- *  holds the message. */
+/** Export A (any format, any backend) to host CSR; a block or quaternion matrix as
+ *  its scalar expansion (rows * dim scalar rows, the operator the solver sees).  On
+ *  failure the context holds the message (SPS_ERR_ALLOC, or SPS_ERR_ARG for an
+ *  expansion beyond 32-bit indices, set here without one). */
 sps_status cli_csr_export(sps_matrix A, cli_csr *h);
 void cli_csr_free(cli_csr *h);
 

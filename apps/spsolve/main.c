@@ -79,7 +79,7 @@ static sps_status load_matrix(sps_context ctx, const cli_options *opt, sps_scala
 {
     if (opt->matrix_generated) return sps_matrix_generate(ctx, opt->matrix, t, A);
     sps_read_options ro = {opt->allow_nonfinite};
-    return sps_matrix_read_mtx_opts(ctx, opt->matrix, t, &ro, A);
+    return sps_matrix_read_mtx_blocks(ctx, opt->matrix, t, opt->block_size, &ro, A);
 }
 
 /* --monitor: one line per iteration.  On stderr with --json, whose stdout
@@ -125,15 +125,34 @@ static int step_start(cli_run *r)
     return STEP_OK;
 }
 
+/* The matrix.  Compound entries (blocks, quaternions) have CPU kernels only: with
+ * --backend auto a CUDA context that refuses them (SPS_ERR_UNSUPPORTED) is
+ * replaced by a CPU one, with a note on stderr and in the summary. */
+static sps_status load_with_fallback(cli_run *r)
+{
+    sps_status st = load_matrix(r->ctx, &r->opt, r->t, &r->A);
+    if (st != SPS_ERR_UNSUPPORTED || r->opt.backend != SPS_BACKEND_AUTO ||
+        sps_context_backend(r->ctx) != SPS_BACKEND_CUDA)
+        return st;
+    fprintf(stderr, "spsolve: note: %s; solving on the CPU (--backend auto)\n", sps_context_error(r->ctx));
+    sps_context_destroy(r->ctx);
+    r->ctx = NULL;
+    if ((st = sps_context_create(&r->ctx, SPS_BACKEND_CPU, 0)) != SPS_OK) return st;
+    r->rep.backend_fallback = "compound entries have no CUDA kernels yet: the CPU (--backend auto)";
+    return load_matrix(r->ctx, &r->opt, r->t, &r->A);
+}
+
 /* A, b, x0.  A complex file makes the solve complex; so does a complex b for a
- * real A (then A is read again as complex). */
+ * real A (then A is read again as complex).  A block or quaternion matrix of n
+ * entries is a system of n*dim scalars: b, x0 and x hold them interleaved per
+ * entry (a quaternion file for b or x0 gives its 4n reals). */
 static int step_load(cli_run *r)
 {
     const cli_options *opt = &r->opt;
     const char *what = opt->matrix_generated ? "cannot generate the matrix" : NULL;
     sps_status st;
     r->t = opt->precision;
-    if ((st = load_matrix(r->ctx, opt, r->t, &r->A)) != SPS_OK) return fail(r->ctx, st, what);
+    if ((st = load_with_fallback(r)) != SPS_OK) return fail(r->ctx, st, what);
     if ((st = sps_matrix_info(r->A, &r->rep.info)) != SPS_OK) return fail(r->ctx, st, NULL);
     r->t = r->rep.info.scalar;
     if (r->rep.info.rows != r->rep.info.cols) {
@@ -141,7 +160,12 @@ static int step_load(cli_run *r)
                 (int)r->rep.info.rows, (int)r->rep.info.cols);
         return EXIT_INPUT;
     }
-    r->n = r->rep.info.rows;
+    r->n = r->rep.info.rows * sps_entry_dim(r->rep.info.entry);
+    cli_choose_format(&r->opt, r->rep.info.entry.kind != SPS_ENTRY_SCALAR);
+    if (opt->write_expansion) {
+        if ((st = sps_matrix_write_mtx_expanded(r->A, opt->write_expansion)) != SPS_OK) return fail(r->ctx, st, NULL);
+        r->rep.expansion_written = opt->write_expansion;
+    }
     if (opt->rhs) {
         if ((st = sps_vector_read_mtx(r->ctx, opt->rhs, r->t, &r->b)) != SPS_OK) return fail(r->ctx, st, NULL);
         if (sps_vector_scalar(r->b) != r->t) {
@@ -151,8 +175,9 @@ static int step_load(cli_run *r)
             if ((st = load_matrix(r->ctx, opt, r->t, &r->A)) != SPS_OK) return fail(r->ctx, st, what);
         }
         if (sps_vector_size(r->b) != r->n) {
-            fprintf(stderr, "spsolve: %s: b has %d entries but the matrix has %d rows\n", opt->rhs,
-                    (int)sps_vector_size(r->b), (int)r->n);
+            fprintf(stderr, "spsolve: %s: b has %d entries but the matrix has %d rows%s\n", opt->rhs,
+                    (int)sps_vector_size(r->b), (int)r->n,
+                    r->rep.info.entry.kind == SPS_ENTRY_SCALAR ? "" : " of scalars");
             return EXIT_INPUT;
         }
     }
@@ -163,8 +188,9 @@ static int step_load(cli_run *r)
             return EXIT_INPUT;
         }
         if (sps_vector_size(r->x) != r->n) {
-            fprintf(stderr, "spsolve: %s: x0 has %d entries but the matrix has %d columns\n", opt->x0,
-                    (int)sps_vector_size(r->x), (int)r->n);
+            fprintf(stderr, "spsolve: %s: x0 has %d entries but the matrix has %d columns%s\n", opt->x0,
+                    (int)sps_vector_size(r->x), (int)r->n,
+                    r->rep.info.entry.kind == SPS_ENTRY_SCALAR ? "" : " of scalars");
             return EXIT_INPUT;
         }
     }
@@ -207,7 +233,7 @@ static int step_convert(cli_run *r)
     sps_format fmt = opt->format;
     if (fmt == SPS_FMT_AUTO && (st = sps_matrix_auto_format(r->A, &fmt, &r->rep.format_auto)) != SPS_OK)
         return fail(r->ctx, st, "format choice failed");
-    if (fmt != SPS_FMT_CSR || (opt->fmt && cli_format_options_changed(opt))) {
+    if (fmt != r->rep.info.format || cli_format_options_changed(opt)) {
         sps_matrix B = NULL;
         if ((st = sps_matrix_convert(r->A, fmt, opt->format == SPS_FMT_AUTO ? NULL : opt->fmt, &B)) != SPS_OK) {
             /* a padding refusal names max_fill: say how the CLI lifts it */

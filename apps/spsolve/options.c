@@ -16,7 +16,7 @@
 
 enum {
     OPT_X0 = 256, OPT_SOLVER, OPT_PRECOND, OPT_FORMAT, OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR,
-    OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION,
+    OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION, OPT_BLOCK_SIZE, OPT_WRITE_EXPANSION,
     /* the declared parameters: OPT_PARAM + their index in params */
     OPT_PARAM, OPT_PARAM_END = OPT_PARAM + CLI_MAX_PARAMS
 };
@@ -37,6 +37,8 @@ static const struct option fixed_options[] = {
     {"history", required_argument, NULL, OPT_HISTORY},
     {"json", no_argument, NULL, OPT_JSON},
     {"allow-nonfinite", no_argument, NULL, OPT_NONFINITE},
+    {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
+    {"write-expansion", required_argument, NULL, OPT_WRITE_EXPANSION},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
 };
@@ -253,8 +255,26 @@ static void print_owners(FILE *f, const owner_group *g, unsigned bits)
         }
 }
 
-/* The rules between options of every owner; a parameter the picked owner does
- * not read is reported on stderr and ignored.  opt->fmt is the picked format's set. */
+/* A parameter of group `only` (-1: of every group) that the picked owner does not
+ * read is reported on stderr and ignored. */
+static void warn_unread(const struct cli_sets *s, const cli_options *opt, int only)
+{
+    for (int k = 0; k < nparams; k++) {
+        const owner_group *g = &groups[params[k].g];
+        if (!s->given[k] || !g->picker || (only >= 0 && params[k].g != only)) continue;
+        /* without --format the format is picked once the matrix is read (cli_choose_format) */
+        if (only < 0 && params[k].g == GROUP_FORMAT && !opt->format_name) continue;
+        const int o = group_owner(g, g->picked(opt));
+        if (o >= 0 && (params[k].owners & (1u << o))) continue;
+        fprintf(stderr, "spsolve: warning: --%s has no effect with --%s %s (it applies to ", params[k].d->name,
+                g->picker, g->picked(opt));
+        print_owners(stderr, g, params[k].owners);
+        fprintf(stderr, ")\n");
+    }
+}
+
+/* The rules between options of every owner, the warnings of warn_unread.  opt->fmt
+ * is the picked format's set. */
 static int sets_finish(struct cli_sets *s, cli_options *opt)
 {
     for (int g = 0; g < NGROUPS; g++)
@@ -263,16 +283,7 @@ static int sets_finish(struct cli_sets *s, cli_options *opt)
                 fprintf(stderr, "spsolve: --%s\n", sps_options_error(s->of[g][o]));
                 return 0;
             }
-    for (int k = 0; k < nparams; k++) {
-        const owner_group *g = &groups[params[k].g];
-        if (!s->given[k] || !g->picker) continue;
-        const int o = group_owner(g, g->picked(opt));
-        if (o >= 0 && (params[k].owners & (1u << o))) continue;
-        fprintf(stderr, "spsolve: warning: --%s has no effect with --%s %s (it applies to ", params[k].d->name,
-                g->picker, g->picked(opt));
-        print_owners(stderr, g, params[k].owners);
-        fprintf(stderr, ")\n");
-    }
+    warn_unread(s, opt, -1);
     const int single = opt->precision == SPS_F32 || opt->precision == SPS_C32;
     for (size_t i = 0; single && i < sizeof single_defaults / sizeof single_defaults[0]; i++) {
         const int k = param_find(single_defaults[i].name);
@@ -352,6 +363,14 @@ void cli_options_free(cli_options *opt)
     sets_free(opt->sets);
     opt->sets = NULL;
     opt->fmt = NULL;
+}
+
+void cli_choose_format(cli_options *opt, int compound)
+{
+    if (opt->format_name) return;
+    opt->format = compound ? SPS_FMT_BCSR : SPS_FMT_CSR;
+    opt->fmt = opt->sets->of[GROUP_FORMAT][group_owner(&groups[GROUP_FORMAT], sps_format_name(opt->format))];
+    warn_unread(opt->sets, opt, GROUP_FORMAT);
 }
 
 int cli_format_options_changed(const cli_options *opt)
@@ -484,6 +503,9 @@ static void print_help(FILE *f)
             "      --x0 FILE         initial guess (default: 0)\n"
             "  -o, --output FILE     write x (Matrix Market array) when the solve converged\n"
             "      --allow-nonfinite accept NaN/Inf values in the matrix file\n"
+            "      --block-size B    read the scalar -m file as BxB blocks (2..8; 1: scalar entries)\n"
+            "      --write-expansion FILE\n"
+            "                        write the scalar expansion of the matrix (Matrix Market)\n"
             "Solver\n"
             "      --solver NAME     %s (default: cg for a real symmetric or a hermitian\n"
             "                        matrix as declared by its source, else gmres)\n"
@@ -493,8 +515,9 @@ static void print_help(FILE *f)
     print_group(f, GROUP_PRECOND);
     fprintf(f,
             "Execution\n"
-            "      --format NAME     storage format: %s (default: csr); auto: picked from the\n"
-            "                        matrix by a model of SpMV times (README, Choosing a format)\n"
+            "      --format NAME     storage format: %s (default: csr; bcsr for block and\n"
+            "                        quaternion matrices); auto: picked from the matrix by a model\n"
+            "                        of SpMV times (README, Choosing a format)\n"
             "      --backend NAME    cpu, cuda or auto (default: auto = cuda when a GPU is usable)\n"
             "      --device N        CUDA device ordinal (default 0)\n"
             "      --precision P     f32 or f64 (default f64); complex files solve in c32/c64;\n"
@@ -545,6 +568,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
     opt->format = SPS_FMT_CSR;
     opt->backend = SPS_BACKEND_AUTO;
     opt->precision = SPS_F64;
+    opt->block_size = 1;
     collect_params();
     if (!(opt->sets = sets_make())) return CLI_PARSE_EXIT_USAGE;
     const cli_parse_result r = parse_argv(argc, argv, opt);
@@ -612,6 +636,10 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
         case OPT_MONITOR: opt->monitor = 1; break;
         case OPT_JSON: opt->json = 1; break;
         case OPT_NONFINITE: opt->allow_nonfinite = 1; break;
+        case OPT_BLOCK_SIZE:
+            if (!parse_int("block-size", optarg, 1, 8, &opt->block_size)) return CLI_PARSE_EXIT_USAGE;
+            break;
+        case OPT_WRITE_EXPANSION: opt->write_expansion = optarg; break;
         case 'h': print_help(stdout); return CLI_PARSE_EXIT_OK;
         case OPT_VERSION:
             printf("spsolve %s (libspsolve %s; CUDA backend %s)\n", SPSOLVE_VERSION, sps_version(),
@@ -639,6 +667,10 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
     }
     if (!sets_finish(opt->sets, opt)) return CLI_PARSE_EXIT_USAGE;
     opt->matrix_generated = is_generator_spec(opt->matrix);
+    if (opt->matrix_generated && opt->block_size > 1) {
+        fprintf(stderr, "spsolve: --block-size reads a Matrix Market file; '%s' is a generated problem\n", opt->matrix);
+        return CLI_PARSE_EXIT_USAGE;
+    }
     /* the numbers the summary and the check report */
     opt->rtol = param_value(opt->sets, "rtol", 0);
     opt->atol = param_value(opt->sets, "atol", 0);

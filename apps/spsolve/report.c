@@ -3,9 +3,11 @@
 #include "report.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static double per_iteration(const cli_report *r)
@@ -39,13 +41,24 @@ static void print_format_options(FILE *f, const cli_report *r)
     fputc('\n', f);
 }
 
+const char *cli_entry_name(sps_entry_desc e)
+{
+    static const char *const blocks[] = {"block2", "block3", "block4", "block5", "block6", "block7", "block8"};
+    if (e.kind == SPS_ENTRY_BLOCK && e.block >= 2 && e.block <= 8) return blocks[e.block - 2];
+    return e.kind == SPS_ENTRY_QUATERNION ? "quaternion" : "scalar";
+}
+
 void cli_print_summary(FILE *f, const cli_report *r)
 {
     const sps_matrix_info_t *in = &r->info;
     fprintf(f, "spsolve %s\n", SPSOLVE_VERSION);
     fprintf(f, "%-10s %s (%s)\n", "matrix", r->matrix_source, r->matrix_kind);
-    fprintf(f, "%-10s %d x %d, nnz %lld, %s, %s\n", "", (int)in->rows, (int)in->cols, (long long)in->nnz,
+    fprintf(f, "%-10s %d x %d, nnz %lld, %s, %s", "", (int)in->rows, (int)in->cols, (long long)in->nnz,
             sps_symmetry_name(in->symmetry), sps_scalar_name(in->scalar));
+    const int d = sps_entry_dim(in->entry);
+    if (in->entry.kind != SPS_ENTRY_SCALAR)
+        fprintf(f, ", %s entries (%d x %d scalars)", cli_entry_name(in->entry), (int)in->rows * d, (int)in->cols * d);
+    fputc('\n', f);
     fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%% of nnz", "format", in->format_name,
             (double)in->bytes / 1e6, (long long)in->stored_entries, in->fill_percent);
     if (in->index_bits == 16) fprintf(f, ", 16-bit columns");
@@ -53,6 +66,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
     if (r->format_auto) fprintf(f, "%-10s picked by --format auto: %s\n", "", r->format_auto);
     print_format_options(f, r);
     fprintf(f, "%-10s %s: %s\n", "backend", r->backend, r->device);
+    if (r->backend_fallback) fprintf(f, "%-10s %s\n", "", r->backend_fallback);
     if (r->rhs_source) fprintf(f, "%-10s %s\n", "rhs", r->rhs_source);
     else fprintf(f, "%-10s b = A*1 (generated)\n", "rhs");
     fprintf(f, "%-10s %s\n", "x0", r->x0_source ? r->x0_source : "0");
@@ -70,6 +84,8 @@ void cli_print_summary(FILE *f, const cli_report *r)
             "time", r->t_read, r->t_convert, r->t_setup, r->t_solve, 1e3 * per_iteration(r), r->t_total);
     if (r->output_written) fprintf(f, "%-10s x written to %s\n", "output", r->output_written);
     if (r->history_written) fprintf(f, "%-10s residual history written to %s\n", "history", r->history_written);
+    if (r->expansion_written)
+        fprintf(f, "%-10s scalar expansion of the matrix written to %s\n", "expansion", r->expansion_written);
 }
 
 /* ---------------------------------------------------------------- JSON */
@@ -163,6 +179,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     kint(&w, "nnz", in->nnz);
     kstr(&w, "symmetry", sps_symmetry_name(in->symmetry));
     kstr(&w, "scalar", sps_scalar_name(in->scalar));
+    kstr(&w, "entry", cli_entry_name(in->entry));
     kstr(&w, "format", in->format_name);
     kstr(&w, "format_auto", r->format_auto);
     kint(&w, "bytes", (long long)in->bytes);
@@ -180,6 +197,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     open_obj(&w, "backend");
     kstr(&w, "name", r->backend);
     kstr(&w, "device", r->device);
+    kstr(&w, "fallback", r->backend_fallback);
     close_obj(&w);
     open_obj(&w, "solver");
     kstr(&w, "name", r->solver);
@@ -217,6 +235,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     close_obj(&w);
     kstr(&w, "output", r->output_written);
     kstr(&w, "history", r->history_written);
+    kstr(&w, "expansion", r->expansion_written);
     kint(&w, "exit_code", r->exit_code);
     fputs("\n}\n", f);
 }
@@ -230,9 +249,21 @@ int cli_write_history(const char *path, const double *history, int len)
         fprintf(stderr, "spsolve: %s: path too long\n", path);
         return -1;
     }
-    FILE *f = fopen(tmp, "w");
+    /* as the library's writers: never replace a symlink or special file, and
+     * create the temp file anew, not through a symlink at its name */
+    struct stat sb;
+    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+        fprintf(stderr, "spsolve: %s: not a regular file: not replaced\n", path);
+        return -1;
+    }
+    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
     if (!f) {
         fprintf(stderr, "spsolve: %s: cannot create: %s\n", tmp, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            remove(tmp);
+        }
         return -1;
     }
     int bad = fprintf(f, "iteration,residual\n") < 0;

@@ -20,6 +20,7 @@ typedef struct {
     /* execution */
     const char *backend;
     const char *device;
+    const char *backend_fallback; /* why the backend is not the one auto picked, or NULL */
     const char *solver;
     const char *precond;
     double rtol, atol;
@@ -37,10 +38,14 @@ typedef struct {
     double error_vs_ones;        /* ||x - 1||_2 / ||1||_2 */
     const char *output_written;  /* -o path when written, else NULL */
     const char *history_written; /* --history path when written, else NULL */
+    const char *expansion_written; /* --write-expansion path when written, else NULL */
     /* seconds */
     double t_read, t_convert, t_setup, t_solve, t_check, t_total;
     int exit_code;
 } cli_report;
+
+/** The entry type as the summary names it: "scalar", "block2" ... "block8", "quaternion". */
+const char *cli_entry_name(sps_entry_desc e);
 
 void cli_print_summary(FILE *f, const cli_report *r);
 void cli_print_json(FILE *f, const cli_report *r);

@@ -57,19 +57,41 @@ typedef struct {
 } sps_read_options;
 
 /** Read a Matrix Market file (.mtx or .mtx.gz; coordinate or array; real, integer,
- *  pattern or complex; general, symmetric, skew-symmetric or hermitian, expanded to
- *  general; duplicates summed).  t gives the precision; a complex file gives a
- *  complex matrix of that precision, a real file read as c32/c64 gets zero imaginary
- *  parts.  Malformed input: SPS_ERR_PARSE with "file:line: what".  opt may be NULL. */
+ *  pattern, complex or quaternion; general, symmetric, skew-symmetric or hermitian,
+ *  expanded to general; duplicates summed).  t gives the precision; a complex file
+ *  gives a complex matrix of that precision, a real file read as c32/c64 gets zero
+ *  imaginary parts.  A quaternion file (libspsolve's extension, README "Quaternion
+ *  extension") gives a matrix of quaternion entries (bcsr format, q32/q64 from t =
+ *  SPS_F32/SPS_F64; a complex t is SPS_ERR_ARG); a hermitian one arrives expanded
+ *  (the mirrored entries conjugated) with info.symmetry hermitian.  Malformed input:
+ *  SPS_ERR_PARSE with "file:line: what".  opt may be NULL. */
 SPS_API sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A);
 SPS_API sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t,
                                             const sps_read_options *opt, sps_matrix *A);
-/** Same from a memory buffer; name is used in error messages. */
+/** Read a scalar Matrix Market file (real, integer, pattern or complex) as a matrix
+ *  of b x b blocks (b = 2..8; b = 1 is sps_matrix_read_mtx_opts): scalar (i, j) goes
+ *  to element (i mod b, j mod b) of block (i / b, j / b), and every block that holds
+ *  an entry of the file is stored whole, its other elements explicit zeros.  The
+ *  matrix is in the bcsr format with the file's declared symmetry, and the same
+ *  operator as the scalar matrix.  Rows or columns that b does not divide, a
+ *  quaternion file, or b outside 1..8: SPS_ERR_ARG naming the file. */
+SPS_API sps_status sps_matrix_read_mtx_blocks(sps_context ctx, const char *path, sps_scalar t, int b,
+                                              const sps_read_options *opt, sps_matrix *A);
+/** Same as sps_matrix_read_mtx_opts from a memory buffer; name is used in error messages. */
 SPS_API sps_status sps_matrix_read_mtx_buffer(sps_context ctx, const char *buf, size_t len, const char *name,
                                               sps_scalar t, const sps_read_options *opt, sps_matrix *A);
 /** Write A as a Matrix Market coordinate general file with round-trip precision,
- *  through a temporary file renamed over path. */
+ *  through a temporary file renamed over path: real or complex for scalar entries,
+ *  `coordinate quaternion general` for quaternion entries (sps_matrix_read_mtx reads
+ *  it back).  Matrix Market has no form for b x b blocks: a block matrix is
+ *  SPS_ERR_UNSUPPORTED (write its scalar expansion with sps_matrix_write_mtx_expanded). */
 SPS_API sps_status sps_matrix_write_mtx(sps_matrix A, const char *path);
+/** Write the scalar expansion of A as a real or complex coordinate general file:
+ *  the n*d x m*d scalar matrix the operator of A is (d = sps_entry_dim), each entry
+ *  its d x d block with explicit zeros (a b x b block's elements; a quaternion
+ *  a + bi + cj + dk as [[a,-b,-c,-d],[b,a,-d,c],[c,d,a,-b],[d,-c,b,a]]).  For a
+ *  scalar A the same file as sps_matrix_write_mtx. */
+SPS_API sps_status sps_matrix_write_mtx_expanded(sps_matrix A, const char *path);
 
 /** Build a CSR matrix from host arrays (0-based, copied).  Columns within a row may
  *  be unsorted and repeated: they are sorted and duplicates summed.  Out-of-range

@@ -27,10 +27,7 @@
 /* Block-rows a thread claims at a time (a 3x3 block-row of 27 entries is ~250 flops). */
 #define SPS_CMP_ROW_CHUNK 64
 
-/* L(q) of q = w + xi + yj + zk, the Hamilton product q v on v's 4 reals:
- *   [[w,-x,-y,-z],[x,w,-z,y],[y,z,w,-x],[z,-y,x,w]] = sign(r,c) * q[idx(r,c)]. */
-static const int sps_q_idx[4][4] = {{0, 1, 2, 3}, {1, 0, 3, 2}, {2, 3, 0, 1}, {3, 2, 1, 0}};
-static const int sps_q_sign[4][4] = {{1, -1, -1, -1}, {1, 1, -1, 1}, {1, 1, 1, -1}, {1, -1, 1, 1}};
+/* L(q): sps_q_idx, sps_q_sign (kernels/compound_kernels.h). */
 
 /* Storage row r of L: its first slot *p, the distance between its slots *stride,
  * its group *g and its original row (perm). */

@@ -8,6 +8,11 @@ sps_add_unit_test(NAME test_compound
   ENV OMP_WAIT_POLICY=PASSIVE)
 # the long double reference loops dominate the run time
 target_compile_options(test_compound PRIVATE -O2)
+# Matrix Market input and output of compound matrices: quaternion files, block
+# reading, the scalar expansion, quaternion vectors.
+sps_add_unit_test(NAME test_compound_io
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_compound_io.c
+  LABELS unit)
 
 # The padded outer layouts bell and bsell (16, 32) of the same entries: products
 # against the expansion and bit for bit against bcsr, info, conversions, the

@@ -38,6 +38,10 @@ foreach(s summary default_example monitor output history bad_option unknown_form
           format_options transpose format_refusal bad_format_option format_auto)
   sps_e2e(${s} scenarios.cmake -DSCENARIO=${s})
 endforeach()
+# compound matrices (issue 20 item 4): quaternion files, --block-size, --write-expansion
+foreach(s quaternion quaternion_rhs quaternion_malformed blocks)
+  sps_e2e(compound.${s} compound.cmake -DSCENARIO=${s})
+endforeach()
 # the README's option table lists exactly the flags of spsolve --help
 sps_e2e(help_readme scenarios.cmake -DSCENARIO=help_readme -DREADME=${CMAKE_SOURCE_DIR}/README.md)
 

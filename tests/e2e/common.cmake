@@ -44,6 +44,14 @@ function(e2e_expect_stdout regex)
   endif()
 endfunction()
 
+# e2e_run_refused(<stderr-regex> arg...): run the CLI with arg..., expect exit 1
+# and stderr matching the regex.
+function(e2e_run_refused regex)
+  e2e_run(${ARGN})
+  e2e_expect_rc(1)
+  e2e_expect_stderr("${regex}")
+endfunction()
+
 # e2e_json(<var> key...): a member of the JSON object printed by the last run.
 # null reads as "" and booleans as ON/OFF.  A missing key fails the test.
 function(e2e_json var)
@@ -198,3 +206,12 @@ function(e2e_poisson2d_times var N)
   endforeach()
   set(${var} "${out}" PARENT_SCOPE)
 endfunction()
+
+# Run the scenario named by -DSCENARIO=<name>: the function scenario_<name> of the
+# including script.
+macro(e2e_dispatch)
+  if(NOT COMMAND scenario_${SCENARIO})
+    message(FATAL_ERROR "unknown scenario '${SCENARIO}'")
+  endif()
+  cmake_language(CALL scenario_${SCENARIO})
+endmacro()

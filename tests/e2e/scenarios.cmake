@@ -735,7 +735,4 @@ function(scenario_format_auto)
   e2e_expect_stdout("picked by --format auto: ")
 endfunction()
 
-if(NOT COMMAND scenario_${SCENARIO})
-  message(FATAL_ERROR "unknown scenario '${SCENARIO}'")
-endif()
-cmake_language(CALL scenario_${SCENARIO})
+e2e_dispatch()

@@ -1,0 +1,207 @@
+# spsolve end-to-end scenarios of compound matrices (issue 20 item 4): quaternion
+# Matrix Market files, --block-size, --write-expansion, quaternion -b files.
+#   cmake -DCLI=... -DWORK=... -DSCENARIO=<name> -P compound.cmake
+include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
+
+# q.mtx: the connection Laplacian of a G x G grid, quaternion hermitian (lower
+# triangle stored): A_pq = -u, A_qp = -conj(u) for an edge (p, q), q > p, with u
+# cycling over three unit quaternions, and A_pp = deg(p) + 0.1.  Positive definite:
+# x^H A x = sum over edges |x_p - u x_q|^2 + 0.1 |x|^2.
+function(write_quaternion_laplacian file G)
+  set(units "0.5 0.5 0.5 0.5" "0.5 -0.5 0.5 -0.5" "0 0 1 0")
+  math(EXPR n "${G} * ${G}")
+  math(EXPR last "${n} - 1")
+  math(EXPR gm1 "${G} - 1")
+  set(lines "")
+  foreach(p RANGE ${last})
+    math(EXPR i "${p} / ${G}")
+    math(EXPR j "${p} % ${G}")
+    set(deg 0)
+    foreach(c "${i} GREATER 0" "${i} LESS ${gm1}" "${j} GREATER 0" "${j} LESS ${gm1}")
+      string(REPLACE " " ";" c "${c}")
+      if(${c})
+        math(EXPR deg "${deg} + 1")
+      endif()
+    endforeach()
+    math(EXPR p1 "${p} + 1")
+    list(APPEND lines "${p1} ${p1} ${deg}.1 0 0 0")
+    set(nbs "")
+    if(j LESS gm1)
+      math(EXPR q "${p} + 1")
+      list(APPEND nbs ${q})
+    endif()
+    if(i LESS gm1)
+      math(EXPR q "${p} + ${G}")
+      list(APPEND nbs ${q})
+    endif()
+    foreach(q ${nbs})
+      math(EXPR k "(${p} + ${q}) % 3")
+      list(GET units ${k} u)
+      string(REPLACE " " ";" u "${u}")
+      list(GET u 0 w)
+      set(mc "-${w}") # -conj(u) = (-w, x, y, z)
+      string(REPLACE "--" "" mc "${mc}")
+      foreach(m 1 2 3)
+        list(GET u ${m} v)
+        string(APPEND mc " ${v}")
+      endforeach()
+      math(EXPR q1 "${q} + 1")
+      list(APPEND lines "${q1} ${p1} ${mc}")
+    endforeach()
+  endforeach()
+  list(LENGTH lines nnz)
+  e2e_write_mtx("${file}" "coordinate quaternion hermitian" "${n} ${n} ${nnz}" ${lines})
+endfunction()
+
+# Every value of the vector file is within 1e-6 of 1.
+function(expect_ones file n)
+  e2e_read_vector(vals "${file}")
+  list(LENGTH vals len)
+  if(NOT len EQUAL n)
+    e2e_fail("${file}: ${len} values, expected ${n}")
+  endif()
+  foreach(v ${vals})
+    e2e_near_int(ok "${v}" 1)
+    if(NOT ok)
+      e2e_fail("${file}: value ${v} is not within 1e-6 of 1")
+    endif()
+  endforeach()
+endfunction()
+
+# |a - b| <= 1 for iteration counts.
+function(expect_iterations_close a b what)
+  math(EXPR d "${a} - ${b}")
+  if(d GREATER 1 OR d LESS -1)
+    e2e_fail("${what}: ${a} vs ${b} iterations")
+  endif()
+endfunction()
+
+# A quaternion hermitian positive definite system solved with CG natively and as
+# its real 4x4 expansion (--write-expansion): the same iterations (+-1), both
+# solutions within 1e-6 of x = 1 (b = A*1: every real component of x is 1), x of
+# the native solve written as 4n reals.
+function(scenario_quaternion)
+  write_quaternion_laplacian("${WORK}/q.mtx" 8)
+  e2e_run(-m q.mtx --rtol 1e-10 --json -o x.mtx --write-expansion qx.mtx)
+  e2e_expect_solved(1e-10 1e-8)
+  e2e_json_expect(quaternion matrix entry)
+  e2e_json_expect(bcsr matrix format)
+  e2e_json_expect(hermitian matrix symmetry)
+  e2e_json_expect(64 matrix rows)
+  e2e_json_expect(cg solver name) # hermitian: CG by default
+  e2e_json_expect(qx.mtx expansion)
+  e2e_json_expect(cpu backend name) # compound entries run on the CPU, also with --backend auto
+  e2e_json(it_q result iterations)
+  expect_ones("${WORK}/x.mtx" 256)
+  file(STRINGS "${WORK}/qx.mtx" banner LIMIT_COUNT 1)
+  if(NOT banner MATCHES "^%%MatrixMarket matrix coordinate real general")
+    e2e_fail("qx.mtx: banner '${banner}'")
+  endif()
+  e2e_run(-m qx.mtx --solver cg --rtol 1e-10 --json -o xs.mtx)
+  e2e_expect_solved(1e-10 1e-8)
+  e2e_json_expect(scalar matrix entry)
+  e2e_json_expect(256 matrix rows)
+  e2e_json(it_s result iterations)
+  expect_iterations_close(${it_q} ${it_s} "CG on the quaternion matrix and on its expansion")
+  expect_ones("${WORK}/xs.mtx" 256)
+  # the summary names the entry type and the scalar size
+  e2e_run(-m q.mtx)
+  e2e_expect_rc(0)
+  e2e_expect_stdout("64 x 64, nnz [0-9]+, hermitian, f64, quaternion entries \\(256 x 256 scalars\\)")
+  e2e_expect_stdout("format +bcsr")
+  # f32: q32
+  e2e_run(-m q.mtx --precision f32 --json)
+  e2e_expect_solved(1e-5)
+  e2e_json_expect(f32 matrix scalar)
+  # a scalar-only format is refused by the library (exit 1)
+  e2e_run_refused("quaternion entries are not stored by this format" -m q.mtx --format csr)
+  # a complex precision has no quaternion counterpart
+  e2e_run_refused("q.mtx holds quaternions" -m q.mtx --precision c64)
+  if(CUDA_BUILT)
+    # refused on CUDA, whether or not a GPU is there (no context, or no kernels)
+    e2e_run(-m q.mtx --backend cuda)
+    e2e_expect_rc(1)
+    # with a GPU: the library's refusal; without one: the CUDA context's
+    e2e_expect_stderr("(no bcsr kernels for them on the cuda backend|CUDA|cuda)")
+  endif()
+endfunction()
+
+# A quaternion -b file (array form) solves as the real array of its 4n reals.
+function(scenario_quaternion_rhs)
+  write_quaternion_laplacian("${WORK}/q.mtx" 4)
+  set(q "")
+  set(r "")
+  foreach(k RANGE 1 16)
+    math(EXPR a "${k} % 3")
+    list(APPEND q "1 ${a} -2 0.5")
+    list(APPEND r "1" "${a}" "-2" "0.5")
+  endforeach()
+  e2e_write_mtx("${WORK}/bq.mtx" "array quaternion general" "16 1" ${q})
+  e2e_write_mtx("${WORK}/br.mtx" "array real general" "64 1" ${r})
+  e2e_run(-m q.mtx -b bq.mtx -o x1.mtx --json)
+  e2e_expect_solved(1e-8)
+  e2e_json_expect(bq.mtx rhs source)
+  e2e_run(-m q.mtx -b br.mtx -o x2.mtx --json)
+  e2e_expect_solved(1e-8)
+  file(READ "${WORK}/x1.mtx" x1)
+  file(READ "${WORK}/x2.mtx" x2)
+  if(NOT x1 STREQUAL x2)
+    e2e_fail("x from the quaternion b differs from x from its reals")
+  endif()
+  e2e_read_vector(vals "${WORK}/x1.mtx")
+  list(LENGTH vals len)
+  if(NOT len EQUAL 64)
+    e2e_fail("x1.mtx: ${len} values, expected 64 (4n reals)")
+  endif()
+  # a b of the wrong size names the scalar size
+  e2e_write_mtx("${WORK}/b3.mtx" "array quaternion general" "3 1" "1 0 0 0" "1 0 0 0" "1 0 0 0")
+  e2e_run_refused("b has 12 entries but the matrix has 64 rows of scalars" -m q.mtx -b b3.mtx)
+endfunction()
+
+# A malformed quaternion file: file:line on stderr, exit 1.
+function(scenario_quaternion_malformed)
+  # line 4 has three numbers after the indices
+  e2e_write_mtx("${WORK}/bad.mtx" "coordinate quaternion general" "2 2 2" "1 1 1 0 0 0" "2 2 1 0 0")
+  e2e_run_refused("^spsolve: bad.mtx:4: " -m bad.mtx)
+  # a hermitian diagonal with a vector part
+  e2e_write_mtx("${WORK}/bad2.mtx" "coordinate quaternion hermitian" "2 2 2" "1 1 1 0 0 0" "2 2 1 0 1 0")
+  e2e_run_refused("^spsolve: bad2.mtx:4: " -m bad2.mtx)
+endfunction()
+
+# --block-size 3 on a scalar file solves as the scalar file does: the same
+# iterations (+-1), both solutions within 1e-6 of 1; sizes 3 does not divide and
+# generated problems are refused.
+function(scenario_blocks)
+  # poisson2d:6 (36 rows) as a file: the expansion of a scalar matrix is itself
+  e2e_run(-m poisson2d:6 --write-expansion p.mtx --json)
+  e2e_expect_solved(1e-8)
+  e2e_json_expect(scalar matrix entry)
+  e2e_run(-m p.mtx --solver cg --rtol 1e-10 --json -o xs.mtx)
+  e2e_expect_solved(1e-10 1e-8)
+  e2e_json(it_s result iterations)
+  e2e_run(-m p.mtx --block-size 3 --solver cg --rtol 1e-10 --json -o xb.mtx)
+  e2e_expect_solved(1e-10 1e-8)
+  e2e_json_expect(block3 matrix entry)
+  e2e_json_expect(bcsr matrix format)
+  e2e_json_expect(12 matrix rows)
+  e2e_json(it_b result iterations)
+  expect_iterations_close(${it_b} ${it_s} "CG on 3x3 blocks and on the scalar matrix")
+  expect_ones("${WORK}/xs.mtx" 36)
+  expect_ones("${WORK}/xb.mtx" 36)
+  # Jacobi and the soa layout run on blocks too
+  e2e_run(-m p.mtx --block-size 3 --precond jacobi --entry-layout soa --json)
+  e2e_expect_solved(1e-8)
+  e2e_json_expect(soa matrix format_options entry_layout)
+  # 36 is not a multiple of 5
+  e2e_run_refused("p.mtx: the matrix is 36 x 36, which does not divide into 5x5 blocks" -m p.mtx --block-size 5)
+  e2e_run_refused("--block-size: expected an integer in 1..8" -m p.mtx --block-size 9)
+  e2e_run_refused("--block-size reads a Matrix Market file" -m poisson2d:6 --block-size 3)
+  # a scalar format given explicitly: the library's refusal
+  e2e_run_refused("block3x3 entries are not stored by this format" -m p.mtx --block-size 3 --format sell)
+  # --entry-layout without --format on a scalar matrix: warned about once the format is known
+  e2e_run(-m p.mtx --entry-layout soa)
+  e2e_expect_rc(0)
+  e2e_expect_stderr("--entry-layout has no effect with --format csr")
+endfunction()
+
+e2e_dispatch()
