@@ -211,7 +211,7 @@ static void usage(FILE *f)
             "  --warmup N            untimed runs before them (default 5)\n"
             "  --mode M              spmv, solver or all (default all)\n"
             "  --only NAMES          comma-separated matrix names or shell patterns (see --list)\n"
-            "  --formats LIST        libspsolve formats to time (default csr,coo; all, or any of: %s;\n"
+            "  --formats LIST        libspsolve formats to time (default csr,coo; all: the scalar ones; or any of: %s;\n"
             "                        csr:rows, csr:merge: CSR with its SpMV schedule forced; ell:i32,\n"
             "                        sell:i32, rgcsr:i32: 32-bit column indices forced, i16: 16-bit)\n"
             "  --convert-reps N      timed builds per format conversion, median reported (default 10)\n"
@@ -322,6 +322,14 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
                 if (o.only.empty()) return bad("expected matrix names");
             } else if (a == "--formats") {
                 o.formats = split_list(strcmp(v, "all") == 0 ? sps_format_list() : v);
+                if (strcmp(v, "all") == 0) /* the scalar formats: the benchmark matrices are scalar */
+                    o.formats.erase(std::remove_if(o.formats.begin(), o.formats.end(),
+                                                   [](const std::string &f) {
+                                                       sps_format id;
+                                                       return sps_format_by_name(f.c_str(), &id) == SPS_OK &&
+                                                              sps_format_compound(id);
+                                                   }),
+                                    o.formats.end());
                 if (o.formats.empty()) return bad("expected format names");
                 for (const std::string &f : o.formats) {
                     sps_format id;

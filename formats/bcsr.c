@@ -16,11 +16,7 @@ typedef struct {
     sps_entry_layout lay;
 } bcsr_store;
 
-/* The words of entry-layout are in sps_entry_layout order. */
-static const sps_option_desc bcsr_options[] = {
-    {.name = "entry-layout", .type = SPS_OPT_CHOICE, .def = "aos", .choices = "aos|soa",
-     .help = "bcsr: store a compound entry's members together (aos) or one array per member (soa)"},
-};
+static const sps_option_desc bcsr_options[] = {SPS_FMT_OPT_ENTRY_LAYOUT};
 
 static void bcsr_destroy(sps_matrix A)
 {

@@ -1,8 +1,9 @@
 /* Helpers of the formats that hold or build from CSR arrays in backend memory
  * (CSR and Hola store them; HYB, JDS, DIA and the padded formats build from them):
- *   - sps_csr_stage / sps_csr_unstage: upload a canonical host CSR into an
- *     sps_csr_store (a format's own, or a temporary one, so from_csr (host) can
- *     run the same backend build as from_backend_csr) / free it;
+ *   - sps_csr_stage / sps_csr_unstage: upload a canonical host CSR (of any entry
+ *     type: sps_entry_values scalars a position) into an sps_csr_store (a
+ *     format's own, or a temporary one, so from_csr (host) can run the same
+ *     backend build as from_backend_csr) / free it;
  *   - sps_csr_fetch: download an sps_csr_store of matrix A into a host CSR;
  *   - sps_csr_bytes: the bytes of CSR arrays (n rows, nnz entries);
  *   - sps_csr_rowlen_hist: the row-length histogram, built by backend kernels
@@ -29,7 +30,8 @@ static inline sps_status sps_csr_stage(sps_context ctx, const sps_csr_host *h, s
     memset(s, 0, sizeof *s);
     sps_status st = sps_dupload(ctx, (void **)&s->rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->col, h->col, (size_t)h->nnz * sizeof(sps_index));
-    if (st == SPS_OK) st = sps_dupload(ctx, &s->val, h->val, (size_t)h->nnz * sps_scalar_size(h->t));
+    if (st == SPS_OK)
+        st = sps_dupload(ctx, &s->val, h->val, (size_t)h->nnz * (size_t)sps_entry_values(h->entry) * sps_scalar_size(h->t));
     if (st != SPS_OK) sps_csr_unstage(ctx, s);
     return st;
 }

@@ -65,6 +65,12 @@ typedef struct sps_csr_store {
 #define SPS_FMT_OPT_FORCE                                                                                            \
     {.name = "force", .type = SPS_OPT_BOOL, .def = "false", .min = 0, .max = 1, .help = "convert even beyond max-fill"}
 
+/** The option of every format of compound entries (bcsr, bell, bsell): how an entry's
+ *  members are stored; its words are in sps_entry_layout order. */
+#define SPS_FMT_OPT_ENTRY_LAYOUT                                                                                     \
+    {.name = "entry-layout", .type = SPS_OPT_CHOICE, .def = "aos", .choices = "aos|soa",                           \
+     .help = "store a compound entry's members together (aos) or one array per member (soa)"}
+
 typedef struct sps_format_ops {
     sps_format id;
     const char *name;
@@ -102,8 +108,8 @@ typedef struct sps_format_ops {
      * the two calls. */
     sps_status (*cg_iter)(sps_matrix A, const void *z, sps_scoef c, const void *pold, void *pnew, void *q, void *x,
                           void *r, sps_cplx *slots, sps_cg_slots k);
-    /* Nonzero: the format stores compound entries (blocks, quaternions: bcsr) and no
-     * scalar ones; zero: scalar entries only. */
+    /* Nonzero: the format stores compound entries (blocks, quaternions: bcsr, bell,
+     * bsell) and no scalar ones; zero: scalar entries only. */
     int compound;
     /* Optional: bits of each stored entry's column index (sps_matrix_info_t.index_bits); NULL: 32. */
     int (*index_bits)(sps_matrix A);

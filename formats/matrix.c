@@ -50,7 +50,8 @@ static sps_status entry_check(sps_context ctx, const sps_format_ops *ops, sps_en
     if (compound != !!ops->compound)
         return sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s: %s entries are not stored by this format (%s)", ops->name,
                          sps_entry_name(e),
-                         compound ? "block and quaternion entries: bcsr" : "bcsr is for block and quaternion entries");
+                         compound ? "block and quaternion entries: bcsr, bell, bsell"
+                                  : "bcsr is for block and quaternion entries, as are bell and bsell");
     if (compound ? !sps_cmp_kernels_for(ctx->ex.be, e, t) : !sps_mat_kernels_for(ctx->ex.be, e, t))
         return sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s entries of %s: no %s kernels for them on the %s backend",
                          sps_entry_name(e), sps_scalar_name(t), ops->name, ctx->ex.be->name);
@@ -234,6 +235,11 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps
     const sps_format_ops *ops;
     sps_options use = NULL, own = NULL;
     SPS_CHECK(format_and_options(A->ctx, fmt, opt, &ops, &use, &own));
+    sps_status est = entry_check(A->ctx, ops, A->entry, A->t); /* before the backend build, which skips from_csr_host */
+    if (est != SPS_OK) {
+        sps_options_destroy(own);
+        return est;
+    }
     if (A->ops->id == SPS_FMT_CSR && ops->from_backend_csr) {
         /* stay in backend memory: the format builds itself with backend kernels */
         sps_matrix M;

@@ -78,7 +78,7 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
     const double limit = p->max_fill * (double)B->nnz;
     if (L->slots > SPS_PAD_FILL_FLOOR && (double)L->slots > limit && !p->force) {
         const size_t bytes =
-            sps_pad_bytes(L->slots, 1, B->t, sps_pad_col_bytes(L), L->ngroups, B->n, p->window > 0, L->nlong);
+            sps_pad_bytes(L->slots, s->ew, B->t, sps_pad_col_bytes(L), L->ngroups, B->n, p->window > 0, L->nlong);
         const double fill = B->nnz ? (double)L->slots / (double)B->nnz : INFINITY;
         char shape[160];
         if (p->kind == SPS_PAD_ELL)
@@ -132,7 +132,8 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "padded matrix handle"));
     B->store = s; /* the caller destroys B on failure, which frees what was allocated */
     s->kind = p->kind;
-    s->ew = 1;
+    s->ew = sps_entry_values(B->entry);
+    s->lay = p->lay;
     s->window = p->window > 0 ? p->window : 0;
     sps_pad_layout *L = &s->L;
     L->n = n;
@@ -210,7 +211,9 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
         L->col = col;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &s->val, (size_t)L->slots * s->ew * sps_scalar_size(B->t)), done);
     SPS_CHECK_GOTO(st, sps_kidx(ctx)->pad_scatter_col(sps_ex(ctx), *L, src->rowptr, src->col, col), done);
-    SPS_CHECK_GOTO(st, k->pad_scatter_val(sps_ex(ctx), *L, src->rowptr, src->val, s->ew, s->val), done);
+    SPS_CHECK_GOTO(st, k->pad_scatter_val(sps_ex(ctx), *L, src->rowptr, src->val, s->ew, s->lay == SPS_ENTRY_SOA,
+                                            s->val),
+                   done);
 done:
     sps_dfree(ctx, wd);
     sps_dfree(ctx, lo);
@@ -222,11 +225,14 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
 {
     const sps_pad_store *s = A->store;
     const sps_pad_layout *L = &s->L;
-    const size_t ss = sps_scalar_size(A->t) * (size_t)s->ew;
+    const size_t sz = sps_scalar_size(A->t), ss = sz * (size_t)s->ew;
+    /* member e of slot q at val[q es + e ms] (in scalars) */
+    const int64_t es = s->lay == SPS_ENTRY_SOA ? 1 : s->ew, ms = s->lay == SPS_ENTRY_SOA ? L->slots : 1;
     out->n = A->n;
     out->m = A->m;
     out->nnz = A->nnz;
     out->t = A->t;
+    out->entry = A->entry;
     sps_pad_layout H = *L; /* host copy of the layout */
     int64_t *gp = NULL;
     sps_index *rl = NULL, *perm = NULL, *col = NULL, *cbase = NULL;
@@ -269,7 +275,8 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
         const sps_index i = perm ? perm[r] : r, g = r / L->h;
         for (sps_index q = out->rowptr[i]; q < out->rowptr[i + 1]; q++, slot += stride) {
             out->col[q] = sps_pad_col_at(&H, g, slot);
-            memcpy((char *)out->val + (size_t)q * ss, val + (size_t)slot * ss, ss);
+            for (int e = 0; e < s->ew; e++)
+                memcpy((char *)out->val + (size_t)q * ss + (size_t)e * sz, val + (size_t)(slot * es + e * ms) * sz, sz);
         }
     }
 done:
@@ -286,6 +293,11 @@ done:
 sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     const sps_pad_store *s = A->store;
+    if (A->entry.kind != SPS_ENTRY_SCALAR) { /* bell, bsell: the compound family (checked when A was built) */
+        const sps_cmp_kernels *c = sps_kcmp(A->ctx, A->entry, A->t);
+        return (mode == SPS_OP_N ? c->pad_spmv : c->pad_spmvt)(sps_ex(A->ctx), A->entry, s->lay, s->L, s->val, a, x,
+                                                               b, y);
+    }
     const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     return (mode == SPS_OP_N ? k->pad_spmv : k->pad_spmvt)(sps_ex(A->ctx), s->L, s->val, a, x, b, y);
 }

@@ -1,8 +1,10 @@
 /* The padded family: ELLPACK-R (formats/ell.c), SELL-C-sigma (formats/sell.c)
- * and RgCSR (formats/rgcsr.c) are one outer layout with three parameter sets;
- * this header and formats/padded.c hold what they share: the store, the build
- * on the backend, the way back to CSR, SpMV dispatch, footprint, and the
- * blow-up check.
+ * and RgCSR (formats/rgcsr.c) are one outer layout with three parameter sets,
+ * and bell and bsell (formats/bell.c) the first two for compound entries; this
+ * header and formats/padded.c hold what they share: the store, the build on the
+ * backend, the way back to CSR, SpMV dispatch (the matrix family for scalar
+ * entries, the compound family for the others), footprint, and the blow-up
+ * check.
  *
  * Layout (kernels/format_kernels_padded.h has the slot formula):
  *   sps_pad_layout  -- the INDEX part: group pointers (int64 slot offsets), row
@@ -10,12 +12,12 @@
  *                      of every slot (-1 for padding);
  *   val             -- the VALUES, a separate array addressed by slot, ew
  *                      scalars per slot (ew = 1 for the scalar formats).
- * A compound entry type reuses the layout untouched: a quaternion matrix keeps
- * the same sps_pad_layout and stores ew = 4 reals per slot (AoS inside the
- * entry; an SoA inner layout would instead keep ew arrays of `slots` scalars),
- * a b x b block matrix ew = b*b; the build kernels (pad_rowlen, pad_sort_rows,
- * pad_widths, pad_scatter_col) are shared and pad_scatter_val already copies ew
- * scalars per entry, so only the SpMV kernel is per entry type.
+ * A compound entry type reuses the layout untouched (bell, bsell): a quaternion
+ * matrix keeps the same sps_pad_layout and stores ew = 4 reals per slot, a b x b
+ * block matrix ew = b*b, AoS (an entry's ew scalars together) or SoA (ew arrays
+ * of `slots` scalars: the option entry-layout); the build kernels (pad_rowlen,
+ * pad_sort_rows, pad_widths, pad_scatter_col, pad_scatter_val with ew and the
+ * entry layout) are shared, so only the SpMV kernels are per entry type.
  *
  * Build (sps_pad_build, the same code on both backends, from a CSR already in
  * backend memory):
@@ -58,13 +60,15 @@ typedef struct {
     int force;
     int index_bits;       /* 0 auto, 16 or 32 (the option index-bits) */
     const char *suggest;  /* what to use instead, for the blow-up message */
+    sps_entry_layout lay; /* compound entries: AoS or SoA (scalar entries: AoS, the same thing) */
 } sps_pad_params;
 
 /** The store of a padded matrix (everything in backend memory). */
 typedef struct {
     sps_pad_layout L;     /* index part (owned: grp_ptr, rl, perm, col) */
     void *val;            /* L.slots * ew scalars */
-    int ew;               /* scalars per entry (1 here) */
+    int ew;               /* scalars per entry: sps_entry_values (1 for scalar entries) */
+    sps_entry_layout lay; /* how an entry's ew scalars are stored (compound entries) */
     sps_pad_kind kind;
     sps_index param;      /* ELL: ld, SELL: C, RgCSR: G */
     sps_index window;     /* 0 when rows are not permuted */
@@ -74,7 +78,8 @@ typedef struct {
 /** Name of a padded kind for messages ("ELL", "SELL", "RgCSR"). */
 const char *sps_pad_kind_name(sps_pad_kind k);
 
-/** Build B->store from a CSR in backend memory (B's n, m, nnz, t, ctx set). */
+/** Build B->store from a CSR in backend memory (B's n, m, nnz, t, entry, ctx set;
+ *  src->val holds sps_entry_values(B->entry) scalars a position). */
 sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_params *p);
 /** Back to canonical host CSR (downloads and converts on the host). */
 sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out);
@@ -94,13 +99,18 @@ static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, int col_
            (size_t)n * sizeof(sps_index) * (permuted ? 2 : 1) + (size_t)nlong * sizeof(sps_index);
 }
 
-/** The options the three padded formats share, after their own: max-fill, force,
+/** The options the padded formats share, after their own: max-fill, force,
  *  index-bits (formats/format.h has the first two, shared with DIA). */
 #define SPS_PAD_OPTIONS                                                                                            \
     SPS_FMT_OPT_MAX_FILL, SPS_FMT_OPT_FORCE,                                                                       \
     {.name = "index-bits", .type = SPS_OPT_CHOICE, .def = "auto", .choices = "auto|16|32",                         \
      .help = "bits of a stored column index: auto (16 where the columns of every slice/group span at most "        \
              "65534, else 32), 16 (refused where they do not) or 32"}
+
+/** slice-height: the option of the sliced formats (sell, bsell). */
+#define SPS_PAD_OPT_SLICE_HEIGHT                                                                                   \
+    {.name = "slice-height", .type = SPS_OPT_INT, .def = "32", .min = 16, .max = 32, .choices = "16|32",            \
+     .help = "rows per slice (C), 16 or 32"}
 
 /** p->max_fill, force and index_bits from the shared options, and p->suggest. */
 void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p);
@@ -109,7 +119,7 @@ void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p);
 sps_status sps_pad_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt);
 
 /* Every hook of a padded format but its build from backend CSR (P_from_backend_csr)
- * is the family's: the registry entries of ell, sell and rgcsr. */
+ * is the family's: the registry entries of ell, sell, rgcsr, bell and bsell. */
 #define SPS_PAD_HOOKS(P)                                                                                       \
     .from_csr = sps_pad_from_csr, .to_csr = sps_pad_to_csr, .from_backend_csr = P##_from_backend_csr,          \
     .spmv = sps_pad_spmv, .index_bits = sps_pad_index_bits_of, .footprint = sps_pad_footprint,                 \

@@ -8,6 +8,7 @@ extern const sps_format_ops sps_format_hyb, sps_format_jds, sps_format_dia; /* f
 extern const sps_format_ops sps_format_ell, sps_format_sell, sps_format_rgcsr; /* formats/padded.h */
 extern const sps_format_ops sps_format_hola; /* formats/hola.c */
 extern const sps_format_ops sps_format_bcsr; /* formats/bcsr.c: compound entries */
+extern const sps_format_ops sps_format_bell, sps_format_bsell; /* formats/bell.c: compound entries, padded */
 
 static const sps_format_ops *const registry[] = {
     &sps_format_csr,
@@ -20,6 +21,8 @@ static const sps_format_ops *const registry[] = {
     &sps_format_rgcsr,
     &sps_format_hola,
     &sps_format_bcsr,
+    &sps_format_bell,
+    &sps_format_bsell,
 };
 #define NREG ((int)(sizeof registry / sizeof registry[0]))
 
@@ -77,4 +80,10 @@ sps_status sps_format_options_create(sps_format fmt, sps_options *opt)
     const sps_format_ops *o = sps_format_lookup(fmt);
     if (!o || !opt) return SPS_ERR_ARG;
     return sps_options_create_ruled(o->name, o->options, o->noptions, o->rules, opt);
+}
+
+int sps_format_compound(sps_format fmt)
+{
+    const sps_format_ops *o = sps_format_lookup(fmt);
+    return o && o->compound;
 }

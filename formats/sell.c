@@ -30,8 +30,7 @@
 #include <stdio.h>
 
 static const sps_option_desc sell_options[] = {
-    {.name = "slice-height", .type = SPS_OPT_INT, .def = "32", .min = 16, .max = 32, .choices = "16|32",
-     .help = "rows per slice (C), 16 or 32"},
+    SPS_PAD_OPT_SLICE_HEIGHT,
     {.name = "sort-window", .type = SPS_OPT_INT, .def = "0", .min = 0, .max = INT_MAX,
      .help = "sort rows by decreasing length within windows of N rows (sigma); 0 or 1 = no sorting, else a "
              "multiple of the slice height"},

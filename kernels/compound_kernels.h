@@ -19,11 +19,14 @@
  * a table NULL instead of failing to link.
  *
  * Conventions (beside kernels/kernels.h's):
- *   - the matrix has n x m entries in CSR (rowptr n + 1, col nnz, nnz =
- *     rowptr[n], rowptr[0] = 0); val holds nnz entries of nv = b*b (blocks,
- *     row-major) or 4 (quaternions: w, x, y, z) scalars each, in layout lay:
+ *   - the outer layout is CSR (bcsr_*: n x m entries, rowptr n + 1, col nnz, nnz
+ *     = rowptr[n], rowptr[0] = 0) or the padded layout of the scalar ELLPACK-R
+ *     and SELL formats (pad_*: sps_pad_layout, its slots in place of CSR's nnz
+ *     positions, padding never read); val holds an entry per position of nv =
+ *     b*b (blocks, row-major) or 4 (quaternions: w, x, y, z) scalars, in layout
+ *     lay (N = nnz, or the padded layout's slots):
  *       AoS: member p of entry k at val[k*nv + p] (an entry's members together);
- *       SoA: member p of entry k at val[p*nnz + k] (one array per member);
+ *       SoA: member p of entry k at val[p*N + k] (one array per member);
  *   - vectors are AoS: x has m*d scalars, y n*d (d = b, or 4), an entry's d
  *     scalars together;
  *   - a block acts as the b x b matrix it is (complex: no conjugation); a
@@ -61,7 +64,15 @@ typedef enum { SPS_ENTRY_AOS = 0, SPS_ENTRY_SOA = 1 } sps_entry_layout;
     /* y = a A^T x + b y (y: m*d scalars, x: n*d), without forming A^T: deterministic */                        \
     X(P, E, S, bcsr_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n, sps_index m,    \
                             int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,         \
-                            sps_cplx a, const void *x, sps_cplx b, void *y))
+                            sps_cplx a, const void *x, sps_cplx b, void *y))                                     \
+    /* y = a A x + b y, A in the padded layout L (bell: ELLPACK-R, bsell: sliced ELLPACK;                      \
+     * kernels/format_kernels_padded.h), slot s's entry in val: member p at s*nv + p (AoS) or                  \
+     * p*L.slots + s (SoA); padding slots are never read */                                                     \
+    X(P, E, S, pad_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_pad_layout L,              \
+                          const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))                      \
+    /* y = a A^T x + b y in the padded layout, deterministic */                                                 \
+    X(P, E, S, pad_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_pad_layout L,             \
+                           const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))
 
 #define SPS_KCNAME(P, E, S, name) SPS_KCNAME_(P, name, E, S)
 #define SPS_KCNAME_(P, name, E, S) P##_##name##_##E##_##S

@@ -21,9 +21,10 @@
  *
  * The layout holds indices only; values live in a separate array addressed by
  * slot (entry of slot s at val[s*ew .. s*ew+ew), ew scalars per entry), so a
- * compound entry type (quaternion: ew = 4, b x b block: ew = b*b, AoS inside the
- * entry) reuses the same layout and the same build kernels with a different
- * value array; only the SpMV kernels are per entry type.
+ * compound entry type (quaternion: ew = 4, b x b block: ew = b*b; AoS as here,
+ * or SoA: member e of slot s at val[e*slots + s]) reuses the same layout and the
+ * same build kernels with a different value array: the formats bell and bsell,
+ * whose SpMV kernels are the compound family's (kernels/compound_kernels.h).
  *
  * Long rows: one thread per row makes a warp wait for its longest row, and a
  * single row of 20000 entries costs one thread 20000 dependent steps (Oberhuber
@@ -125,9 +126,10 @@ static inline SPS_PAD_HD int64_t sps_pad_row_base(const sps_pad_layout *L, sps_i
 
 /* X(P, S, name, args); see kernels/kernels.h. */
 #define SPS_KERNEL_LIST_PADDED(X, P, S)                                                                     \
-    /* val[slot*ew ..] for every slot of L: the CSR entry's ew scalars, zeros for padding */                \
+    /* every slot of L: the CSR entry's ew scalars (src_val: ew a CSR position, together), zeros for      \
+     * padding; member e of slot s at val[s*ew + e], or val[e*L.slots + s] when soa (compound SoA) */         \
     X(P, S, pad_scatter_val, (sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,                   \
-                              const void *src_val, int ew, void *val))                                      \
+                              const void *src_val, int ew, int soa, void *val))                             \
     /* y = a A x + b y (y: n entries, original row order); b == 0: y not read */                            \
     X(P, S, pad_spmv, (sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a, const void *x,       \
                        sps_cplx b, void *y))                                                                \

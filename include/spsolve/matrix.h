@@ -103,7 +103,8 @@ SPS_API sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m
  *  holding sps_entry_values(e) scalars of type t per entry: a b x b block (b = 2..8)
  *  row-major, a quaternion w, x, y, z.  The scalar entry is sps_matrix_from_csr; a
  *  block or quaternion matrix is built in the bcsr format (AoS entries; convert with
- *  the bcsr option entry-layout soa for SoA).  Blocks take any t (complex blocks
+ *  the option entry-layout soa for SoA, or to bell / bsell for the padded ELLPACK-R
+ *  and sliced ELLPACK layouts).  Blocks take any t (complex blocks
  *  are complex b x b matrices); quaternions take t = SPS_F32 or SPS_F64 (q32, q64),
  *  a complex t is SPS_ERR_ARG.  Columns within a row may be unsorted and repeated
  *  (duplicates summed member by member).  The matrix is an operator of n*d x m*d
@@ -176,6 +177,9 @@ SPS_API sps_status sps_format_by_name(const char *name, sps_format *fmt);
 SPS_API const char *sps_format_name(sps_format fmt);
 /** Comma-separated names of the formats this build provides, e.g. "csr, coo". */
 SPS_API const char *sps_format_list(void);
+/** Nonzero when fmt stores block and quaternion entries (bcsr, bell, bsell), 0 for the
+ *  scalar formats and unknown ones. */
+SPS_API int sps_format_compound(sps_format fmt);
 /** Name of a symmetry: "general", "symmetric", "skew-symmetric", "hermitian". */
 SPS_API const char *sps_symmetry_name(sps_symmetry s);
 

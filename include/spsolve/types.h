@@ -40,7 +40,7 @@ typedef enum {
 typedef enum { SPS_F32 = 0, SPS_F64 = 1, SPS_C32 = 2, SPS_C64 = 3 } sps_scalar;
 #define SPS_NUM_SCALARS 4
 
-/** Kind of matrix entry (compound entries: the bcsr format). */
+/** Kind of matrix entry (compound entries: the formats bcsr, bell, bsell). */
 typedef enum { SPS_ENTRY_SCALAR = 0, SPS_ENTRY_QUATERNION, SPS_ENTRY_BLOCK } sps_entry;
 
 /** The entry type of a matrix: a scalar, a dense b x b block (b = 2..8), or a
@@ -60,10 +60,13 @@ typedef enum { SPS_BACKEND_CPU = 0, SPS_BACKEND_CUDA = 1, SPS_BACKEND_AUTO = 2 }
  *  sps_format_by_name() / sps_format_list(). */
 typedef enum {
     SPS_FMT_CSR = 0, SPS_FMT_COO, SPS_FMT_ELL, SPS_FMT_SELL, SPS_FMT_RGCSR, SPS_FMT_HYB,
-    SPS_FMT_JDS, SPS_FMT_DIA, SPS_FMT_BCSR, SPS_FMT_HOLA, SPS_FMT_HISPARSE, SPS_FMT_AUTO,
+    SPS_FMT_JDS, SPS_FMT_DIA, SPS_FMT_BCSR, SPS_FMT_HOLA, SPS_FMT_HISPARSE,
+    SPS_FMT_BELL,  /**< ELLPACK-R of block or quaternion entries */
+    SPS_FMT_BSELL, /**< sliced ELLPACK (slices of 16 or 32 rows) of block or quaternion entries */
+    SPS_FMT_AUTO,  /**< picked from the matrix (sps_matrix_auto_format); always the last */
     SPS_FMT_BSR = SPS_FMT_BCSR /**< the former name of bcsr (CSR of block or quaternion entries) */
 } sps_format;
-#define SPS_NUM_FORMATS 12
+#define SPS_NUM_FORMATS 14
 
 /** Operator application mode: y = a*op(A)*x + b*y with op(A) = A or A^T.
  *  (SPS_OP_T is the plain transpose, not the conjugate transpose.  For a matrix of

@@ -1,6 +1,7 @@
 /* CPU kernels of the compound family (kernels/compound_kernels.h): dense b x b
- * blocks and quaternions in CSR, AoS or SoA entries.  The reference every other
- * backend's compound kernels are tested against.
+ * blocks and quaternions in CSR (bcsr) or the padded layout (bell, bsell), AoS
+ * or SoA entries.  The reference every other backend's compound kernels are
+ * tested against.
  *
  * One generic source, instantiated per scalar type (instantiate.h: compound.inc)
  * and inside it per entry variant (compound_entry.inc): bn (b at run time), b3
@@ -9,12 +10,14 @@
  * block, sign(r, c) * v[idx(r, c) ms] for a quaternion (the left-multiplication
  * matrix L(q) below), so blocks and quaternions share every loop.
  *
- * SpMV: one block-row per iteration, d accumulators, rows scheduled dynamically,
- * each row summed left to right: deterministic.  SpMV^T: the chunked scatter
- * buffers of tscatter.inc over m*d scalars: deterministic, whatever the number
- * of threads.
- * Traffic per product: nnz (4 + nv s) + (n + 1) 4 bytes of matrix, x gathered
- * per entry (d s bytes), y written once (d s bytes a row), s the scalar size. */
+ * SpMV (both outer layouts): one block-row per iteration, d accumulators, rows
+ * scheduled dynamically, each row summed left to right: deterministic, and the
+ * same bits in every outer layout.  SpMV^T: the chunked scatter buffers of
+ * tscatter.inc over m*d scalars: deterministic, whatever the number of threads.
+ * Traffic per product (bcsr): nnz (4 + nv s) + (n + 1) 4 bytes of matrix, x
+ * gathered per entry (d s bytes), y written once (d s bytes a row), s the scalar
+ * size; the padded layouts read slots instead of nnz (padding is stored, never
+ * read) and n row lengths instead of n + 1 pointers. */
 #include "kernels/cpu/common.h"
 
 #include <stdlib.h>
@@ -25,5 +28,16 @@
 #define SPS_CMP_ROW_CHUNK 64
 
 /* L(q): sps_q_idx, sps_q_sign (kernels/compound_kernels.h). */
+
+/* Storage row r of L: its first slot *p, the distance between its slots *stride,
+ * its group *g and its original row (perm). */
+static inline sps_index sps_cmp_pad_row(const sps_pad_layout *L, sps_index r, int64_t *p, sps_index *stride,
+                                        sps_index *g)
+{
+    *p = sps_pad_row_base(L, r, stride);
+    *g = r / L->h;
+    return L->perm ? L->perm[r] : r;
+}
+
 #define SPS_TEMPLATE "kernels/cpu/compound.inc"
 #include "kernels/cpu/instantiate.h"

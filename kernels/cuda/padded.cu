@@ -175,8 +175,10 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_col_kernel(sps_pad_la
 /* ---------------------------------------------------------------- values */
 template <typename T>
 __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_layout L, const sps_index *__restrict__ rowptr,
-                                                                     const T *__restrict__ src, int ew, T *__restrict__ val)
+                                                                     const T *__restrict__ src, int ew, int soa,
+                                                                     T *__restrict__ val)
 {
+    const int64_t es = soa ? 1 : ew, ms = soa ? L.slots : 1; /* member e of slot s at val[s es + e ms] */
     const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (rr >= L.nstored) return;
     const sps_index r = (sps_index)rr;
@@ -187,8 +189,8 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
     const sps_index len = r < L.n ? L.rl[r] : 0;
     const T *s = r < L.n ? src + (size_t)rowptr[L.perm ? L.perm[r] : r] * ew : NULL;
     for (int64_t k = 0; k < width; k++) {
-        T *d = val + (size_t)(base + k * stride) * ew;
-        for (int e = 0; e < ew; e++) d[e] = k < len ? s[k * ew + e] : zero_of<T>();
+        T *d = val + (base + k * stride) * es;
+        for (int e = 0; e < ew; e++) d[e * ms] = k < len ? s[k * ew + e] : zero_of<T>();
     }
 }
 
@@ -463,11 +465,11 @@ static sps_status pad_scatter_col_impl(sps_exec *ex, sps_pad_layout L, const sps
 
 template <typename T>
 static sps_status pad_scatter_val_impl(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, const void *src, int ew,
-                                       void *val)
+                                       int soa, void *val)
 {
     if (L.nstored <= 0 || L.slots <= 0) return SPS_OK;
     pad_scatter_val_kernel<T><<<pad_blocks(L.nstored), PAD_THREADS, 0, sps_custream(ex)>>>(L, rowptr, (const T *)src, ew,
-                                                                                           (T *)val);
+                                                                                           soa, (T *)val);
     SPS_CU_LAUNCHED(ex, "pad_scatter_val_kernel");
     return SPS_OK;
 }
@@ -559,8 +561,8 @@ static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val
 /* The index kernels do not depend on the scalar type: the four entries share one instantiation. */
 #define SPS_CU_PAD_ENTRIES(S, T)                                                                                    \
     extern "C" sps_status sps_cuda_pad_scatter_val_##S(sps_exec *ex, sps_pad_layout L, const sps_index *rowptr, \
-                                                       const void *src_val, int ew, void *val)                     \
-    { return pad_scatter_val_impl<T>(ex, L, rowptr, src_val, ew, val); }                                          \
+                                                       const void *src_val, int ew, int soa, void *val)            \
+    { return pad_scatter_val_impl<T>(ex, L, rowptr, src_val, ew, soa, val); }                                     \
     extern "C" sps_status sps_cuda_pad_spmv_##S(sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a,     \
                                                 const void *x, sps_cplx b, void *y)                                \
     { return pad_spmv_impl<T>(ex, L, val, a, x, b, y); }                                                          \

@@ -13,3 +13,12 @@ target_compile_options(test_compound PRIVATE -O2)
 sps_add_unit_test(NAME test_compound_io
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_compound_io.c
   LABELS unit)
+
+# The padded outer layouts bell and bsell (16, 32) of the same entries: products
+# against the expansion and bit for bit against bcsr, info, conversions, the
+# max-fill refusal, CG as bcsr's (the references: tests/compound_ref.h).
+sps_add_unit_test(NAME test_compound_padded
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_compound_padded.c
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)
+target_compile_options(test_compound_padded PRIVATE -O2)
