@@ -334,10 +334,7 @@ static void test_block_solve(void)
 
 int main(void)
 {
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        fprintf(stderr, "cannot create a CPU context\n");
-        return 1;
-    }
+    if (tu_cpu_context(&ctx)) return 1;
     tu_rng_seed(&rng, 2020);
     test_tables();
     test_refusals();

@@ -297,10 +297,7 @@ static void test_vectors(void)
 
 int main(void)
 {
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        fprintf(stderr, "cannot create a CPU context\n");
-        return 1;
-    }
+    if (tu_cpu_context(&ctx)) return 1;
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/sps_test_compound_io_%ld", tmp && tmp[0] ? tmp : "/tmp", (long)getpid());
     if (mkdir(dir, 0700) != 0) {

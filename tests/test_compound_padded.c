@@ -276,10 +276,7 @@ static void solve_like_bcsr(const char *name, cr_coo *c, sps_entry_desc e, sps_s
 
 int main(void)
 {
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        fprintf(stderr, "cannot create a CPU context\n");
-        return 1;
-    }
+    if (tu_cpu_context(&ctx)) return 1;
     tu_rng_seed(&rng, 2021);
     test_entry_refusals();
     test_padding_refusal();

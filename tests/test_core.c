@@ -874,10 +874,7 @@ static void test_entries(void)
 
 int main(void)
 {
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        fprintf(stderr, "cannot create a CPU context\n");
-        return 1;
-    }
+    if (tu_cpu_context(&ctx)) return 1;
     tu_rng_seed(&rng, 4242);
     const char *tmp = getenv("TMPDIR");
     snprintf(tmpdir_path, sizeof tmpdir_path, "%s/sps_test_core_%ld", tmp && tmp[0] ? tmp : "/tmp", (long)getpid());

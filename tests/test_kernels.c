@@ -827,10 +827,7 @@ static void test_csr_row_rules(void)
 
 int main(void)
 {
-    if (sps_context_create(&g_ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        fprintf(stderr, "cannot create a CPU context\n");
-        return 1;
-    }
+    if (tu_cpu_context(&g_ctx)) return 1;
     tu_rng_seed(&g_rng, 20240611);
     test_table();
     test_launch_variant_parse();

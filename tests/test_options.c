@@ -259,10 +259,7 @@ static void test_cli_help(const char *spsolve)
 
 int main(int argc, char **argv)
 {
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        fprintf(stderr, "cannot create a CPU context\n");
-        return 1;
-    }
+    if (tu_cpu_context(&ctx)) return 1;
     test_declarations();
     test_sets();
     test_solver_precond();

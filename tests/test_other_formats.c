@@ -481,10 +481,7 @@ static void check_corpus(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        fprintf(stderr, "cannot create a CPU context\n");
-        return 1;
-    }
+    if (tu_cpu_context(&ctx)) return 1;
     tu_rng_seed(&rng, 4242);
     test_registry();
     build_shapes();

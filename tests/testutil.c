@@ -443,3 +443,10 @@ sps_options tu_fopts(sps_format f, ...)
     va_end(ap);
     return o;
 }
+
+int tu_cpu_context(sps_context *ctx)
+{
+    if (sps_context_create(ctx, SPS_BACKEND_CPU, 0) == SPS_OK) return 0;
+    fprintf(stderr, "cannot create a CPU context\n");
+    return 1;
+}

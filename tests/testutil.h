@@ -21,6 +21,8 @@ int tu_vcheck(int ok, const char *file, int line, const char *fmt, va_list ap);
 /** Check an sps_status is SPS_OK; on failure print the context error. */
 #define TU_OK(ctx, expr) tu_check_ok((ctx), (expr), #expr, __FILE__, __LINE__)
 int tu_check_ok(sps_context ctx, sps_status st, const char *expr, const char *file, int line);
+/** Create a CPU context in *ctx; nonzero (with a message) when that fails. */
+int tu_cpu_context(sps_context *ctx);
 /** Print "N passed, M failed" and return the process exit code (0 when none failed). */
 int tu_finish(void);
 /** Exit code meaning "skipped" to CTest. */
