@@ -15,34 +15,39 @@
  * AoS (member p of slot s at s*ew + p) or SoA (at p*slots + s), the option
  * entry-layout as bcsr's; padding slots hold zeros.  Products: the compound
  * family's pad_spmv / pad_spmvt (kernels/compound_kernels.h), which sum a row in
- * bcsr's order: the same bits as bcsr.  Rows are not sorted (no sort-window:
- * compound matrices from meshes have near-uniform rows).  Scalar entries are
- * refused: they have ell and sell. */
+ * bcsr's order: the same bits as bcsr.  bsell sorts rows by length within
+ * windows as sell does (sort-window; the permutation stays inside the format).
+ * Scalar entries are refused: they have ell and sell. */
 #include "formats/padded.h"
 
 static const sps_option_desc bell_options[] = {SPS_FMT_OPT_ENTRY_LAYOUT, SPS_PAD_OPTIONS};
-static const sps_option_desc bsell_options[] = {SPS_PAD_OPT_SLICE_HEIGHT, SPS_FMT_OPT_ENTRY_LAYOUT, SPS_PAD_OPTIONS};
+static const sps_option_desc bsell_options[] = {SPS_PAD_OPT_SLICE_HEIGHT, SPS_PAD_OPT_SORT_WINDOW,
+                                                 SPS_FMT_OPT_ENTRY_LAYOUT, SPS_PAD_OPTIONS};
 
 /* The build of either: kind (and slice height h), the entry layout and the shared options. */
 static sps_status bpad_build(sps_matrix B, const sps_csr_store *src, sps_options opt, sps_pad_kind kind, int h,
-                             const char *suggest)
+                             int window, const char *suggest)
 {
-    sps_pad_params p = {.kind = kind, .h = h, .lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout")};
+    sps_pad_params p = {.kind = kind, .h = h, .window = window,
+                        .lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout")};
     sps_pad_common(opt, suggest, &p);
     return sps_pad_build(B, src, &p);
 }
 
 static sps_status bell_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    return bpad_build(B, src, opt, SPS_PAD_ELL, 0,
+    return bpad_build(B, src, opt, SPS_PAD_ELL, 0, 0,
                       "use bsell (rows padded per slice of 16 or 32) or bcsr (no padding)");
 }
 
 static sps_status bsell_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    const int h = sps_opt_int(opt, "slice-height");
-    return bpad_build(B, src, opt, SPS_PAD_SELL, h,
-                      h > 16 ? "use slice-height 16 or bcsr (no padding)" : "use bcsr (no padding)");
+    const int h = sps_opt_int(opt, "slice-height"), window = sps_pad_window(opt);
+    return bpad_build(B, src, opt, SPS_PAD_SELL, h, window,
+                      window ? (h > 16 ? "use slice-height 16, a larger sort-window or bcsr (no padding)"
+                                       : "use a larger sort-window or bcsr (no padding)")
+                             : (h > 16 ? "use slice-height 16, sort-window (e.g. 1024) or bcsr (no padding)"
+                                       : "use sort-window (e.g. 1024) or bcsr (no padding)"));
 }
 
 const sps_format_ops sps_format_bell = {
@@ -55,6 +60,6 @@ const sps_format_ops sps_format_bell = {
 const sps_format_ops sps_format_bsell = {
     .id = SPS_FMT_BSELL, .name = "bsell",
     .summary = "sliced ELLPACK of compound entries: slices of 16/32 rows padded per slice, AoS or SoA",
-    SPS_FORMAT_OPTIONS(bsell_options), .compound = 1,
+    SPS_FORMAT_OPTIONS(bsell_options), .rules = sps_pad_sort_rules, .compound = 1,
     SPS_PAD_HOOKS(bsell),
 };

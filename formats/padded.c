@@ -315,3 +315,12 @@ size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
     return sps_pad_bytes(s->L.slots, s->ew, A->t, sps_pad_col_bytes(&s->L), s->L.ngroups, s->L.n, s->L.perm != NULL,
                          s->L.nlong);
 }
+
+/* sigma is 0 or 1 (no sorting) or a multiple of C. */
+const char *sps_pad_sort_rules(sps_options opt, char *why, size_t len)
+{
+    const int C = sps_opt_int(opt, "slice-height"), sigma = sps_opt_int(opt, "sort-window");
+    if (sigma <= 1 || sigma % C == 0) return NULL;
+    snprintf(why, len, "expected 0 or 1 (no sorting) or a multiple of the slice height %d, got %d", C, sigma);
+    return "sort-window";
+}

@@ -42,6 +42,8 @@
 
 #include "formats/csr_backend.h"
 
+#include <limits.h>
+
 /* Slots always allowed whatever max_fill says: on tiny matrices the 32-row
  * alignment alone exceeds max_fill x nnz (a 1 x 1 matrix is 32 ELL slots). */
 #define SPS_PAD_FILL_FLOOR 4096
@@ -111,6 +113,20 @@ static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, int col_
 #define SPS_PAD_OPT_SLICE_HEIGHT                                                                                   \
     {.name = "slice-height", .type = SPS_OPT_INT, .def = "32", .min = 16, .max = 32, .choices = "16|32",            \
      .help = "rows per slice (C), 16 or 32"}
+
+/* Sorting rows by length within windows (sell, bsell): the option and its rule. */
+#define SPS_PAD_OPT_SORT_WINDOW                                                                                    \
+    {.name = "sort-window", .type = SPS_OPT_INT, .def = "0", .min = 0, .max = INT_MAX,                             \
+     .help = "sort rows by decreasing length within windows of N rows (sigma); 0 or 1 = no sorting, else a "      \
+             "multiple of the slice height"}
+/** The rule of sort-window: 0 or 1 (no sorting) or a multiple of slice-height. */
+const char *sps_pad_sort_rules(sps_options opt, char *why, size_t len);
+/** p->window from sort-window (0 when it asks for no sorting). */
+static inline int sps_pad_window(sps_options opt)
+{
+    const int sigma = sps_opt_int(opt, "sort-window");
+    return sigma > 1 ? sigma : 0;
+}
 
 /** p->max_fill, force and index_bits from the shared options, and p->suggest. */
 void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p);

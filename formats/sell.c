@@ -29,30 +29,14 @@
 #include <limits.h>
 #include <stdio.h>
 
-static const sps_option_desc sell_options[] = {
-    SPS_PAD_OPT_SLICE_HEIGHT,
-    {.name = "sort-window", .type = SPS_OPT_INT, .def = "0", .min = 0, .max = INT_MAX,
-     .help = "sort rows by decreasing length within windows of N rows (sigma); 0 or 1 = no sorting, else a "
-             "multiple of the slice height"},
-    SPS_PAD_OPTIONS,
-};
-
-/* sigma is 0 or 1 (no sorting) or a multiple of C. */
-static const char *sell_rules(sps_options opt, char *why, size_t len)
-{
-    const int C = sps_opt_int(opt, "slice-height"), sigma = sps_opt_int(opt, "sort-window");
-    if (sigma <= 1 || sigma % C == 0) return NULL;
-    snprintf(why, len, "expected 0 or 1 (no sorting) or a multiple of the slice height %d, got %d", C, sigma);
-    return "sort-window";
-}
+static const sps_option_desc sell_options[] = {SPS_PAD_OPT_SLICE_HEIGHT, SPS_PAD_OPT_SORT_WINDOW, SPS_PAD_OPTIONS};
 
 static sps_status sell_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    const int sigma = sps_opt_int(opt, "sort-window");
-    sps_pad_params p = {.kind = SPS_PAD_SELL, .h = sps_opt_int(opt, "slice-height"), .window = sigma > 1 ? sigma : 0};
+    sps_pad_params p = {.kind = SPS_PAD_SELL, .h = sps_opt_int(opt, "slice-height"), .window = sps_pad_window(opt)};
     sps_pad_common(opt,
-                   sigma > 1 ? "use a larger sort_window, or hyb or csr"
-                             : "use sort_window (e.g. 1024) to sort rows by length, or hyb or csr",
+                   p.window ? "use a larger sort_window, or hyb or csr"
+                            : "use sort_window (e.g. 1024) to sort rows by length, or hyb or csr",
                    &p);
     return sps_pad_build(B, src, &p);
 }
@@ -61,6 +45,6 @@ const sps_format_ops sps_format_sell = {
     .id = SPS_FMT_SELL, .name = "sell",
     .summary = "SELL-C-sigma: slices of 16/32 rows padded per slice, optional sorting by row length; for varying "
                "row lengths",
-    SPS_FORMAT_OPTIONS(sell_options), .rules = sell_rules,
+    SPS_FORMAT_OPTIONS(sell_options), .rules = sps_pad_sort_rules,
     SPS_PAD_HOOKS(sell),
 };

@@ -274,12 +274,62 @@ static void solve_like_bcsr(const char *name, cr_coo *c, sps_entry_desc e, sps_s
     sps_matrix_destroy(B);
 }
 
+/* bsell with sort-window: rows sorted by length within windows store fewer slots
+ * on rows of varying length, multiply as the expansion does (N and T, the
+ * permutation inside the format), and a window that is not a multiple of the
+ * slice height is refused by the rule sell and bsell share. */
+static void test_sorted(void)
+{
+    const int n = 2000;
+    int *len = tu_xcalloc((size_t)n, sizeof *len);
+    for (int i = 0; i < n; i++) len[i] = 1 + (int)(tu_rng_u64(&rng) % 40);
+    tu_shape s = tu_shape_make(&rng, "varying-rows", n, n, len, -1);
+    free(len);
+    const sps_entry_desc e = sps_entry_quaternion();
+    const sps_scalar t = SPS_F64;
+    void *val = tu_xcalloc((size_t)s.nnz * 4, sizeof(double));
+    tu_fill_random(&rng, t, (size_t)s.nnz * 4, val);
+    sps_matrix B = NULL;
+    TU_OK(ctx, sps_matrix_from_csr_entries(ctx, n, n, s.rowptr, s.col, val, e, t, &B));
+    tu_csr h = cr_expand(e, t, n, n, s.rowptr, s.col, val);
+    const outer *o = &outers[2]; /* bsell32 */
+    int64_t slots[2] = {0, 0};
+    for (int sorted = 0; B && sorted < 2; sorted++) {
+        sps_options opt = outer_opts(o, sorted, sorted ? "sort-window" : NULL, "256"); /* sorted: SoA */
+        sps_matrix A = NULL;
+        if (TU_OK(ctx, sps_matrix_convert(B, o->f, opt, &A))) {
+            sps_matrix_info_t info;
+            sps_matrix_info(A, &info);
+            slots[sorted] = info.stored_entries;
+            for (int mode = SPS_OP_N; mode <= SPS_OP_T; mode++) {
+                double worst = 0;
+                TU_CHECK(tu_spmv_check(ctx, &h, A, (sps_op_mode)mode, TU_AB_RANDOM, tu_rng_u64(&rng), &worst, NULL),
+                         "bsell32 sort-window %s: %s, worst error %.3g", sorted ? "256" : "0",
+                         mode ? "SpMV^T" : "SpMV", worst);
+            }
+        }
+        sps_matrix_destroy(A);
+        sps_options_destroy(opt);
+    }
+    TU_CHECK(slots[1] > 0 && slots[1] < slots[0], "sorting stores fewer slots: %lld < %lld", (long long)slots[1],
+             (long long)slots[0]);
+    sps_options opt = outer_opts(o, 0, "sort-window", "40");
+    TU_CHECK(sps_options_check(opt) == SPS_ERR_ARG && strstr(sps_options_error(opt), "multiple of the slice height"),
+             "sort-window 40 with slice height 32: '%s'", sps_options_error(opt));
+    sps_options_destroy(opt);
+    tu_csr_free(&h);
+    sps_matrix_destroy(B);
+    free(val);
+    tu_shape_free(&s);
+}
+
 int main(void)
 {
     if (tu_cpu_context(&ctx)) return 1;
     tu_rng_seed(&rng, 2021);
     test_entry_refusals();
     test_padding_refusal();
+    test_sorted();
     test_products();
     cr_coo q = cr_quat_laplacian(&rng, 16, 0.05), k = cr_block_spd(&rng, 14, 0.02);
     solve_like_bcsr("quaternion Laplacian 16x16 q64", &q, sps_entry_quaternion(), SPS_F64, 1e-10);
