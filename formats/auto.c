@@ -26,15 +26,9 @@ typedef struct {
 
 static row_stats stats_of(sps_index n, const sps_index *rowptr)
 {
-    row_stats s = {n, rowptr[n] - rowptr[0], 0, 0};
-    for (sps_index r0 = 0; r0 < n; r0 += 32) {
-        int64_t m = 0;
-        const sps_index r1 = r0 + 32 < n ? r0 + 32 : n;
-        for (sps_index i = r0; i < r1; i++)
-            if (rowptr[i + 1] - rowptr[i] > m) m = rowptr[i + 1] - rowptr[i];
-        s.sell_slots += 32 * m;
-        if (m > s.longest) s.longest = m;
-    }
+    row_stats s = {n, rowptr[n] - rowptr[0], 0, sps_group_slots(n, rowptr, 32)};
+    for (sps_index i = 0; i < n; i++)
+        if (rowptr[i + 1] - rowptr[i] > s.longest) s.longest = rowptr[i + 1] - rowptr[i];
     return s;
 }
 
@@ -43,14 +37,69 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
     if (be != SPS_BACKEND_CUDA) return *why = "the CPU multiplies CSR rows", SPS_FMT_CSR;
     if (s->n == 0 || s->nnz == 0) return *why = "no entries", SPS_FMT_CSR;
     const double avg = (double)s->nnz / s->n;
-    if (s->longest > 64 && s->longest > 16 * avg) return *why = "irregular rows: CSR's merge path", SPS_FMT_CSR;
+    if (s->longest > 64 && s->longest > SPS_CSR_MERGE_RATIO * avg) /* CSR's own rule (formats/csr.c) */
+        return *why = "irregular rows: CSR's merge path", SPS_FMT_CSR;
     if (avg >= 8) {
         if (s->n >= 100000 && s->longest <= 1.5 * avg + 2) return *why = "many regular rows", SPS_FMT_SELL;
         return *why = "long rows: CSR row groups", SPS_FMT_CSR;
     }
     if ((double)s->longest * s->n <= 1.3 * (double)s->nnz) return *why = "near-uniform short rows", SPS_FMT_ELL;
-    if ((double)(s->sell_slots - s->nnz) <= 0.5 * (double)s->nnz) return *why = "short rows, little padding", SPS_FMT_SELL;
+    if ((double)(s->sell_slots - s->nnz) <= 0.5 * (double)s->nnz)
+        return *why = "short rows, little padding", SPS_FMT_SELL;
     return *why = "short rows of varying length", SPS_FMT_CSR;
+}
+
+int64_t sps_group_slots(sps_index n, const sps_index *rowptr, sps_index g)
+{
+    int64_t slots = 0;
+    if (g < 1) g = 1;
+    for (sps_index r0 = 0; r0 < n; r0 += g) {
+        int64_t w = 0;
+        const sps_index r1 = r0 + g < n ? r0 + g : n;
+        for (sps_index i = r0; i < r1; i++)
+            if (rowptr[i + 1] - rowptr[i] > w) w = rowptr[i + 1] - rowptr[i];
+        slots += (int64_t)g * w;
+    }
+    return slots;
+}
+
+sps_status sps_matrix_host_pattern(sps_matrix A, int want_col, sps_host_pattern *p)
+{
+    memset(p, 0, sizeof *p);
+    if (A->ops->id == SPS_FMT_CSR) {
+        const sps_csr_store *s = A->store;
+        SPS_CHECK(sps_ddownload(A->ctx, (void **)&p->rowptr, s->rowptr, ((size_t)A->n + 1) * sizeof(sps_index),
+                                "row pointers"));
+        const sps_status st =
+            want_col ? sps_ddownload(A->ctx, (void **)&p->col, s->col, (size_t)A->nnz * sizeof(sps_index), "columns")
+                     : SPS_OK;
+        if (st != SPS_OK) sps_host_pattern_free(p);
+        return st;
+    }
+    SPS_CHECK(sps_matrix_to_host(A, &p->h));
+    p->rowptr = p->h.rowptr;
+    p->col = p->h.col;
+    return SPS_OK;
+}
+
+void sps_host_pattern_free(sps_host_pattern *p)
+{
+    if (p->h.rowptr) {
+        sps_csr_host_free(&p->h);
+    } else {
+        free(p->rowptr);
+        free(p->col);
+    }
+    memset(p, 0, sizeof *p);
+}
+
+sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const char **why)
+{
+    if (A->entry.kind != SPS_ENTRY_SCALAR) {
+        if (why) *why = "compound entries";
+        return SPS_FMT_BCSR;
+    }
+    return sps_format_auto_of(A->n, rowptr, A->ctx->backend, why);
 }
 
 sps_format sps_format_auto_of(sps_index n, const sps_index *rowptr, sps_backend be, const char **why)
@@ -64,25 +113,11 @@ sps_format sps_format_auto_of(sps_index n, const sps_index *rowptr, sps_backend 
 
 sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **why)
 {
-    const char *w = NULL;
     if (!A || !fmt) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_auto_format: NULL output") : SPS_ERR_ARG;
-    if (A->entry.kind != SPS_ENTRY_SCALAR) {
-        *fmt = SPS_FMT_BCSR;
-        if (why) *why = "compound entries";
-        return SPS_OK;
-    }
-    sps_index *rowptr = NULL;
-    sps_csr_host h;
-    memset(&h, 0, sizeof h);
-    if (A->ops->id == SPS_FMT_CSR) { /* only the row pointers cross to the host */
-        SPS_CHECK(sps_ddownload(A->ctx, (void **)&rowptr, ((const sps_csr_store *)A->store)->rowptr,
-                                ((size_t)A->n + 1) * sizeof(sps_index), "row pointers"));
-    } else {
-        SPS_CHECK(sps_matrix_to_host(A, &h));
-    }
-    *fmt = sps_format_auto_of(A->n, rowptr ? rowptr : h.rowptr, A->ctx->backend, &w);
-    free(rowptr);
-    sps_csr_host_free(&h);
-    if (why) *why = w;
+    sps_host_pattern p;
+    if (A->entry.kind == SPS_ENTRY_SCALAR) SPS_CHECK(sps_matrix_host_pattern(A, 0, &p));
+    else memset(&p, 0, sizeof p); /* the pick does not look at compound rows */
+    *fmt = sps_format_auto_pick(A, p.rowptr, why);
+    sps_host_pattern_free(&p);
     return SPS_OK;
 }

@@ -125,7 +125,7 @@ fail:
 /* Element (r, c) of the scalar expansion of entry k of AoS values val into dst (one
  * scalar of type t): a block's own element (row-major; the scalar entry is the 1 x 1
  * case), a quaternion's sign(r,c) * q[idx(r,c)] of L(q) (kernels/compound_kernels.h). */
-static void entry_elem(sps_entry_desc e, sps_scalar t, const void *val, int64_t k, int r, int c, void *dst)
+void sps_entry_elem(sps_entry_desc e, sps_scalar t, const void *val, int64_t k, int r, int c, void *dst)
 {
     const size_t ss = sps_scalar_size(t);
     const int nv = sps_entry_values(e);
@@ -160,7 +160,7 @@ sps_status sps_csr_host_expand(sps_context ctx, const sps_csr_host *in, sps_csr_
             for (sps_index k = in->rowptr[i]; k < in->rowptr[i + 1]; k++)
                 for (int c = 0; c < d; c++, w++) {
                     out->col[w] = in->col[k] * d + c;
-                    entry_elem(in->entry, in->t, in->val, k, r, c, (unsigned char *)out->val + (size_t)w * ss);
+                    sps_entry_elem(in->entry, in->t, in->val, k, r, c, (unsigned char *)out->val + (size_t)w * ss);
                 }
             out->rowptr[(int64_t)i * d + r + 1] = (sps_index)w;
         }

@@ -166,5 +166,24 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
 /* The pick of SPS_FMT_AUTO for a scalar matrix of n rows with these row pointers on
  * backend be (formats/auto.c; sps_matrix_auto_format for a matrix). */
 sps_format sps_format_auto_of(sps_index n, const sps_index *rowptr, sps_backend be, const char **why);
+/* The same for matrix A from its host row pointers (compound entries: bcsr). */
+sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const char **why);
+
+/* A's pattern on the host: of a CSR matrix only rowptr (and col when want_col)
+ * cross to the host; of another format its host CSR copy (h, values included). */
+typedef struct {
+    sps_index *rowptr, *col;
+    sps_csr_host h;
+} sps_host_pattern;
+sps_status sps_matrix_host_pattern(sps_matrix A, int want_col, sps_host_pattern *p);
+void sps_host_pattern_free(sps_host_pattern *p);
+
+/* Element (r, c) of the scalar expansion of entry k of AoS values val into dst (one
+ * scalar of type t): a block's own element, a quaternion's entry of L(q). */
+void sps_entry_elem(sps_entry_desc e, sps_scalar t, const void *val, int64_t k, int r, int c, void *dst);
+
+/* Slots of a layout that pads each group of g consecutive rows to its longest row
+ * (the last group counted whole): ELL with g = n, SELL-C and RgCSR with g = C. */
+int64_t sps_group_slots(sps_index n, const sps_index *rowptr, sps_index g);
 
 #endif

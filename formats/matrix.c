@@ -308,19 +308,17 @@ sps_status sps_matrix_diagonal(sps_matrix A, void *d)
     if (!d) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_diagonal: NULL output");
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(A, &h));
-    /* the diagonal of the scalar expansion: a block's own diagonal; a quaternion's w,
-     * d times (the diagonal of its L(q)) */
+    /* the diagonal of the scalar expansion (sps_entry_elem: a block's own diagonal,
+     * a quaternion's w d times) */
     const size_t ss = sps_scalar_size(A->t);
     const sps_index nd = A->n < A->m ? A->n : A->m;
-    const int dim = sps_entry_dim(A->entry), nv = sps_entry_values(A->entry);
+    const int dim = sps_entry_dim(A->entry);
     memset(d, 0, (size_t)nd * dim * ss);
     for (sps_index i = 0; i < nd; i++)
         for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++)
             if (h.col[k] == i)
-                for (int r = 0; r < dim; r++) {
-                    const int p = A->entry.kind == SPS_ENTRY_BLOCK ? r * dim + r : 0;
-                    memcpy((char *)d + ((size_t)i * dim + r) * ss, (char *)h.val + ((size_t)k * nv + p) * ss, ss);
-                }
+                for (int r = 0; r < dim; r++)
+                    sps_entry_elem(A->entry, A->t, h.val, k, r, r, (char *)d + ((size_t)i * dim + r) * ss);
     sps_csr_host_free(&h);
     return SPS_OK;
 }

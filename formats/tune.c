@@ -153,49 +153,12 @@ typedef struct {
     int order;
 } cand;
 
-/* The host pattern of A: rowptr and col (CSR: only they cross to the host). */
-typedef struct {
-    sps_index *rowptr, *col;
-    sps_csr_host h;
-} pattern;
-
-static sps_status pattern_get(sps_matrix A, pattern *p)
-{
-    memset(p, 0, sizeof *p);
-    if (A->ops->id == SPS_FMT_CSR) {
-        const sps_csr_store *s = A->store;
-        SPS_CHECK(sps_ddownload(A->ctx, (void **)&p->rowptr, s->rowptr, ((size_t)A->n + 1) * sizeof(sps_index),
-                                "row pointers"));
-        sps_status st = sps_ddownload(A->ctx, (void **)&p->col, s->col, (size_t)A->nnz * sizeof(sps_index), "columns");
-        if (st != SPS_OK) free(p->rowptr);
-        return st;
-    }
-    SPS_CHECK(sps_matrix_to_host(A, &p->h));
-    p->rowptr = p->h.rowptr;
-    p->col = p->h.col;
-    return SPS_OK;
-}
-static void pattern_free(pattern *p)
-{
-    if (p->h.rowptr) sps_csr_host_free(&p->h);
-    else {
-        free(p->rowptr);
-        free(p->col);
-    }
-}
-
 /* Stored entries of a padded layout by the model (the file comment). */
 static double model_stored(pad_model pm, int h, sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col)
 {
     double s = 0;
     if (pm == PM_ELL || pm == PM_SELL || pm == PM_RGCSR) {
-        const sps_index g = pm == PM_ELL ? (n > 0 ? n : 1) : h;
-        for (sps_index r0 = 0; r0 < n; r0 += g) {
-            sps_index w = 0;
-            const sps_index r1 = r0 + g < n ? r0 + g : n;
-            for (sps_index i = r0; i < r1; i++) w = rowptr[i + 1] - rowptr[i] > w ? rowptr[i + 1] - rowptr[i] : w;
-            s += (double)(pm == PM_ELL ? n : g) * w;
-        }
+        s = (double)sps_group_slots(n, rowptr, pm == PM_ELL ? n : h);
     } else if (pm == PM_DIA) {
         unsigned char *seen = calloc((size_t)n + (size_t)m + 1, 1);
         if (!seen) return -1;
@@ -286,7 +249,7 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* The candidates for A in the order they are timed. */
-static int make_cands(sps_matrix A, const pattern *p, const sps_tune_options *o, sps_format model, cand *c)
+static int make_cands(sps_matrix A, const sps_host_pattern *p, const sps_tune_options *o, sps_format model, cand *c)
 {
     int nc = 0;
     const int gpu = A->ctx->backend == SPS_BACKEND_CUDA;
@@ -503,15 +466,17 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
     r->chosen_ms = r->default_ms = -1;
 
     sps_format model;
-    sps_status st = sps_matrix_auto_format(A, &model, NULL);
-    pattern p;
+    sps_status st;
+    sps_host_pattern p;
     memset(&p, 0, sizeof p);
     cand *c = NULL;
-    if (st == SPS_OK && o.budget == 0) {
-        st = model_fallback(A, model, B, r);
+    if (o.budget == 0) {
+        if ((st = sps_matrix_auto_format(A, &model, NULL)) == SPS_OK) st = model_fallback(A, model, B, r);
         goto done;
     }
-    if (st != SPS_OK || (st = pattern_get(A, &p)) != SPS_OK) goto done;
+    /* one download of the pattern serves the model, the cache key and the padding model */
+    if ((st = sps_matrix_host_pattern(A, 1, &p)) != SPS_OK) goto done;
+    model = sps_format_auto_pick(A, p.rowptr, NULL);
 
     /* the tuning file */
     sps_tune_entry e;
@@ -541,7 +506,7 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
         goto done;
     }
     const int nc = make_cands(A, &p, &o, model, c);
-    pattern_free(&p);
+    sps_host_pattern_free(&p);
     memset(&p, 0, sizeof p);
     if ((st = time_cands(A, &o, c, nc, t0, r, B)) != SPS_OK) goto done;
     if (!*B) { /* the reference could not be timed: the model, untimed */
@@ -557,7 +522,7 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
     }
 done:
     free(c);
-    pattern_free(&p);
+    sps_host_pattern_free(&p);
     if (st == SPS_OK && *B) r->format = (*B)->ops->id;
     if (st != SPS_OK) {
         sps_matrix_destroy(*B);
