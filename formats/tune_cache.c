@@ -19,6 +19,7 @@
  * when it is not a regular file: a FIFO would block).  Concurrent tunes may lose one
  * another's new entry (the last rename wins); the file stays valid. */
 #include "formats/tune.h"
+#include "io/atomic_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -483,41 +484,11 @@ static int write_entries(FILE *f, const entry_list *l)
 
 static int write_file(const char *path, const entry_list *l, char *warn, size_t wl)
 {
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        sps_tune_warn(warn, wl, "tuning file '%s' not written: it is %s, which is never replaced", path,
-                      S_ISLNK(sb.st_mode) ? "a symbolic link" : "not a regular file");
-        return -1;
-    }
-    static _Atomic unsigned seq; /* one context per thread: tunes may run at once */
-    char tmp[1100];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%u", path, (long)getpid(), (unsigned)seq++) >= (int)sizeof tmp) {
-        sps_tune_warn(warn, wl, "tuning file '%s' not written: path too long", path);
-        return -1;
-    }
-    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        sps_tune_warn(warn, wl, "tuning file '%s' not written: cannot create '%s': %s", path, tmp, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
-        return -1;
-    }
-    int ok = write_entries(f, l) && fflush(f) == 0;
-    if (ok && fsync(fileno(f)) != 0 && errno != EINVAL && errno != ENOTSUP) ok = 0;
-    const int err = errno;
-    if (fclose(f) != 0) ok = 0;
-    if (!ok) {
-        sps_tune_warn(warn, wl, "tuning file '%s' not written: cannot write '%s': %s", path, tmp, strerror(err));
-        remove(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        sps_tune_warn(warn, wl, "tuning file '%s' not written: cannot rename '%s' over it: %s", path, tmp,
-                      strerror(errno));
-        remove(tmp);
+    char err[600] = "";
+    sps_out_file o;
+    if (sps_out_open(&o, path, 0644, err, sizeof err) != SPS_OK ||
+        sps_out_close(&o, write_entries(o.f, l), err, sizeof err) != SPS_OK) {
+        sps_tune_warn(warn, wl, "tuning file '%s' not written: %s", path, err);
         return -1;
     }
     return 0;

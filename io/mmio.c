@@ -1,13 +1,13 @@
 /* libspsolve — Matrix Market reader/writer.  See mmio.h for the accepted
  * syntax and the design choices. */
 #ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* fileno, fsync, getpid, newlocale/uselocale */
+#define _POSIX_C_SOURCE 200809L /* fileno, newlocale/uselocale */
 #endif
 
 #include "mmio.h"
+#include "atomic_out.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <float.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -1006,73 +1006,6 @@ void sps_mm_data_free(sps_mm_data *d)
 /* ------------------------------------------------------------------------ */
 /* Writers                                                                    */
 
-typedef struct {
-    const char *path;
-    char *tmp;
-    FILE *f;
-} mm_out;
-
-/* The target must be absent or a regular file: a symlink, device, FIFO or
- * directory is never replaced by the rename.  The temp file is created anew
- * (O_EXCL) and not through a symlink planted at its name (O_NOFOLLOW). */
-static sps_status out_open(mm_out *o, const char *path, char *err, size_t errlen)
-{
-    o->path = path;
-    o->f = NULL;
-    o->tmp = NULL;
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        set_err(err, errlen, "'%s' is not a regular file (%s): not replaced", path,
-                S_ISLNK(sb.st_mode) ? "a symbolic link" : S_ISDIR(sb.st_mode) ? "a directory" : "a special file");
-        return SPS_ERR_IO;
-    }
-    size_t n = strlen(path) + 32;
-    o->tmp = malloc(n);
-    if (!o->tmp) return alloc_fail(err, errlen, n);
-    snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
-    const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-    o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-    if (!o->f) {
-        set_err(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(o->tmp);
-        }
-        free(o->tmp);
-        o->tmp = NULL;
-        return SPS_ERR_IO;
-    }
-    setvbuf(o->f, NULL, _IOFBF, 1 << 20);
-    return SPS_OK;
-}
-
-/* Flush, sync, close and rename; on any failure (ok == 0 included) remove the
- * temp file so the old file at path stays as it was. */
-static sps_status out_close(mm_out *o, int ok, char *err, size_t errlen)
-{
-    sps_status st = SPS_OK;
-    if (!ok || fflush(o->f) != 0 || ferror(o->f)) {
-        if (ok) set_err(err, errlen, "cannot write '%s': %s", o->tmp, strerror(errno));
-        st = SPS_ERR_IO;
-    } else if (fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != ENOTSUP) {
-        /* EINVAL/ENOTSUP: the file system (a pipe, some FUSE) does not sync */
-        set_err(err, errlen, "cannot sync '%s': %s", o->tmp, strerror(errno));
-        st = SPS_ERR_IO;
-    }
-    if (fclose(o->f) != 0 && st == SPS_OK) {
-        set_err(err, errlen, "cannot write '%s': %s", o->tmp, strerror(errno));
-        st = SPS_ERR_IO;
-    }
-    if (st == SPS_OK && rename(o->tmp, o->path) != 0) {
-        set_err(err, errlen, "cannot rename '%s' to '%s': %s", o->tmp, o->path, strerror(errno));
-        st = SPS_ERR_IO;
-    }
-    if (st != SPS_OK) remove(o->tmp);
-    free(o->tmp);
-    o->tmp = NULL;
-    o->f = NULL;
-    return st;
-}
 
 static int write_header(FILE *f, const char *format, const char *field, const char *comment)
 {
@@ -1139,8 +1072,8 @@ sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_
                     (long long)k, (long)row0[k], (long)col0[k], (long)rows, (long)cols);
             return SPS_ERR_ARG;
         }
-    mm_out o;
-    sps_status st = out_open(&o, path, err, errlen);
+    sps_out_file o;
+    sps_status st = sps_out_open(&o, path, 0666, err, errlen);
     if (st != SPS_OK) return st;
     const int nv = kinds[kind].nv;
     int ok = write_header(o.f, "coordinate", val ? kinds[kind].field : "pattern", comment) &&
@@ -1151,7 +1084,7 @@ sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_
         ok = ok && fputc('\n', o.f) != EOF;
     }
     if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
-    return out_close(&o, ok, err, errlen);
+    return sps_out_close(&o, ok, err, errlen);
 }
 
 sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, int kind, int single,
@@ -1166,13 +1099,13 @@ sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, i
                                  : "NULL values");
         return SPS_ERR_ARG;
     }
-    mm_out o;
-    sps_status st = out_open(&o, path, err, errlen);
+    sps_out_file o;
+    sps_status st = sps_out_open(&o, path, 0666, err, errlen);
     if (st != SPS_OK) return st;
     const int nv = kinds[kind].nv;
     int ok = write_header(o.f, "array", kinds[kind].field, comment) && fprintf(o.f, "%ld 1\n", (long)n) > 0;
     for (int32_t k = 0; ok && k < n; k++)
         ok = put_vals(o.f, val + (size_t)k * (size_t)nv, nv, single, "") && fputc('\n', o.f) != EOF;
     if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
-    return out_close(&o, ok, err, errlen);
+    return sps_out_close(&o, ok, err, errlen);
 }
