@@ -45,6 +45,7 @@ typedef struct {
     int rc;      /* the exit status once the solve has ended */
     cli_report rep;
     sps_tune_result tune; /* --tune */
+    sps_options auto_opts; /* --format auto: the picked format's defaults, as built (the summary lists them) */
 } cli_run;
 
 static double now(void)
@@ -257,9 +258,14 @@ static int step_convert(cli_run *r)
     if (tuned != STEP_OK) return tuned;
     if (!opt->tune && fmt == SPS_FMT_AUTO && (st = sps_matrix_auto_format(r->A, &fmt, &r->rep.format_auto)) != SPS_OK)
         return fail(r->ctx, st, "format choice failed");
+    /* the options the matrix is built with, for the summary: --tune's are in its
+     * choice, --format auto's the picked format's defaults */
+    if (opt->format == SPS_FMT_AUTO && !opt->tune && sps_format_options_create(fmt, &r->auto_opts) != SPS_OK)
+        return fail(r->ctx, SPS_ERR_ALLOC, "format options");
+    r->rep.format_opts = opt->tune ? NULL : opt->format == SPS_FMT_AUTO ? r->auto_opts : opt->fmt;
     if (!opt->tune && (fmt != r->rep.info.format || cli_format_options_changed(opt))) {
         sps_matrix B = NULL;
-        if ((st = sps_matrix_convert(r->A, fmt, opt->format == SPS_FMT_AUTO ? NULL : opt->fmt, &B)) != SPS_OK) {
+        if ((st = sps_matrix_convert(r->A, fmt, opt->fmt, &B)) != SPS_OK) { /* opt->fmt: NULL with auto */
             /* a padding refusal names max_fill: say how the CLI lifts it */
             const int refused = strstr(sps_context_error(r->ctx), "max_fill") != NULL;
             const int rc = fail(r->ctx, st, "format conversion failed");
@@ -408,6 +414,7 @@ static void run_free(cli_run *r)
     sps_vector_destroy(r->b);
     sps_matrix_destroy(r->A);
     sps_context_destroy(r->ctx);
+    sps_options_destroy(r->auto_opts);
     cli_options_free(&r->opt);
 }
 

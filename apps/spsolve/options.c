@@ -372,6 +372,10 @@ void cli_options_free(cli_options *opt)
 void cli_choose_format(cli_options *opt, int compound)
 {
     if (opt->format_name) return;
+    if (opt->tune) { /* picked by the tuner (format auto): format parameters do not apply */
+        warn_unread(opt->sets, opt, GROUP_FORMAT);
+        return;
+    }
     opt->format = compound ? SPS_FMT_BCSR : SPS_FMT_CSR;
     opt->fmt = opt->sets->of[GROUP_FORMAT][group_owner(&groups[GROUP_FORMAT], sps_format_name(opt->format))];
     warn_unread(opt->sets, opt, GROUP_FORMAT);
@@ -390,10 +394,10 @@ int cli_format_options_changed(const cli_options *opt)
     return 0;
 }
 
-int cli_format_option_values(const cli_options *opt, cli_fopt_value *out)
+int cli_format_option_values(sps_options set, cli_fopt_value *out)
 {
     int n = 0;
-    const sps_option_desc *d = sps_options_desc(opt->fmt, &n);
+    const sps_option_desc *d = sps_options_desc(set, &n);
     if (n > CLI_MAX_FOPTS) n = CLI_MAX_FOPTS;
     for (int i = 0; i < n; i++) {
         cli_fopt_value *v = &out[i];
@@ -403,14 +407,14 @@ int cli_format_option_values(const cli_options *opt, cli_fopt_value *out)
         v->key = v->key_buf;
         v->num = 0;
         v->str = NULL;
-        sps_options_get_value(opt->fmt, d[i].name, &v->num);
+        sps_options_get_value(set, d[i].name, &v->num);
         switch (d[i].type) {
         case SPS_OPT_INT: v->kind = CLI_VAL_INT; break;
         case SPS_OPT_REAL: v->kind = CLI_VAL_NUM; break;
         case SPS_OPT_BOOL: v->kind = CLI_VAL_BOOL; break;
         case SPS_OPT_CHOICE:
             v->kind = CLI_VAL_STR;
-            v->str = sps_options_get(opt->fmt, d[i].name);
+            v->str = sps_options_get(set, d[i].name);
             break;
         }
     }

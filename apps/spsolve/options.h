@@ -85,7 +85,7 @@ typedef struct {
 #define CLI_MAX_FOPTS 32
 /** The parameters the format was built with, in the order the format declares
  *  them; returns how many were written to out (at most CLI_MAX_FOPTS). */
-int cli_format_option_values(const cli_options *opt, cli_fopt_value *out);
+int cli_format_option_values(sps_options set, cli_fopt_value *out);
 
 /** Nonzero when `name` is one of the entries of a comma-separated list such as
  *  sps_solver_list() ("cg, bicgstab, gmres"). */

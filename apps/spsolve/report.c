@@ -26,7 +26,7 @@ static const char *outcome(const cli_report *r)
 static void print_format_options(FILE *f, const cli_report *r)
 {
     cli_fopt_value v[CLI_MAX_FOPTS];
-    const int n = cli_format_option_values(r->opt, v);
+    const int n = cli_format_option_values(r->format_opts, v);
     if (n == 0) return;
     fprintf(f, "%-10s", "");
     for (int i = 0; i < n; i++) {
@@ -163,7 +163,7 @@ static void close_obj(jw *w)
 static void json_format_options(jw *w, const cli_report *r)
 {
     cli_fopt_value v[CLI_MAX_FOPTS];
-    const int n = cli_format_option_values(r->opt, v);
+    const int n = cli_format_option_values(r->format_opts, v);
     open_obj(w, "format_options");
     for (int i = 0; i < n; i++) {
         switch (v[i].kind) {
@@ -316,6 +316,7 @@ int cli_write_history(const char *path, const double *history, int len)
     int bad = fprintf(f, "iteration,residual\n") < 0;
     for (int k = 0; k < len && !bad; k++) bad = fprintf(f, "%d,%.17g\n", k, history[k]) < 0;
     bad |= fflush(f) != 0;
+    bad |= fsync(fileno(f)) != 0 && errno != EINVAL && errno != ENOTSUP; /* as the library's writers */
     int err = errno;
     bad |= fclose(f) != 0;
     if (bad) {

@@ -15,6 +15,7 @@ typedef struct {
     const char *matrix_kind;     /* "file" or "generated" */
     sps_matrix_info_t info;      /* of the matrix the solver used (after conversion) */
     const char *format_auto;     /* --format auto: why the format was picked, else NULL */
+    sps_options format_opts;     /* the options the matrix was built with (NULL: none to list) */
     const sps_tune_result *tune; /* --tune: what the tuner did, else NULL */
     const char *rhs_source;      /* path, or NULL for b = A*1 */
     const char *x0_source;       /* path, or NULL for x0 = 0 */
