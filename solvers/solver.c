@@ -137,8 +137,8 @@ sps_status sps_solver_create_by_name(sps_context ctx, const char *name, sps_solv
     if (!ctx) return SPS_ERR_ARG;
     if (!s || !name) return sps_error(ctx, SPS_ERR_ARG, "sps_solver_create_by_name: NULL %s", s ? "name" : "output");
     *s = NULL;
-    for (int i = 0; i < NMETHODS; i++)
-        if (strcmp(methods[i]->name, name) == 0) return create(ctx, methods[i], s);
+    const sps_solver_method *m = find_method(name);
+    if (m) return create(ctx, m, s);
     return sps_error(ctx, SPS_ERR_ARG, "unknown solver \"%s\" (available: %s)", name, method_list);
 }
 

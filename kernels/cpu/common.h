@@ -6,6 +6,9 @@
 /* Below this many entries a loop runs on the calling thread: forking a team
  * costs more than the loop (and a lot more on an oversubscribed machine). */
 #define SPS_OMP_MIN 16384
+/* Rows (or columns) below which a parallel region of the formats' kernels and the
+ * SpMV^T scatter's reduction (tscatter.inc) cost more than they save. */
+#define SPS_OT_PAR_MIN 4096
 
 /* Reductions split [0, n) into a number of chunks that depends on n only, sum each
  * chunk in order, then the chunk sums in order: the result is bit-identical

@@ -22,8 +22,6 @@
 
 #include <stdlib.h>
 
-/* Below this many outputs the scatter's reduction runs on the calling thread. */
-#define SPS_OT_PAR_MIN 4096
 /* Block-rows a thread claims at a time (a 3x3 block-row of 27 entries is ~250 flops). */
 #define SPS_CMP_ROW_CHUNK 64
 

@@ -17,8 +17,6 @@
  *   over groups of 32 rows, so each mask word has one writer. */
 #include "kernels/cpu/common.h"
 
-/* Rows (or columns) below which a parallel region costs more than it saves. */
-#define SPS_OT_PAR_MIN 4096
 
 #include <string.h>
 

@@ -12,8 +12,6 @@
  * Build: serial scan of the tail counts, fill parallel over rows. */
 #include "kernels/cpu/common.h"
 
-/* Rows (or columns) below which a parallel region costs more than it saves. */
-#define SPS_OT_PAR_MIN 4096
 
 #include <stdlib.h>
 

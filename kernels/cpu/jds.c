@@ -15,8 +15,6 @@
  *   for the GPU's stable radix sort), fill parallel over permuted rows. */
 #include "kernels/cpu/common.h"
 
-/* Rows (or columns) below which a parallel region costs more than it saves. */
-#define SPS_OT_PAR_MIN 4096
 
 #include <stdlib.h>
 #include <string.h>
