@@ -71,17 +71,42 @@ static tu_csr cr_expand(sps_entry_desc e, sps_scalar t, int n, int m, const sps_
     return h;
 }
 
+/* y = op(A) x + b y0 and the same with B, from one random x: with random_ab a random
+ * alpha, beta and y0; else alpha 1, beta 0 and y0 NaN (y must not be read).  The
+ * results go to *ya, *yb (host, the caller frees); 0 when either product failed. */
+static int cr_apply_both(sps_context ctx, tu_rng *rng, sps_matrix A, sps_matrix B, sps_op_mode mode, sps_scalar t,
+                         int nin, int nout, int random_ab, void **ya, void **yb)
+{
+    const size_t ss = sps_scalar_size(t);
+    void *x = tu_xcalloc((size_t)nin, ss), *y0 = tu_xcalloc((size_t)nout, ss);
+    void *al = random_ab ? tu_xcalloc(1, ss) : NULL, *be = random_ab ? tu_xcalloc(1, ss) : NULL;
+    tu_fill_random(rng, t, (size_t)nin, x);
+    if (random_ab) {
+        tu_fill_random(rng, t, (size_t)nout, y0);
+        tu_fill_random(rng, t, 1, al);
+        tu_fill_random(rng, t, 1, be);
+    } else {
+        tu_fill_nan(t, (size_t)nout, y0);
+    }
+    int ok1, ok2;
+    *ya = tu_apply(ctx, A, mode, t, nin, nout, x, y0, al, be, &ok1);
+    *yb = tu_apply(ctx, B, mode, t, nin, nout, x, y0, al, be, &ok2);
+    free(x);
+    free(y0);
+    free(al);
+    free(be);
+    return ok1 && ok2;
+}
+
 /* A's export (rowptr, col, entries) bitwise equal to the arrays it was built from. */
 static int cr_export_equal(sps_matrix A, int n, int64_t nnz, const sps_index *rowptr, const sps_index *col,
                            const void *val, size_t vbytes)
 {
-    sps_index *rp = tu_xcalloc((size_t)n + 1, sizeof *rp), *cc = tu_xcalloc((size_t)nnz, sizeof *cc);
-    void *vv = tu_xcalloc(vbytes, 1);
-    int ok = sps_matrix_export_csr(A, rp, cc, vv) == SPS_OK && !memcmp(rp, rowptr, ((size_t)n + 1) * sizeof *rp) &&
-             !memcmp(cc, col, (size_t)nnz * sizeof *cc) && !memcmp(vv, val, vbytes);
-    free(rp);
-    free(cc);
-    free(vv);
+    tu_csr h;
+    const int ok = tu_export_csr(NULL, A, &h) && h.info.rows == n && h.info.nnz == nnz &&
+                   !memcmp(h.rowptr, rowptr, ((size_t)n + 1) * sizeof *rowptr) &&
+                   !memcmp(h.col, col, (size_t)nnz * sizeof *col) && !memcmp(h.val, val, vbytes);
+    tu_csr_free(&h);
     return ok;
 }
 

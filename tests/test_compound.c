@@ -32,15 +32,9 @@ static double vs_scalar_csr(sps_matrix A, const tu_csr *h, sps_op_mode mode)
     sps_matrix S = NULL;
     if (sps_matrix_from_csr(ctx, h->info.rows, h->info.cols, h->rowptr, h->col, h->val, t, &S) != SPS_OK) return INFINITY;
     const int nin = mode == SPS_OP_N ? h->info.cols : h->info.rows, nout = mode == SPS_OP_N ? h->info.rows : h->info.cols;
-    void *x = tu_xcalloc((size_t)nin, sps_scalar_size(t)), *y0 = tu_xcalloc((size_t)nout, sps_scalar_size(t));
-    tu_fill_random(&rng, t, (size_t)nin, x);
-    tu_fill_nan(t, (size_t)nout, y0);
-    int ok1, ok2;
-    void *ya = tu_apply(ctx, A, mode, t, nin, nout, x, y0, NULL, NULL, &ok1);
-    void *ys = tu_apply(ctx, S, mode, t, nin, nout, x, y0, NULL, NULL, &ok2);
-    const double err = ok1 && ok2 ? tu_relerr(t, (size_t)nout, ya, ys) : INFINITY;
-    free(x);
-    free(y0);
+    void *ya, *ys;
+    const int ok = cr_apply_both(ctx, &rng, A, S, mode, t, nin, nout, 0, &ya, &ys);
+    const double err = ok ? tu_relerr(t, (size_t)nout, ya, ys) : INFINITY;
     free(ya);
     free(ys);
     sps_matrix_destroy(S);
@@ -271,12 +265,9 @@ static void solve_both(const char *name, cr_coo *c, sps_entry_desc e, sps_scalar
         free(tv);
         return;
     }
-    sps_matrix_info_t info;
-    sps_matrix_info(A, &info);
-    sps_index *rp = tu_xcalloc((size_t)c->n + 1, sizeof *rp), *cc = tu_xcalloc((size_t)info.nnz, sizeof *cc);
-    void *vv = tu_xcalloc((size_t)info.nnz * nv, sps_scalar_size(t));
-    TU_OK(ctx, sps_matrix_export_csr(A, rp, cc, vv));
-    tu_csr h = cr_expand(e, t, c->n, c->n, rp, cc, vv);
+    tu_csr ex;
+    TU_CHECK(tu_export_csr(ctx, A, &ex), "%s: export", name);
+    tu_csr h = cr_expand(e, t, c->n, c->n, ex.rowptr, ex.col, ex.val);
     TU_OK(ctx, sps_matrix_from_csr(ctx, N, N, h.rowptr, h.col, h.val, t, &S));
     void *b = tu_xcalloc((size_t)N, sps_scalar_size(t));
     tu_fill_random(&rng, t, (size_t)N, b);
@@ -307,9 +298,7 @@ static void solve_both(const char *name, cr_coo *c, sps_entry_desc e, sps_scalar
     free(b);
     free(xa);
     free(xs);
-    free(rp);
-    free(cc);
-    free(vv);
+    tu_csr_free(&ex);
     free(tv);
     tu_csr_free(&h);
     TU_DESTROY_MATRICES(A, S);

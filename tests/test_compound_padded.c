@@ -74,21 +74,9 @@ static int64_t want_slots(const outer *o, const tu_shape *s, int *ngroups)
 /* y = op(A) x + b y0 of A and B bit for bit equal (same x, y0, alpha, beta). */
 static int same_bits(sps_matrix A, sps_matrix B, sps_op_mode mode, sps_scalar t, int nin, int nout)
 {
-    const size_t ss = sps_scalar_size(t);
-    void *x = tu_xcalloc((size_t)nin, ss), *y0 = tu_xcalloc((size_t)nout, ss), *al = tu_xcalloc(1, ss),
-         *be = tu_xcalloc(1, ss);
-    tu_fill_random(&rng, t, (size_t)nin, x);
-    tu_fill_random(&rng, t, (size_t)nout, y0);
-    tu_fill_random(&rng, t, 1, al);
-    tu_fill_random(&rng, t, 1, be);
-    int ok1, ok2;
-    void *ya = tu_apply(ctx, A, mode, t, nin, nout, x, y0, al, be, &ok1);
-    void *yb = tu_apply(ctx, B, mode, t, nin, nout, x, y0, al, be, &ok2);
-    const int same = ok1 && ok2 && !memcmp(ya, yb, (size_t)nout * ss);
-    free(x);
-    free(y0);
-    free(al);
-    free(be);
+    void *ya, *yb;
+    const int same = cr_apply_both(ctx, &rng, A, B, mode, t, nin, nout, 1, &ya, &yb) &&
+                     !memcmp(ya, yb, (size_t)nout * sps_scalar_size(t));
     free(ya);
     free(yb);
     return same;

@@ -381,7 +381,7 @@ int main(int argc, char **argv)
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "test_tune.d");
     mkdir(dir, 0700);
     setenv("XDG_CACHE_HOME", dir, 1); /* never the user's own file */
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) return 1;
+    if (tu_cpu_context(&ctx)) return 1;
     sps_matrix A = NULL;
     TU_OK(ctx, sps_matrix_generate(ctx, "poisson2d:64", SPS_F64, &A));
     test_spec(A);

@@ -138,7 +138,8 @@ int tu_export_csr(sps_context c, sps_matrix A, tu_csr *h)
     if (sps_matrix_info(A, &h->info) != SPS_OK) return 0;
     h->rowptr = tu_xcalloc((size_t)h->info.rows + 1, sizeof(sps_index));
     h->col = tu_xcalloc((size_t)h->info.nnz, sizeof(sps_index));
-    h->val = tu_xcalloc((size_t)h->info.nnz, sps_scalar_size(h->info.scalar));
+    /* sps_entry_values scalars an entry: 1, or b*b / 4 for block and quaternion matrices */
+    h->val = tu_xcalloc((size_t)h->info.nnz * sps_entry_values(h->info.entry), sps_scalar_size(h->info.scalar));
     if (sps_matrix_export_csr(A, h->rowptr, h->col, h->val) == SPS_OK) return 1;
     if (c) fprintf(stderr, "export: %s\n", sps_context_error(c));
     return 0;
@@ -154,12 +155,12 @@ void tu_csr_free(tu_csr *h)
 int tu_same_csr(const tu_csr *a, const tu_csr *b)
 {
     if (a->info.rows != b->info.rows || a->info.cols != b->info.cols || a->info.nnz != b->info.nnz ||
-        a->info.scalar != b->info.scalar)
+        a->info.scalar != b->info.scalar || sps_entry_values(a->info.entry) != sps_entry_values(b->info.entry))
         return 0;
-    const size_t nnz = (size_t)a->info.nnz;
+    const size_t nnz = (size_t)a->info.nnz, nv = (size_t)sps_entry_values(a->info.entry);
     return memcmp(a->rowptr, b->rowptr, ((size_t)a->info.rows + 1) * sizeof(sps_index)) == 0 &&
            (nnz == 0 || (memcmp(a->col, b->col, nnz * sizeof(sps_index)) == 0 &&
-                         memcmp(a->val, b->val, nnz * sps_scalar_size(a->info.scalar)) == 0));
+                         memcmp(a->val, b->val, nnz * nv * sps_scalar_size(a->info.scalar)) == 0));
 }
 
 int tu_check_export(sps_context c, sps_matrix B, const tu_csr *want, const char *file, int line, const char *fmt, ...)
