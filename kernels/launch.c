@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPS_LV_NAME_(f) #f,
-#define SPS_LV_OFFSET_(f) offsetof(sps_launch_variant, f),
+#define SPS_LV_NAME_(f, ...) #f,
+#define SPS_LV_OFFSET_(f, ...) offsetof(sps_launch_variant, f),
 static const char *const field_name[] = {SPS_LAUNCH_FIELDS(SPS_LV_NAME_)};
 static const size_t field_offset[] = {SPS_LAUNCH_FIELDS(SPS_LV_OFFSET_)};
 #define NFIELDS ((int)(sizeof field_name / sizeof field_name[0]))

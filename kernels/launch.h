@@ -49,11 +49,14 @@ typedef struct sps_launch_variant {
     int pad_split;  /* threads a row: 0 by the mean row length (1, 2 from 32, 4 from 128), 1, 2 or 4 */
 } sps_launch_variant;
 
-/* The fields by name, for specs such as "hola_early_mul=1,hola_minb=5" (spbench's
- * --variant, the tests, a tuner's log): X(field) for each, in declaration order. */
+/* The fields, in declaration order, with the values a field may take besides 0 (the
+ * default; which of them are compiled in for a type is the product's check):
+ * X(field, value, ...).  By name for specs such as "hola_early_mul=1,hola_minb=5"
+ * (spbench's --variant, the tests, the tuner) and for the setter's range check. */
 #define SPS_LAUNCH_FIELDS(X)                                                                                   \
-    X(csr_lane_entries) X(csr_unroll) X(csr_stage_rows) X(csr_minb) X(hola_early_mul) X(hola_minb)             \
-    X(hola_out_div) X(hola_ldg) X(pad_unroll) X(pad_minb) X(pad_ldg) X(pad_split)
+    X(csr_lane_entries, 1, 2, 4) X(csr_unroll, 2, 4) X(csr_stage_rows, 1, 2) X(csr_minb, 4, 6, 8)              \
+    X(hola_early_mul, 1) X(hola_minb, 2, 4, 5, 6) X(hola_out_div, 1, 2) X(hola_ldg, 1)                          \
+    X(pad_unroll, 4, 8) X(pad_minb, 4) X(pad_ldg, 1) X(pad_split, 1, 2, 4)
 
 /* v from a comma-separated list of field=value (values 0..64; fields not named
  * stay 0, the default; "" is the default variant).  Returns 0, or -1 with why

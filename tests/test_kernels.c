@@ -784,7 +784,7 @@ static void test_launch_variant_parse(void)
     memset(&want, 0, sizeof want);
     TU_CHECK(sps_launch_variant_parse("", &v, why, sizeof why) == 0 && memcmp(&v, &want, sizeof v) == 0,
              "\"\" is the default variant");
-#define TU_LV_ONE_(f)                                                                                          \
+#define TU_LV_ONE_(f, ...)                                                                                          \
     memset(&want, 0, sizeof want);                                                                             \
     want.f = 7;                                                                                                \
     TU_CHECK(sps_launch_variant_parse(#f "=7", &v, why, sizeof why) == 0 && memcmp(&v, &want, sizeof v) == 0,  \
