@@ -47,6 +47,15 @@ typedef struct sps_launch_variant {
     int pad_minb;   /* resident blocks an SM: 0 default (the compiler's choice), 4 */
     int pad_ldg;    /* 0 default (no_allocate loads), 1 ordinary read-only loads */
     int pad_split;  /* threads a row: 0 by the mean row length (1, 2 from 32, 4 from 128), 1, 2 or 4 */
+    /* Compound entries (bcsr, bell, bsell: kernels/cuda/compound.cu), SpMV and SpMV^T.
+     * All run-time parameters of one instantiation per (scalar, entry, outer layout,
+     * entry layout): any combination runs. */
+    int cmp_sched; /* 0 static (block-row groups take rows g, g + G, ... of a grid), 1 dynamic
+                      (groups claim rows from an atomic counter) */
+    int cmp_tpr;   /* threads a block-row: 0 by the mean entries a block-row, else 1, 2, 4, 8, 16, 32 */
+    int cmp_warps; /* warps a thread block: 0 default (8: 256 threads), else 2, 4, 8, 16 */
+    int cmp_bpsm;  /* blocks an SM: 0 default (static: a group a block-row; dynamic: as many as are
+                      resident), else 1, 2, 4 or 8 (static: a grid-stride loop over that grid) */
 } sps_launch_variant;
 
 /* The fields, in declaration order, with the values a field may take besides 0 (the
@@ -56,7 +65,8 @@ typedef struct sps_launch_variant {
 #define SPS_LAUNCH_FIELDS(X)                                                                                   \
     X(csr_lane_entries, 1, 2, 4) X(csr_unroll, 2, 4) X(csr_stage_rows, 1, 2) X(csr_minb, 4, 6, 8)              \
     X(hola_early_mul, 1) X(hola_minb, 2, 4, 5, 6) X(hola_out_div, 1, 2) X(hola_ldg, 1)                          \
-    X(pad_unroll, 4, 8) X(pad_minb, 4) X(pad_ldg, 1) X(pad_split, 1, 2, 4)
+    X(pad_unroll, 4, 8) X(pad_minb, 4) X(pad_ldg, 1) X(pad_split, 1, 2, 4)                                     \
+    X(cmp_sched, 1) X(cmp_tpr, 1, 2, 4, 8, 16, 32) X(cmp_warps, 2, 4, 8, 16) X(cmp_bpsm, 1, 2, 4, 8)
 
 /* v from a comma-separated list of field=value (values 0..64; fields not named
  * stay 0, the default; "" is the default variant).  Returns 0, or -1 with why
