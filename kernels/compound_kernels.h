@@ -12,7 +12,7 @@
  *   q   the quaternion (real types only).
  * A backend holds one table per (entry type, scalar): sps_cmp_kernels_for
  * (kernels/backend.h) finds it, NULL where the backend has none (complex
- * quaternions everywhere; every compound entry on CUDA until its kernels come).
+ * quaternions).  SPS_CMP_DEFINE_TABLES(P) defines backend P's tables.
  * It is a family apart from the matrix family of kernels/kernels.h: its kernels
  * take the entry descriptor and the entry layout, and a compound matrix has none
  * of the scalar formats' kernels, so sharing sps_mat_kernels would leave most of
@@ -111,8 +111,30 @@ static inline int sps_cmp_slot(sps_entry_desc e)
     return e.kind == SPS_ENTRY_QUATERNION ? SPS_CMP_SLOTS - 1 : -1;
 }
 
+/** Define backend P's compound tables, P_cmp_kernels: blocks of any b by the generic
+ *  variant bn, b = 3 and 4 by their compile-time instantiations, quaternions in the
+ *  real types only. */
+#define SPS_CMP_BLOCK_TABLES_(P, E)                                                                            \
+    static const sps_cmp_kernels P##_cmp_##E[SPS_NUM_SCALARS] = {                                             \
+        SPS_CMP_TABLE(P, E, s), SPS_CMP_TABLE(P, E, d), SPS_CMP_TABLE(P, E, c), SPS_CMP_TABLE(P, E, z)};
+#define SPS_CMP_ROW_(P, E) &P##_cmp_##E[SPS_F32], &P##_cmp_##E[SPS_F64], &P##_cmp_##E[SPS_C32], &P##_cmp_##E[SPS_C64]
+#define SPS_CMP_DEFINE_TABLES(P)                                                                               \
+    SPS_CMP_BLOCK_TABLES_(P, bn)                                                                               \
+    SPS_CMP_BLOCK_TABLES_(P, b3)                                                                               \
+    SPS_CMP_BLOCK_TABLES_(P, b4)                                                                               \
+    static const sps_cmp_kernels P##_cmp_q[2] = {SPS_CMP_TABLE(P, q, s), SPS_CMP_TABLE(P, q, d)};             \
+    const sps_cmp_kernels *const P##_cmp_kernels[SPS_CMP_SLOTS * SPS_NUM_SCALARS] = {                         \
+        SPS_CMP_ROW_(P, bn), SPS_CMP_ROW_(P, b3), SPS_CMP_ROW_(P, b4), SPS_CMP_ROW_(P, bn),                   \
+        SPS_CMP_ROW_(P, bn), SPS_CMP_ROW_(P, bn), SPS_CMP_ROW_(P, bn), /* b = 2..8 */                          \
+        &P##_cmp_q[SPS_F32], &P##_cmp_q[SPS_F64], NULL, NULL,          /* q32, q64 */                          \
+    };
+
 SPS_DECLARE_CMP_ALL(sps_cpu)
 extern const sps_cmp_kernels *const sps_cpu_cmp_kernels[SPS_CMP_SLOTS * SPS_NUM_SCALARS];
+#ifdef SPS_HAVE_CUDA
+SPS_DECLARE_CMP_ALL(sps_cuda)
+extern const sps_cmp_kernels *const sps_cuda_cmp_kernels[SPS_CMP_SLOTS * SPS_NUM_SCALARS];
+#endif
 
 #ifdef __cplusplus
 }

@@ -127,23 +127,6 @@ static int step_start(cli_run *r)
     return STEP_OK;
 }
 
-/* The matrix.  Compound entries (blocks, quaternions) have CPU kernels only: with
- * --backend auto a CUDA context that refuses them (SPS_ERR_UNSUPPORTED) is
- * replaced by a CPU one, with a note on stderr and in the summary. */
-static sps_status load_with_fallback(cli_run *r)
-{
-    sps_status st = load_matrix(r->ctx, &r->opt, r->t, &r->A);
-    if (st != SPS_ERR_UNSUPPORTED || r->opt.backend != SPS_BACKEND_AUTO ||
-        sps_context_backend(r->ctx) != SPS_BACKEND_CUDA)
-        return st;
-    fprintf(stderr, "spsolve: note: %s; solving on the CPU (--backend auto)\n", sps_context_error(r->ctx));
-    sps_context_destroy(r->ctx);
-    r->ctx = NULL;
-    if ((st = sps_context_create(&r->ctx, SPS_BACKEND_CPU, 0)) != SPS_OK) return st;
-    r->rep.backend_fallback = "compound entries have no CUDA kernels yet: the CPU (--backend auto)";
-    return load_matrix(r->ctx, &r->opt, r->t, &r->A);
-}
-
 /* A, b, x0.  A complex file makes the solve complex; so does a complex b for a
  * real A (then A is read again as complex).  A block or quaternion matrix of n
  * entries is a system of n*dim scalars: b, x0 and x hold them interleaved per
@@ -154,7 +137,7 @@ static int step_load(cli_run *r)
     const char *what = opt->matrix_generated ? "cannot generate the matrix" : NULL;
     sps_status st;
     r->t = opt->precision;
-    if ((st = load_with_fallback(r)) != SPS_OK) return fail(r->ctx, st, what);
+    if ((st = load_matrix(r->ctx, &r->opt, r->t, &r->A)) != SPS_OK) return fail(r->ctx, st, what);
     if ((st = sps_matrix_info(r->A, &r->rep.info)) != SPS_OK) return fail(r->ctx, st, NULL);
     r->t = r->rep.info.scalar;
     if (r->rep.info.rows != r->rep.info.cols) {

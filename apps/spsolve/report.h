@@ -22,7 +22,6 @@ typedef struct {
     /* execution */
     const char *backend;
     const char *device;
-    const char *backend_fallback; /* why the backend is not the one auto picked, or NULL */
     const char *solver;
     const char *precond;
     double rtol, atol;

@@ -119,9 +119,8 @@ SPS_API sps_status sps_matrix_from_csr(sps_context ctx, sps_index n, sps_index m
  *  matrix (A_ji = conj(A_ij)) is an SPD operator when its expansion is.
  *  Errors: an invalid e (a block size outside 2..8), a complex quaternion, NULL
  *  arrays, a decreasing rowptr, out-of-range columns: SPS_ERR_ARG naming what; a
- *  non-finite value: SPS_ERR_NUMERIC; an entry type the backend has no kernels for
- *  (every compound entry on CUDA, for now): SPS_ERR_UNSUPPORTED naming the entry
- *  type and the backend. */
+ *  non-finite value: SPS_ERR_NUMERIC; an entry type the backend has no kernels for:
+ *  SPS_ERR_UNSUPPORTED naming the entry type and the backend. */
 SPS_API sps_status sps_matrix_from_csr_entries(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                                const sps_index *col, const void *val, sps_entry_desc e,
                                                sps_scalar t, sps_matrix *A);

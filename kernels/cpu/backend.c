@@ -57,21 +57,8 @@ const sps_mat_kernels sps_cpu_mat_kernels[SPS_NUM_SCALARS] = {
     SPS_MAT_TABLE(sps_cpu, s), SPS_MAT_TABLE(sps_cpu, d), SPS_MAT_TABLE(sps_cpu, c), SPS_MAT_TABLE(sps_cpu, z)};
 const sps_idx_kernels sps_cpu_idx_kernels = SPS_IDX_TABLE(sps_cpu);
 
-/* The compound family: blocks of any b by the generic kernels, b = 3 and 4 by their
- * compile-time instantiations, quaternions in the real types only. */
-#define CMP_BLOCK_TABLES(E)                                                                                  \
-    static const sps_cmp_kernels cmp_##E[SPS_NUM_SCALARS] = {                                                \
-        SPS_CMP_TABLE(sps_cpu, E, s), SPS_CMP_TABLE(sps_cpu, E, d), SPS_CMP_TABLE(sps_cpu, E, c),            \
-        SPS_CMP_TABLE(sps_cpu, E, z)};
-CMP_BLOCK_TABLES(bn)
-CMP_BLOCK_TABLES(b3)
-CMP_BLOCK_TABLES(b4)
-static const sps_cmp_kernels cmp_q[2] = {SPS_CMP_TABLE(sps_cpu, q, s), SPS_CMP_TABLE(sps_cpu, q, d)};
-#define CMP_ROW(E) &cmp_##E[SPS_F32], &cmp_##E[SPS_F64], &cmp_##E[SPS_C32], &cmp_##E[SPS_C64]
-const sps_cmp_kernels *const sps_cpu_cmp_kernels[SPS_CMP_SLOTS * SPS_NUM_SCALARS] = {
-    CMP_ROW(bn), CMP_ROW(b3), CMP_ROW(b4), CMP_ROW(bn), CMP_ROW(bn), CMP_ROW(bn), CMP_ROW(bn), /* b = 2..8 */
-    &cmp_q[SPS_F32], &cmp_q[SPS_F64], NULL, NULL,                                              /* q32, q64 */
-};
+/* The compound family (kernels/compound_kernels.h). */
+SPS_CMP_DEFINE_TABLES(sps_cpu)
 
 /* No asynchronous fetch or graphs: the CPU's work is done when a call returns. */
 const sps_backend_ops sps_cpu_backend = {

@@ -365,7 +365,7 @@ const sps_backend_ops sps_cuda_backend = {
     .alloc = cuda_alloc, .release = cuda_release, .copy = cuda_copy, .zero = cuda_zero,
     .synchronize = cuda_sync,
     SPS_BACKEND_FAMILIES(sps_cuda),
-    .cmp = NULL, /* no compound kernels yet: block and quaternion matrices are refused on CUDA */
+    .cmp = sps_cuda_cmp_kernels,
     .fetch_begin = cuda_fetch_begin,
     .fetch_wait = cuda_fetch_wait,
     .capture_begin = cuda_capture_begin,

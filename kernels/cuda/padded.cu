@@ -59,6 +59,7 @@
  * (a warp's load of a partly padded column fetches whole 32-byte sectors, so
  * up to one sector per warp and k is wasted where rows of a warp differ). */
 #include "kernels/cuda/common.cuh"
+#include "kernels/cuda/pad_cols.cuh"
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/device/device_radix_sort.cuh>
@@ -236,21 +237,6 @@ template <int U_, int MINB, bool NA> struct pad_var {
 };
 typedef pad_var<4, 0, true> pad_default;
 
-/* Column readers, one per index width (sps_pad_layout.col / col16): cols(slot)
- * is the column of a slot of group g.  16-bit columns read 2 bytes a slot, not
- * 4, plus one base column per thread (a slice's 32 threads share its line). */
-template <bool NA> struct pad_cols32 {
-    const sps_index *c;
-    __device__ pad_cols32(const sps_pad_layout &L, sps_index) : c(L.col) {}
-    __device__ sps_index operator()(int64_t p) const { return sps_cu_ld<NA>(c + p); }
-};
-template <bool NA> struct pad_cols16 {
-    const uint16_t *c;
-    sps_index base;
-    __device__ pad_cols16(const sps_pad_layout &L, sps_index g) : c(L.col16), base(ldg_t(L.cbase + g)) {}
-    __device__ sps_index operator()(int64_t p) const { return base + (sps_index)sps_cu_ld<NA>(c + p); }
-};
-
 /* A row's sum, its len entries at p, p + stride, ... in entry order: rounds of
  * U predicated entries, the next round's col/val loaded before this round's x. */
 template <typename T, int U, bool NA, typename C>
@@ -346,12 +332,6 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layo
         y[i] = beta_zero ? a * s : a * s + b * y[i];
     }
 }
-
-template <typename T> struct pad_scale_op {
-    T b; int beta_zero; T *y;
-    __device__ void setup() {}
-    __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
-};
 
 template <typename T, typename C>
 __global__ void __launch_bounds__(PAD_THREADS) pad_spmvt_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
@@ -550,8 +530,7 @@ template <typename T>
 static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b,
                                  void *y)
 {
-    const int bz = b.re == 0.0 && b.im == 0.0;
-    SPS_CHECK(sps_cuda_foreach(ex, L.m, pad_scale_op<T>{sc<T>::from(b), bz, (T *)y}));
+    SPS_CHECK(scale_y<T>(ex, L.m, b, y));
     if (L.n <= 0 || L.m <= 0 || L.nnz <= 0) return SPS_OK;
     return (L.col16 ? pad_spmvt_launch<T, pad_cols16<true>> : pad_spmvt_launch<T, pad_cols32<true>>)(
         ex, L, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);

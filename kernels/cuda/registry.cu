@@ -8,3 +8,5 @@ const sps_vec_kernels sps_cuda_vec_kernels[SPS_NUM_SCALARS] = {
 const sps_mat_kernels sps_cuda_mat_kernels[SPS_NUM_SCALARS] = {
     SPS_MAT_TABLE(sps_cuda, s), SPS_MAT_TABLE(sps_cuda, d), SPS_MAT_TABLE(sps_cuda, c), SPS_MAT_TABLE(sps_cuda, z)};
 const sps_idx_kernels sps_cuda_idx_kernels = SPS_IDX_TABLE(sps_cuda);
+/* The compound family (kernels/compound_kernels.h; compound_real.cu, compound_cplx.cu). */
+SPS_CMP_DEFINE_TABLES(sps_cuda)
