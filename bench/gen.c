@@ -263,3 +263,164 @@ const char *gen_stencil27_b3(gen_csr *A, int32_t g)
     }
     return NULL;
 }
+
+/* ------------------------------------------------------------------ compound entries on symmetric graphs */
+typedef struct {
+    gen_compound_kind kind;
+    int32_t gx, gy, gz; /* grid points along each axis */
+    int radius;         /* neighbours within this Chebyshev distance are candidates */
+    uint64_t seed;
+} graph_spec;
+
+/* Density field of GEN_MESH27_SPD, smooth over the grid, in [0, 1]. */
+static double mesh_density(const graph_spec *s, int64_t p)
+{
+    const double t = 6.283185307179586 / s->gx;
+    const double x = (double)(p % s->gx), y = (double)((p / s->gx) % s->gy), z = (double)(p / ((int64_t)s->gx * s->gy));
+    return 0.5 + 0.5 * sin(1.3 * t * x + 0.7) * cos(0.9 * t * y) * sin(1.1 * t * z + 0.3);
+}
+
+/* One uniform draw per unordered pair {p, q}, whoever asks. */
+static double pair_uniform(uint64_t seed, int64_t p, int64_t q)
+{
+    const int64_t lo = p < q ? p : q, hi = p < q ? q : p;
+    return gen_uniform(row_stream(seed, lo).key, (uint64_t)hi);
+}
+
+/* Whether q = p + (dx, dy, dz) is a neighbour of p (both in the grid, p != q). */
+static int graph_edge(const graph_spec *s, int64_t p, int64_t q, int dx, int dy, int dz)
+{
+    const int d = abs(dx) > abs(dy) ? (abs(dx) > abs(dz) ? abs(dx) : abs(dz)) : (abs(dy) > abs(dz) ? abs(dy) : abs(dz));
+    switch (s->kind) {
+    case GEN_STENCIL27_RANDOM:
+        return 1;
+    case GEN_MESH27_SPD: {
+        const double w = 0.5 * (mesh_density(s, p) + mesh_density(s, q));
+        return pair_uniform(s->seed ^ 0x5EEDull, p, q) < (d == 1 ? 0.3 + 0.65 * w : 0.13 * w);
+    }
+    case GEN_TRI2D_QLAPLACE:
+        return !(dx * dy == -1); /* the triangles' diagonals run one way */
+    }
+    return 0;
+}
+
+/* Columns of the graph's row p in increasing order (z, then y, then x offsets);
+ * writes them when c != NULL; returns how many. */
+static int64_t graph_row(const graph_spec *s, int64_t p, int32_t *c)
+{
+    const int32_t x = (int32_t)(p % s->gx), y = (int32_t)((p / s->gx) % s->gy),
+                  z = (int32_t)(p / ((int64_t)s->gx * s->gy));
+    const int r = s->radius;
+    int64_t k = 0;
+    for (int dz = -r; dz <= r; dz++)
+        for (int dy = -r; dy <= r; dy++)
+            for (int dx = -r; dx <= r; dx++) {
+                if (x + dx < 0 || x + dx >= s->gx || y + dy < 0 || y + dy >= s->gy || z + dz < 0 || z + dz >= s->gz)
+                    continue;
+                const int64_t q = p + dx + (int64_t)s->gx * (dy + (int64_t)s->gy * dz);
+                if (q != p && !graph_edge(s, p, q, dx, dy, dz)) continue;
+                if (c) c[k] = (int32_t)q;
+                k++;
+            }
+    return k;
+}
+
+/* A random unit quaternion of the pair (lo, hi), lo < hi. */
+static void pair_unit_quaternion(uint64_t seed, int64_t lo, int64_t hi, double u[4])
+{
+    stream s = {row_stream(seed, lo).key, (uint64_t)hi << 3};
+    double n2 = 0;
+    for (int t = 0; t < 4; t++) u[t] = next_normal(&s), n2 += u[t] * u[t];
+    if (!(n2 > 0)) { /* four zero draws: practically never */
+        u[0] = 1, u[1] = u[2] = u[3] = 0;
+        return;
+    }
+    for (int t = 0; t < 4; t++) u[t] /= sqrt(n2);
+}
+
+/* Member t of the random block of the pair (lo, hi): the same whichever row asks. */
+static double pair_member(uint64_t seed, int64_t lo, int64_t hi, int nv, int t)
+{
+    return 2.0 * gen_uniform(row_stream(seed, lo).key, (uint64_t)hi * nv + t) - 1.0;
+}
+
+/* The entries of row p (columns c[0..len), the diagonal among them) into v (len * nv). */
+static void compound_row(const graph_spec *s, int b, int64_t p, const int32_t *c, int64_t len, double *v)
+{
+    const int nv = s->kind == GEN_TRI2D_QLAPLACE ? 4 : b * b;
+    int64_t diag = -1;
+    double rowsum[8] = {0};
+    for (int64_t k = 0; k < len; k++) {
+        const int64_t q = c[k], lo = p < q ? p : q, hi = p < q ? q : p;
+        double *e = v + k * nv;
+        if (s->kind == GEN_STENCIL27_RANDOM) { /* every entry its own draws, the diagonal too */
+            for (int t = 0; t < nv; t++) e[t] = pair_member(s->seed, p, q, nv, t);
+        } else if (q == p) {
+            diag = k;
+        } else if (s->kind == GEN_MESH27_SPD) { /* B_pq drawn for p < q; B_qp = B_pq^T */
+            for (int r = 0; r < b; r++)
+                for (int j = 0; j < b; j++) {
+                    const double x = pair_member(s->seed, lo, hi, nv, p < q ? r * b + j : j * b + r);
+                    e[r * b + j] = x;
+                    rowsum[r] += fabs(x);
+                }
+        } else { /* GEN_TRI2D_QLAPLACE: -u_pq, and -conj(u_pq) at (q, p) */
+            double u[4];
+            pair_unit_quaternion(s->seed, lo, hi, u);
+            e[0] = -u[0];
+            for (int t = 1; t < 4; t++) e[t] = p < q ? -u[t] : u[t];
+        }
+    }
+    if (diag < 0) return; /* GEN_STENCIL27_RANDOM */
+    double *e = v + diag * nv;
+    if (s->kind == GEN_MESH27_SPD) { /* (1 + the largest off-diagonal absolute row sum) I */
+        double m = 0;
+        for (int r = 0; r < b; r++) m = rowsum[r] > m ? rowsum[r] : m;
+        for (int t = 0; t < nv; t++) e[t] = t % (b + 1) == 0 ? 1.0 + m : 0.0;
+    } else { /* the real quaternion degree + 1 */
+        e[0] = (double)(len - 1) + 1.0, e[1] = e[2] = e[3] = 0.0;
+    }
+}
+
+const char *gen_compound(gen_csr *A, gen_compound_kind kind, int32_t g, int b, uint64_t seed)
+{
+    memset(A, 0, sizeof *A);
+    graph_spec s = {kind, g, g, g, 1, seed};
+    if (kind == GEN_MESH27_SPD) s.radius = 2;
+    if (kind == GEN_TRI2D_QLAPLACE) s.gz = 1, b = 2; /* nv = 4 */
+    else if (b < 2 || b > 8) return "gen_compound: need a block size 2..8";
+    if (g < 1 || (kind != GEN_STENCIL27_RANDOM && kind != GEN_MESH27_SPD && kind != GEN_TRI2D_QLAPLACE))
+        return "gen_compound: need g >= 1 and a known kind";
+    const int nv = b * b;
+    const int64_t pts = (int64_t)s.gx * s.gy * s.gz;
+    if (pts > INT32_MAX) return "gen_compound: size exceeds 32-bit indices";
+    int64_t *len = malloc((size_t)pts * sizeof *len);
+    if (!len) return "out of host memory for the generated matrix";
+#pragma omp parallel for schedule(static)
+    for (int64_t p = 0; p < pts; p++) len[p] = graph_row(&s, p, NULL);
+    int64_t nnz = 0;
+    for (int64_t p = 0; p < pts; p++) nnz += len[p];
+    const char *err = nnz > INT32_MAX ? "gen_compound: entries exceed 32-bit indices"
+                                      : alloc_csr(A, (int32_t)pts, (int32_t)pts, nnz);
+    double *val = err ? NULL : malloc((size_t)(nnz > 0 ? nnz : 1) * nv * sizeof *val);
+    if (!err && !val) err = "out of host memory for the generated matrix";
+    if (err) {
+        free(len);
+        gen_csr_free(A);
+        return err;
+    }
+    free(A->val);
+    A->val = val;
+    A->nv = nv;
+    A->nnz = nnz;
+    A->rowptr[0] = 0;
+    for (int64_t p = 0; p < pts; p++) A->rowptr[p + 1] = A->rowptr[p] + (int32_t)len[p];
+    free(len);
+#pragma omp parallel for schedule(dynamic, 256)
+    for (int64_t p = 0; p < pts; p++) {
+        int32_t *c = A->col + A->rowptr[p];
+        const int64_t n = graph_row(&s, p, c);
+        compound_row(&s, b, p, c, n, A->val + (int64_t)A->rowptr[p] * nv);
+    }
+    return NULL;
+}

@@ -225,17 +225,29 @@ static void usage(FILE *f)
             "  --no-flush            keep the L2 cache warm between timed runs\n"
             "  --device N            CUDA device ordinal (default 0)\n"
             "  --timeout S           abort when one step takes longer than S seconds (default 600, 0 = off)\n"
+            "  --suite S             scalar (default), compound (block and quaternion matrices: SpMV of our\n"
+            "                        compound formats, cuSPARSE BSR and the scalar expansion) or all\n"
+            "  --compound-gen LIST   compound generators instead of the defaults, e.g. stencil27:b=3:g=28,\n"
+            "                        mesh27:b=3:g=30,qlap2d:g=224 (b: block size 2..8, g: grid points an axis)\n"
+            "  --compound-mtx FILES  compound suite: also these Matrix Market files (comma-separated; quaternion\n"
+            "                        files, or scalar ones with --compound-mtx-block B); without --compound-gen:\n"
+            "                        instead of the generated matrices\n"
+            "  --compound-mtx-block B  read the --compound-mtx files as B x B blocks (2..8)\n"
+            "  --compound-specs LIST our compound candidates, ';'-separated sps_matrix_convert_spec specs\n"
+            "                        (default: bcsr, bell, bsell x entry-layout aos, soa; cmp_tpr 1..16; cmp_sched=1)\n"
+            "  --host-check          compound suite without a GPU: generators, expansion, BSR arrays and every\n"
+            "                        spec checked on the CPU backend against the reference (nothing timed)\n"
             "  --list                print the matrix names this run would use and exit\n"
             "Exit status: 0 ok, 1 a check failed or a call errored, 2 usage, 3 watchdog, 77 no CUDA device.\n",
             sps_format_list());
 }
 
-static std::vector<std::string> split_list(const char *s)
+static std::vector<std::string> split_list(const char *s, char sep = ',')
 {
     std::vector<std::string> v;
     std::string cur;
     for (const char *p = s;; p++) {
-        if (*p == ',' || *p == 0) {
+        if (*p == sep || *p == 0) {
             while (!cur.empty() && cur.back() == ' ') cur.pop_back();
             if (!cur.empty()) v.push_back(cur);
             cur.clear();
@@ -295,6 +307,24 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
             if (sps_launch_variant_parse(v, &o.variant, why, sizeof why) != 0) return bad(why);
         } else if (a == "--list") {
             list_only = true;
+        } else if (a == "--host-check") {
+            o.host_check = true;
+            o.suite_scalar = false, o.suite_compound = true;
+        } else if (a == "--suite") {
+            if (!(v = value())) return 2;
+            const std::string m = v;
+            if (m != "scalar" && m != "compound" && m != "all") return bad("scalar, compound or all");
+            o.suite_scalar = m != "compound";
+            o.suite_compound = m != "scalar";
+        } else if (a == "--compound-gen" || a == "--compound-mtx" || a == "--compound-specs") {
+            if (!(v = value())) return 2;
+            std::vector<std::string> &l = a == "--compound-gen" ? o.compound_gen
+                                          : a == "--compound-mtx" ? o.compound_mtx
+                                                                  : o.compound_specs;
+            l = split_list(v, a == "--compound-specs" ? ';' : ',');
+            if (l.empty()) return bad("expected a list");
+        } else if (a == "--compound-mtx-block") {
+            if (!(v = value()) || !parse_int(v, 2, 8, &o.compound_mtx_block)) return v ? bad("expected 2..8") : 2;
         } else if (a == "--matrices" || a == "--out" || a == "--precision" || a == "--reps" || a == "--warmup" ||
                    a == "--mode" || a == "--only" || a == "--formats" || a == "--maxit" || a == "--restart" ||
                    a == "--device" || a == "--timeout" || a == "--convert-reps") {
@@ -451,7 +481,7 @@ static std::vector<MatrixSource> file_sources(const std::string &dir)
     return v;
 }
 
-static bool selected(const Options &o, const std::string &name)
+bool selected(const Options &o, const std::string &name)
 {
     if (o.only.empty()) return true;
     for (const std::string &p : o.only)
@@ -479,91 +509,6 @@ template <class T> static void build_matrix(Bench &b, const MatrixSource &src, c
 }
 
 /* ================================================================== SpMV */
-struct KernelResult {
-    std::string kernel;  /* "ours:csr", "cusparse:csr-alg1", ... */
-    char op = 'N';
-    bool cusparse = false;
-    std::string status = "error", detail;
-    double ms = NAN, ratio = NAN, fmt_bytes = NAN;
-    double speedup = NAN;
-    bool build_row = false; /* the format's build failed or refused: its conversion row carries the note */
-};
-
-/* One format conversion (CSR on the device -> format) of a matrix and precision. */
-struct ConvertResult {
-    std::string format;
-    std::string status = "not run", detail; /* ok, refused, unsupported, error, not timed, not run */
-    double ms = NAN;                        /* median wall time of one build */
-    double fill_percent = NAN, fmt_bytes = NAN;
-};
-
-/* Run f(); a library or CUDA failure becomes status "unsupported" (the library or
- * cuSPARSE says so: not a failure) or "error" (counted), with the message in
- * detail.  A lost device propagates.  Returns whether f() returned normally. */
-template <class F> static bool guarded(Bench &b, std::string &status, std::string &detail, F &&f)
-{
-    try {
-        f();
-        return true;
-    } catch (const DeviceLost &) {
-        throw;
-    } catch (const Unsupported &e) {
-        status = "unsupported";
-        detail = e.what();
-    } catch (const BenchError &e) {
-        status = "error";
-        detail = e.what();
-        b.failures++;
-        check_device_alive();
-    }
-    return false;
-}
-
-/* Set up (format build, descriptors: untimed), check once on a poisoned y, time,
- * check the last timed output again.  launch() queues one y = op(A) x on `stream`;
- * both throw on failure, which lands in r.status. */
-template <class T, class Setup, class Launch>
-static void measure(Bench &b, cudaStream_t stream, T *y_dev, const Reference &ref, KernelResult &r, Setup &&setup,
-                    Launch &&launch)
-{
-    r.detail.clear();
-    guarded(b, r.status, r.detail, [&] {
-        CK_CUDA(cudaDeviceSynchronize()); /* ours and theirs never overlap */
-        setup();
-        const size_t ny = ref.y.size();
-        std::vector<T> y(ny);
-        auto fetch = [&] {
-            CK_CUDA(cudaMemcpyAsync(y.data(), y_dev, ny * sizeof(T), cudaMemcpyDeviceToHost, stream));
-            CK_CUDA(cudaStreamSynchronize(stream));
-        };
-        /* 0x7F bytes: 3.4e38 in f32, 1.4e306 in f64 — finite, so beta = 0 cannot hide
-           an unwritten entry behind 0 * NaN, and any unwritten entry fails the check */
-        CK_CUDA(cudaMemsetAsync(y_dev, 0x7F, ny * sizeof(T), stream));
-        launch();
-        fetch();
-        Check c = verify(y, ref);
-        r.ratio = c.ratio;
-        if (!c.ok) {
-            r.status = "FAIL";
-            r.detail = "check: " + c.why;
-            b.failures++;
-            return;
-        }
-        r.ms = time_median(stream, b.opt.warmup, b.opt.reps, b.flush_or_null(), launch);
-        fetch();
-        c = verify(y, ref);
-        if (!c.ok) { /* right once, wrong later: a race or a read of unwritten memory */
-            r.status = "FAIL";
-            r.detail = "check after timing: " + c.why;
-            r.ms = NAN;
-            b.failures++;
-            return;
-        }
-        r.ratio = std::max(r.ratio, c.ratio);
-        r.status = "ok";
-    });
-}
-
 /* Sliced ELLPACK for cuSPARSE: slice height 32, one warp per slice. */
 static const int kSellSlice = 32;
 
@@ -603,13 +548,7 @@ static bool build_sell(const HostCsr<T> &A, std::vector<int32_t> &off, std::vect
     return true;
 }
 
-/* cuSPARSE's copies of the CSR arrays, and the COO row indices (COO shares
- * col and val with CSR).  SELL is built per kernel run (it can be large). */
-struct CuMatrix {
-    DevBuf rowptr, col, val, coo_row;
-};
-
-template <class T> static void upload_cusparse(const HostCsr<T> &A, CuMatrix &d)
+template <class T> void upload_cusparse(const HostCsr<T> &A, CuMatrix &d)
 {
     d.rowptr = DevBuf(A.rowptr.data(), A.rowptr.size() * sizeof(int32_t));
     d.col = DevBuf(A.col.data(), A.col.size() * sizeof(int32_t));
@@ -620,24 +559,18 @@ template <class T> static void upload_cusparse(const HostCsr<T> &A, CuMatrix &d)
     d.coo_row = DevBuf(row.data(), row.size() * sizeof(int32_t));
 }
 
-enum class CuFormat { CSR, COO, SELL };
-struct CuKernel {
-    const char *name;
-    CuFormat format;
-    cusparseOperation_t op;
-    cusparseSpMVAlg_t alg;
-};
-static const CuKernel kCuKernels[] = {
+const CuKernel kCuKernels[] = {
     {"cusparse:csr-alg1", CuFormat::CSR, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_SPMV_CSR_ALG1},
     {"cusparse:csr-alg2", CuFormat::CSR, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_SPMV_CSR_ALG2},
     {"cusparse:coo-alg2", CuFormat::COO, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_SPMV_COO_ALG2},
     {"cusparse:sell32", CuFormat::SELL, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_SPMV_SELL_ALG1},
     {"cusparse:csr-alg1", CuFormat::CSR, CUSPARSE_OPERATION_TRANSPOSE, CUSPARSE_SPMV_CSR_ALG1},
 };
+const size_t kNumCuKernels = sizeof kCuKernels / sizeof kCuKernels[0];
 
 template <class T>
-static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A, const CuMatrix &d,
-                                const DevBuf &x, const DevBuf &y, const Reference &ref, KernelResult &r)
+void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A, const CuMatrix &d, const DevBuf &x,
+                         const DevBuf &y, const Reference &ref, KernelResult &r)
 {
     const bool T_op = k.op != CUSPARSE_OPERATION_NON_TRANSPOSE;
     const cudaDataType dt = Prec<T>::cuda;
@@ -672,6 +605,12 @@ static void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A
                                               CUSPARSE_INDEX_BASE_ZERO, dt));
             break;
         }
+        case CuFormat::BSR: /* A: the scalar expansion, for its sizes; d: its blocks */
+            r.fmt_bytes = (double)(d.rowptr.bytes + d.col.bytes + d.val.bytes);
+            CK_SPARSE(cusparseCreateBsr(mat.out(), A.n / d.block, A.m / d.block, d.bnnz, d.block, d.block, d.rowptr.p,
+                                        d.col.p, d.val.p, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_BASE_ZERO, dt, CUSPARSE_ORDER_ROW));
+            break;
         }
         CK_SPARSE(cusparseCreateDnVec(vx.out(), T_op ? A.n : A.m, x.p, dt));
         CK_SPARSE(cusparseCreateDnVec(vy.out(), T_op ? A.m : A.n, y.p, dt));
@@ -722,25 +661,33 @@ static sps_status format_of(const std::string &name, sps_format *id, sps_options
     return st;
 }
 
-static bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &out, std::string &why)
+/* A --formats entry (format_of), or a spec of sps_matrix_convert_spec: a name
+ * with a blank or '=' in it ("bsell entry-layout=soa variant=cmp_tpr=4"), which
+ * carries its own launch variant (--variant applies to the format names only).
+ * Errors land in A's context. */
+bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &out, std::string &why)
 {
+    sps_context ctx = sps_matrix_context(A);
+    const bool spec = name.find_first_of(" =") != std::string::npos;
     sps_format id;
     sps_options opt = NULL;
-    const sps_status fs = format_of(name, &id, &opt);
-    const sps_status st = fs == SPS_OK ? sps_matrix_convert(A, id, opt, out.out()) : fs;
+    const sps_status fs = spec ? SPS_OK : format_of(name, &id, &opt);
+    const sps_status st = fs != SPS_OK ? fs
+                          : spec       ? sps_matrix_convert_spec(A, name.c_str(), out.out())
+                                       : sps_matrix_convert(A, id, opt, out.out());
     sps_options_destroy(opt);
-    CK_SPS(b.ctx, fs);
+    CK_SPS(ctx, fs);
     if (st == SPS_OK) {
-        CK_SPS(b.ctx, sps_matrix_set_launch_variant(out, &b.opt.variant));
+        if (!spec) CK_SPS(ctx, sps_matrix_set_launch_variant(out, &b.opt.variant));
         return true;
     }
-    const char *msg = sps_context_error(b.ctx);
+    const char *msg = sps_context_error(ctx);
     if (st == SPS_ERR_ARG && msg && strstr(msg, "max_fill") && strstr(msg, "force")) {
         why = msg;
-        sps_context_clear_error(b.ctx);
+        sps_context_clear_error(ctx);
         return false;
     }
-    throw_sps(b.ctx, st, "sps_matrix_convert", __FILE__, __LINE__);
+    throw_sps(ctx, st, spec ? "sps_matrix_convert_spec" : "sps_matrix_convert", __FILE__, __LINE__);
 }
 
 /* Median wall time in ms of --convert-reps builds of `id` from A.  The device is
@@ -765,14 +712,22 @@ static double time_convert(Bench &b, sps_matrix A, const std::string &id)
     return n % 2 ? t[n / 2] : 0.5 * (t[n / 2 - 1] + t[n / 2]);
 }
 
-/* Our format `format`, y = op(A) x for both ops on one build.  For a format other
- * than csr (cr != NULL): the first build (untimed; it also warms the build's
- * kernels up) is the one the SpMV rows measure; a refusal or a failed build
- * marks both rows and the conversion row; once op N has passed its check, the
- * builds are timed (time_convert) -- verification before timing. */
+template void upload_cusparse<float>(const HostCsr<float> &, CuMatrix &);
+template void upload_cusparse<double>(const HostCsr<double> &, CuMatrix &);
+template void run_cusparse_kernel<float>(Bench &, const CuKernel &, const HostCsr<float> &, const CuMatrix &,
+                                         const DevBuf &, const DevBuf &, const Reference &, KernelResult &);
+template void run_cusparse_kernel<double>(Bench &, const CuKernel &, const HostCsr<double> &, const CuMatrix &,
+                                          const DevBuf &, const DevBuf &, const Reference &, KernelResult &);
+
+/* Our format `format` (build_format), y = op(A) x for the first nops of the ops N,
+ * T on one build.  For a format other than csr (cr != NULL): the first build
+ * (untimed; it also warms the build's kernels up) is the one the SpMV rows
+ * measure; a refusal or a failed build marks the rows and the conversion row;
+ * once op N has passed its check, the builds are timed (time_convert) when
+ * time_builds -- verification before timing. */
 template <class T>
-static void run_ours(Bench &b, sps_matrix A, const std::string &format, const SpsVector *vx, const SpsVector *vy,
-                     const Reference *ref, KernelResult *r /* [2]: N, T */, ConvertResult *cr)
+void run_ours(Bench &b, sps_matrix A, const std::string &format, const SpsVector *vx, const SpsVector *vy,
+              const Reference *ref, KernelResult *r /* [nops]: N, T */, ConvertResult *cr, int nops, bool time_builds)
 {
     SpsMatrix converted;
     SpsOperator op; /* after `converted`: destroyed first */
@@ -790,7 +745,7 @@ static void run_ours(Bench &b, sps_matrix A, const std::string &format, const Sp
             }
         });
         if (!built) { /* refused, unsupported or error: the conversion row says why (and counts an error) */
-            for (int o = 0; o < 2; o++) r[o].status = cr->status, r[o].detail = cr->detail, r[o].build_row = true;
+            for (int o = 0; o < nops; o++) r[o].status = cr->status, r[o].detail = cr->detail, r[o].build_row = true;
             return;
         }
     }
@@ -799,11 +754,11 @@ static void run_ours(Bench &b, sps_matrix A, const std::string &format, const Sp
         sps_matrix M = cr ? static_cast<sps_matrix>(converted) : A;
         sps_matrix_info_t info;
         CK_SPS(b.ctx, sps_matrix_info(M, &info));
-        r[0].fmt_bytes = r[1].fmt_bytes = (double)info.bytes;
+        for (int o = 0; o < nops; o++) r[o].fmt_bytes = (double)info.bytes;
         if (cr) cr->fmt_bytes = (double)info.bytes, cr->fill_percent = info.fill_percent;
         CK_SPS(b.ctx, sps_operator_from_matrix(M, op.out()));
     };
-    for (int o = 0; o < 2; o++) {
+    for (int o = 0; o < nops; o++) {
         const sps_op_mode mode = o == 0 ? SPS_OP_N : SPS_OP_T;
         measure<T>(b, b.lib_stream, static_cast<T *>(sps_vector_data(vy[o])), ref[o], r[o], setup,
                    [&] { CK_SPS(b.ctx, sps_operator_apply(op, mode, &alpha, vx[o], &beta, vy[o])); });
@@ -817,8 +772,12 @@ static void run_ours(Bench &b, sps_matrix A, const std::string &format, const Sp
         return;
     }
     cr->status = "ok";
-    guarded(b, cr->status, cr->detail, [&] { cr->ms = time_convert(b, A, format); });
+    if (time_builds) guarded(b, cr->status, cr->detail, [&] { cr->ms = time_convert(b, A, format); });
 }
+template void run_ours<float>(Bench &, sps_matrix, const std::string &, const SpsVector *, const SpsVector *,
+                              const Reference *, KernelResult *, ConvertResult *, int, bool);
+template void run_ours<double>(Bench &, sps_matrix, const std::string &, const SpsVector *, const SpsVector *,
+                               const Reference *, KernelResult *, ConvertResult *, int, bool);
 
 enum { SPMV_COLS = 16, CONVERT_COLS = 14 };
 
@@ -838,7 +797,7 @@ static sb_table *convert_table_new(void)
     return sb_table_new(CONVERT_COLS, head, "lrrlllrrlrlrrl");
 }
 
-static void table_add(sb_table *t, const std::string *cells, int n)
+void table_add(sb_table *t, const std::string *cells, int n)
 {
     std::vector<const char *> row((size_t)n);
     for (int c = 0; c < n; c++) row[(size_t)c] = cells[c].c_str();
@@ -916,7 +875,7 @@ template <class T> static void bench_spmv(Bench &b, const std::string &name, sps
         CK_SPS(b.ctx, sps_vector_create(b.ctx, csr.m, Prec<T>::sps, vy[1].out()));
         for (size_t i = 0; i < b.opt.formats.size(); i++)
             run_ours<T>(b, A, b.opt.formats[i], vx, vy, ref, &res[ours0 + 2 * i],
-                        b.opt.formats[i] == "csr" ? nullptr : &conv[i]);
+                        b.opt.formats[i] == "csr" ? nullptr : &conv[i], 2, true);
     } catch (const DeviceLost &) {
         throw;
     } catch (const BenchError &e) {
@@ -936,7 +895,7 @@ template <class T> static void bench_spmv(Bench &b, const std::string &name, sps
         upload_cusparse(csr, d);
         const DevBuf dx[2] = {DevBuf(x[0].data(), x[0].size() * sizeof(T)), DevBuf(x[1].data(), x[1].size() * sizeof(T))};
         const DevBuf dy[2] = {DevBuf((size_t)csr.n * sizeof(T)), DevBuf((size_t)csr.m * sizeof(T))};
-        for (size_t i = 0; i < sizeof kCuKernels / sizeof kCuKernels[0]; i++) {
+        for (size_t i = 0; i < kNumCuKernels; i++) {
             const int o = res[cu0 + i].op == 'N' ? 0 : 1;
             run_cusparse_kernel<T>(b, kCuKernels[i], csr, d, dx[o], dy[o], ref[o], res[cu0 + i]);
         }
@@ -1162,6 +1121,7 @@ static void emit_md(FILE *f, const void *arg)
         sb_table_markdown(b.solver_rows, f);
         fputc('\n', f);
     }
+    compound_report_md(f, b);
     if (!b.notes.empty()) {
         fprintf(f, "## Notes\n\n");
         for (const std::string &n : b.notes) fprintf(f, "- %s\n", n.c_str());
@@ -1209,8 +1169,40 @@ static int write_report(Bench &b, double copy_gib)
     if (sb_table_rows(b.spmv_rows)) write(base + ".csv", emit_csv, b.spmv_rows);
     if (sb_table_rows(b.solver_rows)) write(base + "-solver.csv", emit_csv, b.solver_rows);
     if (sb_table_rows(b.convert_rows)) write(base + "-convert.csv", emit_csv, b.convert_rows);
+    if (sb_table_rows(b.compound_rows)) write(base + "-compound.csv", emit_csv, b.compound_rows);
+    if (sb_table_rows(b.compound_summary)) write(base + "-compound-summary.csv", emit_csv, b.compound_summary);
     write(base + ".md", emit_md, &r);
     return rc;
+}
+
+/* A matrix could not be generated or read: noted, counted. */
+void matrix_failed(Bench &b, const std::string &name, const BenchError &e)
+{
+    printf("%s  error: %s\n", name.c_str(), e.what());
+    b.notes.push_back(strprintf("%s error: %s", name.c_str(), e.what()));
+    b.failures++;
+}
+
+void each_precision(Bench &b, const std::string &name, const std::function<void(int)> &f)
+{
+    for (int p = 0; p < 2; p++) {
+        if (!(p == 0 ? b.opt.f32 : b.opt.f64)) continue;
+        const char *prec = p == 0 ? "f32" : "f64";
+        watchdog_arm(b, name + " " + prec);
+        try {
+            f(p);
+        } catch (const DeviceLost &) {
+            throw;
+        } catch (const Unsupported &e) {
+            printf("%s  %s  skipped: %s\n", name.c_str(), prec, e.what());
+            b.notes.push_back(strprintf("%s %s skipped: %s", name.c_str(), prec, e.what()));
+        } catch (const BenchError &e) {
+            printf("%s  %s  error: %s\n", name.c_str(), prec, e.what());
+            b.notes.push_back(strprintf("%s %s error: %s", name.c_str(), prec, e.what()));
+            b.failures++;
+            check_device_alive();
+        }
+    }
 }
 
 /* ================================================================== main */
@@ -1224,12 +1216,16 @@ int main(int argc, char **argv)
     const time_t started = time(nullptr);
 
     std::vector<MatrixSource> sources;
+    std::vector<std::string> compound; /* the compound suite's selected matrices */
     try {
-        sources = builtin_sources(b.opt.quick);
-        if (!b.opt.matrices_dir.empty()) {
+        if (b.opt.suite_scalar) sources = builtin_sources(b.opt.quick);
+        if (b.opt.suite_scalar && !b.opt.matrices_dir.empty()) {
             std::vector<MatrixSource> files = file_sources(b.opt.matrices_dir);
             sources.insert(sources.end(), files.begin(), files.end());
         }
+        if (b.opt.suite_compound)
+            for (const std::string &n : compound_names(b.opt))
+                if (selected(b.opt, n)) compound.push_back(n);
     } catch (const BenchError &e) {
         fprintf(stderr, "spbench: %s\n", e.what());
         return 2;
@@ -1239,9 +1235,10 @@ int main(int argc, char **argv)
         if (selected(b.opt, s.name)) run.push_back(s);
     if (list_only) {
         for (const MatrixSource &s : run) printf("%s\n", s.name.c_str());
+        for (const std::string &n : compound) printf("%s\n", n.c_str());
         return 0;
     }
-    if (run.empty()) {
+    if (run.empty() && compound.empty()) {
         fprintf(stderr, "spbench: --only matches no matrix (see --list)\n");
         return 2;
     }
@@ -1249,10 +1246,21 @@ int main(int argc, char **argv)
     b.spmv_rows = spmv_table_new();
     b.solver_rows = solver_table_new();
     b.convert_rows = convert_table_new();
-    if (!b.spmv_rows || !b.solver_rows || !b.convert_rows) {
+    b.compound_rows = compound_table_new();
+    b.compound_summary = compound_summary_new();
+    struct Tables {
+        Bench &b;
+        ~Tables()
+        {
+            for (sb_table *t : {b.spmv_rows, b.convert_rows, b.solver_rows, b.compound_rows, b.compound_summary})
+                sb_table_free(t);
+        }
+    } tables{b};
+    if (!b.spmv_rows || !b.solver_rows || !b.convert_rows || !b.compound_rows || !b.compound_summary) {
         fprintf(stderr, "spbench: out of memory\n");
         return 1;
     }
+    if (b.opt.host_check) return host_check_compound(b); /* no device */
     size_t copy_bytes = 0;
     bool lost = false;
     try {
@@ -1284,33 +1292,17 @@ int main(int argc, char **argv)
                     watchdog_arm(b, src.name + ": generate");
                     if (const char *msg = src.make(&g)) throw BenchError(strprintf("generator: %s", msg));
                 }
-                for (int p = 0; p < 2; p++) {
-                    if (!(p == 0 ? b.opt.f32 : b.opt.f64)) continue;
-                    const char *prec = p == 0 ? "f32" : "f64";
-                    watchdog_arm(b, src.name + " " + prec);
-                    try {
-                        if (p == 0) run_one<float>(b, src, &g);
-                        else run_one<double>(b, src, &g);
-                    } catch (const DeviceLost &) {
-                        throw;
-                    } catch (const Unsupported &e) {
-                        printf("%s  %s  skipped: %s\n", src.name.c_str(), prec, e.what());
-                        b.notes.push_back(strprintf("%s %s skipped: %s", src.name.c_str(), prec, e.what()));
-                    } catch (const BenchError &e) {
-                        printf("%s  %s  error: %s\n", src.name.c_str(), prec, e.what());
-                        b.notes.push_back(strprintf("%s %s error: %s", src.name.c_str(), prec, e.what()));
-                        b.failures++;
-                        check_device_alive();
-                    }
-                }
+                each_precision(b, src.name, [&](int p) {
+                    if (p == 0) run_one<float>(b, src, &g);
+                    else run_one<double>(b, src, &g);
+                });
             } catch (const DeviceLost &) {
                 throw;
             } catch (const BenchError &e) {
-                printf("%s  error: %s\n", src.name.c_str(), e.what());
-                b.notes.push_back(strprintf("%s error: %s", src.name.c_str(), e.what()));
-                b.failures++;
+                matrix_failed(b, src.name, e);
             }
         }
+        if (b.opt.suite_compound && b.opt.spmv && !compound.empty()) bench_compound(b);
     } catch (const DeviceLost &e) {
         fprintf(stderr, "spbench: fatal: %s\nspbench: writing the results gathered so far\n", e.what());
         b.notes.push_back(strprintf("run aborted: %s", e.what()));
@@ -1325,12 +1317,9 @@ int main(int argc, char **argv)
     if (write_report(b, (double)copy_bytes / (1u << 30)) != 0) b.failures++;
     if (lost) watchdog_arm(b, "exit after a device error"); /* runtime teardown at exit could block */
     else watchdog_disarm();
-    printf("spbench: %d SpMV rows, %d conversion rows, %d solver rows, %d failure(s), %.0f s\n",
-           sb_table_rows(b.spmv_rows), sb_table_rows(b.convert_rows), sb_table_rows(b.solver_rows), b.failures,
-           difftime(time(nullptr), started));
-    sb_table_free(b.spmv_rows);
-    sb_table_free(b.convert_rows);
-    sb_table_free(b.solver_rows);
+    printf("spbench: %d SpMV rows, %d conversion rows, %d solver rows, %d compound rows, %d failure(s), %.0f s\n",
+           sb_table_rows(b.spmv_rows), sb_table_rows(b.convert_rows), sb_table_rows(b.solver_rows),
+           sb_table_rows(b.compound_rows), b.failures, difftime(time(nullptr), started));
     if (!lost) release_device(b); /* after a sticky error, teardown calls could fail or hang */
     return b.failures ? 1 : 0;
 }

@@ -20,6 +20,7 @@ extern "C" sps_status sps_matrix_set_launch_variant(sps_matrix A, const sps_laun
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -150,6 +151,13 @@ struct Options {
     int device = 0;
     int timeout_s = 600;                /* watchdog per step; 0 = off */
     sps_launch_variant variant = {};    /* --variant key=value,...: every format matrix's (kernels/launch.h) */
+    /* the compound suite (spbench_compound.cu) */
+    bool suite_scalar = true, suite_compound = false; /* --suite scalar|compound|all */
+    std::vector<std::string> compound_gen;   /* --compound-gen: generator specs (empty: the defaults) */
+    std::vector<std::string> compound_mtx;   /* --compound-mtx: Matrix Market files */
+    int compound_mtx_block = 0;              /* --compound-mtx-block B: scalar files read as B x B blocks */
+    std::vector<std::string> compound_specs; /* --compound-specs: our candidates (empty: the defaults) */
+    bool host_check = false;                 /* --host-check: the compound suite's host-side checks, no GPU */
 };
 
 /* Evicts the L2 cache before each timed run.  Default ("read"): a kernel reads a
@@ -178,6 +186,7 @@ struct Bench {
     double copy_gbs = 0;               /* device-to-device copy, bytes read + written */
     sb_table *spmv_rows = nullptr, *solver_rows = nullptr;
     sb_table *convert_rows = nullptr;  /* GPU format conversion (CSR on the device -> format) */
+    sb_table *compound_rows = nullptr, *compound_summary = nullptr; /* the compound suite */
     int failures = 0;                  /* failed checks and errors: exit status 1 */
     std::vector<std::string> notes;    /* what failed or was skipped, and why (report's Notes) */
     const L2Flush *flush_or_null() const { return opt.flush_l2 ? &flush : nullptr; }
@@ -322,6 +331,126 @@ template <class T> Check verify(const std::vector<T> &y, const Reference &ref)
     return c;
 }
 
+/* ------------------------------------------------------------------ SpMV measurement (spbench.cu) */
+/* One row of the SpMV table (and of the compound table, spbench_compound.cu). */
+struct KernelResult {
+    std::string kernel;  /* "ours:csr", "cusparse:csr-alg1", ... */
+    char op = 'N';
+    bool cusparse = false;
+    std::string status = "error", detail;
+    double ms = NAN, ratio = NAN, fmt_bytes = NAN;
+    double speedup = NAN;
+    bool build_row = false; /* the format's build failed or refused: its conversion row carries the note */
+};
+
+/* One format conversion (CSR on the device -> format) of a matrix and precision. */
+struct ConvertResult {
+    std::string format;
+    std::string status = "not run", detail; /* ok, refused, unsupported, error, not timed, not run */
+    double ms = NAN;                        /* median wall time of one build */
+    double fill_percent = NAN, fmt_bytes = NAN;
+};
+
+/* Run f(); a library or CUDA failure becomes status "unsupported" (the library or
+ * cuSPARSE says so: not a failure) or "error" (counted), with the message in
+ * detail.  A lost device propagates.  Returns whether f() returned normally. */
+template <class F> bool guarded(Bench &b, std::string &status, std::string &detail, F &&f)
+{
+    try {
+        f();
+        return true;
+    } catch (const DeviceLost &) {
+        throw;
+    } catch (const Unsupported &e) {
+        status = "unsupported";
+        detail = e.what();
+    } catch (const BenchError &e) {
+        status = "error";
+        detail = e.what();
+        b.failures++;
+        check_device_alive();
+    }
+    return false;
+}
+
+/* Set up (format build, descriptors: untimed), check once on a poisoned y, time,
+ * check the last timed output again.  launch() queues one y = op(A) x on `stream`;
+ * both throw on failure, which lands in r.status. */
+template <class T, class Setup, class Launch>
+void measure(Bench &b, cudaStream_t stream, T *y_dev, const Reference &ref, KernelResult &r, Setup &&setup,
+             Launch &&launch)
+{
+    r.detail.clear();
+    guarded(b, r.status, r.detail, [&] {
+        CK_CUDA(cudaDeviceSynchronize()); /* ours and theirs never overlap */
+        setup();
+        const size_t ny = ref.y.size();
+        std::vector<T> y(ny);
+        auto fetch = [&] {
+            CK_CUDA(cudaMemcpyAsync(y.data(), y_dev, ny * sizeof(T), cudaMemcpyDeviceToHost, stream));
+            CK_CUDA(cudaStreamSynchronize(stream));
+        };
+        /* 0x7F bytes: 3.4e38 in f32, 1.4e306 in f64 — finite, so beta = 0 cannot hide
+           an unwritten entry behind 0 * NaN, and any unwritten entry fails the check */
+        CK_CUDA(cudaMemsetAsync(y_dev, 0x7F, ny * sizeof(T), stream));
+        launch();
+        fetch();
+        Check c = verify(y, ref);
+        r.ratio = c.ratio;
+        if (!c.ok) {
+            r.status = "FAIL";
+            r.detail = "check: " + c.why;
+            b.failures++;
+            return;
+        }
+        r.ms = time_median(stream, b.opt.warmup, b.opt.reps, b.flush_or_null(), launch);
+        fetch();
+        c = verify(y, ref);
+        if (!c.ok) { /* right once, wrong later: a race or a read of unwritten memory */
+            r.status = "FAIL";
+            r.detail = "check after timing: " + c.why;
+            r.ms = NAN;
+            b.failures++;
+            return;
+        }
+        r.ratio = std::max(r.ratio, c.ratio);
+        r.status = "ok";
+    });
+}
+
+/* cuSPARSE's copies of the CSR arrays, and the COO row indices (COO shares
+ * col and val with CSR).  SELL is built per kernel run (it can be large). */
+struct CuMatrix {
+    DevBuf rowptr, col, val, coo_row;
+    int block = 0;    /* CuFormat::BSR: rowptr, col and val are block arrays of block x block blocks, */
+    int64_t bnnz = 0; /* row-major, bnnz of them (the compound suite builds them) */
+};
+template <class T> void upload_cusparse(const HostCsr<T> &A, CuMatrix &d);
+
+/* cuSPARSE's SpMV kernels of the scalar table: kCuKernels[0 .. kNumCuKernels). */
+enum class CuFormat { CSR, COO, SELL, BSR };
+struct CuKernel {
+    const char *name;
+    CuFormat format;
+    cusparseOperation_t op;
+    cusparseSpMVAlg_t alg;
+};
+extern const CuKernel kCuKernels[];
+extern const size_t kNumCuKernels;
+/* One cuSPARSE kernel on A's copies d: set up, check, time (measure) into r. */
+template <class T>
+void run_cusparse_kernel(Bench &b, const CuKernel &k, const HostCsr<T> &A, const CuMatrix &d, const DevBuf &x,
+                         const DevBuf &y, const Reference &ref, KernelResult &r);
+/* Build `name` from A (a --formats entry or a sps_matrix_convert_spec spec) into out;
+ * false with the library's message in why when the format refuses A (max_fill). */
+bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &out, std::string &why);
+/* Our format `name` built from A, y = op(A) x for ops N (and T when nops = 2) into
+ * r[0..nops), the build into cr (NULL: A itself), builds timed when time_builds. */
+template <class T>
+void run_ours(Bench &b, sps_matrix A, const std::string &name, const SpsVector *vx, const SpsVector *vy,
+              const Reference *ref, KernelResult *r, ConvertResult *cr, int nops, bool time_builds);
+void table_add(sb_table *t, const std::string *cells, int n);
+
 /* ------------------------------------------------------------------ formatting */
 std::string fmt_num(double v, int digits); /* "%.*g", empty for NaN */
 std::string fmt_fixed(double v, int decimals);
@@ -332,5 +461,19 @@ std::string fmt_fixed(double v, int decimals);
 template <class T> void bench_solvers(Bench &b, const std::string &name, sps_matrix A, const HostCsr<T> &csr);
 sb_table *solver_table_new(void);
 int solver_mode_available(void); /* 0 when the library was built without solvers */
+
+/* ------------------------------------------------------------------ compound suite (spbench_compound.cu) */
+bool selected(const Options &o, const std::string &name); /* --only */
+/* f(0) for f32, f(1) for f64 as --precision selects, each under the watchdog: an
+ * Unsupported is a skip note, another BenchError an error note and a failure; a
+ * lost device propagates. */
+void each_precision(Bench &b, const std::string &name, const std::function<void(int)> &f);
+void matrix_failed(Bench &b, const std::string &name, const BenchError &e); /* noted, counted */
+std::vector<std::string> compound_names(const Options &o); /* throws BenchError on a bad --compound-gen */
+sb_table *compound_table_new(void);
+sb_table *compound_summary_new(void);
+void bench_compound(Bench &b);           /* every selected compound matrix and precision */
+int host_check_compound(Bench &b);       /* --host-check: exit status */
+void compound_report_md(FILE *f, const Bench &b);
 
 #endif

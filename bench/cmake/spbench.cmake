@@ -4,6 +4,7 @@ if(SPS_HAVE_CUDA)
   add_executable(spbench
     ${_spbench_dir}/spbench.cu
     ${_spbench_dir}/spbench_solver.cu
+    ${_spbench_dir}/spbench_compound.cu
     ${_spbench_dir}/spbench_table.c
     ${_spbench_dir}/gen.c)
   target_include_directories(spbench PRIVATE ${_spbench_dir} ${_spbench_dir}/..) # kernels/launch.h
