@@ -10,6 +10,10 @@
  * options (CHOICE words, INT options with a list of values), so a new compound
  * format competes without a line here.  The first candidate, the reference, is
  * the format's defaults: csr (scalar) or the model's compound pick (bcsr).
+ * On the GPU a compound winner is then refined: its launch shapes (threads a
+ * block-row 1..32 x static / dynamic rows, kernels/launch.h cmp_*) are set on
+ * the matrix already built and timed in turn (refine_variants), so the layouts
+ * cost a build each and the shapes none.
  *
  * Model (before anything is built).  Stored entries from the row lengths: ELL
  * n x the longest row, SELL-C and RgCSR-G the sum over groups of C (G) x the
@@ -451,6 +455,64 @@ static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand
     return st;
 }
 
+/* The launch shapes tried on the winner of a compound tune (GPU only: the CPU
+ * ignores variants): threads a block-row x schedule, each set on the matrix
+ * already built (no rebuild); the defaults were timed with the formats. */
+static const int refine_tpr[] = {1, 2, 4, 8, 16, 32};
+
+/* Time the launch variants of *best (spec r->choice) within the budget; keep the
+ * fastest by TUNE_MARGIN, its spec extended by "variant=...". */
+static sps_status refine_variants(sps_matrix best, const sps_tune_options *o, double t0, sps_tune_result *r)
+{
+    sps_context ctx = best->ctx;
+    sps_vector x = NULL, y = NULL;
+    sps_status st = sps_vector_create(ctx, sps_matrix_op_cols(best), best->t, &x);
+    if (st == SPS_OK) st = sps_vector_create(ctx, sps_matrix_op_rows(best), best->t, &y);
+    if (st == SPS_OK) st = sps_v_fill(x, (sps_cplx){1, 0});
+    if (st == SPS_OK) st = sps_v_fill(y, (sps_cplx){0, 0});
+    const sps_launch_variant base = best->lv;
+    sps_launch_variant keep = base;
+    char base_spec[SPS_TUNE_SPEC_LEN - 40], spec[SPS_TUNE_SPEC_LEN];
+    if (strlen(r->choice) >= sizeof base_spec) return SPS_OK; /* no room for the variant in a spec */
+    memcpy(base_spec, r->choice, strlen(r->choice) + 1);
+    const int ntpr = (int)(sizeof refine_tpr / sizeof refine_tpr[0]);
+    for (int k = 0; k < 2 * ntpr && st == SPS_OK && r->ncandidates < SPS_TUNE_MAX_CANDIDATES; k++) {
+        sps_launch_variant v = base;
+        v.cmp_tpr = refine_tpr[k % ntpr];
+        v.cmp_sched = k / ntpr;
+        sps_tune_candidate *rec = &r->candidates[r->ncandidates++];
+        snprintf(spec, sizeof spec, "%s variant=cmp_tpr=%d,cmp_sched=%d", base_spec, v.cmp_tpr, v.cmp_sched);
+        memcpy(rec->spec, spec, sizeof spec);
+        if (o->budget - (sps_wtime() - t0) <= 0) {
+            skip_rec(r, rec, "over the budget", "");
+            continue;
+        }
+        char why[512];
+        double ms = 0;
+        int over = 0;
+        if (sps_matrix_set_launch_variant(best, &v) != SPS_OK ||
+            time_spmv(best, x, y, o, o->budget - (sps_wtime() - t0), &ms, &over) != SPS_OK) {
+            skip_rec(r, rec, "the product failed: ", take_error(ctx, why, sizeof why));
+            continue;
+        }
+        if (over) {
+            skip_rec(r, rec, "over the budget (its timed runs would not fit)", "");
+            continue;
+        }
+        rec->ms = ms;
+        r->timed++;
+        if (ms < r->chosen_ms * (1 - TUNE_MARGIN)) {
+            r->chosen_ms = ms;
+            keep = v;
+            memcpy(r->choice, spec, sizeof spec);
+        }
+    }
+    if (sps_matrix_set_launch_variant(best, &keep) != SPS_OK && st == SPS_OK) st = SPS_ERR_ARG;
+    sps_vector_destroy(x);
+    sps_vector_destroy(y);
+    return st;
+}
+
 sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix *B, sps_tune_result *res)
 {
     const double t0 = sps_wtime();
@@ -513,6 +575,9 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
         st = model_fallback(A, model, B, r);
         goto done;
     }
+    if (A->entry.kind != SPS_ENTRY_SCALAR && A->ctx->backend == SPS_BACKEND_CUDA && !strstr(r->choice, "variant=") &&
+        (st = refine_variants(*B, &o, t0, r)) != SPS_OK)
+        goto done;
     if (path) {
         snprintf(e.choice, sizeof e.choice, "%s", r->choice);
         e.chosen_ms = r->chosen_ms;
