@@ -146,7 +146,7 @@ static int step_load(cli_run *r)
         return EXIT_INPUT;
     }
     r->n = r->rep.info.rows * sps_entry_dim(r->rep.info.entry);
-    cli_choose_format(&r->opt, r->rep.info.entry.kind != SPS_ENTRY_SCALAR);
+    cli_choose_format(&r->opt);
     if (opt->write_expansion) {
         if ((st = sps_matrix_write_mtx_expanded(r->A, opt->write_expansion)) != SPS_OK) return fail(r->ctx, st, NULL);
         r->rep.expansion_written = opt->write_expansion;

@@ -369,15 +369,17 @@ void cli_options_free(cli_options *opt)
     opt->fmt = NULL;
 }
 
-void cli_choose_format(cli_options *opt, int compound)
+void cli_choose_format(cli_options *opt)
 {
     if (opt->format_name) return;
     if (opt->tune) { /* picked by the tuner (format auto): format parameters do not apply */
         warn_unread(opt->sets, opt, GROUP_FORMAT);
         return;
     }
-    opt->format = compound ? SPS_FMT_BCSR : SPS_FMT_CSR;
-    opt->fmt = opt->sets->of[GROUP_FORMAT][group_owner(&groups[GROUP_FORMAT], sps_format_name(opt->format))];
+    /* the model's pick (sps_matrix_auto_format: bcsr for compound entries), built with
+     * its defaults: format parameters need the format named */
+    opt->format = SPS_FMT_AUTO;
+    opt->fmt = NULL;
     warn_unread(opt->sets, opt, GROUP_FORMAT);
 }
 
@@ -523,9 +525,9 @@ static void print_help(FILE *f)
     print_group(f, GROUP_PRECOND);
     fprintf(f,
             "Execution\n"
-            "      --format NAME     storage format: %s (default: csr; bcsr for block and\n"
-            "                        quaternion matrices); auto: picked from the matrix by a model\n"
-            "                        of SpMV times (README, Choosing a format)\n"
+            "      --format NAME     storage format: %s, or auto (the default):\n"
+            "                        picked from the matrix by a model of SpMV times (README,\n"
+            "                        Choosing a format); format parameters need the format named\n"
             "      --tune            time the candidate formats on this matrix and device and take\n"
             "                        the fastest (implies --format auto; README, Tuning)\n"
             "      --tune-budget S   seconds --tune may spend timing (default 2; 0: the model's pick)\n"
@@ -578,7 +580,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->matrix = CLI_DEFAULT_PROBLEM;
     opt->precond = "none";
-    opt->format = SPS_FMT_CSR;
+    opt->format = SPS_FMT_AUTO;
     opt->backend = SPS_BACKEND_AUTO;
     opt->precision = SPS_F64;
     opt->block_size = 1;

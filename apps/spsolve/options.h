@@ -32,7 +32,7 @@ typedef struct {
     int restart;             /* the solver parameters as set (given or default), for the summary */
     double rtol, atol;
     int maxit;
-    const char *format_name; /* NULL: not given (cli_choose_format picks csr or bcsr) */
+    const char *format_name; /* NULL: not given (cli_choose_format: auto) */
     sps_format format;
     sps_options fmt;         /* the format's options as given, for sps_matrix_convert (in sets) */
     struct cli_sets *sets;   /* every declared parameter (cli_options_free) */
@@ -64,9 +64,9 @@ void cli_options_free(cli_options *opt);
 sps_status cli_solver_set_options(const cli_options *opt, sps_solver s);
 sps_status cli_precond_set_options(const cli_options *opt, sps_precond P);
 
-/** The format when --format was not given: bcsr for a compound (block or quaternion)
- *  matrix, csr otherwise, with the warnings for format parameters it does not read. */
-void cli_choose_format(cli_options *opt, int compound);
+/** The format when --format was not given: auto (the model's pick, bcsr for a block
+ *  or quaternion matrix), with the warnings for the format parameters given. */
+void cli_choose_format(cli_options *opt);
 
 /** Nonzero when some format option differs from its default (a CSR matrix is then
  *  converted to CSR too, e.g. to build and cache A^T). */

@@ -189,7 +189,7 @@ function(scenario_blocks)
   expect_ones("${WORK}/xs.mtx" 36)
   expect_ones("${WORK}/xb.mtx" 36)
   # Jacobi and the soa layout run on blocks too
-  e2e_run(-m p.mtx --block-size 3 --precond jacobi --entry-layout soa --json)
+  e2e_run(-m p.mtx --block-size 3 --precond jacobi --format bcsr --entry-layout soa --json)
   e2e_expect_solved(1e-8)
   e2e_json_expect(soa matrix format_options entry_layout)
   # 36 is not a multiple of 5
@@ -198,10 +198,15 @@ function(scenario_blocks)
   e2e_run_refused("--block-size reads a Matrix Market file" -m poisson2d:6 --block-size 3)
   # a scalar format given explicitly: the library's refusal
   e2e_run_refused("block3x3 entries are not stored by this format" -m p.mtx --block-size 3 --format sell)
-  # --entry-layout without --format on a scalar matrix: warned about once the format is known
+  # format parameters without --format: the format is auto (the model's pick with its
+  # defaults), so they are warned about once the matrix is read
   e2e_run(-m p.mtx --entry-layout soa)
   e2e_expect_rc(0)
-  e2e_expect_stderr("--entry-layout has no effect with --format csr")
+  e2e_expect_stderr("--entry-layout has no effect with --format auto")
+  e2e_run(-m p.mtx --block-size 3 --entry-layout soa --json)
+  e2e_expect_solved(1e-8)
+  e2e_json_expect(bcsr matrix format)
+  e2e_json_expect(aos matrix format_options entry_layout)
 endfunction()
 
 e2e_dispatch()
