@@ -525,7 +525,7 @@ static void print_help(FILE *f)
     print_group(f, GROUP_PRECOND);
     fprintf(f,
             "Execution\n"
-            "      --format NAME     storage format: %s, or auto (the default):\n"
+            "      --format NAME     storage format: %s; or auto (the default):\n"
             "                        picked from the matrix by a model of SpMV times (README,\n"
             "                        Choosing a format); format parameters need the format named\n"
             "      --tune            time the candidate formats on this matrix and device and take\n"
