@@ -9,8 +9,9 @@
  *   few long rows (longer than the padded layouts' long-row length, so bell and bsell
  *   list them), one of 20000 block rows to fill the GPU.  Every output within
  *   2 eps 4 (terms + 4) (|alpha| sum |a||x| + |beta y0|) of the CPU's (tu_spmv_scales
- *   of the scalar expansion); every layout agrees with bcsr AoS on the GPU to the
- *   same bound; the GPU store exports back to the arrays it was built from;
+ *   of the scalar expansion); every layout agrees with the first one checked (bcsr
+ *   AoS) on the GPU to the same bound; the GPU store exports back to the arrays it
+ *   was built from (up to 1M stored scalars);
  * - launch variants (kernels/launch.h, cmp_*): every cmp_sched x cmp_tpr, cmp_warps
  *   and cmp_bpsm alone, sched 1 with bpsm 1, on b = 3, 4 and quaternions (f32, f64,
  *   c64), bcsr and bsell32, AoS and SoA, the same way; values out of a field's range
@@ -18,10 +19,11 @@
  * - CG on the quaternion Laplacian (q64) and the 3x3-block SPD system (f64) on the
  *   GPU in bcsr and bsell32: converges, within one iteration of the CPU's, x within
  *   1e3 rtol of the CPU's.
- * SPS_GPU_TEST_SMALL=1 (compute-sanitizer): smaller shapes, b = 2, 3, 4, 5, 8, half
- * the (op, alpha/beta) cases a layout or variant, fewer solves.  A backend without
- * compound kernels fails with one message.  Exit 77 (skipped) without a usable CUDA
- * device.  Ends with "N passed, M failed". */
+ * SPS_GPU_TEST_SMALL=1 (compute-sanitizer, whose time goes by launches): smaller
+ * shapes, b = 2, 3, 4, 5, 8, a quarter of the layouts a matrix and each variant on one
+ * layout (in turns that cover them all), half the (op, alpha/beta) cases, one solve a
+ * system.  A backend without compound kernels fails with one message.  Exit 77
+ * (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -200,10 +202,10 @@ static void free_outputs(void **y)
     }
 }
 
-/* Ag (on the GPU) against the CPU outputs yc, and against ref (another layout on
+/* Ag (on the GPU) against the CPU outputs yc, and against ref (the layout refname on
  * the GPU) where given, for the cases in mask.  Ag's outputs go to keep when given. */
 static void check_cases(const char *what, sps_matrix Ag, const pcase *pc, unsigned mask, void *const *yc,
-                        void *const *ref, void **keep)
+                        void *const *ref, const char *refname, void **keep)
 {
     void *yg[NCASE];
     outputs(Ag, pc, mask, yg); /* a failed product: NaN, which the comparison reports */
@@ -213,7 +215,7 @@ static void check_cases(const char *what, sps_matrix Ag, const pcase *pc, unsign
         snprintf(w, sizeof w, "%s: %s, %s", what, pc[k].mode ? "SpMV^T" : "SpMV", tu_ab_name[pc[k].ab]);
         cmp_vec_s(w, Ag->t, (size_t)pc[k].nout, yg[k], yc[k], 2.0, pc[k].scale);
         if (ref && ref[k]) {
-            strncat(w, ", against bcsr aos on the GPU", sizeof w - strlen(w) - 1);
+            snprintf(w + strlen(w), sizeof w - strlen(w), ", against %s on the GPU", refname);
             cmp_vec_s(w, Ag->t, (size_t)pc[k].nout, yg[k], ref[k], 2.0, pc[k].scale);
         }
     }
@@ -268,13 +270,17 @@ static void free_pair(pair *p)
  * the build kernels that the smaller ones run. */
 enum { EXPORT_MAX = 1 << 20 };
 
-/* Every outer and entry layout of one random matrix on shape s (nlong long rows). */
-static void check_layouts(const tu_shape *s, int nlong, etype et)
+/* Every outer and entry layout of one random matrix on shape s (nlong long rows);
+ * under SPS_GPU_TEST_SMALL a quarter of them, by turn (compute-sanitizer's time goes
+ * by launches), so that successive turns cover every layout. */
+static void check_layouts(const tu_shape *s, int nlong, etype et, int turn)
 {
     pair p;
     if (make_pair(s, et, &p)) {
         void *ref[NCASE] = {NULL};
+        char refname[64] = "";
         for (int li = 0; li < 2 * NOUTER; li++) {
+            if (g_small && (li + turn) % 4) continue;
             const int soa = li / NOUTER;
             const outer *o = &outers[li % NOUTER];
             char what[256];
@@ -288,7 +294,10 @@ static void check_layouts(const tu_shape *s, int nlong, etype et)
                 if (o->f != SPS_FMT_BCSR)
                     TU_CHECK(((const sps_pad_store *)Ag->store)->L.nlong == nlong, "%s: %d long rows listed, want %d",
                              what, (int)((const sps_pad_store *)Ag->store)->L.nlong, nlong);
-                check_cases(what, Ag, p.pc, case_mask(li), p.yc, li ? ref : NULL, li ? NULL : ref);
+                /* the first layout's outputs: the others' reference on the GPU */
+                const int first = !*refname;
+                check_cases(what, Ag, p.pc, case_mask(li), p.yc, first ? NULL : ref, refname, first ? ref : NULL);
+                if (first) snprintf(refname, sizeof refname, "%s %s", o->name, soa ? "soa" : "aos");
             }
             sps_matrix_destroy(Ag);
         }
@@ -315,7 +324,7 @@ static void test_layouts(void)
         const double t0 = now_s();
         for (int ti = 0; ti < nt; ti++) {
             tu_shape s = make_shape(&shapes[si]); /* a fresh pattern for every matrix */
-            check_layouts(&s, shapes[si].nlong, types[ti]);
+            check_layouts(&s, shapes[si].nlong, types[ti], (int)si + ti);
             tu_shape_free(&s);
         }
         printf("layouts, shape %s: %.1f s\n", shapes[si].name, now_s() - t0);
@@ -397,8 +406,9 @@ static void check_refusals(const char *what, sps_matrix Ag, const sps_launch_var
     }
 }
 
-/* Every variant on one random matrix of type et in bcsr and bsell32, AoS and SoA. */
-static void sweep_variants(const tu_shape *s, etype et, const variant *vs, int nv)
+/* Every variant on one random matrix of type et in bcsr and bsell32, AoS and SoA
+ * (SPS_GPU_TEST_SMALL: each variant on one of the four, by turn). */
+static void sweep_variants(const tu_shape *s, etype et, const variant *vs, int nv, int turn)
 {
     pair p;
     if (make_pair(s, et, &p)) {
@@ -412,14 +422,16 @@ static void sweep_variants(const tu_shape *s, etype et, const variant *vs, int n
             sps_matrix Ag = to_outer(p.Bg, o, soa);
             if (Ag) {
                 for (int vi = 0; vi < nv; vi++) {
-                    snprintf(w, sizeof w, "%s, %s", what, vs[vi].spec);
+                    if (g_small && (vi + turn) % 4 != li) continue;
+                    snprintf(w, sizeof w, "%s, %.63s", what, vs[vi].spec);
                     if (TU_OK(g_gpu, sps_matrix_set_launch_variant(Ag, &vs[vi].v)))
-                        check_cases(w, Ag, p.pc, case_mask(vi + li), p.yc, NULL, NULL);
+                        check_cases(w, Ag, p.pc, case_mask(vi + li), p.yc, NULL, NULL, NULL);
                 }
                 const variant *good = &vs[nv - 1];
+                TU_OK(g_gpu, sps_matrix_set_launch_variant(Ag, &good->v));
                 check_refusals(what, Ag, &good->v);
                 snprintf(w, sizeof w, "%s, %s after the refusals", what, good->spec);
-                check_cases(w, Ag, p.pc, case_mask(li), p.yc, NULL, NULL);
+                check_cases(w, Ag, p.pc, case_mask(li), p.yc, NULL, NULL, NULL);
             }
             sps_matrix_destroy(Ag);
         }
@@ -440,17 +452,18 @@ static void test_variants(void)
     };
     for (size_t ti = 0; ti < sizeof types / sizeof types[0]; ti++) {
         tu_shape s = make_shape(&sh);
-        sweep_variants(&s, types[ti], vs, nv);
+        sweep_variants(&s, types[ti], vs, nv, (int)ti);
         tu_shape_free(&s);
     }
     printf("launch variants (%d): %.1f s\n", nv, now_s() - t0);
 }
 
 /* ------------------------------------------------------------------ solves */
-/* CG on system c (entries e, type t) on the GPU in bcsr and bsell32 against the CPU's
- * bcsr solve: both converge, iterations within one, x within 1e3 rtol (both stop at
- * rtol; these systems' condition numbers keep the two x that close). */
-static void solve_on_gpu(const char *name, cr_coo *c, sps_entry_desc e, sps_scalar t, double rtol)
+/* CG on system c (entries e, type t) on the GPU in bcsr and bsell32, AoS and SoA
+ * (SPS_GPU_TEST_SMALL: the one of them numbered small_li), against the CPU's bcsr
+ * solve: both converge, iterations within one, x within 1e3 rtol (both stop at rtol;
+ * these systems' condition numbers keep the two x that close). */
+static void solve_on_gpu(const char *name, cr_coo *c, sps_entry_desc e, sps_scalar t, double rtol, int small_li)
 {
     const int N = c->n * sps_entry_dim(e);
     const size_t ss = sps_scalar_size(t);
@@ -466,7 +479,7 @@ static void solve_on_gpu(const char *name, cr_coo *c, sps_entry_desc e, sps_scal
         for (int li = 0; li < 4; li++) {
             const int soa = li / 2;
             const outer *o = &outers[li % 2 ? O_BSELL32 : O_BCSR];
-            if (g_small && soa != li % 2) continue; /* bcsr aos, bsell32 soa */
+            if (g_small && li != small_li) continue;
             sps_matrix Ag = to_outer(Bg, o, soa);
             int ig = -1;
             const int cg = Ag && cr_solve(g_gpu, Ag, SPS_SOLVER_CG, 0, t, N, b, xg, rtol, &ig);
@@ -490,9 +503,9 @@ static void test_solves(void)
     char name[96];
     cr_coo q = cr_quat_laplacian(&g_rng, gq, 0.05), k = cr_block_spd(&g_rng, gk, 0.02);
     snprintf(name, sizeof name, "quaternion Laplacian %dx%d q64", gq, gq);
-    solve_on_gpu(name, &q, sps_entry_quaternion(), SPS_F64, 1e-10);
+    solve_on_gpu(name, &q, sps_entry_quaternion(), SPS_F64, 1e-10, 0); /* small: bcsr aos */
     snprintf(name, sizeof name, "3x3-block SPD %dx%d grid f64", gk, gk);
-    solve_on_gpu(name, &k, sps_entry_block(3), SPS_F64, 1e-10);
+    solve_on_gpu(name, &k, sps_entry_block(3), SPS_F64, 1e-10, 3); /* small: bsell32 soa */
     cr_coo_free(&q);
     cr_coo_free(&k);
     printf("solves: %.1f s\n", now_s() - t0);
