@@ -1,5 +1,5 @@
 /* The references of the compound-entry tests (test_compound.c: bcsr;
- * test_compound_padded.c: bell, bsell), shared by both:
+ * test_compound_padded.c: bell, bsell; test_gpu_compound.c: the CUDA kernels):
  *   - the scalar expansion of a compound CSR (quaternions through L(q), the issue's
  *     left-multiplication matrix), the reference every product is checked against;
  *   - a matrix's export compared bit for bit with the arrays it was built from;
@@ -16,6 +16,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A test uses some of these helpers, not necessarily all (test_gpu_compound.c). */
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#endif
 
 /* The real 4x4 matrix of left multiplication by q = w + xi + yj + zk (the issue's). */
 static void cr_quat_left(double w, double x, double y, double z, double L[4][4])
@@ -272,4 +278,7 @@ static int cr_solve(sps_context ctx, sps_matrix A, sps_solver_type type, int jac
     return ok && res.reason == SPS_REASON_CONVERGED_RTOL;
 }
 
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
 #endif

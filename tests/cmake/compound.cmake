@@ -22,3 +22,14 @@ sps_add_unit_test(NAME test_compound_padded
   LABELS unit
   ENV OMP_WAIT_POLICY=PASSIVE)
 target_compile_options(test_compound_padded PRIVATE -O2)
+
+# The CUDA compound kernels (bcsr, bell, bsell; kernels/cuda/compound.cu) against
+# the CPU on the same arrays, their launch variants, CG on the GPU (label gpu;
+# exit 77 = skipped without a GPU).
+sps_add_unit_test(NAME test_gpu_compound
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_compound.c ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_util.c
+  LABELS gpu
+  ENV OMP_WAIT_POLICY=PASSIVE)
+# the expansion and the bound scales on the host dominate the run time
+target_compile_options(test_gpu_compound PRIVATE -O2)
+set_tests_properties(test_gpu_compound PROPERTIES TIMEOUT 900)
