@@ -10,10 +10,11 @@
  * options (CHOICE words, INT options with a list of values), so a new compound
  * format competes without a line here.  The first candidate, the reference, is
  * the format's defaults: csr (scalar) or the model's compound pick (bcsr).
- * On the GPU a compound winner is then refined: its launch shapes (threads a
+ * On the GPU the compound winner is then refined: its launch shapes (threads a
  * block-row 1..32 x static / dynamic rows, kernels/launch.h cmp_*) are set on
- * the matrix already built and timed in turn (refine_variants), so the layouts
- * cost a build each and the shapes none.
+ * the matrix already built and timed in turn (refine_variants), and so are those
+ * of the best layout of each other compound format within REFINE_WITHIN of it
+ * (one more build each): layouts cost a build, shapes none.
  *
  * Model (before anything is built).  Stored entries from the row lengths: ELL
  * n x the longest row, SELL-C and RgCSR-G the sum over groups of C (G) x the
@@ -455,43 +456,52 @@ static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand
     return st;
 }
 
-/* The launch shapes tried on the winner of a compound tune (GPU only: the CPU
- * ignores variants): threads a block-row x schedule, each set on the matrix
- * already built (no rebuild); the defaults were timed with the formats. */
+/* The launch shapes tried on the compound winners (GPU only: the CPU ignores
+ * variants): threads a block-row x schedule, each set on a matrix already built
+ * (no rebuild); the defaults were timed with the formats. */
 static const int refine_tpr[] = {1, 2, 4, 8, 16, 32};
+/* Formats whose best layout is within this factor of the winner's time are
+ * refined too: a shape can turn the order round (on an H200 bsell with 4 lanes a
+ * row beat bcsr's best by 4 % where bsell's default was 40 % behind). */
+#define REFINE_WITHIN 1.5
 
-/* Time the launch variants of *best (spec r->choice) within the budget; keep the
- * fastest by TUNE_MARGIN, its spec extended by "variant=...". */
-static sps_status refine_variants(sps_matrix best, const sps_tune_options *o, double t0, sps_tune_result *r)
+/* Time the launch shapes of M (built from base_spec, base_ms with its defaults)
+ * within the budget, recording each in r; leaves M at the fastest (by TUNE_MARGIN)
+ * and its spec, extended by "variant=...", and time in spec / *ms. */
+static sps_status refine_variants(sps_matrix M, const char *base_spec, double base_ms, const sps_tune_options *o,
+                                  double t0, sps_tune_result *r, char spec[SPS_TUNE_SPEC_LEN], double *ms)
 {
-    sps_context ctx = best->ctx;
+    sps_context ctx = M->ctx;
     sps_vector x = NULL, y = NULL;
-    sps_status st = sps_vector_create(ctx, sps_matrix_op_cols(best), best->t, &x);
-    if (st == SPS_OK) st = sps_vector_create(ctx, sps_matrix_op_rows(best), best->t, &y);
+    sps_status st = sps_vector_create(ctx, sps_matrix_op_cols(M), M->t, &x);
+    if (st == SPS_OK) st = sps_vector_create(ctx, sps_matrix_op_rows(M), M->t, &y);
     if (st == SPS_OK) st = sps_v_fill(x, (sps_cplx){1, 0});
     if (st == SPS_OK) st = sps_v_fill(y, (sps_cplx){0, 0});
-    const sps_launch_variant base = best->lv;
+    const sps_launch_variant base = M->lv;
     sps_launch_variant keep = base;
-    char base_spec[SPS_TUNE_SPEC_LEN - 40], spec[SPS_TUNE_SPEC_LEN];
-    if (strlen(r->choice) >= sizeof base_spec) return SPS_OK; /* no room for the variant in a spec */
-    memcpy(base_spec, r->choice, strlen(r->choice) + 1);
+    char bspec[SPS_TUNE_SPEC_LEN - 40], vspec[SPS_TUNE_SPEC_LEN];
+    snprintf(spec, SPS_TUNE_SPEC_LEN, "%s", base_spec);
+    *ms = base_ms;
+    const size_t bl = strlen(base_spec);
     const int ntpr = (int)(sizeof refine_tpr / sizeof refine_tpr[0]);
+    if (bl >= sizeof bspec) goto out; /* no room for the variant in a spec */
+    memcpy(bspec, base_spec, bl + 1);
     for (int k = 0; k < 2 * ntpr && st == SPS_OK && r->ncandidates < SPS_TUNE_MAX_CANDIDATES; k++) {
         sps_launch_variant v = base;
         v.cmp_tpr = refine_tpr[k % ntpr];
         v.cmp_sched = k / ntpr;
         sps_tune_candidate *rec = &r->candidates[r->ncandidates++];
-        snprintf(spec, sizeof spec, "%s variant=cmp_tpr=%d,cmp_sched=%d", base_spec, v.cmp_tpr, v.cmp_sched);
-        memcpy(rec->spec, spec, sizeof spec);
+        snprintf(vspec, sizeof vspec, "%s variant=cmp_tpr=%d,cmp_sched=%d", bspec, v.cmp_tpr, v.cmp_sched);
+        memcpy(rec->spec, vspec, sizeof vspec);
         if (o->budget - (sps_wtime() - t0) <= 0) {
             skip_rec(r, rec, "over the budget", "");
             continue;
         }
         char why[512];
-        double ms = 0;
+        double t = 0;
         int over = 0;
-        if (sps_matrix_set_launch_variant(best, &v) != SPS_OK ||
-            time_spmv(best, x, y, o, o->budget - (sps_wtime() - t0), &ms, &over) != SPS_OK) {
+        if (sps_matrix_set_launch_variant(M, &v) != SPS_OK ||
+            time_spmv(M, x, y, o, o->budget - (sps_wtime() - t0), &t, &over) != SPS_OK) {
             skip_rec(r, rec, "the product failed: ", take_error(ctx, why, sizeof why));
             continue;
         }
@@ -499,18 +509,64 @@ static sps_status refine_variants(sps_matrix best, const sps_tune_options *o, do
             skip_rec(r, rec, "over the budget (its timed runs would not fit)", "");
             continue;
         }
-        rec->ms = ms;
+        rec->ms = t;
         r->timed++;
-        if (ms < r->chosen_ms * (1 - TUNE_MARGIN)) {
-            r->chosen_ms = ms;
+        if (t < *ms * (1 - TUNE_MARGIN)) {
+            *ms = t;
             keep = v;
-            memcpy(r->choice, spec, sizeof spec);
+            memcpy(spec, vspec, sizeof vspec);
         }
     }
-    if (sps_matrix_set_launch_variant(best, &keep) != SPS_OK && st == SPS_OK) st = SPS_ERR_ARG;
+out:
+    if (sps_matrix_set_launch_variant(M, &keep) != SPS_OK && st == SPS_OK) st = SPS_ERR_ARG;
     sps_vector_destroy(x);
     sps_vector_destroy(y);
     return st;
+}
+
+/* Refine the compound winner *B, then the best layout of each other compound format
+ * within REFINE_WITHIN of it (one build each, among the nform candidates timed by
+ * format); *B becomes the fastest of all, r->choice its spec. */
+static sps_status refine_compound(sps_matrix A, const sps_tune_options *o, double t0, int nform, sps_tune_result *r,
+                                  sps_matrix *B)
+{
+    char spec[SPS_TUNE_SPEC_LEN], cspec[SPS_TUNE_SPEC_LEN];
+    double ms;
+    memcpy(cspec, r->choice, sizeof cspec);
+    SPS_CHECK(refine_variants(*B, cspec, r->chosen_ms, o, t0, r, spec, &ms));
+    memcpy(r->choice, spec, sizeof spec);
+    r->chosen_ms = ms;
+    const sps_format won = (*B)->ops->id;
+    for (int i = 0; i < sps_format_count(); i++) {
+        const sps_format_ops *f = sps_format_at(i);
+        if (!f->compound || f->id == won || o->budget - (sps_wtime() - t0) <= 0) continue;
+        int bi = -1;
+        const size_t fl = strlen(f->name);
+        for (int k = 0; k < nform && k < r->ncandidates; k++) {
+            const sps_tune_candidate *rec = &r->candidates[k];
+            if (rec->ms >= 0 && strncmp(rec->spec, f->name, fl) == 0 && (rec->spec[fl] == ' ' || !rec->spec[fl]) &&
+                (bi < 0 || rec->ms < r->candidates[bi].ms))
+                bi = k;
+        }
+        if (bi < 0 || r->candidates[bi].ms > REFINE_WITHIN * r->chosen_ms) continue;
+        memcpy(cspec, r->candidates[bi].spec, sizeof cspec);
+        sps_matrix C = NULL;
+        if (sps_matrix_convert_spec(A, cspec, &C) != SPS_OK) {
+            sps_context_clear_error(A->ctx);
+            continue;
+        }
+        const sps_status st = refine_variants(C, cspec, r->candidates[bi].ms, o, t0, r, spec, &ms);
+        if (st == SPS_OK && ms < r->chosen_ms * (1 - TUNE_MARGIN)) {
+            sps_matrix_destroy(*B);
+            *B = C;
+            r->chosen_ms = ms;
+            memcpy(r->choice, spec, sizeof spec);
+        } else {
+            sps_matrix_destroy(C);
+        }
+        SPS_CHECK(st);
+    }
+    return SPS_OK;
 }
 
 sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix *B, sps_tune_result *res)
@@ -575,8 +631,8 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
         st = model_fallback(A, model, B, r);
         goto done;
     }
-    if (A->entry.kind != SPS_ENTRY_SCALAR && A->ctx->backend == SPS_BACKEND_CUDA && !strstr(r->choice, "variant=") &&
-        (st = refine_variants(*B, &o, t0, r)) != SPS_OK)
+    if (A->entry.kind != SPS_ENTRY_SCALAR && A->ctx->backend == SPS_BACKEND_CUDA &&
+        (st = refine_compound(A, &o, t0, r->ncandidates, r, B)) != SPS_OK)
         goto done;
     if (path) {
         snprintf(e.choice, sizeof e.choice, "%s", r->choice);

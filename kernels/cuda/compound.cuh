@@ -293,14 +293,18 @@ static inline int cmp_pow2_floor(double v)
     return p;
 }
 
-/* Threads a block-row by default, from the mean entries a block-row: bcsr half
- * the mean (lanes read consecutive entries of a row: several rounds of loads in
- * flight, few idle lanes at a row's end); padded one a row (consecutive lanes,
- * consecutive slots) until rows are long, then 2 and 4 as the scalar kernels. */
+/* Threads a block-row by default, from the mean entries a block-row: bcsr half the
+ * mean (lanes read consecutive entries of a row: several rounds of loads in flight,
+ * few idle lanes at a row's end), the padded layouts a third or so (their lanes'
+ * entries are a slice apart).  H200, spbench 2026-11-26, f64, 5M-nonzero matrices,
+ * SpMV ms at tpr 1 / 2 / 4 / 8 / 16: 27-point 3x3-block stencil (27 a row) bcsr
+ * 0.065 / 0.038 / 0.023 / 0.019 / 0.019, bsell 0.028 / 0.020 / 0.018 / 0.028 /
+ * 0.034; quaternion Laplacian (7 a row) bcsr 0.013 / 0.011 / 0.013 / 0.014 / 0.021,
+ * bsell 0.012 / 0.011 / 0.013 / 0.016 / 0.026.  One lane a row leaves too few
+ * threads to cover the loads' latency unless the matrix is huge. */
 static inline int cmp_default_tpr(bool padded, double mean)
 {
-    if (padded) return mean >= 128 ? 4 : mean >= 32 ? 2 : 1;
-    return cmp_pow2_floor(mean / 2);
+    return cmp_pow2_floor(padded ? mean / 3.5 : mean / 2);
 }
 
 /* One launch of SpMV (trans false) or SpMV^T over s.nrows rows. */

@@ -90,7 +90,6 @@ function(scenario_quaternion)
   e2e_json_expect(64 matrix rows)
   e2e_json_expect(cg solver name) # hermitian: CG by default
   e2e_json_expect(qx.mtx expansion)
-  e2e_json_expect(cpu backend name) # compound entries run on the CPU, also with --backend auto
   e2e_json(it_q result iterations)
   expect_ones("${WORK}/x.mtx" 256)
   file(STRINGS "${WORK}/qx.mtx" banner LIMIT_COUNT 1)
