@@ -211,7 +211,8 @@ static void usage(FILE *f)
             "  --warmup N            untimed runs before them (default 5)\n"
             "  --mode M              spmv, solver or all (default all)\n"
             "  --only NAMES          comma-separated matrix names or shell patterns (see --list)\n"
-            "  --formats LIST        libspsolve formats to time (default csr,coo; all: the scalar ones; or any of: %s;\n"
+            "  --formats LIST        libspsolve formats to time (default csr,coo; all: the scalar ones; auto: the\n"
+            "                        model's pick; tuned: sps_matrix_tune's; or any of: %s;\n"
             "                        csr:rows, csr:merge: CSR with its SpMV schedule forced; ell:i32,\n"
             "                        sell:i32, rgcsr:i32: 32-bit column indices forced, i16: 16-bit)\n"
             "  --convert-reps N      timed builds per format conversion, median reported (default 10)\n"
@@ -364,7 +365,7 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
                 for (const std::string &f : o.formats) {
                     sps_format id;
                     sps_options fo = NULL;
-                    const sps_status fs = format_of(f, &id, &fo);
+                    const sps_status fs = f == "auto" || f == "tuned" ? SPS_OK : format_of(f, &id, &fo);
                     sps_options_destroy(fo);
                     if (fs != SPS_OK) {
                         fprintf(stderr, "spbench: --formats: unknown format '%s' (this build has: %s)\n", f.c_str(),
@@ -669,16 +670,24 @@ bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &ou
 {
     sps_context ctx = sps_matrix_context(A);
     const bool spec = name.find_first_of(" =") != std::string::npos;
+    /* "auto": the model's pick (what spsolve builds by default); "tuned": sps_matrix_tune
+     * with its default budget and no tuning file (a cached choice would skip the timing) */
+    const bool picked = name == "auto" || name == "tuned";
+    sps_tune_options to;
+    sps_tune_options_default(&to);
+    to.cache = "off";
     sps_format id;
     sps_options opt = NULL;
-    const sps_status fs = spec ? SPS_OK : format_of(name, &id, &opt);
-    const sps_status st = fs != SPS_OK ? fs
-                          : spec       ? sps_matrix_convert_spec(A, name.c_str(), out.out())
-                                       : sps_matrix_convert(A, id, opt, out.out());
+    const sps_status fs = spec || picked ? SPS_OK : format_of(name, &id, &opt);
+    const sps_status st = fs != SPS_OK       ? fs
+                          : name == "auto"  ? sps_matrix_convert(A, SPS_FMT_AUTO, NULL, out.out())
+                          : name == "tuned" ? sps_matrix_tune(A, &to, out.out(), NULL)
+                          : spec            ? sps_matrix_convert_spec(A, name.c_str(), out.out())
+                                            : sps_matrix_convert(A, id, opt, out.out());
     sps_options_destroy(opt);
     CK_SPS(ctx, fs);
     if (st == SPS_OK) {
-        if (!spec) CK_SPS(ctx, sps_matrix_set_launch_variant(out, &b.opt.variant));
+        if (!spec && !picked) CK_SPS(ctx, sps_matrix_set_launch_variant(out, &b.opt.variant));
         return true;
     }
     const char *msg = sps_context_error(ctx);
@@ -772,7 +781,8 @@ void run_ours(Bench &b, sps_matrix A, const std::string &format, const SpsVector
         return;
     }
     cr->status = "ok";
-    if (time_builds) guarded(b, cr->status, cr->detail, [&] { cr->ms = time_convert(b, A, format); });
+    if (time_builds && format != "tuned") /* a tune's cost is its budget, not a build */
+        guarded(b, cr->status, cr->detail, [&] { cr->ms = time_convert(b, A, format); });
 }
 template void run_ours<float>(Bench &, sps_matrix, const std::string &, const SpsVector *, const SpsVector *,
                               const Reference *, KernelResult *, ConvertResult *, int, bool);
