@@ -69,6 +69,27 @@ template <typename R> __device__ inline cx<R> shfl_xor_t(cx<R> v, int o)
 }
 
 /* ---------------------------------------------------------------- entries */
+/* An AoS entry's NV members into registers: 16-byte loads where the entry is a
+ * multiple of 16 bytes (b = 4 real and complex, quaternions, complex blocks of
+ * doubles; entries are then 16-byte aligned, the arrays coming from cudaMalloc),
+ * else a load a member.  One load a member left b = 4 f64 at 43 % of the copy
+ * bandwidth in every launch shape (H200, 27-point stencil, 2.9M blocks: each of
+ * the 16 loads of a warp touched tpr lines 128 bytes apart), where SoA reached 70 %. */
+template <int NV, typename T> __device__ inline void cmp_load_aos(const T *__restrict__ v, T *e)
+{
+    if constexpr ((NV * sizeof(T)) % 16 == 0) {
+        const uint4 *p = reinterpret_cast<const uint4 *>(v);
+#pragma unroll
+        for (int i = 0; i < (int)(NV * sizeof(T) / 16); i++) {
+            const uint4 u = ldg_t(p + i);
+            memcpy(&e[i * (16 / sizeof(T))], &u, 16);
+        }
+    } else {
+#pragma unroll
+        for (int i = 0; i < NV; i++) e[i] = ldg_t(v + i);
+    }
+}
+
 /* A b x b block, row-major: member (r, c) at v[(r b + c) ms].  B = 0: b at run time. */
 template <int B> struct cmp_block {
     static constexpr int DM = B ? B : SPS_CMP_MAX_DIM; /* accumulators a row */
@@ -77,26 +98,47 @@ template <int B> struct cmp_block {
     __device__ __host__ int d() const { return B ? B : b_; }
     __device__ __host__ int nv() const { return d() * d(); }
     /* acc += E xj */
-    template <typename T> __device__ void mv(const T *__restrict__ v, int64_t ms, const T *xj, T *acc) const
+    template <bool SOA, typename T> __device__ void mv(const T *__restrict__ v, int64_t ms, const T *xj, T *acc) const
     {
-        const int b = d();
+        if constexpr (!SOA && B != 0) {
+            T e[B * B];
+            cmp_load_aos<B * B>(v, e);
 #pragma unroll
-        for (int r = 0; r < DM; r++)
+            for (int r = 0; r < B; r++)
 #pragma unroll
-            for (int c = 0; c < DM; c++)
-                if (r < b && c < b) acc[r] = acc[r] + ldg_t(v + (int64_t)(r * b + c) * ms) * xj[c];
-    }
-    /* t = E^T xi */
-    template <typename T> __device__ void mtv(const T *__restrict__ v, int64_t ms, const T *xi, T *t) const
-    {
-        const int b = d();
-#pragma unroll
-        for (int c = 0; c < DM; c++) {
-            T s = zero_of<T>();
+                for (int c = 0; c < B; c++) acc[r] = acc[r] + e[r * B + c] * xj[c];
+        } else {
+            const int b = d();
 #pragma unroll
             for (int r = 0; r < DM; r++)
-                if (r < b && c < b) s = s + ldg_t(v + (int64_t)(r * b + c) * ms) * xi[r];
-            t[c] = s;
+#pragma unroll
+                for (int c = 0; c < DM; c++)
+                    if (r < b && c < b) acc[r] = acc[r] + ldg_t(v + (int64_t)(r * b + c) * ms) * xj[c];
+        }
+    }
+    /* t = E^T xi */
+    template <bool SOA, typename T> __device__ void mtv(const T *__restrict__ v, int64_t ms, const T *xi, T *t) const
+    {
+        if constexpr (!SOA && B != 0) {
+            T e[B * B];
+            cmp_load_aos<B * B>(v, e);
+#pragma unroll
+            for (int c = 0; c < B; c++) {
+                T s = zero_of<T>();
+#pragma unroll
+                for (int r = 0; r < B; r++) s = s + e[r * B + c] * xi[r];
+                t[c] = s;
+            }
+        } else {
+            const int b = d();
+#pragma unroll
+            for (int c = 0; c < DM; c++) {
+                T s = zero_of<T>();
+#pragma unroll
+                for (int r = 0; r < DM; r++)
+                    if (r < b && c < b) s = s + ldg_t(v + (int64_t)(r * b + c) * ms) * xi[r];
+                t[c] = s;
+            }
         }
     }
 };
@@ -109,17 +151,31 @@ struct cmp_quat {
     static cmp_quat of(sps_entry_desc) { return cmp_quat{}; }
     __device__ __host__ int d() const { return 4; }
     __device__ __host__ int nv() const { return 4; }
-    template <typename T> __device__ void mv(const T *__restrict__ v, int64_t ms, const T *u, T *acc) const
+    /* w, x, y, z of the entry at v */
+    template <bool SOA, typename T> __device__ static void load(const T *__restrict__ v, int64_t ms, T *q)
     {
-        const T w = ldg_t(v), x = ldg_t(v + ms), y = ldg_t(v + 2 * ms), z = ldg_t(v + 3 * ms);
+        if constexpr (SOA) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) q[i] = ldg_t(v + i * ms);
+        } else {
+            cmp_load_aos<4>(v, q);
+        }
+    }
+    template <bool SOA, typename T> __device__ void mv(const T *__restrict__ v, int64_t ms, const T *u, T *acc) const
+    {
+        T q[4];
+        load<SOA>(v, ms, q);
+        const T w = q[0], x = q[1], y = q[2], z = q[3];
         acc[0] += w * u[0] - x * u[1] - y * u[2] - z * u[3];
         acc[1] += x * u[0] + w * u[1] - z * u[2] + y * u[3];
         acc[2] += y * u[0] + z * u[1] + w * u[2] - x * u[3];
         acc[3] += z * u[0] - y * u[1] + x * u[2] + w * u[3];
     }
-    template <typename T> __device__ void mtv(const T *__restrict__ v, int64_t ms, const T *u, T *t) const
+    template <bool SOA, typename T> __device__ void mtv(const T *__restrict__ v, int64_t ms, const T *u, T *t) const
     {
-        const T w = ldg_t(v), x = ldg_t(v + ms), y = ldg_t(v + 2 * ms), z = ldg_t(v + 3 * ms);
+        T q[4];
+        load<SOA>(v, ms, q);
+        const T w = q[0], x = q[1], y = q[2], z = q[3];
         t[0] = w * u[0] + x * u[1] + y * u[2] + z * u[3];
         t[1] = w * u[1] - x * u[0] + z * u[2] - y * u[3];
         t[2] = w * u[2] - y * u[0] - z * u[1] + x * u[3];
@@ -245,7 +301,7 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
             T xv[DM];
 #pragma unroll
             for (int c = 0; c < DM; c++) xv[c] = c < d ? ldg_t(xj + c) : zero_of<T>();
-            e.mv(val + q * es, ms, xv, acc);
+            e.template mv<SOA>(val + q * es, ms, xv, acc);
         }
         for (int o = tpr / 2; o > 0; o >>= 1)
 #pragma unroll
@@ -277,7 +333,7 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
             const int64_t q = rw.p + (int64_t)k * rw.stride;
             T *yj = y + (int64_t)col(q) * d;
             T t[DM];
-            e.mtv(val + q * es, ms, xi, t);
+            e.template mtv<SOA>(val + q * es, ms, xi, t);
 #pragma unroll
             for (int c = 0; c < DM; c++)
                 if (c < d) atomic_add(yj + c, t[c]);
