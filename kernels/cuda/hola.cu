@@ -703,7 +703,7 @@ static sps_status hola_spmv_run(sps_exec *ex, sps_index n, int64_t nnz, const sp
 
 /* hola_spmv with the exec's launch variant (kernels/launch.h; NULL or zero: the
  * default).  Compiled in: the default and the builds measured in
- * bench/results/hola-variants-* and hola-minblocks-* (early products with 5 or 6
+ * bench/results/hola-variants-* and hola-minblocks-* at commit e3d34fe (early products with 5 or 6
  * blocks an SM, with 5 and a halved output buffer; 5 blocks alone), and __ldg
  * stream loads (hola.md, session 9).  Each is two kernels (npt 4 and 8) a type. */
 template <typename T>
