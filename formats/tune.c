@@ -382,6 +382,16 @@ static sps_status check_opts(sps_matrix A, const sps_tune_options *o)
     return SPS_OK;
 }
 
+/* x = 1 and y = 0 of the sizes the products of M read and write. */
+static sps_status probe_vectors(sps_matrix M, sps_vector *x, sps_vector *y)
+{
+    sps_status st = sps_vector_create(M->ctx, sps_matrix_op_cols(M), M->t, x);
+    if (st == SPS_OK) st = sps_vector_create(M->ctx, sps_matrix_op_rows(M), M->t, y);
+    if (st == SPS_OK) st = sps_v_fill(*x, (sps_cplx){1, 0});
+    if (st == SPS_OK) st = sps_v_fill(*y, (sps_cplx){0, 0});
+    return st;
+}
+
 /* Time the candidates c[0..nc) and keep the fastest in *best (NULL when the
  * reference could not be timed). */
 static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand *c, int nc, double t0,
@@ -389,10 +399,7 @@ static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand
 {
     sps_context ctx = A->ctx;
     sps_vector x = NULL, y = NULL;
-    sps_status st = sps_vector_create(ctx, sps_matrix_op_cols(A), A->t, &x);
-    if (st == SPS_OK) st = sps_vector_create(ctx, sps_matrix_op_rows(A), A->t, &y);
-    if (st == SPS_OK) st = sps_v_fill(x, (sps_cplx){1, 0});
-    if (st == SPS_OK) st = sps_v_fill(y, (sps_cplx){0, 0});
+    sps_status st = probe_vectors(A, &x, &y);
     double best_ms = HUGE_VAL;
     *best = NULL;
     for (int i = 0; i < nc && st == SPS_OK; i++) {
@@ -473,10 +480,7 @@ static sps_status refine_variants(sps_matrix M, const char *base_spec, double ba
 {
     sps_context ctx = M->ctx;
     sps_vector x = NULL, y = NULL;
-    sps_status st = sps_vector_create(ctx, sps_matrix_op_cols(M), M->t, &x);
-    if (st == SPS_OK) st = sps_vector_create(ctx, sps_matrix_op_rows(M), M->t, &y);
-    if (st == SPS_OK) st = sps_v_fill(x, (sps_cplx){1, 0});
-    if (st == SPS_OK) st = sps_v_fill(y, (sps_cplx){0, 0});
+    sps_status st = probe_vectors(M, &x, &y);
     const sps_launch_variant base = M->lv;
     sps_launch_variant keep = base;
     char bspec[SPS_TUNE_SPEC_LEN - 40], vspec[SPS_TUNE_SPEC_LEN];

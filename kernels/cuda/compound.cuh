@@ -485,28 +485,23 @@ static sps_status cmp_pad_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_
 
 } // namespace
 
-/* The extern "C" kernels of entry variant EN (bn, b3, b4, q; C++ type E) and scalar S (type T). */
+/* The extern "C" kernels of entry variant EN (bn, b3, b4, q; C++ type E) and scalar S (type T):
+ * SpMV (TRANS false) and SpMV^T of each outer layout. */
+#define SPS_CU_CMP_BCSR_(NAME, EN, S, E, T, TRANS)                                                               \
+    extern "C" sps_status sps_cuda_##NAME##_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,       \
+                                                        sps_index n, sps_index m, int64_t nnz,                     \
+                                                        const sps_index *rowptr, const sps_index *col,             \
+                                                        const void *val, sps_cplx a, const void *x, sps_cplx b,    \
+                                                        void *y)                                                   \
+    { return cmp_bcsr_impl<T, E>(ex, TRANS, e, lay, n, m, nnz, rowptr, col, val, a, x, b, y); }
+#define SPS_CU_CMP_PAD_(NAME, EN, S, E, T, TRANS)                                                                \
+    extern "C" sps_status sps_cuda_##NAME##_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,       \
+                                                        sps_pad_layout L, const void *val, sps_cplx a,             \
+                                                        const void *x, sps_cplx b, void *y)                        \
+    { return cmp_pad_impl<T, E>(ex, TRANS, e, lay, L, val, a, x, b, y); }
 #define SPS_CU_CMP_ENTRIES(EN, E, S, T)                                                                          \
-    extern "C" sps_status sps_cuda_bcsr_spmv_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,     \
-                                                         sps_index n, sps_index m, int64_t nnz,                   \
-                                                         const sps_index *rowptr, const sps_index *col,           \
-                                                         const void *val, sps_cplx a, const void *x, sps_cplx b,  \
-                                                         void *y)                                                 \
-    { return cmp_bcsr_impl<T, E>(ex, false, e, lay, n, m, nnz, rowptr, col, val, a, x, b, y); }                  \
-    extern "C" sps_status sps_cuda_bcsr_spmvt_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,    \
-                                                          sps_index n, sps_index m, int64_t nnz,                  \
-                                                          const sps_index *rowptr, const sps_index *col,          \
-                                                          const void *val, sps_cplx a, const void *x, sps_cplx b, \
-                                                          void *y)                                                \
-    { return cmp_bcsr_impl<T, E>(ex, true, e, lay, n, m, nnz, rowptr, col, val, a, x, b, y); }                   \
-    extern "C" sps_status sps_cuda_pad_spmv_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,      \
-                                                        sps_pad_layout L, const void *val, sps_cplx a,            \
-                                                        const void *x, sps_cplx b, void *y)                       \
-    { return cmp_pad_impl<T, E>(ex, false, e, lay, L, val, a, x, b, y); }                                        \
-    extern "C" sps_status sps_cuda_pad_spmvt_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,     \
-                                                         sps_pad_layout L, const void *val, sps_cplx a,           \
-                                                         const void *x, sps_cplx b, void *y)                      \
-    { return cmp_pad_impl<T, E>(ex, true, e, lay, L, val, a, x, b, y); }
+    SPS_CU_CMP_BCSR_(bcsr_spmv, EN, S, E, T, false) SPS_CU_CMP_BCSR_(bcsr_spmvt, EN, S, E, T, true)              \
+    SPS_CU_CMP_PAD_(pad_spmv, EN, S, E, T, false) SPS_CU_CMP_PAD_(pad_spmvt, EN, S, E, T, true)
 
 /* The block variants of scalar S (type T): any b, then b = 3 and 4 unrolled. */
 #define SPS_CU_CMP_BLOCKS(S, T)                                                                                  \
