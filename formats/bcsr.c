@@ -14,9 +14,10 @@
 typedef struct {
     sps_csr_store base; /* rowptr, col (per entry), val (nnz entries, layout lay) */
     sps_entry_layout lay;
+    sps_entry_layout vlay; /* the kernels' vector layout (option vector-layout; sps_cmp_apply) */
 } bcsr_store;
 
-static const sps_option_desc bcsr_options[] = {SPS_FMT_OPT_ENTRY_LAYOUT};
+static const sps_option_desc bcsr_options[] = {SPS_FMT_OPT_ENTRY_LAYOUT, SPS_FMT_OPT_VECTOR_LAYOUT};
 
 static void bcsr_destroy(sps_matrix A)
 {
@@ -50,6 +51,7 @@ static sps_status bcsr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "bcsr handle"));
     B->store = s;
     s->lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout");
+    s->vlay = (sps_entry_layout)sps_opt_int(opt, "vector-layout");
     SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
     SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.col, h->col, (size_t)h->nnz * sizeof(sps_index)));
     const size_t vb = bcsr_value_bytes(B);
@@ -84,12 +86,19 @@ static sps_status bcsr_to_csr(sps_matrix A, sps_csr_host *out)
     return SPS_OK;
 }
 
-static sps_status bcsr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
+static sps_status bcsr_kernels(sps_matrix A, sps_op_mode mode, sps_entry_layout vlay, sps_cplx a, const void *x,
+                               sps_cplx b, void *y)
 {
     const bcsr_store *s = A->store;
     const sps_cmp_kernels *k = sps_kcmp(A->ctx, A->entry, A->t); /* checked when A was built */
-    return (mode == SPS_OP_N ? k->bcsr_spmv : k->bcsr_spmvt)(sps_ex(A->ctx), A->entry, s->lay, A->n, A->m, A->nnz,
-                                                             s->base.rowptr, s->base.col, s->base.val, a, x, b, y);
+    return (mode == SPS_OP_N ? k->bcsr_spmv : k->bcsr_spmvt)(sps_ex(A->ctx), A->entry, s->lay, vlay, A->n, A->m,
+                                                             A->nnz, s->base.rowptr, s->base.col, s->base.val, a, x, b,
+                                                             y);
+}
+
+static sps_status bcsr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    return sps_cmp_apply(A, mode, ((const bcsr_store *)A->store)->vlay, bcsr_kernels, a, x, b, y);
 }
 
 static size_t bcsr_footprint(sps_matrix A, int64_t *stored)

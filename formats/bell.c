@@ -20,16 +20,17 @@
  * Scalar entries are refused: they have ell and sell. */
 #include "formats/padded.h"
 
-static const sps_option_desc bell_options[] = {SPS_FMT_OPT_ENTRY_LAYOUT, SPS_PAD_OPTIONS};
+static const sps_option_desc bell_options[] = {SPS_FMT_OPT_ENTRY_LAYOUT, SPS_FMT_OPT_VECTOR_LAYOUT, SPS_PAD_OPTIONS};
 static const sps_option_desc bsell_options[] = {SPS_PAD_OPT_SLICE_HEIGHT, SPS_PAD_OPT_SORT_WINDOW,
-                                                 SPS_FMT_OPT_ENTRY_LAYOUT, SPS_PAD_OPTIONS};
+                                                 SPS_FMT_OPT_ENTRY_LAYOUT, SPS_FMT_OPT_VECTOR_LAYOUT, SPS_PAD_OPTIONS};
 
 /* The build of either: kind (and slice height h), the entry layout and the shared options. */
 static sps_status bpad_build(sps_matrix B, const sps_csr_store *src, sps_options opt, sps_pad_kind kind, int h,
                              int window, const char *suggest)
 {
     sps_pad_params p = {.kind = kind, .h = h, .window = window,
-                        .lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout")};
+                        .lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout"),
+                        .vlay = (sps_entry_layout)sps_opt_int(opt, "vector-layout")};
     sps_pad_common(opt, suggest, &p);
     return sps_pad_build(B, src, &p);
 }

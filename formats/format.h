@@ -71,6 +71,13 @@ typedef struct sps_csr_store {
     {.name = "entry-layout", .type = SPS_OPT_CHOICE, .def = "aos", .choices = "aos|soa",                           \
      .help = "store a compound entry's members together (aos) or one array per member (soa)"}
 
+/** The vector layout of the compound formats' kernels: aos, the operator's own (no
+ *  conversion), or soa, converted at the operator's boundary (sps_cmp_apply). */
+#define SPS_FMT_OPT_VECTOR_LAYOUT                                                                                    \
+    {.name = "vector-layout", .type = SPS_OPT_CHOICE, .def = "aos", .choices = "aos|soa",                          \
+     .help = "vectors the kernels read and write: aos (an entry's scalars together, the operator's layout) or "   \
+             "soa (one array per member; x and y are converted at each product)"}
+
 typedef struct sps_format_ops {
     sps_format id;
     const char *name;
@@ -135,6 +142,15 @@ struct sps_matrix_s {
 /** The size of A as an operator: n * d x m * d scalars (d = sps_entry_dim: 1 for scalar entries). */
 static inline sps_index sps_matrix_op_rows(const struct sps_matrix_s *A) { return A->n * (sps_index)sps_entry_dim(A->entry); }
 static inline sps_index sps_matrix_op_cols(const struct sps_matrix_s *A) { return A->m * (sps_index)sps_entry_dim(A->entry); }
+
+/** A compound matrix's product on the operator's AoS vectors, by call(A, mode, vlay, a,
+ *  x, b, y), which runs A's kernels on vectors of layout vlay: with vlay AoS directly,
+ *  with SoA on scratch vectors relaid out before (x, and y when b != 0) and after (y)
+ *  (formats/compound_apply.c). */
+typedef sps_status (*sps_cmp_call)(sps_matrix A, sps_op_mode mode, sps_entry_layout vlay, sps_cplx a, const void *x,
+                                   sps_cplx b, void *y);
+sps_status sps_cmp_apply(sps_matrix A, sps_op_mode mode, sps_entry_layout vlay, sps_cmp_call call, sps_cplx a,
+                         const void *x, sps_cplx b, void *y);
 
 /** Set A's launch variant (kernels/launch.h; NULL: the defaults), which its products
  *  hand to the kernels (formats/operator.c).  Internal: for the autotuner, tests and

@@ -134,6 +134,7 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
     s->kind = p->kind;
     s->ew = sps_entry_values(B->entry);
     s->lay = p->lay;
+    s->vlay = p->vlay;
     s->window = p->window > 0 ? p->window : 0;
     sps_pad_layout *L = &s->L;
     L->n = n;
@@ -290,14 +291,21 @@ done:
     return st;
 }
 
+/* bell, bsell: the compound family's kernels on vectors of layout vlay (checked when A was built). */
+static sps_status pad_cmp_kernels(sps_matrix A, sps_op_mode mode, sps_entry_layout vlay, sps_cplx a, const void *x,
+                                  sps_cplx b, void *y)
+{
+    const sps_pad_store *s = A->store;
+    const sps_cmp_kernels *c = sps_kcmp(A->ctx, A->entry, A->t);
+    return (mode == SPS_OP_N ? c->pad_spmv : c->pad_spmvt)(sps_ex(A->ctx), A->entry, s->lay, vlay, s->L, s->val, a, x,
+                                                           b, y);
+}
+
 sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     const sps_pad_store *s = A->store;
-    if (A->entry.kind != SPS_ENTRY_SCALAR) { /* bell, bsell: the compound family (checked when A was built) */
-        const sps_cmp_kernels *c = sps_kcmp(A->ctx, A->entry, A->t);
-        return (mode == SPS_OP_N ? c->pad_spmv : c->pad_spmvt)(sps_ex(A->ctx), A->entry, s->lay, s->L, s->val, a, x,
-                                                               b, y);
-    }
+    if (A->entry.kind != SPS_ENTRY_SCALAR) /* bell, bsell: the compound family, at the operator's boundary */
+        return sps_cmp_apply(A, mode, s->vlay, pad_cmp_kernels, a, x, b, y);
     const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
     return (mode == SPS_OP_N ? k->pad_spmv : k->pad_spmvt)(sps_ex(A->ctx), s->L, s->val, a, x, b, y);
 }

@@ -63,6 +63,7 @@ typedef struct {
     int index_bits;       /* 0 auto, 16 or 32 (the option index-bits) */
     const char *suggest;  /* what to use instead, for the blow-up message */
     sps_entry_layout lay; /* compound entries: AoS or SoA (scalar entries: AoS, the same thing) */
+    sps_entry_layout vlay; /* compound entries: the kernels' vector layout (sps_cmp_apply) */
 } sps_pad_params;
 
 /** The store of a padded matrix (everything in backend memory). */
@@ -71,6 +72,7 @@ typedef struct {
     void *val;            /* L.slots * ew scalars */
     int ew;               /* scalars per entry: sps_entry_values (1 for scalar entries) */
     sps_entry_layout lay; /* how an entry's ew scalars are stored (compound entries) */
+    sps_entry_layout vlay; /* the compound kernels' vector layout (option vector-layout) */
     sps_pad_kind kind;
     sps_index param;      /* ELL: ld, SELL: C, RgCSR: G */
     sps_index window;     /* 0 when rows are not permuted */

@@ -27,8 +27,11 @@
  *     lay (N = nnz, or the padded layout's slots):
  *       AoS: member p of entry k at val[k*nv + p] (an entry's members together);
  *       SoA: member p of entry k at val[p*N + k] (one array per member);
- *   - vectors are AoS: x has m*d scalars, y n*d (d = b, or 4), an entry's d
- *     scalars together;
+ *   - vectors in layout vlay: x has m*d scalars, y n*d (d = b, or 4); AoS: an
+ *     entry's d scalars together (element c of block j at j*d + c: the layout of
+ *     the operator, so of every solver's vectors), SoA: d arrays (at c*m + j);
+ *     the formats' option vector-layout soa converts at the operator's boundary
+ *     (formats/compound_apply.c, the index family's vec_relayout);
  *   - a block acts as the b x b matrix it is (complex: no conjugation); a
  *     quaternion q acts on the quaternion v of x as the Hamilton product q v
  *     (the entry on the LEFT), i.e. on its 4 reals as
@@ -58,21 +61,22 @@ typedef enum { SPS_ENTRY_AOS = 0, SPS_ENTRY_SOA = 1 } sps_entry_layout;
 /* X(P, E, S, name, args): P backend prefix, E entry variant, S scalar suffix. */
 #define SPS_CMP_KERNEL_LIST(X, P, E, S)                                                                         \
     /* y = a A x + b y, A n x m entries of type e in CSR (y: n*d scalars, x: m*d) */                            \
-    X(P, E, S, bcsr_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n, sps_index m,     \
-                           int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,          \
-                           sps_cplx a, const void *x, sps_cplx b, void *y))                                      \
+    X(P, E, S, bcsr_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,        \
+                           sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, const sps_index *col, \
+                           const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))                     \
     /* y = a A^T x + b y (y: m*d scalars, x: n*d), without forming A^T: deterministic */                        \
-    X(P, E, S, bcsr_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n, sps_index m,    \
-                            int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,         \
-                            sps_cplx a, const void *x, sps_cplx b, void *y))                                     \
+    X(P, E, S, bcsr_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,       \
+                            sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,                      \
+                            const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b,        \
+                            void *y))                                                                            \
     /* y = a A x + b y, A in the padded layout L (bell: ELLPACK-R, bsell: sliced ELLPACK;                      \
      * kernels/format_kernels_padded.h), slot s's entry in val: member p at s*nv + p (AoS) or                  \
      * p*L.slots + s (SoA); padding slots are never read */                                                     \
-    X(P, E, S, pad_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_pad_layout L,              \
-                          const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))                      \
+    X(P, E, S, pad_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,         \
+                          sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))    \
     /* y = a A^T x + b y in the padded layout, deterministic */                                                 \
-    X(P, E, S, pad_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_pad_layout L,             \
-                           const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))
+    X(P, E, S, pad_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,        \
+                           sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))
 
 #define SPS_KCNAME(P, E, S, name) SPS_KCNAME_(P, name, E, S)
 #define SPS_KCNAME_(P, name, E, S) P##_##name##_##E##_##S

@@ -1,6 +1,7 @@
 /* libspsolve — the index family: kernels that read and write only indices
  * (row lengths, permutations, group pointers, column scatters, the row arrays
- * of COO and Hola).  They do not depend on the scalar or the entry type, so
+ * of COO and Hola), or move elements without reading them as numbers (the
+ * relayout of compound vectors).  They do not depend on the scalar or the entry type, so
  * each backend implements each of them once (sps_cpu_<name>, sps_cuda_<name>)
  * and the backend holds one table of them (sps_backend_ops.idx), beside the
  * vector family (by scalar) and the matrix family (by scalar and entry type)
@@ -64,6 +65,11 @@
     /* every slot of L (L.col, L.col16 ignored): L.cbase NULL: col is sps_index, the CSR column of the     \
      * entry, -1 for padding; else col is uint16_t, column - cbase[group], SPS_PAD_COL16_PAD for padding */ \
     X(P, pad_scatter_col, (sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,                   \
-                              const sps_index *src_col, void *col))
+                              const sps_index *src_col, void *col))                                          \
+    /* ---- vectors of compound entries (kernels/compound_kernels.h): n blocks of d elements of esize     \
+     * bytes (4, 8 or 16), to_soa: element c of block j from src[j*d + c] to dst[c*n + j]; else back     \
+     * from dst's layout to src's (src and dst do not overlap) */                                         \
+    X(P, vec_relayout, (sps_exec *ex, size_t esize, int d, sps_index n, int to_soa, const void *src,      \
+                           void *dst))
 
 #endif

@@ -8,6 +8,7 @@
  *   (tu_spmv_check: alpha/beta random, beta = 0 with y poisoned by NaN;
  *   compound_ref.h) and bit for bit against bcsr (the kernels sum a row in the same
  *   order);
+ * - vector-layout soa (here and in bcsr): the same bits as AoS vectors, op N and T;
  * - sps_matrix_info: stored entries (the padded slots), fill percent, bytes, index
  *   bits; export round trip and conversions between bcsr, bell and bsell both ways;
  * - rows of very different lengths: the max-fill refusal and its message, lifted by
@@ -123,6 +124,26 @@ static void check_products(sps_entry_desc e, sps_scalar t, int soa, const tu_sha
         TU_CHECK(same_bits(A, B, (sps_op_mode)mode, t, nin, nout), "%s: %s differs from bcsr's", what,
                  mode ? "SpMV^T" : "SpMV");
     }
+    /* vector-layout soa (this layout and bcsr): the kernels on SoA vectors, x and y relaid
+     * out at the boundary: the reference's bounds, and the same bits as on AoS vectors */
+    sps_options vo = outer_opts(o, soa, "vector-layout", "soa"), bvo = tu_fopts(SPS_FMT_BCSR, "vector-layout", "soa", NULL);
+    sps_matrix V = NULL, BV = NULL;
+    TU_OK(ctx, sps_matrix_convert(B, o->f, vo, &V));
+    TU_OK(ctx, sps_matrix_convert(B, SPS_FMT_BCSR, bvo, &BV));
+    sps_options_destroy(vo);
+    sps_options_destroy(bvo);
+    for (int mode = SPS_OP_N; V && BV && mode <= SPS_OP_T; mode++) {
+        for (int ab = 0; ab < TU_AB_COUNT; ab++) {
+            double worst;
+            TU_CHECK(tu_spmv_check(ctx, &h, V, (sps_op_mode)mode, ab, tu_rng_u64(&rng), &worst, NULL),
+                     "%s: vector-layout soa %s, %s: worst error %.3g of the bound's scale", what,
+                     mode ? "SpMV^T" : "SpMV", tu_ab_name[ab], worst);
+        }
+        const int nin = (mode == SPS_OP_N ? s->m : s->n) * d, nout = (mode == SPS_OP_N ? s->n : s->m) * d;
+        TU_CHECK(same_bits(V, A, (sps_op_mode)mode, t, nin, nout) && same_bits(BV, B, (sps_op_mode)mode, t, nin, nout),
+                 "%s: vector-layout soa: %s differs from aos", what, mode ? "SpMV^T" : "SpMV");
+    }
+    TU_DESTROY_MATRICES(V, BV);
     tu_csr_free(&h);
     /* the other padded layout with the other entry layout, and back to bcsr (SoA) */
     sps_matrix O = to_outer(A, &outers[(o - outers + 1) % NOUTER], !soa), C = NULL;

@@ -58,6 +58,9 @@ static const outer outers[] = {
     {"bsell16", SPS_FMT_BSELL, {"slice-height", "16", "force", "true", NULL}},
     {"bsell32", SPS_FMT_BSELL, {"slice-height", "32", "force", "true", NULL}},
     {"bsell32 sort-window 128", SPS_FMT_BSELL, {"slice-height", "32", "sort-window", "128", "force", "true", NULL}},
+    /* the kernels on SoA vectors, relaid out at the operator's boundary (formats/compound_apply.c) */
+    {"bcsr vector-layout soa", SPS_FMT_BCSR, {"vector-layout", "soa", NULL}},
+    {"bsell32 vector-layout soa", SPS_FMT_BSELL, {"slice-height", "32", "vector-layout", "soa", "force", "true", NULL}},
 };
 enum { O_BCSR = 0, O_BSELL32 = 3, NOUTER = (int)(sizeof outers / sizeof outers[0]) };
 

@@ -38,6 +38,10 @@
  *   Padded layouts: rows longer than the layout's long_len (its long_rows list)
  *   are left to a second launch of the same kernel over that list with a warp a
  *   row (tpr 32), as the scalar padded kernels do (padded.cu).
+ * Vectors: AoS or SoA (vlay; cmp_vec holds the strides, run-time like the
+ * schedule): SoA is what a format built with vector-layout soa runs on, its
+ * boundary relaying the operator's AoS vectors out and back
+ * (formats/compound_apply.c, vec_relayout.cu).
  * SpMV^T: y = b y, then each group scatters a E^T x_i of each entry (i, j) into
  * y_j by atomicAdd: NOT bit-reproducible (the CPU's is).
  * SpMV is deterministic run to run in every schedule (a row's sum does not
@@ -259,6 +263,17 @@ __device__ inline void cmp_finish(const cmp_sched &s)
     }
 }
 
+/* The vectors' layout: block j of x at x + j xs, its scalars xm apart (AoS: d and 1,
+ * SoA: 1 and the blocks of x); y likewise. */
+struct cmp_vec {
+    int64_t xs, xm, ys, ym;
+};
+/* x of nx blocks and y of ny blocks of d scalars in layout vl. */
+static inline cmp_vec cmp_vec_of(sps_entry_layout vl, int d, sps_index nx, sps_index ny)
+{
+    return vl == SPS_ENTRY_SOA ? cmp_vec{1, nx, 1, ny} : cmp_vec{d, 1, d, 1};
+}
+
 /* Every group's rows, f(row, own, sub) for each (warp-uniform loop: all lanes
  * reach the shuffles; own false past the end and for rows left to another launch,
  * whose len is then 0). */
@@ -285,7 +300,7 @@ template <class RS, class F> __device__ inline void cmp_for_rows(const RS &rs, c
 template <typename T, class E, bool SOA, class RS>
 __global__ void __launch_bounds__(CMP_MAX_THREADS)
     cmp_spmv_kernel(RS rs, E e, int64_t nent, const T *__restrict__ val, T a, const T *__restrict__ x, T b, int bz,
-                    T *__restrict__ y, cmp_sched s)
+                    T *__restrict__ y, cmp_vec v, cmp_sched s)
 {
     constexpr int DM = E::DM;
     const int d = e.d(), tpr = s.tpr;
@@ -297,10 +312,10 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
 #pragma unroll 2
         for (sps_index k = sub; k < rw.len; k += tpr) {
             const int64_t q = rw.p + (int64_t)k * rw.stride;
-            const T *xj = x + (int64_t)col(q) * d;
+            const T *xj = x + col(q) * v.xs;
             T xv[DM];
 #pragma unroll
-            for (int c = 0; c < DM; c++) xv[c] = c < d ? ldg_t(xj + c) : zero_of<T>();
+            for (int c = 0; c < DM; c++) xv[c] = c < d ? ldg_t(xj + c * v.xm) : zero_of<T>();
             e.template mv<SOA>(val + q * es, ms, xv, acc);
         }
         for (int o = tpr / 2; o > 0; o >>= 1)
@@ -308,10 +323,10 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
             for (int r = 0; r < DM; r++)
                 if (r < d) acc[r] = acc[r] + shfl_xor_t(acc[r], o);
         if (!own) return;
-        T *yi = y + (int64_t)rw.out * d;
+        T *yi = y + rw.out * v.ys;
 #pragma unroll
         for (int r = 0; r < DM; r++)
-            if (r < d && (r & (tpr - 1)) == sub) yi[r] = bz ? a * acc[r] : a * acc[r] + b * yi[r];
+            if (r < d && (r & (tpr - 1)) == sub) yi[r * v.ym] = bz ? a * acc[r] : a * acc[r] + b * yi[r * v.ym];
     });
 }
 
@@ -319,7 +334,7 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
 template <typename T, class E, bool SOA, class RS>
 __global__ void __launch_bounds__(CMP_MAX_THREADS)
     cmp_spmvt_kernel(RS rs, E e, int64_t nent, const T *__restrict__ val, T a, const T *__restrict__ x, T *y,
-                     cmp_sched s)
+                     cmp_vec v, cmp_sched s)
 {
     constexpr int DM = E::DM;
     const int d = e.d(), tpr = s.tpr;
@@ -328,15 +343,15 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
         if (rw.len <= sub) return; /* no shuffles here: lanes leave freely */
         T xi[DM];
 #pragma unroll
-        for (int r = 0; r < DM; r++) xi[r] = r < d ? a * ldg_t(x + (int64_t)rw.out * d + r) : zero_of<T>();
+        for (int r = 0; r < DM; r++) xi[r] = r < d ? a * ldg_t(x + rw.out * v.xs + r * v.xm) : zero_of<T>();
         for (sps_index k = sub; k < rw.len; k += tpr) {
             const int64_t q = rw.p + (int64_t)k * rw.stride;
-            T *yj = y + (int64_t)col(q) * d;
+            T *yj = y + col(q) * v.ys;
             T t[DM];
             e.template mtv<SOA>(val + q * es, ms, xi, t);
 #pragma unroll
             for (int c = 0; c < DM; c++)
-                if (c < d) atomic_add(yj + c, t[c]);
+                if (c < d) atomic_add(yj + c * v.ym, t[c]);
         }
     });
 }
@@ -366,7 +381,7 @@ static inline int cmp_default_tpr(bool padded, double mean)
 /* One launch of SpMV (trans false) or SpMV^T over s.nrows rows. */
 template <typename T, class E, bool SOA, class RS>
 static sps_status cmp_launch(sps_exec *ex, bool trans, const RS &rs, E e, int64_t nent, const void *val, T a,
-                             const void *x, T b, int bz, void *y, cmp_sched s)
+                             const void *x, T b, int bz, void *y, cmp_vec v, cmp_sched s)
 {
     const sps_launch_variant *lv = ex->lv;
     const int warps = lv && lv->cmp_warps ? lv->cmp_warps : CMP_DEF_WARPS;
@@ -374,8 +389,8 @@ static sps_status cmp_launch(sps_exec *ex, bool trans, const RS &rs, E e, int64_
     if (s.nrows <= 0) return SPS_OK;
     const int64_t rows_a_block = (int64_t)tpb / s.tpr;
     int64_t grid = (s.nrows + rows_a_block - 1) / rows_a_block;
-    void (*kn)(RS, E, int64_t, const T *, T, const T *, T, int, T *, cmp_sched) = cmp_spmv_kernel<T, E, SOA, RS>;
-    void (*kt)(RS, E, int64_t, const T *, T, const T *, T *, cmp_sched) = cmp_spmvt_kernel<T, E, SOA, RS>;
+    void (*kn)(RS, E, int64_t, const T *, T, const T *, T, int, T *, cmp_vec, cmp_sched) = cmp_spmv_kernel<T, E, SOA, RS>;
+    void (*kt)(RS, E, int64_t, const T *, T, const T *, T *, cmp_vec, cmp_sched) = cmp_spmvt_kernel<T, E, SOA, RS>;
     int64_t cap = 0;
     if (bpsm) cap = (int64_t)bpsm * sps_cust(ex)->sms;
     else if (s.dynamic) {
@@ -392,10 +407,10 @@ static sps_status cmp_launch(sps_exec *ex, bool trans, const RS &rs, E e, int64_
         s.done = (unsigned *)(flag + 200);
     }
     if (trans)
-        kt<<<(unsigned)grid, tpb, 0, sps_custream(ex)>>>(rs, e, nent, (const T *)val, a, (const T *)x, (T *)y, s);
+        kt<<<(unsigned)grid, tpb, 0, sps_custream(ex)>>>(rs, e, nent, (const T *)val, a, (const T *)x, (T *)y, v, s);
     else
         kn<<<(unsigned)grid, tpb, 0, sps_custream(ex)>>>(rs, e, nent, (const T *)val, a, (const T *)x, b, bz, (T *)y,
-                                                          s);
+                                                          v, s);
     SPS_CU_LAUNCHED(ex, "cmp_spmv_kernel / cmp_spmvt_kernel");
     return SPS_OK;
 }
@@ -404,7 +419,7 @@ static sps_status cmp_launch(sps_exec *ex, bool trans, const RS &rs, E e, int64_
 template <typename T, class E, bool SOA, class RS>
 static sps_status cmp_product(sps_exec *ex, bool trans, const RS &rs, E e, int64_t nent, sps_index n, double mean,
                               bool padded, sps_index nlong, const sps_index *long_rows, sps_index long_len,
-                              const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+                              const void *val, sps_cplx a, const void *x, sps_cplx b, void *y, cmp_vec v)
 {
     const sps_launch_variant *lv = ex->lv;
     const int bz = b.re == 0.0 && b.im == 0.0;
@@ -414,14 +429,14 @@ static sps_status cmp_product(sps_exec *ex, bool trans, const RS &rs, E e, int64
     s.dynamic = lv ? lv->cmp_sched : 0;
     s.nrows = n;
     s.skip_len = nlong > 0 ? long_len : INT_MAX;
-    SPS_CHECK((cmp_launch<T, E, SOA, RS>(ex, trans, rs, e, nent, val, at, x, bt, bz, y, s)));
+    SPS_CHECK((cmp_launch<T, E, SOA, RS>(ex, trans, rs, e, nent, val, at, x, bt, bz, y, v, s)));
     if (nlong <= 0) return SPS_OK;
     cmp_sched sl{};
     sl.tpr = 32;
     sl.list = long_rows;
     sl.nrows = nlong;
     sl.skip_len = INT_MAX;
-    return cmp_launch<T, E, SOA, RS>(ex, trans, rs, e, nent, val, at, x, bt, bz, y, sl);
+    return cmp_launch<T, E, SOA, RS>(ex, trans, rs, e, nent, val, at, x, bt, bz, y, v, sl);
 }
 
 /* Check the variant's run-time values the kernels rely on (the setter checked the
@@ -441,9 +456,9 @@ static inline sps_status cmp_check_variant(sps_exec *ex)
 }
 
 template <typename T, class E>
-static sps_status cmp_bcsr_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_entry_layout lay, sps_index n,
-                                sps_index m, int64_t nnz, const sps_index *rowptr, const sps_index *col,
-                                const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+static sps_status cmp_bcsr_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_entry_layout lay,
+                                sps_entry_layout vlay, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+                                const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     SPS_CHECK(cmp_check_variant(ex));
     const E e = E::of(ed);
@@ -455,22 +470,25 @@ static sps_status cmp_bcsr_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps
     const cmp_csr_rows rs{rowptr, col};
     const double mean = n > 0 ? (double)nnz / n : 0;
     return (lay == SPS_ENTRY_SOA ? cmp_product<T, E, true, cmp_csr_rows> : cmp_product<T, E, false, cmp_csr_rows>)(
-        ex, trans, rs, e, nnz, n, mean, false, 0, NULL, 0, val, a, x, b, y);
+        ex, trans, rs, e, nnz, n, mean, false, 0, NULL, 0, val, a, x, b, y,
+        trans ? cmp_vec_of(vlay, e.d(), n, m) : cmp_vec_of(vlay, e.d(), m, n));
 }
 
 template <typename T, class E, template <bool> class CL>
 static sps_status cmp_pad_run(sps_exec *ex, bool trans, const sps_pad_layout &L, E e, sps_entry_layout lay,
-                              const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+                              sps_entry_layout vlay, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     const cmp_pad_rows<CL> rs{L};
     const double mean = L.n > 0 ? (double)L.nnz / L.n : 0;
     return (lay == SPS_ENTRY_SOA ? cmp_product<T, E, true, cmp_pad_rows<CL>> : cmp_product<T, E, false, cmp_pad_rows<CL>>)(
-        ex, trans, rs, e, L.slots, L.n, mean, true, L.nlong, L.long_rows, L.long_len, val, a, x, b, y);
+        ex, trans, rs, e, L.slots, L.n, mean, true, L.nlong, L.long_rows, L.long_len, val, a, x, b, y,
+        trans ? cmp_vec_of(vlay, e.d(), L.n, L.m) : cmp_vec_of(vlay, e.d(), L.m, L.n));
 }
 
 template <typename T, class E>
-static sps_status cmp_pad_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_entry_layout lay, sps_pad_layout L,
-                               const void *val, sps_cplx a, const void *x, sps_cplx b, void *y)
+static sps_status cmp_pad_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_entry_layout lay,
+                               sps_entry_layout vlay, sps_pad_layout L, const void *val, sps_cplx a, const void *x,
+                               sps_cplx b, void *y)
 {
     SPS_CHECK(cmp_check_variant(ex));
     const E e = E::of(ed);
@@ -479,8 +497,8 @@ static sps_status cmp_pad_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_
         if (L.nnz <= 0) return SPS_OK;
         b = sps_cplx{0.0, 0.0};
     }
-    return (L.col16 ? cmp_pad_run<T, E, pad_cols16> : cmp_pad_run<T, E, pad_cols32>)(ex, trans, L, e, lay, val, a, x, b,
-                                                                                     y);
+    return (L.col16 ? cmp_pad_run<T, E, pad_cols16> : cmp_pad_run<T, E, pad_cols32>)(ex, trans, L, e, lay, vlay, val, a,
+                                                                                     x, b, y);
 }
 
 } // namespace
@@ -489,16 +507,16 @@ static sps_status cmp_pad_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_
  * SpMV (TRANS false) and SpMV^T of each outer layout. */
 #define SPS_CU_CMP_BCSR_(NAME, EN, S, E, T, TRANS)                                                               \
     extern "C" sps_status sps_cuda_##NAME##_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,       \
-                                                        sps_index n, sps_index m, int64_t nnz,                     \
-                                                        const sps_index *rowptr, const sps_index *col,             \
-                                                        const void *val, sps_cplx a, const void *x, sps_cplx b,    \
-                                                        void *y)                                                   \
-    { return cmp_bcsr_impl<T, E>(ex, TRANS, e, lay, n, m, nnz, rowptr, col, val, a, x, b, y); }
+                                                        sps_entry_layout vlay, sps_index n, sps_index m,           \
+                                                        int64_t nnz, const sps_index *rowptr,                      \
+                                                        const sps_index *col, const void *val, sps_cplx a,         \
+                                                        const void *x, sps_cplx b, void *y)                        \
+    { return cmp_bcsr_impl<T, E>(ex, TRANS, e, lay, vlay, n, m, nnz, rowptr, col, val, a, x, b, y); }
 #define SPS_CU_CMP_PAD_(NAME, EN, S, E, T, TRANS)                                                                \
     extern "C" sps_status sps_cuda_##NAME##_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,       \
-                                                        sps_pad_layout L, const void *val, sps_cplx a,             \
-                                                        const void *x, sps_cplx b, void *y)                        \
-    { return cmp_pad_impl<T, E>(ex, TRANS, e, lay, L, val, a, x, b, y); }
+                                                        sps_entry_layout vlay, sps_pad_layout L, const void *val,  \
+                                                        sps_cplx a, const void *x, sps_cplx b, void *y)            \
+    { return cmp_pad_impl<T, E>(ex, TRANS, e, lay, vlay, L, val, a, x, b, y); }
 #define SPS_CU_CMP_ENTRIES(EN, E, S, T)                                                                          \
     SPS_CU_CMP_BCSR_(bcsr_spmv, EN, S, E, T, false) SPS_CU_CMP_BCSR_(bcsr_spmvt, EN, S, E, T, true)              \
     SPS_CU_CMP_PAD_(pad_spmv, EN, S, E, T, false) SPS_CU_CMP_PAD_(pad_spmvt, EN, S, E, T, true)
