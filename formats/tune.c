@@ -7,7 +7,8 @@
  * there; rows flagged NONDET (hola: atomics) only compete when the caller allows
  * non-deterministic kernels.  A compound matrix: every format of the registry
  * flagged .compound, with its defaults and each combination of its enumerable
- * options (CHOICE words, INT options with a list of values), so a new compound
+ * options (CHOICE words, INT options with a list of values; index-bits stays
+ * auto), so a new compound
  * format competes without a line here.  The first candidate, the reference, is
  * the format's defaults: csr (scalar) or the model's compound pick (bcsr).
  * On the GPU the compound winner is then refined: its launch shapes (threads a
@@ -224,7 +225,9 @@ static void add_compound(cand *c, int *nc, const sps_format_ops *f)
     if (!add_cand(c, nc, f->name, f->id)) return;
     int nv[16] = {0}, nopt = f->noptions < 16 ? f->noptions : 16, combos = 1;
     for (int i = 0; i < nopt; i++) {
-        nv[i] = opt_values(&f->options[i], -1, NULL, 0);
+        /* index-bits is left to its auto (16 bits where they fit): 2 bytes a slot beside
+         * 16 or more of values, and half its words build what auto builds anyway */
+        nv[i] = strcmp(f->options[i].name, "index-bits") == 0 ? 0 : opt_values(&f->options[i], -1, NULL, 0);
         if (nv[i] > 1 && combos * nv[i] <= MAX_COMBOS) combos *= nv[i];
         else nv[i] = 0;
     }
