@@ -8,8 +8,7 @@
  * non-deterministic kernels.  A compound matrix: every format of the registry
  * flagged .compound, with its defaults and each combination of its enumerable
  * options (CHOICE words, INT options with a list of values; index-bits stays
- * auto), so a new compound
- * format competes without a line here.  The first candidate, the reference, is
+ * auto), so a new compound format competes without a line here.  The first candidate, the reference, is
  * the format's defaults: csr (scalar) or the model's compound pick (bcsr).
  * On the GPU the compound winner is then refined: its launch shapes (threads a
  * block-row 1..32 x static / dynamic rows, kernels/launch.h cmp_*) are set on
