@@ -167,8 +167,9 @@ function(scenario_quaternion_malformed)
   e2e_run_refused("^spsolve: bad2.mtx:4: " -m bad2.mtx)
 endfunction()
 
-# --block-size 3 on a scalar file solves as the scalar file does: the same
-# iterations (+-1), both solutions within 1e-6 of 1; sizes 3 does not divide and
+# --block-size 3 on a scalar file solves as the scalar file does, in every block
+# format and layout: the same iterations (+-1), the solutions within 1e-6 of 1;
+# sizes 3 does not divide and
 # generated problems are refused.
 function(scenario_blocks)
   # poisson2d:6 (36 rows) as a file: the expansion of a scalar matrix is itself
@@ -187,6 +188,17 @@ function(scenario_blocks)
   expect_iterations_close(${it_b} ${it_s} "CG on 3x3 blocks and on the scalar matrix")
   expect_ones("${WORK}/xs.mtx" 36)
   expect_ones("${WORK}/xb.mtx" 36)
+  # every block format, and both layouts of entries and vectors, solve it as csr does
+  foreach(fmt bcsr bell bsell)
+    foreach(lay "--entry-layout;aos;--vector-layout;aos" "--entry-layout;soa;--vector-layout;soa")
+      e2e_run(-m p.mtx --block-size 3 --solver cg --rtol 1e-10 --format ${fmt} ${lay} --json -o xf.mtx)
+      e2e_expect_solved(1e-10 1e-8)
+      e2e_json_expect(${fmt} matrix format)
+      e2e_json(it_f result iterations)
+      expect_iterations_close(${it_f} ${it_s} "CG on 3x3 blocks in ${fmt} (${lay}) and on the scalar matrix")
+      expect_ones("${WORK}/xf.mtx" 36)
+    endforeach()
+  endforeach()
   # Jacobi and the soa layout run on blocks too
   e2e_run(-m p.mtx --block-size 3 --precond jacobi --format bcsr --entry-layout soa --json)
   e2e_expect_solved(1e-8)
