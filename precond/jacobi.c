@@ -1,5 +1,10 @@
 /* Jacobi (diagonal) preconditioner: M = diag(A)^{-1}, applied as y = M .* x.
  *
+ * A zero diagonal entry is taken as 1 (M's entry 1), as PETSc's PCJACOBI does
+ * (MatInvertDiagonal: "zero diagonal entries are replaced by 1"), so such systems
+ * run where PETSc's do; the count and the first row become P's warning.  Option
+ * jacobi-zero-diagonal = error refuses them instead.  A non-finite entry is
+ * always an error.
  * Symbolic: allocate the inverse diagonal in backend memory, the slot the
  * `invert` kernel reports through, and a host buffer for the diagonal.
  * Numeric: read the diagonal on the host (sps_matrix_diagonal), upload it into
@@ -12,7 +17,14 @@
  * may use it (SPS_PRECOND_SYMMETRIC); capturable (kernels only). */
 #include "precond/precond_impl.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+
+static const sps_option_desc jacobi_options[] = {
+    {.name = "jacobi-zero-diagonal", .type = SPS_OPT_CHOICE, .def = "one", .choices = "one|error",
+     .help = "a zero diagonal entry: taken as 1 as PETSc's Jacobi does, with a warning (one), or refused (error)"},
+};
+enum { JACOBI_ZERO_ONE = 0, JACOBI_ZERO_ERROR = 1 };
 
 typedef struct {
     void *dinv;     /* backend: 1 / a_ii, n scalars */
@@ -54,6 +66,21 @@ static sps_status jacobi_numeric(sps_precond P, sps_operator op, sps_matrix A)
     jacobi_store *j = P->data;
     sps_cplx bad;
     SPS_CHECK(sps_matrix_diagonal(A, j->diag));
+    if (sps_opt_int(P->opts, "jacobi-zero-diagonal") == JACOBI_ZERO_ONE) {
+        const size_t ss = sps_scalar_size(t);
+        const sps_cplx one = {1.0, 0.0}, zero = {0.0, 0.0};
+        sps_index nzero = 0, first = 0;
+        for (sps_index i = 0; i < P->op.n; i++) {
+            char *p = (char *)j->diag + (size_t)i * ss;
+            const sps_cplx d = sps_cplx_load(t, p, one);
+            if (d.re != zero.re || d.im != zero.im) continue;
+            sps_cplx_store(t, one, p);
+            if (!nzero++) first = i + 1;
+        }
+        if (nzero)
+            snprintf(P->warning, sizeof P->warning, "Jacobi: %d zero diagonal entr%s taken as 1 (the first in row %d)",
+                     (int)nzero, nzero == 1 ? "y" : "ies", (int)first);
+    }
     SPS_CHECK(sps_dcopy(ctx, j->dinv, j->diag, bytes, SPS_COPY_H2D));
     SPS_CHECK(sps_kvec(ctx, t)->invert(sps_ex(ctx), P->op.n, j->dinv, j->slot, 0));
     SPS_CHECK(sps_dcopy(ctx, &bad, j->slot, sizeof bad, SPS_COPY_D2H));
@@ -62,7 +89,10 @@ static sps_status jacobi_numeric(sps_precond P, sps_operator op, sps_matrix A)
     const sps_index row = (sps_index)bad.re;
     const sps_cplx d = sps_cplx_load(t, (char *)j->diag + (size_t)(row - 1) * sps_scalar_size(t), bad);
     if (d.re == 0.0 && d.im == 0.0)
-        return sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is zero", (int)row);
+        return sps_error(ctx, SPS_ERR_NUMERIC,
+                         "Jacobi: diagonal entry of row %d is zero (jacobi-zero-diagonal = error; 'one' takes it as 1, "
+                         "as PETSc does)",
+                         (int)row);
     if (sps_scalar_is_complex(t))
         return sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is not finite (%g%+gi)", (int)row,
                          d.re, d.im);
@@ -80,6 +110,7 @@ static sps_status jacobi_apply(sps_precond P, sps_op_mode mode, sps_vector x, sp
 const sps_precond_method sps_precond_jacobi_method = {
     .type = SPS_PRECOND_JACOBI, .name = "jacobi",
     .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC, .needs_entries = 1,
+    .options = jacobi_options, .noptions = SPS_NOPTS(jacobi_options),
     .symbolic = jacobi_symbolic, .numeric = jacobi_numeric,
     .apply = jacobi_apply,
     .destroy = jacobi_destroy,

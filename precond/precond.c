@@ -150,6 +150,7 @@ static sps_status run_step(sps_precond P, sps_status (*step)(sps_precond, sps_op
 
 static sps_status run_numeric(sps_precond P, sps_operator op, sps_matrix A)
 {
+    P->warning[0] = '\0';
     const sps_status st = run_step(P, P->m->numeric, op, A);
     if (st != SPS_OK) {
         P->state = SPS_PC_SYMBOLIC; /* M is not usable; an update with valid values is */
@@ -292,6 +293,8 @@ sps_status sps_precond_operator(sps_precond P, sps_operator *op)
 unsigned sps_precond_flags(sps_precond P) { return P ? P->flags : 0u; }
 
 int sps_precond_ready(sps_precond P) { return P && P->state == SPS_PC_READY; }
+
+const char *sps_precond_warning(sps_precond P) { return P ? P->warning : ""; }
 
 const char *sps_precond_name(sps_precond P) { return P ? P->m->name : "?"; }
 

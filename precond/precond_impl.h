@@ -32,7 +32,7 @@ typedef struct sps_precond_method {
     /* the shape is fixed at creation (shell): setup and update only check it */
     int fixed_shape;
     /* Declared options (spsolve/options.h), set by sps_precond_set_option into
-     * P->opts and read by the method with sps_opt_int / sps_opt_num; none yet. */
+     * P->opts and read by the method with sps_opt_int / sps_opt_num. */
     const sps_option_desc *options;
     int noptions;
     /* Pattern step: allocate everything that depends only on the sizes and the
@@ -67,6 +67,9 @@ struct sps_precond_s {
     int nsymbolic, nnumeric;    /* times each step ran to completion (tests read them) */
     void *data;                 /* method private (Jacobi: its store) */
     sps_options opts;           /* the method's options (m->options), defaults until set */
+    /* what the last numeric step went on despite, "" when nothing (sps_precond_warning):
+     * cleared before each numeric step, written by the method */
+    char warning[256];
 };
 
 extern const sps_precond_method sps_precond_none_method;

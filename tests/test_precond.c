@@ -182,6 +182,46 @@ static void test_jacobi_apply(void)
     }
 }
 
+/* A new Jacobi of ctx with option jacobi-zero-diagonal = error. */
+static sps_precond jacobi_strict(void)
+{
+    sps_precond P = NULL;
+    TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+    TU_OK(g_ctx, sps_precond_set_option(P, "jacobi-zero-diagonal", "error"));
+    return P;
+}
+
+/* Zero diagonal entries taken as 1 (PETSc's Jacobi), with the warning; with the option
+ * error, refused naming the row.  d: A's diagonal (zeros where absent or zero). */
+static void check_zero_diagonal(sps_matrix A, sps_scalar t, const void *d, int row, const char *what)
+{
+    const sps_index n = 40;
+    const size_t ss = sps_scalar_size(t);
+    sps_precond P = jacobi_strict();
+    TU_CHECK(sps_precond_setup(P, NULL, A) == SPS_ERR_NUMERIC && !sps_precond_ready(P), "%s %s: refused (error)",
+             what, sps_scalar_name(t));
+    char want[96];
+    snprintf(want, sizeof want, "Jacobi: diagonal entry of row %d is zero", row);
+    TU_CHECK(strstr(sps_context_error(g_ctx), want) != NULL, "message: %s", sps_context_error(g_ctx));
+    sps_precond_destroy(P);
+    /* the default: M's entry is 1 there, 1/a_ii elsewhere */
+    P = NULL;
+    TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_JACOBI, &P));
+    snprintf(want, sizeof want, "Jacobi: 1 zero diagonal entry taken as 1 (the first in row %d)", row);
+    TU_CHECK(P && strcmp(sps_precond_warning(P), want) == 0, "%s %s: warning '%s'", what, sps_scalar_name(t),
+             P ? sps_precond_warning(P) : "");
+    void *one = tu_xcalloc((size_t)n, ss), *x = tu_xcalloc((size_t)n, ss), *r = tu_xcalloc((size_t)n, ss);
+    memcpy(one, d, (size_t)n * ss);
+    sps_cplx_store(t, (sps_cplx){1.0, 0.0}, (char *)one + (size_t)(row - 1) * ss);
+    tu_fill_random(&g_rng, t, (size_t)n, x);
+    jacobi_ref(t, n, one, x, r);
+    if (P) check_apply(P, t, n, x, r, what);
+    sps_precond_destroy(P);
+    free(one);
+    free(x);
+    free(r);
+}
+
 static void test_jacobi_errors(void)
 {
     for (int ti = 0; ti < 4; ti++) {
@@ -190,16 +230,12 @@ static void test_jacobi_errors(void)
         sps_precond P = NULL;
         /* diagonal entry of row 17 (1-based) absent */
         sps_matrix A = random_matrix(t, 40, 16, -1, d);
-        TU_CHECK(sps_precond_create(A, SPS_PRECOND_JACOBI, &P) == SPS_ERR_NUMERIC && !P, "missing diagonal %s",
-                 sps_scalar_name(t));
-        TU_CHECK(strstr(sps_context_error(g_ctx), "row 17 is zero") != NULL, "message: %s", sps_context_error(g_ctx));
+        check_zero_diagonal(A, t, d, 17, "missing diagonal");
         sps_matrix_destroy(A);
         /* stored as an explicit zero at row 5 */
         A = random_matrix(t, 40, -1, 4, d);
-        TU_CHECK(sps_precond_create_by_name(A, "jacobi", &P) == SPS_ERR_NUMERIC && !P, "zero diagonal %s",
-                 sps_scalar_name(t));
-        TU_CHECK(strstr(sps_context_error(g_ctx), "Jacobi: diagonal entry of row 5 is zero") != NULL, "message: %s",
-                 sps_context_error(g_ctx));
+        check_zero_diagonal(A, t, d, 5, "zero diagonal");
+        TU_CHECK(sps_precond_set_option(NULL, "jacobi-zero-diagonal", "error") != SPS_OK, "NULL P");
         /* none does not look at the diagonal */
         TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_NONE, &P));
         sps_precond_destroy(P);
@@ -301,8 +337,7 @@ static void test_setup_update(void)
         sps_vector vx = NULL;
         TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
 
-        sps_precond P = NULL;
-        TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+        sps_precond P = jacobi_strict(); /* a zero diagonal is a failed numeric step */
         TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC), "jacobi flags 0x%x",
                  sps_precond_flags(P));
         TU_CHECK(!sps_precond_ready(P), "a new preconditioner is not ready");
@@ -341,12 +376,12 @@ static void test_setup_update(void)
         sps_precond_destroy(P);
 
         /* a failed setup leaves P destroyable and reusable */
-        TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+        P = jacobi_strict();
         TU_CHECK(sps_precond_setup(P, NULL, Az) == SPS_ERR_NUMERIC, "%s: setup with a zero diagonal", tn);
         TU_OK(g_ctx, sps_precond_setup(P, NULL, A2));
         check_apply(P, t, n, x, r2, "setup(A2) after a failed setup");
         sps_precond_destroy(P);
-        TU_OK(g_ctx, sps_precond_new(g_ctx, "jacobi", &P));
+        P = jacobi_strict();
         TU_CHECK(sps_precond_setup(P, NULL, Az) == SPS_ERR_NUMERIC, "%s: failed setup, then destroy", tn);
         sps_precond_destroy(P);
 

@@ -281,6 +281,8 @@ static int step_setup(cli_run *r)
         ((st = sps_precond_new(r->ctx, opt->precond, &r->P)) != SPS_OK ||
          (st = cli_precond_set_options(opt, r->P)) != SPS_OK || (st = sps_precond_setup(r->P, NULL, r->A)) != SPS_OK))
         return fail(r->ctx, st, "preconditioner setup failed");
+    rep->precond_warning = r->P && *sps_precond_warning(r->P) ? sps_precond_warning(r->P) : NULL;
+    if (rep->precond_warning) fprintf(stderr, "spsolve: warning: %s\n", rep->precond_warning);
     if ((st = sps_operator_from_matrix(r->A, &r->op)) != SPS_OK ||
         (st = sps_solver_create_by_name(r->ctx, rep->solver, &r->solver)) != SPS_OK ||
         (st = sps_solver_set_operator(r->solver, r->op)) != SPS_OK ||

@@ -83,6 +83,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
     fprintf(f, "%-10s %s", "solver", r->solver);
     if (strcmp(r->solver, "gmres") == 0) fprintf(f, "(%d)", r->restart);
     fprintf(f, ", preconditioner %s\n", r->precond);
+    if (r->precond_warning) fprintf(f, "%-10s %s\n", "", r->precond_warning);
     fprintf(f, "%-10s %s, rtol %g, atol %g, maxit %d\n", "stop", CLI_STOPPING_RULE, r->rtol, r->atol, r->maxit);
     fprintf(f, "%-10s %s: %s after %d iterations\n", "result", outcome(r), sps_reason_name(r->res.reason),
             r->res.iterations);
@@ -247,6 +248,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     open_obj(&w, "solver");
     kstr(&w, "name", r->solver);
     kstr(&w, "precond", r->precond);
+    kstr(&w, "precond_warning", r->precond_warning);
     kstr(&w, "stopping_rule", CLI_STOPPING_RULE);
     knum(&w, "rtol", r->rtol);
     knum(&w, "atol", r->atol);

@@ -56,8 +56,10 @@ SPS_API sps_status sps_precond_new(sps_context ctx, const char *name, sps_precon
  *  the matrix of op (it may be an approximation to precondition with).  Neither,
  *  or only an operator for a method that reads entries, is SPS_ERR_ARG.
  *  Runs the symbolic and the numeric step; may be called again to start over on
- *  another system.  Jacobi: M = diag(A)^{-1}; a zero or non-finite diagonal entry
- *  is SPS_ERR_NUMERIC naming the (1-based) row.  op and A are read here only: they
+ *  another system.  Jacobi: M = diag(A)^{-1}; a zero diagonal entry is taken as 1,
+ *  as PETSc's Jacobi does, with a warning (sps_precond_warning) giving their count
+ *  and the first (1-based) row, or, with the option jacobi-zero-diagonal = error,
+ *  is SPS_ERR_NUMERIC naming the row; a non-finite one is SPS_ERR_NUMERIC naming the row.  op and A are read here only: they
  *  need not outlive P.  A failed setup leaves P destroyable and ready for another
  *  setup (after a failed numeric step, sps_precond_update too). */
 SPS_API sps_status sps_precond_setup(sps_precond P, sps_operator op, sps_matrix A);
@@ -92,6 +94,10 @@ SPS_API sps_status sps_precond_operator(sps_precond P, sps_operator *op);
 SPS_API unsigned sps_precond_flags(sps_precond P);
 /** y <- M x; x may be y (in place). */
 SPS_API sps_status sps_precond_apply(sps_precond P, sps_vector x, sps_vector y);
+/** What the last setup or update of P went on despite ("" when nothing, or P NULL):
+ *  "Jacobi: 3 zero diagonal entries taken as 1 (the first in row 17)".  The library
+ *  never prints it; a caller may. */
+SPS_API const char *sps_precond_warning(sps_precond P);
 /** Name of the preconditioner ("jacobi", "shell"). */
 SPS_API const char *sps_precond_name(sps_precond P);
 /** Comma-separated names of the preconditioners sps_precond_new knows. */

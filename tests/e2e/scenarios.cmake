@@ -603,12 +603,17 @@ function(scenario_shape)
   e2e_run(-m poisson2d:2 --x0 cx0.mtx)
   e2e_expect_rc(1)
   e2e_expect_stderr("cx0.mtx: the initial guess is complex but the system is real")
-  # Jacobi refuses a zero diagonal (row 2 here): a setup error, exit 1;
-  # without a preconditioner the (nonsingular) system solves
+  # a zero diagonal (row 2 here): Jacobi takes it as 1 as PETSc does, with a warning
+  # on stderr and in the JSON; --jacobi-zero-diagonal error refuses it (a setup
+  # error, exit 1); without a preconditioner the (nonsingular) system solves
   e2e_write_mtx("${WORK}/zd.mtx" "coordinate real general" "3 3 4" "1 1 2" "2 3 1" "3 2 1" "3 3 2")
-  e2e_run(-m zd.mtx --precond jacobi)
+  e2e_run(-m zd.mtx --precond jacobi --solver gmres --json)
+  e2e_expect_solved(1e-8 1e-8)
+  e2e_expect_stderr("^spsolve: warning: Jacobi: 1 zero diagonal entry taken as 1 \\(the first in row 2\\)")
+  e2e_json_expect("Jacobi: 1 zero diagonal entry taken as 1 (the first in row 2)" solver precond_warning)
+  e2e_run(-m zd.mtx --precond jacobi --jacobi-zero-diagonal error)
   e2e_expect_rc(1)
-  e2e_expect_stderr("^spsolve: preconditioner setup failed: [^\n]*row 2")
+  e2e_expect_stderr("^spsolve: preconditioner setup failed: [^\n]*row 2 is zero")
   e2e_run(-m zd.mtx --json)
   e2e_expect_solved(1e-8 1e-8)
 endfunction()
