@@ -32,6 +32,9 @@
 extern "C" {
 #endif
 
+/** The largest block of the block-Jacobi kernels (bj_invert, bj_apply). */
+#define SPS_BJ_MAX 32
+
 /** A scalar as the host passes it, and the type of a solver slot. */
 typedef struct { double re, im; } sps_cplx;
 
@@ -89,7 +92,18 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     /* y = x + c y with c from slots */                                                             \
     X(P, S, xpay_s, (sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, void *y))            \
     /* d[i] = 1 / d[i]; slots[out].re = index+1 of the first zero or non-finite entry, 0 if none */ \
-    X(P, S, invert, (sps_exec *ex, sps_index n, void *d, sps_cplx *slots, int out))
+    X(P, S, invert, (sps_exec *ex, sps_index n, void *d, sps_cplx *slots, int out))                \
+    /* Block-Jacobi (precond/bjacobi.c): nb diagonal blocks, block k the rows start[k] ..          */ \
+    /* start[k+1] - 1 (sz_k <= SPS_BJ_MAX rows), its sz_k^2 values row-major at blk + off[k].       */ \
+    /* Each block becomes its inverse (Gauss-Jordan, partial pivoting); *bad (backend memory) =    */ \
+    /* 1 + the first row of the first singular block (a pivot of at most sz eps max|b_ij|, or a  */ \
+    /* non-finite inverse),                                                                       */ \
+    /* 0 if none; blocks then hold unspecified values                                             */ \
+    X(P, S, bj_invert, (sps_exec *ex, sps_index nb, const sps_index *start, const int64_t *off,    \
+                        void *blk, sps_index *bad))                                                 \
+    /* y = blockdiag(inv) x over n rows, row i in block row_blk[i]; x may be y */                   \
+    X(P, S, bj_apply, (sps_exec *ex, sps_index n, const sps_index *row_blk, const sps_index *start, \
+                       const int64_t *off, const void *inv, const void *x, void *y))
 
 #define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
     /* nnz = rowptr[n] - rowptr[0] (the CSR kernels below).  maxrow: the longest row's entry count */ \

@@ -26,7 +26,8 @@ extern "C" {
 typedef enum {
     SPS_PRECOND_NONE = 0,
     SPS_PRECOND_JACOBI = 1,
-    SPS_PRECOND_SHELL = 2 /* made by sps_precond_create_shell only */
+    SPS_PRECOND_SHELL = 2, /* made by sps_precond_create_shell only */
+    SPS_PRECOND_BJACOBI = 3
 } sps_precond_type;
 
 /** Properties of a preconditioner (sps_precond_flags; given to sps_precond_create_shell). */

@@ -17,3 +17,8 @@ sps_add_unit_test(NAME test_precond
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_precond.c
   LABELS unit
   ENV OMP_WAIT_POLICY=PASSIVE)
+# block-Jacobi: its kernels, the blocks it finds, singular blocks, CG with it
+sps_add_unit_test(NAME test_bjacobi
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bjacobi.c
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)

@@ -199,6 +199,12 @@ function(scenario_blocks)
       expect_ones("${WORK}/xf.mtx" 36)
     endforeach()
   endforeach()
+  # block-Jacobi: the entries' blocks of the block matrix, blocks of 3 of the scalar one
+  e2e_run(-m p.mtx --block-size 3 --solver cg --precond bjacobi --rtol 1e-10 --json)
+  e2e_expect_solved(1e-10 1e-8)
+  e2e_json_expect(bjacobi solver precond)
+  e2e_run(-m p.mtx --solver cg --precond bjacobi --pc-block-size 3 --rtol 1e-10 --json)
+  e2e_expect_solved(1e-10 1e-8)
   # Jacobi and the soa layout run on blocks too
   e2e_run(-m p.mtx --block-size 3 --precond jacobi --format bcsr --entry-layout soa --json)
   e2e_expect_solved(1e-8)
