@@ -269,6 +269,91 @@ static void test_blas1(sps_scalar t, size_t n)
     }
 }
 
+/* ------------------------------------------------------------------ block-Jacobi kernels */
+/* bj_invert and bj_apply against the CPU on blocks of random sizes 1..32 (random entries,
+ * the diagonal raised by the size: well conditioned), outputs poisoned; then one block
+ * made singular (two equal rows) and one more after it: the first one's row reported. */
+static void test_bjacobi(sps_scalar t, sps_index nb)
+{
+    const size_t ss = ssz(t);
+    sps_index *start = gb_xmalloc(((size_t)nb + 1) * sizeof *start);
+    int64_t *off = gb_xmalloc(((size_t)nb + 1) * sizeof *off);
+    start[0] = 0;
+    off[0] = 0;
+    for (sps_index k = 0; k < nb; k++) {
+        const sps_index sz = k % 11 == 0 ? SPS_BJ_MAX : 1 + (sps_index)(tu_rng_u64(&g_rng) % SPS_BJ_MAX);
+        start[k + 1] = start[k] + sz;
+        off[k + 1] = off[k] + (int64_t)sz * sz;
+    }
+    const sps_index n = start[nb];
+    sps_index *rowblk = gb_xmalloc((size_t)n * sizeof *rowblk);
+    for (sps_index k = 0; k < nb; k++)
+        for (sps_index i = start[k]; i < start[k + 1]; i++) rowblk[i] = k;
+    gbuf blk = gb_rand(t, (size_t)off[nb]);
+    for (sps_index k = 0; k < nb; k++) {
+        const sps_index sz = start[k + 1] - start[k];
+        for (sps_index i = 0; i < sz; i++) {
+            double re, im;
+            tu_get(t, blk.h, (size_t)off[k] + (size_t)i * sz + i, &re, &im);
+            tu_put(t, blk.h, (size_t)off[k] + (size_t)i * sz + i, re + (re < 0 ? -sz : sz), im);
+        }
+    }
+    gb_push(&blk);
+    void *d_start = gb_dalloc(((size_t)nb + 1) * sizeof *start), *d_off = gb_dalloc(((size_t)nb + 1) * sizeof *off);
+    void *d_rowblk = gb_dalloc((size_t)n * sizeof *rowblk), *d_bad = gb_dalloc(sizeof(sps_index));
+    gb_upload(d_start, start, ((size_t)nb + 1) * sizeof *start);
+    gb_upload(d_off, off, ((size_t)nb + 1) * sizeof *off);
+    gb_upload(d_rowblk, rowblk, (size_t)n * sizeof *rowblk);
+    const sps_vec_kernels *G = &SPS_TEST_GPU_VEC[t], *C = &sps_cpu_vec_kernels[t];
+    sps_index hbad = -1, dbad = -1;
+    RUN_OK(g_gpu, G->bj_invert(sps_ex(g_gpu), nb, d_start, d_off, blk.d, d_bad));
+    C->bj_invert(sps_ex(g_cpu), nb, start, off, blk.h, &hbad);
+    gb_download(&dbad, d_bad, sizeof dbad);
+    TU_CHECK(dbad == 0 && hbad == 0, "bj_invert [%s nb=%d]: singular reported (gpu %d, cpu %d)", sps_scalar_name(t),
+             (int)nb, (int)dbad, (int)hbad);
+    void *g = gb_fetch(&blk);
+    /* scale: the inverse's entries are O(1 / size); pivoting order is the same, rounding not */
+    cmp_vec("bj_invert", t, (size_t)off[nb], g, blk.h, 64 * SPS_BJ_MAX, 1.0);
+    free(g);
+    /* apply with the CPU's inverses on both: out of place, then in place */
+    gb_push(&blk);
+    gbuf x = gb_rand(t, (size_t)n), y = gb_nan(t, (size_t)n);
+    RUN_OK(g_gpu, G->bj_apply(sps_ex(g_gpu), n, d_rowblk, d_start, d_off, blk.d, x.d, y.d));
+    C->bj_apply(sps_ex(g_cpu), n, rowblk, start, off, blk.h, x.h, y.h);
+    g = gb_fetch(&y);
+    cmp_vec("bj_apply", t, (size_t)n, g, y.h, 8 * SPS_BJ_MAX, 1.0);
+    free(g);
+    RUN_OK(g_gpu, G->bj_apply(sps_ex(g_gpu), n, d_rowblk, d_start, d_off, blk.d, x.d, x.d));
+    g = gb_fetch(&x);
+    cmp_vec("bj_apply in place", t, (size_t)n, g, y.h, 8 * SPS_BJ_MAX, 1.0);
+    free(g);
+    /* singular: block nb/2 (two equal rows, when it has two) and a later one */
+    const sps_index ks = nb / 2 + (start[nb / 2 + 1] - start[nb / 2] < 2), kl = nb - 1;
+    if (ks < kl && start[ks + 1] - start[ks] >= 2) {
+        gbuf e = gb_rand(t, (size_t)off[nb]);
+        const sps_index sz = start[ks + 1] - start[ks];
+        memcpy((char *)e.h + ((size_t)off[ks] + (size_t)sz) * ss, (char *)e.h + (size_t)off[ks] * ss, (size_t)sz * ss);
+        memset((char *)e.h + (size_t)off[kl] * ss, 0, (size_t)(start[kl + 1] - start[kl]) * ss);
+        gb_push(&e);
+        RUN_OK(g_gpu, G->bj_invert(sps_ex(g_gpu), nb, d_start, d_off, e.d, d_bad));
+        C->bj_invert(sps_ex(g_cpu), nb, start, off, e.h, &hbad);
+        gb_download(&dbad, d_bad, sizeof dbad);
+        TU_CHECK(dbad == start[ks] + 1 && hbad == dbad, "bj_invert [%s]: singular block at row %d (gpu %d, cpu %d)",
+                 sps_scalar_name(t), (int)start[ks] + 1, (int)dbad, (int)hbad);
+        gb_free(&e);
+    }
+    gb_free(&blk);
+    gb_free(&x);
+    gb_free(&y);
+    sps_dfree(g_gpu, d_start);
+    sps_dfree(g_gpu, d_off);
+    sps_dfree(g_gpu, d_rowblk);
+    sps_dfree(g_gpu, d_bad);
+    free(start);
+    free(off);
+    free(rowblk);
+}
+
 /* ------------------------------------------------------------------ nrm2 corner cases (f64, c64) */
 static void test_nrm2_range(sps_scalar t)
 {
@@ -613,6 +698,7 @@ int main(void)
             test_solver_steps(all_types[ti], n);
         }
         test_determinism(all_types[ti]);
+        test_bjacobi(all_types[ti], g_small ? 40 : 3000);
     }
     test_nrm2_range(SPS_F64);
     test_nrm2_range(SPS_C64);
