@@ -103,7 +103,18 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
                         void *blk, sps_index *bad))                                                 \
     /* y = blockdiag(inv) x over n rows, row i in block row_blk[i]; x may be y */                   \
     X(P, S, bj_apply, (sps_exec *ex, sps_index n, const sps_index *row_blk, const sps_index *start, \
-                       const int64_t *off, const void *inv, const void *x, void *y))
+                       const int64_t *off, const void *inv, const void *x, void *y))                  \
+    /* ILU(0) / IC(0) (precond/ilu.c): the factors in one CSR of A's pattern, n x n: L strictly   */ \
+    /* below the diagonal (unit diagonal implied), U on and above it, U's diagonal at diag[i].   */ \
+    /* z = U^{-1} L^{-1} r: sweeps == 0 exactly, by substitution (CUDA: level by level, the     */ \
+    /* levels of L then of U: lvl_ptr[0 .. nl + nu], HOST memory (the launches' sizes), offsets */ \
+    /* into lvl_rows, backend memory, each level's rows); sweeps K > 0:                           */ \
+    /* K Jacobi sweeps on each factor, y = r - L y from y = r, then z = D^{-1} (y - (U - D) z)   */ \
+    /* from z = D^{-1} y.  work: 3n scalars; r may be z                                           */ \
+    X(P, S, ilu_apply, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col,  \
+                        const void *val, const sps_index *diag, sps_index nl, sps_index nu,         \
+                        const sps_index *lvl_ptr, const sps_index *lvl_rows, int sweeps, const void *r, \
+                        void *z, void *work))
 
 #define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
     /* nnz = rowptr[n] - rowptr[0] (the CSR kernels below).  maxrow: the longest row's entry count */ \

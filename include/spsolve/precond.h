@@ -27,7 +27,9 @@ typedef enum {
     SPS_PRECOND_NONE = 0,
     SPS_PRECOND_JACOBI = 1,
     SPS_PRECOND_SHELL = 2, /* made by sps_precond_create_shell only */
-    SPS_PRECOND_BJACOBI = 3
+    SPS_PRECOND_BJACOBI = 3,
+    SPS_PRECOND_ILU0 = 4,
+    SPS_PRECOND_IC0 = 5
 } sps_precond_type;
 
 /** Properties of a preconditioner (sps_precond_flags; given to sps_precond_create_shell). */

@@ -17,6 +17,11 @@ sps_add_unit_test(NAME test_precond
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_precond.c
   LABELS unit
   ENV OMP_WAIT_POLICY=PASSIVE)
+# ILU(0) / IC(0): the factors against a dense reference, sweeps, errors, CG
+sps_add_unit_test(NAME test_ilu
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ilu.c
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)
 # block-Jacobi: its kernels, the blocks it finds, singular blocks, CG with it
 sps_add_unit_test(NAME test_bjacobi
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bjacobi.c

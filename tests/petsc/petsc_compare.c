@@ -3,7 +3,7 @@
  * solution and iteration count.
  *
  *   petsc_compare --solver cg|bicgstab|gmres (--matrices DIR | --generated)
- *                 [--case NAME] [--pc none|jacobi|both] [--orth cgs2|mgs] [-v [-v]]
+ *                 [--case NAME] [--pc none|jacobi|ilu0|ic0|factor|both|all] [--orth cgs2|mgs] [-v [-v]]
  *   petsc_compare --solver S --matrices DIR --file GROUP/NAME [--maxit N] [-v]
  *
  * --case runs one case of the table; --file any matrix of the folder (to
@@ -31,10 +31,23 @@
  *    "MGS + one re-orthogonalisation pass" has no exact PETSc twin; both
  *    variants are orthogonal to working precision on these problems.
  *  - PCNONE / PCJACOBI; ours: no preconditioner / sps_precond JACOBI.
+ *  - The factorisations (--pc factor, or ilu0 / ic0): PCICC with CG, PCILU with
+ *    BiCGSTAB and GMRES, level 0, natural ordering, shift type NONE (PETSc's ICC
+ *    shifts by default); ours: ic0 / ilu0 with exact triangular solves.  Cases
+ *    where PETSc does not converge are left out: a missing diagonal entry (both
+ *    refuse: e05r0000, lns_131, rajat*, west*, ...), a zero pivot (gre_216a,
+ *    gre_343: PETSc's PC fails, ours refuses), an indefinite IC(0) (LF10, LFAT5,
+ *    bcsstk03/13/14/15/21, nos1, nos2: ours refuses the negative pivot at setup,
+ *    PETSc's CG stops with DIVERGED_INDEFINITE_PC).  Left out though both
+ *    converge: bloweybq cg (1 iteration each, solutions 1.6e-3 apart on a nearly
+ *    singular matrix), nos7 cg (PETSc stops on its recurrence residual, as with
+ *    no preconditioner), and with BiCGSTAB add20 (diff 1.8e-6), gre_185 (4.3e-6),
+ *    utm300 (3.7e-6) and rdb1250 (125 / 100 iterations): BiCGSTAB's sensitivity.
+ *    Everywhere else the iteration counts agree to the iteration or within 2.
  *
  * Per case: same outcome (converged or not); when both converged,
  * ||x_ours - x_petsc|| / ||x_petsc|| <= 1e-6 and |its_ours - its_petsc| <=
- * 0.10*its_petsc + 2; ours' true residual is also recomputed here and must meet
+ * 0.10*its_petsc + 2 (the factorisations: 0.15*its_petsc + 3); ours' true residual is also recomputed here and must meet
  * the tolerance.  One line per case, then "N passed, M failed".
  * Exit 0 when none failed, 1 otherwise, 77 when nothing could run (no matrix
  * folder). */
@@ -58,6 +71,8 @@
 /* Which (solver, preconditioner) pairs a case runs: one bit each. */
 enum {
     CG_N = 1, CG_J = 2, BC_N = 4, BC_J = 8, GM_N = 16, GM_J = 32,
+    /* the factorisations: IC(0) with CG (PETSc's icc), ILU(0) with BiCGSTAB and GMRES (ilu) */
+    CG_F = 64, BC_F = 128, GM_F = 256, FAC = CG_F | BC_F | GM_F,
     CG_ALL = CG_N | CG_J, BC_ALL = BC_N | BC_J, GM_ALL = GM_N | GM_J,
     ALL = CG_ALL | BC_ALL | GM_ALL, NONSYM = BC_ALL | GM_ALL
 };
@@ -110,48 +125,57 @@ typedef struct {
  * keep the run short (they would pass as "same outcome"). */
 static const case_t file_cases[] = {
     /* SPD: all three solvers, both preconditioners (the 8 x 3 x 2 core) */
-    {"spd/Trefethen_20", ALL, 3000},
-    {"spd/fv1", ALL, 3000},
-    {"spd/shallow_water1", ALL, 3000},
-    {"spd/minsurfo", ALL, 3000},
-    {"spd/jnlbrng1", ALL, 3000},
-    {"spd/nasa2146", ALL, 3000},
-    {"spd/bcsstk16", ALL, 3000},
+    {"spd/Trefethen_20", ALL | FAC, 3000},
+    {"spd/fv1", ALL | FAC, 3000},
+    {"spd/shallow_water1", ALL | FAC, 3000},
+    {"spd/minsurfo", ALL | FAC, 3000},
+    {"spd/jnlbrng1", ALL | FAC, 3000},
+    {"spd/nasa2146", ALL | FAC, 3000},
+    {"spd/bcsstk16", ALL | FAC, 3000},
     {"spd/gridgena", ALL, 300}, /* jacobi: neither converges in 300 (both reach maxit) */
     /* SPD, the pairs that are well conditioned enough */
-    {"spd/nos4", CG_ALL | BC_J | GM_ALL, 3000},
+    {"spd/nos4", CG_ALL | BC_J | GM_ALL | CG_F, 3000},
     {"spd/LF10", CG_ALL | BC_J | GM_ALL, 3000},
-    {"spd/mhdb416", CG_ALL | GM_J, 3000},
-    {"spd/1138_bus", CG_ALL, 3000},
+    {"spd/mhdb416", CG_ALL | GM_J | CG_F, 3000},
+    {"spd/1138_bus", CG_ALL | CG_F, 3000},
     {"spd/nos1", CG_ALL, 3000},
     {"spd/bcsstk14", CG_J | GM_J, 3000},
+    /* SPD with IC(0) (PETSc's icc, no shift) */
+    {"spd/wathen100", CG_F, 3000},
+    {"spd/nos5", CG_F, 3000},
+    {"spd/s1rmq4m1", CG_F, 3000},
+    {"spd/lund_b", CG_F, 3000},
     /* nonsymmetric: BiCGSTAB and GMRES */
-    {"nonsym/pde900", NONSYM, 3000},
-    {"nonsym/cage8", NONSYM, 3000},
-    {"nonsym/cage10", NONSYM, 3000},
-    {"nonsym/sherman4", NONSYM, 3000},
-    {"nonsym/fs_541_1", NONSYM, 3000},
-    {"nonsym/sherman1", GM_ALL, 3000},
-    {"nonsym/orsirr_1", GM_J, 3000},
-    {"nonsym/orsirr_2", BC_J | GM_ALL, 3000},
+    {"nonsym/pde900", NONSYM | BC_F | GM_F, 3000},
+    {"nonsym/cage8", NONSYM | BC_F | GM_F, 3000},
+    {"nonsym/cage10", NONSYM | BC_F | GM_F, 3000},
+    {"nonsym/sherman4", NONSYM | BC_F | GM_F, 3000},
+    {"nonsym/fs_541_1", NONSYM | BC_F | GM_F, 3000},
+    {"nonsym/sherman1", GM_ALL | BC_F | GM_F, 3000},
+    {"nonsym/orsirr_1", GM_J | BC_F | GM_F, 3000},
+    {"nonsym/orsirr_2", BC_J | GM_ALL | BC_F | GM_F, 3000},
     {"nonsym/add20", GM_ALL, 3000},
-    {"nonsym/add32", BC_N | GM_ALL, 3000},
-    {"nonsym/rdb1250", BC_ALL | GM_N, 3000},
-    {"nonsym/steam1", BC_J | GM_J, 3000},
-    {"nonsym/steam3", GM_J, 3000},
-    {"nonsym/hor_131", BC_J | GM_J, 3000},
-    {"nonsym/watt_1", BC_J | GM_ALL, 3000},
+    {"nonsym/add32", BC_N | GM_ALL | BC_F | GM_F, 3000},
+    {"nonsym/rdb1250", BC_ALL | GM_N | GM_F, 3000},
+    {"nonsym/steam1", BC_J | GM_J | BC_F | GM_F, 3000},
+    {"nonsym/steam3", GM_J | BC_F | GM_F, 3000},
+    {"nonsym/hor_131", BC_J | GM_J | BC_F | GM_F, 3000},
+    {"nonsym/watt_1", BC_J | GM_ALL | BC_F | GM_F, 3000},
     {"nonsym/jpwh_991", BC_ALL | GM_ALL, 3000}, /* BiCGSTAB breaks down at step 1 in both */
     {"nonsym/west0067", BC_ALL | GM_N, 3000},   /* neither converges: breakdown / maxit; zero diagonal */
     {"nonsym/e05r0000", GM_J, 3000},            /* zero diagonal: Jacobi takes 1, as PETSc */
+    /* nonsymmetric with ILU(0) (PETSc's ilu, no shift) */
+    {"nonsym/sherman2", BC_F | GM_F, 3000},
+    {"nonsym/sherman3", BC_F | GM_F, 3000},
+    {"nonsym/steam2", BC_F | GM_F, 3000},
 };
 
 /* Generated cases: poisson2d from the library's generator, and a nonsymmetric
  * upwind convection-diffusion operator assembled here. */
 static const case_t gen_cases[] = {
-    {"gen:poisson2d:12", ALL, 2000},
-    {"gen:poisson2d:40", ALL, 2000},
-    {"gen:convdiff2d:24", NONSYM, 2000},
+    {"gen:poisson2d:12", ALL | FAC, 2000},
+    {"gen:poisson2d:40", ALL | FAC, 2000},
+    {"gen:convdiff2d:24", NONSYM | BC_F | GM_F, 2000},
 };
 
 /* ------------------------------------------------------------ host CSR */
@@ -232,7 +256,8 @@ typedef struct {
     int hist_len;
 } outcome_t;
 
-static int solve_ours(sps_context ctx, sps_matrix A, int n, const double *b, sps_solver_type stype, int jacobi,
+/* pc: 0 none, 1 Jacobi, 2 IC(0) with CG, else ILU(0) */
+static int solve_ours(sps_context ctx, sps_matrix A, int n, const double *b, sps_solver_type stype, int pc,
                       int maxit, outcome_t *out)
 {
     sps_operator op = NULL;
@@ -244,7 +269,12 @@ static int solve_ours(sps_context ctx, sps_matrix A, int n, const double *b, sps
     out->iterations = -1;
     out->what = "error";
     if ((st = sps_operator_from_matrix(A, &op)) != SPS_OK) goto fail;
-    if (jacobi && (st = sps_precond_create(A, SPS_PRECOND_JACOBI, &P)) != SPS_OK) goto fail;
+    if (pc && (st = sps_precond_create(A,
+                                       pc == 1                    ? SPS_PRECOND_JACOBI
+                                       : stype == SPS_SOLVER_CG ? SPS_PRECOND_IC0
+                                                                : SPS_PRECOND_ILU0,
+                                       &P)) != SPS_OK)
+        goto fail;
     if ((st = sps_solver_create(ctx, stype, &s)) != SPS_OK) goto fail;
     if ((st = sps_solver_set_operator(s, op)) != SPS_OK) goto fail;
     if ((st = sps_solver_set_precond(s, P)) != SPS_OK) goto fail;
@@ -304,7 +334,7 @@ static PetscErrorCode petsc_matrix(const csr_t *A, Mat *M)
     PetscFunctionReturn(PETSC_SUCCESS);
 }
 
-static PetscErrorCode solve_petsc(Mat M, int n, const double *b, sps_solver_type stype, int jacobi, int maxit,
+static PetscErrorCode solve_petsc(Mat M, int n, const double *b, sps_solver_type stype, int pcid, int maxit,
                                   outcome_t *out)
 {
     KSP ksp;
@@ -347,7 +377,12 @@ static PetscErrorCode solve_petsc(Mat M, int n, const double *b, sps_solver_type
     }
     PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
     PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, jacobi ? PCJACOBI : PCNONE));
+    PetscCall(PCSetType(pc, pcid == 0 ? PCNONE : pcid == 1 ? PCJACOBI : stype == SPS_SOLVER_CG ? PCICC : PCILU));
+    if (pcid == 2) { /* level 0, natural ordering, no shift: the plain factorisation ours computes by default */
+        PetscCall(PCFactorSetLevels(pc, 0));
+        PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGNATURAL));
+        PetscCall(PCFactorSetShiftType(pc, MAT_SHIFT_NONE));
+    }
     PetscCall(KSPSetTolerances(ksp, RTOL, 0.0, 1e300, maxit));
     PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_FALSE));
     PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_FALSE));
@@ -390,6 +425,13 @@ static int n_pass = 0, n_fail = 0, n_skip = 0, verbose = 0;
 static unsigned pair_bit(sps_solver_type t)
 {
     return t == SPS_SOLVER_CG ? CG_N : t == SPS_SOLVER_BICGSTAB ? BC_N : GM_N;
+}
+
+/* the bit of (solver, pc): pc 0 none, 1 Jacobi, 2 the factorisation */
+static unsigned pc_bit(sps_solver_type t, int pc)
+{
+    if (pc < 2) return pair_bit(t) << pc;
+    return t == SPS_SOLVER_CG ? CG_F : t == SPS_SOLVER_BICGSTAB ? BC_F : GM_F;
 }
 
 static const char *solver_name(sps_solver_type t)
@@ -466,10 +508,12 @@ static void run_case(sps_context ctx, const char *dir, const case_t *c, sps_solv
         n_fail++;
         goto done;
     }
-    for (int pc = 0; pc < 2; pc++) {
-        const char *pcname = pc ? "jacobi" : "none";
-        if (strcmp(pcsel, "both") && strcmp(pcsel, pcname)) continue;
-        if (!(c->pairs & (pair_bit(stype) << pc))) continue;
+    for (int pc = 0; pc < 3; pc++) {
+        const char *pcname = pc == 0 ? "none" : pc == 1 ? "jacobi" : stype == SPS_SOLVER_CG ? "ic0" : "ilu0";
+        if (strcmp(pcsel, "all") && !(pc < 2 && !strcmp(pcsel, "both")) && strcmp(pcsel, pcname) &&
+            !(pc == 2 && !strcmp(pcsel, "factor")))
+            continue;
+        if (!(c->pairs & pc_bit(stype, pc))) continue;
         int ok_ours = solve_ours(ctx, A, n, b, stype, pc, c->maxit, &ours);
         PetscErrorCode perr = solve_petsc(M, n, b, stype, pc, c->maxit, &pets);
         char why[256] = "";
@@ -494,7 +538,8 @@ static void run_case(sps_context ctx, const char *dir, const case_t *c, sps_solv
                 pass = 0;
                 snprintf(why, sizeof why, " (outcome differs)");
             } else if (ours.converged) {
-                double slack = 0.10 * pets.iterations + 2.0;
+                /* the factorisations: 15 % + 3 (issue 21), rounding in the factors moves them more */
+                double slack = pc == 2 ? 0.15 * pets.iterations + 3.0 : 0.10 * pets.iterations + 2.0;
                 if (!(rel <= XTOL)) {
                     pass = 0;
                     snprintf(why, sizeof why, " (solutions differ: %.2e > %.0e)", rel, XTOL);
@@ -569,14 +614,14 @@ static int usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s --solver cg|bicgstab|gmres (--matrices DIR | --generated) [--case NAME]\n"
-            "          [--pc none|jacobi|both] [--orth cgs2|mgs] [-v [-v]] [--file GROUP/NAME [--maxit N]]\n",
+            "          [--pc none|jacobi|ilu0|ic0|factor|both|all] [--orth cgs2|mgs] [-v [-v]] [--file GROUP/NAME [--maxit N]]\n",
             argv0);
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    const char *solver = NULL, *dir = NULL, *only = NULL, *pcsel = "both", *extra = NULL;
+    const char *solver = NULL, *dir = NULL, *only = NULL, *pcsel = "all", *extra = NULL;
     int extra_maxit = 3000;
     int generated = 0, matrices = 0;
     for (int i = 1; i < argc; i++) {
@@ -599,7 +644,7 @@ int main(int argc, char **argv)
     else if (!strcmp(solver, "gmres")) stype = SPS_SOLVER_GMRES;
     else return usage(argv[0]);
     if (!generated && !matrices) return usage(argv[0]);
-    const unsigned bits = pair_bit(stype) * 3; /* none | jacobi */
+    const unsigned bits = pair_bit(stype) * 3 | pc_bit(stype, 2); /* none | jacobi | factorisation */
 
     if (matrices) {
         if (!dir || !dir[0]) dir = getenv("SPS_MATRIX_DIR");
@@ -630,7 +675,7 @@ int main(int argc, char **argv)
     printf("%-14s %-8s %-6s its %5s/%-5s %s\n", "matrix", "solver", "pc", "ours", "petsc",
            "(reldiff = |x_ours-x_petsc|/|x_petsc|; res = |b-Ax|/|b| ours/petsc; |x-1| = rms error)");
     if (extra) { /* exploration: one file "group/name" under the folder, any solver */
-        const case_t c = {extra, ALL, extra_maxit};
+        const case_t c = {extra, ALL | FAC, extra_maxit};
         run_case(ctx, dir, &c, stype, pcsel);
     } else if (matrices)
         for (size_t i = 0; i < sizeof file_cases / sizeof *file_cases; i++) {
