@@ -11,7 +11,7 @@
 
 /* The one table: X(name) per method, in display order; SEP between entries.
  * The shell is not in it: only sps_precond_create_shell makes one. */
-#define SPS_PRECONDS(X, SEP) X(none) SEP X(jacobi) SEP X(bjacobi) SEP X(ilu0) SEP X(ic0)
+#define SPS_PRECONDS(X, SEP) X(none) SEP X(jacobi) SEP X(bjacobi) SEP X(ilu0) SEP X(ic0) SEP X(cheby)
 #define SPS_PC_ENTRY_(n) &sps_precond_##n##_method
 #define SPS_PC_NAME_(n) #n
 #define SPS_PC_COMMA_ ,

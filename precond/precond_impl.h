@@ -77,6 +77,7 @@ extern const sps_precond_method sps_precond_jacobi_method;
 extern const sps_precond_method sps_precond_bjacobi_method;
 extern const sps_precond_method sps_precond_ilu0_method;
 extern const sps_precond_method sps_precond_ic0_method;
+extern const sps_precond_method sps_precond_cheby_method;
 extern const sps_precond_method sps_precond_shell_method;
 
 /** A new preconditioner of method m in ctx with flags (SPS_PRECOND_*), EMPTY, 0 x 0

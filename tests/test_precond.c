@@ -268,7 +268,7 @@ static void test_arguments(void)
     TU_CHECK(sps_precond_create(R, SPS_PRECOND_NONE, &P) == SPS_ERR_ARG, "non-square none");
     TU_CHECK(sps_precond_create_by_name(A, "ilu", &P) == SPS_ERR_ARG && !P, "unknown name");
     TU_CHECK(strstr(sps_context_error(g_ctx), "none, jacobi") != NULL, "unknown lists: %s", sps_context_error(g_ctx));
-    TU_CHECK(strcmp(sps_precond_list(), "none, jacobi, bjacobi, ilu0, ic0") == 0, "list %s", sps_precond_list());
+    TU_CHECK(strcmp(sps_precond_list(), "none, jacobi, bjacobi, ilu0, ic0, cheby") == 0, "list %s", sps_precond_list());
     TU_CHECK(sps_precond_create(A, (sps_precond_type)9, &P) == SPS_ERR_ARG, "bad type");
     TU_CHECK(sps_precond_create(NULL, SPS_PRECOND_JACOBI, &P) == SPS_ERR_ARG, "NULL matrix");
     TU_CHECK(sps_precond_create(A, SPS_PRECOND_JACOBI, NULL) == SPS_ERR_ARG, "NULL output");
@@ -423,7 +423,7 @@ static void test_setup_arguments(void)
 
     sps_precond P = NULL;
     EXPECT_ERROR(sps_precond_new(g_ctx, "ilu", &P), SPS_ERR_ARG,
-                 "unknown preconditioner \"ilu\" (available: none, jacobi, bjacobi, ilu0, ic0)");
+                 "unknown preconditioner \"ilu\" (available: none, jacobi, bjacobi, ilu0, ic0, cheby)");
     TU_CHECK(!P, "new: output cleared");
     TU_CHECK(sps_precond_new(g_ctx, "shell", &P) == SPS_ERR_ARG && !P, "new: the shell is not in the registry");
     TU_CHECK(sps_precond_new(g_ctx, NULL, &P) == SPS_ERR_ARG, "new: NULL name");

@@ -29,7 +29,8 @@ typedef enum {
     SPS_PRECOND_SHELL = 2, /* made by sps_precond_create_shell only */
     SPS_PRECOND_BJACOBI = 3,
     SPS_PRECOND_ILU0 = 4,
-    SPS_PRECOND_IC0 = 5
+    SPS_PRECOND_IC0 = 5,
+    SPS_PRECOND_CHEBY = 6
 } sps_precond_type;
 
 /** Properties of a preconditioner (sps_precond_flags; given to sps_precond_create_shell). */

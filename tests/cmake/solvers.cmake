@@ -22,6 +22,11 @@ sps_add_unit_test(NAME test_ilu
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ilu.c
   LABELS unit
   ENV OMP_WAIT_POLICY=PASSIVE)
+# Chebyshev: p(A) against its formula, Hermitian, CG with it, refusal
+sps_add_unit_test(NAME test_cheby
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cheby.c
+  LABELS unit
+  ENV OMP_WAIT_POLICY=PASSIVE)
 # block-Jacobi: its kernels, the blocks it finds, singular blocks, CG with it
 sps_add_unit_test(NAME test_bjacobi
   SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bjacobi.c
