@@ -43,6 +43,7 @@ typedef struct {
     const char *expansion_written; /* --write-expansion path when written, else NULL */
     /* seconds */
     double t_read, t_convert, t_setup, t_solve, t_check, t_total;
+    double t_pc_setup, t_pc_apply; /* the preconditioner's setup, and one application (0: none) */
     int exit_code;
 } cli_report;
 
