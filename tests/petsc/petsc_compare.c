@@ -3,7 +3,7 @@
  * solution and iteration count.
  *
  *   petsc_compare --solver cg|bicgstab|gmres (--matrices DIR | --generated)
- *                 [--case NAME] [--pc none|jacobi|ilu0|ic0|factor|both|all] [--orth cgs2|mgs] [-v [-v]]
+ *                 [--case NAME] [--pc none|jacobi|ilu0|ic0|factor|bjacobi|both|all] [--orth cgs2|mgs] [-v [-v]]
  *   petsc_compare --solver S --matrices DIR --file GROUP/NAME [--maxit N] [-v]
  *
  * --case runs one case of the table; --file any matrix of the folder (to
@@ -44,6 +44,10 @@
  *    no preconditioner), and with BiCGSTAB add20 (diff 1.8e-6), gre_185 (4.3e-6),
  *    utm300 (3.7e-6) and rdb1250 (125 / 100 iterations): BiCGSTAB's sensitivity.
  *    Everywhere else the iteration counts agree to the iteration or within 2.
+ *  - Block-Jacobi (--pc bjacobi): ours with pc-block-size 3, PETSc's PCVPBJACOBI
+ *    with MatSetVariableBlockSizes 3, 3, ..., the rest: the same iteration counts
+ *    on every case here (orsirr_1 with BiCGSTAB, 1641 / 1044, left out: its
+ *    sensitivity again).
  *
  * Per case: same outcome (converged or not); when both converged,
  * ||x_ours - x_petsc|| / ||x_petsc|| <= 1e-6 and |its_ours - its_petsc| <=
@@ -73,6 +77,8 @@ enum {
     CG_N = 1, CG_J = 2, BC_N = 4, BC_J = 8, GM_N = 16, GM_J = 32,
     /* the factorisations: IC(0) with CG (PETSc's icc), ILU(0) with BiCGSTAB and GMRES (ilu) */
     CG_F = 64, BC_F = 128, GM_F = 256, FAC = CG_F | BC_F | GM_F,
+    /* block-Jacobi with blocks of 3 rows (PETSc's vpbjacobi with sizes 3, 3, ..., the rest) */
+    CG_B = 512, BC_B = 1024, GM_B = 2048, BJ = CG_B | BC_B | GM_B,
     CG_ALL = CG_N | CG_J, BC_ALL = BC_N | BC_J, GM_ALL = GM_N | GM_J,
     ALL = CG_ALL | BC_ALL | GM_ALL, NONSYM = BC_ALL | GM_ALL
 };
@@ -126,33 +132,33 @@ typedef struct {
 static const case_t file_cases[] = {
     /* SPD: all three solvers, both preconditioners (the 8 x 3 x 2 core) */
     {"spd/Trefethen_20", ALL | FAC, 3000},
-    {"spd/fv1", ALL | FAC, 3000},
+    {"spd/fv1", ALL | FAC | CG_B, 3000},
     {"spd/shallow_water1", ALL | FAC, 3000},
-    {"spd/minsurfo", ALL | FAC, 3000},
+    {"spd/minsurfo", ALL | FAC | CG_B, 3000},
     {"spd/jnlbrng1", ALL | FAC, 3000},
-    {"spd/nasa2146", ALL | FAC, 3000},
-    {"spd/bcsstk16", ALL | FAC, 3000},
+    {"spd/nasa2146", ALL | FAC | CG_B, 3000},
+    {"spd/bcsstk16", ALL | FAC | CG_B, 3000},
     {"spd/gridgena", ALL, 300}, /* jacobi: neither converges in 300 (both reach maxit) */
     /* SPD, the pairs that are well conditioned enough */
-    {"spd/nos4", CG_ALL | BC_J | GM_ALL | CG_F, 3000},
+    {"spd/nos4", CG_ALL | BC_J | GM_ALL | CG_F | CG_B, 3000},
     {"spd/LF10", CG_ALL | BC_J | GM_ALL, 3000},
     {"spd/mhdb416", CG_ALL | GM_J | CG_F, 3000},
     {"spd/1138_bus", CG_ALL | CG_F, 3000},
     {"spd/nos1", CG_ALL, 3000},
-    {"spd/bcsstk14", CG_J | GM_J, 3000},
+    {"spd/bcsstk14", CG_J | GM_J | CG_B, 3000},
     /* SPD with IC(0) (PETSc's icc, no shift) */
     {"spd/wathen100", CG_F, 3000},
     {"spd/nos5", CG_F, 3000},
     {"spd/s1rmq4m1", CG_F, 3000},
     {"spd/lund_b", CG_F, 3000},
     /* nonsymmetric: BiCGSTAB and GMRES */
-    {"nonsym/pde900", NONSYM | BC_F | GM_F, 3000},
+    {"nonsym/pde900", NONSYM | BC_F | GM_F | BC_B | GM_B, 3000},
     {"nonsym/cage8", NONSYM | BC_F | GM_F, 3000},
-    {"nonsym/cage10", NONSYM | BC_F | GM_F, 3000},
-    {"nonsym/sherman4", NONSYM | BC_F | GM_F, 3000},
+    {"nonsym/cage10", NONSYM | BC_F | GM_F | BC_B | GM_B, 3000},
+    {"nonsym/sherman4", NONSYM | BC_F | GM_F | BC_B | GM_B, 3000},
     {"nonsym/fs_541_1", NONSYM | BC_F | GM_F, 3000},
     {"nonsym/sherman1", GM_ALL | BC_F | GM_F, 3000},
-    {"nonsym/orsirr_1", GM_J | BC_F | GM_F, 3000},
+    {"nonsym/orsirr_1", GM_J | BC_F | GM_F | GM_B, 3000},
     {"nonsym/orsirr_2", BC_J | GM_ALL | BC_F | GM_F, 3000},
     {"nonsym/add20", GM_ALL, 3000},
     {"nonsym/add32", BC_N | GM_ALL | BC_F | GM_F, 3000},
@@ -174,7 +180,7 @@ static const case_t file_cases[] = {
  * upwind convection-diffusion operator assembled here. */
 static const case_t gen_cases[] = {
     {"gen:poisson2d:12", ALL | FAC, 2000},
-    {"gen:poisson2d:40", ALL | FAC, 2000},
+    {"gen:poisson2d:40", ALL | FAC | BJ, 2000},
     {"gen:convdiff2d:24", NONSYM | BC_F | GM_F, 2000},
 };
 
@@ -256,7 +262,7 @@ typedef struct {
     int hist_len;
 } outcome_t;
 
-/* pc: 0 none, 1 Jacobi, 2 IC(0) with CG, else ILU(0) */
+/* pc: 0 none, 1 Jacobi, 2 IC(0) with CG, else ILU(0), 3 block-Jacobi with blocks of 3 */
 static int solve_ours(sps_context ctx, sps_matrix A, int n, const double *b, sps_solver_type stype, int pc,
                       int maxit, outcome_t *out)
 {
@@ -269,11 +275,16 @@ static int solve_ours(sps_context ctx, sps_matrix A, int n, const double *b, sps
     out->iterations = -1;
     out->what = "error";
     if ((st = sps_operator_from_matrix(A, &op)) != SPS_OK) goto fail;
-    if (pc && (st = sps_precond_create(A,
-                                       pc == 1                    ? SPS_PRECOND_JACOBI
-                                       : stype == SPS_SOLVER_CG ? SPS_PRECOND_IC0
-                                                                : SPS_PRECOND_ILU0,
-                                       &P)) != SPS_OK)
+    if (pc == 3) {
+        if ((st = sps_precond_new(ctx, "bjacobi", &P)) != SPS_OK ||
+            (st = sps_precond_set_option(P, "pc-block-size", "3")) != SPS_OK ||
+            (st = sps_precond_setup(P, NULL, A)) != SPS_OK)
+            goto fail;
+    } else if (pc && (st = sps_precond_create(A,
+                                              pc == 1                    ? SPS_PRECOND_JACOBI
+                                              : stype == SPS_SOLVER_CG ? SPS_PRECOND_IC0
+                                                                       : SPS_PRECOND_ILU0,
+                                              &P)) != SPS_OK)
         goto fail;
     if ((st = sps_solver_create(ctx, stype, &s)) != SPS_OK) goto fail;
     if ((st = sps_solver_set_operator(s, op)) != SPS_OK) goto fail;
@@ -377,7 +388,18 @@ static PetscErrorCode solve_petsc(Mat M, int n, const double *b, sps_solver_type
     }
     PetscCall(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED));
     PetscCall(KSPGetPC(ksp, &pc));
-    PetscCall(PCSetType(pc, pcid == 0 ? PCNONE : pcid == 1 ? PCJACOBI : stype == SPS_SOLVER_CG ? PCICC : PCILU));
+    PetscCall(PCSetType(pc, pcid == 0   ? PCNONE
+                            : pcid == 1 ? PCJACOBI
+                            : pcid == 3 ? PCVPBJACOBI
+                            : stype == SPS_SOLVER_CG ? PCICC
+                                                     : PCILU));
+    if (pcid == 3) { /* blocks of 3 rows, the last one what is left */
+        PetscInt nb = (n + 2) / 3, *sz;
+        PetscCall(PetscMalloc1(nb, &sz));
+        for (PetscInt k = 0; k < nb; k++) sz[k] = k + 1 < nb || n % 3 == 0 ? 3 : n % 3;
+        PetscCall(MatSetVariableBlockSizes(M, nb, sz));
+        PetscCall(PetscFree(sz));
+    }
     if (pcid == 2) { /* level 0, natural ordering, no shift: the plain factorisation ours computes by default */
         PetscCall(PCFactorSetLevels(pc, 0));
         PetscCall(PCFactorSetMatOrderingType(pc, MATORDERINGNATURAL));
@@ -431,6 +453,7 @@ static unsigned pair_bit(sps_solver_type t)
 static unsigned pc_bit(sps_solver_type t, int pc)
 {
     if (pc < 2) return pair_bit(t) << pc;
+    if (pc == 3) return t == SPS_SOLVER_CG ? CG_B : t == SPS_SOLVER_BICGSTAB ? BC_B : GM_B;
     return t == SPS_SOLVER_CG ? CG_F : t == SPS_SOLVER_BICGSTAB ? BC_F : GM_F;
 }
 
@@ -508,8 +531,12 @@ static void run_case(sps_context ctx, const char *dir, const case_t *c, sps_solv
         n_fail++;
         goto done;
     }
-    for (int pc = 0; pc < 3; pc++) {
-        const char *pcname = pc == 0 ? "none" : pc == 1 ? "jacobi" : stype == SPS_SOLVER_CG ? "ic0" : "ilu0";
+    for (int pc = 0; pc < 4; pc++) {
+        const char *pcname = pc == 0   ? "none"
+                             : pc == 1 ? "jacobi"
+                             : pc == 3 ? "bjacobi"
+                             : stype == SPS_SOLVER_CG ? "ic0"
+                                                      : "ilu0";
         if (strcmp(pcsel, "all") && !(pc < 2 && !strcmp(pcsel, "both")) && strcmp(pcsel, pcname) &&
             !(pc == 2 && !strcmp(pcsel, "factor")))
             continue;
@@ -614,7 +641,7 @@ static int usage(const char *argv0)
 {
     fprintf(stderr,
             "usage: %s --solver cg|bicgstab|gmres (--matrices DIR | --generated) [--case NAME]\n"
-            "          [--pc none|jacobi|ilu0|ic0|factor|both|all] [--orth cgs2|mgs] [-v [-v]] [--file GROUP/NAME [--maxit N]]\n",
+            "          [--pc none|jacobi|ilu0|ic0|factor|bjacobi|both|all] [--orth cgs2|mgs] [-v [-v]] [--file GROUP/NAME [--maxit N]]\n",
             argv0);
     return 2;
 }
@@ -644,7 +671,7 @@ int main(int argc, char **argv)
     else if (!strcmp(solver, "gmres")) stype = SPS_SOLVER_GMRES;
     else return usage(argv[0]);
     if (!generated && !matrices) return usage(argv[0]);
-    const unsigned bits = pair_bit(stype) * 3 | pc_bit(stype, 2); /* none | jacobi | factorisation */
+    const unsigned bits = pair_bit(stype) * 3 | pc_bit(stype, 2) | pc_bit(stype, 3); /* none | jacobi | factor | bj */
 
     if (matrices) {
         if (!dir || !dir[0]) dir = getenv("SPS_MATRIX_DIR");
@@ -675,7 +702,7 @@ int main(int argc, char **argv)
     printf("%-14s %-8s %-6s its %5s/%-5s %s\n", "matrix", "solver", "pc", "ours", "petsc",
            "(reldiff = |x_ours-x_petsc|/|x_petsc|; res = |b-Ax|/|b| ours/petsc; |x-1| = rms error)");
     if (extra) { /* exploration: one file "group/name" under the folder, any solver */
-        const case_t c = {extra, ALL | FAC, extra_maxit};
+        const case_t c = {extra, ALL | FAC | BJ, extra_maxit};
         run_case(ctx, dir, &c, stype, pcsel);
     } else if (matrices)
         for (size_t i = 0; i < sizeof file_cases / sizeof *file_cases; i++) {
