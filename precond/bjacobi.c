@@ -62,21 +62,6 @@ static void bj_destroy(sps_precond P)
     P->data = NULL;
 }
 
-/* A's scalar expansion on the host (a scalar matrix: its host copy). */
-static sps_status bj_host(sps_matrix A, sps_csr_host *h)
-{
-    sps_csr_host c;
-    memset(h, 0, sizeof *h);
-    SPS_CHECK(sps_matrix_to_host(A, &c));
-    if (A->entry.kind == SPS_ENTRY_SCALAR) {
-        *h = c;
-        return SPS_OK;
-    }
-    const sps_status st = sps_csr_host_expand(A->ctx, &c, h);
-    sps_csr_host_free(&c);
-    return st;
-}
-
 /* Rows i and i - 1 of h have the same columns. */
 static int same_columns(const sps_csr_host *h, sps_index i)
 {
@@ -113,7 +98,7 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "the block-Jacobi store"));
     P->data = s; /* released by bj_destroy on any failure below */
     sps_csr_host h;
-    SPS_CHECK(bj_host(A, &h));
+    SPS_CHECK(sps_pc_host_expanded(A, &h));
     sps_index *rowblk = NULL;
     sps_status st = sps_hmalloc(ctx, (void **)&s->hstart, ((size_t)n + 1) * sizeof *s->hstart, "block starts");
     if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&s->hoff, ((size_t)n + 1) * sizeof *s->hoff, "block offsets");
@@ -147,7 +132,7 @@ static sps_status bj_numeric(sps_precond P, sps_operator op, sps_matrix A)
     bj_store *s = P->data;
     const size_t ss = sps_scalar_size(P->op.t);
     sps_csr_host h;
-    SPS_CHECK(bj_host(A, &h));
+    SPS_CHECK(sps_pc_host_expanded(A, &h));
     /* the diagonal blocks, row-major; what the pattern lacks stays zero */
     memset(s->stage, 0, (size_t)s->nval * ss);
     for (sps_index k = 0; k < s->nb; k++) {

@@ -180,8 +180,8 @@ static sps_status cheby_numeric(sps_precond P, sps_operator op, sps_matrix A)
     s->lo = ratio > 0 ? ratio * s->hi : rmin;
     if (!(s->hi > 0) || !(s->lo > 0) || !(s->lo < s->hi))
         return sps_error(ctx, SPS_ERR_NUMERIC,
-                         "cheby: the spectrum estimate [%g, %g] (Lanczos: Ritz values %g .. %g) is not inside (0, inf): "
-                         "Chebyshev needs a positive definite operator",
+                         "cheby: the spectrum estimate [%g, %g] (Lanczos: Ritz values %g .. %g) is not inside "
+                         "(0, inf): Chebyshev needs a positive definite operator",
                          s->lo, s->hi, rmin, rmax);
     s->k = sps_opt_int(P->opts, "cheby-degree");
     s->theta = 0.5 * (s->hi + s->lo);

@@ -84,21 +84,6 @@ static void ilu_destroy(sps_precond P)
     P->data = NULL;
 }
 
-/* A's scalar expansion on the host. */
-static sps_status ilu_host(sps_matrix A, sps_csr_host *h)
-{
-    sps_csr_host c;
-    memset(h, 0, sizeof *h);
-    SPS_CHECK(sps_matrix_to_host(A, &c));
-    if (A->entry.kind == SPS_ENTRY_SCALAR) {
-        *h = c;
-        return SPS_OK;
-    }
-    const sps_status st = sps_csr_host_expand(A->ctx, &c, h);
-    sps_csr_host_free(&c);
-    return st;
-}
-
 /* Levels of a triangular factor: lower (rows in increasing order, dependencies on
  * columns < i) or upper (decreasing, columns > i).  lvl[i] is the row's level;
  * returns the number of levels and writes the rows grouped by level into rows,
@@ -136,7 +121,7 @@ static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     P->data = s;
     s->ic = P->m->type == SPS_PRECOND_IC0;
     sps_csr_host h;
-    SPS_CHECK(ilu_host(A, &h));
+    SPS_CHECK(sps_pc_host_expanded(A, &h));
     const sps_index n = h.n;
     s->n = n;
     s->nnz = h.nnz;
@@ -173,19 +158,21 @@ static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     const size_t ss = sps_scalar_size(P->op.t);
     st = sps_hmalloc(ctx, (void **)&lvl, ((size_t)n ? n : 1) * sizeof *lvl, "ILU levels");
     if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&rows, (n ? 2 * (size_t)n : 1) * sizeof *rows, "ILU level rows");
-    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&s->lvl_ptr, (2 * (size_t)n + 2) * sizeof *s->lvl_ptr, "ILU level offsets");
+    if (st == SPS_OK)
+        st = sps_hmalloc(ctx, (void **)&s->lvl_ptr, (2 * (size_t)n + 2) * sizeof *s->lvl_ptr, "ILU level offsets");
     if (st == SPS_OK) {
         s->nl = levels(s, 0, lvl, s->lvl_ptr, rows);
         s->nu = levels(s, 1, lvl, s->lvl_ptr + s->nl, rows + n);
         for (sps_index l = s->nl; l <= s->nl + s->nu; l++) s->lvl_ptr[l] += n; /* U's rows after L's */
     }
-    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&s->f, ((size_t)s->nnz ? (size_t)s->nnz : 1) * sizeof *s->f, "ILU factors");
-    if (st == SPS_OK) st = sps_hmalloc(ctx, &s->hval, ((size_t)s->nnz ? (size_t)s->nnz : 1) * ss, "ILU factors");
+    const size_t nz = s->nnz ? (size_t)s->nnz : 1;
+    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&s->f, nz * sizeof *s->f, "ILU factors");
+    if (st == SPS_OK) st = sps_hmalloc(ctx, &s->hval, nz * ss, "ILU factors");
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->rowptr, s->hrowptr, ((size_t)n + 1) * sizeof(sps_index));
-    if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->col, s->hcol, ((size_t)s->nnz ? (size_t)s->nnz : 1) * sizeof(sps_index));
+    if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->col, s->hcol, nz * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->diag, s->hdiag, ((size_t)n ? n : 1) * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->lvl_rows, rows, (n ? 2 * (size_t)n : 1) * sizeof *rows);
-    if (st == SPS_OK) st = sps_dmalloc(ctx, &s->val, ((size_t)s->nnz ? (size_t)s->nnz : 1) * ss);
+    if (st == SPS_OK) st = sps_dmalloc(ctx, &s->val, nz * ss);
     if (st == SPS_OK) st = sps_dmalloc(ctx, &s->work, (n ? 3 * (size_t)n : 1) * ss);
     free(lvl);
     free(rows);
@@ -250,7 +237,7 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
     const sps_scalar t = P->op.t;
     const size_t ss = sps_scalar_size(t);
     sps_csr_host h;
-    SPS_CHECK(ilu_host(A, &h));
+    SPS_CHECK(sps_pc_host_expanded(A, &h));
     double complex *a = malloc(((size_t)s->nnz ? (size_t)s->nnz : 1) * sizeof *a);
     if (!a) {
         sps_csr_host_free(&h);

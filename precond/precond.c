@@ -294,6 +294,20 @@ unsigned sps_precond_flags(sps_precond P) { return P ? P->flags : 0u; }
 
 int sps_precond_ready(sps_precond P) { return P && P->state == SPS_PC_READY; }
 
+sps_status sps_pc_host_expanded(sps_matrix A, sps_csr_host *h)
+{
+    sps_csr_host c;
+    memset(h, 0, sizeof *h);
+    SPS_CHECK(sps_matrix_to_host(A, &c));
+    if (A->entry.kind == SPS_ENTRY_SCALAR) {
+        *h = c;
+        return SPS_OK;
+    }
+    const sps_status st = sps_csr_host_expand(A->ctx, &c, h);
+    sps_csr_host_free(&c);
+    return st;
+}
+
 const char *sps_precond_warning(sps_precond P) { return P ? P->warning : ""; }
 
 const char *sps_precond_name(sps_precond P) { return P ? P->m->name : "?"; }

@@ -80,6 +80,10 @@ extern const sps_precond_method sps_precond_ic0_method;
 extern const sps_precond_method sps_precond_cheby_method;
 extern const sps_precond_method sps_precond_shell_method;
 
+/** A's scalar expansion on the host (a scalar matrix: its host copy), for the
+ *  methods that build from the entries on the host (bjacobi, ilu0, ic0). */
+sps_status sps_pc_host_expanded(sps_matrix A, sps_csr_host *h);
+
 /** A new preconditioner of method m in ctx with flags (SPS_PRECOND_*), EMPTY, 0 x 0
  *  (sps_precond_new, sps_precond_create_shell). */
 sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned flags, sps_precond *out);

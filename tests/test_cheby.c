@@ -128,28 +128,7 @@ static void test_poisson(void)
         b += conj(y[i]) * mx[i];
     }
     TU_CHECK(cabs(a - conj(b)) <= 1e-12 * cabs(a), "cheby Hermitian: %g vs %g", cabs(a), cabs(b));
-    int its[2];
-    for (int k = 0; k < 2; k++) {
-        sps_solver s = NULL;
-        sps_operator op = NULL;
-        sps_vector vb = NULL, vs = NULL;
-        const double complex one = 1, zero = 0;
-        sps_result res;
-        TU_OK(ctx, sps_solver_create_by_name(ctx, "cg", &s));
-        TU_OK(ctx, sps_operator_from_matrix(A, &op));
-        TU_OK(ctx, sps_solver_set_operator(s, op));
-        if (k) TU_OK(ctx, sps_solver_set_precond(s, P));
-        TU_OK(ctx, sps_vector_create(ctx, n, SPS_C64, &vb));
-        TU_OK(ctx, sps_vector_create(ctx, n, SPS_C64, &vs));
-        TU_OK(ctx, sps_vector_fill(vb, &one));
-        TU_OK(ctx, sps_vector_fill(vs, &zero));
-        TU_OK(ctx, sps_solver_solve(s, vb, vs, &res));
-        its[k] = res.iterations;
-        sps_vector_destroy(vb);
-        sps_vector_destroy(vs);
-        sps_operator_destroy(op);
-        sps_solver_destroy(s);
-    }
+    const int its[2] = {tu_solve_ones(A, "cg", NULL), tu_solve_ones(A, "cg", P)};
     TU_CHECK(its[1] < its[0], "CG + cheby(4): %d iterations, CG alone %d", its[1], its[0]);
     sps_vector_destroy(vx);
     sps_vector_destroy(vy);

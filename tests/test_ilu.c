@@ -111,20 +111,6 @@ static void dense_ilu_apply(const dense_t *D, sps_scalar t, const double complex
     free(y);
 }
 
-/* P applied to host r (type t) into a fresh host vector. */
-static void *apply_host(sps_precond P, sps_scalar t, int n, const void *r)
-{
-    sps_vector vr = NULL, vz = NULL;
-    void *z = tu_xcalloc((size_t)n, sps_scalar_size(t));
-    TU_OK(ctx, sps_vector_from_host(ctx, n, t, r, &vr));
-    TU_OK(ctx, sps_vector_create(ctx, n, t, &vz));
-    TU_OK(ctx, sps_precond_apply(P, vr, vz));
-    TU_OK(ctx, sps_vector_get(vz, z));
-    sps_vector_destroy(vr);
-    sps_vector_destroy(vz);
-    return z;
-}
-
 static sps_precond make(sps_matrix A, const char *name, const char *opt, const char *value)
 {
     sps_precond P = NULL;
@@ -161,7 +147,7 @@ static void test_against_dense(void)
             void *ref = tu_xcalloc((size_t)n, sps_scalar_size(t));
             for (int i = 0; i < n; i++) tu_put(t, ref, (size_t)i, creal(zc[i]), cimag(zc[i]));
             if (P) {
-                void *z = apply_host(P, t, n, r);
+                void *z = tu_precond_apply_host(ctx, P, t, n, r);
                 TU_CHECK(tu_relerr(t, (size_t)n, z, ref) <= 200 * tu_eps(t), "%s %s: against the dense ILU(0): %.3g",
                          tn, name, tu_relerr(t, (size_t)n, z, ref));
                 free(z);
@@ -201,7 +187,8 @@ static void test_sweeps(void)
         void *r = tu_xcalloc((size_t)n, sps_scalar_size(t));
         tu_fill_random(&rng, t, (size_t)n, r);
         if (E && S && S1) {
-            void *ze = apply_host(E, t, n, r), *zs = apply_host(S, t, n, r), *z1 = apply_host(S1, t, n, r);
+            void *ze = tu_precond_apply_host(ctx, E, t, n, r), *zs = tu_precond_apply_host(ctx, S, t, n, r),
+                 *z1 = tu_precond_apply_host(ctx, S1, t, n, r);
             TU_CHECK(tu_relerr(t, (size_t)n, zs, ze) <= 100 * tu_eps(t), "%s: sweeps:4 on 4 levels: %.3g",
                      sps_scalar_name(t), tu_relerr(t, (size_t)n, zs, ze));
             TU_CHECK(tu_relerr(t, (size_t)n, z1, ze) > 1e4 * tu_eps(t), "%s: sweeps:1 equals exact (%.3g)",
@@ -276,7 +263,8 @@ static void test_ic0_cg(void)
     tu_fill_random(&rng, SPS_C64, (size_t)n, x);
     tu_fill_random(&rng, SPS_C64, (size_t)n, y);
     if (P) {
-        double complex *mx = apply_host(P, SPS_C64, n, x), *my = apply_host(P, SPS_C64, n, y), a = 0, b = 0;
+        double complex *mx = tu_precond_apply_host(ctx, P, SPS_C64, n, x),
+                       *my = tu_precond_apply_host(ctx, P, SPS_C64, n, y), a = 0, b = 0;
         for (int i = 0; i < n; i++) {
             a += conj(x[i]) * my[i];
             b += conj(y[i]) * mx[i];
@@ -285,28 +273,7 @@ static void test_ic0_cg(void)
         free(mx);
         free(my);
     }
-    int its[2];
-    for (int k = 0; k < 2; k++) {
-        sps_solver s = NULL;
-        sps_operator op = NULL;
-        sps_vector vb = NULL, vx = NULL;
-        const double complex one = 1, zero = 0;
-        sps_result res;
-        TU_OK(ctx, sps_solver_create_by_name(ctx, "cg", &s));
-        TU_OK(ctx, sps_operator_from_matrix(A, &op));
-        TU_OK(ctx, sps_solver_set_operator(s, op));
-        if (k) TU_OK(ctx, sps_solver_set_precond(s, P));
-        TU_OK(ctx, sps_vector_create(ctx, n, SPS_C64, &vb));
-        TU_OK(ctx, sps_vector_create(ctx, n, SPS_C64, &vx));
-        TU_OK(ctx, sps_vector_fill(vb, &one));
-        TU_OK(ctx, sps_vector_fill(vx, &zero));
-        TU_OK(ctx, sps_solver_solve(s, vb, vx, &res));
-        its[k] = res.iterations;
-        sps_vector_destroy(vb);
-        sps_vector_destroy(vx);
-        sps_operator_destroy(op);
-        sps_solver_destroy(s);
-    }
+    const int its[2] = {tu_solve_ones(A, "cg", NULL), tu_solve_ones(A, "cg", P)};
     TU_CHECK(its[1] < its[0] * 2 / 3, "CG + ic0: %d iterations, CG alone %d", its[1], its[0]);
     sps_precond_destroy(P);
     sps_matrix_destroy(A);

@@ -451,3 +451,41 @@ int tu_cpu_context(sps_context *ctx)
     fprintf(stderr, "cannot create a CPU context\n");
     return 1;
 }
+
+void *tu_precond_apply_host(sps_context ctx, sps_precond P, sps_scalar t, sps_index n, const void *x)
+{
+    sps_vector vx = NULL, vy = NULL;
+    void *y = tu_xcalloc((size_t)n, sps_scalar_size(t));
+    TU_OK(ctx, sps_vector_from_host(ctx, n, t, x, &vx));
+    TU_OK(ctx, sps_vector_create(ctx, n, t, &vy));
+    TU_OK(ctx, sps_precond_apply(P, vx, vy));
+    TU_OK(ctx, sps_vector_get(vy, y));
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    return y;
+}
+
+int tu_solve_ones(sps_matrix A, const char *solver, sps_precond P)
+{
+    sps_context ctx = sps_matrix_context(A);
+    sps_matrix_info_t info;
+    sps_solver s = NULL;
+    sps_operator op = NULL;
+    sps_vector vb = NULL, vx = NULL;
+    const double one[2] = {1, 0}, zero[2] = {0, 0}; /* the real part is read for real types */
+    sps_result res;
+    memset(&res, 0, sizeof res);
+    int ok = TU_OK(ctx, sps_matrix_info(A, &info));
+    const sps_index n = info.rows * (sps_index)sps_entry_dim(info.entry);
+    ok = ok && TU_OK(ctx, sps_solver_create_by_name(ctx, solver, &s)) &&
+         TU_OK(ctx, sps_operator_from_matrix(A, &op)) && TU_OK(ctx, sps_solver_set_operator(s, op)) &&
+         (!P || TU_OK(ctx, sps_solver_set_precond(s, P))) &&
+         TU_OK(ctx, sps_vector_create(ctx, n, info.scalar, &vb)) &&
+         TU_OK(ctx, sps_vector_create(ctx, n, info.scalar, &vx)) && TU_OK(ctx, sps_vector_fill(vb, one)) &&
+         TU_OK(ctx, sps_vector_fill(vx, zero)) && TU_OK(ctx, sps_solver_solve(s, vb, vx, &res));
+    sps_vector_destroy(vb);
+    sps_vector_destroy(vx);
+    sps_operator_destroy(op);
+    sps_solver_destroy(s);
+    return ok ? res.iterations : -1;
+}

@@ -74,6 +74,12 @@ int tu_check_export(sps_context c, sps_matrix B, const tu_csr *want, const char 
     tu_destroy_matrices(sizeof((sps_matrix[]){__VA_ARGS__}) / sizeof(sps_matrix), (sps_matrix[]){__VA_ARGS__})
 void tu_destroy_matrices(size_t n, const sps_matrix *m);
 
+/** P (set up, in ctx) applied to n host values x of type t: a fresh host vector. */
+void *tu_precond_apply_host(sps_context ctx, sps_precond P, sps_scalar t, sps_index n, const void *x);
+/** Solve A x = 1 from x = 0 with solver (by name) and P (NULL: none) in A's context:
+ *  the iterations (-1 and a failed check when the solve fails). */
+int tu_solve_ones(sps_matrix A, const char *solver, sps_precond P);
+
 /** The four scalar types: f32, f64, c32, c64. */
 #define TU_NTYPES 4
 extern const sps_scalar tu_all_types[TU_NTYPES];

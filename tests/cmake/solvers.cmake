@@ -13,22 +13,13 @@ sps_add_unit_test(NAME test_solvers
   LABELS unit
   ENV OMP_WAIT_POLICY=PASSIVE)
 target_link_libraries(test_solvers PRIVATE OpenMP::OpenMP_C) # thread-count determinism of the fused reductions
-sps_add_unit_test(NAME test_precond
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_precond.c
-  LABELS unit
-  ENV OMP_WAIT_POLICY=PASSIVE)
-# ILU(0) / IC(0): the factors against a dense reference, sweeps, errors, CG
-sps_add_unit_test(NAME test_ilu
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ilu.c
-  LABELS unit
-  ENV OMP_WAIT_POLICY=PASSIVE)
-# Chebyshev: p(A) against its formula, Hermitian, CG with it, refusal
-sps_add_unit_test(NAME test_cheby
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_cheby.c
-  LABELS unit
-  ENV OMP_WAIT_POLICY=PASSIVE)
-# block-Jacobi: its kernels, the blocks it finds, singular blocks, CG with it
-sps_add_unit_test(NAME test_bjacobi
-  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bjacobi.c
-  LABELS unit
-  ENV OMP_WAIT_POLICY=PASSIVE)
+# The preconditioners: test_precond (the protocol, Jacobi, the shell), test_ilu (the
+# factors against a dense reference, sweeps, errors, CG), test_cheby (p(A) against
+# its formula, Hermitian, CG, refusal), test_bjacobi (its kernels, the blocks it
+# finds, singular blocks, CG).
+foreach(t test_precond test_ilu test_cheby test_bjacobi)
+  sps_add_unit_test(NAME ${t}
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
+    LABELS unit
+    ENV OMP_WAIT_POLICY=PASSIVE)
+endforeach()
