@@ -46,7 +46,7 @@ __global__ void __launch_bounds__(32) bj_invert_kernel(sps_index nb, const sps_i
     }
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) amax2 = fmax(amax2, __shfl_xor_sync(0xffffffffu, amax2, o));
-    const double eps = bj_eps(a[0]), tiny2 = amax2 * (sz * eps) * (sz * eps);
+    const double eps = bj_eps(zero_of<T>()), tiny2 = amax2 * (sz * eps) * (sz * eps);
     __syncwarp();
     bool ok = true;
     for (int k = 0; k < sz && ok; k++) {
