@@ -81,7 +81,7 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null 2>
     log="$OUT/$tool.log"
     : >"$log"
     t0=$(now)
-    for exe in test_gpu_kernels test_gpu_spmv test_gpu_hola test_gpu_variants test_gpu_compound; do
+    for exe in test_gpu_kernels test_gpu_spmv test_gpu_hola test_gpu_variants test_gpu_compound test_gpu_precond; do
       bin="$BUILD/tests/$exe"
       [ -x "$bin" ] || continue
       args=()
