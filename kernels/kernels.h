@@ -111,6 +111,15 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     /* into lvl_rows, backend memory, each level's rows); sweeps K > 0:                           */ \
     /* K Jacobi sweeps on each factor, y = r - L y from y = r, then z = D^{-1} (y - (U - D) z)   */ \
     /* from z = D^{-1} y.  work: 3n scalars; r may be z                                           */ \
+    /* The factorisation of A + alpha diag(A) in place on val (A's values in, the factors out),   */ \
+    /* the rows level by level (L's nl levels: lvl_ptr HOST, lvl_rows backend), each row in IKJ   */ \
+    /* order.  A pivot |u_ii| <= 2.22e-14 sum_j |a_ij| (ic: or Re u_ii below it) is raised to it   */ \
+    /* when shift_nonzero (ilu only), else *bad (backend memory) = 1 + its row (the smallest),     */ \
+    /* 0 when none; ic: then U = D L^H from L (the pattern symmetric, checked by the caller)       */ \
+    X(P, S, ilu_factor, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col,  \
+                         void *val, const sps_index *diag, sps_index nl, const sps_index *lvl_ptr,   \
+                         const sps_index *lvl_rows, double alpha, int shift_nonzero, int ic,          \
+                         sps_index *bad))                                                             \
     X(P, S, ilu_apply, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col,  \
                         const void *val, const sps_index *diag, sps_index nl, sps_index nu,         \
                         const sps_index *lvl_ptr, const sps_index *lvl_rows, int sweeps, const void *r, \

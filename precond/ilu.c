@@ -18,16 +18,16 @@
  *                      1e-3, 1e-2, 0.05, 0.1, 0.2, 0.5, 1 that makes every pivot
  *                      acceptable (Manteuffel's shift, PETSc's
  *                      MAT_SHIFT_POSITIVE_DEFINITE in spirit); the warning gives alpha.
- * The factorisation runs on the host for both backends (the GPU's level-scheduled
- * or iterative factorisation is not done yet); the factors are uploaded.
+ * The factorisation runs on the backend (ilu_factor: row by row on the CPU; on the
+ * GPU level by level, the levels of L, a thread a row), from A's values staged on
+ * the host and uploaded (each shift of positive-definite uploads them again).
  * Apply (trisolve): exact, forward and backward substitution (on the GPU level by
  * level, the levels found at the symbolic step), or sweeps:K, K Jacobi sweeps on
  * each factor (an SpMV of a factor a sweep).
- * Symbolic: pattern checks, the diagonal positions, the levels; numeric: the
- * factorisation, one host copy of the matrix and one upload. */
+ * Symbolic: pattern checks, the diagonal positions, the levels; numeric: one host
+ * copy of the matrix, the upload, the factorisation on the backend. */
 #include "precond/precond_impl.h"
 
-#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,10 +57,10 @@ typedef struct {
     sps_index nl, nu;                /* levels of L and of U */
     sps_index *lvl_ptr;              /* host: nl + nu + 1 offsets */
     sps_index *lvl_rows;             /* backend: n rows of L's levels, then n of U's */
-    double complex *f;               /* host: the factors (double complex whatever the type) */
-    void *hval;                      /* host: the factors in the scalar type */
+    void *hval;                      /* host: A's values, staged for each factorisation */
     void *val;                       /* backend: the factors */
     void *work;                      /* backend: 3n scalars */
+    sps_index *bad;                  /* backend: ilu_factor's report */
 } ilu_store;
 
 static void ilu_destroy(sps_precond P)
@@ -74,11 +74,11 @@ static void ilu_destroy(sps_precond P)
     sps_dfree(ctx, s->lvl_rows);
     sps_dfree(ctx, s->val);
     sps_dfree(ctx, s->work);
+    sps_dfree(ctx, s->bad);
     free(s->hrowptr);
     free(s->hcol);
     free(s->hdiag);
     free(s->lvl_ptr);
-    free(s->f);
     free(s->hval);
     free(s);
     P->data = NULL;
@@ -166,7 +166,6 @@ static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
         for (sps_index l = s->nl; l <= s->nl + s->nu; l++) s->lvl_ptr[l] += n; /* U's rows after L's */
     }
     const size_t nz = s->nnz ? (size_t)s->nnz : 1;
-    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&s->f, nz * sizeof *s->f, "ILU factors");
     if (st == SPS_OK) st = sps_hmalloc(ctx, &s->hval, nz * ss, "ILU factors");
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->rowptr, s->hrowptr, ((size_t)n + 1) * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->col, s->hcol, nz * sizeof(sps_index));
@@ -174,59 +173,10 @@ static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->lvl_rows, rows, (n ? 2 * (size_t)n : 1) * sizeof *rows);
     if (st == SPS_OK) st = sps_dmalloc(ctx, &s->val, nz * ss);
     if (st == SPS_OK) st = sps_dmalloc(ctx, &s->work, (n ? 3 * (size_t)n : 1) * ss);
+    if (st == SPS_OK) st = sps_dmalloc(ctx, (void **)&s->bad, sizeof *s->bad);
     free(lvl);
     free(rows);
     return st;
-}
-
-/* The factorisation of a + alpha diag(a) (values in s->f on entry: A's) into s->f;
- * returns 0, or the 1-based row of an unacceptable pivot (*bad set). */
-static sps_index factor(ilu_store *s, const double complex *a, double alpha, int shift_nonzero, double *badpiv)
-{
-    const sps_index n = s->n;
-    const sps_index *rp = s->hrowptr, *cl = s->hcol, *dg = s->hdiag;
-    double complex *f = s->f;
-    sps_index *pos = malloc(((size_t)n ? n : 1) * sizeof *pos); /* column -> position in row i, or -1 */
-    if (!pos) return -1;
-    for (sps_index j = 0; j < n; j++) pos[j] = -1;
-    sps_index bad = 0;
-    for (sps_index i = 0; i < n && !bad; i++) {
-        double rs = 0;
-        for (sps_index e = rp[i]; e < rp[i + 1]; e++) {
-            f[e] = a[e] + (e == dg[i] ? alpha * a[e] : 0);
-            rs += cabs(a[e]);
-            pos[cl[e]] = e;
-        }
-        for (sps_index e = rp[i]; e < dg[i]; e++) { /* k = cl[e] < i, in order */
-            const sps_index k = cl[e];
-            const double complex l = f[e] / f[dg[k]];
-            f[e] = l;
-            for (sps_index q = dg[k] + 1; q < rp[k + 1]; q++)
-                if (pos[cl[q]] >= 0) f[pos[cl[q]]] -= l * f[q];
-        }
-        const double tol = 2.22e-14 * rs;
-        double complex *p = &f[dg[i]];
-        const int unacceptable = s->ic ? !(creal(*p) > tol) : !(cabs(*p) > tol);
-        if (unacceptable) {
-            if (shift_nonzero && !s->ic && cabs(*p) <= tol) *p = tol > 0 ? tol : 1.0; /* raised to the tolerance */
-            else {
-                *badpiv = creal(*p);
-                bad = i + 1;
-            }
-        }
-        for (sps_index e = rp[i]; e < rp[i + 1]; e++) pos[cl[e]] = -1;
-    }
-    free(pos);
-    if (bad || !s->ic) return bad;
-    /* IC: U = D L^H from L and the pivots, so M is Hermitian exactly */
-    for (sps_index i = 0; i < n; i++)
-        for (sps_index e = rp[i]; e < dg[i]; e++) {
-            const sps_index j = cl[e];
-            sps_index q = dg[j] + 1;
-            while (cl[q] != i) q++; /* the mirror of (i, j), checked at the symbolic step */
-            f[q] = f[dg[j]] * conj(f[e]);
-        }
-    return 0;
 }
 
 static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
@@ -235,40 +185,32 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
     sps_context ctx = P->op.ctx;
     ilu_store *s = P->data;
     const sps_scalar t = P->op.t;
-    const size_t ss = sps_scalar_size(t);
+    const size_t vb = (size_t)s->nnz * sps_scalar_size(t);
     sps_csr_host h;
     SPS_CHECK(sps_pc_host_expanded(A, &h));
-    double complex *a = malloc(((size_t)s->nnz ? (size_t)s->nnz : 1) * sizeof *a);
-    if (!a) {
-        sps_csr_host_free(&h);
-        return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory for the ILU values");
-    }
-    for (int64_t e = 0; e < s->nnz; e++) {
-        const sps_cplx v = sps_cplx_load(t, (const char *)h.val + (size_t)e * ss, (sps_cplx){0, 0});
-        a[e] = v.re + I * v.im;
-    }
+    memcpy(s->hval, h.val, vb); /* A's values, the pattern symbolic saw */
     sps_csr_host_free(&h);
     const int shift = sps_opt_int(P->opts, "pc-shift");
-    double badpiv = 0, alpha = 0;
-    sps_index bad = factor(s, a, 0.0, shift == SHIFT_NONZERO, &badpiv);
-    for (int k = 0; bad > 0 && shift == SHIFT_PD && k < (int)(sizeof pd_alpha / sizeof pd_alpha[0]); k++) {
-        alpha = pd_alpha[k];
-        bad = factor(s, a, alpha, 0, &badpiv);
+    const sps_vec_kernels *k = sps_kvec(ctx, t);
+    sps_index bad = 0;
+    double alpha = 0;
+    for (int a = -1; a < (shift == SHIFT_PD ? (int)(sizeof pd_alpha / sizeof pd_alpha[0]) : 0); a++) {
+        alpha = a < 0 ? 0.0 : pd_alpha[a];
+        SPS_CHECK(sps_dcopy(ctx, s->val, s->hval, vb, SPS_COPY_H2D));
+        SPS_CHECK(k->ilu_factor(sps_ex(ctx), s->n, s->rowptr, s->col, s->val, s->diag, s->nl, s->lvl_ptr, s->lvl_rows,
+                                alpha, shift == SHIFT_NONZERO, s->ic, s->bad));
+        SPS_CHECK(sps_dcopy(ctx, &bad, s->bad, sizeof bad, SPS_COPY_D2H));
+        if (!bad) break;
     }
-    free(a);
-    if (bad < 0) return sps_error(ctx, SPS_ERR_ALLOC, "out of host memory for the ILU factorisation");
-    if (bad > 0)
+    if (bad)
         return sps_error(ctx, SPS_ERR_NUMERIC,
-                         "%s: %s pivot %g in row %d%s (pc-shift nonzero or positive-definite lets the factorisation "
-                         "go on)",
-                         P->m->name, s->ic ? "non-positive" : "zero", badpiv, (int)bad,
+                         "%s: %s pivot in row %d%s (pc-shift nonzero or positive-definite lets the factorisation go on)",
+                         P->m->name, s->ic ? "non-positive" : "zero", (int)bad,
                          shift == SHIFT_PD ? " even with A + diag(A)" : "");
     if (alpha > 0)
         snprintf(P->warning, sizeof P->warning, "%s: factored A + %g diag(A) (pc-shift positive-definite)",
                  P->m->name, alpha);
-    for (int64_t e = 0; e < s->nnz; e++)
-        sps_cplx_store(t, (sps_cplx){creal(s->f[e]), cimag(s->f[e])}, (char *)s->hval + (size_t)e * ss);
-    return sps_dcopy(ctx, s->val, s->hval, (size_t)s->nnz * ss, SPS_COPY_H2D);
+    return SPS_OK;
 }
 
 static sps_status ilu_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_vector y)

@@ -225,14 +225,14 @@ static void test_errors(void)
     const double v2[] = {1, 1, 1, 1};
     TU_OK(ctx, sps_matrix_from_csr(ctx, 2, 2, rp2, cl2, v2, SPS_F64, &A));
     TU_CHECK(sps_precond_create_by_name(A, "ilu0", &P) == SPS_ERR_NUMERIC &&
-                 strstr(sps_context_error(ctx), "zero pivot 0 in row 2"),
+                 strstr(sps_context_error(ctx), "zero pivot in row 2"),
              "zero pivot: %s", sps_context_error(ctx));
     P = make(A, "ilu0", "pc-shift", "nonzero");
     TU_CHECK(P != NULL, "pc-shift nonzero: %s", sps_context_error(ctx));
     sps_precond_destroy(P);
     /* ic0: the same matrix has pivots 1 and 0: refused; positive-definite shifts A */
     TU_CHECK(sps_precond_create_by_name(A, "ic0", &P) == SPS_ERR_NUMERIC &&
-                 strstr(sps_context_error(ctx), "non-positive pivot 0 in row 2"),
+                 strstr(sps_context_error(ctx), "non-positive pivot in row 2"),
              "ic0 zero pivot: %s", sps_context_error(ctx));
     P = make(A, "ic0", "pc-shift", "positive-definite");
     TU_CHECK(P && strstr(sps_precond_warning(P), "factored A + 0.001 diag(A)"), "positive-definite: %s",
