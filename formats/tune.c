@@ -478,7 +478,8 @@ static const int refine_tpr[] = {1, 2, 4, 8, 16, 32};
  * row beat bcsr's best by 4 % where bsell's default was 40 % behind). */
 #define REFINE_WITHIN 1.5
 /* The layouts' share of the budget when launch shapes follow: on an H200 with ~40M-nonzero
- * block matrices the 16 layouts used all of 2 s and the shapes were never timed. */
+ * block matrices every tune used the whole 2 s and no choice carried a shape, though a
+ * shape beat it by 5.8 % (bench/results/compound.md). */
 #define REFINE_SHARE 0.6
 
 /* Time the launch shapes of M (built from base_spec, base_ms with its defaults)
