@@ -1,8 +1,11 @@
 /* Matrix Market files <-> matrices and vectors: the glue between the reader and
  * writer of io/mmio.c (host arrays, file:line errors) and the library's objects. */
 #include "formats/format.h"
+#include "io/atomic_out.h"
 #include "io/mmio.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,4 +225,20 @@ sps_status sps_vector_write_mtx(sps_vector v, const char *path)
     free(h);
     free(dv);
     return st;
+}
+
+sps_status sps_history_write_csv(sps_context ctx, const char *path, const double *history, int len)
+{
+    if (!ctx) return SPS_ERR_ARG;
+    if (!path || len < 0 || (len > 0 && !history))
+        return sps_error(ctx, SPS_ERR_ARG, "sps_history_write_csv: %s", !path ? "NULL path" : "no history");
+    char err[1024] = "";
+    sps_out_file o;
+    sps_status st = sps_out_open(&o, path, 0666, err, sizeof err);
+    if (st != SPS_OK) return sps_error(ctx, st, "%s", err);
+    int ok = fprintf(o.f, "iteration,residual\n") > 0;
+    for (int k = 0; k < len && ok; k++) ok = fprintf(o.f, "%d,%.17g\n", k, history[k]) > 0;
+    if (!ok) snprintf(err, sizeof err, "cannot write '%s': %s", path, strerror(errno));
+    st = sps_out_close(&o, ok, err, sizeof err);
+    return st == SPS_OK ? SPS_OK : sps_error(ctx, st, "%s", err);
 }

@@ -1,11 +1,15 @@
 /* Files written whole or not at all: see atomic_out.h. */
 #ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L /* fileno, fsync, getpid, lstat, O_NOFOLLOW */
+#define _POSIX_C_SOURCE 200809L /* fileno, fsync, getpid, lstat, O_NOFOLLOW, fchmod */
+#endif
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
 #endif
 #include "atomic_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,31 +21,69 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
     o->path = path;
     o->f = NULL;
     o->tmp = NULL;
+    o->target = NULL;
+    o->direct = 0;
     struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        snprintf(err, errlen, "'%s' is not a regular file (%s): not replaced", path,
-                 S_ISLNK(sb.st_mode) ? "a symbolic link" : S_ISDIR(sb.st_mode) ? "a directory" : "a special file");
+    const char *target = path;
+    int exists = lstat(path, &sb) == 0;
+    if (exists && S_ISLNK(sb.st_mode)) { /* written through: the file it names is the target */
+        o->target = realpath(path, NULL);
+        if (!o->target || stat(o->target, &sb) != 0) {
+            snprintf(err, errlen, "'%s' is a symbolic link to a missing file: not followed", path);
+            free(o->target);
+            o->target = NULL;
+            return SPS_ERR_IO;
+        }
+        target = o->target;
+    }
+    if (exists && S_ISDIR(sb.st_mode)) {
+        snprintf(err, errlen, "'%s' is a directory: not replaced", path);
+        free(o->target);
+        o->target = NULL;
         return SPS_ERR_IO;
+    }
+    if (exists && !S_ISREG(sb.st_mode)) { /* a device, FIFO or socket: written into, never replaced */
+        /* non-blocking open: a FIFO without a reader is an error (ENXIO), not a hang; then
+         * blocking writes as usual */
+        const int fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK);
+        const int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+        o->f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "wb") : NULL;
+        if (!o->f) {
+            snprintf(err, errlen, "cannot open '%s' (a special file) for writing: %s", path,
+                     errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
+            if (fd >= 0) close(fd);
+            free(o->target);
+            o->target = NULL;
+            return SPS_ERR_IO;
+        }
+        o->direct = 1;
+        return SPS_OK;
     }
     /* pid and a per-process count: threads (one context each) may write at once */
     static atomic_uint seq;
-    const size_t n = strlen(path) + 48;
+    const size_t n = strlen(target) + 48;
     o->tmp = malloc(n);
     if (!o->tmp) {
         snprintf(err, errlen, "out of host memory: %zu bytes for a file name", n);
+        free(o->target);
+        o->target = NULL;
         return SPS_ERR_ALLOC;
     }
-    snprintf(o->tmp, n, "%s.tmp.%ld.%u", path, (long)getpid(), (unsigned)atomic_fetch_add(&seq, 1u));
+    snprintf(o->tmp, n, "%s.tmp.%ld.%u", target, (long)getpid(), (unsigned)atomic_fetch_add(&seq, 1u));
     const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, (mode_t)mode);
-    o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    /* a regular file replaced keeps its permissions */
+    const int moded = fd < 0 || !exists || fchmod(fd, sb.st_mode & 07777) == 0;
+    o->f = fd >= 0 && moded ? fdopen(fd, "wb") : NULL;
     if (!o->f) {
-        snprintf(err, errlen, "cannot create '%s': %s", o->tmp, strerror(errno));
+        snprintf(err, errlen, "cannot write '%s' (a temporary file in its directory): %s", path, strerror(errno));
         if (fd >= 0) {
             close(fd);
             remove(o->tmp);
         }
         free(o->tmp);
+        free(o->target);
         o->tmp = NULL;
+        o->target = NULL;
         return SPS_ERR_IO;
     }
     setvbuf(o->f, NULL, _IOFBF, 1 << 20);
@@ -52,24 +94,29 @@ sps_status sps_out_close(sps_out_file *o, int ok, char *err, size_t errlen)
 {
     sps_status st = SPS_OK;
     if (!ok || fflush(o->f) != 0 || ferror(o->f)) {
-        if (ok) snprintf(err, errlen, "cannot write '%s': %s", o->tmp, strerror(errno));
+        if (ok) snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(errno));
         st = SPS_ERR_IO;
-    } else if (fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != ENOTSUP) {
+    } else if (!o->direct && fsync(fileno(o->f)) != 0 && errno != EINVAL && errno != ENOTSUP) {
         /* EINVAL/ENOTSUP: the file system (a pipe, some FUSE) does not sync */
-        snprintf(err, errlen, "cannot sync '%s': %s", o->tmp, strerror(errno));
+        snprintf(err, errlen, "cannot sync '%s': %s", o->path, strerror(errno));
         st = SPS_ERR_IO;
     }
     if (fclose(o->f) != 0 && st == SPS_OK) {
-        snprintf(err, errlen, "cannot write '%s': %s", o->tmp, strerror(errno));
+        snprintf(err, errlen, "cannot write '%s': %s", o->path, strerror(errno));
         st = SPS_ERR_IO;
     }
-    if (st == SPS_OK && rename(o->tmp, o->path) != 0) {
-        snprintf(err, errlen, "cannot rename '%s' to '%s': %s", o->tmp, o->path, strerror(errno));
-        st = SPS_ERR_IO;
+    if (!o->direct) {
+        const char *target = o->target ? o->target : o->path;
+        if (st == SPS_OK && rename(o->tmp, target) != 0) {
+            snprintf(err, errlen, "cannot replace '%s': %s", o->path, strerror(errno));
+            st = SPS_ERR_IO;
+        }
+        if (st != SPS_OK) remove(o->tmp);
     }
-    if (st != SPS_OK) remove(o->tmp);
     free(o->tmp);
+    free(o->target);
     o->tmp = NULL;
+    o->target = NULL;
     o->f = NULL;
     return st;
 }

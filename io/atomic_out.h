@@ -1,10 +1,16 @@
 /* libspsolve — files written whole or not at all (io/atomic_out.c): the data goes
  * to a temporary file beside the target (same file system), which is flushed,
  * synced and renamed over it; on any failure the temporary file is removed and
- * the target stays as it was.  A target that is a symbolic link, directory,
- * device or FIFO is never replaced, and the temporary file is created anew
- * (O_EXCL), never through a link planted at its name (O_NOFOLLOW).  Used by the
- * Matrix Market writers and the tuning file. */
+ * the target stays as it was.  A regular file replaced keeps its permissions.
+ * Nothing but a regular file is ever replaced:
+ *   a symbolic link is written through: the file it names is the target (its
+ *     temporary beside it, in that directory); a link to nothing is refused;
+ *   a device, FIFO or socket is written into directly (no temporary, no rename:
+ *     -o /dev/stdout works, /dev/full fails with its error and stays a device);
+ *   a directory is refused.
+ * The temporary file is created anew (O_EXCL), never through a link planted at its
+ * name (O_NOFOLLOW).  Messages name the path the caller gave.  Used by the Matrix
+ * Market writers, the tuning file and the residual history. */
 #ifndef SPS_IO_ATOMIC_OUT_H
 #define SPS_IO_ATOMIC_OUT_H
 
@@ -13,9 +19,11 @@
 #include <stdio.h>
 
 typedef struct {
-    const char *path;
-    char *tmp;
-    FILE *f; /* write here between open and close */
+    const char *path; /* as the caller gave it */
+    char *target;     /* a symbolic link's resolved file, else NULL (path is the target) */
+    char *tmp;        /* NULL when direct */
+    int direct;       /* a special file, written into */
+    FILE *f;          /* write here between open and close */
 } sps_out_file;
 
 /* Open the temporary file for path (created with permissions mode & ~umask).

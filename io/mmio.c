@@ -1083,7 +1083,7 @@ sps_status sps_mm_write_coo(const char *path, int32_t rows, int32_t cols, int64_
         if (ok && val) ok = put_vals(o.f, val + (size_t)k * (size_t)nv, nv, single, " ");
         ok = ok && fputc('\n', o.f) != EOF;
     }
-    if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
+    if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.path, strerror(errno));
     return sps_out_close(&o, ok, err, errlen);
 }
 
@@ -1106,6 +1106,6 @@ sps_status sps_mm_write_vector(const char *path, int32_t n, const double *val, i
     int ok = write_header(o.f, "array", kinds[kind].field, comment) && fprintf(o.f, "%ld 1\n", (long)n) > 0;
     for (int32_t k = 0; ok && k < n; k++)
         ok = put_vals(o.f, val + (size_t)k * (size_t)nv, nv, single, "") && fputc('\n', o.f) != EOF;
-    if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.tmp, strerror(errno));
+    if (!ok) set_err(err, errlen, "cannot write '%s': %s", o.path, strerror(errno));
     return sps_out_close(&o, ok, err, errlen);
 }

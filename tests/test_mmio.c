@@ -790,8 +790,7 @@ static void test_roundtrip(void)
     snprintf(bad_path, sizeof bad_path, "%s/no_such_dir/x.mtx", tmpdir);
     st = sps_mm_write_vector(bad_path, 3, v, 0, 0, NULL, err, sizeof err);
     CHECK(st == SPS_ERR_IO && strstr(err, "no_such_dir") && strstr(err, strerror(ENOENT)), "unwritable: %s", err);
-    /* a directory, a symbolic link or a FIFO at the target is never replaced:
-     * refused before anything is written, nothing left behind, the target as it was */
+    /* a directory at the target is refused, nothing written, nothing left behind */
     char dirpath[600];
     snprintf(dirpath, sizeof dirpath, "%s/a_directory", tmpdir);
     mkdir(dirpath, 0755);
@@ -802,34 +801,55 @@ static void test_roundtrip(void)
     CHECK(count_tmp_files(tmpdir) == 0, "temp files left: %d", count_tmp_files(tmpdir));
     rmdir(dirpath);
     {
-        char target[600], link_path[600], fifo[600];
+        /* a symbolic link is written through (the link stays, its file gets the data); a
+         * link to nothing is refused; a FIFO without a reader is refused, not waited on;
+         * /dev/null is written into and stays a device; a replaced file keeps its mode */
+        char target[600], link_path[600], fifo[600], dangling[600];
         snprintf(target, sizeof target, "%s/link_target.mtx", tmpdir);
         snprintf(link_path, sizeof link_path, "%s/a_link.mtx", tmpdir);
         snprintf(fifo, sizeof fifo, "%s/a_fifo", tmpdir);
+        snprintf(dangling, sizeof dangling, "%s/a_dangling.mtx", tmpdir);
         FILE *tf = fopen(target, "w");
         if (tf) {
-            fputs("kept\n", tf);
+            fputs("old\n", tf);
             fclose(tf);
         }
+        CHECK(chmod(target, 0640) == 0, "chmod");
         CHECK(symlink(target, link_path) == 0, "symlink");
         st = sps_mm_write_vector(link_path, 3, v, 0, 0, NULL, err, sizeof err);
-        CHECK(st == SPS_ERR_IO && strstr(err, "symbolic link"), "over a symlink: %s", err);
-        struct stat sl;
+        CHECK(st == SPS_OK, "through a symlink: %s", err);
+        struct stat sl, stt;
         CHECK(lstat(link_path, &sl) == 0 && S_ISLNK(sl.st_mode), "the symlink stays a symlink");
-        char buf[16] = "";
-        tf = fopen(target, "r");
-        if (tf) {
-            if (!fgets(buf, sizeof buf, tf)) buf[0] = 0;
-            fclose(tf);
-        }
-        CHECK(strcmp(buf, "kept\n") == 0, "the link's target untouched");
+        CHECK(sps_mm_read_file(target, NULL, &d, err, sizeof err) == SPS_OK && d.nnz == 3, "the link's file written: %s",
+              err);
+        sps_mm_data_free(&d);
+        CHECK(stat(target, &stt) == 0 && (stt.st_mode & 07777) == 0640, "mode kept: %o", (unsigned)(stt.st_mode & 07777));
+        CHECK(symlink("/nonexistent/x.mtx", dangling) == 0, "dangling symlink");
+        st = sps_mm_write_vector(dangling, 3, v, 0, 0, NULL, err, sizeof err);
+        CHECK(st == SPS_ERR_IO && strstr(err, "symbolic link to a missing file") && strstr(err, dangling),
+              "dangling: %s", err);
         CHECK(mkfifo(fifo, 0600) == 0, "mkfifo");
         st = sps_mm_write_vector(fifo, 3, v, 0, 0, NULL, err, sizeof err);
-        CHECK(st == SPS_ERR_IO && strstr(err, "special file"), "over a FIFO: %s", err);
+        CHECK(st == SPS_ERR_IO && strstr(err, "no reader"), "FIFO without a reader: %s", err);
+        struct stat sf;
+        CHECK(lstat(fifo, &sf) == 0 && S_ISFIFO(sf.st_mode), "the FIFO stays a FIFO");
+        /* devices, where they are devices (some sandboxes make /dev/null a file): /dev/zero
+         * takes the data, /dev/full fails with its error; both stay devices */
+        struct stat sn;
+        if (stat("/dev/zero", &sn) == 0 && S_ISCHR(sn.st_mode)) {
+            st = sps_mm_write_vector("/dev/zero", 3, v, 0, 0, NULL, err, sizeof err);
+            CHECK(st == SPS_OK && stat("/dev/zero", &sn) == 0 && S_ISCHR(sn.st_mode), "into /dev/zero: %s", err);
+        }
+        if (stat("/dev/full", &sn) == 0 && S_ISCHR(sn.st_mode)) {
+            st = sps_mm_write_vector("/dev/full", 3, v, 0, 0, NULL, err, sizeof err);
+            CHECK(st == SPS_ERR_IO && strstr(err, "/dev/full") && stat("/dev/full", &sn) == 0 && S_ISCHR(sn.st_mode),
+                  "into /dev/full: %s", err);
+        }
         CHECK(count_tmp_files(tmpdir) == 0, "temp files left: %d", count_tmp_files(tmpdir));
         remove(link_path);
         remove(target);
         remove(fifo);
+        remove(dangling);
     }
 
     /* an existing file is replaced */

@@ -394,7 +394,8 @@ static int step_write(cli_run *r)
         }
     }
     if (opt->history) {
-        if (cli_write_history(opt->history, r->rep.res.history, r->rep.res.history_len) != 0) r->rc = EXIT_INPUT;
+        if (cli_write_history(r->ctx, opt->history, r->rep.res.history, r->rep.res.history_len) != 0)
+            r->rc = EXIT_INPUT;
         else r->rep.history_written = opt->history;
     }
     return STEP_OK;

@@ -293,46 +293,10 @@ void cli_print_json(FILE *f, const cli_report *r)
 }
 
 /* ---------------------------------------------------------------- history */
-int cli_write_history(const char *path, const double *history, int len)
+int cli_write_history(sps_context ctx, const char *path, const double *history, int len)
 {
-    /* temp file beside the target so that rename() stays within one file system */
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        fprintf(stderr, "spsolve: %s: path too long\n", path);
-        return -1;
-    }
-    /* as the library's writers: never replace a symlink or special file, and
-     * create the temp file anew, not through a symlink at its name */
-    struct stat sb;
-    if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
-        fprintf(stderr, "spsolve: %s: not a regular file: not replaced\n", path);
-        return -1;
-    }
-    const int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0666);
-    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!f) {
-        fprintf(stderr, "spsolve: %s: cannot create: %s\n", tmp, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            remove(tmp);
-        }
-        return -1;
-    }
-    int bad = fprintf(f, "iteration,residual\n") < 0;
-    for (int k = 0; k < len && !bad; k++) bad = fprintf(f, "%d,%.17g\n", k, history[k]) < 0;
-    bad |= fflush(f) != 0;
-    bad |= fsync(fileno(f)) != 0 && errno != EINVAL && errno != ENOTSUP; /* as the library's writers */
-    int err = errno;
-    bad |= fclose(f) != 0;
-    if (bad) {
-        fprintf(stderr, "spsolve: %s: write failed: %s\n", tmp, strerror(err ? err : errno));
-        remove(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        fprintf(stderr, "spsolve: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
-        remove(tmp);
-        return -1;
-    }
-    return 0;
+    /* the library's writer: whole or not at all, links written through, devices into */
+    if (sps_history_write_csv(ctx, path, history, len) == SPS_OK) return 0;
+    fprintf(stderr, "spsolve: %s\n", sps_context_error(ctx));
+    return -1;
 }

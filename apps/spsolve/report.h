@@ -56,6 +56,6 @@ void cli_print_json(FILE *f, const cli_report *r);
 /** Write iteration,residual lines (k = 0 is the initial residual) to path via a
  *  temporary file renamed over it.  Returns 0 on success, else prints why to
  *  stderr and returns -1. */
-int cli_write_history(const char *path, const double *history, int len);
+int cli_write_history(sps_context ctx, const char *path, const double *history, int len);
 
 #endif

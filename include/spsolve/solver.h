@@ -81,6 +81,12 @@ SPS_API const char *sps_solver_name(sps_solver s);
 /** Comma-separated names of the available solvers. */
 SPS_API const char *sps_solver_list(void);
 SPS_API const char *sps_reason_name(sps_reason r);
+/** Write a residual history (e.g. sps_result.history) as CSV: "iteration,residual", then
+ *  one line per entry.  Whole or not at all, as the Matrix Market writers: a temporary
+ *  file beside path renamed over it (a regular file keeps its permissions), a symbolic
+ *  link written through, a device or FIFO written into, a directory refused.  Errors:
+ *  SPS_ERR_IO (ctx's message names path), SPS_ERR_ALLOC, SPS_ERR_ARG. */
+SPS_API sps_status sps_history_write_csv(sps_context ctx, const char *path, const double *history, int len);
 SPS_API void sps_solver_destroy(sps_solver s);
 
 #ifdef __cplusplus
