@@ -36,9 +36,18 @@ typedef struct {
     double *cs;
 } gm_host;
 
+/* The restart length used: the option, at most n (a Krylov space of an n x n operator
+ * has at most n dimensions: --restart 100000000 on a 3 x 3 system asked for 1.6e17
+ * bytes). */
+static int gm_restart(const struct sps_solver_s *s)
+{
+    const sps_index n = s->A ? s->A->n : 0;
+    return n > 0 && (sps_index)s->restart > n ? (int)n : s->restart;
+}
+
 static gm_host host_views(struct sps_solver_s *s)
 {
-    const int m = s->restart;
+    const int m = gm_restart(s);
     gm_host w;
     w.h = s->host;
     w.sn = w.h + (size_t)(m + 1) * m;
@@ -50,7 +59,7 @@ static gm_host host_views(struct sps_solver_s *s)
 
 static void gmres_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, size_t *host_bytes)
 {
-    const int m = s->restart;
+    const int m = gm_restart(s);
     *nvec = m + 1 + (!sps_sv_has_pc(s) ? 0 : 1);
     *nslots = H0 + 2 * m;
     *host_bytes = ((size_t)(m + 1) * m + 3 * (size_t)m + 1) * sizeof(zc) + (size_t)m * sizeof(double);
@@ -62,7 +71,7 @@ static zc slot_z(const sps_cplx *c) { return CMPLX(c->re, c->im); }
 static sps_status update_x(struct sps_solver_s *s, gm_host *w, int nc, sps_vector x)
 {
     if (nc == 0) return SPS_OK;
-    const int m = s->restart, ld = m + 1;
+    const int m = gm_restart(s), ld = m + 1;
     for (int i = nc - 1; i >= 0; i--) {
         zc acc = w->g[i];
         for (int l = i + 1; l < nc; l++) acc -= w->h[i + (size_t)l * ld] * w->y[l];
@@ -87,7 +96,7 @@ static sps_status update_x(struct sps_solver_s *s, gm_host *w, int nc, sps_vecto
 
 static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 {
-    const int m = s->restart, ld = m + 1, pc = sps_sv_has_pc(s);
+    const int m = gm_restart(s), ld = m + 1, pc = sps_sv_has_pc(s);
     const double eps = (b->t == SPS_F32 || b->t == SPS_C32) ? (double)FLT_EPSILON : DBL_EPSILON;
     gm_host w = host_views(s);
     sps_vector v0 = sps_sv_vec(s, 0);

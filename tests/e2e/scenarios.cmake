@@ -139,6 +139,10 @@ function(scenario_history)
       math(EXPR k "${k} + 1")
     endforeach()
   endforeach()
+  # --restart beyond n: the Krylov space has at most n dimensions (a 4 x 4 system; 1e8
+  # asked for 1.6e17 bytes before the cap)
+  e2e_run(-m poisson2d:2 --solver gmres --restart 100000000 --json)
+  e2e_expect_solved(1e-8)
 endfunction()
 
 # Usage errors: exit 1, a message on stderr, nothing on stdout.
