@@ -62,8 +62,15 @@ static sps_status parse_real(const sps_option_desc *d, const char *value, double
     errno = 0;
     const double v = strtod(value, &end);
     if (end == value || *end != 0 || errno == ERANGE || !isfinite(v) || v < d->min || v > d->max) {
-        if (why && len && isinf(d->max)) snprintf(why, len, "expected a finite number >= %g, got '%s'", d->min, value);
-        else if (why && len) snprintf(why, len, "expected a finite number in %g..%g, got '%s'", d->min, d->max, value);
+        /* say what was wrong: not a number, beyond double's range, or outside the option's */
+        const char *what = end == value || *end != 0 ? "not a number"
+                           : errno == ERANGE && fabs(v) < 1 ? "too small for a double: it would be 0"
+                           : errno == ERANGE || !isfinite(v) ? "not a finite double"
+                                                             : "out of range";
+        if (why && len && isinf(d->max))
+            snprintf(why, len, "expected a finite number >= %g, got '%s' (%s)", d->min, value, what);
+        else if (why && len)
+            snprintf(why, len, "expected a finite number in %g..%g, got '%s' (%s)", d->min, d->max, value, what);
         return SPS_ERR_ARG;
     }
     *out = v;

@@ -146,6 +146,13 @@ static int step_load(cli_run *r)
         return EXIT_INPUT;
     }
     r->n = r->rep.info.rows * sps_entry_dim(r->rep.info.entry);
+    /* a trivial system converges at once ("zero_rhs"), which alone would mislead */
+    if (r->rep.info.rows == 0)
+        fprintf(stderr, "spsolve: warning: %s: the system is 0 x 0: there is nothing to solve\n", opt->matrix);
+    else if (r->rep.info.nnz == 0)
+        fprintf(stderr, "spsolve: warning: %s: the matrix has no entries (all zero): A x = b has no solution "
+                        "unless b = 0\n",
+                opt->matrix);
     cli_choose_format(&r->opt);
     if (opt->write_expansion) {
         if ((st = sps_matrix_write_mtx_expanded(r->A, opt->write_expansion)) != SPS_OK) return fail(r->ctx, st, NULL);
