@@ -1,6 +1,7 @@
 /* Context: chooses the backend, owns its state and the last error. */
 #include "core/internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,18 @@ int sps_cuda_available(void)
 #else
     return 0;
 #endif
+}
+
+const char *sps_cuda_unavailable_reason(void)
+{
+    static char why[256];
+    why[0] = '\0';
+#ifdef SPS_HAVE_CUDA
+    (void)sps_cuda_device_probe(why, sizeof why);
+#else
+    snprintf(why, sizeof why, "this libspsolve was built without CUDA");
+#endif
+    return why;
 }
 
 sps_status sps_context_create(sps_context *out, sps_backend be, int device)

@@ -66,6 +66,8 @@ extern const sps_backend_ops sps_cpu_backend;
 #ifdef SPS_HAVE_CUDA
 extern const sps_backend_ops sps_cuda_backend;
 int sps_cuda_device_count(void);
+/** Usable CUDA devices, and why none when 0 (the runtime's message) into why. */
+int sps_cuda_device_probe(char *why, size_t len);
 #endif
 
 /** Backend memory for a kernel's temporaries (the backend's allocator: on CUDA the

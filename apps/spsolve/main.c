@@ -417,6 +417,9 @@ static int step_report(cli_run *r)
     rep->rhs_source = opt->rhs;
     rep->x0_source = opt->x0;
     rep->backend = sps_backend_name(sps_context_backend(r->ctx));
+    /* --backend auto on the CPU: say why, not only that */
+    if (r->opt.backend == SPS_BACKEND_AUTO && sps_context_backend(r->ctx) == SPS_BACKEND_CPU)
+        rep->backend_reason = sps_cuda_unavailable_reason();
     rep->device = sps_context_device_name(r->ctx);
     rep->exit_code = r->rc;
     rep->t_total = now() - r->t_start;

@@ -77,6 +77,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
     if (r->tune) print_tune(f, r->tune);
     print_format_options(f, r);
     fprintf(f, "%-10s %s: %s\n", "backend", r->backend, r->device);
+    if (r->backend_reason && *r->backend_reason) fprintf(f, "%-10s (auto: %s)\n", "", r->backend_reason);
     if (r->rhs_source) fprintf(f, "%-10s %s\n", "rhs", r->rhs_source);
     else fprintf(f, "%-10s b = A*1 (generated)\n", "rhs");
     fprintf(f, "%-10s %s\n", "x0", r->x0_source ? r->x0_source : "0");
@@ -247,6 +248,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     open_obj(&w, "backend");
     kstr(&w, "name", r->backend);
     kstr(&w, "device", r->device);
+    kstr(&w, "auto_reason", r->backend_reason && *r->backend_reason ? r->backend_reason : NULL);
     close_obj(&w);
     open_obj(&w, "solver");
     kstr(&w, "name", r->solver);

@@ -46,6 +46,10 @@ SPS_API sps_status sps_context_synchronize(sps_context ctx);
 SPS_API int sps_cuda_compiled(void);
 /** Nonzero when the CUDA backend is compiled in and at least one device is usable. */
 SPS_API int sps_cuda_available(void);
+/** Why SPS_BACKEND_AUTO would take the CPU: "" when a CUDA device is usable, else "this
+ *  libspsolve was built without CUDA" or "no usable CUDA device: <the runtime's reason>".
+ *  A static string, valid until the next call. */
+SPS_API const char *sps_cuda_unavailable_reason(void);
 /** Name of a backend: "cpu", "cuda", "auto". */
 SPS_API const char *sps_backend_name(sps_backend be);
 /** Parse "cpu" / "cuda" / "auto". */

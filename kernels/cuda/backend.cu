@@ -33,6 +33,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+extern "C" int sps_cuda_device_probe(char *why, size_t len)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        (void)cudaGetLastError();
+        if (why && len) snprintf(why, len, "no usable CUDA device: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
+        return 0;
+    }
+    if (n == 0 && why && len) snprintf(why, len, "no CUDA device");
+    return n;
+}
+
 extern "C" int sps_cuda_device_count(void)
 {
     int n = 0;
