@@ -638,12 +638,17 @@ static inline sps_status read_values(mm_ctx *c, const char **pp, const sps_mm_da
 }
 
 /* A diagonal entry (i,i) of symmetric storage with value v: none in a
- * skew-symmetric matrix; a hermitian quaternion's is real (zero vector part).
- * A complex hermitian diagonal keeps its imaginary part (see mmio.h). */
+ * skew-symmetric matrix; a hermitian one is real (complex: zero imaginary part,
+ * quaternion: zero vector part). */
 static sps_status check_diagonal(mm_ctx *c, const sps_mm_data *d, int32_t i, const double *v)
 {
     if (d->symmetry == SPS_MM_SKEW)
         return perr(c, c->line, "diagonal entry (%ld,%ld) in a skew-symmetric matrix", (long)i + 1, (long)i + 1);
+    if (d->symmetry == SPS_MM_HERMITIAN && d->field == SPS_MM_COMPLEX && v[1] != 0)
+        return perr(c, c->line,
+                    "diagonal entry (%ld,%ld) of a hermitian matrix has a nonzero imaginary part (%.17g); a "
+                    "hermitian diagonal must be real",
+                    (long)i + 1, (long)i + 1, v[1]);
     if (d->symmetry == SPS_MM_HERMITIAN && d->field == SPS_MM_QUATERNION && (v[1] != 0 || v[2] != 0 || v[3] != 0))
         return perr(c, c->line,
                     "diagonal entry (%ld,%ld) of a hermitian quaternion matrix has a nonzero vector part "

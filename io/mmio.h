@@ -42,13 +42,11 @@
  * A symmetric/skew/hermitian coordinate file must store one
  * triangle only (lower, as the standard says, or upper); a file mixing both
  * is rejected, because mirroring it would double entries silently.
- * Skew-symmetric files may not list diagonal entries.  Complex hermitian
- * diagonal entries with a nonzero imaginary part are accepted and kept as
- * written (the matrix is then not exactly Hermitian; checking that is left to
- * the caller: real-world files carry such rounding).  Quaternion hermitian
- * diagonal entries must have a zero vector part (b = c = d = 0) and are
- * refused otherwise: the extension is new, so no legacy file needs the
- * leniency, and a solver would otherwise get a non-Hermitian matrix.
+ * Skew-symmetric files may not list diagonal entries.  Hermitian diagonal
+ * entries must be real: a complex one with a nonzero imaginary part, or a
+ * quaternion one with a nonzero vector part, is refused naming the line (a
+ * solver would otherwise get a matrix that is not Hermitian, and CG a wrong
+ * answer), as a skew-symmetric diagonal entry is.
  *
  * Array format is dense column-major; for symmetric/hermitian only the lower
  * triangle including the diagonal is stored (n(n+1)/2 values), for skew only

@@ -246,13 +246,19 @@ static void test_complex(void)
     }
     sps_mm_data_free(&d);
 
-    /* capitalised Hermitian as in real files; diagonal imaginary part kept */
+    /* a hermitian diagonal entry with an imaginary part is refused naming the line */
     st = rd("%%MatrixMarket matrix coordinate complex Hermitian\n3 3 3\n1 1 2 0\n3 1 1 2\n2 2 5 0.25\n", 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:5: diagonal entry (2,2) of a hermitian matrix has a nonzero "
+                                             "imaginary part (0.25)"),
+          "hermitian imaginary diagonal: %s", err);
+    sps_mm_data_free(&d);
+    /* capitalised Hermitian as in real files */
+    st = rd("%%MatrixMarket matrix coordinate complex Hermitian\n3 3 3\n1 1 2 0\n3 1 1 2\n2 2 5 0\n", 0, &d);
     CHECK(st == SPS_OK && d.symmetry == SPS_MM_HERMITIAN && d.nnz == 4, "hermitian: %s", err);
     if (st == SPS_OK) {
         ENTRY(&d, 0, 0, 0, 2.0, 0.0);
         ENTRY(&d, 1, 2, 0, 1.0, 2.0);
-        ENTRY(&d, 2, 1, 1, 5.0, 0.25);
+        ENTRY(&d, 2, 1, 1, 5.0, 0.0);
         ENTRY(&d, 3, 0, 2, 1.0, -2.0); /* conjugate */
     }
     sps_mm_data_free(&d);
