@@ -1,6 +1,7 @@
 /* Canonical host CSR: the interchange every reader and format goes through. */
 #include "formats/format.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,16 @@ sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_
                     const int64_t p = (int64_t)perm[d] * nv + q;
                     re += src_complex ? val[2 * p] : val[p];
                     im += src_complex ? val[2 * p + 1] : 0.0;
+                }
+                /* a finite value beyond the single-precision range would become Inf */
+                if ((t == SPS_F32 || t == SPS_C32) && ((isfinite(re) && fabs(re) > FLT_MAX) ||
+                                                       (isfinite(im) && fabs(im) > FLT_MAX))) {
+                    st = sps_error(ctx, SPS_ERR_NUMERIC,
+                                   "entry (%d, %d) = %g%s overflows %s (largest %g): read it in double precision "
+                                   "(--precision f64)",
+                                   (int)i + 1, (int)c + 1, fabs(re) > FLT_MAX ? re : im,
+                                   fabs(re) > FLT_MAX ? "" : " (imaginary part)", sps_scalar_name(t), (double)FLT_MAX);
+                    goto fail;
                 }
                 store_val(t, out->val, w * nv + q, re, im);
             }

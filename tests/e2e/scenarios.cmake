@@ -150,6 +150,9 @@ function(scenario_history)
   endif()
   e2e_run(-m poisson2d:3 --backend cpu --json)
   e2e_json_expect("" backend auto_reason)
+  # a value beyond the requested precision's range is an input error naming the entry
+  e2e_write_mtx("${WORK}/big.mtx" "coordinate real general" "2 2 2" "1 1 1e300" "2 2 1")
+  e2e_run_refused("entry \\(1, 1\\) = 1e\\+300 overflows f32" -m big.mtx --precision f32)
   # honest trivial systems and tolerances: warnings, not silence
   e2e_write_mtx("${WORK}/zero.mtx" "coordinate real general" "3 3 0")
   e2e_run(-m zero.mtx)
