@@ -94,14 +94,15 @@ sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_
                     re += src_complex ? val[2 * p] : val[p];
                     im += src_complex ? val[2 * p + 1] : 0.0;
                 }
-                /* a finite value beyond the single-precision range would become Inf */
-                if ((t == SPS_F32 || t == SPS_C32) && ((isfinite(re) && fabs(re) > FLT_MAX) ||
-                                                       (isfinite(im) && fabs(im) > FLT_MAX))) {
+                /* a finite value that rounds to Inf in single precision (FLT_MAX written with 9
+                 * digits reads back a little above it and still rounds to FLT_MAX: not refused) */
+                if ((t == SPS_F32 || t == SPS_C32) && ((isfinite(re) && isinf((float)re)) ||
+                                                       (isfinite(im) && isinf((float)im)))) {
                     st = sps_error(ctx, SPS_ERR_NUMERIC,
                                    "entry (%d, %d) = %g%s overflows %s (largest %g): read it in double precision "
                                    "(--precision f64)",
-                                   (int)i + 1, (int)c + 1, fabs(re) > FLT_MAX ? re : im,
-                                   fabs(re) > FLT_MAX ? "" : " (imaginary part)", sps_scalar_name(t), (double)FLT_MAX);
+                                   (int)i + 1, (int)c + 1, isinf((float)re) ? re : im,
+                                   isinf((float)re) ? "" : " (imaginary part)", sps_scalar_name(t), (double)FLT_MAX);
                     goto fail;
                 }
                 store_val(t, out->val, w * nv + q, re, im);
