@@ -6,7 +6,7 @@
 # CLI picks is checked.
 include(${CMAKE_CURRENT_LIST_DIR}/common.cmake)
 if(NOT EXISTS "${MATRIX}")
-  message(STATUS "E2E-SKIP: ${MATRIX} not found")
+  message(STATUS "E2E-SKIP: ${MATRIX} not found (the SuiteSparse corpus: configure with -DSPSOLVE_MATRIX_DIR=DIR)")
   return()
 endif()
 set(args -m "${MATRIX}" --precond ${PRECOND} --rtol 1e-8 --maxit 10000 --json)
