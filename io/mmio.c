@@ -844,6 +844,11 @@ static sps_status read_text(const char *text, size_t len, const char *name, cons
                 .err = err,
                 .errlen = errlen};
     sps_status st = parse_text(&c, out);
+    /* a file of CR-only line endings (old Mac) reads as one line: say so, not only where it broke */
+    if (st == SPS_ERR_PARSE && err && errlen && !memchr(text, '\n', len) && memchr(text, '\r', len)) {
+        const size_t l = strlen(err);
+        snprintf(err + l, errlen - l, " (the file has CR line endings only; convert them to LF, e.g. tr '\\r' '\\n')");
+    }
 
     if (cloc) {
         uselocale(old);

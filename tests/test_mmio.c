@@ -246,6 +246,10 @@ static void test_complex(void)
     }
     sps_mm_data_free(&d);
 
+    /* CR-only line endings: the message says so */
+    st = rd("%%MatrixMarket matrix coordinate real general\r2 2 1\r1 1 1\r", 0, &d);
+    CHECK(st == SPS_ERR_PARSE && strstr(err, "CR line endings only"), "CR-only file: %s", err);
+    sps_mm_data_free(&d);
     /* a hermitian diagonal entry with an imaginary part is refused naming the line */
     st = rd("%%MatrixMarket matrix coordinate complex Hermitian\n3 3 3\n1 1 2 0\n3 1 1 2\n2 2 5 0.25\n", 0, &d);
     CHECK(st == SPS_ERR_PARSE && strstr(err, "<buffer>:5: diagonal entry (2,2) of a hermitian matrix has a nonzero "
