@@ -17,6 +17,7 @@
 #include "report.h"
 #include "spsolve/spsolve.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,12 +68,25 @@ static double lap(sps_context ctx, double *t0)
 }
 
 /* Print the library's message for a failed call, prefixed by what we were doing. */
+/* The last error said on stderr: --json prints it in its error object (main). */
+static char g_error[2048];
+
+/* Say msg (formatted) on stderr as "spsolve: msg", remember it, and return rc. */
+static int failf(int rc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int failf(int rc, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_error, sizeof g_error, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "spsolve: %s\n", g_error);
+    return rc;
+}
+
 static int fail(sps_context ctx, sps_status st, const char *what)
 {
     const char *msg = ctx ? sps_context_error(ctx) : "";
-    if (msg && msg[0]) fprintf(stderr, "spsolve: %s%s%s\n", what ? what : "", what ? ": " : "", msg);
-    else fprintf(stderr, "spsolve: %s%s%s\n", what ? what : "", what ? ": " : "", sps_status_name(st));
-    return EXIT_INPUT;
+    return failf(EXIT_INPUT, "%s%s%s", what ? what : "", what ? ": " : "", msg && msg[0] ? msg : sps_status_name(st));
 }
 
 static double unit_roundoff(sps_scalar t) { return (t == SPS_F32 || t == SPS_C32) ? 0x1p-24 : 0x1p-53; }
@@ -141,9 +155,8 @@ static int step_load(cli_run *r)
     if ((st = sps_matrix_info(r->A, &r->rep.info)) != SPS_OK) return fail(r->ctx, st, NULL);
     r->t = r->rep.info.scalar;
     if (r->rep.info.rows != r->rep.info.cols) {
-        fprintf(stderr, "spsolve: %s: the matrix is %d x %d; the solvers need a square matrix\n", opt->matrix,
-                (int)r->rep.info.rows, (int)r->rep.info.cols);
-        return EXIT_INPUT;
+        return failf(EXIT_INPUT, "%s: the matrix is %d x %d; the solvers need a square matrix", opt->matrix,
+                     (int)r->rep.info.rows, (int)r->rep.info.cols);
     }
     r->n = r->rep.info.rows * sps_entry_dim(r->rep.info.entry);
     /* a trivial system converges at once ("zero_rhs"), which alone would mislead */
@@ -167,23 +180,20 @@ static int step_load(cli_run *r)
             if ((st = load_matrix(r->ctx, opt, r->t, &r->A)) != SPS_OK) return fail(r->ctx, st, what);
         }
         if (sps_vector_size(r->b) != r->n) {
-            fprintf(stderr, "spsolve: %s: b has %d entries but the matrix has %d rows%s\n", opt->rhs,
-                    (int)sps_vector_size(r->b), (int)r->n,
-                    r->rep.info.entry.kind == SPS_ENTRY_SCALAR ? "" : " of scalars");
-            return EXIT_INPUT;
+            return failf(EXIT_INPUT, "%s: b has %d entries but the matrix has %d rows%s", opt->rhs,
+                         (int)sps_vector_size(r->b), (int)r->n,
+                         r->rep.info.entry.kind == SPS_ENTRY_SCALAR ? "" : " of scalars");
         }
     }
     if (opt->x0) {
         if ((st = sps_vector_read_mtx(r->ctx, opt->x0, r->t, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
         if (sps_vector_scalar(r->x) != r->t) {
-            fprintf(stderr, "spsolve: %s: the initial guess is complex but the system is real\n", opt->x0);
-            return EXIT_INPUT;
+            return failf(EXIT_INPUT, "%s: the initial guess is complex but the system is real", opt->x0);
         }
         if (sps_vector_size(r->x) != r->n) {
-            fprintf(stderr, "spsolve: %s: x0 has %d entries but the matrix has %d columns%s\n", opt->x0,
-                    (int)sps_vector_size(r->x), (int)r->n,
-                    r->rep.info.entry.kind == SPS_ENTRY_SCALAR ? "" : " of scalars");
-            return EXIT_INPUT;
+            return failf(EXIT_INPUT, "%s: x0 has %d entries but the matrix has %d columns%s", opt->x0,
+                         (int)sps_vector_size(r->x), (int)r->n,
+                         r->rep.info.entry.kind == SPS_ENTRY_SCALAR ? "" : " of scalars");
         }
     }
     r->rep.t_read = lap(r->ctx, &r->t0);
@@ -200,8 +210,7 @@ static int step_prepare_check(cli_run *r)
     r->hb = malloc((size_t)r->n * ss + 1);
     r->hx = malloc((size_t)r->n * ss + 1);
     if (!r->hb || !r->hx) {
-        fprintf(stderr, "spsolve: out of host memory for two vectors of %d entries\n", (int)r->n);
-        return EXIT_INPUT;
+        return failf(EXIT_INPUT, "out of host memory for two vectors of %d entries", (int)r->n);
     }
     if (!r->b) {
         cli_csr_times_ones(&r->h, r->hb);
@@ -444,16 +453,31 @@ static void run_free(cli_run *r)
     cli_options_free(&r->opt);
 }
 
+/* --json among the arguments (the parse may have failed before reading it). */
+static int wants_json(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], "--json") == 0) return 1;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static cli_run r; /* zeroed: every handle NULL */
     int rc = step_parse(&r, argc, argv);
-    if (rc != STEP_OK) return rc;
+    if (rc != STEP_OK) {
+        /* a usage error: with --json, still one JSON object (the reason is on stderr) */
+        if (rc != EXIT_CONVERGED && wants_json(argc, argv))
+            cli_print_json_error(stdout, rc, "usage error: see stderr for the option and what it accepts");
+        return rc;
+    }
     r.t_start = r.t0 = now();
     if ((rc = step_start(&r)) == STEP_OK && (rc = step_load(&r)) == STEP_OK && (rc = step_prepare_check(&r)) == STEP_OK &&
         (rc = step_convert(&r)) == STEP_OK && (rc = step_setup(&r)) == STEP_OK && (rc = step_solve(&r)) == STEP_OK &&
         (rc = step_check(&r)) == STEP_OK && (rc = step_write(&r)) == STEP_OK)
         rc = step_report(&r);
+    else if (r.opt.json) /* an input or setup error: the report was not printed, this object is */
+        cli_print_json_error(stdout, rc, g_error[0] ? g_error : "see stderr");
     run_free(&r);
     if (fflush(stdout) != 0) rc = EXIT_INPUT;
     return rc;

@@ -215,6 +215,17 @@ static void json_tune(jw *w, const sps_tune_result *t)
     close_obj(w);
 }
 
+void cli_print_json_error(FILE *f, int exit_code, const char *message)
+{
+    jw w = {f, 2, 1};
+    fputc('{', f);
+    kstr(&w, "spsolve_version", SPSOLVE_VERSION);
+    kstr(&w, "status", "error");
+    kint(&w, "exit_code", exit_code);
+    kstr(&w, "message", message);
+    fputs("\n}\n", f);
+}
+
 void cli_print_json(FILE *f, const cli_report *r)
 {
     const sps_matrix_info_t *in = &r->info;

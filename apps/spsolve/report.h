@@ -53,6 +53,9 @@ const char *cli_entry_name(sps_entry_desc e);
 
 void cli_print_summary(FILE *f, const cli_report *r);
 void cli_print_json(FILE *f, const cli_report *r);
+/** With --json, when the run stops before its report (an input, usage or setup error):
+ *  one object {spsolve_version, status "error", exit_code, message}. */
+void cli_print_json_error(FILE *f, int exit_code, const char *message);
 
 /** Write iteration,residual lines (k = 0 is the initial residual) to path via a
  *  temporary file renamed over it.  Returns 0 on success, else prints why to
