@@ -16,8 +16,9 @@ target_link_libraries(test_solvers PRIVATE OpenMP::OpenMP_C) # thread-count dete
 # The preconditioners: test_precond (the protocol, Jacobi, the shell), test_ilu (the
 # factors against a dense reference, sweeps, errors, CG), test_cheby (p(A) against
 # its formula, Hermitian, CG, refusal), test_bjacobi (its kernels, the blocks it
-# finds, singular blocks, CG).
-foreach(t test_precond test_ilu test_cheby test_bjacobi)
+# finds, singular blocks, CG); test_determinism (every format x solver, bit-identical across
+# 1, 2, 3 threads).
+foreach(t test_precond test_ilu test_cheby test_bjacobi test_determinism)
   sps_add_unit_test(NAME ${t}
     SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${t}.c
     LABELS unit
