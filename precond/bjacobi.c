@@ -17,8 +17,9 @@
  *   matrix, one upload and the inversion.
  * Apply: bj_apply, one pass over the inverses, x and y.
  * SYMMETRIC: the inverse of a symmetric (Hermitian) block diagonal is, and an
- * SPD A has SPD diagonal blocks, so CG may use it.  Not capturable: an in-place
- * apply on the GPU copies x into pool memory first. */
+ * SPD A has SPD diagonal blocks, so CG may use it.  An in-place apply copies x into
+ * a vector made at setup (nothing is allocated); not flagged capturable until graph
+ * capture of it has run on a GPU. */
 #include "precond/precond_impl.h"
 
 #include <stdio.h>
@@ -43,6 +44,7 @@ typedef struct {
     sps_index *hstart; /* host copies of start and off, for the numeric step */
     int64_t *hoff;
     void *stage;       /* host: the diagonal blocks before the upload */
+    sps_vector xcopy;  /* x of an in-place application (rows of a block read each other's x) */
 } bj_store;
 
 static void bj_destroy(sps_precond P)
@@ -58,6 +60,7 @@ static void bj_destroy(sps_precond P)
     free(s->hstart);
     free(s->hoff);
     free(s->stage);
+    sps_vector_destroy(s->xcopy);
     free(s);
     P->data = NULL;
 }
@@ -120,6 +123,7 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->rowblk, rowblk, ((size_t)n ? n : 1) * sizeof *rowblk);
     if (st == SPS_OK) st = sps_dmalloc(ctx, &s->inv, vb ? vb : 1);
     if (st == SPS_OK) st = sps_dmalloc(ctx, (void **)&s->bad, sizeof *s->bad);
+    if (st == SPS_OK) st = sps_vector_create(ctx, n, P->op.t, &s->xcopy);
     free(rowblk);
     sps_csr_host_free(&h);
     return st;
@@ -164,6 +168,12 @@ static sps_status bj_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_ve
     sps_context ctx = P->op.ctx;
     if (mode != SPS_OP_N) /* no solver asks for it; the blocks would need transposing */
         return sps_error(ctx, SPS_ERR_UNSUPPORTED, "block-Jacobi: no transposed apply");
+    /* in place: x into the scratch made at setup, so no application allocates (the CUDA
+     * kernel would otherwise copy x into pool memory at every call of a solve) */
+    if (x->data == y->data) {
+        SPS_CHECK(sps_v_copy(x, s->xcopy));
+        x = s->xcopy;
+    }
     return sps_kvec(ctx, P->op.t)->bj_apply(sps_ex(ctx), P->op.n, s->rowblk, s->start, s->off, s->inv, x->data,
                                             y->data);
 }

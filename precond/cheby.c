@@ -36,7 +36,7 @@ static const sps_option_desc cheby_options[] = {
 typedef struct {
     sps_matrix A;         /* the copy the products use */
     sps_operator op;
-    sps_vector r, d, res; /* work: r (x may be y), the direction, the residual */
+    sps_vector r, d, res; /* work: r (a copy of x when x is y), the direction, the residual */
     int k;                /* degree option */
     double theta, delta, sigma;
     double lo, hi;        /* the bounds used (tests, messages) */
@@ -196,14 +196,19 @@ static sps_status cheby_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps
     const cheby_store *s = P->data;
     const sps_cplx zero = {0, 0}, one = {1, 0};
     double rho = 1.0 / s->sigma;
-    SPS_CHECK(sps_v_copy(x, s->r)); /* x may be y */
-    SPS_CHECK(sps_v_axpby((sps_cplx){1.0 / s->theta, 0}, s->r, zero, y));
+    /* x may be y: then r is a copy (one more pass); else x itself, read in place */
+    sps_vector r = x;
+    if (x == y || x->data == y->data) {
+        SPS_CHECK(sps_v_copy(x, s->r));
+        r = s->r;
+    }
+    SPS_CHECK(sps_v_axpby((sps_cplx){1.0 / s->theta, 0}, r, zero, y));
     SPS_CHECK(sps_v_copy(y, s->d));
     for (int j = 1; j < s->k; j++) {
         const double rho_new = 1.0 / (2.0 * s->sigma - rho);
         /* res = r - A y */
         SPS_CHECK(sps_op_apply(s->op, SPS_OP_N, (sps_cplx){-1, 0}, y, zero, s->res));
-        SPS_CHECK(sps_v_axpby(one, s->r, one, s->res));
+        SPS_CHECK(sps_v_axpby(one, r, one, s->res));
         SPS_CHECK(sps_v_axpby((sps_cplx){2.0 * rho_new / s->delta, 0}, s->res, (sps_cplx){rho_new * rho, 0}, s->d));
         SPS_CHECK(sps_v_axpby(one, s->d, one, y));
         rho = rho_new;
