@@ -199,13 +199,8 @@ static void node_blockdiag(const node_matrix *M, sps_scalar t, const void *x, vo
 
 static sps_precond bjacobi(sps_matrix A, const char *block_size)
 {
-    sps_precond P = NULL;
-    TU_OK(ctx, sps_precond_new(ctx, "bjacobi", &P));
-    if (block_size) TU_OK(ctx, sps_precond_set_option(P, "pc-block-size", block_size));
-    if (!TU_OK(ctx, sps_precond_setup(P, NULL, A))) {
-        sps_precond_destroy(P);
-        return NULL;
-    }
+    sps_precond P = tu_precond_with(ctx, A, "bjacobi", block_size ? "pc-block-size" : NULL, block_size);
+    TU_CHECK(P != NULL, "bjacobi setup: %s", sps_context_error(ctx));
     return P;
 }
 

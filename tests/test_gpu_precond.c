@@ -78,13 +78,8 @@ static sps_matrix on(sps_context c, const sps_csr_host *h)
 
 static sps_precond pc_on(sps_context c, sps_matrix A, const char *name, const char *opt, const char *value)
 {
-    sps_precond P = NULL;
-    TU_OK(c, sps_precond_new(c, name, &P));
-    if (opt) TU_OK(c, sps_precond_set_option(P, opt, value));
-    if (!TU_OK(c, sps_precond_setup(P, NULL, A))) {
-        sps_precond_destroy(P);
-        return NULL;
-    }
+    sps_precond P = tu_precond_with(c, A, name, opt, value);
+    TU_CHECK(P != NULL, "%s setup: %s", name, sps_context_error(c));
     return P;
 }
 

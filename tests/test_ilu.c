@@ -111,18 +111,6 @@ static void dense_ilu_apply(const dense_t *D, sps_scalar t, const double complex
     free(y);
 }
 
-static sps_precond make(sps_matrix A, const char *name, const char *opt, const char *value)
-{
-    sps_precond P = NULL;
-    TU_OK(ctx, sps_precond_new(ctx, name, &P));
-    if (opt) TU_OK(ctx, sps_precond_set_option(P, opt, value));
-    if (sps_precond_setup(P, NULL, A) != SPS_OK) {
-        sps_precond_destroy(P);
-        return NULL;
-    }
-    return P;
-}
-
 static void test_against_dense(void)
 {
     for (int ti = 0; ti < TU_NTYPES; ti++) {
@@ -133,7 +121,7 @@ static void test_against_dense(void)
             dense_t D = random_dense(n, herm);
             sps_matrix A = to_matrix(&D, t);
             const char *name = herm ? "ic0" : "ilu0";
-            sps_precond P = make(A, name, NULL, NULL);
+            sps_precond P = tu_precond_with(ctx, A, name, NULL, NULL);
             TU_CHECK(P != NULL, "%s %s: setup: %s", tn, name, sps_context_error(ctx));
             void *r = tu_xcalloc((size_t)n, sps_scalar_size(t));
             tu_fill_random(&rng, t, (size_t)n, r);
@@ -182,8 +170,8 @@ static void test_sweeps(void)
                 D.d[i * n + j] = i == j ? 6.0 : tu_rng_range(&rng, -1, 1) + I * tu_rng_range(&rng, -1, 1);
             }
         sps_matrix A = to_matrix(&D, t);
-        sps_precond E = make(A, "ilu0", NULL, NULL), S = make(A, "ilu0", "trisolve", "sweeps:4"),
-                    S1 = make(A, "ilu0", "trisolve", "sweeps:1");
+        sps_precond E = tu_precond_with(ctx, A, "ilu0", NULL, NULL), S = tu_precond_with(ctx, A, "ilu0", "trisolve", "sweeps:4"),
+                    S1 = tu_precond_with(ctx, A, "ilu0", "trisolve", "sweeps:1");
         void *r = tu_xcalloc((size_t)n, sps_scalar_size(t));
         tu_fill_random(&rng, t, (size_t)n, r);
         if (E && S && S1) {
@@ -227,14 +215,14 @@ static void test_errors(void)
     TU_CHECK(sps_precond_create_by_name(A, "ilu0", &P) == SPS_ERR_NUMERIC &&
                  strstr(sps_context_error(ctx), "zero pivot in row 2"),
              "zero pivot: %s", sps_context_error(ctx));
-    P = make(A, "ilu0", "pc-shift", "nonzero");
+    P = tu_precond_with(ctx, A, "ilu0", "pc-shift", "nonzero");
     TU_CHECK(P != NULL, "pc-shift nonzero: %s", sps_context_error(ctx));
     sps_precond_destroy(P);
     /* ic0: the same matrix has pivots 1 and 0: refused; positive-definite shifts A */
     TU_CHECK(sps_precond_create_by_name(A, "ic0", &P) == SPS_ERR_NUMERIC &&
                  strstr(sps_context_error(ctx), "non-positive pivot in row 2"),
              "ic0 zero pivot: %s", sps_context_error(ctx));
-    P = make(A, "ic0", "pc-shift", "positive-definite");
+    P = tu_precond_with(ctx, A, "ic0", "pc-shift", "positive-definite");
     TU_CHECK(P && strstr(sps_precond_warning(P), "factored A + 0.001 diag(A)"), "positive-definite: %s",
              P ? sps_precond_warning(P) : sps_context_error(ctx));
     sps_precond_destroy(P);
@@ -246,7 +234,7 @@ static void test_errors(void)
     TU_CHECK(sps_precond_create_by_name(A, "ic0", &P) == SPS_ERR_ARG &&
                  strstr(sps_context_error(ctx), "(2, 1) is stored, (1, 2) is not"),
              "ic0 unsymmetric pattern: %s", sps_context_error(ctx));
-    P = make(A, "ilu0", NULL, NULL); /* ilu0 takes it */
+    P = tu_precond_with(ctx, A, "ilu0", NULL, NULL); /* ilu0 takes it */
     TU_CHECK(P != NULL, "ilu0 on a triangular matrix: %s", sps_context_error(ctx));
     sps_precond_destroy(P);
     sps_matrix_destroy(A);
@@ -258,7 +246,7 @@ static void test_ic0_cg(void)
     sps_matrix A = NULL;
     TU_OK(ctx, sps_matrix_generate(ctx, "poisson2d:40", SPS_C64, &A));
     const int n = 1600;
-    sps_precond P = make(A, "ic0", NULL, NULL);
+    sps_precond P = tu_precond_with(ctx, A, "ic0", NULL, NULL);
     double complex *x = tu_xcalloc((size_t)n, sizeof *x), *y = tu_xcalloc((size_t)n, sizeof *y);
     tu_fill_random(&rng, SPS_C64, (size_t)n, x);
     tu_fill_random(&rng, SPS_C64, (size_t)n, y);

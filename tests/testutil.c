@@ -489,3 +489,15 @@ int tu_solve_ones(sps_matrix A, const char *solver, sps_precond P)
     sps_solver_destroy(s);
     return ok ? res.iterations : -1;
 }
+
+sps_precond tu_precond_with(sps_context ctx, sps_matrix A, const char *name, const char *opt, const char *value)
+{
+    sps_precond P = NULL;
+    if (!TU_OK(ctx, sps_precond_new(ctx, name, &P))) return NULL;
+    if (opt) TU_OK(ctx, sps_precond_set_option(P, opt, value));
+    if (sps_precond_setup(P, NULL, A) != SPS_OK) {
+        sps_precond_destroy(P);
+        return NULL;
+    }
+    return P;
+}

@@ -74,6 +74,10 @@ int tu_check_export(sps_context c, sps_matrix B, const tu_csr *want, const char 
     tu_destroy_matrices(sizeof((sps_matrix[]){__VA_ARGS__}) / sizeof(sps_matrix), (sps_matrix[]){__VA_ARGS__})
 void tu_destroy_matrices(size_t n, const sps_matrix *m);
 
+/** A preconditioner `name` of ctx with option opt = value (opt NULL: none) set up on A;
+ *  NULL when the setup fails (the reason in ctx's error), the new or set_option steps
+ *  checked. */
+sps_precond tu_precond_with(sps_context ctx, sps_matrix A, const char *name, const char *opt, const char *value);
 /** P (set up, in ctx) applied to n host values x of type t: a fresh host vector. */
 void *tu_precond_apply_host(sps_context ctx, sps_precond P, sps_scalar t, sps_index n, const void *x);
 /** Solve A x = 1 from x = 0 with solver (by name) and P (NULL: none) in A's context:
