@@ -13,7 +13,8 @@
 # Usage: tests/gpu_check.sh [SRC]      SRC: source tree (default: this script's repository);
 #        carried data is looked for in SRC/.devdata, then beside this script.
 # Environment: OUT, CUDA_ARCH (default 90), JOBS (default 16), BUILD (default SRC/build-gpu),
-#              SKIP_SANITIZER=1, SKIP_BENCH=1.
+#              SKIP_SANITIZER=1, SKIP_BENCH=1, SANITIZE_TESTS="test_gpu_x ..." (the list run
+#              under both sanitizer tools; default all six).
 # Exit status: 0 when the build succeeded and no test or sanitizer check failed.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -81,17 +82,18 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null 2>
     log="$OUT/$tool.log"
     : >"$log"
     t0=$(now)
-    for exe in test_gpu_kernels test_gpu_spmv test_gpu_hola test_gpu_variants test_gpu_compound test_gpu_precond; do
+    for exe in ${SANITIZE_TESTS:-test_gpu_kernels test_gpu_spmv test_gpu_hola test_gpu_variants test_gpu_compound test_gpu_precond}; do
       bin="$BUILD/tests/$exe"
       [ -x "$bin" ] || continue
       args=()
       [ "$exe" = test_gpu_spmv ] && [ -n "$MDIR" ] && args=("$MDIR")
       echo "==== $tool $exe" >>"$log"
+      t1=$(now)
       SPS_GPU_TEST_SMALL=1 timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 99 \
         "$bin" "${args[@]}" >>"$log" 2>&1
       rc=$?
       verdict=$(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)
-      say "$tool $exe: rc=$rc ${verdict:-no summary}"
+      say "$tool $exe: rc=$rc in $(( $(now) - t1 )) s ${verdict:-no summary}"
       [ $rc -ne 0 ] && fail=1
     done
     say "$tool: $(( $(now) - t0 )) s"

@@ -117,11 +117,16 @@ function(scenario_quaternion)
   # a complex precision has no quaternion counterpart
   e2e_run_refused("q.mtx holds quaternions" -m q.mtx --precision c64)
   if(CUDA_BUILT)
-    # refused on CUDA, whether or not a GPU is there (no context, or no kernels)
-    e2e_run(-m q.mtx --backend cuda)
-    e2e_expect_rc(1)
-    # with a GPU: the library's refusal; without one: the CUDA context's
-    e2e_expect_stderr("(no bcsr kernels for them on the cuda backend|CUDA|cuda)")
+    # with a GPU the compound kernels solve it; without one, the CUDA
+    # context's clear refusal (exit 1)
+    e2e_run(-m q.mtx --backend cuda --json)
+    if(E2E_RC STREQUAL "0")
+      e2e_expect_solved(1e-8)
+      e2e_json_expect(cuda backend name)
+    else()
+      e2e_expect_rc(1)
+      e2e_expect_stderr("backend cuda unavailable: [^\n]*(CUDA|cuda|device|GPU)")
+    endif()
   endif()
 endfunction()
 

@@ -27,7 +27,8 @@ endfunction()
 function(scenario_summary)
   e2e_run(-m poisson2d:16 --rtol 1e-9 --atol 1e-30 --maxit 500)
   e2e_expect_rc(0)
-  foreach(re "poisson2d:16 \\(generated\\)" "256 x 256, nnz 1216, symmetric, f64" "format +csr"
+  foreach(re "poisson2d:16 \\(generated\\)" "256 x 256, nnz 1216, symmetric, f64"
+          "format +[a-z]+, [0-9.]+ MB \\([0-9]+ stored entries" "picked by --format auto: "
           "backend +(cpu|cuda): " "solver +cg" "preconditioner none"
           "\\|\\|b-Ax\\|\\| <= max\\(rtol\\*\\|\\|b\\|\\|, atol\\), rtol 1e-09, atol 1e-30, maxit 500"
           "result +converged" "residual +\\|\\|b-Ax\\|\\|/\\|\\|b\\|\\| = [0-9.]+e-" "error +\\|\\|x-1\\|\\|/\\|\\|1\\|\\| = "
