@@ -6,14 +6,18 @@ preconditioner, from `spsolve --json` runs.
     bench/precond.py --spsolve build/spsolve [--matrices DIR] [--backend cuda|cpu]
                      [--out DIR] [--quick]
 
-Problems: 2D/3D Poisson (generated; poisson3d:128 unless --quick), the SPD and
+Problems: 2D/3D Poisson (generated; poisson3d:128 unless --quick), the 3x3-block
+stencil (stencil27b3:40, or :16 with --quick), the SPD and
 nonsymmetric matrices of the shared corpus named below (where --matrices is given), and
 the 3x3-block elasticity-like matrices read with --block-size 3 where the corpus has
 them.  SPD problems: CG with none, jacobi, bjacobi, ic0 (exact and sweeps:3), cheby.
 Nonsymmetric: BiCGSTAB and GMRES(30) with none, jacobi, bjacobi, ilu0 (exact and
 sweeps:3).  rtol 1e-8, maxit 5000.  Writes precond-<backend>.csv and .md to --out
 (default .), one row per run: time.precond_setup, time.setup, time.solve, iterations,
-time.precond_apply, the outcome and the true residual.  A run that fails says why in
+time.precond_apply and time.spmv (one A*x timed the same way: spmv_equiv is their
+ratio), the outcome and the true residual; for bjacobi on b x b block entries, the
+apply's bandwidth counting the n*b stored inverse entries and x and y once each
+(gbs, pct_copy against --copy-gbs).  A run that fails says why in
 the note column; nothing is dropped.  PETSc's iteration counts for the same pairs
 come from tests/petsc/petsc_compare (CPU), run separately.
 """
@@ -47,7 +51,15 @@ def run(spsolve, src, solver, pc, extra, backend):
                 "format": j["matrix"]["format"], "iterations": r["iterations"], "reason": r["reason"],
                 "relres": r.get("true_relative_residual"), "pc_setup_s": t.get("precond_setup", 0),
                 "setup_s": t["setup"], "solve_s": t["solve"], "pc_apply_ms": 1e3 * t.get("precond_apply", 0),
-                "total_to_solution_s": t["setup"] + t["solve"]})
+                "spmv_ms": 1e3 * t.get("spmv", 0), "total_to_solution_s": t["setup"] + t["solve"]})
+    if t.get("spmv", 0) > 0 and t.get("precond_apply", 0) > 0:
+        row["spmv_equiv"] = t["precond_apply"] / t["spmv"]
+    entry = j["matrix"].get("entry", "scalar")
+    if pc == "bjacobi" and entry.startswith("block") and t.get("precond_apply", 0) > 0:
+        b = int(entry[5:])
+        n = j["matrix"]["rows"] * b  # scalar rows
+        size = {"f32": 4, "f64": 8, "c32": 8, "c64": 16}[j["matrix"]["scalar"]]
+        row["gbs"] = (n * b + 2 * n) * size / t["precond_apply"] / 1e9
     return row
 
 
@@ -58,8 +70,11 @@ def main():
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--out", default=".")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--copy-gbs", type=float, default=0.0,
+                    help="measured device-to-device copy bandwidth (GB/s) for pct_copy")
     a = ap.parse_args()
-    spd = ["poisson2d:200", "poisson3d:48" if a.quick else "poisson3d:128"]
+    spd = ["poisson2d:200", "poisson3d:48" if a.quick else "poisson3d:128",
+           "stencil27b3:16" if a.quick else "stencil27b3:40"]
     nonsym = []
     if a.matrices:
         spd += [os.path.join(a.matrices, m + ".mtx.gz") for m in SPD if os.path.exists(os.path.join(a.matrices, m + ".mtx.gz"))]
@@ -67,7 +82,9 @@ def main():
                    if os.path.exists(os.path.join(a.matrices, m + ".mtx.gz"))]
     rows = []
     for src in spd:
-        for pc, extra in SPD_PCS:
+        # the generated problems also give the sweeps:K target its K = 1 and 5 points
+        extra_pcs = [("ic0", ["--trisolve", "sweeps:1"]), ("ic0", ["--trisolve", "sweeps:5"])] if ":" in src else []
+        for pc, extra in SPD_PCS + extra_pcs:
             rows.append(run(a.spsolve, src, "cg", pc, extra, a.backend))
             print(rows[-1], file=sys.stderr)
     for src in nonsym:
@@ -75,8 +92,12 @@ def main():
             for pc, extra in NONSYM_PCS:
                 rows.append(run(a.spsolve, src, solver, pc, extra, a.backend))
                 print(rows[-1], file=sys.stderr)
+    for r in rows:
+        if "gbs" in r and a.copy_gbs > 0:
+            r["pct_copy"] = 100.0 * r["gbs"] / a.copy_gbs
     keys = ["matrix", "rows", "nnz", "backend", "format", "solver", "precond", "iterations", "reason", "relres",
-            "pc_setup_s", "setup_s", "solve_s", "total_to_solution_s", "pc_apply_ms", "note"]
+            "pc_setup_s", "setup_s", "solve_s", "total_to_solution_s", "pc_apply_ms", "spmv_ms", "spmv_equiv", "gbs",
+            "pct_copy", "note"]
     os.makedirs(a.out, exist_ok=True)
     base = os.path.join(a.out, "precond-" + a.backend)
     with open(base + ".csv", "w", newline="") as f:

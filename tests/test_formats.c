@@ -683,15 +683,87 @@ static void test_generate(sps_scalar t)
     }
 }
 
+/* stencil27b3:N against its definition, L (x) S with L the 27-point Dirichlet
+ * Laplacian (26, -1) and S the 3x3 block: the product on random x, evaluated
+ * point by point here, and the structure (block entries, counts, symmetry). */
+static void test_generate_stencil27b3(sps_scalar t)
+{
+    static const double S[3][3] = {{4.0, 1.0, 0.5}, {1.0, 3.0, 0.25}, {0.5, 0.25, 2.0}};
+    const int sizes[] = {1, 2, 5};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        const int N = sizes[s], pts = N * N * N, n = 3 * pts;
+        char spec[32];
+        snprintf(spec, sizeof spec, "stencil27b3:%d", N);
+        sps_matrix A = NULL;
+        if (!TU_OK(ctx, sps_matrix_generate(ctx, spec, t, &A))) continue;
+        sps_matrix_info_t info;
+        sps_matrix_info(A, &info);
+        int per_axis = 0; /* sum over one axis of the neighbour counts, itself included */
+        for (int i = 0; i < N; i++) per_axis += 1 + (i > 0) + (i < N - 1);
+        TU_CHECK(info.rows == pts && info.cols == pts && info.nnz == (int64_t)per_axis * per_axis * per_axis &&
+                     info.entry.kind == SPS_ENTRY_BLOCK && info.entry.block == 3 && info.format == SPS_FMT_BCSR &&
+                     info.symmetry == SPS_SYM_SYMMETRIC && info.scalar == t,
+                 "%s [%s]: %dx%d nnz %lld entry %d/%d format %d", spec, tn(t), (int)info.rows, (int)info.cols,
+                 (long long)info.nnz, (int)info.entry.kind, info.entry.block, (int)info.format);
+        const int cplx = sps_scalar_is_complex(t);
+        double *xr = tu_xcalloc((size_t)n, sizeof(double)), *xi = tu_xcalloc((size_t)n, sizeof(double));
+        void *xh = tu_xcalloc((size_t)n, sps_scalar_size(t)), *yh = tu_xcalloc((size_t)n, sps_scalar_size(t));
+        for (int i = 0; i < n; i++) {
+            xr[i] = tu_rng_range(&rng, -1.0, 1.0);
+            xi[i] = cplx ? tu_rng_range(&rng, -1.0, 1.0) : 0.0;
+            tu_put(t, xh, (size_t)i, xr[i], xi[i]);
+        }
+        sps_vector x = NULL, y = NULL;
+        if (TU_OK(ctx, sps_vector_from_host(ctx, n, t, xh, &x)) && TU_OK(ctx, sps_vector_create(ctx, n, t, &y))) {
+            sps_operator op = NULL;
+            if (TU_OK(ctx, sps_operator_from_matrix(A, &op)) &&
+                TU_OK(ctx, sps_operator_apply(op, SPS_OP_N, NULL, x, NULL, y)) && TU_OK(ctx, sps_vector_get(y, yh))) {
+                double worst = 0, scale = 0;
+                for (int p = 0; p < pts; p++) {
+                    const int px = p % N, py = (p / N) % N, pz = p / (N * N);
+                    for (int a = 0; a < 3; a++) {
+                        double wr = 0, wi = 0;
+                        for (int q = 0; q < pts; q++) {
+                            const int qx = q % N, qy = (q / N) % N, qz = q / (N * N);
+                            if (abs(px - qx) > 1 || abs(py - qy) > 1 || abs(pz - qz) > 1) continue;
+                            const double c = p == q ? 26.0 : -1.0;
+                            for (int b = 0; b < 3; b++) {
+                                wr += c * S[a][b] * xr[3 * q + b];
+                                wi += c * S[a][b] * xi[3 * q + b];
+                            }
+                        }
+                        double gr, gi;
+                        tu_get(t, yh, (size_t)(3 * p + a), &gr, &gi);
+                        const double d = fabs(gr - wr) + fabs(gi - wi);
+                        if (d > worst) worst = d;
+                        if (fabs(wr) + fabs(wi) > scale) scale = fabs(wr) + fabs(wi);
+                    }
+                }
+                TU_CHECK(worst <= 64 * tu_eps(t) * (scale > 1 ? scale : 1), "%s [%s]: A*x off by %.3g (scale %.3g)",
+                         spec, tn(t), worst, scale);
+            }
+            sps_operator_destroy(op);
+        }
+        sps_vector_destroy(x);
+        sps_vector_destroy(y);
+        free(xr);
+        free(xi);
+        free(xh);
+        free(yh);
+        sps_matrix_destroy(A);
+    }
+}
+
 static void test_generate_errors(void)
 {
     const char *bad[] = {"poisson2d", "poisson2d:", "poisson2d:0", "poisson2d:-3", "poisson2d:x", "poisson2d:4x",
                          "foo:3", "", "poisson:3", "poisson2d3"};
     /* too large for 32-bit indices (N^d would even overflow int64): SPS_ERR_ARG, no allocation attempt */
     const char *huge[] = {"poisson3d:3000000000", "poisson2d:99999999999999999999", "poisson3d:9223372036854775807",
-                          "poisson2d:46341", "poisson3d:1291"};
+                          "poisson2d:46341", "poisson3d:1291", "stencil27b3:1291", "stencil27b3:500"};
     const char *list = sps_matrix_generate_list();
-    TU_CHECK(contains(list, "poisson2d") && contains(list, "poisson3d"), "generator list '%s'", list);
+    TU_CHECK(contains(list, "poisson2d") && contains(list, "poisson3d") && contains(list, "stencil27b3"),
+             "generator list '%s'", list);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         sps_matrix A = (sps_matrix)&list;
         sps_context_clear_error(ctx);
@@ -1143,6 +1215,7 @@ int main(int argc, char **argv)
         test_from_csr(t);
         test_diagonal(t);
         test_generate(t);
+        test_generate_stencil27b3(t);
         test_mtx_roundtrip(t);
         for (int si = 0; si < nshapes; si++) test_roundtrip(t, &shapes[si]);
     }

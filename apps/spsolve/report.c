@@ -95,8 +95,12 @@ void cli_print_summary(FILE *f, const cli_report *r)
     fprintf(f, "%-10s read %.3f s, convert %.3f s, setup %.3f s, solve %.3f s (%.3f ms/iteration), total %.3f s\n",
             "time", r->t_read, r->t_convert, r->t_setup, r->t_solve, 1e3 * per_iteration(r), r->t_total);
     if (r->t_pc_setup > 0 || r->t_pc_apply > 0)
-        fprintf(f, "%-10s %s: setup %.3f s, one application %.3f ms (timed apart from the solve)\n", "",
-                r->precond, r->t_pc_setup, 1e3 * r->t_pc_apply);
+    {
+        fprintf(f, "%-10s %s: setup %.3f s, one application %.3f ms", "", r->precond, r->t_pc_setup,
+                1e3 * r->t_pc_apply);
+        if (r->t_spmv > 0) fprintf(f, " = %.2f SpMV (A*x %.3f ms)", r->t_pc_apply / r->t_spmv, 1e3 * r->t_spmv);
+        fprintf(f, ", timed apart from the solve\n");
+    }
     if (r->output_written) fprintf(f, "%-10s x written to %s\n", "output", r->output_written);
     if (r->history_written) fprintf(f, "%-10s residual history written to %s\n", "history", r->history_written);
     if (r->expansion_written)
@@ -295,6 +299,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     knum(&w, "per_iteration", per_iteration(r));
     knum(&w, "precond_setup", r->t_pc_setup);
     knum(&w, "precond_apply", r->t_pc_apply);
+    knum(&w, "spmv", r->t_spmv);
     knum(&w, "check", r->t_check);
     knum(&w, "total", r->t_total);
     close_obj(&w);

@@ -45,6 +45,7 @@ typedef struct {
     /* seconds */
     double t_read, t_convert, t_setup, t_solve, t_check, t_total;
     double t_pc_setup, t_pc_apply; /* the preconditioner's setup, and one application (0: none) */
+    double t_spmv;                 /* one product A*x timed the same way (0: not measured) */
     int exit_code;
 } cli_report;
 

@@ -135,7 +135,9 @@ SPS_API sps_status sps_matrix_from_coo_entries(sps_context ctx, sps_index n, sps
                                                const sps_index *row, const sps_index *col, const void *val,
                                                sps_entry_desc e, sps_scalar t, sps_matrix *A);
 /** Built-in problems: "poisson2d:N" (5-point, N^2 rows), "poisson3d:N" (7-point, N^3
- *  rows); both SPD with Dirichlet boundary.  See sps_matrix_generate_list(). */
+ *  rows), both SPD with Dirichlet boundary and scalar entries; "stencil27b3:N" (27-point
+ *  stencil on N^3 points with a dense SPD 3x3 block per neighbour, 3N^3 rows, SPD, 3x3
+ *  block entries).  See sps_matrix_generate_list(). */
 SPS_API sps_status sps_matrix_generate(sps_context ctx, const char *spec, sps_scalar t, sps_matrix *A);
 /** Comma-separated list of the generator names, e.g. "poisson2d:N, poisson3d:N". */
 SPS_API const char *sps_matrix_generate_list(void);
