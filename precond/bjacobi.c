@@ -100,14 +100,14 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     bj_store *s;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "the block-Jacobi store"));
     P->data = s; /* released by bj_destroy on any failure below */
-    sps_csr_host h;
-    SPS_CHECK(sps_pc_host_expanded(A, &h));
+    const sps_csr_host *h;
+    SPS_CHECK(sps_pc_host_expanded(P, A, &h));
     sps_index *rowblk = NULL;
     sps_status st = sps_hmalloc(ctx, (void **)&s->hstart, ((size_t)n + 1) * sizeof *s->hstart, "block starts");
     if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&s->hoff, ((size_t)n + 1) * sizeof *s->hoff, "block offsets");
     if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&rowblk, ((size_t)n ? n : 1) * sizeof *rowblk, "row blocks");
     if (st == SPS_OK) {
-        s->nb = bj_blocks(&h, sps_opt_int(P->opts, "pc-block-size"), sps_entry_dim(A->entry), s->hstart);
+        s->nb = bj_blocks(h, sps_opt_int(P->opts, "pc-block-size"), sps_entry_dim(A->entry), s->hstart);
         s->hoff[0] = 0;
         for (sps_index k = 0; k < s->nb; k++) {
             const int64_t sz = s->hstart[k + 1] - s->hstart[k];
@@ -125,7 +125,6 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     if (st == SPS_OK) st = sps_dmalloc(ctx, (void **)&s->bad, sizeof *s->bad);
     if (st == SPS_OK) st = sps_vector_create(ctx, n, P->op.t, &s->xcopy);
     free(rowblk);
-    sps_csr_host_free(&h);
     return st;
 }
 
@@ -135,20 +134,19 @@ static sps_status bj_numeric(sps_precond P, sps_operator op, sps_matrix A)
     sps_context ctx = P->op.ctx;
     bj_store *s = P->data;
     const size_t ss = sps_scalar_size(P->op.t);
-    sps_csr_host h;
-    SPS_CHECK(sps_pc_host_expanded(A, &h));
+    const sps_csr_host *h;
+    SPS_CHECK(sps_pc_host_expanded(P, A, &h));
     /* the diagonal blocks, row-major; what the pattern lacks stays zero */
     memset(s->stage, 0, (size_t)s->nval * ss);
     for (sps_index k = 0; k < s->nb; k++) {
         const sps_index r0 = s->hstart[k], sz = s->hstart[k + 1] - r0;
         char *b = (char *)s->stage + (size_t)s->hoff[k] * ss;
         for (sps_index r = 0; r < sz; r++)
-            for (sps_index e = h.rowptr[r0 + r]; e < h.rowptr[r0 + r + 1]; e++) {
-                const sps_index c = h.col[e] - r0;
-                if (c >= 0 && c < sz) memcpy(b + ((size_t)r * sz + c) * ss, (const char *)h.val + (size_t)e * ss, ss);
+            for (sps_index e = h->rowptr[r0 + r]; e < h->rowptr[r0 + r + 1]; e++) {
+                const sps_index c = h->col[e] - r0;
+                if (c >= 0 && c < sz) memcpy(b + ((size_t)r * sz + c) * ss, (const char *)h->val + (size_t)e * ss, ss);
             }
     }
-    sps_csr_host_free(&h);
     sps_index bad = 0;
     SPS_CHECK(sps_dcopy(ctx, s->inv, s->stage, (size_t)s->nval * ss, SPS_COPY_H2D));
     SPS_CHECK(sps_kvec(ctx, P->op.t)->bj_invert(sps_ex(ctx), s->nb, s->start, s->off, s->inv, s->bad));

@@ -120,18 +120,18 @@ static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "the ILU store"));
     P->data = s;
     s->ic = P->m->type == SPS_PRECOND_IC0;
-    sps_csr_host h;
-    SPS_CHECK(sps_pc_host_expanded(A, &h));
-    const sps_index n = h.n;
+    const sps_csr_host *h;
+    SPS_CHECK(sps_pc_host_expanded(P, A, &h));
+    const sps_index n = h->n;
     s->n = n;
-    s->nnz = h.nnz;
+    s->nnz = h->nnz;
     sps_status st = SPS_OK;
     /* the pattern, which the numeric steps reuse */
-    s->hrowptr = h.rowptr;
-    s->hcol = h.col;
-    h.rowptr = NULL;
-    h.col = NULL;
-    sps_csr_host_free(&h);
+    SPS_CHECK(sps_hmalloc(ctx, (void **)&s->hrowptr, ((size_t)n + 1) * sizeof *s->hrowptr, "ILU row pointers"));
+    SPS_CHECK(sps_hmalloc(ctx, (void **)&s->hcol, ((size_t)h->nnz ? (size_t)h->nnz : 1) * sizeof *s->hcol,
+                          "ILU columns"));
+    memcpy(s->hrowptr, h->rowptr, ((size_t)n + 1) * sizeof *s->hrowptr);
+    memcpy(s->hcol, h->col, (size_t)h->nnz * sizeof *s->hcol);
     sps_index *lvl = NULL, *rows = NULL;
     if ((st = sps_hmalloc(ctx, (void **)&s->hdiag, ((size_t)n ? n : 1) * sizeof *s->hdiag, "ILU diagonal")) != SPS_OK)
         return st;
@@ -186,10 +186,9 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
     ilu_store *s = P->data;
     const sps_scalar t = P->op.t;
     const size_t vb = (size_t)s->nnz * sps_scalar_size(t);
-    sps_csr_host h;
-    SPS_CHECK(sps_pc_host_expanded(A, &h));
-    memcpy(s->hval, h.val, vb); /* A's values, the pattern symbolic saw */
-    sps_csr_host_free(&h);
+    const sps_csr_host *h;
+    SPS_CHECK(sps_pc_host_expanded(P, A, &h));
+    memcpy(s->hval, h->val, vb); /* A's values, the pattern symbolic saw */
     const int shift = sps_opt_int(P->opts, "pc-shift");
     const sps_vec_kernels *k = sps_kvec(ctx, t);
     sps_index bad = 0;

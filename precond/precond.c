@@ -148,6 +148,15 @@ static sps_status run_step(sps_precond P, sps_status (*step)(sps_precond, sps_op
     return st;
 }
 
+/* The end of a setup or update call: the host copy is not kept beyond it (it
+ * would double the matrix's memory for the preconditioner's lifetime). */
+static sps_status drop_host(sps_precond P, sps_status st)
+{
+    if (P->have_host) sps_csr_host_free(&P->host);
+    P->have_host = 0;
+    return st;
+}
+
 static sps_status run_numeric(sps_precond P, sps_operator op, sps_matrix A)
 {
     P->warning[0] = '\0';
@@ -174,13 +183,13 @@ sps_status sps_precond_setup(sps_precond P, sps_operator op, sps_matrix A)
     const sps_status st = run_step(P, P->m->symbolic, op, A);
     if (st != SPS_OK) {
         release(P);
-        return st;
+        return drop_host(P, st);
     }
     P->nsymbolic++;
     P->pattern.n = P->pattern.m = n;
     P->pattern.nnz = A ? A->nnz : -1;
     P->state = SPS_PC_SYMBOLIC;
-    return run_numeric(P, op, A);
+    return drop_host(P, run_numeric(P, op, A));
 }
 
 /* "16 x 16 with 64 stored entries (f64)" */
@@ -214,7 +223,7 @@ sps_status sps_precond_update(sps_precond P, sps_operator op, sps_matrix A)
                          "call sps_precond_setup",
                          fn, P->m->name, was, now);
     }
-    return run_numeric(P, op, A);
+    return drop_host(P, run_numeric(P, op, A));
 }
 
 /* ---------------------------------------------------------------- creation */
@@ -294,19 +303,26 @@ unsigned sps_precond_flags(sps_precond P) { return P ? P->flags : 0u; }
 
 int sps_precond_ready(sps_precond P) { return P && P->state == SPS_PC_READY; }
 
-sps_status sps_pc_host_expanded(sps_matrix A, sps_csr_host *h)
+sps_status sps_pc_host_expanded(sps_precond P, sps_matrix A, const sps_csr_host **h)
 {
-    sps_csr_host c;
-    memset(h, 0, sizeof *h);
-    SPS_CHECK(sps_matrix_to_host(A, &c));
-    if (A->entry.kind == SPS_ENTRY_SCALAR) {
-        *h = c;
-        return SPS_OK;
+    *h = NULL;
+    if (!P->have_host) {
+        sps_csr_host c;
+        SPS_CHECK(sps_matrix_to_host(A, &c));
+        if (A->entry.kind == SPS_ENTRY_SCALAR) {
+            P->host = c;
+        } else {
+            const sps_status st = sps_csr_host_expand(A->ctx, &c, &P->host);
+            sps_csr_host_free(&c);
+            SPS_CHECK(st);
+        }
+        P->have_host = 1;
     }
-    const sps_status st = sps_csr_host_expand(A->ctx, &c, h);
-    sps_csr_host_free(&c);
-    return st;
+    *h = &P->host;
+    return SPS_OK;
 }
+
+
 
 const char *sps_precond_warning(sps_precond P) { return P ? P->warning : ""; }
 

@@ -70,6 +70,8 @@ struct sps_precond_s {
     /* what the last numeric step went on despite, "" when nothing (sps_precond_warning):
      * cleared before each numeric step, written by the method */
     char warning[256];
+    sps_csr_host host;          /* sps_pc_host_expanded's copy, within one setup/update call */
+    int have_host;
 };
 
 extern const sps_precond_method sps_precond_none_method;
@@ -81,8 +83,11 @@ extern const sps_precond_method sps_precond_cheby_method;
 extern const sps_precond_method sps_precond_shell_method;
 
 /** A's scalar expansion on the host (a scalar matrix: its host copy), for the
- *  methods that build from the entries on the host (bjacobi, ilu0, ic0). */
-sps_status sps_pc_host_expanded(sps_matrix A, sps_csr_host *h);
+ *  methods that build from the entries on the host (bjacobi, ilu0, ic0): made on
+ *  the first call of a setup or an update and kept in P until that call returns,
+ *  so the symbolic and numeric steps of one setup share one download (and, for
+ *  block entries, one expansion).  *h is P's: read it, do not free it. */
+sps_status sps_pc_host_expanded(sps_precond P, sps_matrix A, const sps_csr_host **h);
 
 /** A new preconditioner of method m in ctx with flags (SPS_PRECOND_*), EMPTY, 0 x 0
  *  (sps_precond_new, sps_precond_create_shell). */

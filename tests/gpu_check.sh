@@ -13,7 +13,7 @@
 # Usage: tests/gpu_check.sh [SRC]      SRC: source tree (default: this script's repository);
 #        carried data is looked for in SRC/.devdata, then beside this script.
 # Environment: OUT, CUDA_ARCH (default 90), JOBS (default 16), BUILD (default SRC/build-gpu),
-#              SKIP_SANITIZER=1, SKIP_BENCH=1, SANITIZE_TESTS="test_gpu_x ..." (the list run
+#              SKIP_SANITIZER=1, SKIP_BENCH=1, TESTS=REGEX (only those tests, no sanitizer), SANITIZE_TESTS="test_gpu_x ..." (the list run
 #              under both sanitizer tools; default all six).
 # Exit status: 0 when the build succeeded and no test or sanitizer check failed.
 set -u
@@ -66,6 +66,13 @@ if [ $brc -ne 0 ]; then
 fi
 
 # ---------------------------------------------------------------- tests
+# TESTS=REGEX: only the tests matching it (ctest -R), e.g. a few to recheck
+if [ -n "${TESTS:-}" ]; then
+  ctest --test-dir "$BUILD" -R "$TESTS" --output-on-failure --timeout 900 -j8 >"$OUT/ctest_gpu.log" 2>&1 || fail=1
+  say "ctest -R '$TESTS': $(grep -E 'tests passed|tests failed' "$OUT/ctest_gpu.log" | tail -1)"
+  grep -E '^ *[0-9]+ - .*\((Failed|Timeout|Not Run)\)' "$OUT/ctest_gpu.log" | sed 's/^ */  /' >>"$S"
+  SKIP_SANITIZER=1
+else
 t0=$(now)
 ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 900 >"$OUT/ctest_gpu.log" 2>&1 || fail=1
 say "ctest -L gpu: $(grep -E 'tests passed|tests failed' "$OUT/ctest_gpu.log" | tail -1) in $(( $(now) - t0 )) s"
@@ -75,6 +82,7 @@ t0=$(now)
 ctest --test-dir "$BUILD" -LE gpu -j8 --output-on-failure --timeout 900 >"$OUT/ctest_rest.log" 2>&1 || fail=1
 say "ctest -LE gpu: $(grep -E 'tests passed|tests failed' "$OUT/ctest_rest.log" | tail -1) in $(( $(now) - t0 )) s"
 grep -E '^ *[0-9]+ - .*\((Failed|Timeout|Not Run|Skipped)\)' "$OUT/ctest_rest.log" | sed 's/^ */  /' >>"$S"
+fi
 
 # ---------------------------------------------------------------- compute-sanitizer
 if [ "${SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null 2>&1; then
