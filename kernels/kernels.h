@@ -101,9 +101,11 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     /* 0 if none; blocks then hold unspecified values                                             */ \
     X(P, S, bj_invert, (sps_exec *ex, sps_index nb, const sps_index *start, const int64_t *off,    \
                         void *blk, sps_index *bad))                                                 \
-    /* y = blockdiag(inv) x over n rows, row i in block row_blk[i]; x may be y */                   \
-    X(P, S, bj_apply, (sps_exec *ex, sps_index n, const sps_index *row_blk, const sps_index *start, \
-                       const int64_t *off, const void *inv, const void *x, void *y))                  \
+    /* y = blockdiag(inv) x over n rows, row i in block row_blk[i]; x may be y.  bsz > 0: every  */ \
+    /* block has bsz rows (row_blk, start, off agree), which a backend may use instead of them   */ \
+    X(P, S, bj_apply, (sps_exec *ex, sps_index n, int bsz, const sps_index *row_blk,               \
+                       const sps_index *start, const int64_t *off, const void *inv, const void *x,  \
+                       void *y))                                                                     \
     /* ILU(0) / IC(0) (precond/ilu.c): the factors in one CSR of A's pattern, n x n: L strictly   */ \
     /* below the diagonal (unit diagonal implied), U on and above it, U's diagonal at diag[i].   */ \
     /* z = U^{-1} L^{-1} r: sweeps == 0 exactly, by substitution (CUDA: level by level, the     */ \

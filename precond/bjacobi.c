@@ -35,6 +35,7 @@ static const sps_option_desc bjacobi_options[] = {
 
 typedef struct {
     sps_index nb;      /* blocks */
+    int bsz;           /* > 0: every block has bsz rows */
     int64_t nval;      /* values of all blocks: off[nb] */
     sps_index *start;  /* backend: nb + 1 first rows */
     int64_t *off;      /* backend: nb + 1 value offsets */
@@ -115,6 +116,9 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
             for (sps_index i = s->hstart[k]; i < s->hstart[k + 1]; i++) rowblk[i] = k;
         }
         s->nval = s->hoff[s->nb];
+        s->bsz = s->nb > 0 ? (int)(s->hstart[1] - s->hstart[0]) : 0;
+        for (sps_index k = 1; k < s->nb && s->bsz; k++)
+            if (s->hstart[k + 1] - s->hstart[k] != s->bsz) s->bsz = 0;
     }
     const size_t vb = (size_t)s->nval * sps_scalar_size(P->op.t);
     if (st == SPS_OK) st = sps_hmalloc(ctx, &s->stage, vb ? vb : 1, "the block-Jacobi blocks");
@@ -172,7 +176,7 @@ static sps_status bj_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_ve
         SPS_CHECK(sps_v_copy(x, s->xcopy));
         x = s->xcopy;
     }
-    return sps_kvec(ctx, P->op.t)->bj_apply(sps_ex(ctx), P->op.n, s->rowblk, s->start, s->off, s->inv, x->data,
+    return sps_kvec(ctx, P->op.t)->bj_apply(sps_ex(ctx), P->op.n, s->bsz, s->rowblk, s->start, s->off, s->inv, x->data,
                                             y->data);
 }
 

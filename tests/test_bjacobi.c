@@ -100,10 +100,10 @@ static void test_kernels(void)
                 }
                 tu_put(t, ref, (size_t)start[k] + r, sr, si);
             }
-        TU_OK(ctx, K->bj_apply(sps_ex(ctx), n, rowblk, start, off, inv, x, y));
+        TU_OK(ctx, K->bj_apply(sps_ex(ctx), n, 0, rowblk, start, off, inv, x, y));
         TU_CHECK(tu_relerr(t, (size_t)n, y, ref) <= 100 * tu_eps(t), "%s: bj_apply error %.3g", sps_scalar_name(t),
                  tu_relerr(t, (size_t)n, y, ref));
-        TU_OK(ctx, K->bj_apply(sps_ex(ctx), n, rowblk, start, off, inv, x, x));
+        TU_OK(ctx, K->bj_apply(sps_ex(ctx), n, 0, rowblk, start, off, inv, x, x));
         TU_CHECK(memcmp(x, y, (size_t)n * ss) == 0, "%s: bj_apply in place differs", sps_scalar_name(t));
         /* singular blocks 6 (13x13: rows 2 and 5 equal) and 8 (32x32): the first one reported */
         memcpy(inv, b, (size_t)off[nb] * ss);

@@ -270,10 +270,12 @@ static void test_blas1(sps_scalar t, size_t n)
 }
 
 /* ------------------------------------------------------------------ block-Jacobi kernels */
-/* bj_invert and bj_apply against the CPU on blocks of random sizes 1..32 (random entries,
- * the diagonal raised by the size: well conditioned), outputs poisoned; then one block
- * made singular (two equal rows) and one more after it: the first one's row reported. */
-static void test_bjacobi(sps_scalar t, sps_index nb)
+/* bj_invert and bj_apply against the CPU on blocks of random sizes 1..32 (uniform > 0:
+ * all of that size, and bj_apply told so: the GPU's metadata-free path; the CPU walks
+ * the metadata either way) (random entries, the diagonal raised by the size: well
+ * conditioned), outputs poisoned; then one block made singular (two equal rows) and one
+ * more after it: the first one's row reported. */
+static void test_bjacobi(sps_scalar t, sps_index nb, int uniform)
 {
     const size_t ss = ssz(t);
     sps_index *start = gb_xmalloc(((size_t)nb + 1) * sizeof *start);
@@ -281,7 +283,9 @@ static void test_bjacobi(sps_scalar t, sps_index nb)
     start[0] = 0;
     off[0] = 0;
     for (sps_index k = 0; k < nb; k++) {
-        const sps_index sz = k % 11 == 0 ? SPS_BJ_MAX : 1 + (sps_index)(tu_rng_u64(&g_rng) % SPS_BJ_MAX);
+        const sps_index sz = uniform > 0    ? uniform
+                             : k % 11 == 0 ? SPS_BJ_MAX
+                                           : 1 + (sps_index)(tu_rng_u64(&g_rng) % SPS_BJ_MAX);
         start[k + 1] = start[k] + sz;
         off[k + 1] = off[k] + (int64_t)sz * sz;
     }
@@ -318,12 +322,12 @@ static void test_bjacobi(sps_scalar t, sps_index nb)
     /* apply with the CPU's inverses on both: out of place, then in place */
     gb_push(&blk);
     gbuf x = gb_rand(t, (size_t)n), y = gb_nan(t, (size_t)n);
-    RUN_OK(g_gpu, G->bj_apply(sps_ex(g_gpu), n, d_rowblk, d_start, d_off, blk.d, x.d, y.d));
-    C->bj_apply(sps_ex(g_cpu), n, rowblk, start, off, blk.h, x.h, y.h);
+    RUN_OK(g_gpu, G->bj_apply(sps_ex(g_gpu), n, uniform, d_rowblk, d_start, d_off, blk.d, x.d, y.d));
+    C->bj_apply(sps_ex(g_cpu), n, 0, rowblk, start, off, blk.h, x.h, y.h);
     g = gb_fetch(&y);
     cmp_vec("bj_apply", t, (size_t)n, g, y.h, 8 * SPS_BJ_MAX, 1.0);
     free(g);
-    RUN_OK(g_gpu, G->bj_apply(sps_ex(g_gpu), n, d_rowblk, d_start, d_off, blk.d, x.d, x.d));
+    RUN_OK(g_gpu, G->bj_apply(sps_ex(g_gpu), n, uniform, d_rowblk, d_start, d_off, blk.d, x.d, x.d));
     g = gb_fetch(&x);
     cmp_vec("bj_apply in place", t, (size_t)n, g, y.h, 8 * SPS_BJ_MAX, 1.0);
     free(g);
@@ -698,7 +702,9 @@ int main(void)
             test_solver_steps(all_types[ti], n);
         }
         test_determinism(all_types[ti]);
-        test_bjacobi(all_types[ti], g_small ? 40 : 3000);
+        test_bjacobi(all_types[ti], g_small ? 40 : 3000, 0);
+        test_bjacobi(all_types[ti], g_small ? 40 : 3000, 3);
+        test_bjacobi(all_types[ti], g_small ? 13 : 500, 7);
     }
     test_nrm2_range(SPS_F64);
     test_nrm2_range(SPS_C64);
