@@ -35,6 +35,16 @@ extern "C" {
 /** The largest block of the block-Jacobi kernels (bj_invert, bj_apply). */
 #define SPS_BJ_MAX 32
 
+/** A triangular factor's off-diagonal part in SELL-32, for the ILU sweeps (ilu_sweeps):
+ *  row i = 32 s + j of slice s holds len[i] entries, entry k at off[s] + 32 k + j
+ *  (column-major within a slice, so a warp's lanes read consecutive addresses; a
+ *  row's entries in its CSR order), val of the kernel's scalar type.  Backend memory. */
+typedef struct {
+    const int64_t *off;
+    const sps_index *col, *len;
+    const void *val;
+} sps_ilu_sell;
+
 /** A scalar as the host passes it, and the type of a solver slot. */
 typedef struct { double re, im; } sps_cplx;
 
@@ -108,11 +118,15 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
                        void *y))                                                                     \
     /* ILU(0) / IC(0) (precond/ilu.c): the factors in one CSR of A's pattern, n x n: L strictly   */ \
     /* below the diagonal (unit diagonal implied), U on and above it, U's diagonal at diag[i].   */ \
-    /* z = U^{-1} L^{-1} r: sweeps == 0 exactly, by substitution (CUDA: level by level, the     */ \
-    /* levels of L then of U: lvl_ptr[0 .. nl + nu], HOST memory (the launches' sizes), offsets */ \
-    /* into lvl_rows, backend memory, each level's rows); sweeps K > 0:                           */ \
-    /* K Jacobi sweeps on each factor, y = r - L y from y = r, then z = D^{-1} (y - (U - D) z)   */ \
-    /* from z = D^{-1} y.  work: 3n scalars; r may be z                                           */ \
+    /* ilu_apply: z = U^{-1} L^{-1} r by substitution (CUDA: level by level, the levels of L    */ \
+    /* then of U: lvl_ptr[0 .. nl + nu], HOST memory (the launches' sizes), offsets into        */ \
+    /* lvl_rows, backend memory, each level's rows).  work: n scalars; r may be z.               */ \
+    /* ilu_sweeps: z ~ U^{-1} L^{-1} r by K >= 1 Jacobi sweeps on each factor, from the factors' */ \
+    /* off-diagonal parts in SELL-32 (L strictly lower, U strictly upper) and dinv = 1 / u_ii:   */ \
+    /* y = r - L y from y = r, then z = dinv .* (y - U z) from z = dinv .* y; each sweep reads   */ \
+    /* the previous iterate only.  work: 2n scalars; r may be z.                                  */ \
+    /* ilu_gather: out[k] = val[src[k]] (src[k] < 0: zero; invert: 1 / val[src[k]]), k < cnt:     */ \
+    /* the sweeps' arrays from the factors after each factorisation                               */ \
     /* The factorisation of A + alpha diag(A) in place on val (A's values in, the factors out),   */ \
     /* the rows level by level (L's nl levels: lvl_ptr HOST, lvl_rows backend), each row in IKJ   */ \
     /* order.  A pivot |u_ii| <= 2.22e-14 sum_j |a_ij| (ic: or Re u_ii below it) is raised to it   */ \
@@ -124,8 +138,12 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
                          sps_index *bad))                                                             \
     X(P, S, ilu_apply, (sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col,  \
                         const void *val, const sps_index *diag, sps_index nl, sps_index nu,         \
-                        const sps_index *lvl_ptr, const sps_index *lvl_rows, int sweeps, const void *r, \
-                        void *z, void *work))
+                        const sps_index *lvl_ptr, const sps_index *lvl_rows, const void *r, void *z, \
+                        void *work))                                                                 \
+    X(P, S, ilu_sweeps, (sps_exec *ex, sps_index n, sps_ilu_sell L, sps_ilu_sell U, const void *dinv, \
+                         int sweeps, const void *r, void *z, void *work))                              \
+    X(P, S, ilu_gather, (sps_exec *ex, int64_t cnt, const sps_index *src, const void *val, int invert, \
+                         void *out))
 
 #define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
     /* nnz = rowptr[n] - rowptr[0] (the CSR kernels below).  maxrow: the longest row's entry count */ \

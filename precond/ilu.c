@@ -48,6 +48,15 @@ static const int trisolve_sweeps[] = {0, 1, 2, 3, 4, 5, 6, 8, 10, 16};
 enum { SHIFT_NONE = 0, SHIFT_NONZERO, SHIFT_PD };
 static const double pd_alpha[] = {1e-3, 1e-2, 0.05, 0.1, 0.2, 0.5, 1.0};
 
+/* One factor's off-diagonal part in SELL-32 for the sweeps (sps_ilu_sell), backend memory;
+ * src: each stored entry's position in the factors' CSR (-1: padding), for ilu_gather. */
+typedef struct {
+    int64_t cnt; /* stored entries, padding included */
+    int64_t *off;
+    sps_index *col, *len, *src;
+    void *val;
+} ilu_sell;
+
 typedef struct {
     int ic;                          /* ic0 */
     sps_index n;
@@ -61,7 +70,19 @@ typedef struct {
     void *val;                       /* backend: the factors */
     void *work;                      /* backend: 3n scalars */
     sps_index *bad;                  /* backend: ilu_factor's report */
+    int sweeps;                      /* trisolve sweeps:K at setup (0: exact), the arrays below */
+    ilu_sell lo, up;                 /* sweeps: L's and U's off-diagonal parts */
+    void *dinv;                      /* sweeps: 1 / u_ii */
 } ilu_store;
+
+static void sell_free(sps_context ctx, ilu_sell *f)
+{
+    sps_dfree(ctx, f->off);
+    sps_dfree(ctx, f->col);
+    sps_dfree(ctx, f->len);
+    sps_dfree(ctx, f->src);
+    sps_dfree(ctx, f->val);
+}
 
 static void ilu_destroy(sps_precond P)
 {
@@ -75,6 +96,9 @@ static void ilu_destroy(sps_precond P)
     sps_dfree(ctx, s->val);
     sps_dfree(ctx, s->work);
     sps_dfree(ctx, s->bad);
+    sell_free(ctx, &s->lo);
+    sell_free(ctx, &s->up);
+    sps_dfree(ctx, s->dinv);
     free(s->hrowptr);
     free(s->hcol);
     free(s->hdiag);
@@ -110,6 +134,61 @@ static sps_index levels(const ilu_store *s, int upper, sps_index *lvl, sps_index
     for (sps_index l = nlev; l > 0; l--) ptr[l] = ptr[l - 1];
     ptr[0] = 0;
     return nlev;
+}
+
+/* L's (upper: U's) off-diagonal part of the pattern as SELL-32 (sps_ilu_sell), built
+ * on the host and uploaded; the values come at each numeric step by ilu_gather from
+ * src.  Padding (rows shorter than their slice's longest) is never read: len stops
+ * each row. */
+static sps_status sell_build(sps_precond P, ilu_store *s, int upper, ilu_sell *f)
+{
+    sps_context ctx = P->op.ctx;
+    const sps_index n = s->n, nsl = (n + 31) / 32;
+    int64_t *off = NULL;
+    sps_index *col = NULL, *len = NULL, *src = NULL;
+    sps_status st = sps_hmalloc(ctx, (void **)&off, ((size_t)nsl + 1) * sizeof *off, "ILU sweep slices");
+    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&len, ((size_t)n ? n : 1) * sizeof *len, "ILU sweep rows");
+    if (st == SPS_OK) {
+        off[0] = 0;
+        for (sps_index q = 0; q < nsl; q++) {
+            sps_index w = 0;
+            for (sps_index i = 32 * q; i < n && i < 32 * q + 32; i++) {
+                len[i] = upper ? s->hrowptr[i + 1] - s->hdiag[i] - 1 : s->hdiag[i] - s->hrowptr[i];
+                w = len[i] > w ? len[i] : w;
+            }
+            off[q + 1] = off[q] + 32 * (int64_t)w;
+        }
+        f->cnt = off[nsl];
+        if (f->cnt > INT32_MAX)
+            st = sps_error(ctx, SPS_ERR_ARG, "%s: sweeps: the %s factor padded to slices of 32 rows holds %lld entries, "
+                           "beyond 32-bit positions (trisolve exact takes it)", P->m->name, upper ? "upper" : "lower",
+                           (long long)f->cnt);
+    }
+    const size_t cnt = f->cnt ? (size_t)f->cnt : 1;
+    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&col, cnt * sizeof *col, "ILU sweep columns");
+    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&src, cnt * sizeof *src, "ILU sweep sources");
+    if (st == SPS_OK) {
+        for (int64_t k = 0; k < f->cnt; k++) src[k] = -1;
+        for (int64_t k = 0; k < f->cnt; k++) col[k] = 0; /* padding: a valid column, never read */
+        for (sps_index i = 0; i < n; i++) {
+            const int64_t base = off[i / 32] + i % 32;
+            const sps_index a = upper ? s->hdiag[i] + 1 : s->hrowptr[i];
+            for (sps_index k = 0; k < len[i]; k++) {
+                col[base + 32 * k] = s->hcol[a + k];
+                src[base + 32 * k] = a + k;
+            }
+        }
+    }
+    if (st == SPS_OK) st = sps_dupload(ctx, (void **)&f->off, off, ((size_t)nsl + 1) * sizeof *off);
+    if (st == SPS_OK) st = sps_dupload(ctx, (void **)&f->col, col, cnt * sizeof *col);
+    if (st == SPS_OK) st = sps_dupload(ctx, (void **)&f->src, src, cnt * sizeof *src);
+    if (st == SPS_OK) st = sps_dupload(ctx, (void **)&f->len, len, ((size_t)n ? n : 1) * sizeof *len);
+    if (st == SPS_OK) st = sps_dmalloc(ctx, &f->val, cnt * sps_scalar_size(P->op.t));
+    free(off);
+    free(col);
+    free(len);
+    free(src);
+    return st;
 }
 
 static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
@@ -172,8 +251,13 @@ static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->diag, s->hdiag, ((size_t)n ? n : 1) * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->lvl_rows, rows, (n ? 2 * (size_t)n : 1) * sizeof *rows);
     if (st == SPS_OK) st = sps_dmalloc(ctx, &s->val, nz * ss);
-    if (st == SPS_OK) st = sps_dmalloc(ctx, &s->work, (n ? 3 * (size_t)n : 1) * ss);
+    if (st == SPS_OK) st = sps_dmalloc(ctx, &s->work, (n ? 2 * (size_t)n : 1) * ss);
     if (st == SPS_OK) st = sps_dmalloc(ctx, (void **)&s->bad, sizeof *s->bad);
+    /* sweeps: each factor's own SELL-32 copy (about A's size again), only when chosen */
+    s->sweeps = trisolve_sweeps[sps_opt_int(P->opts, "trisolve")];
+    if (st == SPS_OK && s->sweeps > 0) st = sell_build(P, s, 0, &s->lo);
+    if (st == SPS_OK && s->sweeps > 0) st = sell_build(P, s, 1, &s->up);
+    if (st == SPS_OK && s->sweeps > 0) st = sps_dmalloc(ctx, &s->dinv, ((size_t)n ? n : 1) * ss);
     free(lvl);
     free(rows);
     return st;
@@ -209,6 +293,11 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
     if (alpha > 0)
         snprintf(P->warning, sizeof P->warning, "%s: factored A + %g diag(A) (pc-shift positive-definite)",
                  P->m->name, alpha);
+    if (s->sweeps > 0) { /* the sweeps' copies of the new factors */
+        SPS_CHECK(k->ilu_gather(sps_ex(ctx), s->lo.cnt, s->lo.src, s->val, 0, s->lo.val));
+        SPS_CHECK(k->ilu_gather(sps_ex(ctx), s->up.cnt, s->up.src, s->val, 0, s->up.val));
+        SPS_CHECK(k->ilu_gather(sps_ex(ctx), s->n, s->diag, s->val, 1, s->dinv));
+    }
     return SPS_OK;
 }
 
@@ -219,8 +308,15 @@ static sps_status ilu_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_v
     if (mode != SPS_OP_N && !s->ic) /* no solver asks for it */
         return sps_error(ctx, SPS_ERR_UNSUPPORTED, "ilu0: no transposed apply");
     const int sweeps = trisolve_sweeps[sps_opt_int(P->opts, "trisolve")];
-    return sps_kvec(ctx, P->op.t)->ilu_apply(sps_ex(ctx), s->n, s->rowptr, s->col, s->val, s->diag, s->nl, s->nu,
-                                             s->lvl_ptr, s->lvl_rows, sweeps, x->data, y->data, s->work);
+    const sps_vec_kernels *k = sps_kvec(ctx, P->op.t);
+    if (sweeps == 0)
+        return k->ilu_apply(sps_ex(ctx), s->n, s->rowptr, s->col, s->val, s->diag, s->nl, s->nu, s->lvl_ptr,
+                            s->lvl_rows, x->data, y->data, s->work);
+    if (s->sweeps == 0) /* the sweeps' arrays are made at setup for the trisolve chosen then */
+        return sps_error(ctx, SPS_ERR_ARG, "%s: trisolve sweeps:%d was chosen after the setup (with exact): set it "
+                         "before sps_precond_setup", P->m->name, sweeps);
+    const sps_ilu_sell L = {s->lo.off, s->lo.col, s->lo.len, s->lo.val}, U = {s->up.off, s->up.col, s->up.len, s->up.val};
+    return k->ilu_sweeps(sps_ex(ctx), s->n, L, U, s->dinv, sweeps, x->data, y->data, s->work);
 }
 
 const sps_precond_method sps_precond_ilu0_method = {

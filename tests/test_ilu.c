@@ -156,29 +156,33 @@ static void test_against_dense(void)
     }
 }
 
-/* Block-diagonal with dense 4x4 blocks: factors of 4 levels, so 4 or more Jacobi
+/* Block-diagonal with dense b x b blocks: factors of b levels, so b or more Jacobi
  * sweeps are exact (to rounding) and 1 is not. */
 static void test_sweeps(void)
 {
+    /* 4-row blocks, n a multiple of the GPU's 32-row slices; 10-row blocks (factor rows
+     * of 0..9 entries) with n = 77, the last slice partial and the last block short */
+    const struct { int n, bs; const char *k; } cases[] = {{64, 4, "sweeps:4"}, {77, 10, "sweeps:10"}};
+    for (int c = 0; c < 2; c++)
     for (int ti = 0; ti < TU_NTYPES; ti++) {
         const sps_scalar t = tu_all_types[ti];
-        const int n = 64;
+        const int n = cases[c].n, bs = cases[c].bs;
         dense_t D = {n, tu_xcalloc((size_t)n * n, sizeof(double complex)), tu_xcalloc((size_t)n * n, 1)};
         for (int i = 0; i < n; i++)
-            for (int j = i / 4 * 4; j < i / 4 * 4 + 4; j++) {
+            for (int j = i / bs * bs; j < i / bs * bs + bs && j < n; j++) {
                 D.pat[i * n + j] = 1;
-                D.d[i * n + j] = i == j ? 6.0 : tu_rng_range(&rng, -1, 1) + I * tu_rng_range(&rng, -1, 1);
+                D.d[i * n + j] = i == j ? 2.0 * bs : tu_rng_range(&rng, -1, 1) + I * tu_rng_range(&rng, -1, 1);
             }
         sps_matrix A = to_matrix(&D, t);
-        sps_precond E = tu_precond_with(ctx, A, "ilu0", NULL, NULL), S = tu_precond_with(ctx, A, "ilu0", "trisolve", "sweeps:4"),
+        sps_precond E = tu_precond_with(ctx, A, "ilu0", NULL, NULL), S = tu_precond_with(ctx, A, "ilu0", "trisolve", cases[c].k),
                     S1 = tu_precond_with(ctx, A, "ilu0", "trisolve", "sweeps:1");
         void *r = tu_xcalloc((size_t)n, sps_scalar_size(t));
         tu_fill_random(&rng, t, (size_t)n, r);
         if (E && S && S1) {
             void *ze = tu_precond_apply_host(ctx, E, t, n, r), *zs = tu_precond_apply_host(ctx, S, t, n, r),
                  *z1 = tu_precond_apply_host(ctx, S1, t, n, r);
-            TU_CHECK(tu_relerr(t, (size_t)n, zs, ze) <= 100 * tu_eps(t), "%s: sweeps:4 on 4 levels: %.3g",
-                     sps_scalar_name(t), tu_relerr(t, (size_t)n, zs, ze));
+            TU_CHECK(tu_relerr(t, (size_t)n, zs, ze) <= 100 * tu_eps(t), "%s: %s on %d levels: %.3g",
+                     sps_scalar_name(t), cases[c].k, bs, tu_relerr(t, (size_t)n, zs, ze));
             TU_CHECK(tu_relerr(t, (size_t)n, z1, ze) > 1e4 * tu_eps(t), "%s: sweeps:1 equals exact (%.3g)",
                      sps_scalar_name(t), tu_relerr(t, (size_t)n, z1, ze));
             free(ze);

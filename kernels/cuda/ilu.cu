@@ -13,10 +13,11 @@
  * from the pattern at the preconditioner's symbolic step), a launch a level, a
  * thread a row of the level: every row a level reads was written by an earlier
  * launch.  Latency-bound: the launches are the cost (a 7-point grid in natural
- * order has nx + ny + nz - 2 levels a factor); capturable (no host round trips).
- * Sweeps: K launches a factor, a thread a row reading the previous iterate (the
- * CPU's order of sums within a row, so equal to it up to fused multiply-adds):
- * each sweep costs about an SpMV of that factor. */
+ * order has nx + ny + nz - 2 levels a factor; 4 ms an application on Poisson
+ * 128^3, 67 SpMV, H200); capturable (no host round trips).
+ * Sweeps: K launches a factor over its own SELL-32 copy, a thread a row reading
+ * the previous iterate (the CPU's order of sums within a row, so equal to it up
+ * to fused multiply-adds): each sweep costs about an SpMV of that factor. */
 #include "kernels/cuda/common.cuh"
 
 namespace {
@@ -135,53 +136,102 @@ static unsigned ilu_grid(int64_t cnt) { return (unsigned)((cnt + SPS_CU_THREADS 
 template <typename T>
 static sps_status ilu_apply_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col,
                                  const void *valv, const sps_index *diag, sps_index nl, sps_index nu,
-                                 const sps_index *lvl_ptr, const sps_index *lvl_rows, int sweeps, const void *rv,
-                                 void *zv, void *workv)
+                                 const sps_index *lvl_ptr, const sps_index *lvl_rows, const void *rv, void *zv,
+                                 void *workv)
 {
     if (n <= 0) return SPS_OK;
     cudaStream_t st = sps_custream(ex);
     const T *val = (const T *)valv, *r = (const T *)rv;
-    T *z = (T *)zv, *y = (T *)workv, *a = y + n, *b = a + n;
-    if (sweeps <= 0) { /* level by level: y = L^{-1} r, then z = U^{-1} y (z may be r: r is read first) */
-        for (sps_index l = 0; l < nl; l++) {
-            const sps_index cnt = lvl_ptr[l + 1] - lvl_ptr[l];
-            ilu_lower_kernel<T><<<ilu_grid(cnt), SPS_CU_THREADS, 0, st>>>(cnt, lvl_rows + lvl_ptr[l], rowptr, col,
-                                                                          val, diag, r, y, y);
-            SPS_CU_LAUNCHED(ex, "ilu_lower_kernel");
-        }
-        for (sps_index l = nl; l < nl + nu; l++) {
-            const sps_index cnt = lvl_ptr[l + 1] - lvl_ptr[l];
-            ilu_upper_kernel<T><<<ilu_grid(cnt), SPS_CU_THREADS, 0, st>>>(cnt, lvl_rows + lvl_ptr[l], rowptr, col,
-                                                                          val, diag, y, z, z, 0);
-            SPS_CU_LAUNCHED(ex, "ilu_upper_kernel");
-        }
-        return SPS_OK;
+    T *z = (T *)zv, *y = (T *)workv;
+    /* level by level: y = L^{-1} r, then z = U^{-1} y (z may be r: r is read first) */
+    for (sps_index l = 0; l < nl; l++) {
+        const sps_index cnt = lvl_ptr[l + 1] - lvl_ptr[l];
+        ilu_lower_kernel<T><<<ilu_grid(cnt), SPS_CU_THREADS, 0, st>>>(cnt, lvl_rows + lvl_ptr[l], rowptr, col, val,
+                                                                      diag, r, y, y);
+        SPS_CU_LAUNCHED(ex, "ilu_lower_kernel");
     }
-    /* Sweeps without copies: the lower iterates start from r itself and alternate
-     * between a and b; the upper ones alternate between z and the other of a, b,
-     * started where K flips end in z.  (z may be r: r is last read by the lower
-     * sweeps.)  Per application: 2K + 1 launches, each one pass over a factor or
-     * the diagonal. */
+    for (sps_index l = nl; l < nl + nu; l++) {
+        const sps_index cnt = lvl_ptr[l + 1] - lvl_ptr[l];
+        ilu_upper_kernel<T><<<ilu_grid(cnt), SPS_CU_THREADS, 0, st>>>(cnt, lvl_rows + lvl_ptr[l], rowptr, col, val,
+                                                                      diag, y, z, z, 0);
+        SPS_CU_LAUNCHED(ex, "ilu_upper_kernel");
+    }
+    return SPS_OK;
+}
+
+/* One sweep over a SELL-32 factor, a thread a row: out_i = (rhs_i - sum_k F_ik in_k)
+ * (* dinv_i when dinv); init: out_i = rhs_i * dinv_i.  Lane j of a warp is row 32s + j,
+ * so entry k of the warp's rows is 32 consecutive values and columns: the factor
+ * streams coalesced whatever the row lengths, and only its own entries are read
+ * (the CSR of both factors made a sweep of one drag the other's cache lines in:
+ * 1.2 SpMV a sweep on Poisson 128^3, H200). */
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    ilu_sell_sweep_kernel(sps_index n, const int64_t *__restrict__ off, const sps_index *__restrict__ col,
+                          const sps_index *__restrict__ len, const T *__restrict__ fv, const T *__restrict__ rhs,
+                          const T *__restrict__ dinv, const T *in, T *__restrict__ out, int init)
+{
+    const int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    T s = rhs[i];
+    if (!init) {
+        const int64_t base = off[i >> 5] + (i & 31);
+        const sps_index L = len[i];
+        for (sps_index k = 0; k < L; k++) s = s - ldg_t(fv + base + 32 * k) * in[__ldg(col + base + 32 * k)];
+    }
+    out[i] = dinv ? s * dinv[i] : s;
+}
+
+template <typename T>
+static sps_status ilu_sweep(sps_exec *ex, sps_index n, const sps_ilu_sell &F, const T *rhs, const T *dinv, const T *in,
+                            T *out, int init)
+{
+    ilu_sell_sweep_kernel<T><<<ilu_grid(n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
+        n, F.off, F.col, F.len, (const T *)F.val, rhs, dinv, in, out, init);
+    SPS_CU_LAUNCHED(ex, "ilu_sell_sweep_kernel");
+    return SPS_OK;
+}
+
+/* The CPU's buffers (kernels/cpu/ilu.inc): lower iterates from r itself alternating
+ * a and b, upper ones alternating z and the other, started where K flips end in z;
+ * 2K + 1 launches, no copies. */
+template <typename T>
+static sps_status ilu_sweeps_impl(sps_exec *ex, sps_index n, const sps_ilu_sell &L, const sps_ilu_sell &U,
+                                  const void *dinvv, int sweeps, const void *rv, void *zv, void *workv)
+{
+    if (n <= 0) return SPS_OK;
+    const T *r = (const T *)rv, *dinv = (const T *)dinvv;
+    T *z = (T *)zv, *a = (T *)workv, *b = a + n;
     const T *yin = r;
     for (int m = 0; m < sweeps; m++) {
         T *out = (m & 1) ? b : a;
-        ilu_lower_kernel<T><<<ilu_grid(n), SPS_CU_THREADS, 0, st>>>(n, NULL, rowptr, col, val, diag, r, yin, out);
-        SPS_CU_LAUNCHED(ex, "ilu_lower_kernel");
+        SPS_CHECK(ilu_sweep<T>(ex, n, L, r, (const T *)NULL, yin, out, 0));
         yin = out;
     }
     const T *ys = yin;
-    T *q = ys == a ? b : a, *cur = (sweeps % 2 == 0) ? z : q;
-    (void)y;
-    ilu_upper_kernel<T><<<ilu_grid(n), SPS_CU_THREADS, 0, st>>>(n, NULL, rowptr, col, val, diag, ys, ys, cur, 1);
-    SPS_CU_LAUNCHED(ex, "ilu_upper_kernel");
+    T *q = ys == a ? b : a, *cur = sweeps % 2 == 0 ? z : q;
+    SPS_CHECK(ilu_sweep<T>(ex, n, U, ys, dinv, (const T *)NULL, cur, 1));
     for (int m = 0; m < sweeps; m++) {
         T *nxt = cur == z ? q : z;
-        ilu_upper_kernel<T><<<ilu_grid(n), SPS_CU_THREADS, 0, st>>>(n, NULL, rowptr, col, val, diag, ys, cur, nxt, 0);
-        SPS_CU_LAUNCHED(ex, "ilu_upper_kernel");
+        SPS_CHECK(ilu_sweep<T>(ex, n, U, ys, dinv, cur, nxt, 0));
         cur = nxt;
     }
     return SPS_OK;
 }
+
+template <typename T> struct ilu_gather_op {
+    const sps_index *src;
+    const T *val;
+    int invert;
+    T *out;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index k)
+    {
+        const sps_index p = src[k];
+        out[k] = p < 0 ? zero_of<T>() : invert ? recip(val[p]) : val[p];
+    }
+};
+
 template <typename T>
 static sps_status ilu_factor_impl(sps_exec *ex, sps_index n, const sps_index *rowptr, const sps_index *col, void *valv,
                                   const sps_index *diag, sps_index nl, const sps_index *lvl_ptr,
@@ -210,9 +260,18 @@ static sps_status ilu_factor_impl(sps_exec *ex, sps_index n, const sps_index *ro
     extern "C" sps_status sps_cuda_ilu_apply_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,             \
                                                  const sps_index *col, const void *val, const sps_index *diag,   \
                                                  sps_index nl, sps_index nu, const sps_index *lvl_ptr,          \
-                                                 const sps_index *lvl_rows, int sweeps, const void *r, void *z,  \
-                                                 void *work)                                                     \
-    { return ilu_apply_impl<T>(ex, n, rowptr, col, val, diag, nl, nu, lvl_ptr, lvl_rows, sweeps, r, z, work); }  \
+                                                 const sps_index *lvl_rows, const void *r, void *z, void *work)  \
+    { return ilu_apply_impl<T>(ex, n, rowptr, col, val, diag, nl, nu, lvl_ptr, lvl_rows, r, z, work); }          \
+    extern "C" sps_status sps_cuda_ilu_sweeps_##S(sps_exec *ex, sps_index n, sps_ilu_sell L, sps_ilu_sell U,      \
+                                                  const void *dinv, int sweeps, const void *r, void *z,          \
+                                                  void *work)                                                    \
+    { return ilu_sweeps_impl<T>(ex, n, L, U, dinv, sweeps, r, z, work); }                                         \
+    extern "C" sps_status sps_cuda_ilu_gather_##S(sps_exec *ex, int64_t cnt, const sps_index *src,                \
+                                                  const void *val, int invert, void *out)                        \
+    {                                                                                                             \
+        if (cnt > INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "ilu_gather: %lld entries", (long long)cnt);       \
+        return sps_cuda_foreach(ex, (sps_index)cnt, ilu_gather_op<T>{src, (const T *)val, invert, (T *)out});      \
+    }                                                                                                             \
     extern "C" sps_status sps_cuda_ilu_factor_##S(sps_exec *ex, sps_index n, const sps_index *rowptr,            \
                                                   const sps_index *col, void *val, const sps_index *diag,         \
                                                   sps_index nl, const sps_index *lvl_ptr,                         \
