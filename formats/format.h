@@ -96,6 +96,9 @@ typedef struct sps_format_ops {
     sps_status (*from_csr)(sps_matrix B, const sps_csr_host *csr, sps_options opt);
     /* Copy A back into canonical host CSR (allocates out). */
     sps_status (*to_csr)(sps_matrix A, sps_csr_host *out);
+    /* Optional: canonical CSR straight into the caller's host arrays (sps_matrix_export_csr),
+     * for a format that stores it: no host copy in between; NULL: to_csr, then a copy. */
+    sps_status (*export_csr)(sps_matrix A, sps_index *rowptr, sps_index *col, void *val);
     /* Optional: build B->store from a CSR matrix already in backend memory, with
      * backend kernels (so a CUDA build never leaves the device; the same code runs
      * on the CPU backend).  sps_matrix_convert prefers it when the source is CSR. */

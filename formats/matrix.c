@@ -272,6 +272,7 @@ sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col
 {
     if (!A) return SPS_ERR_ARG;
     if (!rowptr || (A->nnz && (!col || !val))) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_export_csr: NULL array");
+    if (A->ops->export_csr) return A->ops->export_csr(A, rowptr, col, val);
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(A, &h));
     memcpy(rowptr, h.rowptr, ((size_t)h.n + 1) * sizeof *rowptr);

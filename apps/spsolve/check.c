@@ -59,6 +59,20 @@ static sps_status expand(cli_csr *h, sps_entry_desc e)
     return SPS_OK;
 }
 
+/* Touch n bytes of fresh memory from all threads: the kernel's page faults (zeroing
+ * each page) were most of the export's time, and the copy into the pages, one
+ * thread in the library, then runs at memory speed. */
+static void first_touch(void *p, size_t n)
+{
+    const size_t chunk = (size_t)1 << 20;
+    const int64_t nc = (int64_t)((n + chunk - 1) / chunk);
+#pragma omp parallel for schedule(static)
+    for (int64_t c = 0; c < nc; c++) {
+        const size_t a = (size_t)c * chunk;
+        memset((char *)p + a, 0, n - a < chunk ? n - a : chunk);
+    }
+}
+
 sps_status cli_csr_export(sps_matrix A, cli_csr *h)
 {
     memset(h, 0, sizeof *h);
@@ -77,6 +91,8 @@ sps_status cli_csr_export(sps_matrix A, cli_csr *h)
         cli_csr_free(h);
         return SPS_ERR_ALLOC;
     }
+    first_touch(h->col, (size_t)info.nnz * sizeof *h->col);
+    first_touch(h->val, (size_t)info.nnz * nv * sps_scalar_size(info.scalar));
     st = sps_matrix_export_csr(A, h->rowptr, h->col, h->val);
     if (st == SPS_OK && info.entry.kind != SPS_ENTRY_SCALAR) st = expand(h, info.entry);
     if (st != SPS_OK) {
@@ -117,8 +133,15 @@ static void store(sps_scalar t, void *v, size_t k, long double re, long double i
     }
 }
 
+/* The check's rows go in fixed chunks: each chunk's sums in row order, the chunks'
+ * sums in chunk order, so the result is the same on any number of threads (and
+ * without OpenMP).  Sequential, the long-double residual of Poisson 128^3 took
+ * 0.76 s after a 0.045 s GPU solve (H100). */
+enum { CHECK_CHUNK = 4096 };
+
 void cli_csr_times_ones(const cli_csr *A, void *b)
 {
+#pragma omp parallel for schedule(static)
     for (sps_index i = 0; i < A->rows; i++) {
         long double sr = 0, si = 0;
         for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
@@ -131,13 +154,15 @@ void cli_csr_times_ones(const cli_csr *A, void *b)
     }
 }
 
-void cli_residual(const cli_csr *A, const void *x, const void *b, double *rnorm, double *bnorm, double *scale)
+/* Rows [i0, i1): sum |r_i|^2, sum |b_i|^2, sum (|b_i| + sum_j |a_ij| |x_j|)^2 into s[0..2]. */
+static void residual_rows(const cli_csr *A, const void *x, const void *b, sps_index i0, sps_index i1, long double *s)
 {
+    const int cplx = sps_scalar_is_complex(A->t);
     long double r2 = 0, b2 = 0, s2 = 0;
-    for (sps_index i = 0; i < A->rows; i++) {
+    for (sps_index i = i0; i < i1; i++) {
         long double sr, si;
         load(A->t, b, (size_t)i, &sr, &si);
-        const long double babs = sqrtl(sr * sr + si * si);
+        const long double babs = cplx ? sqrtl(sr * sr + si * si) : fabsl(sr);
         long double axabs = 0;
         b2 += babs * babs;
         for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
@@ -146,14 +171,40 @@ void cli_residual(const cli_csr *A, const void *x, const void *b, double *rnorm,
             load(A->t, x, (size_t)A->col[k], &xr, &xi);
             sr -= ar * xr - ai * xi; /* r_i = b_i - sum_j a_ij x_j (complex product) */
             si -= ar * xi + ai * xr;
-            axabs += sqrtl(ar * ar + ai * ai) * sqrtl(xr * xr + xi * xi);
+            /* |a||x|: one square root a complex entry, none a real one */
+            axabs += cplx ? sqrtl((ar * ar + ai * ai) * (xr * xr + xi * xi)) : fabsl(ar * xr);
         }
         r2 += sr * sr + si * si;
         s2 += (babs + axabs) * (babs + axabs);
     }
-    *rnorm = (double)sqrtl(r2);
-    *bnorm = (double)sqrtl(b2);
-    *scale = (double)sqrtl(s2);
+    s[0] = r2;
+    s[1] = b2;
+    s[2] = s2;
+}
+
+void cli_residual(const cli_csr *A, const void *x, const void *b, double *rnorm, double *bnorm, double *scale)
+{
+    const sps_index n = A->rows;
+    const int64_t nch = ((int64_t)n + CHECK_CHUNK - 1) / CHECK_CHUNK;
+    long double tot[3] = {0, 0, 0};
+    long double(*part)[3] = malloc((size_t)(nch ? nch : 1) * sizeof *part);
+    if (part) {
+#pragma omp parallel for schedule(dynamic, 4)
+        for (int64_t c = 0; c < nch; c++) {
+            const sps_index i0 = (sps_index)(c * CHECK_CHUNK), i1 = i0 + CHECK_CHUNK < n ? i0 + CHECK_CHUNK : n;
+            residual_rows(A, x, b, i0, i1, part[c]);
+        }
+    }
+    for (int64_t c = 0; c < nch; c++) { /* chunk order; without the array, the same sums one by one */
+        long double one[3];
+        const sps_index i0 = (sps_index)(c * CHECK_CHUNK), i1 = i0 + CHECK_CHUNK < n ? i0 + CHECK_CHUNK : n;
+        if (!part) residual_rows(A, x, b, i0, i1, one);
+        for (int q = 0; q < 3; q++) tot[q] += part ? part[c][q] : one[q];
+    }
+    free(part);
+    *rnorm = (double)sqrtl(tot[0]);
+    *bnorm = (double)sqrtl(tot[1]);
+    *scale = (double)sqrtl(tot[2]);
 }
 
 int cli_csr_is_real(const cli_csr *A)

@@ -37,6 +37,23 @@ function(scenario_summary)
   endforeach()
 endfunction()
 
+# The independent residual check sums in fixed row chunks: the same bits on 1, 2
+# and 3 threads (the solve on the CPU backend is bit-identical across thread
+# counts too: test_determinism), on a problem of several chunks.
+function(scenario_check_threads)
+  set(prev "")
+  foreach(th 1 2 3)
+    set(ENV{OMP_NUM_THREADS} ${th})
+    e2e_run(-m poisson2d:120 --backend cpu --maxit 40 --json)
+    e2e_json(res result true_residual_norm)
+    if(prev AND NOT "${res}" STREQUAL "${prev}")
+      e2e_fail("true residual ${res} on ${th} threads, ${prev} on 1")
+    endif()
+    set(prev "${res}")
+  endforeach()
+  unset(ENV{OMP_NUM_THREADS})
+endfunction()
+
 # The README example: no -m at all.
 function(scenario_default_example)
   e2e_run(--json)
