@@ -66,7 +66,7 @@ static void first_touch(void *p, size_t n)
 {
     const size_t chunk = (size_t)1 << 20;
     const int64_t nc = (int64_t)((n + chunk - 1) / chunk);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nc > 16)
     for (int64_t c = 0; c < nc; c++) {
         const size_t a = (size_t)c * chunk;
         memset((char *)p + a, 0, n - a < chunk ? n - a : chunk);
@@ -133,6 +133,8 @@ static void store(sps_scalar t, void *v, size_t k, long double re, long double i
     }
 }
 
+/* Its parallel regions fork only on large matrices: an idle team spins for a while
+ * after a region, and a small solve right after ran 30 % slower beside it. */
 /* The check's rows go in fixed chunks: each chunk's sums in row order, the chunks'
  * sums in chunk order, so the result is the same on any number of threads (and
  * without OpenMP).  Sequential, the long-double residual of Poisson 128^3 took
@@ -141,7 +143,7 @@ enum { CHECK_CHUNK = 4096 };
 
 void cli_csr_times_ones(const cli_csr *A, void *b)
 {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (A->rows > 16 * CHECK_CHUNK)
     for (sps_index i = 0; i < A->rows; i++) {
         long double sr = 0, si = 0;
         for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
@@ -189,7 +191,7 @@ void cli_residual(const cli_csr *A, const void *x, const void *b, double *rnorm,
     long double tot[3] = {0, 0, 0};
     long double(*part)[3] = malloc((size_t)(nch ? nch : 1) * sizeof *part);
     if (part) {
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) if (nch > 16)
         for (int64_t c = 0; c < nch; c++) {
             const sps_index i0 = (sps_index)(c * CHECK_CHUNK), i1 = i0 + CHECK_CHUNK < n ? i0 + CHECK_CHUNK : n;
             residual_rows(A, x, b, i0, i1, part[c]);

@@ -3,12 +3,20 @@
 #define SPS_CPU_COMMON_H
 #include "kernels/backend.h"
 
-/* Below this many entries a loop runs on the calling thread: forking a team
- * costs more than the loop (and a lot more on an oversubscribed machine). */
-#define SPS_OMP_MIN 16384
-/* Rows (or columns) below which a parallel region of the formats' kernels and the
- * SpMV^T scatter's reduction (tscatter.inc) cost more than they save. */
-#define SPS_OT_PAR_MIN 4096
+/* Below this many rows (vector entries) a kernel runs on the calling thread.  One
+ * threshold for every kernel of a solve, so that a solve's kernels are either all
+ * serial or all parallel: a team idling through serial kernels between parallel
+ * ones costs a wake-up each time, and while it spins it slows the serial thread
+ * (a 10^4-row CG: 10.6 ms on 1 thread, 14.9 ms on 2 with parallel SpMV and serial
+ * vector kernels, 2-core VM).  The value: from 2^15 rows up, 2 threads were not
+ * slower than 1 there (bench/results/cpu-threads.md). */
+#define SPS_OMP_MIN 32768
+/* An SpMV this heavy forks whatever its rows (few long rows). */
+#define SPS_OMP_NNZ_MIN ((int64_t)1 << 20)
+/* The formats' kernels and the SpMV^T scatter's reduction: the same rule. */
+#define SPS_OT_PAR_MIN SPS_OMP_MIN
+/* Whether a kernel over n rows and nnz entries forks a team. */
+static inline int sps_omp_rows(sps_index n, int64_t nnz) { return n > SPS_OMP_MIN || nnz > SPS_OMP_NNZ_MIN; }
 
 /* Reductions split [0, n) into a number of chunks that depends on n only, sum each
  * chunk in order, then the chunk sums in order: the result is bit-identical
