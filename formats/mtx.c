@@ -5,9 +5,11 @@
 #include "io/mmio.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int is_single(sps_scalar t) { return t == SPS_F32 || t == SPS_C32; }
 
@@ -52,6 +54,16 @@ static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps
     return st;
 }
 
+/* sps_read_options.max_memory as the reader's byte limit: 0 is half the physical
+ * memory (none where the system does not say), negative none. */
+static int64_t read_limit(int64_t max_memory)
+{
+    if (max_memory != 0) return max_memory > 0 ? max_memory : 0;
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0) return 0;
+    return (int64_t)pages / 2 * (int64_t)page;
+}
+
 /* The file and buffer readers differ only in their source: from a file `path`
  * names it, from a buffer (from_buf) it is the buffer's name.  fn names the API
  * call in errors; b > 1 reads a scalar file as b x b blocks. */
@@ -64,7 +76,11 @@ static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, con
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "%s: bad scalar type", fn);
     if (b != 1 && !sps_entry_valid(sps_entry_block(b)))
         return sps_error(ctx, SPS_ERR_ARG, "%s: block size %d (1 for scalar entries, else 2..8)", fn, b);
-    sps_mm_options o = {.allow_nonfinite = opt ? opt->allow_nonfinite : 0, .allow_quaternion = 1};
+    sps_mm_options o = {.allow_nonfinite = opt ? opt->allow_nonfinite : 0,
+                        .allow_quaternion = 1,
+                        .require_square = opt ? opt->require_square : 0,
+                        .max_entries = INT32_MAX, /* CSR row offsets are 32-bit */
+                        .max_bytes = read_limit(opt ? opt->max_memory : 0)};
     sps_mm_data d;
     memset(&d, 0, sizeof d);
     char err[1024];

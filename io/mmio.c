@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -88,19 +89,43 @@ static const unsigned char cls[256] = {
 #define IS_TERM(ch) (cls[(unsigned char)(ch)] != 0)
 #define IS_DIGIT(ch) ((unsigned)((unsigned char)(ch) - '0') < 10u)
 
+/* A file is read as a stream through a window of whole lines: [buf, end) holds
+ * complete lines only (up to the last newline read so far; at the end of the
+ * stream, the rest), *end is the NUL sentinel and the byte it covers is kept in
+ * held.  refill() slides the window at a line start, where the parse holds no
+ * other pointer into it: skip_noise() calls it, and every entry, the banner and
+ * the size line begin there.  Memory stays at the window (4 MiB, more only for a
+ * longer line, up to MM_MAX_LINE) plus the entries, whatever the stream's length
+ * (a /dev/zero or an endless pipe no longer fills memory before the parse).  A
+ * buffer (sps_mm_read_buffer) is one window with no source. */
+enum { MM_WINDOW = 4 << 20, MM_MAX_LINE = 64 << 20 };
+
 typedef struct {
     const char *buf, *end; /* *end == '\0' */
     const char *name;
     int64_t line;          /* 1-based line of the current position */
     int allow_nonfinite;
     int allow_quaternion;
+    const sps_mm_options *opt; /* the size-line limits (NULL: none) */
     char *err;
     size_t errlen;
+    /* streaming (src != NULL) */
+    gzFile src;
+    char *win;             /* the window's storage: the window, then the partial line after it */
+    size_t cap, fill;      /* bytes allocated, bytes of data in win */
+    char held;             /* the byte under the sentinel (when end < win + fill) */
+    int eof;               /* the source is exhausted */
+    int saw_nl, saw_cr;    /* for the CR-only hint */
+    int last_nl;           /* the last byte read was a newline (eof_line) */
+    int64_t consumed;      /* bytes slid out of the window so far */
+    int64_t size_hint;     /* uncompressed size when known (a plain regular file), else -1 */
+    sps_status st;         /* a failure of refill (its message is in err; later ones keep it) */
 } mm_ctx;
 
 static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);
 static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...)
 {
+    if (c->st != SPS_OK) return c->st; /* the stream failed first: that is the message */
     if (c->err && c->errlen) {
         int n = snprintf(c->err, c->errlen, "%s:%lld: ", c->name, (long long)line);
         if (n >= 0 && (size_t)n < c->errlen) {
@@ -138,12 +163,16 @@ static int64_t eof_line(const mm_ctx *c)
 {
     size_t len = (size_t)(c->end - c->buf);
     int64_t l = c->line;
-    if (len > 0 && c->end[-1] == '\n' && l > 1) l--;
+    const int nl_last = c->src ? c->last_nl : len > 0 && c->end[-1] == '\n';
+    if (nl_last && l > 1) l--;
     return l;
 }
 
+static const char *refill(mm_ctx *c, const char *p);
+
 /* Skip blanks, blank lines and comment lines, starting at a line start.
- * Returns the first byte of the next content line (== end at EOF). */
+ * Returns the first byte of the next content line (== end at EOF).  At the
+ * window's end it slides the window (a stream): callers hold no other pointer. */
 static inline const char *skip_noise(mm_ctx *c, const char *p)
 {
     for (;;) {
@@ -160,8 +189,90 @@ static inline const char *skip_noise(mm_ctx *c, const char *p)
             c->line++;
             continue;
         }
+        if (MM_UNLIKELY(p == c->end) && c->src && !c->eof) {
+            p = refill(c, p);
+            continue;
+        }
         return p;
     }
+}
+
+/* Slide the window to start at p (a line start; the line and what follows are
+ * kept) and read until it holds at least one more complete line or the stream
+ * ends.  On a read error, a NUL byte or a line over MM_MAX_LINE: c->st and the
+ * message are set and the window is left empty at its end (eof), so the parse
+ * stops where it is and reports c->st. */
+static const char *refill(mm_ctx *c, const char *p)
+{
+    char *w = c->win;
+    if (c->end < w + c->fill) *(char *)c->end = c->held;
+    const size_t keep = (size_t)(w + c->fill - p);
+    c->consumed += (int64_t)(p - w);
+    memmove(w, p, keep);
+    c->fill = keep;
+    sps_status st = SPS_OK;
+    for (;;) {
+        if (c->cap - c->fill < (MM_WINDOW >> 2) + 1) { /* a long line: grow, to a limit */
+            if (c->cap >= (size_t)MM_MAX_LINE) {
+                st = perr(c, c->line, "a line longer than %d MiB (not a Matrix Market file?)", MM_MAX_LINE >> 20);
+                break;
+            }
+            char *nw = realloc(w, c->cap * 2);
+            if (!nw) {
+                set_err(c->err, c->errlen, "%s: out of memory for a %zu-byte read window", c->name, c->cap * 2);
+                st = SPS_ERR_ALLOC;
+                break;
+            }
+            c->win = w = nw;
+            c->cap *= 2;
+        }
+        size_t want = c->cap - c->fill - 1;
+        if (want > (1u << 30)) want = 1u << 30; /* gzread takes an unsigned, returns an int */
+        const int r = gzread(c->src, w + c->fill, (unsigned)want);
+        if (r <= 0) {
+            int errnum = Z_OK;
+            const char *msg = gzerror(c->src, &errnum);
+            if (r < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) { /* Z_BUF_ERROR: truncated; Z_DATA_ERROR: corrupt */
+                if (msg && msg[0] == '<') { /* zlib names the stream "<fd:N>: ": the path is ours to give */
+                    const char *colon = strstr(msg, ": ");
+                    if (colon) msg = colon + 2;
+                }
+                set_err(c->err, c->errlen, "cannot read '%s': %s%s", c->name, errnum == Z_ERRNO ? "" : "gzip: ",
+                        errnum == Z_ERRNO ? strerror(errno) : (msg && msg[0] ? msg : "error"));
+                st = SPS_ERR_IO;
+                break;
+            }
+            c->eof = 1;
+            break;
+        }
+        const char *nd = w + c->fill, *z = memchr(nd, '\0', (size_t)r);
+        if (z) { /* binary or UTF-16: the scanners would stop at it */
+            int64_t line = c->line;
+            for (const char *q = w; q < z; q++) line += *q == '\n';
+            st = perr(c, line, "unexpected NUL byte (binary file?)");
+            break;
+        }
+        const int nl = memchr(nd, '\n', (size_t)r) != NULL;
+        c->saw_nl |= nl;
+        c->saw_cr |= memchr(nd, '\r', (size_t)r) != NULL;
+        c->last_nl = nd[r - 1] == '\n';
+        c->fill += (size_t)r;
+        if (nl) break;
+    }
+    if (st != SPS_OK) {
+        c->st = st;
+        c->eof = 1;
+        c->fill = 0;
+    }
+    char *e = w + c->fill;
+    if (!c->eof) { /* the window ends after the last newline */
+        while (e > w && e[-1] != '\n') e--;
+    }
+    c->held = *e;
+    *e = '\0';
+    c->buf = w;
+    c->end = e;
+    return w;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -537,6 +648,21 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
         if (v[2] > INT64_MAX / 2) return perr(c, c->line, "entry count %lld is too large", (long long)v[2]);
         *nnz_decl = v[2];
     }
+    /* what the caller can refuse from the size line alone, before allocating */
+    const sps_mm_options *o = c->opt;
+    if (o && o->require_square && d->rows != d->cols)
+        return perr(c, c->line, "the matrix is %ld x %ld: a linear system needs a square matrix", (long)d->rows,
+                    (long)d->cols);
+    const int64_t nexp = d->symmetry == SPS_MM_GENERAL ? *nnz_decl : 2 * *nnz_decl; /* at most, mirrored */
+    if (o && o->max_entries > 0 && nexp > o->max_entries)
+        return perr(c, c->line, "%lld entries%s exceed the %lld a matrix can hold (32-bit row offsets)",
+                    (long long)*nnz_decl, d->symmetry == SPS_MM_GENERAL ? "" : " (up to twice that, mirrored)",
+                    (long long)o->max_entries);
+    const int64_t per = 2 * (int64_t)sizeof(int32_t) + (int64_t)sizeof(double) * sps_mm_field_values(d->field);
+    if (o && o->max_bytes > 0 && nexp > o->max_bytes / per)
+        return perr(c, c->line, "reading the %lld declared entries takes about %.3g GB, above the limit of %.3g GB "
+                    "(--max-memory)", (long long)*nnz_decl, (double)nexp * (double)per * 1e-9,
+                    (double)o->max_bytes * 1e-9);
     if (*p == '\n') {
         p++;
         c->line++;
@@ -665,7 +791,8 @@ static sps_status begin_entry(mm_ctx *c, const char **p, mm_arrays *a, int64_t k
     if (MM_UNLIKELY(*p == c->end))
         return perr(c, eof_line(c), "expected %lld entries, file ends after %lld", (long long)nnz_decl,
                     (long long)k);
-    if (MM_UNLIKELY(k == a->cap)) return arrays_resize(a, a->cap * 2 + 16, c->err, c->errlen);
+    if (MM_UNLIKELY(k == a->cap)) /* doubling, never past the declared count */
+        return arrays_resize(a, a->cap < (nnz_decl - 16) / 2 ? a->cap * 2 + 16 : nnz_decl, c->err, c->errlen);
     return SPS_OK;
 }
 
@@ -780,8 +907,9 @@ static sps_status parse_text(mm_ctx *c, sps_mm_data *out)
     mm_arrays a = {NULL, NULL, NULL, 0, 1};
     sps_status st;
 
-    /* Embedded NUL bytes (binary or UTF-16 files) would end the scanners early. */
-    const char *z = memchr(c->buf, '\0', (size_t)(c->end - c->buf));
+    /* Embedded NUL bytes (binary or UTF-16 files) would end the scanners early
+     * (a stream's are caught as it is read). */
+    const char *z = c->src ? NULL : memchr(c->buf, '\0', (size_t)(c->end - c->buf));
     if (z) {
         int64_t line = 1;
         for (const char *q = c->buf; q < z; q++) line += *q == '\n';
@@ -795,10 +923,14 @@ static sps_status parse_text(mm_ctx *c, sps_mm_data *out)
 
     /* Preallocate no more entries than the remaining text can hold: each entry
      * needs at least 2*tokens bytes (token + separator), so a forged huge
-     * count in a small file cannot trigger a huge allocation. */
+     * count in a small file cannot trigger a huge allocation.  A stream of
+     * unknown length (gzip, a pipe) starts from what its window holds and grows
+     * with what it delivers (begin_entry). */
     a.nv = sps_mm_field_values(d.field);
     int tokens = (d.is_array ? 0 : 2) + (d.field == SPS_MM_PATTERN ? 0 : a.nv);
-    int64_t bound = ((int64_t)(c->end - p) + 1) / (2 * tokens) + 1;
+    int64_t left = (int64_t)(c->end - p);
+    if (c->src && c->size_hint >= 0) left = c->size_hint - c->consumed - (int64_t)(p - c->buf);
+    int64_t bound = (left + 1) / (2 * tokens) + 1;
     int64_t cap = nnz_decl < bound ? nnz_decl : bound;
     if ((st = arrays_resize(&a, cap, c->err, c->errlen)) != SPS_OK) goto fail;
 
@@ -826,35 +958,46 @@ fail:
     return st;
 }
 
+/* Parses c (a buffer, or a stream with its first window read) in the "C" numeric
+ * locale: strtod honours LC_NUMERIC, and a caller's setlocale() (decimal comma)
+ * must not change how files are read. */
+static sps_status read_ctx(mm_ctx *c, sps_mm_data *out)
+{
+    locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
+    sps_status st = parse_text(c, out);
+    if (c->st != SPS_OK) st = c->st; /* the stream's own failure is the cause */
+    /* a file of CR-only line endings (old Mac) reads as one line: say so, not only where it broke */
+    const int cr_only = c->src ? (!c->saw_nl && c->saw_cr)
+                               : (!memchr(c->buf, '\n', (size_t)(c->end - c->buf)) &&
+                                  memchr(c->buf, '\r', (size_t)(c->end - c->buf)));
+    if (st == SPS_ERR_PARSE && c->err && c->errlen && cr_only) {
+        const size_t l = strlen(c->err);
+        snprintf(c->err + l, c->errlen - l,
+                 " (the file has CR line endings only; convert them to LF, e.g. tr '\\r' '\\n')");
+    }
+    if (cloc) {
+        uselocale(old);
+        freelocale(cloc);
+    }
+    return st;
+}
+
 /* text[len] must be '\0'. */
 static sps_status read_text(const char *text, size_t len, const char *name, const sps_mm_options *opt,
                             sps_mm_data *out, char *err, size_t errlen)
 {
-    /* strtod honours LC_NUMERIC; switch this thread to "C" so a caller's
-     * setlocale() (decimal comma) cannot change how files are read. */
-    locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
-    locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
-
     mm_ctx c = {.buf = text,
                 .end = text + len,
                 .name = name ? name : "<buffer>",
                 .line = 1,
                 .allow_nonfinite = opt ? opt->allow_nonfinite : 0,
                 .allow_quaternion = opt ? opt->allow_quaternion : 0,
+                .opt = opt,
                 .err = err,
-                .errlen = errlen};
-    sps_status st = parse_text(&c, out);
-    /* a file of CR-only line endings (old Mac) reads as one line: say so, not only where it broke */
-    if (st == SPS_ERR_PARSE && err && errlen && !memchr(text, '\n', len) && memchr(text, '\r', len)) {
-        const size_t l = strlen(err);
-        snprintf(err + l, errlen - l, " (the file has CR line endings only; convert them to LF, e.g. tr '\\r' '\\n')");
-    }
-
-    if (cloc) {
-        uselocale(old);
-        freelocale(cloc);
-    }
-    return st;
+                .errlen = errlen,
+                .size_hint = -1};
+    return read_ctx(&c, out);
 }
 
 sps_status sps_mm_read_buffer(const char *buf, size_t len, const char *name, const sps_mm_options *opt,
@@ -881,111 +1024,9 @@ sps_status sps_mm_read_buffer(const char *buf, size_t len, const char *name, con
 /* ------------------------------------------------------------------------ */
 /* File reading                                                               */
 
-/* Double the read buffer (*buf keeps its contents); 0 when the allocation fails
- * (*buf is then unchanged and still owned by the caller, *bytes says how much). */
-static int grow_buf(char **buf, size_t *cap, size_t *bytes)
-{
-    char *nb = realloc_n(*buf, *cap * 2, 1, bytes);
-    if (!nb) return 0;
-    *buf = nb;
-    *cap *= 2;
-    return 1;
-}
-
-/* Reads the whole file (gunzipped if it has the gzip magic) into a malloc'ed,
- * NUL-terminated buffer. */
-static sps_status slurp(const char *path, char **bufp, size_t *lenp, char *err, size_t errlen)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
-        return SPS_ERR_IO;
-    }
-    unsigned char magic[2] = {0, 0};
-    size_t nm = fread(magic, 1, 2, f);
-    if (ferror(f)) {
-        set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-        fclose(f);
-        return SPS_ERR_IO;
-    }
-    struct stat sb;
-    size_t hint = 1 << 16;
-    if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0)
-        hint = (size_t)sb.st_size;
-    int gz = nm == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-
-    char *buf = NULL;
-    size_t len = 0, cap = 0, bytes = 0;
-    if (!gz) {
-        cap = hint + 2; /* + the NUL, + one byte so the fread that sees EOF needs no growth */
-        buf = alloc_n(cap, 1, &bytes);
-        if (!buf) {
-            fclose(f);
-            return alloc_fail(err, errlen, bytes);
-        }
-        memcpy(buf, magic, nm);
-        len = nm;
-        for (;;) {
-            if (cap - len < 2 && !grow_buf(&buf, &cap, &bytes)) { /* keep room for the NUL */
-                free(buf);
-                fclose(f);
-                return alloc_fail(err, errlen, bytes);
-            }
-            size_t r = fread(buf + len, 1, cap - len - 1, f);
-            len += r;
-            if (r == 0) break;
-        }
-        if (ferror(f)) {
-            set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
-            free(buf);
-            fclose(f);
-            return SPS_ERR_IO;
-        }
-        fclose(f);
-    } else {
-        fclose(f);
-        gzFile g = gzopen(path, "rb");
-        if (!g) {
-            set_err(err, errlen, "cannot open '%s': %s", path, errno ? strerror(errno) : "zlib failure");
-            return SPS_ERR_IO;
-        }
-        gzbuffer(g, 1u << 18);
-        cap = hint > SIZE_MAX / 8 ? hint : hint * 4 + (1u << 16); /* text is typically 3-5x the gzip */
-        buf = alloc_n(cap, 1, &bytes);
-        if (!buf) {
-            gzclose(g);
-            return alloc_fail(err, errlen, bytes);
-        }
-        for (;;) {
-            if (cap - len < 2 && !grow_buf(&buf, &cap, &bytes)) {
-                free(buf);
-                gzclose(g);
-                return alloc_fail(err, errlen, bytes);
-            }
-            size_t want = cap - len - 1;
-            if (want > (1u << 30)) want = 1u << 30; /* gzread takes an unsigned, returns an int */
-            int r = gzread(g, buf + len, (unsigned)want);
-            if (r < 0) break;
-            if (r == 0) break;
-            len += (size_t)r;
-        }
-        int errnum = Z_OK;
-        const char *msg = gzerror(g, &errnum);
-        if (errnum != Z_OK) { /* Z_BUF_ERROR: truncated stream; Z_DATA_ERROR: corrupt */
-            set_err(err, errlen, "cannot read '%s': gzip: %s", path,
-                    errnum == Z_ERRNO ? strerror(errno) : (msg && msg[0] ? msg : "error"));
-            free(buf);
-            gzclose(g);
-            return SPS_ERR_IO;
-        }
-        gzclose(g);
-    }
-    buf[len] = '\0';
-    *bufp = buf;
-    *lenp = len;
-    return SPS_OK;
-}
-
+/* Streams the file (gunzipped when it is gzip: zlib reads a plain file as is)
+ * through a window of lines (mm_ctx).  One open descriptor: a pipe or a FIFO is
+ * read once, from its start. */
 sps_status sps_mm_read_file(const char *path, const sps_mm_options *opt, sps_mm_data *out, char *err,
                             size_t errlen)
 {
@@ -995,12 +1036,48 @@ sps_status sps_mm_read_file(const char *path, const sps_mm_options *opt, sps_mm_
         set_err(err, errlen, "sps_mm_read_file: NULL %s", path ? "output" : "path");
         return SPS_ERR_ARG;
     }
-    char *buf = NULL;
-    size_t len = 0;
-    sps_status st = slurp(path, &buf, &len, err, errlen);
-    if (st != SPS_OK) return st;
-    st = read_text(buf, len, path, opt, out, err, errlen);
-    free(buf);
+    const int fd = open(path, O_RDONLY);
+    if (fd < 0) {
+        set_err(err, errlen, "cannot open '%s': %s", path, strerror(errno));
+        return SPS_ERR_IO;
+    }
+    struct stat sb;
+    const int regular = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
+    if (!regular && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        close(fd);
+        set_err(err, errlen, "cannot read '%s': it is a directory", path);
+        return SPS_ERR_IO;
+    }
+    gzFile g = gzdopen(fd, "rb");
+    if (!g) {
+        close(fd);
+        set_err(err, errlen, "cannot open '%s': out of memory for the gzip reader", path);
+        return SPS_ERR_ALLOC;
+    }
+    gzbuffer(g, 1u << 18);
+    mm_ctx c = {.name = path,
+                .line = 1,
+                .allow_nonfinite = opt ? opt->allow_nonfinite : 0,
+                .allow_quaternion = opt ? opt->allow_quaternion : 0,
+                .opt = opt,
+                .err = err,
+                .errlen = errlen,
+                .src = g,
+                .cap = MM_WINDOW,
+                .size_hint = -1};
+    sps_status st = SPS_OK;
+    c.win = malloc(c.cap);
+    if (!c.win) {
+        set_err(err, errlen, "cannot read '%s': out of memory for a %zu-byte read window", path, c.cap);
+        st = SPS_ERR_ALLOC;
+    } else {
+        c.buf = c.end = c.win;
+        refill(&c, c.win);
+        if (regular && gzdirect(g)) c.size_hint = (int64_t)sb.st_size; /* plain text: its size bounds the entries */
+        st = read_ctx(&c, out);
+    }
+    free(c.win);
+    gzclose(g);
     return st;
 }
 

@@ -107,6 +107,10 @@ typedef struct {
 typedef struct {
     int allow_nonfinite;  /* accept nan/inf values when nonzero */
     int allow_quaternion; /* return quaternion files (field SPS_MM_QUATERNION) when nonzero; refuse them when 0 */
+    /* Checked at the size line, before any allocation (0: no check): */
+    int require_square;   /* rows == cols */
+    int64_t max_entries;  /* entries after symmetric expansion (a CSR of 32-bit offsets: INT32_MAX) */
+    int64_t max_bytes;    /* what reading the declared entries takes (triplet arrays) */
 } sps_mm_options;
 
 /* Read a Matrix Market file; gzip is detected by its magic bytes.  opt may be

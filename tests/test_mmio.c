@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -993,6 +994,115 @@ static void test_real_matrices(const char *dir)
     printf("real matrices: %d files, %lld entries\n", count, bytes);
 }
 
+/* The reader streams a file through a 4 MiB window of whole lines (io/mmio.c):
+ * entries, comments and blank lines across window boundaries read as from one
+ * buffer (plain and gzip); a comment line longer than the window grows it; a line
+ * past 64 MiB, a NUL byte in a later window (its line named) and a file that ends
+ * mid-stream fail cleanly; a FIFO is read once from its start. */
+static void test_streaming(void)
+{
+    char path[512], gzp[512];
+    snprintf(path, sizeof path, "%s/stream.mtx", tmpdir);
+    snprintf(gzp, sizeof gzp, "%s/stream.mtx.gz", tmpdir);
+    /* ~9 MB: 400000 entries with comment lines and blank lines sprinkled in, and one
+     * 5 MB comment line (longer than the window) in the middle */
+    const int n = 3000, nnz = 400000;
+    size_t cap = (size_t)32 << 20, len = 0;
+    char *text = malloc(cap);
+    len += (size_t)snprintf(text + len, cap - len, "%%%%MatrixMarket matrix coordinate real general\n%% c\n%d %d %d\n",
+                            n, n, nnz);
+    uint64_t x = 12345;
+    for (int k = 0; k < nnz; k++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        const int i = 1 + (int)((x >> 33) % n), j = 1 + (int)((x >> 13) % n);
+        if (k % 977 == 0) len += (size_t)snprintf(text + len, cap - len, "%% comment %d\n\n", k);
+        if (k == nnz / 2) {
+            text[len++] = '%';
+            memset(text + len, 'c', (size_t)5 << 20);
+            len += (size_t)5 << 20;
+            text[len++] = '\n';
+        }
+        len += (size_t)snprintf(text + len, cap - len, "%d %d %.17g\n", i, j, (double)(x >> 11) * 0x1p-53 - 0.5);
+    }
+    FILE *f = fopen(path, "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    gzFile g = gzopen(gzp, "wb1");
+    gzwrite(g, text, (unsigned)len);
+    gzclose(g);
+    char err[512];
+    sps_mm_data a, b, c;
+    sps_status sa = sps_mm_read_buffer(text, len, "buf", NULL, &a, err, sizeof err);
+    sps_status sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
+    sps_status sc = sps_mm_read_file(gzp, NULL, &c, err, sizeof err);
+    CHECK(sa == SPS_OK && sb == SPS_OK && sc == SPS_OK, "streamed reads: %d %d %d (%s)", sa, sb, sc, err);
+    if (sa == SPS_OK && sb == SPS_OK && sc == SPS_OK) {
+        CHECK(a.nnz == nnz && b.nnz == nnz && c.nnz == nnz, "streamed nnz %lld %lld %lld", (long long)a.nnz,
+              (long long)b.nnz, (long long)c.nnz);
+        const size_t bi = (size_t)nnz * sizeof(int32_t), bv = (size_t)nnz * sizeof(double);
+        CHECK(!memcmp(a.row, b.row, bi) && !memcmp(a.col, b.col, bi) && !memcmp(a.val, b.val, bv),
+              "streamed plain file differs from the buffer");
+        CHECK(!memcmp(a.row, c.row, bi) && !memcmp(a.col, c.col, bi) && !memcmp(a.val, c.val, bv),
+              "streamed gzip file differs from the buffer");
+    }
+    sps_mm_data_free(&a);
+    sps_mm_data_free(&b);
+    sps_mm_data_free(&c);
+    /* a NUL byte in the entry after the long comment: its line, past several windows */
+    int64_t line = 1;
+    char *nulp = strstr(text + len / 2 + ((size_t)3 << 20), "\n") + 1;
+    for (const char *q = text; q < nulp; q++) line += *q == '\n';
+    nulp[1] = '\0';
+    f = fopen(path, "wb");
+    fwrite(text, 1, len, f);
+    fclose(f);
+    char want[64];
+    snprintf(want, sizeof want, ":%lld: unexpected NUL byte", (long long)line);
+    sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
+    CHECK(sb == SPS_ERR_PARSE && strstr(err, want), "NUL in a later window: %d '%s' (want '%s')", sb, err, want);
+    sps_mm_data_free(&b);
+    /* cut mid-stream: "file ends after k" at the last line */
+    f = fopen(path, "wb");
+    fwrite(text, 1, len / 3, f);
+    fclose(f);
+    sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
+    CHECK(sb == SPS_ERR_PARSE && strstr(err, "expected 400000 entries, file ends after"), "cut file: %d '%s'", sb,
+          err);
+    sps_mm_data_free(&b);
+    /* a line over 64 MiB (no newline at all): refused, not read into memory */
+    f = fopen(path, "wb");
+    fputs("%%MatrixMarket matrix coordinate real general\n", f);
+    memset(text, '1', (size_t)1 << 20);
+    for (int k = 0; k < 66; k++) fwrite(text, 1, (size_t)1 << 20, f);
+    fclose(f);
+    sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
+    CHECK(sb == SPS_ERR_PARSE && strstr(err, "longer than 64 MiB"), "a 66 MiB line: %d '%s'", sb, err);
+    sps_mm_data_free(&b);
+    free(text);
+    /* a FIFO: one open, read from its start (the writer is a child process) */
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo.mtx", tmpdir);
+    if (mkfifo(fifo, 0600) == 0) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            FILE *w = fopen(fifo, "wb");
+            if (w) {
+                fputs("%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 4\n2 2 5\n", w);
+                fclose(w);
+            }
+            _exit(0);
+        }
+        sb = sps_mm_read_file(fifo, NULL, &b, err, sizeof err);
+        CHECK(sb == SPS_OK && b.nnz == 2 && b.val[0] == 4 && b.val[1] == 5, "FIFO: %d '%s'", sb, err);
+        sps_mm_data_free(&b);
+        int ws;
+        waitpid(pid, &ws, 0);
+        unlink(fifo);
+    }
+    unlink(path);
+    unlink(gzp);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_mmio.%ld", (long)getpid());
@@ -1013,6 +1123,7 @@ int main(int argc, char **argv)
     test_nonfinite_and_errors();
     test_files();
     test_roundtrip();
+    test_streaming();
     if (argc > 1 && argv[1][0]) test_bad_files(argv[1]);
     else CHECK(0, "usage: test_mmio DATA_DIR [MATRIX_DIR]");
 

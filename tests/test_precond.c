@@ -244,7 +244,7 @@ static void test_jacobi_errors(void)
     }
     /* a non-finite diagonal entry (row 3), read with allow_nonfinite */
     const char *mm = "%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 2\n2 2 3\n3 3 inf\n4 4 1\n1 4 1\n";
-    sps_read_options ro = {1};
+    sps_read_options ro = {.allow_nonfinite = 1};
     sps_matrix A = NULL;
     sps_precond P = NULL;
     TU_OK(g_ctx, sps_matrix_read_mtx_buffer(g_ctx, mm, strlen(mm), "inf.mtx", SPS_F64, &ro, &A));

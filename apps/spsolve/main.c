@@ -94,7 +94,8 @@ static double unit_roundoff(sps_scalar t) { return (t == SPS_F32 || t == SPS_C32
 static sps_status load_matrix(sps_context ctx, const cli_options *opt, sps_scalar t, sps_matrix *A)
 {
     if (opt->matrix_generated) return sps_matrix_generate(ctx, opt->matrix, t, A);
-    sps_read_options ro = {opt->allow_nonfinite};
+    /* a solve needs a square matrix: refused at the size line, before reading entries */
+    sps_read_options ro = {.allow_nonfinite = opt->allow_nonfinite, .require_square = 1, .max_memory = opt->max_memory};
     return sps_matrix_read_mtx_blocks(ctx, opt->matrix, t, opt->block_size, &ro, A);
 }
 

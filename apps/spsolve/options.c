@@ -16,7 +16,7 @@
 
 enum {
     OPT_X0 = 256, OPT_SOLVER, OPT_PRECOND, OPT_FORMAT, OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR,
-    OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_VERSION, OPT_BLOCK_SIZE, OPT_WRITE_EXPANSION, OPT_TUNE,
+    OPT_HISTORY, OPT_JSON, OPT_NONFINITE, OPT_MAX_MEMORY, OPT_VERSION, OPT_BLOCK_SIZE, OPT_WRITE_EXPANSION, OPT_TUNE,
     OPT_TUNE_BUDGET, OPT_TUNE_CACHE,
     /* the declared parameters: OPT_PARAM + their index in params */
     OPT_PARAM, OPT_PARAM_END = OPT_PARAM + CLI_MAX_PARAMS
@@ -41,6 +41,7 @@ static const struct option fixed_options[] = {
     {"history", required_argument, NULL, OPT_HISTORY},
     {"json", no_argument, NULL, OPT_JSON},
     {"allow-nonfinite", no_argument, NULL, OPT_NONFINITE},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
     {"block-size", required_argument, NULL, OPT_BLOCK_SIZE},
     {"write-expansion", required_argument, NULL, OPT_WRITE_EXPANSION},
     {"help", no_argument, NULL, 'h'},
@@ -513,6 +514,9 @@ static void print_help(FILE *f)
             "      --x0 FILE         initial guess (default: 0)\n"
             "  -o, --output FILE     write x (Matrix Market array) when the solve converged\n"
             "      --allow-nonfinite accept NaN/Inf values in the matrix file\n"
+            "      --max-memory SIZE refuse a -m file whose declared entries take more than SIZE\n"
+            "                        to read (bytes, or with K, M, G, T; none: no limit;\n"
+            "                        default: half the physical memory)\n"
             "      --block-size B    read the scalar -m file as BxB blocks (2..8; 1: scalar entries)\n"
             "      --write-expansion FILE\n"
             "                        write the scalar expansion of the matrix (Matrix Market)\n"
@@ -557,6 +561,33 @@ static void print_help(FILE *f)
 }
 
 static void usage_hint(void) { fprintf(stderr, "Try 'spsolve --help' for more information.\n"); }
+
+/* --max-memory: bytes with an optional K/M/G/T (powers of 1024) suffix, or "none"
+ * (no limit: -1); 0 is refused (the library reads 0 as the default). */
+static int parse_size(const char *opt, const char *s, int64_t *out)
+{
+    if (strcmp(s, "none") == 0) {
+        *out = -1;
+        return 1;
+    }
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(s, &end);
+    double mul = 1;
+    if (end != s && *end) {
+        const char *u = "KMGT", *q = strchr(u, end[0] & ~0x20);
+        if (q && (end[1] == 0 || ((end[1] == 'B' || end[1] == 'b') && end[2] == 0))) {
+            for (const char *k = u; k <= q; k++) mul *= 1024;
+            end += strlen(end);
+        }
+    }
+    if (end == s || *end != 0 || errno == ERANGE || !(v * mul >= 1) || v * mul > 9.2e18) {
+        fprintf(stderr, "spsolve: --%s: expected a size in bytes (e.g. 8G, 500M) or none, got '%s'\n", opt, s);
+        return 0;
+    }
+    *out = (int64_t)(v * mul);
+    return 1;
+}
 
 /* Strict integer parsing into lo..hi (hi = INT_MAX: no upper bound but int's). */
 static int parse_int(const char *opt, const char *s, long lo, long hi, int *out)
@@ -663,6 +694,9 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
         case OPT_MONITOR: opt->monitor = 1; break;
         case OPT_JSON: opt->json = 1; break;
         case OPT_NONFINITE: opt->allow_nonfinite = 1; break;
+        case OPT_MAX_MEMORY:
+            if (!parse_size("max-memory", optarg, &opt->max_memory)) return CLI_PARSE_EXIT_USAGE;
+            break;
         case OPT_BLOCK_SIZE:
             if (!parse_int("block-size", optarg, 1, 8, &opt->block_size)) return CLI_PARSE_EXIT_USAGE;
             break;

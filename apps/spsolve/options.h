@@ -42,6 +42,7 @@ typedef struct {
     int monitor;
     int json;
     int allow_nonfinite;
+    int64_t max_memory;      /* --max-memory bytes (0: the library's default, -1: none) */
     int block_size;          /* --block-size: 1 scalar entries, else read -m as BxB blocks */
     const char *write_expansion; /* --write-expansion: path or NULL */
     int tune;                /* --tune: --format auto times the candidates (sps_matrix_tune) */

@@ -54,6 +54,11 @@ typedef struct {
 /** Options for reading Matrix Market files. */
 typedef struct {
     int allow_nonfinite;   /**< accept NaN/Inf values (rejected by default) */
+    int require_square;    /**< refuse a non-square matrix at the size line, before reading entries */
+    /** Refuse, at the size line, a file whose declared entries take more than this many
+     *  bytes to read (SPS_ERR_PARSE saying how much): 0 = half the physical memory,
+     *  negative = no limit.  The reader streams, so a file's own length costs nothing. */
+    int64_t max_memory;
 } sps_read_options;
 
 /** Read a Matrix Market file (.mtx or .mtx.gz; coordinate or array; real, integer,
