@@ -983,13 +983,10 @@ static sps_status read_ctx(mm_ctx *c, sps_mm_data *out)
     return st;
 }
 
-/* text[len] must be '\0'. */
-static sps_status read_text(const char *text, size_t len, const char *name, const sps_mm_options *opt,
-                            sps_mm_data *out, char *err, size_t errlen)
+/* A context for the source named name, read with opt (NULL: defaults). */
+static mm_ctx ctx_new(const char *name, const sps_mm_options *opt, char *err, size_t errlen)
 {
-    mm_ctx c = {.buf = text,
-                .end = text + len,
-                .name = name ? name : "<buffer>",
+    mm_ctx c = {.name = name,
                 .line = 1,
                 .allow_nonfinite = opt ? opt->allow_nonfinite : 0,
                 .allow_quaternion = opt ? opt->allow_quaternion : 0,
@@ -997,6 +994,16 @@ static sps_status read_text(const char *text, size_t len, const char *name, cons
                 .err = err,
                 .errlen = errlen,
                 .size_hint = -1};
+    return c;
+}
+
+/* text[len] must be '\0'. */
+static sps_status read_text(const char *text, size_t len, const char *name, const sps_mm_options *opt,
+                            sps_mm_data *out, char *err, size_t errlen)
+{
+    mm_ctx c = ctx_new(name ? name : "<buffer>", opt, err, errlen);
+    c.buf = text;
+    c.end = text + len;
     return read_ctx(&c, out);
 }
 
@@ -1055,16 +1062,9 @@ sps_status sps_mm_read_file(const char *path, const sps_mm_options *opt, sps_mm_
         return SPS_ERR_ALLOC;
     }
     gzbuffer(g, 1u << 18);
-    mm_ctx c = {.name = path,
-                .line = 1,
-                .allow_nonfinite = opt ? opt->allow_nonfinite : 0,
-                .allow_quaternion = opt ? opt->allow_quaternion : 0,
-                .opt = opt,
-                .err = err,
-                .errlen = errlen,
-                .src = g,
-                .cap = MM_WINDOW,
-                .size_hint = -1};
+    mm_ctx c = ctx_new(path, opt, err, errlen);
+    c.src = g;
+    c.cap = MM_WINDOW;
     sps_status st = SPS_OK;
     c.win = malloc(c.cap);
     if (!c.win) {
