@@ -658,11 +658,14 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
         return perr(c, c->line, "%lld entries%s exceed the %lld a matrix can hold (32-bit row offsets)",
                     (long long)*nnz_decl, d->symmetry == SPS_MM_GENERAL ? "" : " (up to twice that, mirrored)",
                     (long long)o->max_entries);
+    /* the triplets, and the row offsets and counts of the CSR built from them (rows + 1
+     * each: a 1.4e9 x 3 matrix of one entry asked for 11 GB there; the fuzzer found it) */
     const int64_t per = 2 * (int64_t)sizeof(int32_t) + (int64_t)sizeof(double) * sps_mm_field_values(d->field);
-    if (o && o->max_bytes > 0 && nexp > o->max_bytes / per)
-        return perr(c, c->line, "reading the %lld declared entries takes about %.3g GB, above the limit of %.3g GB "
-                    "(--max-memory)", (long long)*nnz_decl, (double)nexp * (double)per * 1e-9,
-                    (double)o->max_bytes * 1e-9);
+    const double need = (double)nexp * (double)per + 2.0 * ((double)d->rows + 1) * (double)sizeof(int64_t);
+    if (o && o->max_bytes > 0 && need > (double)o->max_bytes)
+        return perr(c, c->line, "reading the %ld x %ld matrix of %lld declared entries takes about %.3g GB, above the "
+                    "limit of %.3g GB (--max-memory)", (long)d->rows, (long)d->cols, (long long)*nnz_decl,
+                    need * 1e-9, (double)o->max_bytes * 1e-9);
     if (*p == '\n') {
         p++;
         c->line++;
@@ -939,6 +942,10 @@ static sps_status parse_text(mm_ctx *c, sps_mm_data *out)
     if (st != SPS_OK) goto fail;
 
     p = skip_noise(c, p);
+    if (c->st != SPS_OK) { /* the stream failed after the entries (a NUL byte, a corrupt gzip tail) */
+        st = c->st;
+        goto fail;
+    }
     if (p != c->end) {
         st = perr(c, c->line, "more entries than the %lld declared", (long long)nnz_decl);
         goto fail;
@@ -966,7 +973,7 @@ static sps_status read_ctx(mm_ctx *c, sps_mm_data *out)
     locale_t cloc = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t old = cloc ? uselocale(cloc) : (locale_t)0;
     sps_status st = parse_text(c, out);
-    if (c->st != SPS_OK) st = c->st; /* the stream's own failure is the cause */
+    if (st != SPS_OK && c->st != SPS_OK) st = c->st; /* the stream's own failure is the cause */
     /* a file of CR-only line endings (old Mac) reads as one line: say so, not only where it broke */
     const int cr_only = c->src ? (!c->saw_nl && c->saw_cr)
                                : (!memchr(c->buf, '\n', (size_t)(c->end - c->buf)) &&

@@ -20,6 +20,9 @@
 #include <limits.h>
 
 #include <complex.h>
+#ifndef CMPLX /* glibc defines it only for GCC (__builtin_complex): clang's builds (fuzzing) */
+#define CMPLX(x, y) ((double _Complex){(double)(x), (double)(y)})
+#endif
 #include <float.h>
 #include <math.h>
 

@@ -1079,6 +1079,14 @@ static void test_streaming(void)
     CHECK(sb == SPS_ERR_PARSE && strstr(err, "longer than 64 MiB"), "a 66 MiB line: %d '%s'", sb, err);
     sps_mm_data_free(&b);
     free(text);
+    /* a NUL byte after the last entry is still an error (the stream failed), and frees */
+    f = fopen(path, "wb");
+    fputs("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 2\n", f);
+    fputc(0, f);
+    fclose(f);
+    sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
+    CHECK(sb == SPS_ERR_PARSE && strstr(err, ":4: unexpected NUL byte"), "NUL after the entries: %d '%s'", sb, err);
+    sps_mm_data_free(&b);
     /* a FIFO: one open, read from its start (the writer is a child process) */
     char fifo[512];
     snprintf(fifo, sizeof fifo, "%s/fifo.mtx", tmpdir);

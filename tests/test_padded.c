@@ -29,6 +29,10 @@
 #include "testutil.h"
 
 #include <complex.h>
+#ifndef CMPLX /* glibc defines CMPLX/CMPLXF only for GCC (__builtin_complex): clang's builds (fuzzing) */
+#define CMPLX(x, y) ((double _Complex){(double)(x), (double)(y)})
+#define CMPLXF(x, y) ((float _Complex){(float)(x), (float)(y)})
+#endif
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>

@@ -627,7 +627,7 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
 static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
 {
     opterr = 0; /* our own messages, with the usage hint */
-    optind = 1;
+    optind = 0; /* glibc: a full re-initialisation (a second parse, e.g. the fuzz harness, starts clean) */
     int c;
     while ((c = getopt_long(argc, argv, ":m:b:o:h", long_options, NULL)) != -1) {
         if (c >= OPT_PARAM && c < OPT_PARAM + nparams) {

@@ -11,6 +11,10 @@
 #error "define SPS_TEMPLATE before including instantiate.h"
 #endif
 #include <complex.h>
+#ifndef CMPLX /* glibc defines CMPLX/CMPLXF only for GCC (__builtin_complex): clang's builds (fuzzing) */
+#define CMPLX(x, y) ((double _Complex){(double)(x), (double)(y)})
+#define CMPLXF(x, y) ((float _Complex){(float)(x), (float)(y)})
+#endif
 #include <math.h>
 
 #define SPS_FN2_(p, n, s) p##_##n##_##s
