@@ -177,7 +177,10 @@ sps_status sps_options_set(sps_options o, const char *name, const char *value)
         return SPS_ERR_ARG;
     }
     char *copy = malloc(strlen(value) + 1);
-    if (!copy) return SPS_ERR_ALLOC;
+    if (!copy) {
+        snprintf(o->err, sizeof o->err, "%s: out of memory for its value", name);
+        return SPS_ERR_ALLOC;
+    }
     strcpy(copy, value);
     free(o->given[i]);
     o->given[i] = copy;

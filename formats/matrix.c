@@ -27,7 +27,7 @@ static sps_status format_and_options(sps_context ctx, sps_format fmt, sps_option
                          (int)fmt, sps_format_list());
     if (!opt) {
         if (sps_format_options_create(fmt, own) != SPS_OK)
-            return sps_error(ctx, SPS_ERR_ALLOC, "%s: cannot make its default options", (*ops)->name);
+            return sps_error(ctx, SPS_ERR_ALLOC, "%s: out of host memory for its default options", (*ops)->name);
         opt = *own;
     } else if (opt->desc != (*ops)->options || opt->n != (*ops)->noptions) {
         return sps_error(ctx, SPS_ERR_ARG, "%s: the options given were made for %s (sps_format_options_create)",

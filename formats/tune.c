@@ -86,8 +86,8 @@ sps_status sps_matrix_convert_spec(sps_matrix A, const char *spec, sps_matrix *B
             st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': expected option=value, got '%s'", spec, tok);
         } else {
             *eq = '\0';
-            if (sps_options_set(o, tok, eq + 1) != SPS_OK)
-                st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': %s", spec, sps_options_error(o));
+            const sps_status so = sps_options_set(o, tok, eq + 1);
+            if (so != SPS_OK) st = sps_error(A->ctx, so, "format spec '%s': %s", spec, sps_options_error(o));
         }
     }
     if (st == SPS_OK) st = sps_matrix_convert(A, fmt, o, B);

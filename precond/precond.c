@@ -71,7 +71,7 @@ sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned f
     P->flags = flags;
     if (sps_options_create(m->name, m->options, m->noptions, &P->opts) != SPS_OK) {
         free(P);
-        return sps_error(ctx, SPS_ERR_ALLOC, "%s: cannot make its options", m->name);
+        return sps_error(ctx, SPS_ERR_ALLOC, "%s: out of host memory for its options", m->name);
     }
     *out = P;
     return SPS_OK;
@@ -87,8 +87,8 @@ const sps_option_desc *sps_precond_options_desc(const char *name, int *n)
 sps_status sps_precond_set_option(sps_precond P, const char *name, const char *value)
 {
     if (!P) return SPS_ERR_ARG;
-    if (sps_options_set(P->opts, name, value) != SPS_OK)
-        return sps_error(P->op.ctx, SPS_ERR_ARG, "sps_precond_set_option: %s", sps_options_error(P->opts));
+    const sps_status st = sps_options_set(P->opts, name, value);
+    if (st != SPS_OK) return sps_error(P->op.ctx, st, "sps_precond_set_option: %s", sps_options_error(P->opts));
     return SPS_OK;
 }
 

@@ -86,7 +86,8 @@ static int failf(int rc, const char *fmt, ...)
 static int fail(sps_context ctx, sps_status st, const char *what)
 {
     const char *msg = ctx ? sps_context_error(ctx) : "";
-    return failf(EXIT_INPUT, "%s%s%s", what ? what : "", what ? ": " : "", msg && msg[0] ? msg : sps_status_name(st));
+    if (!(msg && msg[0])) msg = st == SPS_ERR_ALLOC ? "out of memory (SPS_ERR_ALLOC)" : sps_status_name(st);
+    return failf(EXIT_INPUT, "%s%s%s", what ? what : "", what ? ": " : "", msg);
 }
 
 static double unit_roundoff(sps_scalar t) { return (t == SPS_F32 || t == SPS_C32) ? 0x1p-24 : 0x1p-53; }

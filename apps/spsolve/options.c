@@ -229,7 +229,8 @@ static struct cli_sets *sets_make(void)
                                                    : sps_options_create(*name ? name : "every solver", d, n,
                                                                         &s->of[g][o]);
             if (st != SPS_OK) {
-                fprintf(stderr, "spsolve: cannot make the options of %s\n", *name ? name : "every solver");
+                fprintf(stderr, "spsolve: cannot make the options of %s: %s\n", *name ? name : "every solver",
+                        st == SPS_ERR_ALLOC ? "out of memory" : sps_status_name(st));
                 sets_free(s);
                 return NULL;
             }

@@ -36,3 +36,11 @@ sps_add_unit_test(NAME test_formats
   LABELS unit)
 # the test parses the .mtx.gz corpus independently of io/mmio.c
 target_link_libraries(test_formats PRIVATE ZLIB::ZLIB OpenMP::OpenMP_C)
+# allocation fault injection: meaningful in a -DSPSOLVE_FAULT_INJECTION=ON build
+# (.ci/run's sanitizer build), skipped (77) otherwise
+sps_add_unit_test(NAME test_fault
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_fault.c
+  LABELS unit)
+if(SPSOLVE_FAULT_INJECTION)
+  target_compile_definitions(test_fault PRIVATE SPS_FAULT_INJECTION_BUILD)
+endif()

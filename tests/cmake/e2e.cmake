@@ -98,3 +98,8 @@ set(SPS_MATRIX_DIR "${_sps_mdir}")
   sps_e2e(matrix.default_solver_nonsym matrix.cmake -DMATRIX=${SPS_MATRIX_DIR}/nonsym/steam3.mtx.gz
           -DEXPECT_SOLVER=gmres -DPRECOND=jacobi)
 endblock()
+
+# allocation fault injection over a whole CLI run (-DSPSOLVE_FAULT_INJECTION=ON only)
+if(SPSOLVE_FAULT_INJECTION)
+  sps_e2e(fault_cli fault.cmake -DSCENARIO=fault_cli)
+endif()
