@@ -149,7 +149,8 @@ static sps_status from_coo_entries(sps_context ctx, const char *fn, sps_index n,
     *A = NULL;
     SPS_CHECK(entry_args(ctx, fn, n, m, e, t));
     if (nnz < 0 || nnz > INT32_MAX)
-        return sps_error(ctx, SPS_ERR_ARG, "%s: %lld nonzeros (must be 0..%d)", fn, (long long)nnz, (int)INT32_MAX);
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %lld nonzeros (must be 0..%d: row offsets are 32-bit)", fn,
+                         (long long)nnz, (int)INT32_MAX);
     if (nnz > 0 && (!row || !col || !val)) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL array", fn);
     double *dv = NULL;
     SPS_CHECK(vals_to_double(ctx, t, sps_entry_values(e), nnz, row, col, val, &dv));

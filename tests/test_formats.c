@@ -754,6 +754,33 @@ static void test_generate_stencil27b3(sps_scalar t)
     }
 }
 
+/* Sizes at the edges (issue 24 item 12): what 32-bit offsets and indices cannot hold
+ * is refused with the count, before any array is read or allocated: 2^31 triplets,
+ * an operator of more than 2^31 - 1 scalar rows from compound entries. */
+static void test_size_edges(void)
+{
+    const sps_index r[1] = {0}, c[1] = {0};
+    const double v[64] = {1.0};
+    sps_matrix A = (sps_matrix)&A;
+    sps_status s = sps_matrix_from_coo(ctx, 4, 4, (int64_t)INT32_MAX + 1, r, c, v, SPS_F64, &A);
+    TU_CHECK(s == SPS_ERR_ARG && A == NULL && contains(sps_context_error(ctx), "2147483648 nonzeros") &&
+                 contains(sps_context_error(ctx), "32-bit"),
+             "2^31 triplets: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    A = (sps_matrix)&A;
+    s = sps_matrix_from_coo_entries(ctx, 300000000, 300000000, 1, r, c, v, sps_entry_block(8), SPS_F64, &A);
+    TU_CHECK(s == SPS_ERR_ARG && A == NULL && contains(sps_context_error(ctx), "exceed the 32-bit index range"),
+             "3e8 8x8-block rows (2.4e9 scalar rows): %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    A = (sps_matrix)&A;
+    s = sps_matrix_from_coo(ctx, 4, 4, -1, r, c, v, SPS_F64, &A);
+    TU_CHECK(s == SPS_ERR_ARG && A == NULL, "negative nnz: %s", sps_status_name(s));
+    /* a size line declaring 2^31 entries: the reader refuses it there (no arrays) */
+    const char *mm = "%%MatrixMarket matrix coordinate real general\n100000 100000 2147483648\n1 1 1\n";
+    A = NULL;
+    s = sps_matrix_read_mtx_buffer(ctx, mm, strlen(mm), "big", SPS_F64, NULL, &A);
+    TU_CHECK(s == SPS_ERR_PARSE && A == NULL && contains(sps_context_error(ctx), "big:2: 2147483648 entries exceed"),
+             "2^31 declared entries: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+}
+
 static void test_generate_errors(void)
 {
     const char *bad[] = {"poisson2d", "poisson2d:", "poisson2d:0", "poisson2d:-3", "poisson2d:x", "poisson2d:4x",
@@ -1205,6 +1232,7 @@ int main(int argc, char **argv)
     test_registry();
     test_convert_errors();
     test_generate_errors();
+    test_size_edges();
     test_auto_format();
     test_mtx_buffer();
     test_mtx_empty();
