@@ -1,12 +1,16 @@
-/* Solver-level determinism on the CPU backend (issue 24 item 11): the same solve
- * twice, and with 1, 2 and 3 OpenMP threads, gives bit-identical x and residual
+/* Solver-level determinism (issue 24 item 11): the same solve twice, and on the CPU
+ * backend with 1, 2 and 3 OpenMP threads, gives bit-identical x and residual
  * history, for every scalar format of the registry and CG / BiCGSTAB / GMRES(10),
- * f64 and c64, with none and Jacobi.  Matrices: 2D Poisson (SPD) for CG, a
+ * f64 and c64, with none and Jacobi.  Built with SPS_DET_GPU (test_gpu_determinism,
+ * label gpu) it runs on the CUDA backend: every solve twice, bit for bit.  Matrices: 2D Poisson (SPD) for CG, a
  * nonsymmetric convection-diffusion-like matrix for BiCGSTAB and GMRES; sizes large
  * enough (> the kernels' threading thresholds) that the threaded paths run.
  * Ends with "N passed, M failed". */
 #include "testutil.h"
 #include "kernels/cpu/common.h" /* SPS_OMP_MIN: the grids are just above it */
+#ifdef SPS_DET_GPU
+#include "test_gpu_util.h"
+#endif
 
 #include <math.h>
 #include <omp.h>
@@ -104,7 +108,15 @@ static void free_out(run_out *o)
 
 int main(void)
 {
+#ifdef SPS_DET_GPU
+    const int rc = gpu_setup("test_gpu_determinism");
+    if (rc) return rc;
+    ctx = g_gpu;
+    const int runs = 2; /* threads do not apply: the second run must repeat the first */
+#else
     if (tu_cpu_context(&ctx)) return 1;
+    const int runs = 3; /* 1, 2 and 3 threads */
+#endif
     static const char *solvers[] = {"cg", "bicgstab", "gmres"};
     static const char *pcs[] = {"none", "jacobi"};
     static const sps_scalar types[] = {SPS_F64, SPS_C64};
@@ -133,12 +145,12 @@ int main(void)
                 const sps_index n = info.rows;
                 for (int pi = 0; pi < 2; pi++) {
                     run_out ref = solve(A, solvers[si], pcs[pi], 1);
-                    for (int th = 1; th <= 3; th++) {
+                    for (int th = 1; th <= runs; th++) {
                         run_out o = solve(A, solvers[si], pcs[pi], th);
                         TU_CHECK(o.its == ref.its && o.len == ref.len &&
                                      !memcmp(o.hist, ref.hist, (size_t)ref.len * sizeof *ref.hist) &&
                                      !memcmp(o.x, ref.x, (size_t)n * sps_scalar_size(t)),
-                                 "%s %s + %s [%s], %d threads: not the bits of 1 thread (%d / %d iterations)", f,
+                                 "%s %s + %s [%s], run %d (threads): not the bits of the first (%d / %d iterations)", f,
                                  solvers[si], pcs[pi], sps_scalar_name(t), th, o.its, ref.its);
                         free_out(&o);
                     }
@@ -151,6 +163,10 @@ int main(void)
         TU_DESTROY_MATRICES(spd, gen);
     }
     free(list);
+#ifdef SPS_DET_GPU
+    gpu_teardown();
+#else
     sps_context_destroy(ctx);
+#endif
     return tu_finish();
 }

@@ -25,3 +25,15 @@ foreach(_t ${_sps_gpu_tests})
   endif()
   set_tests_properties(${_t} PROPERTIES TIMEOUT 900)
 endforeach()
+# solver-level determinism on CUDA (issue 24 item 11): test_determinism.c with
+# SPS_DET_GPU, every format x solver solved three times, bit for bit
+if(EXISTS ${CMAKE_SOURCE_DIR}/solvers/solver.c)
+  sps_add_unit_test(NAME test_gpu_determinism
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_determinism.c ${_sps_gpu_common}
+    LABELS gpu)
+  target_compile_definitions(test_gpu_determinism PRIVATE SPS_DET_GPU)
+  if(SPS_HAVE_CUDA)
+    target_compile_definitions(test_gpu_determinism PRIVATE SPS_HAVE_CUDA)
+  endif()
+  set_tests_properties(test_gpu_determinism PROPERTIES TIMEOUT 900)
+endif()
