@@ -134,6 +134,12 @@ int main(void)
         for (char *f = strtok_r(names, ", ", &save); f; f = strtok_r(NULL, ", ", &save)) {
             sps_format fmt;
             if (sps_format_by_name(f, &fmt) != SPS_OK || sps_format_compound(fmt)) continue;
+#ifdef SPS_DET_GPU
+            /* hola's SpMV adds its blocks' first and last rows with atomics: documented as
+             * not bit-reproducible on CUDA (README "Reproducibility"); the GMRES solves
+             * here differ run to run */
+            if (!strcmp(f, "hola")) continue;
+#endif
             for (int si = 0; si < 3; si++) {
                 sps_matrix src = si == 0 ? spd : gen, A = NULL;
                 if (sps_matrix_convert(src, fmt, NULL, &A) != SPS_OK) { /* a padded format may refuse (max-fill) */
