@@ -18,6 +18,13 @@ void sps_fault_set(long k);
 long sps_fault_hits(void);
 /** Allocations counted since the last sps_fault_set. */
 long sps_fault_count(void);
+/** The same for the CUDA backend's device allocations (SPS_FAULT_DEVICE_AT=k for a
+ *  process); the backend refuses the k-th as out of device memory. */
+void sps_fault_set_device(long k);
+long sps_fault_device_hits(void);
+long sps_fault_device_count(void);
+/** Whether this device allocation fails (the CUDA backend's hook). */
+int sps_fi_device_fail(void);
 
 void *sps_fi_malloc(size_t n);
 void *sps_fi_calloc(size_t n, size_t size);

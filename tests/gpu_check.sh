@@ -5,15 +5,17 @@
 #   2. ctest -L gpu, then the rest of the suite (ctest -LE gpu);
 #   3. compute-sanitizer --tool memcheck and --tool racecheck on the GPU test
 #      executables with SPS_GPU_TEST_SMALL=1;
-#   4. spbench --quick when the build produced it.
+#   4. spbench --quick when the build produced it;
+#   5. a fault-injection build (-DSPSOLVE_FAULT_INJECTION=ON) and test_gpu_fault.
 # Logs go to $OUT (default ./gpu-out), at most 8 files: SUMMARY, build.log,
-# ctest_gpu.log, ctest_rest.log, memcheck.log, racecheck.log, spbench.log.
+# ctest_gpu.log, ctest_rest.log, memcheck.log, racecheck.log, spbench.log, fault.log.
 # SUMMARY is short: one line per step plus the test and sanitizer verdicts.
 #
 # Usage: tests/gpu_check.sh [SRC]      SRC: source tree (default: this script's repository);
 #        carried data is looked for in SRC/.devdata, then beside this script.
 # Environment: OUT, CUDA_ARCH (default 90), JOBS (default 16), BUILD (default SRC/build-gpu),
-#              SKIP_SANITIZER=1, SKIP_BENCH=1, TESTS=REGEX (only those tests, no sanitizer), SANITIZE_TESTS="test_gpu_x ..." (the list run
+#              SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_FAULT=1, TESTS=REGEX (only those tests, no
+#              sanitizer, no fault build unless FAULT=1), SANITIZE_TESTS="test_gpu_x ..." (the list run
 #              under both sanitizer tools; default all six).
 # Exit status: 0 when the build succeeded and no test or sanitizer check failed.
 set -u
@@ -120,6 +122,24 @@ if [ "${SKIP_BENCH:-0}" != 1 ] && [ -x "$BUILD/spbench" ]; then
   if [ -n "$md" ]; then cat "$md" >>"$OUT/spbench.log"; fi
   rm -rf "$OUT/bench"
   say "spbench --quick: rc=$rc in $(( $(now) - t0 )) s"
+fi
+
+# ---------------------------------------------------------------- device allocation faults
+# a second build with -DSPSOLVE_FAULT_INJECTION=ON: test_gpu_fault fails each device
+# allocation of a read/convert/precondition/solve scenario in turn (skipped with
+# TESTS=... unless FAULT=1, or with SKIP_FAULT=1)
+if [ "${SKIP_FAULT:-0}" != 1 ] && { [ -z "${TESTS:-}" ] || [ "${FAULT:-0}" = 1 ]; }; then
+  t0=$(now)
+  FB="${BUILD}-fault"
+  { cmake -S "$SRC" -B "$FB" "${gen[@]}" "${cfg[@]}" -DSPSOLVE_FAULT_INJECTION=ON &&
+    cmake --build "$FB" -j"$JOBS" --target test_gpu_fault; } >"$OUT/fault.log" 2>&1
+  rc=$?
+  if [ $rc -eq 0 ]; then
+    timeout 900 "$FB/tests/test_gpu_fault" >>"$OUT/fault.log" 2>&1
+    rc=$?
+  fi
+  say "fault injection (device allocations): rc=$rc in $(( $(now) - t0 )) s: $(grep -E 'allocations failed in turn|passed, [0-9]+ failed' "$OUT/fault.log" | tr '\n' ' ')"
+  [ $rc -ne 0 ] && fail=1
 fi
 
 [ $fail -eq 0 ] && say "RESULT: PASS" || say "RESULT: FAIL"

@@ -5,9 +5,25 @@
  * again and again with its k-th host allocation failing, for every k until a run
  * makes fewer than k allocations.  Each run must stop at the failure with
  * SPS_ERR_ALLOC and a message, clean up (LeakSanitizer checks at exit), and leave
- * the process able to run the whole scenario again.  Ends "N passed, M failed". */
+ * the process able to run the whole scenario again.  Built with SPS_FAULT_GPU
+ * (test_gpu_fault, label gpu) the scenario runs on the CUDA backend and its device
+ * allocations fail in turn instead.  Ends "N passed, M failed". */
 #include "testutil.h"
 #include "core/fault.h"
+#ifdef SPS_FAULT_GPU
+#include "test_gpu_util.h"
+#define FAULT_BACKEND SPS_BACKEND_CUDA
+#define fault_set sps_fault_set_device
+#define fault_hits sps_fault_device_hits
+#define fault_count sps_fault_device_count
+#define FAULT_WHAT "device"
+#else
+#define FAULT_BACKEND SPS_BACKEND_CPU
+#define fault_set sps_fault_set
+#define fault_hits sps_fault_hits
+#define fault_count sps_fault_count
+#define FAULT_WHAT "host"
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,7 +97,7 @@ static void scenario(outcome *o)
 {
     memset(o, 0, sizeof *o);
     sps_context ctx = NULL;
-    if (!step(o, NULL, sps_context_create(&ctx, SPS_BACKEND_CPU, 0), "context")) return;
+    if (!step(o, NULL, sps_context_create(&ctx, FAULT_BACKEND, 0), "context")) return;
     sps_matrix A = NULL, C = NULL, Q = NULL;
     int ok = step(o, ctx, sps_matrix_read_mtx_buffer(ctx, mtx_real, strlen(mtx_real), "real", SPS_F64, NULL, &A), "read") &&
              step(o, ctx, sps_matrix_read_mtx_buffer(ctx, mtx_cplx, strlen(mtx_cplx), "cplx", SPS_C64, NULL, &C), "read") &&
@@ -126,30 +142,35 @@ int main(void)
         printf("test_fault: the library is not built with SPSOLVE_FAULT_INJECTION: skipped\n");
         return 77;
     }
+#ifdef SPS_FAULT_GPU
+    const int rc = gpu_setup("test_gpu_fault");
+    if (rc) return rc;
+    gpu_teardown(); /* only the check for a device: the scenario makes its own contexts */
+#endif
     outcome o;
-    sps_fault_set(0);
+    fault_set(0);
     scenario(&o);
     TU_CHECK(o.st == SPS_OK, "the scenario without injection: %s at %s: %s", sps_status_name(o.st), o.where, o.msg);
     long k = 1, runs = 0, bad = 0;
     for (;; k++) {
-        sps_fault_set(k);
+        fault_set(k);
         scenario(&o);
-        const long hits = sps_fault_hits(), count = sps_fault_count();
-        sps_fault_set(0);
+        const long hits = fault_hits(), count = fault_count();
+        fault_set(0);
         if (!hits) break; /* fewer than k allocations: every one has failed once */
         runs++;
         /* the context's own creation has no context to hold a message */
         const int good = o.st == SPS_ERR_ALLOC && (strstr(o.msg, "memory") || !strcmp(o.where, "context"));
         bad += !good;
-        TU_CHECK(good, "allocation %ld of %ld failed: the scenario %s (%s at %s: '%s')", k, count,
+        TU_CHECK(good, FAULT_WHAT " allocation %ld of %ld failed: the scenario %s (%s at %s: '%s')", k, count,
                  o.st == SPS_OK ? "ran on regardless" : "stopped otherwise", sps_status_name(o.st), o.where, o.msg);
         if (bad > 40) break; /* enough to go on */
     }
-    TU_CHECK(runs >= 100, "only %ld allocations in the scenario: is the injection built in?", runs);
+    TU_CHECK(runs >= 50, "only %ld " FAULT_WHAT " allocations in the scenario: is the injection built in?", runs);
     /* afterwards, the library works as before */
     scenario(&o);
     TU_CHECK(o.st == SPS_OK, "the scenario after the injections: %s at %s: %s", sps_status_name(o.st), o.where,
              o.msg);
-    printf("test_fault: %ld allocations failed in turn, one a run\n", runs);
+    printf("test_fault: %ld " FAULT_WHAT " allocations failed in turn, one a run\n", runs);
     return tu_finish();
 }

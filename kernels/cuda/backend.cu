@@ -28,6 +28,9 @@
  * and on allocation; several contexts on different devices in one host thread
  * must not interleave kernel calls. */
 #include "kernels/cuda/common.cuh"
+#ifdef SPS_FAULT_INJECTION
+extern "C" int sps_fi_device_fail(void); /* core/fault.c, linked in a fault-injection build */
+#endif
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,6 +187,10 @@ static sps_status cuda_alloc(sps_exec *ex, void **p, size_t bytes)
 {
     sps_cuda_state *st = sps_cust(ex);
     *p = NULL;
+#ifdef SPS_FAULT_INJECTION /* core/fault.c's device counter (a test build): the same refusal as a full device */
+    if (sps_fi_device_fail())
+        return sps_kerror(ex, SPS_ERR_ALLOC, "out of device memory: %zu bytes requested (an injected failure)", bytes);
+#endif
     SPS_CU(ex, cudaSetDevice(ex->device));
     cudaError_t e = cuda_alloc_once(st, p, bytes);
     if (e == cudaErrorMemoryAllocation && st->pool) {

@@ -37,3 +37,18 @@ if(EXISTS ${CMAKE_SOURCE_DIR}/solvers/solver.c)
   endif()
   set_tests_properties(test_gpu_determinism PROPERTIES TIMEOUT 900)
 endif()
+# device allocation fault injection (issue 24 item 10): test_fault.c with SPS_FAULT_GPU,
+# meaningful in a -DSPSOLVE_FAULT_INJECTION=ON CUDA build (tests/gpu_check.sh makes one)
+if(EXISTS ${CMAKE_SOURCE_DIR}/solvers/solver.c)
+  sps_add_unit_test(NAME test_gpu_fault
+    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_fault.c ${_sps_gpu_common}
+    LABELS gpu)
+  target_compile_definitions(test_gpu_fault PRIVATE SPS_FAULT_GPU)
+  if(SPS_HAVE_CUDA)
+    target_compile_definitions(test_gpu_fault PRIVATE SPS_HAVE_CUDA)
+  endif()
+  if(SPSOLVE_FAULT_INJECTION)
+    target_compile_definitions(test_gpu_fault PRIVATE SPS_FAULT_INJECTION_BUILD)
+  endif()
+  set_tests_properties(test_gpu_fault PROPERTIES TIMEOUT 900)
+endif()
