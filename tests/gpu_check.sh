@@ -7,7 +7,7 @@
 #      executables with SPS_GPU_TEST_SMALL=1;
 #   4. spbench --quick when the build produced it;
 #   5. a fault-injection build (-DSPSOLVE_FAULT_INJECTION=ON) and test_gpu_fault.
-# Logs go to $OUT (default ./gpu-out), at most 8 files: SUMMARY, build.log,
+# Logs go to $OUT (default ./gpu-out), at most 9 files: SUMMARY, build.log,
 # ctest_gpu.log, ctest_rest.log, memcheck.log, racecheck.log, spbench.log, fault.log.
 # SUMMARY is short: one line per step plus the test and sanitizer verdicts.
 #
