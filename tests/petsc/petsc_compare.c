@@ -67,6 +67,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define SKIP_CODE 77
 #define RTOL 1e-8
@@ -254,8 +255,16 @@ static sps_status build_convdiff(sps_context ctx, int N, sps_matrix *A)
 }
 
 /* ------------------------------------------------------------ ours */
+static double wall(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 typedef struct {
     int converged, iterations;
+    double seconds;   /* preconditioner setup + solve, wall clock (bench/cpu_petsc.sh reads it) */
     const char *what; /* reason name */
     double *x;
     double *hist; /* residual history (-v), hist_len entries, malloc'd */
@@ -274,6 +283,7 @@ static int solve_ours(sps_context ctx, sps_matrix A, int n, const double *b, sps
     out->converged = 0;
     out->iterations = -1;
     out->what = "error";
+    const double t0 = wall();
     if ((st = sps_operator_from_matrix(A, &op)) != SPS_OK) goto fail;
     if (pc == 3) {
         if ((st = sps_precond_new(ctx, "bjacobi", &P)) != SPS_OK ||
@@ -296,6 +306,7 @@ static int solve_ours(sps_context ctx, sps_matrix A, int n, const double *b, sps
     sps_result res;
     memset(&res, 0, sizeof res);
     st = sps_solver_solve(s, vb, vx, &res);
+    out->seconds = wall() - t0;
     if (st != SPS_OK && st != SPS_ERR_NOT_CONVERGED && st != SPS_ERR_BREAKDOWN && st != SPS_ERR_NUMERIC) goto fail;
     out->converged = st == SPS_OK;
     out->iterations = res.iterations;
@@ -409,8 +420,10 @@ static PetscErrorCode solve_petsc(Mat M, int n, const double *b, sps_solver_type
     PetscCall(KSPSetInitialGuessNonzero(ksp, PETSC_FALSE));
     PetscCall(KSPSetErrorIfNotConverged(ksp, PETSC_FALSE));
     PetscCall(KSPSetResidualHistory(ksp, NULL, PETSC_DECIDE, PETSC_TRUE));
+    const double t0 = wall();
     PetscCall(KSPSetUp(ksp));
     PetscCall(KSPSolve(ksp, vb, vx));
+    out->seconds = wall() - t0;
     {
         const PetscReal *h;
         PetscInt hn;
@@ -617,9 +630,10 @@ static void run_case(sps_context ctx, const char *dir, const case_t *c, sps_solv
             printf("    histories: ours %d, petsc %d entries; first relative difference > 1e-6 at k = %d\n",
                    ours.hist_len, pets.hist_len, part);
         }
-        printf("%-14s %-8s %-6s its %5d/%-5d reldiff %.2e  res %.1e/%.1e  |x-1| %.1e  %s/%s  %s%s\n",
+        printf("%-14s %-8s %-6s its %5d/%-5d reldiff %.2e  res %.1e/%.1e  |x-1| %.1e  %s/%s  ms %.3g/%.3g  %s%s\n",
                short_name(c->src), solver_name(stype), pcname, ours.iterations, pets.iterations, rel, ours_res,
-               pets_res, err1, ours.what, pets.what, pass ? "PASS" : "FAIL", why);
+               pets_res, err1, ours.what, pets.what, 1e3 * ours.seconds, 1e3 * pets.seconds, pass ? "PASS" : "FAIL",
+               why);
         fflush(stdout);
         if (pass) n_pass++;
         else n_fail++;
