@@ -140,6 +140,7 @@ struct sps_matrix_s {
     sps_symmetry sym;
     void *store;                  /* format private */
     sps_launch_variant lv;        /* the kernels' launch variant (kernels/launch.h); zero: the defaults */
+    char warning[256];            /* what reading it went on despite (sps_matrix_warning), "" when nothing */
 };
 
 /** The size of A as an operator: n * d x m * d scalars (d = sps_entry_dim: 1 for scalar entries). */

@@ -285,6 +285,8 @@ sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col
     return SPS_OK;
 }
 
+const char *sps_matrix_warning(sps_matrix A) { return A ? A->warning : ""; }
+
 sps_status sps_matrix_info(sps_matrix A, sps_matrix_info_t *info)
 {
     if (!A || !info) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_info: NULL info") : SPS_ERR_ARG;

@@ -50,6 +50,7 @@ static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps
     }
     st = sps_matrix_from_csr_host(ctx, &h, h.entry.kind == SPS_ENTRY_SCALAR ? SPS_FMT_CSR : SPS_FMT_BCSR, NULL,
                                   mm_sym(d->symmetry), A);
+    if (st == SPS_OK && d->warning[0]) snprintf((*A)->warning, sizeof (*A)->warning, "%s", d->warning);
     sps_csr_host_free(&h);
     return st;
 }

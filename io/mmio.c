@@ -98,7 +98,104 @@ static const unsigned char cls[256] = {
  * longer line, up to MM_MAX_LINE) plus the entries, whatever the stream's length
  * (a /dev/zero or an endless pipe no longer fills memory before the parse).  A
  * buffer (sps_mm_read_buffer) is one window with no source. */
-enum { MM_WINDOW = 4 << 20, MM_MAX_LINE = 64 << 20 };
+enum { MM_WINDOW = 4 << 20, MM_MAX_LINE = 64 << 20, MM_RAW = 1 << 18 };
+
+/* The bytes of a file, gunzipped when it starts with the gzip magic: inflate member
+ * by member, so that a concatenation of gzip members reads as one text (as gzip -d
+ * does) and bytes after the last member that start no other one are noticed (zlib's
+ * gzread drops them silently) and reported as a warning. */
+typedef struct {
+    int fd;
+    int gz;              /* 1: gzip; 0: plain, passed through */
+    int in_eof, done;    /* the descriptor is exhausted; the gzip data has ended */
+    z_stream zs;
+    int zinit;
+    unsigned char *in;   /* MM_RAW bytes of raw input: zs.next_in .. + zs.avail_in unread */
+    int64_t trailing;    /* bytes after the last gzip member (-1: some, count unknown) */
+} mm_src;
+
+/* More raw input after the unread zs.avail_in bytes, moved to the front; 0, or -1
+ * on a read error (errno). */
+static int src_fill(mm_src *s)
+{
+    if (s->in_eof) return 0;
+    if (s->zs.avail_in && s->zs.next_in != s->in) memmove(s->in, s->zs.next_in, s->zs.avail_in);
+    s->zs.next_in = s->in;
+    ssize_t r;
+    do r = read(s->fd, s->in + s->zs.avail_in, MM_RAW - s->zs.avail_in);
+    while (r < 0 && errno == EINTR);
+    if (r < 0) return -1;
+    if (r == 0) s->in_eof = 1;
+    s->zs.avail_in += (uInt)r;
+    return 0;
+}
+
+/* Up to want bytes of text into dst: their count, 0 at the end, -1 on an error
+ * (message in why: errno's, or zlib's for corrupt or truncated gzip). */
+static long src_read(mm_src *s, char *dst, size_t want, char *why, size_t whylen)
+{
+    if (!s->gz) { /* plain: what the first fill read, then the descriptor */
+        if (s->zs.avail_in) {
+            const size_t n = s->zs.avail_in < want ? s->zs.avail_in : want;
+            memcpy(dst, s->zs.next_in, n);
+            s->zs.next_in += n;
+            s->zs.avail_in -= (uInt)n;
+            return (long)n;
+        }
+        ssize_t r;
+        do r = read(s->fd, dst, want);
+        while (r < 0 && errno == EINTR);
+        if (r < 0) snprintf(why, whylen, "%s", strerror(errno));
+        return (long)r;
+    }
+    for (;;) {
+        if (s->done) return 0;
+        if (s->zs.avail_in == 0 && src_fill(s) < 0) {
+            snprintf(why, whylen, "%s", strerror(errno));
+            return -1;
+        }
+        s->zs.next_out = (Bytef *)dst;
+        s->zs.avail_out = (uInt)want;
+        const int z = inflate(&s->zs, Z_NO_FLUSH);
+        const long got = (long)(want - s->zs.avail_out);
+        if (z == Z_STREAM_END) { /* another member, or the end, or bytes that are neither */
+            if (s->zs.avail_in < 2 && src_fill(s) < 0) {
+                snprintf(why, whylen, "%s", strerror(errno));
+                return -1;
+            }
+            if (s->zs.avail_in >= 2 && s->zs.next_in[0] == 0x1f && s->zs.next_in[1] == 0x8b) {
+                inflateReset(&s->zs);
+            } else {
+                s->done = 1;
+                if (s->zs.avail_in) { /* count them where the descriptor ends (a file; a pipe: read on) */
+                    int64_t t = s->zs.avail_in;
+                    for (int k = 0; k < 4096 && !s->in_eof; k++) { /* at most 1 GiB more */
+                        s->zs.avail_in = 0;
+                        if (src_fill(s) < 0) break;
+                        t += s->zs.avail_in;
+                    }
+                    s->trailing = s->in_eof ? t : -1;
+                }
+            }
+            if (got) return got;
+            continue;
+        }
+        if (got) return got;
+        if (z == Z_OK || z == Z_BUF_ERROR) { /* no output yet: it needs more input */
+            if (s->in_eof) {
+                snprintf(why, whylen, "gzip: unexpected end of file (truncated)");
+                return -1;
+            }
+            if (src_fill(s) < 0) {
+                snprintf(why, whylen, "%s", strerror(errno));
+                return -1;
+            }
+            continue;
+        }
+        snprintf(why, whylen, "gzip: %s", s->zs.msg ? s->zs.msg : "corrupt data");
+        return -1;
+    }
+}
 
 typedef struct {
     const char *buf, *end; /* *end == '\0' */
@@ -110,7 +207,7 @@ typedef struct {
     char *err;
     size_t errlen;
     /* streaming (src != NULL) */
-    gzFile src;
+    mm_src *src;
     char *win;             /* the window's storage: the window, then the partial line after it */
     size_t cap, fill;      /* bytes allocated, bytes of data in win */
     char held;             /* the byte under the sentinel (when end < win + fill) */
@@ -227,21 +324,15 @@ static const char *refill(mm_ctx *c, const char *p)
             c->cap *= 2;
         }
         size_t want = c->cap - c->fill - 1;
-        if (want > (1u << 30)) want = 1u << 30; /* gzread takes an unsigned, returns an int */
-        const int r = gzread(c->src, w + c->fill, (unsigned)want);
-        if (r <= 0) {
-            int errnum = Z_OK;
-            const char *msg = gzerror(c->src, &errnum);
-            if (r < 0 || (errnum != Z_OK && errnum != Z_STREAM_END)) { /* Z_BUF_ERROR: truncated; Z_DATA_ERROR: corrupt */
-                if (msg && msg[0] == '<') { /* zlib names the stream "<fd:N>: ": the path is ours to give */
-                    const char *colon = strstr(msg, ": ");
-                    if (colon) msg = colon + 2;
-                }
-                set_err(c->err, c->errlen, "cannot read '%s': %s%s", c->name, errnum == Z_ERRNO ? "" : "gzip: ",
-                        errnum == Z_ERRNO ? strerror(errno) : (msg && msg[0] ? msg : "error"));
-                st = SPS_ERR_IO;
-                break;
-            }
+        if (want > (1u << 30)) want = 1u << 30; /* inflate counts in uInt */
+        char why[192];
+        const long r = src_read(c->src, w + c->fill, want, why, sizeof why);
+        if (r < 0) {
+            set_err(c->err, c->errlen, "cannot read '%s': %s", c->name, why);
+            st = SPS_ERR_IO;
+            break;
+        }
+        if (r == 0) {
             c->eof = 1;
             break;
         }
@@ -1062,29 +1153,49 @@ sps_status sps_mm_read_file(const char *path, const sps_mm_options *opt, sps_mm_
         set_err(err, errlen, "cannot read '%s': it is a directory", path);
         return SPS_ERR_IO;
     }
-    gzFile g = gzdopen(fd, "rb");
-    if (!g) {
-        close(fd);
-        set_err(err, errlen, "cannot open '%s': out of memory for the gzip reader", path);
-        return SPS_ERR_ALLOC;
-    }
-    gzbuffer(g, 1u << 18);
+    mm_src src;
+    memset(&src, 0, sizeof src);
+    src.fd = fd;
     mm_ctx c = ctx_new(path, opt, err, errlen);
-    c.src = g;
+    c.src = &src;
     c.cap = MM_WINDOW;
     sps_status st = SPS_OK;
     c.win = malloc(c.cap);
-    if (!c.win) {
-        set_err(err, errlen, "cannot read '%s': out of memory for a %zu-byte read window", path, c.cap);
+    src.in = malloc(MM_RAW);
+    if (!c.win || !src.in) {
+        set_err(err, errlen, "cannot read '%s': out of memory for its read buffers", path);
         st = SPS_ERR_ALLOC;
+    } else if (src_fill(&src) < 0) {
+        set_err(err, errlen, "cannot read '%s': %s", path, strerror(errno));
+        st = SPS_ERR_IO;
     } else {
-        c.buf = c.end = c.win;
-        refill(&c, c.win);
-        if (regular && gzdirect(g)) c.size_hint = (int64_t)sb.st_size; /* plain text: its size bounds the entries */
-        st = read_ctx(&c, out);
+        src.gz = src.zs.avail_in >= 2 && src.in[0] == 0x1f && src.in[1] == 0x8b;
+        if (src.gz) {
+            if (inflateInit2(&src.zs, 16 + MAX_WBITS) != Z_OK) { /* 16: gzip wrapper */
+                set_err(err, errlen, "cannot read '%s': out of memory for the gzip reader", path);
+                st = SPS_ERR_ALLOC;
+            } else {
+                src.zinit = 1;
+            }
+        }
+        if (st == SPS_OK) {
+            c.buf = c.end = c.win;
+            refill(&c, c.win);
+            if (regular && !src.gz) c.size_hint = (int64_t)sb.st_size; /* plain text: its size bounds the entries */
+            st = read_ctx(&c, out);
+        }
+        if (st == SPS_OK && src.trailing > 0)
+            snprintf(out->warning, sizeof out->warning,
+                     "%s: %lld bytes after the gzip data ignored (they start no gzip member)", path,
+                     (long long)src.trailing);
+        else if (st == SPS_OK && src.trailing < 0)
+            snprintf(out->warning, sizeof out->warning,
+                     "%s: data after the gzip data ignored (it starts no gzip member)", path);
     }
+    if (src.zinit) inflateEnd(&src.zs);
+    free(src.in);
     free(c.win);
-    gzclose(g);
+    close(fd);
     return st;
 }
 

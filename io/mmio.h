@@ -100,6 +100,7 @@ typedef struct {
     sps_mm_field field;
     sps_mm_symmetry symmetry;
     int32_t *row, *col;   /* 0-based, length nnz, in file order then mirrored entries */
+    char warning[256];    /* what the read went on despite, "" when nothing: bytes after the gzip data */
     double *val;          /* length sps_mm_field_values(field)*nnz: one value (pattern gives 1.0), or interleaved
                              re,im (COMPLEX), or interleaved a,b,c,d of a + b*i + c*j + d*k (QUATERNION) */
 } sps_mm_data;

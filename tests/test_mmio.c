@@ -1045,9 +1045,43 @@ static void test_streaming(void)
         CHECK(!memcmp(a.row, c.row, bi) && !memcmp(a.col, c.col, bi) && !memcmp(a.val, c.val, bv),
               "streamed gzip file differs from the buffer");
     }
-    sps_mm_data_free(&a);
     sps_mm_data_free(&b);
     sps_mm_data_free(&c);
+    /* gzip members: the text cut in two members reads as one; bytes after the last
+     * member that start no other one are a warning with their count; a damaged
+     * member is an I/O error naming gzip */
+    g = gzopen(gzp, "wb1");
+    gzwrite(g, text, (unsigned)(len / 2));
+    gzclose(g);
+    g = gzopen(gzp, "ab1");
+    gzwrite(g, text + len / 2, (unsigned)(len - len / 2));
+    gzclose(g);
+    sc = sps_mm_read_file(gzp, NULL, &c, err, sizeof err);
+    CHECK(sc == SPS_OK && c.nnz == nnz && !c.warning[0] && sa == SPS_OK &&
+              !memcmp(a.val, c.val, (size_t)nnz * sizeof(double)),
+          "two gzip members: %d '%s' warning '%s'", sc, err, c.warning);
+    sps_mm_data_free(&c);
+    f = fopen(gzp, "ab");
+    fputs("not gzip at all\n", f);
+    fclose(f);
+    sc = sps_mm_read_file(gzp, NULL, &c, err, sizeof err);
+    CHECK(sc == SPS_OK && c.nnz == nnz && strstr(c.warning, "16 bytes after the gzip data ignored"),
+          "gzip + 16 bytes: %d '%s' warning '%s'", sc, err, c.warning);
+    sps_mm_data_free(&c);
+    {
+        FILE *z = fopen(gzp, "r+b");
+        fseek(z, 4096, SEEK_SET);
+        unsigned char buf[64];
+        size_t got = fread(buf, 1, sizeof buf, z);
+        for (size_t q = 0; q < got; q++) buf[q] ^= 0x5a;
+        fseek(z, 4096, SEEK_SET);
+        fwrite(buf, 1, got, z);
+        fclose(z);
+    }
+    sc = sps_mm_read_file(gzp, NULL, &c, err, sizeof err);
+    CHECK((sc == SPS_ERR_IO && strstr(err, "gzip: ")) || sc == SPS_ERR_PARSE, "damaged gzip: %d '%s'", sc, err);
+    sps_mm_data_free(&c);
+    sps_mm_data_free(&a);
     /* a NUL byte in the entry after the long comment: its line, past several windows */
     int64_t line = 1;
     char *nulp = strstr(text + len / 2 + ((size_t)3 << 20), "\n") + 1;

@@ -161,6 +161,10 @@ static int step_load(cli_run *r)
                      (int)r->rep.info.rows, (int)r->rep.info.cols);
     }
     r->n = r->rep.info.rows * sps_entry_dim(r->rep.info.entry);
+    if (*sps_matrix_warning(r->A)) {
+        r->rep.read_warning = sps_matrix_warning(r->A);
+        fprintf(stderr, "spsolve: warning: %s\n", r->rep.read_warning);
+    }
     /* a trivial system converges at once ("zero_rhs"), which alone would mislead */
     if (r->rep.info.rows == 0)
         fprintf(stderr, "spsolve: warning: %s: the system is 0 x 0: there is nothing to solve\n", opt->matrix);

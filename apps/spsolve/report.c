@@ -239,6 +239,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     open_obj(&w, "matrix");
     kstr(&w, "source", r->matrix_source);
     kstr(&w, "kind", r->matrix_kind);
+    kstr(&w, "read_warning", r->read_warning);
     kint(&w, "rows", in->rows);
     kint(&w, "cols", in->cols);
     kint(&w, "nnz", in->nnz);

@@ -71,6 +71,10 @@ typedef struct {
  *  (the mirrored entries conjugated) with info.symmetry hermitian.  Malformed input:
  *  SPS_ERR_PARSE with "file:line: what".  opt may be NULL. */
 SPS_API sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A);
+/** What reading A from a file went on despite, "" when nothing (and for a matrix not
+ *  read from a file): bytes after the gzip data that start no gzip member.  Valid
+ *  while A is; conversions do not carry it. */
+SPS_API const char *sps_matrix_warning(sps_matrix A);
 SPS_API sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t,
                                             const sps_read_options *opt, sps_matrix *A);
 /** Read a scalar Matrix Market file (real, integer, pattern or complex) as a matrix
