@@ -1,0 +1,215 @@
+/* spsolve-spin: OBJ and TGA readers, OBJ writer (mesh.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "mesh.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    if (err && errlen) vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Append one item of sz bytes to *arr (count *n, capacity *cap). */
+static int push(void **arr, int *n, int *cap, const void *item, size_t sz)
+{
+    if (*n == *cap) {
+        const int nc = *cap ? 2 * *cap : 1024;
+        void *p = realloc(*arr, (size_t)nc * sz);
+        if (!p) return -1;
+        *arr = p;
+        *cap = nc;
+    }
+    memcpy((char *)*arr + (size_t)*n * sz, item, sz);
+    (*n)++;
+    return 0;
+}
+
+/* One index of a face corner: 1-based, or negative (relative to the end). */
+static int obj_index(long v, int count, int *out)
+{
+    if (v > 0 && v <= count) *out = (int)v - 1;
+    else if (v < 0 && -v <= count) *out = count + (int)v;
+    else return -1;
+    return 0;
+}
+
+int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
+{
+    memset(m, 0, sizeof *m);
+    FILE *f = fopen(path, "r");
+    if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    int capv = 0, capt = 0, capf = 0, capft = 0, nf3 = 0, nft3 = 0, nvd = 0, ntd = 0; /* doubles, ints held */
+    char *line = NULL;
+    size_t lcap = 0;
+    long lineno = 0;
+    int rc = 0;
+    while (getline(&line, &lcap, f) >= 0) {
+        lineno++;
+        char *p = line;
+        while (*p == ' ' || *p == '\t') p++;
+        if (p[0] == 'v' && (p[1] == ' ' || p[1] == '\t')) {
+            double x[3];
+            char *e = p + 1;
+            for (int k = 0; k < 3 && rc == 0; k++) {
+                char *q;
+                x[k] = strtod(e, &q);
+                if (q == e) rc = fail(err, errlen, "%s:%ld: vertex needs 3 coordinates", path, lineno);
+                e = q;
+            }
+            for (int k = 0; k < 3 && rc == 0; k++)
+                if (push((void **)&m->v, &nvd, &capv, &x[k], sizeof(double))) rc = fail(err, errlen, "out of memory");
+            if (rc == 0) m->nv++;
+        } else if (p[0] == 'v' && p[1] == 't' && (p[2] == ' ' || p[2] == '\t')) {
+            double t[2];
+            char *e = p + 2;
+            for (int k = 0; k < 2 && rc == 0; k++) {
+                char *q;
+                t[k] = strtod(e, &q);
+                if (q == e) rc = fail(err, errlen, "%s:%ld: texture coordinate needs u and v", path, lineno);
+                e = q;
+            }
+            for (int k = 0; k < 2 && rc == 0; k++)
+                if (push((void **)&m->vt, &ntd, &capt, &t[k], sizeof(double))) rc = fail(err, errlen, "out of memory");
+            if (rc == 0) m->nvt++;
+        } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
+            int vi[4], ti[4], k = 0;
+            char *e = p + 1;
+            for (;;) {
+                while (*e == ' ' || *e == '\t') e++;
+                if (*e == '\n' || *e == '\r' || *e == '\0') break;
+                if (k == 4) {
+                    rc = fail(err, errlen, "%s:%ld: a face of more than 3 corners (triangles only)", path, lineno);
+                    break;
+                }
+                char *q;
+                long a = strtol(e, &q, 10);
+                if (q == e || obj_index(a, m->nv, &vi[k])) {
+                    rc = fail(err, errlen, "%s:%ld: face corner %d: vertex index out of 1..%d", path, lineno, k + 1,
+                              m->nv);
+                    break;
+                }
+                e = q;
+                ti[k] = -1;
+                if (*e == '/') {
+                    e++;
+                    if (*e != '/') {
+                        long b = strtol(e, &q, 10);
+                        if (q == e || obj_index(b, m->nvt, &ti[k])) {
+                            rc = fail(err, errlen, "%s:%ld: face corner %d: texture index out of 1..%d", path, lineno,
+                                      k + 1, m->nvt);
+                            break;
+                        }
+                        e = q;
+                    }
+                    if (*e == '/') { /* the normal: not used */
+                        e++;
+                        (void)strtol(e, &q, 10);
+                        e = q;
+                    }
+                }
+                if (*e != ' ' && *e != '\t' && *e != '\n' && *e != '\r' && *e != '\0') {
+                    rc = fail(err, errlen, "%s:%ld: face corner %d: unexpected '%c'", path, lineno, k + 1, *e);
+                    break;
+                }
+                k++;
+            }
+            if (rc == 0 && k != 3) rc = fail(err, errlen, "%s:%ld: a face of %d corners (triangles only)", path, lineno, k);
+            for (int c = 0; c < 3 && rc == 0; c++)
+                if (push((void **)&m->f, &nf3, &capf, &vi[c], sizeof(int)) ||
+                    push((void **)&m->ft, &nft3, &capft, &ti[c], sizeof(int)))
+                    rc = fail(err, errlen, "out of memory");
+            if (rc == 0) m->nf++;
+        }
+        if (rc) break;
+    }
+    free(line);
+    if (rc == 0 && ferror(f)) rc = fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+    fclose(f);
+    if (rc == 0 && (m->nv == 0 || m->nf == 0))
+        rc = fail(err, errlen, "%s: no %s (an OBJ mesh of v and f lines)", path, m->nv ? "faces" : "vertices");
+    if (rc) spin_mesh_free(m);
+    return rc;
+}
+
+int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, char *err, size_t errlen)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    for (int i = 0; i < m->nv; i++) fprintf(f, "v %.6g %.6g %.6g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
+    for (int t = 0; t < m->nf; t++) fprintf(f, "f %d %d %d\n", m->f[3 * t] + 1, m->f[3 * t + 1] + 1, m->f[3 * t + 2] + 1);
+    const int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return fail(err, errlen, "%s: write error", path);
+    }
+    if (rename(tmp, path) != 0) {
+        const int e = errno;
+        remove(tmp);
+        return fail(err, errlen, "%s: cannot replace: %s", path, strerror(e));
+    }
+    return 0;
+}
+
+void spin_mesh_free(spin_mesh *m)
+{
+    free(m->v);
+    free(m->vt);
+    free(m->f);
+    free(m->ft);
+    memset(m, 0, sizeof *m);
+}
+
+/* little-endian field of the TGA header */
+static int le16(const unsigned char *b) { return b[0] | (b[1] << 8); }
+
+int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen)
+{
+    memset(im, 0, sizeof *im);
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    unsigned char h[18];
+    const size_t got = fread(h, 1, sizeof h, f);
+    int rc = 0;
+    if (got < sizeof h) rc = fail(err, errlen, "%s: byte %zu: the 18-byte TGA header ends early", path, got);
+    else if (h[2] != 3)
+        rc = fail(err, errlen, "%s: byte 2: data type %d (only 3, uncompressed grayscale, is read)", path, h[2]);
+    else if (h[16] != 8)
+        rc = fail(err, errlen, "%s: byte 16: %d bits per pixel (only 8 is read)", path, h[16]);
+    if (rc == 0) {
+        im->w = le16(h + 12);
+        im->h = le16(h + 14);
+        if (im->w <= 0 || im->h <= 0)
+            rc = fail(err, errlen, "%s: byte 12: image of %d x %d pixels", path, im->w, im->h);
+    }
+    if (rc == 0) {
+        const size_t n = (size_t)im->w * (size_t)im->h;
+        im->pix = malloc(n);
+        if (!im->pix) rc = fail(err, errlen, "out of memory for %zu pixels", n);
+        else {
+            const size_t r = fread(im->pix, 1, n, f);
+            if (r < n)
+                rc = fail(err, errlen, "%s: byte %zu: the pixels end early (%d x %d needs %zu bytes after the header)",
+                          path, 18 + r, im->w, im->h, n);
+        }
+    }
+    fclose(f);
+    if (rc) spin_image_free(im);
+    return rc;
+}
+
+void spin_image_free(spin_image *im)
+{
+    free(im->pix);
+    memset(im, 0, sizeof *im);
+}

@@ -1,0 +1,34 @@
+/* spsolve-spin: triangle meshes (OBJ) and grayscale images (TGA) in and out.
+ * Readers report "file:line: what" (TGA: "file: byte offset: field") into err. */
+#ifndef SPIN_MESH_H
+#define SPIN_MESH_H
+#include <stddef.h>
+
+typedef struct {
+    int nv, nvt, nf;
+    double *v;    /* 3 nv positions */
+    double *vt;   /* 2 nvt texture coordinates */
+    int *f;       /* 3 nf vertex indices, 0-based, counterclockwise */
+    int *ft;      /* 3 nf texture indices (per corner), 0-based; -1 where a face has none */
+} spin_mesh;
+
+/** Read v, vt and triangular f (v, v/vt, v/vt/vn, v//vn corners; negative indices
+ *  count from the end); other lines (vn, comments, o, g, s, usemtl) are skipped.
+ *  Returns 0, or -1 with err set. */
+int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen);
+/** Write v and f (1-based "f a b c") with 6 significant digits, as the reference, to a
+ *  temporary file renamed over path.  Returns 0, or -1 with err set. */
+int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, char *err, size_t errlen);
+void spin_mesh_free(spin_mesh *m);
+
+typedef struct {
+    int w, h;
+    unsigned char *pix; /* w h bytes: pixel (x, y) = pix[x + y w] */
+} spin_image;
+
+/** An uncompressed 8-bit grayscale TGA (data type 3), read as the reference does: the
+ *  18-byte header field by field, then w h bytes (the id field, colour map and origin
+ *  bit ignored).  Returns 0, or -1 with err set. */
+int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen);
+void spin_image_free(spin_image *im);
+#endif

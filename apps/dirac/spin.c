@@ -1,0 +1,305 @@
+/* spsolve-spin: the algorithm (spin.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "spin.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- quaternions (w, x, y, z) */
+typedef struct { double w, x, y, z; } quat;
+static quat qmul(quat a, quat b)
+{
+    return (quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                  a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+}
+static quat qconj(quat a) { return (quat){a.w, -a.x, -a.y, -a.z}; }
+static quat qadd(quat a, quat b) { return (quat){a.w + b.w, a.x + b.x, a.y + b.y, a.z + b.z}; }
+static quat qscale(double s, quat a) { return (quat){s * a.w, s * a.x, s * a.y, s * a.z}; }
+static quat qimag(const double *p) { return (quat){0.0, p[0], p[1], p[2]}; }
+
+static void sub3(const double *a, const double *b, double *o)
+{
+    o[0] = a[0] - b[0];
+    o[1] = a[1] - b[1];
+    o[2] = a[2] - b[2];
+}
+static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static void cross3(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+/* cot of the angle between u and v: (u.v) / |u x v| */
+static double cot(const double *u, const double *v)
+{
+    double c[3];
+    cross3(u, v, c);
+    return dot3(u, v) / sqrt(dot3(c, c));
+}
+
+/* ---------------------------------------------------------------- rho */
+static double pixel(const spin_image *im, int x, int y)
+{
+    x = x < 0 ? 0 : x >= im->w ? im->w - 1 : x;
+    y = y < 0 ? 0 : y >= im->h ? im->h - 1 : y;
+    return im->pix[(size_t)x + (size_t)y * (size_t)im->w] / 255.0;
+}
+
+static double sample(const spin_image *im, double u, double v)
+{
+    const double x = u * im->w, y = v * im->h;
+    const int x0 = (int)floor(x), y0 = (int)floor(y);
+    const double s = x - x0, t = y - y0;
+    return (1 - s) * (1 - t) * pixel(im, x0, y0) + s * (1 - t) * pixel(im, x0 + 1, y0) +
+           (1 - s) * t * pixel(im, x0, y0 + 1) + s * t * pixel(im, x0 + 1, y0 + 1);
+}
+
+void spin_rho(const spin_mesh *m, const spin_image *im, double scale, double *rho)
+{
+    for (int f = 0; f < m->nf; f++) {
+        double sum = 0;
+        int have = 1;
+        for (int c = 0; c < 3; c++) {
+            const int t = m->ft[3 * f + c];
+            if (t < 0) {
+                have = 0;
+                break;
+            }
+            sum += sample(im, m->vt[2 * t], m->vt[2 * t + 1]);
+        }
+        rho[f] = have ? 2.0 * (sum / 3.0 - 0.5) * scale : 0.0;
+    }
+}
+
+/* ---------------------------------------------------------------- E */
+/* Face f's area and its edges e_i = p_{i+2} - p_{i+1} (opposite corner i). */
+static double face_edges(const spin_mesh *m, int f, double e[3][3])
+{
+    const double *p[3] = {m->v + 3 * m->f[3 * f], m->v + 3 * m->f[3 * f + 1], m->v + 3 * m->f[3 * f + 2]};
+    for (int i = 0; i < 3; i++) sub3(p[(i + 2) % 3], p[(i + 1) % 3], e[i]);
+    double c[3];
+    cross3(e[1], e[2], c); /* e1 x e2 = (p0 - p2) x (p1 - p0): twice the area in length */
+    return 0.5 * sqrt(dot3(c, c));
+}
+
+void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, double *val)
+{
+    int64_t k = 0;
+    for (int f = 0; f < m->nf; f++) {
+        double e[3][3];
+        const double A = face_edges(m, f, e), a = -1.0 / (4.0 * A), b = rho[f] / 6.0, c = A * rho[f] * rho[f] / 9.0;
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) {
+                const quat ei = qimag(e[i]), ej = qimag(e[j]);
+                /* a e_i e_j + b (e_j - e_i) + c */
+                quat q = qadd(qscale(a, qmul(ei, ej)), qscale(b, qadd(ej, qscale(-1.0, ei))));
+                q.w += c;
+                row[k] = m->f[3 * f + i];
+                col[k] = m->f[3 * f + j];
+                val[4 * k] = q.w;
+                val[4 * k + 1] = q.x;
+                val[4 * k + 2] = q.y;
+                val[4 * k + 3] = q.z;
+                k++;
+            }
+    }
+}
+
+/* ---------------------------------------------------------------- solves */
+static sps_status cg_solve(sps_context ctx, sps_matrix A, sps_precond P, const double *b, double *x, sps_index n,
+                           const spin_options *o, int *its, double *relres)
+{
+    sps_operator op = NULL;
+    sps_solver s = NULL;
+    sps_vector vb = NULL, vx = NULL;
+    sps_result res;
+    memset(&res, 0, sizeof res);
+    sps_status st = sps_operator_from_matrix(A, &op);
+    if (st == SPS_OK) st = sps_solver_create(ctx, SPS_SOLVER_CG, &s);
+    if (st == SPS_OK) st = sps_solver_set_operator(s, op);
+    if (st == SPS_OK && P) st = sps_solver_set_precond(s, P);
+    if (st == SPS_OK) st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit);
+    if (st == SPS_OK) st = sps_vector_from_host(ctx, n, SPS_F64, b, &vb);
+    if (st == SPS_OK) st = sps_vector_create(ctx, n, SPS_F64, &vx); /* x0 = 0, as the reference */
+    if (st == SPS_OK) st = sps_solver_solve(s, vb, vx, &res);
+    if (st == SPS_OK || st == SPS_ERR_NOT_CONVERGED) { /* the iterate, converged or at maxit */
+        const sps_status sg = sps_vector_get(vx, x);
+        if (sg != SPS_OK) st = sg;
+    }
+    *its = res.iterations;
+    *relres = res.relative_residual;
+    sps_vector_destroy(vb);
+    sps_vector_destroy(vx);
+    sps_solver_destroy(s);
+    sps_operator_destroy(op);
+    return st;
+}
+
+static void normalise(double *v, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
+    s = 1.0 / sqrt(s);
+    for (size_t i = 0; i < n; i++) v[i] *= s;
+}
+
+sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image *im, const spin_options *o,
+                          double *pos, spin_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    const int n = m->nv, nf = m->nf;
+    sps_status st = SPS_OK;
+    double *rho = malloc(sizeof(double) * (size_t)nf);
+    int *row = malloc(sizeof(int) * 9 * (size_t)nf), *col = malloc(sizeof(int) * 9 * (size_t)nf);
+    double *val = malloc(sizeof(double) * 36 * (size_t)nf);
+    double *lam = malloc(sizeof(double) * 4 * (size_t)n), *b = malloc(sizeof(double) * 4 * (size_t)n);
+    double *om = calloc(4 * (size_t)n, sizeof(double)), *comp = malloc(sizeof(double) * (size_t)n),
+           *sol = malloc(sizeof(double) * (size_t)n), *x4 = calloc(4 * (size_t)n, sizeof(double));
+    int *lr = malloc(sizeof(int) * 12 * (size_t)nf), *lc = malloc(sizeof(int) * 12 * (size_t)nf);
+    double *lv = malloc(sizeof(double) * 12 * (size_t)nf);
+    sps_matrix E = NULL, L = NULL;
+    sps_precond P = NULL;
+    if (!rho || !row || !col || !val || !lam || !b || !om || !comp || !sol || !x4 || !lr || !lc || !lv) {
+        st = SPS_ERR_ALLOC;
+        goto done;
+    }
+    double t0 = now();
+    spin_rho(m, im, o->scale, rho);
+    rep->t_rho = now() - t0;
+
+    /* E, then the inverse iteration from b = 1 (the real quaternion at every vertex) */
+    t0 = now();
+    spin_assemble(m, rho, row, col, val);
+    st = sps_matrix_from_coo_entries(ctx, n, n, 9 * (int64_t)nf, row, col, val, sps_entry_quaternion(), SPS_F64, &E);
+    if (st != SPS_OK) goto done;
+    sps_matrix_info_t info;
+    if ((st = sps_matrix_info(E, &info)) != SPS_OK) goto done;
+    rep->nnz_e = (int)info.nnz;
+    rep->t_assemble = now() - t0;
+    t0 = now();
+    if ((st = sps_precond_create(E, SPS_PRECOND_JACOBI, &P)) != SPS_OK) goto done;
+    for (int i = 0; i < n; i++) {
+        b[4 * i] = 1.0;
+        b[4 * i + 1] = b[4 * i + 2] = b[4 * i + 3] = 0.0;
+    }
+    for (int it = 0; it < o->iterations; it++) {
+        normalise(b, 4 * (size_t)n);
+        int its = 0;
+        double rr = 0;
+        if ((st = cg_solve(ctx, E, P, b, lam, 4 * n, o, &its, &rr)) != SPS_OK && st != SPS_ERR_NOT_CONVERGED) goto done;
+        if (it < 16) {
+            rep->its[it] = its;
+            rep->relres[it] = rr;
+        }
+        memcpy(b, lam, sizeof(double) * 4 * (size_t)n);
+    }
+    normalise(lam, 4 * (size_t)n);
+    { /* the eigenvalue estimate x^H E x / x^H x (x of unit norm) */
+        sps_operator op = NULL;
+        sps_vector vx = NULL, vy = NULL;
+        st = sps_operator_from_matrix(E, &op);
+        if (st == SPS_OK) st = sps_vector_from_host(ctx, 4 * n, SPS_F64, lam, &vx);
+        if (st == SPS_OK) st = sps_vector_create(ctx, 4 * n, SPS_F64, &vy);
+        if (st == SPS_OK) st = sps_operator_apply(op, SPS_OP_N, NULL, vx, NULL, vy);
+        double r[2] = {0, 0};
+        if (st == SPS_OK) st = sps_vector_dot(vx, vy, r);
+        rep->rayleigh = r[0];
+        sps_vector_destroy(vx);
+        sps_vector_destroy(vy);
+        sps_operator_destroy(op);
+        if (st != SPS_OK) goto done;
+    }
+    rep->t_eigen = now() - t0;
+
+    /* the cotangent Laplacian L of the original mesh and the divergence omega of the new edges */
+    t0 = now();
+    int64_t k = 0;
+    for (int f = 0; f < nf; f++) {
+        const int *vi = m->f + 3 * f;
+        for (int c = 0; c < 3; c++) { /* the angle at corner c, opposite edge (c+1, c+2) */
+            const int i1 = vi[(c + 1) % 3], i2 = vi[(c + 2) % 3], i0 = vi[c];
+            double u[3], w[3];
+            sub3(m->v + 3 * i1, m->v + 3 * i0, u);
+            sub3(m->v + 3 * i2, m->v + 3 * i0, w);
+            const double h = 0.5 * cot(u, w);
+            const int pr[4][2] = {{i1, i1}, {i2, i2}, {i1, i2}, {i2, i1}};
+            const double pv[4] = {h, h, -h, -h};
+            for (int q = 0; q < 4; q++) {
+                lr[k] = pr[q][0];
+                lc[k] = pr[q][1];
+                lv[k++] = pv[q];
+            }
+            /* the edge (a, b), a < b by index; e = p_b - p_a; its transformed version */
+            const int a = i1 < i2 ? i1 : i2, bb = i1 < i2 ? i2 : i1;
+            double e[3];
+            sub3(m->v + 3 * bb, m->v + 3 * a, e);
+            const quat E_ = qimag(e), la = {lam[4 * a], lam[4 * a + 1], lam[4 * a + 2], lam[4 * a + 3]},
+                       lb = {lam[4 * bb], lam[4 * bb + 1], lam[4 * bb + 2], lam[4 * bb + 3]};
+            quat et = qscale(1.0 / 3.0, qmul(qmul(qconj(la), E_), la));
+            et = qadd(et, qscale(1.0 / 6.0, qmul(qmul(qconj(la), E_), lb)));
+            et = qadd(et, qscale(1.0 / 6.0, qmul(qmul(qconj(lb), E_), la)));
+            et = qadd(et, qscale(1.0 / 3.0, qmul(qmul(qconj(lb), E_), lb)));
+            const double ww[4] = {et.w, et.x, et.y, et.z};
+            for (int q = 0; q < 4; q++) {
+                om[4 * a + q] -= h * ww[q];
+                om[4 * bb + q] += h * ww[q];
+            }
+        }
+    }
+    if ((st = sps_matrix_from_coo(ctx, n, n, k, lr, lc, lv, SPS_F64, &L)) != SPS_OK) goto done;
+    for (int q = 1; q < 4; q++) { /* x, y, z: the real part is ~0 and not a position */
+        double mean = 0;
+        for (int i = 0; i < n; i++) mean += om[4 * i + q];
+        mean /= n;
+        for (int i = 0; i < n; i++) comp[i] = om[4 * i + q] - mean;
+        double rr = 0;
+        st = cg_solve(ctx, L, NULL, comp, sol, n, o, &rep->poisson_its[q - 1], &rr);
+        if (st != SPS_OK && st != SPS_ERR_NOT_CONVERGED) goto done;
+        for (int i = 0; i < n; i++) x4[4 * i + q] = sol[i];
+    }
+    /* normalisation: the unweighted mean subtracted, then the largest norm scaled to 1 */
+    double c3[3] = {0, 0, 0}, rmax = 0;
+    for (int i = 0; i < n; i++)
+        for (int q = 0; q < 3; q++) c3[q] += x4[4 * i + 1 + q];
+    for (int q = 0; q < 3; q++) c3[q] /= n;
+    for (int i = 0; i < n; i++) {
+        double r2 = 0;
+        for (int q = 0; q < 3; q++) {
+            pos[3 * i + q] = x4[4 * i + 1 + q] - c3[q];
+            r2 += pos[3 * i + q] * pos[3 * i + q];
+        }
+        rmax = r2 > rmax ? r2 : rmax;
+    }
+    rmax = sqrt(rmax);
+    for (int i = 0; i < 3 * n; i++) pos[i] /= rmax;
+    rep->t_poisson = now() - t0;
+    st = SPS_OK;
+done:
+    sps_precond_destroy(P);
+    sps_matrix_destroy(E);
+    sps_matrix_destroy(L);
+    free(rho);
+    free(row);
+    free(col);
+    free(val);
+    free(lam);
+    free(b);
+    free(om);
+    free(comp);
+    free(sol);
+    free(x4);
+    free(lr);
+    free(lc);
+    free(lv);
+    return st;
+}

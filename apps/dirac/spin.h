@@ -1,0 +1,37 @@
+/* spsolve-spin: the spin transformation of a surface (Crane, Pinkall, Schröder 2011),
+ * step for step as the reference SpinXForm v0.1 (../shared/research/seed-methods.md §3),
+ * on libspsolve's public API: E = (D - P_rho)^H M (D - P_rho) as a quaternion matrix,
+ * inverse iteration by CG on it, the cotangent-Laplacian Poisson solve, normalisation. */
+#ifndef SPIN_SPIN_H
+#define SPIN_SPIN_H
+#include "mesh.h"
+
+#include <spsolve/spsolve.h>
+
+typedef struct {
+    double scale;      /* rho = 2 (mean - 0.5) scale; the reference's 5 */
+    int iterations;    /* inverse iterations; the reference's 3 */
+    double rtol;       /* CG's relative tolerance on each solve */
+    int maxit;
+} spin_options;
+
+typedef struct {
+    int nnz_e;                  /* quaternion blocks of E */
+    int its[16];                /* CG iterations of each E solve (at most 16 recorded) */
+    double relres[16];
+    int poisson_its[3];         /* CG iterations of the x, y, z Poisson solves */
+    double rayleigh;            /* x^H E x / x^H x after the iterations */
+    double t_rho, t_assemble, t_eigen, t_poisson;
+} spin_report;
+
+/** rho per face (nf values) from the image, sampled bilinearly at each corner's texture
+ *  coordinate (no v flip, no half-pixel shift), the mean of the 3 corners mapped by
+ *  2 (mean - 0.5) scale.  Faces without texture coordinates get 0.  */
+void spin_rho(const spin_mesh *m, const spin_image *im, double scale, double *rho);
+/** E as a quaternion COO (row, col, 4 values each) into arrays of 9 nf entries. */
+void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, double *val);
+/** The whole transformation: new positions (3 nv) into pos.  Returns SPS_OK or the
+ *  failing status, with ctx's message. */
+sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image *im, const spin_options *o,
+                          double *pos, spin_report *rep);
+#endif
