@@ -53,6 +53,10 @@ if [ ! -f /usr/include/zlib.h ] && [ -n "$DEV" ] && [ -f "$DEV/zlib/include/zlib
   cfg+=(-DZLIB_INCLUDE_DIR="$DEV/zlib/include" -DZLIB_LIBRARY="$DEV/zlib/lib/libz.a")
   say "zlib: headers from $DEV/zlib"
 fi
+# the spin-transformation data (test_spin), carried in .devdata/spinxform
+if [ -n "$DEV" ] && [ -f "$DEV/spinxform/sphere.obj" ]; then
+  cfg+=(-DSPSOLVE_SPIN_DATA="$DEV/spinxform")
+fi
 say "matrices: ${MDIR:-none}"
 gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)

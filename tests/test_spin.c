@@ -230,6 +230,15 @@ int main(int argc, char **argv)
         sps_context ctx = NULL;
         if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) == SPS_OK) test_reference(ctx, dir);
         sps_context_destroy(ctx);
+        ctx = NULL;
+        /* the same on the GPU where there is one (the solves on CUDA; the targets hold there too) */
+        if (sps_context_create(&ctx, SPS_BACKEND_CUDA, 0) == SPS_OK) {
+            printf("on the GPU:\n");
+            test_reference(ctx, dir);
+        } else {
+            printf("GPU: skipped (%s)\n", *sps_cuda_unavailable_reason() ? sps_cuda_unavailable_reason() : "no CUDA");
+        }
+        sps_context_destroy(ctx);
     } else {
         printf("spin data: skipped (no sphere.obj in '%s')\n", dir ? dir : "");
     }
