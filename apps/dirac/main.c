@@ -1,5 +1,5 @@
 /* spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]
- *              [--backend auto|cpu|cuda] [--json]
+ *              [--backend auto|cpu|cuda] [--write-matrix E.mtx] [--json]
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
 #include "spin.h"
@@ -11,7 +11,7 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
-                    "                    [--backend auto|cpu|cuda] [--json]\n");
+                    "                    [--backend auto|cpu|cuda] [--write-matrix E.mtx] [--json]\n");
     return 2;
 }
 
@@ -34,6 +34,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--rtol") && i + 1 < argc) {
             o.rtol = strtod(argv[++i], &end);
             if (*end || !(o.rtol > 0 && o.rtol < 1)) return usage();
+        } else if (!strcmp(a, "--write-matrix") && i + 1 < argc) {
+            o.write_matrix = argv[++i];
         } else if (!strcmp(a, "--backend") && i + 1 < argc) {
             const char *b = argv[++i];
             be = !strcmp(b, "cpu") ? SPS_BACKEND_CPU : !strcmp(b, "cuda") ? SPS_BACKEND_CUDA : SPS_BACKEND_AUTO;

@@ -186,6 +186,7 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
     if ((st = sps_matrix_info(E, &info)) != SPS_OK) goto done;
     rep->nnz_e = (int)info.nnz;
     rep->t_assemble = now() - t0;
+    if (o->write_matrix && (st = sps_matrix_write_mtx(E, o->write_matrix)) != SPS_OK) goto done;
     t0 = now();
     if ((st = sps_precond_create(E, SPS_PRECOND_JACOBI, &P)) != SPS_OK) goto done;
     for (int i = 0; i < n; i++) {

@@ -13,6 +13,7 @@ typedef struct {
     int iterations;    /* inverse iterations; the reference's 3 */
     double rtol;       /* CG's relative tolerance on each solve */
     int maxit;
+    const char *write_matrix; /* non-NULL: write E there (quaternion Matrix Market extension) */
 } spin_options;
 
 typedef struct {
