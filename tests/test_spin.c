@@ -239,6 +239,32 @@ static void test_reference(sps_context ctx, const char *dir)
         sps_matrix_destroy(S);
         free(rho), free(val), free(ev), free(b), free(xq), free(xs), free(row), free(col), free(er), free(ec);
     }
+    /* one round of midpoint subdivision: V + E vertices, 4F faces, each new vertex the
+     * midpoint of its edge, the texture coordinates of a corner's sub-triangle the
+     * midpoints of the face's (u, v) */
+    {
+        spin_mesh s2;
+        char e2[256];
+        if (spin_mesh_read(p, &s2, e2, sizeof e2) == 0) {
+            const int nv0 = s2.nv, nf0 = s2.nf, nvt0 = s2.nvt;
+            const int rc = spin_mesh_subdivide(&s2, 1, e2, sizeof e2);
+            CHECK(rc == 0 && s2.nv == nv0 + 12000 && s2.nf == 4 * nf0 && s2.nvt > nvt0,
+                  "subdivision: %d v, %d f, %d vt (%s)", s2.nv, s2.nf, s2.nvt, rc ? e2 : "");
+            int bad = 0;
+            for (int t = 0; rc == 0 && t < nf0; t++) { /* corner 0's sub-triangle of face t */
+                const int *a = m.f + 3 * t, *o = s2.f + 3 * (4 * t);
+                for (int q = 0; q < 3; q++) {
+                    const double want = 0.5 * (m.v[3 * a[0] + q] + m.v[3 * a[1] + q]);
+                    bad += o[0] != a[0] || fabs(s2.v[3 * o[1] + q] - want) > 1e-15;
+                }
+                const int *ta = m.ft + 3 * t, *to = s2.ft + 3 * (4 * t);
+                for (int q = 0; q < 2; q++)
+                    bad += fabs(s2.vt[2 * to[1] + q] - 0.5 * (m.vt[2 * ta[0] + q] + m.vt[2 * ta[1] + q])) > 1e-15;
+            }
+            CHECK(bad == 0, "subdivision: %d midpoints off", bad);
+            spin_mesh_free(&s2);
+        }
+    }
     free(pos);
     spin_mesh_free(&m);
     spin_mesh_free(&ref);

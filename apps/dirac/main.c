@@ -11,14 +11,14 @@
 static int usage(void)
 {
     fprintf(stderr, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
-                    "                    [--backend auto|cpu|cuda] [--write-matrix E.mtx] [--json]\n");
+                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--json]\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
     const char *pos_args[3] = {NULL, NULL, NULL};
-    int npos = 0, json = 0;
+    int npos = 0, json = 0, subdivide = 0;
     spin_options o = {.scale = 5.0, .iterations = 3, .rtol = 1e-10, .maxit = 20000};
     sps_backend be = SPS_BACKEND_AUTO;
     for (int i = 1; i < argc; i++) {
@@ -34,6 +34,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--rtol") && i + 1 < argc) {
             o.rtol = strtod(argv[++i], &end);
             if (*end || !(o.rtol > 0 && o.rtol < 1)) return usage();
+        } else if (!strcmp(a, "--subdivide") && i + 1 < argc) {
+            subdivide = (int)strtol(argv[++i], &end, 10);
+            if (*end || subdivide < 0 || subdivide > 8) return usage();
         } else if (!strcmp(a, "--write-matrix") && i + 1 < argc) {
             o.write_matrix = argv[++i];
         } else if (!strcmp(a, "--backend") && i + 1 < argc) {
@@ -54,6 +57,11 @@ int main(int argc, char **argv)
     spin_image im;
     if (spin_mesh_read(pos_args[0], &m, err, sizeof err)) {
         fprintf(stderr, "spsolve-spin: %s\n", err);
+        return 1;
+    }
+    if (subdivide && spin_mesh_subdivide(&m, subdivide, err, sizeof err)) {
+        fprintf(stderr, "spsolve-spin: %s\n", err);
+        spin_mesh_free(&m);
         return 1;
     }
     if (spin_image_read(pos_args[1], &im, err, sizeof err)) {

@@ -170,6 +170,116 @@ void spin_mesh_free(spin_mesh *m)
     memset(m, 0, sizeof *m);
 }
 
+/* ---------------------------------------------------------------- subdivision */
+typedef struct { long long key; int id; } edge_slot; /* key: lo * 2^31 + hi */
+
+static int edge_cmp(const void *a, const void *b)
+{
+    const long long x = ((const edge_slot *)a)->key, y = ((const edge_slot *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+/* The midpoint index of edge (a, b) in the sorted table (size n). */
+static int edge_find(const edge_slot *t, long n, int a, int b)
+{
+    const long long key = (long long)(a < b ? a : b) * 2147483648LL + (a < b ? b : a);
+    long lo = 0, hi = n - 1;
+    while (lo <= hi) {
+        const long mid = (lo + hi) / 2;
+        if (t[mid].key < key) lo = mid + 1;
+        else if (t[mid].key > key) hi = mid - 1;
+        else return t[mid].id;
+    }
+    return -1;
+}
+
+/* Unique edges of the 3 nf index triples idx (skipping faces with idx < 0), numbered from
+ * first: a sorted table of n entries, or NULL when out of memory. */
+static edge_slot *edge_table(const int *idx, int nf, int first, long *n)
+{
+    edge_slot *t = malloc(sizeof *t * 3 * (size_t)(nf ? nf : 1));
+    if (!t) return NULL;
+    long k = 0;
+    for (int f = 0; f < nf; f++)
+        for (int c = 0; c < 3; c++) {
+            const int a = idx[3 * f + c], b = idx[3 * f + (c + 1) % 3];
+            if (a < 0 || b < 0) continue;
+            t[k].key = (long long)(a < b ? a : b) * 2147483648LL + (a < b ? b : a);
+            t[k++].id = 0;
+        }
+    qsort(t, (size_t)k, sizeof *t, edge_cmp);
+    long u = 0;
+    for (long j = 0; j < k; j++)
+        if (u == 0 || t[j].key != t[u - 1].key) t[u++] = t[j];
+    for (long j = 0; j < u; j++) t[j].id = first + (int)j;
+    *n = u;
+    return t;
+}
+
+int spin_mesh_subdivide(spin_mesh *m, int rounds, char *err, size_t errlen)
+{
+    for (int r = 0; r < rounds; r++) {
+        long ne = 0, nte = 0;
+        edge_slot *ev = edge_table(m->f, m->nf, m->nv, &ne), *et = edge_table(m->ft, m->nf, m->nvt, &nte);
+        const long nv = m->nv + ne, nvt = m->nvt + nte, nf = 4L * m->nf;
+        if (nv > 100000000 || nf > 400000000) {
+            free(ev);
+            free(et);
+            return fail(err, errlen, "subdivision round %d: %ld vertices, %ld faces: too large", r + 1, nv, nf);
+        }
+        double *v = realloc(m->v, sizeof(double) * 3 * (size_t)nv), *vt = NULL;
+        if (v) m->v = v;
+        if (nvt) {
+            vt = realloc(m->vt, sizeof(double) * 2 * (size_t)nvt);
+            if (vt) m->vt = vt;
+        }
+        int *f = malloc(sizeof(int) * 3 * (size_t)nf), *ft = malloc(sizeof(int) * 3 * (size_t)nf);
+        if (!ev || !et || !v || (nvt && !vt) || !f || !ft) {
+            free(ev);
+            free(et);
+            free(f);
+            free(ft);
+            return fail(err, errlen, "subdivision round %d: out of memory", r + 1);
+        }
+        for (long j = 0; j < ne; j++) { /* midpoints */
+            const int a = (int)(ev[j].key / 2147483648LL), b = (int)(ev[j].key % 2147483648LL);
+            for (int q = 0; q < 3; q++) m->v[3 * (size_t)ev[j].id + q] = 0.5 * (m->v[3 * a + q] + m->v[3 * b + q]);
+        }
+        for (long j = 0; j < nte; j++) {
+            const int a = (int)(et[j].key / 2147483648LL), b = (int)(et[j].key % 2147483648LL);
+            for (int q = 0; q < 2; q++) m->vt[2 * (size_t)et[j].id + q] = 0.5 * (m->vt[2 * a + q] + m->vt[2 * b + q]);
+        }
+        for (int t = 0; t < m->nf; t++) {
+            const int *a = m->f + 3 * t, *ta = m->ft + 3 * t;
+            int mid[3], tmid[3];
+            for (int c = 0; c < 3; c++) {
+                mid[c] = edge_find(ev, ne, a[c], a[(c + 1) % 3]);
+                tmid[c] = ta[c] < 0 || ta[(c + 1) % 3] < 0 ? -1 : edge_find(et, nte, ta[c], ta[(c + 1) % 3]);
+            }
+            /* corners c, mid(c, c+1), mid(c+2, c); then the middle triangle */
+            for (int c = 0; c < 3; c++) {
+                int *o = f + 3 * (4 * (size_t)t + c), *to = ft + 3 * (4 * (size_t)t + c);
+                o[0] = a[c], o[1] = mid[c], o[2] = mid[(c + 2) % 3];
+                to[0] = ta[c], to[1] = tmid[c], to[2] = tmid[(c + 2) % 3];
+                if (ta[c] < 0) to[0] = to[1] = to[2] = -1;
+            }
+            int *o = f + 3 * (4 * (size_t)t + 3), *to = ft + 3 * (4 * (size_t)t + 3);
+            o[0] = mid[0], o[1] = mid[1], o[2] = mid[2];
+            to[0] = tmid[0], to[1] = tmid[1], to[2] = tmid[2];
+        }
+        free(ev);
+        free(et);
+        free(m->f);
+        free(m->ft);
+        m->f = f;
+        m->ft = ft;
+        m->nv = (int)nv;
+        m->nvt = (int)nvt;
+        m->nf = (int)nf;
+    }
+    return 0;
+}
+
 /* little-endian field of the TGA header */
 static int le16(const unsigned char *b) { return b[0] | (b[1] << 8); }
 

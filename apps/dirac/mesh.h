@@ -20,6 +20,10 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen);
  *  temporary file renamed over path.  Returns 0, or -1 with err set. */
 int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, char *err, size_t errlen);
 void spin_mesh_free(spin_mesh *m);
+/** rounds of midpoint subdivision: every triangle into 4 (orientation kept), a new vertex
+ *  at each edge's midpoint and a new texture coordinate at each texture edge's midpoint
+ *  (faces without texture coordinates keep none).  Returns 0, or -1 with err set. */
+int spin_mesh_subdivide(spin_mesh *m, int rounds, char *err, size_t errlen);
 
 typedef struct {
     int w, h;
