@@ -31,6 +31,15 @@ static int n_pass, n_fail;
 
 static char tmpdir[256];
 
+/* o += a b, quaternions (w, x, y, z), a on the left */
+static void qmul_add(const double *a, const double *b, double *o)
+{
+    o[0] += a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
+    o[1] += a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
+    o[2] += a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
+    o[3] += a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+}
+
 static void write_file(const char *name, const void *data, size_t len, char *path, size_t plen)
 {
     snprintf(path, plen, "%s/%s", tmpdir, name);
@@ -121,14 +130,7 @@ static void test_reference(sps_context ctx, const char *dir)
         srand(7);
         for (int i = 0; i < 4 * m.nv; i++) x[i] = rand() / (double)RAND_MAX - 0.5;
         /* y = E x from the triplets (quaternion entry on the left) */
-        for (int k = 0; k < 9 * m.nf; k++) {
-            const double *a = val + 4 * k, *b = x + 4 * col[k];
-            double *o4 = y + 4 * row[k];
-            o4[0] += a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-            o4[1] += a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-            o4[2] += a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-            o4[3] += a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
-        }
+        for (int k = 0; k < 9 * m.nf; k++) qmul_add(val + 4 * k, x + 4 * col[k], y + 4 * row[k]);
         /* z = (D - P)^H M (D - P) x, face by face: u_f = -1/(2A) sum e_i x_i - rho/3 sum x_i;
          * then vertex i gets conj(-1/(2A) e_i - rho/3) A u_f = (e_i/(2A) - rho/3) A u_f */
         double worst = 0, scale = 0;
@@ -144,20 +146,12 @@ static void test_reference(sps_context ctx, const char *dir)
             const double A = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
             double u[4] = {0, 0, 0, 0};
             for (int c = 0; c < 3; c++) {
-                const double *b = x + 4 * vi[c], a[4] = {-rho[f] / 3, -e[c][0] / (2 * A), -e[c][1] / (2 * A),
-                                                           -e[c][2] / (2 * A)};
-                u[0] += a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3];
-                u[1] += a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2];
-                u[2] += a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1];
-                u[3] += a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0];
+                const double a[4] = {-rho[f] / 3, -e[c][0] / (2 * A), -e[c][1] / (2 * A), -e[c][2] / (2 * A)};
+                qmul_add(a, x + 4 * vi[c], u);
             }
             for (int c = 0; c < 3; c++) {
                 const double a[4] = {-rho[f] / 3 * A, e[c][0] / 2, e[c][1] / 2, e[c][2] / 2}; /* conj(.) A */
-                double *o4 = z + 4 * vi[c];
-                o4[0] += a[0] * u[0] - a[1] * u[1] - a[2] * u[2] - a[3] * u[3];
-                o4[1] += a[0] * u[1] + a[1] * u[0] + a[2] * u[3] - a[3] * u[2];
-                o4[2] += a[0] * u[2] - a[1] * u[3] + a[2] * u[0] + a[3] * u[1];
-                o4[3] += a[0] * u[3] + a[1] * u[2] - a[2] * u[1] + a[3] * u[0];
+                qmul_add(a, u, z + 4 * vi[c]);
             }
         }
         for (int i = 0; i < 4 * m.nv; i++) {

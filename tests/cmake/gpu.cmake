@@ -25,30 +25,23 @@ foreach(_t ${_sps_gpu_tests})
   endif()
   set_tests_properties(${_t} PROPERTIES TIMEOUT 900)
 endforeach()
-# solver-level determinism on CUDA (issue 24 item 11): test_determinism.c with
-# SPS_DET_GPU, every format x solver solved three times, bit for bit
-if(EXISTS ${CMAKE_SOURCE_DIR}/solvers/solver.c)
-  sps_add_unit_test(NAME test_gpu_determinism
-    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_determinism.c ${_sps_gpu_common}
-    LABELS gpu)
-  target_compile_definitions(test_gpu_determinism PRIVATE SPS_DET_GPU)
+# A CPU test's source rebuilt for the GPU: sps_gpu_twin(NAME SOURCE DEFINE [more definitions])
+function(sps_gpu_twin name source)
+  sps_add_unit_test(NAME ${name} SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/${source} ${_sps_gpu_common} LABELS gpu)
+  target_compile_definitions(${name} PRIVATE ${ARGN})
   if(SPS_HAVE_CUDA)
-    target_compile_definitions(test_gpu_determinism PRIVATE SPS_HAVE_CUDA)
+    target_compile_definitions(${name} PRIVATE SPS_HAVE_CUDA)
   endif()
-  set_tests_properties(test_gpu_determinism PROPERTIES TIMEOUT 900)
-endif()
-# device allocation fault injection (issue 24 item 10): test_fault.c with SPS_FAULT_GPU,
-# meaningful in a -DSPSOLVE_FAULT_INJECTION=ON CUDA build (tests/gpu_check.sh makes one)
+  set_tests_properties(${name} PROPERTIES TIMEOUT 900)
+endfunction()
 if(EXISTS ${CMAKE_SOURCE_DIR}/solvers/solver.c)
-  sps_add_unit_test(NAME test_gpu_fault
-    SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_fault.c ${_sps_gpu_common}
-    LABELS gpu)
-  target_compile_definitions(test_gpu_fault PRIVATE SPS_FAULT_GPU)
-  if(SPS_HAVE_CUDA)
-    target_compile_definitions(test_gpu_fault PRIVATE SPS_HAVE_CUDA)
-  endif()
+  # solver-level determinism on CUDA (issue 24 item 11): every format x solver three times
+  sps_gpu_twin(test_gpu_determinism test_determinism.c SPS_DET_GPU)
+  # device allocation fault injection (issue 24 item 10), meaningful in a
+  # -DSPSOLVE_FAULT_INJECTION=ON CUDA build (tests/gpu_check.sh makes one)
   if(SPSOLVE_FAULT_INJECTION)
-    target_compile_definitions(test_gpu_fault PRIVATE SPS_FAULT_INJECTION_BUILD)
+    sps_gpu_twin(test_gpu_fault test_fault.c SPS_FAULT_GPU SPS_FAULT_INJECTION_BUILD)
+  else()
+    sps_gpu_twin(test_gpu_fault test_fault.c SPS_FAULT_GPU)
   endif()
-  set_tests_properties(test_gpu_fault PROPERTIES TIMEOUT 900)
 endif()
