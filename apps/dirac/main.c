@@ -7,6 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 static int usage(void)
 {
@@ -55,6 +63,7 @@ int main(int argc, char **argv)
     char err[1024];
     spin_mesh m;
     spin_image im;
+    double t0 = now();
     if (spin_mesh_read(pos_args[0], &m, err, sizeof err)) {
         fprintf(stderr, "spsolve-spin: %s\n", err);
         return 1;
@@ -69,6 +78,7 @@ int main(int argc, char **argv)
         spin_mesh_free(&m);
         return 1;
     }
+    const double t_read = now() - t0;
     sps_context ctx = NULL;
     sps_status st = sps_context_create(&ctx, be, 0);
     double *pos = malloc(sizeof(double) * 3 * (size_t)m.nv);
@@ -78,24 +88,27 @@ int main(int argc, char **argv)
     if (st != SPS_OK || !pos) {
         fprintf(stderr, "spsolve-spin: %s\n", ctx && *sps_context_error(ctx) ? sps_context_error(ctx) : sps_status_name(st));
         rc = 1;
-    } else if (spin_mesh_write(pos_args[2], &m, pos, err, sizeof err)) {
+    } else if ((t0 = now(), spin_mesh_write(pos_args[2], &m, pos, err, sizeof err))) {
         fprintf(stderr, "spsolve-spin: %s\n", err);
         rc = 1;
     } else if (json) {
+        const double t_write = now() - t0;
         printf("{\"vertices\": %d, \"faces\": %d, \"nnz_e\": %d, \"eigen_iterations\": [", m.nv, m.nf, rep.nnz_e);
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%d", i ? ", " : "", rep.its[i]);
-        printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"time\": {\"rho\": %.6g, "
-               "\"assemble\": %.6g, \"eigen\": %.6g, \"poisson\": %.6g}}\n",
-               rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2], rep.rayleigh, rep.t_rho, rep.t_assemble,
-               rep.t_eigen, rep.t_poisson);
+        printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", \"time\": "
+               "{\"read\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"eigen\": %.6g, \"poisson\": %.6g, "
+               "\"write\": %.6g}}\n",
+               rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2], rep.rayleigh,
+               sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", t_read, rep.t_rho, rep.t_assemble,
+               rep.t_eigen, rep.t_poisson, t_write);
     } else {
         printf("spsolve-spin: %d vertices, %d faces, E %d quaternion blocks\n", m.nv, m.nf, rep.nnz_e);
         printf("  inverse iterations:");
         for (int i = 0; i < o.iterations && i < 16; i++) printf(" %d", rep.its[i]);
         printf(" CG iterations; x^H E x = %.6g\n", rep.rayleigh);
         printf("  Poisson: %d %d %d CG iterations\n", rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2]);
-        printf("  time: rho %.3f s, assemble %.3f s, eigen %.3f s, poisson %.3f s\n", rep.t_rho, rep.t_assemble,
-               rep.t_eigen, rep.t_poisson);
+        printf("  time: read %.3f s, rho %.3f s, assemble %.3f s, eigen %.3f s, poisson %.3f s, write %.3f s\n", t_read,
+               rep.t_rho, rep.t_assemble, rep.t_eigen, rep.t_poisson, now() - t0);
         printf("  wrote %s\n", pos_args[2]);
     }
     free(pos);
