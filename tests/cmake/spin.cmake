@@ -7,3 +7,15 @@ target_link_libraries(test_spin PRIVATE spin_core m)
 target_compile_options(test_spin PRIVATE -Wall -Wextra)
 add_test(NAME test_spin COMMAND test_spin "${SPSOLVE_SPIN_DATA}")
 set_tests_properties(test_spin PROPERTIES LABELS unit TIMEOUT 600)
+# the program itself: its usage line, a missing input named, and the bumpy sphere end to end
+add_test(NAME e2e.spin.usage COMMAND spin_cli)
+set_tests_properties(e2e.spin.usage PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-spin MESH.obj")
+add_test(NAME e2e.spin.missing COMMAND spin_cli no-such-mesh.obj no.tga out.obj)
+set_tests_properties(e2e.spin.missing PROPERTIES LABELS e2e
+                     PASS_REGULAR_EXPRESSION "spsolve-spin: no-such-mesh.obj: cannot open: No such file")
+if(SPSOLVE_SPIN_DATA)
+  add_test(NAME e2e.spin.bumpy COMMAND spin_cli ${SPSOLVE_SPIN_DATA}/sphere.obj ${SPSOLVE_SPIN_DATA}/bumpy.tga
+                                        ${CMAKE_CURRENT_BINARY_DIR}/spin_bumpy.obj --json)
+  set_tests_properties(e2e.spin.bumpy PROPERTIES LABELS e2e TIMEOUT 600
+                       PASS_REGULAR_EXPRESSION "\"vertices\": 4002, \"faces\": 8000, \"nnz_e\": 28002")
+endif()
