@@ -1,7 +1,8 @@
 /* spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]
- *              [--backend auto|cpu|cuda] [--write-matrix E.mtx] [--json]
+ *              [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--json]
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
+#include "render.h"
 #include "spin.h"
 
 #include <stdio.h>
@@ -19,7 +20,7 @@ static double now(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
-                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--json]\n");
+                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--json]\n");
     return 2;
 }
 
@@ -27,6 +28,7 @@ int main(int argc, char **argv)
 {
     const char *pos_args[3] = {NULL, NULL, NULL};
     int npos = 0, json = 0, subdivide = 0;
+    const char *png = NULL;
     spin_options o = {.scale = 5.0, .iterations = 3, .rtol = 1e-10, .maxit = 20000};
     sps_backend be = SPS_BACKEND_AUTO;
     for (int i = 1; i < argc; i++) {
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--subdivide") && i + 1 < argc) {
             subdivide = (int)strtol(argv[++i], &end, 10);
             if (*end || subdivide < 0 || subdivide > 8) return usage();
+        } else if (!strcmp(a, "--png") && i + 1 < argc) {
+            png = argv[++i];
         } else if (!strcmp(a, "--write-matrix") && i + 1 < argc) {
             o.write_matrix = argv[++i];
         } else if (!strcmp(a, "--backend") && i + 1 < argc) {
@@ -89,6 +93,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "spsolve-spin: %s\n", ctx && *sps_context_error(ctx) ? sps_context_error(ctx) : sps_status_name(st));
         rc = 1;
     } else if ((t0 = now(), spin_mesh_write(pos_args[2], &m, pos, err, sizeof err))) {
+        fprintf(stderr, "spsolve-spin: %s\n", err);
+        rc = 1;
+    } else if (png && spin_render_png(png, &m, m.v, pos, 512, err, sizeof err)) {
         fprintf(stderr, "spsolve-spin: %s\n", err);
         rc = 1;
     } else if (json) {
