@@ -9,6 +9,7 @@
  *   test_spin DATA_DIR   (../shared/data/spinxform; without it the data checks skip)
  * Ends "N passed, M failed"; 77 when nothing could run. */
 #define _POSIX_C_SOURCE 200809L
+#include "render.h"
 #include "spin.h"
 
 #include <math.h>
@@ -88,6 +89,18 @@ static void test_reference(sps_context ctx, const char *dir)
         CHECK(mx <= 1e-4 && rms <= 2e-5, "bumpy sphere vs the reference: max %.3g, RMS %.3g", mx, rms);
         CHECK(fabs(rep.rayleigh - 2.585e-4) <= 0.01 * 2.585e-4, "x^H E x = %.6g, expected 2.585e-4", rep.rayleigh);
         CHECK(rep.nnz_e == 28002, "E has %d blocks, expected 4002 + 2 x 12000", rep.nnz_e);
+        /* --png: a 2 size x size RGB PNG, the sphere's pixels lit (not all background) */
+        char png[1024], e3[256];
+        snprintf(png, sizeof png, "%s/bumpy.png", tmpdir);
+        CHECK(spin_render_png(png, &m, m.v, pos, 64, e3, sizeof e3) == 0, "render: %s", e3);
+        FILE *fp = fopen(png, "rb");
+        unsigned char hd[24] = {0};
+        const size_t got = fp ? fread(hd, 1, sizeof hd, fp) : 0;
+        if (fp) fclose(fp);
+        CHECK(got == 24 && !memcmp(hd, "\x89PNG\r\n\x1a\n", 8) && !memcmp(hd + 12, "IHDR", 4) && hd[19] == 128 &&
+                  hd[23] == 64,
+              "render: not a 128 x 64 PNG");
+        unlink(png);
         printf("bumpy sphere: max %.3g, RMS %.3g; CG %d %d %d; Poisson %d %d %d\n", mx, rms, rep.its[0], rep.its[1],
                rep.its[2], rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2]);
     }
