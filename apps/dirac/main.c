@@ -102,6 +102,8 @@ int main(int argc, char **argv)
         const double t_write = now() - t0;
         printf("{\"vertices\": %d, \"faces\": %d, \"nnz_e\": %d, \"eigen_iterations\": [", m.nv, m.nf, rep.nnz_e);
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%d", i ? ", " : "", rep.its[i]);
+        printf("], \"eigen_relative_residuals\": [");
+        for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
         printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", \"time\": "
                "{\"read\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"eigen\": %.6g, \"poisson\": %.6g, "
                "\"write\": %.6g}}\n",
