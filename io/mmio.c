@@ -1147,8 +1147,8 @@ sps_status sps_mm_read_file(const char *path, const sps_mm_options *opt, sps_mm_
         return SPS_ERR_IO;
     }
     struct stat sb;
-    const int regular = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode);
-    if (!regular && fstat(fd, &sb) == 0 && S_ISDIR(sb.st_mode)) {
+    const int stated = fstat(fd, &sb) == 0, regular = stated && S_ISREG(sb.st_mode);
+    if (stated && S_ISDIR(sb.st_mode)) {
         close(fd);
         set_err(err, errlen, "cannot read '%s': it is a directory", path);
         return SPS_ERR_IO;

@@ -66,7 +66,6 @@ typedef struct {
     sps_index nl, nu;                /* levels of L and of U */
     sps_index *lvl_ptr;              /* host: nl + nu + 1 offsets */
     sps_index *lvl_rows;             /* backend: n rows of L's levels, then n of U's */
-    void *hval;                      /* host: A's values, staged for each factorisation */
     void *val;                       /* backend: the factors */
     void *work;                      /* backend: 3n scalars */
     sps_index *bad;                  /* backend: ilu_factor's report */
@@ -103,7 +102,6 @@ static void ilu_destroy(sps_precond P)
     free(s->hcol);
     free(s->hdiag);
     free(s->lvl_ptr);
-    free(s->hval);
     free(s);
     P->data = NULL;
 }
@@ -245,7 +243,6 @@ static sps_status ilu_symbolic(sps_precond P, sps_operator op, sps_matrix A)
         for (sps_index l = s->nl; l <= s->nl + s->nu; l++) s->lvl_ptr[l] += n; /* U's rows after L's */
     }
     const size_t nz = s->nnz ? (size_t)s->nnz : 1;
-    if (st == SPS_OK) st = sps_hmalloc(ctx, &s->hval, nz * ss, "ILU factors");
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->rowptr, s->hrowptr, ((size_t)n + 1) * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->col, s->hcol, nz * sizeof(sps_index));
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->diag, s->hdiag, ((size_t)n ? n : 1) * sizeof(sps_index));
@@ -272,14 +269,14 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
     const size_t vb = (size_t)s->nnz * sps_scalar_size(t);
     const sps_csr_host *h;
     SPS_CHECK(sps_pc_host_expanded(P, A, &h));
-    memcpy(s->hval, h->val, vb); /* A's values, the pattern symbolic saw */
+    /* A's values, the pattern symbolic saw: uploaded from the setup's host copy for each try */
     const int shift = sps_opt_int(P->opts, "pc-shift");
     const sps_vec_kernels *k = sps_kvec(ctx, t);
     sps_index bad = 0;
     double alpha = 0;
     for (int a = -1; a < (shift == SHIFT_PD ? (int)(sizeof pd_alpha / sizeof pd_alpha[0]) : 0); a++) {
         alpha = a < 0 ? 0.0 : pd_alpha[a];
-        SPS_CHECK(sps_dcopy(ctx, s->val, s->hval, vb, SPS_COPY_H2D));
+        SPS_CHECK(sps_dcopy(ctx, s->val, h->val, vb, SPS_COPY_H2D));
         SPS_CHECK(k->ilu_factor(sps_ex(ctx), s->n, s->rowptr, s->col, s->val, s->diag, s->nl, s->lvl_ptr, s->lvl_rows,
                                 alpha, shift == SHIFT_NONZERO, s->ic, s->bad));
         SPS_CHECK(sps_dcopy(ctx, &bad, s->bad, sizeof bad, SPS_COPY_D2H));

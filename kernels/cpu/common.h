@@ -13,8 +13,6 @@
 #define SPS_OMP_MIN 32768
 /* An SpMV this heavy forks whatever its rows (few long rows). */
 #define SPS_OMP_NNZ_MIN ((int64_t)1 << 20)
-/* The formats' kernels and the SpMV^T scatter's reduction: the same rule. */
-#define SPS_OT_PAR_MIN SPS_OMP_MIN
 /* Whether a kernel over n rows and nnz entries forks a team. */
 static inline int sps_omp_rows(sps_index n, int64_t nnz) { return n > SPS_OMP_MIN || nnz > SPS_OMP_NNZ_MIN; }
 

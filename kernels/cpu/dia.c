@@ -30,7 +30,7 @@ static sps_status mark(sps_index n, sps_index m, const sps_index *rowptr, const 
 {
     const int64_t nflag = n > 0 && m > 0 ? (int64_t)n + m - 1 : 0;
     memset(flag, 0, (size_t)nflag * sizeof *flag);
-#pragma omp parallel for schedule(static) if (n > SPS_OT_PAR_MIN)
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
     for (sps_index i = 0; i < n; i++)
         for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
 #pragma omp atomic write

@@ -22,7 +22,7 @@
 static sps_status rowlen_max(sps_index n, const sps_index *rowptr, sps_index *maxlen)
 {
     sps_index mx = 0;
-#pragma omp parallel for reduction(max : mx) schedule(static) if (n > SPS_OT_PAR_MIN)
+#pragma omp parallel for reduction(max : mx) schedule(static) if (n > SPS_OMP_MIN)
     for (sps_index i = 0; i < n; i++) {
         const sps_index L = rowptr[i + 1] - rowptr[i];
         if (L > mx) mx = L;

@@ -14,7 +14,7 @@
 /* rl[r] = length of row perm[r] (or r). */
 static sps_status pad_rowlen_impl(sps_index n, const sps_index *rowptr, const sps_index *perm, sps_index *rl)
 {
-#pragma omp parallel for schedule(static) if (n > SPS_OT_PAR_MIN)
+#pragma omp parallel for schedule(static) if (n > SPS_OMP_MIN)
     for (sps_index r = 0; r < n; r++) {
         const sps_index p = perm ? perm[r] : r;
         rl[r] = rowptr[p + 1] - rowptr[p];
@@ -47,7 +47,7 @@ static sps_status pad_sort_rows_impl(sps_exec *ex, sps_index n, sps_index window
     sps_index *tmp = malloc((size_t)n * sizeof *tmp);
     if (!tmp) return sps_kerror(ex, SPS_ERR_ALLOC, "row sort: out of host memory for %zu bytes", (size_t)n * sizeof *tmp);
     const sps_index nw = (sps_index)(((int64_t)n + window - 1) / window);
-#pragma omp parallel for schedule(dynamic, 1) if (n > SPS_OT_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, 1) if (n > SPS_OMP_MIN)
     for (sps_index w = 0; w < nw; w++) {
         const sps_index lo = (sps_index)((int64_t)w * window);
         const sps_index hi = (int64_t)lo + window < n ? lo + window : n;
@@ -63,7 +63,7 @@ static sps_status pad_widths_impl(sps_index n, sps_index chunk, const sps_index 
 {
     const sps_index nq = n > 0 ? (sps_index)(((int64_t)n + chunk - 1) / chunk) : 0;
     sps_index gmin = INT32_MAX, gmax = -1, span = -1, wmax = -1;
-#pragma omp parallel for schedule(static) reduction(min : gmin) reduction(max : gmax, span, wmax) if (n > SPS_OT_PAR_MIN)
+#pragma omp parallel for schedule(static) reduction(min : gmin) reduction(max : gmax, span, wmax) if (n > SPS_OMP_MIN)
     for (sps_index q = 0; q < nq; q++) {
         const int64_t a = (int64_t)q * chunk, b = a + chunk < n ? a + chunk : n;
         sps_index mx = 0, cmin = INT32_MAX, cmax = -1;
@@ -106,7 +106,7 @@ static sps_status pad_scatter_col_impl(sps_pad_layout L, const sps_index *rowptr
 {
     sps_index *col = L.cbase ? NULL : colv;
     uint16_t *col16 = L.cbase ? colv : NULL;
-#pragma omp parallel for schedule(static) if (L.nstored > SPS_OT_PAR_MIN)
+#pragma omp parallel for schedule(static) if (L.nstored > SPS_OMP_MIN)
     for (sps_index r = 0; r < L.nstored; r++) {
         sps_index stride;
         const int64_t base = sps_pad_row_base(&L, r, &stride);

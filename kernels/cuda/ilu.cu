@@ -21,36 +21,34 @@
 #include "kernels/cuda/common.cuh"
 
 namespace {
-/* y_i = r_i - sum_{k < i} L_ik y_k for the rows of one level (or, sweep: y_new from y_old) */
+/* y_i = r_i - sum_{k < i} L_ik y_k for the rows of one level (earlier levels wrote the y_k) */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
     ilu_lower_kernel(sps_index cnt, const sps_index *__restrict__ rows, const sps_index *__restrict__ rowptr,
                      const sps_index *__restrict__ col, const T *__restrict__ val, const sps_index *__restrict__ diag,
-                     const T *__restrict__ r, const T *yin, T *yout)
+                     const T *__restrict__ r, T *y)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= cnt) return;
-    const sps_index i = rows ? rows[t] : (sps_index)t;
+    const sps_index i = rows[t];
     T s = r[i];
-    for (sps_index e = rowptr[i]; e < diag[i]; e++) s = s - val[e] * yin[col[e]];
-    yout[i] = s;
+    for (sps_index e = rowptr[i]; e < diag[i]; e++) s = s - val[e] * y[col[e]];
+    y[i] = s;
 }
 
-/* z_i = (y_i - sum_{j > i} U_ij z_j) / U_ii for the rows of one level (or a sweep);
- * init: z_i = y_i / U_ii (the sweeps' start) */
+/* z_i = (y_i - sum_{j > i} U_ij z_j) / U_ii for the rows of one level */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
     ilu_upper_kernel(sps_index cnt, const sps_index *__restrict__ rows, const sps_index *__restrict__ rowptr,
                      const sps_index *__restrict__ col, const T *__restrict__ val, const sps_index *__restrict__ diag,
-                     const T *__restrict__ y, const T *zin, T *zout, int init)
+                     const T *__restrict__ y, T *z)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= cnt) return;
-    const sps_index i = rows ? rows[t] : (sps_index)t;
+    const sps_index i = rows[t];
     T s = y[i];
-    if (!init)
-        for (sps_index e = diag[i] + 1; e < rowptr[i + 1]; e++) s = s - val[e] * zin[col[e]];
-    zout[i] = s * recip(val[diag[i]]);
+    for (sps_index e = diag[i] + 1; e < rowptr[i + 1]; e++) s = s - val[e] * z[col[e]];
+    z[i] = s * recip(val[diag[i]]);
 }
 
 /* The position of column c in the sorted columns [a, b), or -1. */
@@ -147,13 +145,13 @@ static sps_status ilu_apply_impl(sps_exec *ex, sps_index n, const sps_index *row
     for (sps_index l = 0; l < nl; l++) {
         const sps_index cnt = lvl_ptr[l + 1] - lvl_ptr[l];
         ilu_lower_kernel<T><<<ilu_grid(cnt), SPS_CU_THREADS, 0, st>>>(cnt, lvl_rows + lvl_ptr[l], rowptr, col, val,
-                                                                      diag, r, y, y);
+                                                                      diag, r, y);
         SPS_CU_LAUNCHED(ex, "ilu_lower_kernel");
     }
     for (sps_index l = nl; l < nl + nu; l++) {
         const sps_index cnt = lvl_ptr[l + 1] - lvl_ptr[l];
         ilu_upper_kernel<T><<<ilu_grid(cnt), SPS_CU_THREADS, 0, st>>>(cnt, lvl_rows + lvl_ptr[l], rowptr, col, val,
-                                                                      diag, y, z, z, 0);
+                                                                      diag, y, z);
         SPS_CU_LAUNCHED(ex, "ilu_upper_kernel");
     }
     return SPS_OK;
