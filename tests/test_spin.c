@@ -222,7 +222,9 @@ static void test_reference(sps_context ctx, const char *dir)
             if (st == SPS_OK) st = sps_solver_create(ctx, SPS_SOLVER_CG, &sv);
             if (st == SPS_OK) st = sps_solver_set_operator(sv, op);
             if (st == SPS_OK) st = sps_solver_set_precond(sv, P);
-            if (st == SPS_OK) st = sps_solver_set_tolerances(sv, 1e-12, 0.0, 20000);
+            /* rtol 1e-10, as the app: at 1e-12 the residual hovers at the rounding floor and the
+             * GPU's two runs stopped 3 iterations apart (383 / 380, x equal to 2e-15, H200) */
+            if (st == SPS_OK) st = sps_solver_set_tolerances(sv, 1e-10, 0.0, 20000);
             if (st == SPS_OK) st = sps_vector_from_host(ctx, 4 * n, SPS_F64, b, &vb);
             if (st == SPS_OK) st = sps_vector_create(ctx, 4 * n, SPS_F64, &vx);
             if (st == SPS_OK) st = sps_solver_solve(sv, vb, vx, &res);

@@ -33,6 +33,19 @@ static int push(void **arr, int *n, int *cap, const void *item, size_t sz)
     return 0;
 }
 
+/* Up to k numbers from e into x; returns how many were read. */
+static int read_reals(char *e, int k, double *x)
+{
+    int got = 0;
+    for (; got < k; got++) {
+        char *q;
+        x[got] = strtod(e, &q);
+        if (q == e) break;
+        e = q;
+    }
+    return got;
+}
+
 /* One index of a face corner: 1-based, or negative (relative to the end). */
 static int obj_index(long v, int count, int *out)
 {
@@ -56,30 +69,21 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
         lineno++;
         char *p = line;
         while (*p == ' ' || *p == '\t') p++;
-        if (p[0] == 'v' && (p[1] == ' ' || p[1] == '\t')) {
+        const int is_v = p[0] == 'v' && (p[1] == ' ' || p[1] == '\t');
+        if (is_v || (p[0] == 'v' && p[1] == 't' && (p[2] == ' ' || p[2] == '\t'))) {
+            /* v x y z, or vt u v: k numbers appended to their array */
+            const int k = is_v ? 3 : 2;
             double x[3];
-            char *e = p + 1;
-            for (int k = 0; k < 3 && rc == 0; k++) {
-                char *q;
-                x[k] = strtod(e, &q);
-                if (q == e) rc = fail(err, errlen, "%s:%ld: vertex needs 3 coordinates", path, lineno);
-                e = q;
+            if (read_reals(is_v ? p + 1 : p + 2, k, x) != k) {
+                rc = fail(err, errlen, is_v ? "%s:%ld: vertex needs 3 coordinates"
+                                            : "%s:%ld: texture coordinate needs u and v", path, lineno);
+                break;
             }
-            for (int k = 0; k < 3 && rc == 0; k++)
-                if (push((void **)&m->v, &nvd, &capv, &x[k], sizeof(double))) rc = fail(err, errlen, "out of memory");
-            if (rc == 0) m->nv++;
-        } else if (p[0] == 'v' && p[1] == 't' && (p[2] == ' ' || p[2] == '\t')) {
-            double t[2];
-            char *e = p + 2;
-            for (int k = 0; k < 2 && rc == 0; k++) {
-                char *q;
-                t[k] = strtod(e, &q);
-                if (q == e) rc = fail(err, errlen, "%s:%ld: texture coordinate needs u and v", path, lineno);
-                e = q;
-            }
-            for (int k = 0; k < 2 && rc == 0; k++)
-                if (push((void **)&m->vt, &ntd, &capt, &t[k], sizeof(double))) rc = fail(err, errlen, "out of memory");
-            if (rc == 0) m->nvt++;
+            for (int c = 0; c < k && rc == 0; c++)
+                if (is_v ? push((void **)&m->v, &nvd, &capv, &x[c], sizeof(double))
+                         : push((void **)&m->vt, &ntd, &capt, &x[c], sizeof(double)))
+                    rc = fail(err, errlen, "out of memory");
+            if (rc == 0) *(is_v ? &m->nv : &m->nvt) += 1;
         } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
             int vi[4], ti[4], k = 0;
             char *e = p + 1;
