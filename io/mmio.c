@@ -749,10 +749,13 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
         return perr(c, c->line, "%lld entries%s exceed the %lld a matrix can hold (32-bit row offsets)",
                     (long long)*nnz_decl, d->symmetry == SPS_MM_GENERAL ? "" : " (up to twice that, mirrored)",
                     (long long)o->max_entries);
-    /* the triplets, and the row offsets and counts of the CSR built from them (rows + 1
-     * each: a 1.4e9 x 3 matrix of one entry asked for 11 GB there; the fuzzer found it) */
+    /* the triplets, the row offsets of the CSR built from them and its counters, sized by
+     * the larger dimension (the fuzzer found 60-byte files asking for 11 GB through each:
+     * 1442088707 x 3 and 3 x 999999999 matrices of one entry) */
     const int64_t per = 2 * (int64_t)sizeof(int32_t) + (int64_t)sizeof(double) * sps_mm_field_values(d->field);
-    const double need = (double)nexp * (double)per + 2.0 * ((double)d->rows + 1) * (double)sizeof(int64_t);
+    const double big = d->rows > d->cols ? (double)d->rows : (double)d->cols;
+    const double need = (double)nexp * (double)per + ((double)d->rows + 1) * (double)sizeof(int64_t) +
+                        (big + 1) * (double)sizeof(int64_t);
     if (o && o->max_bytes > 0 && need > (double)o->max_bytes)
         return perr(c, c->line, "reading the %ld x %ld matrix of %lld declared entries takes about %.3g GB, above the "
                     "limit of %.3g GB (--max-memory)", (long)d->rows, (long)d->cols, (long long)*nnz_decl,

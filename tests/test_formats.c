@@ -773,6 +773,16 @@ static void test_size_edges(void)
     A = (sps_matrix)&A;
     s = sps_matrix_from_coo(ctx, 4, 4, -1, r, c, v, SPS_F64, &A);
     TU_CHECK(s == SPS_ERR_ARG && A == NULL, "negative nnz: %s", sps_status_name(s));
+    /* 60 bytes declaring 3 x 999999999 (the fuzzer's): the CSR build's column counters would
+     * take 8 GB; with a 64 MB limit the size line refuses it */
+    {
+        const char *wide = "%%MatrixMarket matrix coordinate real general\n3 999999999 1\n1 1 1\n";
+        const sps_read_options ro = {.max_memory = (int64_t)64 << 20};
+        A = NULL;
+        s = sps_matrix_read_mtx_buffer(ctx, wide, strlen(wide), "wide", SPS_F64, &ro, &A);
+        TU_CHECK(s == SPS_ERR_PARSE && A == NULL && contains(sps_context_error(ctx), "wide:2: reading the 3 x 999999999"),
+                 "3 x 999999999: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    }
     /* a size line declaring 2^31 entries: the reader refuses it there (no arrays) */
     const char *mm = "%%MatrixMarket matrix coordinate real general\n100000 100000 2147483648\n1 1 1\n";
     A = NULL;
