@@ -26,9 +26,10 @@
  * arrays) ascending, so the budget is spent on the likely winners first.
  *
  * Timing.  Per candidate: build (sps_matrix_convert_spec), `warmup` products,
- * then `runs` batches of products (a batch as many as take ~1 ms, at least one)
- * between backend synchronisations, on a monotonic clock; its time is the
- * median batch's per-product time.  Products go through the matrix operator, as
+ * then on the GPU 3 x `runs` products one at a time, each from a flushed L2
+ * between two events, as spbench times them; on the CPU `runs` batches of
+ * products (a batch as many as take ~1 ms, at least one) between
+ * synchronisations, on a monotonic clock.  Its time is the median (time_spmv).  Products go through the matrix operator, as
  * a solver's do (so the launch variant applies).  Before each candidate after
  * the reference, and before its timed runs (projected from the warm-up), the
  * budget is checked; what does not fit is skipped as "over the budget".  The
@@ -312,12 +313,31 @@ static int dbl_cmp(const void *a, const void *b)
  * fraction: timing noise does not trade csr (timed first) or the model's pick
  * (second) for a format that is no faster. */
 #define TUNE_MARGIN 0.03
+/* One product y = C x, queued (time_queued's callback). */
+typedef struct {
+    sps_operator op;
+    sps_vector x, y;
+} tune_product;
+static sps_status queue_product(void *arg)
+{
+    const tune_product *p = (const tune_product *)arg;
+    return sps_op_apply(p->op, SPS_OP_N, sps_cplx_make(1, 0), p->x, sps_cplx_make(0, 0), p->y);
+}
+/* Event-timed runs a candidate gets for each of o->runs: single products are
+ * cheap to time this way, and their spread (a microsecond on small matrices) wants
+ * more of them than batches did. */
+#define EVENT_RUNS_PER_RUN 3
 /* Median SpMV time of C in ms into *ms; *over: the runs would not fit in left seconds
- * (projected from the warm-up; not checked when left < 0). */
+ * (projected from the warm-up; not checked when left < 0).  With the backend's
+ * time_queued (CUDA): each product alone, from a flushed L2, between events, as
+ * spbench times them (kernels/backend.h).  Else (CPU): batches of products (as many
+ * as take ~1 ms) between synchronisations on a monotonic clock, the median batch's
+ * per-product time. */
 static sps_status time_spmv(sps_matrix C, sps_vector x, sps_vector y, const sps_tune_options *o, double left,
                             double *ms, int *over)
 {
     sps_context ctx = C->ctx;
+    sps_exec *ex = sps_ex(ctx);
     sps_operator op = NULL;
     const sps_cplx one = {1, 0}, zero = {0, 0};
     double t[MAX_RUNS];
@@ -328,6 +348,15 @@ static sps_status time_spmv(sps_matrix C, sps_vector x, sps_vector y, const sps_
     for (int i = 0; i < o->warmup && st == SPS_OK; i++) st = sps_op_apply(op, SPS_OP_N, one, x, zero, y);
     if (st == SPS_OK) st = sps_context_synchronize(ctx);
     const double tw = (sps_wtime() - t0) / o->warmup;
+    if (ex->be->time_queued) {
+        const int reps = EVENT_RUNS_PER_RUN * o->runs;
+        /* a run: the flush (~2x the L2 at DRAM speed, well under 1e-4 s), a product, a synchronisation */
+        if (st == SPS_OK && left >= 0 && (tw + 1e-4) * reps > left) *over = 1;
+        tune_product p = {op, x, y};
+        if (st == SPS_OK && !*over) st = ex->be->time_queued(ex, queue_product, &p, reps, ms);
+        sps_operator_destroy(op);
+        return st;
+    }
     long batch = tw > 0 ? (long)ceil(1e-3 / tw) : 1000;
     batch = batch < 1 ? 1 : batch > 100000 ? 100000 : batch;
     if (st == SPS_OK && left >= 0 && tw * batch * o->runs > left) *over = 1;

@@ -57,6 +57,11 @@ typedef struct sps_backend_ops {
      * next one can run while the host reads this one's) and disarms (src NULL)
      * when it stops: src must stay valid while armed. */
     sps_status (*fetch_arm)(sps_exec *ex, const void *src, size_t bytes, int buf);
+    /* Optional (NULL on the CPU, whose timings are wall-clock): `reps` times, flush the
+     * device's last-level cache, then time the work run(arg) queues between two events;
+     * the median in milliseconds into *ms.  The autotuner's timing (formats/tune.c),
+     * done as spbench does it so that the two rank candidates alike. */
+    sps_status (*time_queued)(sps_exec *ex, sps_status (*run)(void *arg), void *arg, int reps, double *ms);
 } sps_backend_ops;
 #define SPS_FETCH_MAX_BYTES 4096
 /* The kernel families of backend P (sps_cpu, sps_cuda), in its sps_backend_ops. */

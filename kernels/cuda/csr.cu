@@ -5,8 +5,9 @@
  *            SC'09, §4.2): a group of TPR threads (a power of two, 1..32, inside a
  *            warp) per row; lane l sums entries rowptr[i] + l, + 2 TPR, ... left to
  *            right, then the group adds its lanes by a shuffle-down tree.  TPR is
- *            chosen in the kernel from the average row length nnz / n (read from
- *            rowptr[0], rowptr[n] on the device: no host round trip):
+ *            chosen from the average row length nnz / n (the host's nnz, passed to the
+ *            kernel: reading rowptr[0], rowptr[n] in the kernel put one more DRAM round
+ *            trip before the rows' loads, which small matrices paid in full):
  *                TPR = largest power of two <= avg, clamped to [1, 32]
  *            so that nearly every lane has at least one entry (avg 5, 2-D Poisson:
  *            TPR 4; avg 30: 16; avg >= 32: 32).  Deterministic: the grouping and
@@ -57,10 +58,9 @@ template <typename T> __host__ __device__ constexpr int csr_minb() { return size
  * resident blocks an SM (csr_minb<T>(): the default). */
 template <typename T, bool LONG, typename S, int MINB>
 __global__ void __launch_bounds__(SPS_CU_THREADS, MINB)
-    csr_spmv_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
+    csr_spmv_kernel(sps_index n, int tpr, const sps_index *rowptr, const sps_index *col, const T *val, const T *x,
                     sps_cu_axpby_out<T> out)
 {
-    const int tpr = csr_tpr<T, S>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
     csr_block_rows<T, S, LONG>(n, rowptr, col, val, csr_x_plain<T>{x}, out, nb, tpr);
@@ -97,9 +97,9 @@ __device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index 
 
 template <typename T, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS)
-    csr_spmvt_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, T a, const T *x, T *y)
+    csr_spmvt_kernel(sps_index n, int tpr, const sps_index *rowptr, const sps_index *col, const T *val, T a,
+                     const T *x, T *y)
 {
-    const int tpr = csr_tpr<T>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     if (blockIdx.x >= nb) return; /* uniform */
     const sps_index L = csr_long_len(tpr);
@@ -133,7 +133,7 @@ static sps_status csr_spmv_run(sps_exec *ex, sps_index n, sps_index m, int64_t n
     const auto kernel = csr_long_pass<T, S>(n, nnz, maxrow) ? csr_spmv_kernel<T, true, S, MINB>
                                                             : csr_spmv_kernel<T, false, S, MINB>;
     kernel<<<csr_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        n, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
+        n, csr_tpr_of<T, S>(n, nnz), rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
     SPS_CU_LAUNCHED(ex, "csr_spmv_kernel");
     return SPS_OK;
 }
@@ -182,7 +182,7 @@ static sps_status csr_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, int64_t
     if (n <= 0 || m <= 0) return SPS_OK;
     const auto kernel = csr_long_pass<T>(n, nnz, maxrow) ? csr_spmvt_kernel<T, true> : csr_spmvt_kernel<T, false>;
     kernel<<<csr_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        n, rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
+        n, csr_tpr_of<T>(n, nnz), rowptr, col, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
     SPS_CU_LAUNCHED(ex, "csr_spmvt_kernel");
     return SPS_OK;
 }

@@ -71,10 +71,6 @@ template <typename T, typename S = csr_bw<T>> __host__ __device__ inline int csr
 {
     return sps_csr_tpr(n, nnz, S::shift, S::min_threads);
 }
-template <typename T, typename S = csr_bw<T>> __device__ inline int csr_tpr(sps_index n, const sps_index *rowptr)
-{
-    return csr_tpr_of<T, S>(n, (int64_t)rowptr[n] - rowptr[0]);
-}
 
 /* Matrix arrays and gathered vector through the read-only path (ldg_t), without
  * cache-eviction hints: the hints measured gained nothing or lost

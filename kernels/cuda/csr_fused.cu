@@ -78,10 +78,9 @@ template <typename T> __device__ inline csr_x_xpay<T> csr_x_bind(csr_x_xpay_s<T>
 /* The rows with y = A x written and x_i^H y_i summed by the lane that writes y_i
  * (x plain or z + c p_old, stored to xout when given); returns the thread's sum. */
 template <typename T, typename S, bool LONG, typename XH>
-__device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val,
-                                            XH xh, T *y, T *xout)
+__device__ typename sc<T>::ACC csr_dot_rows(sps_index n, int tpr, const sps_index *rowptr, const sps_index *col,
+                                            const T *val, XH xh, T *y, T *xout)
 {
-    const int tpr = csr_tpr<T, S>(n, rowptr);
     const unsigned nb = csr_active_blocks(n, tpr);
     const auto x = csr_x_bind(xh);
     csr_dot_out<T, decltype(x)> out{x, y, xout, typename sc<T>::ACC()};
@@ -102,11 +101,11 @@ __device__ typename sc<T>::ACC csr_dot_rows(sps_index n, const sps_index *rowptr
 constexpr int csr_dot_minb = 6; /* measured, no longer a knob (bench/results/knobs.md) */
 template <typename T, typename XH, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS, csr_dot_minb)
-    csr_spmv_dot_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
+    csr_spmv_dot_kernel(sps_index n, int tpr, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *y, T *xout,
                         typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cu_outs outs)
 {
     accv<typename sc<T>::ACC, 1> acc;
-    acc.v[0] = csr_dot_rows<T, csr_dot_bw<T, XH>, LONG>(n, rowptr, col, val, xh, y, xout);
+    acc.v[0] = csr_dot_rows<T, csr_dot_bw<T, XH>, LONG>(n, tpr, rowptr, col, val, xh, y, xout);
     sps_cu_reduce_finish<typename sc<T>::ACC, 1>(acc, part, counter, slots, outs, sps_cu_no_guard(), 0);
 }
 
@@ -133,7 +132,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, csr_dot_minb)
 template <typename T> constexpr int csr_cg_iter_minb = sizeof(T) > 8 ? 2 : 4;
 template <typename T, typename XH, bool LONG>
 __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
-    csr_cg_iter_kernel(sps_index n, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
+    csr_cg_iter_kernel(sps_index n, int tpr, const sps_index *rowptr, const sps_index *col, const T *val, XH xh, T *p, T *q,
                        T *x, T *r, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots, sps_cg_slots ks,
                        sps_cu_outs rr_out)
 {
@@ -142,7 +141,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
     __shared__ typename BR::TempStorage tmp;
     __shared__ A pq_sh;
     accv<A, 1> acc;
-    acc.v[0] = csr_dot_rows<T, csr_lat<T>, LONG>(n, rowptr, col, val, xh, q, p);
+    acc.v[0] = csr_dot_rows<T, csr_lat<T>, LONG>(n, tpr, rowptr, col, val, xh, q, p);
     A *pqpart = part + SPS_CU_PART_MAX_BLOCKS;
     accv<A, 1> tot = BR(tmp).Reduce(acc, accv_sum<A, 1>());
     if (threadIdx.x == 0) pqpart[blockIdx.x] = tot.v[0];
@@ -187,7 +186,7 @@ static sps_status csr_dot_launch(sps_exec *ex, sps_index n, int64_t nnz, const s
                                                              : csr_spmv_dot_kernel<T, X, false>;
     SPS_CHECK((csr_spmv_dot_grid<T, S>(ex, kernel, n, nnz, &grid)));
     kernel<<<grid, SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        n < 0 ? 0 : n, rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ex),
+        n < 0 ? 0 : n, csr_tpr_of<T, S>(n, nnz), rowptr, col, (const T *)val, x, (T *)q, (T *)xout, (typename sc<T>::ACC *)sps_cuws_red(ex),
         sps_cuws_counter(ex), slots, sps_cu_arm(ex, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
     SPS_CU_LAUNCHED(ex, "csr_spmv_dot_kernel");
     sps_cu_armed_launched(ex);
@@ -258,7 +257,8 @@ static sps_status csr_cg_iter_impl(sps_exec *ex, sps_index n, int64_t nnz, const
     cudaLaunchAttribute at;
     at.id = cudaLaunchAttributeCooperative;
     at.val.cooperative = 1;
-    SPS_CU(ex, sps_cu_launch_attr(at, kernel, grid, sps_custream(ex), n < 0 ? 0 : n, rowptr, col, (const T *)val,
+    SPS_CU(ex, sps_cu_launch_attr(at, kernel, grid, sps_custream(ex), n < 0 ? 0 : n,
+                                   csr_tpr_of<T, S>(n, nnz), rowptr, col, (const T *)val,
                                    X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
                                    (typename sc<T>::ACC *)sps_cuws_red(ex), sps_cuws_counter(ex), slots, ks,
                                    sps_cu_arm(ex, sps_cu_outs1(ks.rr, SPS_CU_OUT_SUM))));

@@ -297,6 +297,9 @@ __global__ void __launch_bounds__(PAD_THREADS, V::minb)
     const int64_t p = sps_pad_row_base(&L, r, &stride);
     const sps_index len = rr < L.n ? L.rl[r] : 0;
     const bool mine = rr < L.n && len <= L.long_len; /* else pad_long_spmv_kernel's, or past the end */
+    /* y's row, loaded beside the row's first loads: after the loop it was one more
+       DRAM round trip at the end of every thread, which small matrices paid in full */
+    const sps_index i = mine && sub == 0 && L.perm ? ldg_t(L.perm + r) : r;
     T s = zero_of<T>();
     if (mine) {
         const sps_index n_sub = len > sub ? (len - sub + S - 1) / S : 0;
@@ -305,7 +308,6 @@ __global__ void __launch_bounds__(PAD_THREADS, V::minb)
 #pragma unroll
     for (int o = S / 2; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, S); /* sub 0 gets the sum */
     if (!mine || sub != 0) return;
-    const sps_index i = L.perm ? L.perm[r] : r;
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
 
