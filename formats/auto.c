@@ -22,11 +22,10 @@
 
 /* Rule 5's small matrices: up to this many rows a product is a chain of dependent
  * loads (latency, not bandwidth), and SELL's chain (slice offset, entries, x) is one
- * load shorter than CSR's (row pointers, entries, x) once it puts a warp a block on
- * each SM (padded.cu pad_small_block); padding costs little there.  H200 f64, flushed
- * L2, spbench 2026-11-26 on the 45 matrices of ../shared/matrices with < 50k rows
- * and < 8 entries a row: SELL at or below CSR's time on all whose longest row is
- * under 64 (1138_bus 7.7 against 10.5 us, west0479 6.8 against 9.6). */
+ * load shorter than CSR's (row pointers, entries, x); padding costs little there.
+ * H200 f64, flushed L2, spbench 2026-11-26 on the 45 matrices of ../shared/matrices
+ * with < 50k rows and < 8 entries a row: SELL at or below CSR's time on all whose
+ * longest row is under 64 (1138_bus 7.7 against 10.5 us, west0479 6.8 against 9.6). */
 #define AUTO_SMALL_ROWS 50000
 
 /* The model's inputs: row lengths from rowptr. */

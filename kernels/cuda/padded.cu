@@ -467,20 +467,6 @@ static int pad_split(const sps_pad_layout &L, const sps_launch_variant *lv)
     return mean >= 4 * pad_split_min ? 4 : mean >= pad_split_min ? 2 : 1;
 }
 
-/* Threads a block of the SpMV: PAD_THREADS, unless that leaves SMs without a block;
- * then the fewest warps (32, 64, 128) that put a block on as many SMs as there are
- * blocks of work.  A small matrix's product is a chain of dependent DRAM loads; its
- * warps spread over SMs wait side by side, where 8 warps on one SM queue behind
- * each other's misses.  H200, f64, spbench (flushed L2), SELL-32: sherman1 (1000
- * rows) 4 blocks of 256: 6.4 us, cuSPARSE's SELL (8 blocks of 256) 5.4. */
-static int pad_small_block(sps_exec *ex, int64_t threads)
-{
-    const int64_t sms = sps_cust(ex)->sms;
-    int bs = 32;
-    while (bs < PAD_THREADS && (threads + bs - 1) / bs > sms) bs *= 2;
-    return bs;
-}
-
 /* CL: the column reader (pad_cols32 / pad_cols16), V: pad_var (the row kernel's
  * options; the long rows keep the default's loads). */
 template <typename T, template <bool> class CL, typename V>
@@ -489,13 +475,11 @@ static sps_status pad_spmv_launch(sps_exec *ex, const sps_pad_layout &L, const T
 {
     typedef CL<V::na> C;
     const int S = pad_split(L, ex->lv);
-    const int64_t threads = (int64_t)L.n * S;
-    const int bs = pad_small_block(ex, threads);
-    const unsigned grid = (unsigned)((threads + bs - 1) / bs);
+    const unsigned grid = pad_blocks((int64_t)L.n * S);
     cudaStream_t st = sps_custream(ex);
-    if (S == 4) pad_spmv_kernel<T, C, 4, V><<<grid, bs, 0, st>>>(L, val, a, x, b, bz, y);
-    else if (S == 2) pad_spmv_kernel<T, C, 2, V><<<grid, bs, 0, st>>>(L, val, a, x, b, bz, y);
-    else pad_spmv_kernel<T, C, 1, V><<<grid, bs, 0, st>>>(L, val, a, x, b, bz, y);
+    if (S == 4) pad_spmv_kernel<T, C, 4, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else if (S == 2) pad_spmv_kernel<T, C, 2, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else pad_spmv_kernel<T, C, 1, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
     SPS_CU_LAUNCHED(ex, "pad_spmv_kernel");
     if (L.nlong > 0) {
         pad_long_spmv_kernel<T, CL<pad_default::na>><<<(unsigned)L.nlong, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
