@@ -335,6 +335,14 @@ static void tune(Bench &b, sps_matrix A, SpsMatrix &B, CmpRow &row)
     sps_tune_result res;
     CK_SPS(b.ctx, sps_matrix_tune(A, &o, B.out(), &res));
     row.spec = res.choice, row.tune_s = res.time_s;
+    /* the tuner's own timings beside spbench's, in the log: where the two rank
+       candidates differently, this is where to look */
+    printf("  tune: %s in %.2f s (%d timed, %d skipped)\n", res.choice, res.time_s, res.timed, res.skipped);
+    for (int i = 0; i < res.ncandidates; i++) {
+        const sps_tune_candidate &c = res.candidates[i];
+        if (c.ms >= 0) printf("    %-60s %.4f ms\n", c.spec, c.ms);
+        else printf("    %-60s -- %s\n", c.spec, c.skipped);
+    }
 }
 
 template <class T> static void bench_compound_one(Bench &b, sps_context cpu, const CmpSource &src, const gen_csr *g)

@@ -268,10 +268,19 @@ static int make_cands(sps_matrix A, const sps_host_pattern *p, const sps_tune_op
             const sps_format_ops *f = sps_format_at(i);
             if (f->compound && f != ref) add_compound(c, &nc, f);
         }
-        /* the reference first; SoA vectors last (their products add the conversion passes:
-         * the likeliest to lose, the first to go when the budget is short) */
-        for (int i = 0; i < nc; i++)
-            c[i].order = i == 0 ? 0 : i + 1 + (strstr(c[i].spec, "vector-layout=soa") ? SPS_TUNE_MAX_CANDIDATES : 0);
+        /* the reference first; then every format's defaults, then the layouts one option
+         * away from them, then two, ...; SoA vectors last (their products add the
+         * conversion passes: the likeliest to lose, the first to go when the budget is
+         * short).  Building a layout of a large matrix costs more than timing it: on
+         * stencil27-b3-56 (H200, 4.6M blocks) the layouts' share of the 2 s budget built
+         * three of them, and in the registry's order those were bcsr, bcsr soa and bell,
+         * never bsell, the fastest (bench/results/compound.md). */
+        for (int i = 0; i < nc; i++) {
+            int tier = 0;
+            for (const char *q = c[i].spec; (q = strchr(q, '=')) != NULL; q++) tier++;
+            if (strstr(c[i].spec, "vector-layout=soa")) tier += MAX_COMBOS;
+            c[i].order = i == 0 ? 0 : 2 + tier * SPS_TUNE_MAX_CANDIDATES + i;
+        }
     } else {
         const double vb = (double)sps_scalar_size(A->t);
         int pick = -1;
