@@ -13,9 +13,8 @@
  *      most 1.5x the average + 2, else csr (the row groups spread few rows);
  *   4. shorter rows, near-uniform (longest x rows <= 1.3 nnz): ell;
  *   5. other short rows: sell where SELL-32's padding is at most half of nnz, or the
- *      matrix has at most 50k rows and no row over 64 entries; else csr. */
+ *      matrix has at most 50k rows and no row over 32 entries; else csr. */
 #include "formats/format.h"
-#include "formats/padded.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,9 +23,12 @@
  * loads (latency, not bandwidth), and SELL's chain (slice offset, entries, x) is one
  * load shorter than CSR's (row pointers, entries, x); padding costs little there.
  * H200 f64, flushed L2, spbench 2026-11-26 on the 45 matrices of ../shared/matrices
- * with < 50k rows and < 8 entries a row: SELL at or below CSR's time on all whose
- * longest row is under 64 (1138_bus 7.7 against 10.5 us, west0479 6.8 against 9.6). */
+ * with < 50k rows and < 8 entries a row: SELL within 10 % of CSR's time or faster on
+ * all whose longest row is at most 32 (1138_bus 8.0 against 9.7 us, west0479 6.8
+ * against 9.3), and slower past it, where one thread walks a long row (rajat11,
+ * longest 44: 11.2 against 7.2). */
 #define AUTO_SMALL_ROWS 50000
+#define AUTO_SMALL_LONGEST 32
 
 /* The model's inputs: row lengths from rowptr. */
 typedef struct {
@@ -56,7 +58,7 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
     if ((double)s->longest * s->n <= 1.3 * (double)s->nnz) return *why = "near-uniform short rows", SPS_FMT_ELL;
     if ((double)(s->sell_slots - s->nnz) <= 0.5 * (double)s->nnz)
         return *why = "short rows, little padding", SPS_FMT_SELL;
-    if (s->n <= AUTO_SMALL_ROWS && s->longest <= SPS_PAD_LONG_MIN)
+    if (s->n <= AUTO_SMALL_ROWS && s->longest <= AUTO_SMALL_LONGEST)
         return *why = "few short rows: SELL's product is the shortest chain of loads", SPS_FMT_SELL;
     return *why = "short rows of varying length", SPS_FMT_CSR;
 }

@@ -1172,7 +1172,7 @@ static sps_index len_one_long(sps_index i) { return i == 7 ? 5000 : 4; }
 static sps_index len_regular20(sps_index i) { return 12 + i % 16; } /* 12..27 */
 static sps_index len_short_mixed(sps_index i) { return 3 + i % 4; }      /* 3..6 */
 static sps_index len_short_spiky(sps_index i) { return i % 32 == 0 ? 40 : 2; }
-static sps_index len_short_spikier(sps_index i) { return i % 32 == 0 ? 80 : 4; }
+static sps_index len_short_spiky24(sps_index i) { return i % 32 == 0 ? 24 : 2; }
 
 static void test_auto_format(void)
 {
@@ -1187,9 +1187,9 @@ static void test_auto_format(void)
         {200000, len_regular20, SPS_FMT_SELL, "200k regular rows of ~20: sell"},
         {5000, len_regular20, SPS_FMT_CSR, "5k rows of ~20: csr row groups"},
         {3000, len_short_mixed, SPS_FMT_SELL, "short rows, SELL padding <= 50 %: sell"},
-        {3000, len_short_spiky, SPS_FMT_SELL, "3k short rows, one of 40 every 32: sell (small)"},
-        {60000, len_short_spiky, SPS_FMT_CSR, "60k short rows, one of 40 every 32: csr"},
-        {3000, len_short_spikier, SPS_FMT_CSR, "3k short rows, one of 80 every 32: csr (past SELL's long rows)"},
+        {3000, len_short_spiky, SPS_FMT_CSR, "3k short rows, one of 40 every 32: csr (a row over 32)"},
+        {3000, len_short_spiky24, SPS_FMT_SELL, "3k short rows, one of 24 every 32: sell (small)"},
+        {60000, len_short_spiky24, SPS_FMT_CSR, "60k short rows, one of 24 every 32: csr"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         sps_index *rp = rows_of(cases[c].n, cases[c].len);
