@@ -64,6 +64,26 @@ static sps_status bcsr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options
     return st;
 }
 
+/* From CSR arrays in backend memory (sps_matrix_from_coo_entries_device's build, and
+ * conversions from a bcsr matrix): copies, the values relaid to SoA by the backend's
+ * vec_relayout (entry k's member p at p nnz + k) where asked. */
+static sps_status bcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
+{
+    bcsr_store *s;
+    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "bcsr handle"));
+    B->store = s;
+    s->lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout");
+    s->vlay = (sps_entry_layout)sps_opt_int(opt, "vector-layout");
+    const size_t vb = bcsr_value_bytes(B);
+    SPS_CHECK(sps_csr_copy_backend(B->ctx, src, B->n, B->nnz, s->lay == SPS_ENTRY_AOS ? vb : 0, &s->base));
+    if (s->lay == SPS_ENTRY_AOS) return SPS_OK;
+    sps_dfree(B->ctx, s->base.val);
+    s->base.val = NULL;
+    SPS_CHECK(sps_dmalloc(B->ctx, &s->base.val, vb));
+    return sps_kidx(B->ctx)->vec_relayout(sps_ex(B->ctx), sps_scalar_size(B->t), sps_entry_values(B->entry),
+                                          (sps_index)B->nnz, 1, src->val, s->base.val);
+}
+
 static sps_status bcsr_to_csr(sps_matrix A, sps_csr_host *out)
 {
     const bcsr_store *s = A->store;
@@ -111,6 +131,6 @@ const sps_format_ops sps_format_bcsr = {
     .id = SPS_FMT_BCSR, .name = "bcsr",
     .summary = "CSR of compound entries (b x b blocks, quaternions), AoS or SoA entries",
     SPS_FORMAT_OPTIONS(bcsr_options), .compound = 1,
-    .from_csr = bcsr_from_csr, .to_csr = bcsr_to_csr, .spmv = bcsr_spmv,
+    .from_csr = bcsr_from_csr, .to_csr = bcsr_to_csr, .from_backend_csr = bcsr_from_backend_csr, .spmv = bcsr_spmv,
     .footprint = bcsr_footprint, .destroy = bcsr_destroy,
 };

@@ -127,17 +127,30 @@ static const sps_format_ops *csr_resolve(sps_options opt)
  * bcsstk21, ...): row groups 18-39 us, merge path 7-11 us, cuSPARSE CSR ALG1 5-11. */
 #define SPS_CSR_MERGE_SMALL_TILES 128
 
-/* The merge path where asked, or (auto) on the GPU for irregular rows. */
-static int csr_wants_merge(sps_matrix B, const sps_csr_host *h, sps_index longest, sps_options opt)
+/* The merge path where asked, or (auto) on the GPU for irregular rows (B's n, nnz, t). */
+static int csr_wants_merge(sps_matrix B, sps_index longest, sps_options opt)
 {
     const int k = sps_opt_int(opt, "csr-kernel");
     if (k != SPS_CSR_KERNEL_AUTO) return k == SPS_CSR_KERNEL_MERGE;
-    if (B->ctx->backend != SPS_BACKEND_CUDA || h->n == 0) return 0;
-    const size_t ss = sps_scalar_size(h->t);
-    if (sps_csr_merge_tiles(h->n, h->nnz, ss) <= SPS_CSR_MERGE_SMALL_TILES &&
-        sps_csr_rows_long_pass(h->n, h->nnz, longest, ss))
+    if (B->ctx->backend != SPS_BACKEND_CUDA || B->n == 0) return 0;
+    const size_t ss = sps_scalar_size(B->t);
+    if (sps_csr_merge_tiles(B->n, B->nnz, ss) <= SPS_CSR_MERGE_SMALL_TILES &&
+        sps_csr_rows_long_pass(B->n, B->nnz, longest, ss))
         return 1;
-    return longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)h->nnz / h->n);
+    return longest > 64 && (double)longest > SPS_CSR_MERGE_RATIO * ((double)B->nnz / B->n);
+}
+
+/* The schedule's state once s->base and s->maxrow are in place: the merge plan where
+ * csr_wants_merge says so. */
+static sps_status csr_schedule(sps_matrix B, csr_store *s, sps_options opt)
+{
+    if (!csr_wants_merge(B, s->maxrow, opt)) return SPS_OK;
+    const size_t ss = sps_scalar_size(B->t);
+    SPS_CHECK(sps_dmalloc(B->ctx, &s->merge, sps_csr_merge_bytes(B->n, B->nnz, ss)));
+    SPS_CHECK(sps_kmat(B->ctx, B->t)->csr_merge_plan(sps_ex(B->ctx), B->n, B->nnz, s->base.rowptr, s->merge));
+    if (B->ctx->backend == SPS_BACKEND_CUDA && !s->trowptr)
+        SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->hola_rs, sps_hola_row_starts_bytes(B->nnz, ss)));
+    return SPS_OK;
 }
 
 static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
@@ -149,13 +162,34 @@ static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options 
     s->tmaxrow = -1;
     SPS_CHECK(sps_csr_stage(B->ctx, h, &s->base));
     if (sps_opt_int(opt, "transpose")) SPS_CHECK(csr_build_transpose(B, h, s));
-    if (csr_wants_merge(B, h, s->maxrow, opt)) {
-        SPS_CHECK(sps_dmalloc(B->ctx, &s->merge, sps_csr_merge_bytes(h->n, h->nnz, sps_scalar_size(h->t))));
-        SPS_CHECK(sps_kmat(B->ctx, h->t)->csr_merge_plan(sps_ex(B->ctx), h->n, h->nnz, s->base.rowptr, s->merge));
-        if (B->ctx->backend == SPS_BACKEND_CUDA && !s->trowptr)
-            SPS_CHECK(sps_dmalloc(B->ctx, (void **)&s->hola_rs, sps_hola_row_starts_bytes(h->nnz, sps_scalar_size(h->t))));
+    return csr_schedule(B, s, opt);
+}
+
+/* From CSR arrays in backend memory (sps_matrix_from_coo_entries_device; sps_matrix_convert
+ * from CSR): copies, the longest row by the backend (jds_rowlen_max, one index
+ * downloaded).  An explicit A^T is built on the host, so that option goes through it. */
+static sps_status csr_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
+{
+    if (sps_opt_int(opt, "transpose")) {
+        sps_csr_host h;
+        memset(&h, 0, sizeof h);
+        sps_status st = sps_csr_fetch(B, src, &h);
+        if (st == SPS_OK) st = csr_from_csr(B, &h, opt);
+        sps_csr_host_free(&h);
+        return st;
     }
-    return SPS_OK;
+    csr_store *s;
+    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "CSR handle"));
+    B->store = s;
+    s->tmaxrow = -1;
+    SPS_CHECK(sps_csr_copy_backend(B->ctx, src, B->n, B->nnz, (size_t)B->nnz * sps_scalar_size(B->t), &s->base));
+    sps_index *d = NULL;
+    SPS_CHECK(sps_dmalloc(B->ctx, (void **)&d, sizeof *d));
+    sps_status st = sps_kidx(B->ctx)->jds_rowlen_max(sps_ex(B->ctx), B->n, s->base.rowptr, d);
+    if (st == SPS_OK) st = sps_dcopy(B->ctx, &s->maxrow, d, sizeof *d, SPS_COPY_D2H);
+    sps_dfree(B->ctx, d);
+    SPS_CHECK(st);
+    return csr_schedule(B, s, opt);
 }
 
 static sps_status csr_to_csr(sps_matrix A, sps_csr_host *out)
@@ -228,7 +262,7 @@ const sps_format_ops sps_format_csr = {
     .id = SPS_FMT_CSR, .name = "csr",
     .summary = "compressed sparse row: the general-purpose default",
     SPS_FORMAT_OPTIONS(csr_options), .rules = csr_rules, .resolve = csr_resolve,
-    .from_csr = csr_from_csr, .to_csr = csr_to_csr, .export_csr = csr_export,
+    .from_csr = csr_from_csr, .to_csr = csr_to_csr, .export_csr = csr_export, .from_backend_csr = csr_from_backend_csr,
     .spmv = csr_spmv, .spmv_dot = csr_spmv_dot, .spmv_xpay_dot = csr_spmv_xpay_dot, .cg_iter = csr_cg_iter,
     .footprint = csr_footprint, .destroy = csr_destroy,
 };

@@ -48,6 +48,22 @@ static inline sps_status sps_csr_build_from_host(sps_matrix B, const sps_csr_hos
     return st;
 }
 
+/** dst = a copy of src's arrays in backend memory (n rows, nnz entries of vb value bytes in
+ *  all; from_backend_csr of the formats that store plain CSR arrays).  dst is freed whole
+ *  by sps_csr_unstage, also after a failure. */
+static inline sps_status sps_csr_copy_backend(sps_context ctx, const sps_csr_store *src, sps_index n, int64_t nnz,
+                                              size_t vb, sps_csr_store *dst)
+{
+    memset(dst, 0, sizeof *dst);
+    const size_t rb = ((size_t)n + 1) * sizeof(sps_index), cb = (size_t)nnz * sizeof(sps_index);
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&dst->rowptr, rb));
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&dst->col, cb));
+    SPS_CHECK(sps_dmalloc(ctx, &dst->val, vb));
+    SPS_CHECK(sps_dcopy(ctx, dst->rowptr, src->rowptr, rb, SPS_COPY_D2D));
+    if (cb) SPS_CHECK(sps_dcopy(ctx, dst->col, src->col, cb, SPS_COPY_D2D));
+    return vb ? sps_dcopy(ctx, dst->val, src->val, vb, SPS_COPY_D2D) : SPS_OK;
+}
+
 /** out = A's CSR arrays s, downloaded (to_csr of the formats that store plain CSR). */
 static inline sps_status sps_csr_fetch(sps_matrix A, const sps_csr_store *s, sps_csr_host *out)
 {

@@ -165,6 +165,14 @@ sps_status sps_matrix_set_launch_variant(sps_matrix A, const sps_launch_variant 
 
 /** Host CSR copy of any matrix (allocates h; freed on failure). */
 sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h);
+/** A matrix of format fmt (its default options) from CSR arrays in backend memory (copied;
+ *  the caller keeps src): the format's from_backend_csr.  n x m entries of type e, nnz of
+ *  them; sizes checked as every builder does. */
+sps_status sps_matrix_from_backend_csr(sps_context ctx, const sps_csr_store *src, sps_index n, sps_index m,
+                                      int64_t nnz, sps_entry_desc e, sps_scalar t, sps_format fmt, sps_matrix *out);
+/** The checks of every builder on sizes, entry type and scalar (fn: the public call, in messages). */
+sps_status sps_matrix_entry_args(sps_context ctx, const char *fn, sps_index n, sps_index m, sps_entry_desc e,
+                                 sps_scalar t);
 /** Make a matrix of format fmt from canonical host CSR (ownership of csr stays with
  *  caller).  opt: a set of fmt's options (sps_format_options_create), or NULL for
  *  the defaults. */

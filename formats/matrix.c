@@ -59,6 +59,11 @@ static sps_status entry_check(sps_context ctx, const sps_format_ops *ops, sps_en
 }
 
 static sps_status entry_args(sps_context ctx, const char *fn, sps_index n, sps_index m, sps_entry_desc e, sps_scalar t);
+sps_status sps_matrix_entry_args(sps_context ctx, const char *fn, sps_index n, sps_index m, sps_entry_desc e,
+                                 sps_scalar t)
+{
+    return entry_args(ctx, fn, n, m, e, t);
+}
 
 sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt, sps_options opt,
                                     sps_symmetry sym, sps_matrix *out)
@@ -86,6 +91,41 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
     A->nnz = csr->nnz;
     A->sym = sym;
     st = ops->from_csr(A, csr, opt);
+    sps_options_destroy(own);
+    if (st != SPS_OK) {
+        sps_matrix_destroy(A);
+        return st;
+    }
+    *out = A;
+    return SPS_OK;
+}
+
+sps_status sps_matrix_from_backend_csr(sps_context ctx, const sps_csr_store *src, sps_index n, sps_index m,
+                                      int64_t nnz, sps_entry_desc e, sps_scalar t, sps_format fmt, sps_matrix *out)
+{
+    *out = NULL;
+    SPS_CHECK(entry_args(ctx, "matrix", n, m, e, t));
+    const sps_format_ops *ops;
+    sps_options opt = NULL, own = NULL;
+    SPS_CHECK(format_and_options(ctx, fmt, NULL, &ops, &opt, &own));
+    sps_status st = entry_check(ctx, ops, e, t);
+    if (st == SPS_OK && !ops->from_backend_csr)
+        st = sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s builds from host arrays only", ops->name);
+    sps_matrix A = NULL;
+    if (st == SPS_OK) st = sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle");
+    if (st != SPS_OK) {
+        sps_options_destroy(own);
+        return st;
+    }
+    A->ctx = ctx;
+    A->ops = ops;
+    A->t = t;
+    A->entry = e.kind == SPS_ENTRY_SCALAR ? (sps_entry_desc){0} : e; /* scalar: the zeroed descriptor, as from host */
+    A->n = n;
+    A->m = m;
+    A->nnz = nnz;
+    A->sym = SPS_SYM_GENERAL;
+    st = ops->from_backend_csr(A, src, opt);
     sps_options_destroy(own);
     if (st != SPS_OK) {
         sps_matrix_destroy(A);

@@ -143,6 +143,19 @@ SPS_API sps_status sps_matrix_from_coo(sps_context ctx, sps_index n, sps_index m
 SPS_API sps_status sps_matrix_from_coo_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                                const sps_index *row, const sps_index *col, const void *val,
                                                sps_entry_desc e, sps_scalar t, sps_matrix *A);
+/** sps_matrix_from_coo_entries from arrays in the context's memory: device memory on the
+ *  CUDA backend, where the whole build runs on the device (a stable radix sort of the
+ *  (row, column) pairs, the duplicates summed member by member in triplet order, in
+ *  double, then rounded): an application that computes its element contributions on the
+ *  GPU gets its matrix without copying triplets or matrix through the host.  Host memory
+ *  on the CPU backend.  The sums are the host builder's, in its order, so the matrix
+ *  equals sps_matrix_from_coo_entries' bit for bit; so are the errors (an index out of
+ *  range: SPS_ERR_ARG naming the triplet; a value that is not finite, or a sum that
+ *  overflows f32 / c32: SPS_ERR_NUMERIC).  The arrays stay the caller's and are not
+ *  modified; nnz < 2^31 - 1.  Scalar entries give a csr matrix, compound ones bcsr. */
+SPS_API sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                                      const sps_index *row, const sps_index *col, const void *val,
+                                                      sps_entry_desc e, sps_scalar t, sps_matrix *A);
 /** Built-in problems: "poisson2d:N" (5-point, N^2 rows), "poisson3d:N" (7-point, N^3
  *  rows), both SPD with Dirichlet boundary and scalar entries; "stencil27b3:N" (27-point
  *  stencil on N^3 points with a dense SPD 3x3 block per neighbour, 3N^3 rows, SPD, 3x3

@@ -33,3 +33,15 @@ sps_add_unit_test(NAME test_gpu_compound
 # the expansion and the bound scales on the host dominate the run time
 target_compile_options(test_gpu_compound PRIVATE -O2)
 set_tests_properties(test_gpu_compound PROPERTIES TIMEOUT 900)
+
+# Assembly from triplets in the context's memory (sps_matrix_from_coo_entries_device):
+# bit for bit the host builder's matrix, every entry type and scalar, and its errors;
+# on the CPU backend here, on the GPU with the triplets in device memory (label gpu;
+# exit 77 = skipped without a GPU).
+sps_add_unit_test(NAME test_assemble
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_assemble.c
+  LABELS unit)
+sps_add_unit_test(NAME test_gpu_assemble
+  SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_assemble.c ${CMAKE_CURRENT_SOURCE_DIR}/test_gpu_util.c
+  LABELS gpu)
+target_compile_definitions(test_gpu_assemble PRIVATE SPS_ASSEMBLE_GPU)
