@@ -87,10 +87,14 @@ int main(int argc, char **argv)
     sps_status st = sps_context_create(&ctx, be, 0);
     double *pos = malloc(sizeof(double) * 3 * (size_t)m.nv);
     spin_report rep;
+    memset(&rep, 0, sizeof rep);
     if (st == SPS_OK && pos) st = spin_transform(ctx, &m, &im, &o, pos, &rep);
     int rc = 0;
     if (st != SPS_OK || !pos) {
-        fprintf(stderr, "spsolve-spin: %s\n", ctx && *sps_context_error(ctx) ? sps_context_error(ctx) : sps_status_name(st));
+        fprintf(stderr, "spsolve-spin: %s\n",
+                pos && rep.err[0] ? rep.err
+                : ctx && *sps_context_error(ctx) ? sps_context_error(ctx)
+                                                 : sps_status_name(st));
         rc = 1;
     } else if ((t0 = now(), spin_mesh_write(pos_args[2], &m, pos, err, sizeof err))) {
         fprintf(stderr, "spsolve-spin: %s\n", err);
@@ -104,20 +108,24 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%d", i ? ", " : "", rep.its[i]);
         printf("], \"eigen_relative_residuals\": [");
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
-        printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", \"time\": "
-               "{\"read\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"eigen\": %.6g, \"poisson\": %.6g, "
-               "\"write\": %.6g}}\n",
+        printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", "
+               "\"assembly\": \"%s\", \"time\": {\"read\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, "
+               "\"assemble_build\": %.6g, \"eigen\": %.6g, \"eigen_solves\": [",
                rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2], rep.rayleigh,
-               sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", t_read, rep.t_rho, rep.t_assemble,
-               rep.t_eigen, rep.t_poisson, t_write);
+               sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", rep.gpu_assembly ? "gpu" : "host", t_read,
+               rep.t_rho, rep.t_assemble, rep.t_assemble_build, rep.t_eigen);
+        for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.6g", i ? ", " : "", rep.t_solve[i]);
+        printf("], \"poisson\": %.6g, \"write\": %.6g}}\n", rep.t_poisson, t_write);
     } else {
         printf("spsolve-spin: %d vertices, %d faces, E %d quaternion blocks\n", m.nv, m.nf, rep.nnz_e);
         printf("  inverse iterations:");
         for (int i = 0; i < o.iterations && i < 16; i++) printf(" %d", rep.its[i]);
         printf(" CG iterations; x^H E x = %.6g\n", rep.rayleigh);
         printf("  Poisson: %d %d %d CG iterations\n", rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2]);
-        printf("  time: read %.3f s, rho %.3f s, assemble %.3f s, eigen %.3f s, poisson %.3f s, write %.3f s\n", t_read,
-               rep.t_rho, rep.t_assemble, rep.t_eigen, rep.t_poisson, now() - t0);
+        printf("  time: read %.3f s, rho %.3f s, assemble %.3f s (%s; build %.4f s), eigen %.3f s (solves",
+               t_read, rep.t_rho, rep.t_assemble, rep.gpu_assembly ? "GPU" : "host", rep.t_assemble_build, rep.t_eigen);
+        for (int i = 0; i < o.iterations && i < 16; i++) printf(" %.3f", rep.t_solve[i]);
+        printf(" s), poisson %.3f s, write %.3f s\n", rep.t_poisson, now() - t0);
         printf("  wrote %s\n", pos_args[2]);
     }
     free(pos);

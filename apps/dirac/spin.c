@@ -1,6 +1,7 @@
 /* spsolve-spin: the algorithm (spin.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "spin.h"
+#include "spin_math.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -14,31 +15,6 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---------------------------------------------------------------- quaternions (w, x, y, z) */
-typedef struct { double w, x, y, z; } quat;
-static quat qmul(quat a, quat b)
-{
-    return (quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z, a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                  a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x, a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-}
-static quat qconj(quat a) { return (quat){a.w, -a.x, -a.y, -a.z}; }
-static quat qadd(quat a, quat b) { return (quat){a.w + b.w, a.x + b.x, a.y + b.y, a.z + b.z}; }
-static quat qscale(double s, quat a) { return (quat){s * a.w, s * a.x, s * a.y, s * a.z}; }
-static quat qimag(const double *p) { return (quat){0.0, p[0], p[1], p[2]}; }
-
-static void sub3(const double *a, const double *b, double *o)
-{
-    o[0] = a[0] - b[0];
-    o[1] = a[1] - b[1];
-    o[2] = a[2] - b[2];
-}
-static double dot3(const double *a, const double *b) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
-static void cross3(const double *a, const double *b, double *o)
-{
-    o[0] = a[1] * b[2] - a[2] * b[1];
-    o[1] = a[2] * b[0] - a[0] * b[2];
-    o[2] = a[0] * b[1] - a[1] * b[0];
-}
 /* cot of the angle between u and v: (u.v) / |u x v| */
 static double cot(const double *u, const double *v)
 {
@@ -82,35 +58,20 @@ void spin_rho(const spin_mesh *m, const spin_image *im, double scale, double *rh
 }
 
 /* ---------------------------------------------------------------- E */
-/* Face f's area and its edges e_i = p_{i+2} - p_{i+1} (opposite corner i). */
-static double face_edges(const spin_mesh *m, int f, double e[3][3])
-{
-    const double *p[3] = {m->v + 3 * m->f[3 * f], m->v + 3 * m->f[3 * f + 1], m->v + 3 * m->f[3 * f + 2]};
-    for (int i = 0; i < 3; i++) sub3(p[(i + 2) % 3], p[(i + 1) % 3], e[i]);
-    double c[3];
-    cross3(e[1], e[2], c); /* e1 x e2 = (p0 - p2) x (p1 - p0): twice the area in length */
-    return 0.5 * sqrt(dot3(c, c));
-}
-
 void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, double *val)
 {
     int64_t k = 0;
     for (int f = 0; f < m->nf; f++) {
-        double e[3][3];
-        const double A = face_edges(m, f, e), a = -1.0 / (4.0 * A), b = rho[f] / 6.0, c = A * rho[f] * rho[f] / 9.0;
+        quat q[9];
+        spin_face_blocks(m->v, m->f + 3 * f, rho[f], q);
         for (int i = 0; i < 3; i++)
-            for (int j = 0; j < 3; j++) {
-                const quat ei = qimag(e[i]), ej = qimag(e[j]);
-                /* a e_i e_j + b (e_j - e_i) + c */
-                quat q = qadd(qscale(a, qmul(ei, ej)), qscale(b, qadd(ej, qscale(-1.0, ei))));
-                q.w += c;
+            for (int j = 0; j < 3; j++, k++) {
                 row[k] = m->f[3 * f + i];
                 col[k] = m->f[3 * f + j];
-                val[4 * k] = q.w;
-                val[4 * k + 1] = q.x;
-                val[4 * k + 2] = q.y;
-                val[4 * k + 3] = q.z;
-                k++;
+                val[4 * k] = q[3 * i + j].w;
+                val[4 * k + 1] = q[3 * i + j].x;
+                val[4 * k + 2] = q[3 * i + j].y;
+                val[4 * k + 3] = q[3 * i + j].z;
             }
     }
 }
@@ -145,12 +106,87 @@ static sps_status cg_solve(sps_context ctx, sps_matrix A, sps_precond P, const d
     return st;
 }
 
-static void normalise(double *v, size_t n)
+/* E from spin_assemble's triplets on the host (the CPU backend; the oracle of the GPU's). */
+static sps_status assemble_host(sps_context ctx, const spin_mesh *m, const double *rho, sps_matrix *E, double *t_build)
 {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) s += v[i] * v[i];
-    s = 1.0 / sqrt(s);
-    for (size_t i = 0; i < n; i++) v[i] *= s;
+    const double t0 = now();
+    const size_t nt = 9 * (size_t)m->nf;
+    int *row = malloc(sizeof(int) * (nt + 1)), *col = malloc(sizeof(int) * (nt + 1));
+    double *val = malloc(sizeof(double) * 4 * (nt + 1));
+    sps_status st = SPS_ERR_ALLOC;
+    if (row && col && val) {
+        spin_assemble(m, rho, row, col, val);
+        st = sps_matrix_from_coo_entries(ctx, m->nv, m->nv, (int64_t)nt, row, col, val, sps_entry_quaternion(),
+                                         SPS_F64, E);
+    }
+    free(row);
+    free(col);
+    free(val);
+    *t_build = now() - t0;
+    return st;
+}
+
+/* Inverse iteration on E from b = 1 (the real quaternion at every vertex), on the
+ * context's backend throughout: b and x stay there, one solver serves every solve, and
+ * only the final eigenvector comes back (4n reals, into lam).  Each step: b = b / |b|,
+ * x = 0, solve E x = b with CG (Jacobi; the reference's x0 = 0), b = x. */
+static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_options *o, int n, double *lam,
+                                    spin_report *rep)
+{
+    const sps_index N = 4 * (sps_index)n;
+    sps_operator op = NULL;
+    sps_solver s = NULL;
+    sps_precond P = NULL;
+    sps_vector b = NULL, x = NULL, y = NULL;
+    const double zero = 0.0;
+    double nrm = 0, r[2] = {0, 0};
+    sps_status st = sps_operator_from_matrix(E, &op);
+    if (st == SPS_OK) st = sps_precond_create(E, SPS_PRECOND_JACOBI, &P);
+    if (st == SPS_OK) st = sps_solver_create(ctx, SPS_SOLVER_CG, &s);
+    if (st == SPS_OK) st = sps_solver_set_operator(s, op);
+    if (st == SPS_OK) st = sps_solver_set_precond(s, P);
+    if (st == SPS_OK) st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit);
+    for (sps_index i = 0; i < N; i++) lam[i] = i % 4 == 0 ? 1.0 : 0.0;
+    if (st == SPS_OK) st = sps_vector_from_host(ctx, N, SPS_F64, lam, &b);
+    if (st == SPS_OK) st = sps_vector_create(ctx, N, SPS_F64, &x);
+    for (int it = 0; it < o->iterations && st == SPS_OK; it++) {
+        st = sps_vector_nrm2(b, &nrm);
+        if (st == SPS_OK) {
+            const double inv = 1.0 / nrm;
+            st = sps_vector_scale(&inv, b);
+        }
+        if (st == SPS_OK) st = sps_vector_fill(x, &zero);
+        if (st != SPS_OK) break;
+        sps_result res;
+        memset(&res, 0, sizeof res);
+        const double t0 = now();
+        st = sps_solver_solve(s, b, x, &res);
+        if (st == SPS_ERR_NOT_CONVERGED) st = SPS_OK; /* the iterate at maxit, as the reference */
+        if (it < 16) {
+            rep->its[it] = res.iterations;
+            rep->relres[it] = res.relative_residual;
+            rep->t_solve[it] = now() - t0;
+        }
+        if (st == SPS_OK) st = sps_vector_copy(x, b);
+    }
+    if (st == SPS_OK) st = sps_vector_nrm2(b, &nrm);
+    if (st == SPS_OK) {
+        const double inv = 1.0 / nrm;
+        st = sps_vector_scale(&inv, b);
+    }
+    /* the eigenvalue estimate x^H E x / x^H x (x of unit norm) */
+    if (st == SPS_OK) st = sps_vector_create(ctx, N, SPS_F64, &y);
+    if (st == SPS_OK) st = sps_operator_apply(op, SPS_OP_N, NULL, b, NULL, y);
+    if (st == SPS_OK) st = sps_vector_dot(b, y, r);
+    rep->rayleigh = r[0];
+    if (st == SPS_OK) st = sps_vector_get(b, lam);
+    sps_vector_destroy(b);
+    sps_vector_destroy(x);
+    sps_vector_destroy(y);
+    sps_solver_destroy(s);
+    sps_precond_destroy(P);
+    sps_operator_destroy(op);
+    return st;
 }
 
 sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image *im, const spin_options *o,
@@ -160,16 +196,13 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
     const int n = m->nv, nf = m->nf;
     sps_status st = SPS_OK;
     double *rho = malloc(sizeof(double) * (size_t)nf);
-    int *row = malloc(sizeof(int) * 9 * (size_t)nf), *col = malloc(sizeof(int) * 9 * (size_t)nf);
-    double *val = malloc(sizeof(double) * 36 * (size_t)nf);
-    double *lam = malloc(sizeof(double) * 4 * (size_t)n), *b = malloc(sizeof(double) * 4 * (size_t)n);
+    double *lam = malloc(sizeof(double) * 4 * (size_t)n);
     double *om = calloc(4 * (size_t)n, sizeof(double)), *comp = malloc(sizeof(double) * (size_t)n),
            *sol = malloc(sizeof(double) * (size_t)n), *x4 = calloc(4 * (size_t)n, sizeof(double));
     int *lr = malloc(sizeof(int) * 12 * (size_t)nf), *lc = malloc(sizeof(int) * 12 * (size_t)nf);
     double *lv = malloc(sizeof(double) * 12 * (size_t)nf);
     sps_matrix E = NULL, L = NULL;
-    sps_precond P = NULL;
-    if (!rho || !row || !col || !val || !lam || !b || !om || !comp || !sol || !x4 || !lr || !lc || !lv) {
+    if (!rho || !lam || !om || !comp || !sol || !x4 || !lr || !lc || !lv) {
         st = SPS_ERR_ALLOC;
         goto done;
     }
@@ -177,10 +210,15 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
     spin_rho(m, im, o->scale, rho);
     rep->t_rho = now() - t0;
 
-    /* E, then the inverse iteration from b = 1 (the real quaternion at every vertex) */
+    /* E: on the GPU when the context is there, else from the host's triplets */
     t0 = now();
-    spin_assemble(m, rho, row, col, val);
-    st = sps_matrix_from_coo_entries(ctx, n, n, 9 * (int64_t)nf, row, col, val, sps_entry_quaternion(), SPS_F64, &E);
+#ifdef SPIN_HAVE_CUDA
+    if (sps_context_backend(ctx) == SPS_BACKEND_CUDA) {
+        rep->gpu_assembly = 1;
+        st = spin_assemble_cuda(ctx, m, rho, &E, &rep->t_assemble_build, rep->err, sizeof rep->err);
+    } else
+#endif
+        st = assemble_host(ctx, m, rho, &E, &rep->t_assemble_build);
     if (st != SPS_OK) goto done;
     sps_matrix_info_t info;
     if ((st = sps_matrix_info(E, &info)) != SPS_OK) goto done;
@@ -188,38 +226,7 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
     rep->t_assemble = now() - t0;
     if (o->write_matrix && (st = sps_matrix_write_mtx(E, o->write_matrix)) != SPS_OK) goto done;
     t0 = now();
-    if ((st = sps_precond_create(E, SPS_PRECOND_JACOBI, &P)) != SPS_OK) goto done;
-    for (int i = 0; i < n; i++) {
-        b[4 * i] = 1.0;
-        b[4 * i + 1] = b[4 * i + 2] = b[4 * i + 3] = 0.0;
-    }
-    for (int it = 0; it < o->iterations; it++) {
-        normalise(b, 4 * (size_t)n);
-        int its = 0;
-        double rr = 0;
-        if ((st = cg_solve(ctx, E, P, b, lam, 4 * n, o, &its, &rr)) != SPS_OK && st != SPS_ERR_NOT_CONVERGED) goto done;
-        if (it < 16) {
-            rep->its[it] = its;
-            rep->relres[it] = rr;
-        }
-        memcpy(b, lam, sizeof(double) * 4 * (size_t)n);
-    }
-    normalise(lam, 4 * (size_t)n);
-    { /* the eigenvalue estimate x^H E x / x^H x (x of unit norm) */
-        sps_operator op = NULL;
-        sps_vector vx = NULL, vy = NULL;
-        st = sps_operator_from_matrix(E, &op);
-        if (st == SPS_OK) st = sps_vector_from_host(ctx, 4 * n, SPS_F64, lam, &vx);
-        if (st == SPS_OK) st = sps_vector_create(ctx, 4 * n, SPS_F64, &vy);
-        if (st == SPS_OK) st = sps_operator_apply(op, SPS_OP_N, NULL, vx, NULL, vy);
-        double r[2] = {0, 0};
-        if (st == SPS_OK) st = sps_vector_dot(vx, vy, r);
-        rep->rayleigh = r[0];
-        sps_vector_destroy(vx);
-        sps_vector_destroy(vy);
-        sps_operator_destroy(op);
-        if (st != SPS_OK) goto done;
-    }
+    if ((st = inverse_iteration(ctx, E, o, n, lam, rep)) != SPS_OK) goto done;
     rep->t_eigen = now() - t0;
 
     /* the cotangent Laplacian L of the original mesh and the divergence omega of the new edges */
@@ -286,15 +293,10 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
     rep->t_poisson = now() - t0;
     st = SPS_OK;
 done:
-    sps_precond_destroy(P);
     sps_matrix_destroy(E);
     sps_matrix_destroy(L);
     free(rho);
-    free(row);
-    free(col);
-    free(val);
     free(lam);
-    free(b);
     free(om);
     free(comp);
     free(sol);

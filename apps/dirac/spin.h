@@ -8,6 +8,11 @@
 
 #include <spsolve/spsolve.h>
 
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct {
     double scale;      /* rho = 2 (mean - 0.5) scale; the reference's 5 */
     int iterations;    /* inverse iterations; the reference's 3 */
@@ -23,6 +28,10 @@ typedef struct {
     int poisson_its[3];         /* CG iterations of the x, y, z Poisson solves */
     double rayleigh;            /* x^H E x / x^H x after the iterations */
     double t_rho, t_assemble, t_eigen, t_poisson;
+    double t_assemble_build;    /* of t_assemble: the triplets and the matrix, mesh already in place (s) */
+    double t_solve[16];         /* each E solve (s) */
+    int gpu_assembly;           /* E was assembled on the GPU */
+    char err[256];              /* what failed in the app's own GPU code ("" when nothing did) */
 } spin_report;
 
 /** rho per face (nf values) from the image, sampled bilinearly at each corner's texture
@@ -35,4 +44,15 @@ void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, do
  *  failing status, with ctx's message. */
 sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image *im, const spin_options *o,
                           double *pos, spin_report *rep);
+#ifdef SPIN_HAVE_CUDA
+/** E assembled on ctx's GPU (spin_cuda.cu): spin_assemble's triplets computed there,
+ *  one thread a face, and built by sps_matrix_from_coo_entries_device; equal to the host
+ *  assembly bit for bit.  *t_build: seconds from the mesh on the device to E ready.
+ *  A failure of the app's own CUDA calls is SPS_ERR_DEVICE with err saying what. */
+sps_status spin_assemble_cuda(sps_context ctx, const spin_mesh *m, const double *rho, sps_matrix *E,
+                              double *t_build, char *err, size_t len);
+#endif
+#ifdef __cplusplus
+}
+#endif
 #endif
