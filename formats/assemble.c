@@ -6,7 +6,8 @@
  *
  * Steps (backend memory; three small downloads: the index check, the number of
  * distinct pairs, the value check):
- *   1. coo_sort: range check, stable sort of (row, col) -> perm;
+ *   1. coo_sort: range check, stable sort of (row, col) -> perm, sorted columns,
+ *      the triplets' row pointers;
  *   2. coo_compress: the distinct pairs -> segment starts, columns, row pointers;
  *   3. coo_sum: each pair's members summed in triplet order -> values;
  *   4. the CSR (scalar) or BCSR (compound) matrix from those arrays
@@ -43,19 +44,21 @@ sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_
     const sps_idx_kernels *ki = sps_kidx(ctx);
     const int cplx = sps_scalar_is_complex(t), rsize = (int)sps_scalar_size(t) / (cplx ? 2 : 1);
     const int w = sps_entry_values(e) * (cplx ? 2 : 1);
-    sps_index *perm = NULL, *seg = NULL, *ucol = NULL, *rowptr = NULL, *dnu = NULL;
+    sps_index *perm = NULL, *scol = NULL, *tstart = NULL, *seg = NULL, *ucol = NULL, *rowptr = NULL, *dnu = NULL;
     int64_t *dbad = NULL, bad[2] = {-1, -1};
     void *uval = NULL;
     sps_index nu = 0, i = -1, j = -1;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&perm, (size_t)nnz * sizeof *perm), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&scol, (size_t)nnz * sizeof *scol), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&tstart, ((size_t)n + 1) * sizeof *tstart), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&seg, ((size_t)nnz + 1) * sizeof *seg), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ucol, (size_t)nnz * sizeof *ucol), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&rowptr, ((size_t)n + 1) * sizeof *rowptr), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&dnu, sizeof *dnu), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&dbad, 2 * sizeof *dbad), done);
 
-    SPS_CHECK_GOTO(st, ki->coo_sort(ex, n, m, nnz, row, col, perm, dbad), done);
+    SPS_CHECK_GOTO(st, ki->coo_sort(ex, n, m, nnz, row, col, perm, scol, tstart, dbad), done);
     SPS_CHECK_GOTO(st, sps_dcopy(ctx, bad, dbad, sizeof *bad, SPS_COPY_D2H), done);
     if (bad[0] >= 0) {
         triplet_at(ctx, row, col, bad[0], &i, &j);
@@ -66,7 +69,7 @@ sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_
                                          (long long)bad[0], (int)i, (int)j, (int)m - 1);
         goto done;
     }
-    SPS_CHECK_GOTO(st, ki->coo_compress(ex, n, nnz, row, col, perm, seg, ucol, rowptr, dnu), done);
+    SPS_CHECK_GOTO(st, ki->coo_compress(ex, n, nnz, scol, tstart, seg, ucol, rowptr, dnu), done);
     SPS_CHECK_GOTO(st, sps_dcopy(ctx, &nu, dnu, sizeof nu, SPS_COPY_D2H), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &uval, (size_t)nu * (size_t)w * (size_t)rsize), done);
     SPS_CHECK_GOTO(st, ki->coo_sum(ex, rsize, w, nu, perm, seg, val, uval, dbad), done);
@@ -94,6 +97,8 @@ sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_
     }
 done:
     sps_dfree(ctx, perm);
+    sps_dfree(ctx, scol);
+    sps_dfree(ctx, tstart);
     sps_dfree(ctx, seg);
     sps_dfree(ctx, ucol);
     sps_dfree(ctx, rowptr);

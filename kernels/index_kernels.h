@@ -68,16 +68,19 @@
                               const sps_index *src_col, void *col))                                          \
     /* ---- assembly from triplets (sps_matrix_from_coo_entries_device): nnz triplets (row[k], col[k]) */ \
     /* perm: 0..nnz-1 stably sorted by (row, col): equal pairs keep their order, so the permutation is    \
-     * the same on every backend; bad[0] (one int64 in backend memory) = the smallest k whose row is      \
-     * outside 0..n-1 or column outside 0..m-1, -1 when none (perm is then unspecified) */                \
+     * the same on every backend; scol[p] = col[perm[p]]; tstart (n + 1 entries) the sorted triplets' row \
+     * pointers (tstart[i] = the triplets of rows < i).  bad[0] (one int64 in backend memory) = the       \
+     * smallest k whose row is outside 0..n-1 or column outside 0..m-1, -1 when none (the other outputs   \
+     * are then unspecified) */                                                                             \
     X(P, coo_sort, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row,            \
-                       const sps_index *col, sps_index *perm, int64_t *bad))                                 \
-    /* the distinct pairs of the sorted triplets, u < nu: seg[u] = the first position in perm of pair u   \
-     * (seg[nu] = nnz), ucol[u] its column, rowptr (n + 1 entries) the pairs' CSR row pointers; nu[0] =   \
-     * nu (one index in backend memory).  seg and ucol hold nnz + 1 and nnz entries. */                    \
-    X(P, coo_compress, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *row,                     \
-                           const sps_index *col, const sps_index *perm, sps_index *seg, sps_index *ucol,      \
-                           sps_index *rowptr, sps_index *nu))                                                \
+                       const sps_index *col, sps_index *perm, sps_index *scol, sps_index *tstart,           \
+                       int64_t *bad))                                                                       \
+    /* the distinct (row, column) pairs of coo_sort's output, u < nu: seg[u] = the first position of     \
+     * pair u (seg[nu] = nnz), ucol[u] its column, rowptr (n + 1 entries) the pairs' CSR row pointers;    \
+     * nu[0] = nu (one index in backend memory).  seg and ucol hold nnz + 1 and nnz entries. */           \
+    X(P, coo_compress, (sps_exec *ex, sps_index n, int64_t nnz, const sps_index *scol,                    \
+                           const sps_index *tstart, sps_index *seg, sps_index *ucol, sps_index *rowptr,       \
+                           sps_index *nu))                                                                   \
     /* out[u w + q] = the sum of val[perm[p] w + q] over seg[u] <= p < seg[u + 1] in that order, in      \
      * double from the first term, then rounded to the values' real type (rsize 4: float, 8: double);   \
      * w reals a triplet (a complex b x b block: 2 b^2).  bad[0] = the smallest triplet k with a member   \

@@ -61,19 +61,17 @@ void spin_rho(const spin_mesh *m, const spin_image *im, double scale, double *rh
 void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, double *val)
 {
     int64_t k = 0;
-    for (int f = 0; f < m->nf; f++) {
-        quat q[9];
-        spin_face_blocks(m->v, m->f + 3 * f, rho[f], q);
+    for (int f = 0; f < m->nf; f++)
         for (int i = 0; i < 3; i++)
             for (int j = 0; j < 3; j++, k++) {
+                const quat q = spin_face_block(m->v, m->f + 3 * f, rho[f], i, j);
                 row[k] = m->f[3 * f + i];
                 col[k] = m->f[3 * f + j];
-                val[4 * k] = q[3 * i + j].w;
-                val[4 * k + 1] = q[3 * i + j].x;
-                val[4 * k + 2] = q[3 * i + j].y;
-                val[4 * k + 3] = q[3 * i + j].z;
+                val[4 * k] = q.w;
+                val[4 * k + 1] = q.x;
+                val[4 * k + 2] = q.y;
+                val[4 * k + 3] = q.z;
             }
-    }
 }
 
 /* ---------------------------------------------------------------- solves */

@@ -61,19 +61,16 @@ static inline SPIN_HD double spin_face_edges(const double *v, const int *c, doub
     return 0.5 * sqrt(dot3(x, x));
 }
 
-/* The 9 blocks face c (density rho) adds to E = (D - P_rho)^H M (D - P_rho), block (i, j)
- * at q[3 i + j] for corners i, j: a e_i e_j + b (e_j - e_i) + c with a = -1 / (4 A),
- * b = rho / 6, c = A rho^2 / 9 (seed-methods.md §3, the reference's assembly). */
-static inline SPIN_HD void spin_face_blocks(const double *v, const int *c, double rho, quat q[9])
+/* Block (i, j) of face c (density rho) in E = (D - P_rho)^H M (D - P_rho), for corners i,
+ * j: a e_i e_j + b (e_j - e_i) + c with a = -1 / (4 A), b = rho / 6, c = A rho^2 / 9
+ * (seed-methods.md §3, the reference's assembly). */
+static inline SPIN_HD quat spin_face_block(const double *v, const int *c, double rho, int i, int j)
 {
     double e[3][3];
     const double A = spin_face_edges(v, c, e), a = -1.0 / (4.0 * A), b = rho / 6.0, cc = A * rho * rho / 9.0;
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) {
-            const quat ei = qimag(e[i]), ej = qimag(e[j]);
-            quat r = qadd(qscale(a, qmul(ei, ej)), qscale(b, qadd(ej, qscale(-1.0, ei))));
-            r.w += cc;
-            q[3 * i + j] = r;
-        }
+    const quat ei = qimag(e[i]), ej = qimag(e[j]);
+    quat r = qadd(qscale(a, qmul(ei, ej)), qscale(b, qadd(ej, qscale(-1.0, ei))));
+    r.w += cc;
+    return r;
 }
 #endif

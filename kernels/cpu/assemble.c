@@ -4,9 +4,9 @@
  *
  * coo_sort: two stable counting sorts, by column, then by row (the host triplet
  *   builder's, formats/csr_host.c), so equal (row, column) pairs keep their
- *   order: the GPU's stable radix sort of (row, column) keys gives the same
+ *   order: the GPU's sort by (column, position) within each row gives the same
  *   permutation.
- * coo_compress: one pass over the sorted triplets.
+ * coo_compress: one pass over the sorted triplets, row by row.
  * coo_sum: each distinct pair's members summed in double in triplet order from
  *   the first term (not from 0.0: 0.0 + (-0.0) would lose the sign), then rounded;
  *   the same additions in the same order as the host builder, so the matrices are
@@ -19,7 +19,7 @@
 #include <string.h>
 
 sps_status sps_cpu_coo_sort(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *row,
-                            const sps_index *col, sps_index *perm, int64_t *bad)
+                            const sps_index *col, sps_index *perm, sps_index *scol, sps_index *tstart, int64_t *bad)
 {
     bad[0] = -1;
     for (int64_t k = 0; k < nnz; k++)
@@ -27,10 +27,9 @@ sps_status sps_cpu_coo_sort(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,
             bad[0] = k;
             return SPS_OK;
         }
-    if (nnz == 0) return SPS_OK;
     const sps_index big = n > m ? n : m;
     int64_t *cnt = calloc((size_t)big + 1, sizeof *cnt);
-    sps_index *bycol = malloc((size_t)nnz * sizeof *bycol);
+    sps_index *bycol = malloc(((size_t)nnz + 1) * sizeof *bycol);
     if (!cnt || !bycol) {
         free(cnt);
         free(bycol);
@@ -42,31 +41,32 @@ sps_status sps_cpu_coo_sort(sps_exec *ex, sps_index n, sps_index m, int64_t nnz,
     memset(cnt, 0, ((size_t)big + 1) * sizeof *cnt);
     for (int64_t k = 0; k < nnz; k++) cnt[row[k] + 1]++;
     for (sps_index i = 0; i < n; i++) cnt[i + 1] += cnt[i];
+    for (sps_index i = 0; i <= n; i++) tstart[i] = (sps_index)cnt[i];
     for (int64_t k = 0; k < nnz; k++) {
         const sps_index p = bycol[k];
         perm[cnt[row[p]]++] = p;
     }
+    for (int64_t p = 0; p < nnz; p++) scol[p] = col[perm[p]];
     free(cnt);
     free(bycol);
     return SPS_OK;
 }
 
-sps_status sps_cpu_coo_compress(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *row, const sps_index *col,
-                                const sps_index *perm, sps_index *seg, sps_index *ucol, sps_index *rowptr,
-                                sps_index *nu)
+sps_status sps_cpu_coo_compress(sps_exec *ex, sps_index n, int64_t nnz, const sps_index *scol, const sps_index *tstart,
+                                sps_index *seg, sps_index *ucol, sps_index *rowptr, sps_index *nu)
 {
     (void)ex;
-    sps_index u = 0, r = 0; /* rows before r have their pointer */
-    rowptr[0] = 0;
-    for (int64_t p = 0; p < nnz; p++) {
-        const sps_index i = row[perm[p]], c = col[perm[p]];
-        if (p > 0 && i == row[perm[p - 1]] && c == col[perm[p - 1]]) continue;
-        while (r < i) rowptr[++r] = u; /* rows up to i start at pair u */
-        seg[u] = (sps_index)p;
-        ucol[u] = c;
-        u++;
+    sps_index u = 0;
+    for (sps_index i = 0; i < n; i++) {
+        rowptr[i] = u;
+        for (sps_index p = tstart[i]; p < tstart[i + 1]; p++) {
+            if (p > tstart[i] && scol[p] == scol[p - 1]) continue;
+            seg[u] = p;
+            ucol[u] = scol[p];
+            u++;
+        }
     }
-    while (r < n) rowptr[++r] = u;
+    rowptr[n] = u;
     seg[u] = (sps_index)nnz;
     *nu = u;
     return SPS_OK;
