@@ -97,6 +97,10 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     X(P, S, nrm2, (sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out))          \
     /* y = d .* x  (pointwise; Jacobi) */                                                           \
     X(P, S, pmul, (sps_exec *ex, sps_index n, const void *d, const void *x, void *y))            \
+    /* y = d .* x and slots[out] = x^H y in one pass (Jacobi inside PCG: z = M r, r^H z);         \
+       x and y do not overlap */                                                                    \
+    X(P, S, pmul_dot, (sps_exec *ex, sps_index n, const void *d, const void *x, void *y,        \
+                       sps_cplx *slots, int out))                                                    \
     /* y = y + c x with c from slots */                                                             \
     X(P, S, axpy_s, (sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c, const void *x, void *y))            \
     /* y = x + c y with c from slots */                                                             \

@@ -57,7 +57,20 @@ static sps_status pc_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_ve
     return sps_op_apply_plain(op, mode, a, x, b, y, pc_plain);
 }
 
-static const sps_operator_vtbl pc_vtbl = {.apply = pc_apply}; /* no fused products: the generic steps run */
+/* z = M r with r^H z (SPS_FUSE_DOT: PCG's rho) in one pass where the method has it
+ * (Jacobi: pmul_dot); else the generic steps. */
+static sps_status pc_apply_fused(sps_operator op, const sps_fuse_desc *d, int *done)
+{
+    sps_precond P = (sps_precond)op;
+    *done = 0;
+    if (d->kind != SPS_FUSE_DOT || !P->m->apply_dot || d->x == d->y) return SPS_OK;
+    if (P->state != SPS_PC_READY) return not_ready(P, "preconditioner apply");
+    SPS_CHECK(P->m->apply_dot(P, d->x, d->y, d->slots, d->out));
+    *done = 1;
+    return SPS_OK;
+}
+
+static const sps_operator_vtbl pc_vtbl = {.apply = pc_apply, .apply_fused = pc_apply_fused};
 
 sps_status sps_pc_alloc(sps_context ctx, const sps_precond_method *m, unsigned flags, sps_precond *out)
 {

@@ -48,6 +48,9 @@ typedef struct sps_precond_method {
     /* y = op(M) x (mode N or T); P is READY, x and y are checked and may be the same
      * vector.  SPS_ERR_UNSUPPORTED for a mode it does not have. */
     sps_status (*apply)(sps_precond P, sps_op_mode mode, sps_vector x, sps_vector y);
+    /* Optional: y = M x and slots[out] = x^H y in one pass (PCG's z = M r, rho = r^H z);
+     * x and y differ.  NULL: apply, then a dot. */
+    sps_status (*apply_dot)(sps_precond P, sps_vector x, sps_vector y, sps_cplx *slots, int out);
     /* Release what symbolic and numeric made (P->data), leaving P->data NULL, so a
      * later setup starts afresh.  NULL: nothing to release. */
     void (*destroy)(sps_precond P);

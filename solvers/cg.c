@@ -38,7 +38,7 @@ typedef struct {
  * and reduces p^H q (matrix + 2n read + 2n written), then cg_step (6n): the 10n of
  * the traffic floor; on CUDA both in one cooperative launch where the rows fit one
  * resident wave (csr_cg_iter: a grid barrier instead of a second launch).  Other formats: waxpy (3n) + SpMV + dot (2n).  With Jacobi also
- * pmul (3n) + dot (2n).  Nothing here reads a slot on the host, so an iteration can
+ * z = M r and rho = r^H z in one pmul_dot pass (3n); other preconditioners apply, then dot (2n).  Nothing here reads a slot on the host, so an iteration can
  * be queued before the outcome of the previous one is known, and recorded once as a
  * graph. */
 static sps_status cg_queue(void *arg, int cur, int restart)
@@ -49,8 +49,7 @@ static sps_status cg_queue(void *arg, int cur, int restart)
     sps_vector p = c->p[cur];
     if (restart) {
         /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual);  q = A p;  pq = p^H q */
-        SPS_CHECK(sps_sv_precond(s, c->r, c->z));
-        SPS_CHECK(sps_v_dot(c->r, c->z, s->slots, c->rho0 + cur));
+        SPS_CHECK(sps_sv_precond_dot(s, c->r, c->z, c->rho0 + cur));
         SPS_CHECK(sps_v_copy(c->z, p));
         SPS_CHECK(sps_op_apply_fused(s->A, &(sps_fuse_desc){.kind = SPS_FUSE_DOT, .x = p, .y = c->q, .slots = s->slots,
                                                              .out = PQ}));
@@ -70,8 +69,7 @@ static sps_status cg_queue(void *arg, int cur, int restart)
     }
     if (c->pc) {
         /* z = M r;  rho_{k+1} = r^H z */
-        SPS_CHECK(sps_sv_precond(s, c->r, c->z));
-        SPS_CHECK(sps_v_dot(c->r, c->z, s->slots, RHO0 + nxt));
+        SPS_CHECK(sps_sv_precond_dot(s, c->r, c->z, RHO0 + nxt));
     }
     return SPS_OK;
 }

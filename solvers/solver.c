@@ -355,6 +355,16 @@ sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y)
     return sps_v_copy(x, y);
 }
 
+sps_status sps_sv_precond_dot(struct sps_solver_s *s, sps_vector x, sps_vector y, int out)
+{
+    /* y = M x;  slots[out] = x^H y: one pass where M fuses it (Jacobi) */
+    if (sps_sv_has_pc(s) && x != y)
+        return sps_op_apply_fused(pc_op(s->P), &(sps_fuse_desc){.kind = SPS_FUSE_DOT, .x = x, .y = y,
+                                                                 .slots = s->slots, .out = out});
+    SPS_CHECK(sps_sv_precond(s, x, y));
+    return sps_v_dot(x, y, s->slots, out);
+}
+
 sps_status sps_sv_stop(struct sps_solver_s *s, sps_reason reason, sps_status st, const char *fmt, ...)
 {
     char msg[1024];

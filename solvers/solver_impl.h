@@ -124,6 +124,8 @@ sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *a
 sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r);
 /** y = M x through M's operator (x and y differ); without a preconditioner a copy,
  *  or nothing when y is x. */
+/** y = M x and slots[out] = x^H y (PCG's z and rho), in one pass where M fuses them. */
+sps_status sps_sv_precond_dot(struct sps_solver_s *s, sps_vector x, sps_vector y, int out);
 sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y);
 /** Start of every solve: ||b||, r = b - A x, ||r|| in one fetch; records
  *  history[0] and decides the cases that need no iteration (NaN in b or x0,

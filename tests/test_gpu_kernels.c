@@ -201,6 +201,16 @@ static void test_blas1(sps_scalar t, size_t n)
         g = gb_fetch(&y);
         cmp_vec("pmul", t, n, g, y.h, 4, 2);
         free(g);
+        /* pmul_dot: y as pmul's, x^H y as the CPU's (y poisoned again first) */
+        gbuf y2 = gb_nan(t, n);
+        slot_poison(4);
+        RUN_OK(g_gpu, G->pmul_dot(sps_ex(g_gpu), N, d.d, x.d, y2.d, g_dslots, 4));
+        C->pmul_dot(sps_ex(g_cpu), N, d.h, x.h, y2.h, g_hslots, 4);
+        g = gb_fetch(&y2);
+        cmp_vec("pmul_dot y", t, n, g, y2.h, 4, 2);
+        cmp_slot("pmul_dot x^H y", t, n, dslot(4), g_hslots[4], red_tol(SPS_F64, n, sum_abs_prod(t, n, x.h, y2.h)));
+        free(g);
+        gb_free(&y2);
         gb_free(&d);
         gb_free(&x);
         gb_free(&y);

@@ -346,6 +346,16 @@ static void test_pmul(sps_scalar t, sps_index n)
         scale[i] = lc_abs(ld(t, d, i)) * lc_abs(ld(t, x, i));
     }
     check_vec("pmul", t, n, y, ref, scale, NULL, 3);
+    /* pmul_dot: the same y (bit for bit) and dot's x^H y of it (bit for bit: the same chunks) */
+    void *y2 = nan_vec(t, N);
+    sps_cplx slots[5], want[5];
+    for (int k = 0; k < 5; k++) slots[k] = want[k] = sps_cplx_make(NAN, NAN);
+    TU_CHECK(K->pmul_dot(sps_ex(g_ctx), n, d, x, y2, slots, 2) == SPS_OK, "pmul_dot status");
+    K->dot(sps_ex(g_ctx), n, x, y, want, 2);
+    TU_CHECK(!memcmp(y, y2, N * sps_scalar_size(t)) && !memcmp(&slots[2], &want[2], sizeof want[2]) &&
+                 other_slots_untouched(slots, 5, 2),
+             "pmul_dot [%s n=%d]: pmul then dot, bit for bit", sps_scalar_name(t), (int)n);
+    free(y2);
     free(d);
     free(x);
     free(y);

@@ -70,6 +70,19 @@ template <typename T> struct dot_op {
     __device__ void setup() {}
     __device__ void operator()(sps_index i, A *acc) { acc[0] += to_acc(conjv(x[i])) * to_acc(y[i]); }
 };
+/* y = d .* x and x^H y: dot's reduction (the same tree), y written by the lane that sums it */
+template <typename T> struct pmul_dot_op {
+    typedef typename sc<T>::ACC A;
+    const T *d, *x;
+    T *y;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i, A *acc)
+    {
+        const T xi = x[i], yi = d[i] * xi;
+        y[i] = yi;
+        acc[0] += to_acc(conjv(xi)) * to_acc(yi);
+    }
+};
 
 /* ---------------------------------------------------------------- nrm2 */
 /* One pass: each block sums the squares of its entries in double and finds the
@@ -228,6 +241,13 @@ static sps_status dot_impl(sps_exec *ex, sps_index n, const void *x, const void 
     return sps_cuda_reduce<typename sc<T>::ACC, 1>(ex, n, dot_op<T>{(const T *)x, (const T *)y}, slots,
                                                    sps_cu_outs1(out, SPS_CU_OUT_SUM));
 }
+template <typename T>
+static sps_status pmul_dot_impl(sps_exec *ex, sps_index n, const void *d, const void *x, void *y, sps_cplx *slots,
+                                int out)
+{
+    return sps_cuda_reduce<typename sc<T>::ACC, 1>(ex, n, pmul_dot_op<T>{(const T *)d, (const T *)x, (T *)y}, slots,
+                                                   sps_cu_outs1(out, SPS_CU_OUT_SUM));
+}
 template <typename T> static sps_status nrm2_impl(sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out)
 {
     int nb = 1;
@@ -287,6 +307,9 @@ template <typename T> static sps_status invert_impl(sps_exec *ex, sps_index n, v
     { return nrm2_impl<T>(ex, n, x, slots, out); }                                                              \
     extern "C" sps_status sps_cuda_pmul_##S(sps_exec *ex, sps_index n, const void *d, const void *x, void *y) \
     { return pmul_impl<T>(ex, n, d, x, y); }                                                                    \
+    extern "C" sps_status sps_cuda_pmul_dot_##S(sps_exec *ex, sps_index n, const void *d, const void *x, void *y, \
+                                                sps_cplx *slots, int out)                                        \
+    { return pmul_dot_impl<T>(ex, n, d, x, y, slots, out); }                                                    \
     extern "C" sps_status sps_cuda_axpy_s_##S(sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c,  \
                                               const void *x, void *y)                                            \
     { return axpy_s_impl<T>(ex, n, slots, c, x, y); }                                                           \
