@@ -1,5 +1,9 @@
 /* spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]
- *              [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--json]
+ *              [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder]
+ *              [--json]
+ * The vertices are renumbered breadth-first for the computation (E's products then
+ * gather from nearby memory); --no-reorder keeps the input's numbering, as
+ * --write-matrix does (E written in it).  The output is in the input's order either way.
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
 #include "render.h"
@@ -20,7 +24,7 @@ static double now(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
-                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--json]\n");
+                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder] [--json]\n");
     return 2;
 }
 
@@ -29,12 +33,13 @@ int main(int argc, char **argv)
     const char *pos_args[3] = {NULL, NULL, NULL};
     int npos = 0, json = 0, subdivide = 0;
     const char *png = NULL;
-    spin_options o = {.scale = 5.0, .iterations = 3, .rtol = 1e-10, .maxit = 20000};
+    spin_options o = {.scale = 5.0, .iterations = 3, .rtol = 1e-10, .maxit = 20000, .reorder = 1};
     sps_backend be = SPS_BACKEND_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *end = NULL;
         if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--no-reorder")) o.reorder = 0;
         else if (!strcmp(a, "--scale") && i + 1 < argc) {
             o.scale = strtod(argv[++i], &end);
             if (*end) return usage();
@@ -64,6 +69,7 @@ int main(int argc, char **argv)
         }
     }
     if (npos != 3) return usage();
+    if (o.write_matrix) o.reorder = 0; /* E is written in the input's vertex numbering */
     char err[1024];
     spin_mesh m;
     spin_image im;
@@ -109,11 +115,11 @@ int main(int argc, char **argv)
         printf("], \"eigen_relative_residuals\": [");
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
         printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", "
-               "\"assembly\": \"%s\", \"time\": {\"read\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, "
-               "\"assemble_build\": %.6g, \"eigen\": %.6g, \"eigen_solves\": [",
+               "\"assembly\": \"%s\", \"reordered\": %s, \"time\": {\"read\": %.6g, \"reorder\": %.6g, "
+               "\"rho\": %.6g, \"assemble\": %.6g, \"assemble_build\": %.6g, \"eigen\": %.6g, \"eigen_solves\": [",
                rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2], rep.rayleigh,
-               sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", rep.gpu_assembly ? "gpu" : "host", t_read,
-               rep.t_rho, rep.t_assemble, rep.t_assemble_build, rep.t_eigen);
+               sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", rep.gpu_assembly ? "gpu" : "host",
+               o.reorder ? "true" : "false", t_read, rep.t_reorder, rep.t_rho, rep.t_assemble, rep.t_assemble_build, rep.t_eigen);
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.6g", i ? ", " : "", rep.t_solve[i]);
         printf("], \"poisson\": %.6g, \"write\": %.6g}}\n", rep.t_poisson, t_write);
     } else {

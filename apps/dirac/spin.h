@@ -19,6 +19,7 @@ typedef struct {
     double rtol;       /* CG's relative tolerance on each solve */
     int maxit;
     const char *write_matrix; /* non-NULL: write E there (quaternion Matrix Market extension) */
+    int reorder;       /* renumber the vertices breadth-first for the computation (output in input order) */
 } spin_options;
 
 typedef struct {
@@ -28,6 +29,7 @@ typedef struct {
     int poisson_its[3];         /* CG iterations of the x, y, z Poisson solves */
     double rayleigh;            /* x^H E x / x^H x after the iterations */
     double t_rho, t_assemble, t_eigen, t_poisson;
+    double t_reorder;           /* the breadth-first renumbering (s; 0 without it) */
     double t_assemble_build;    /* of t_assemble: the triplets and the matrix, mesh already in place (s) */
     double t_solve[16];         /* each E solve (s) */
     int gpu_assembly;           /* E was assembled on the GPU */
