@@ -3,7 +3,8 @@
  * memory, AoS (an entry's members together, blocks row-major, quaternions
  * w, x, y, z) or SoA (one array per member: member p of entry k at p*nnz + k),
  * the option entry-layout.  Products: the compound family
- * (kernels/compound_kernels.h), SpMV^T without forming A^T.  A matrix of n x m
+ * (kernels/compound_kernels.h), SpMV^T without forming A^T; CG's product with its
+ * dot in one pass (spmv_dot).  A matrix of n x m
  * entries is an operator of n*d x m*d scalars (d = b or 4) on AoS vectors.
  * Scalar entries are refused: they have the scalar formats. */
 #include "formats/csr_backend.h"
@@ -121,6 +122,21 @@ static sps_status bcsr_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const vo
     return sps_cmp_apply(A, mode, ((const bcsr_store *)A->store)->vlay, bcsr_kernels, a, x, b, y);
 }
 
+/* y = A x and x^H y (CG's q = A p, p^H q): one pass on the compound family's fused
+ * kernel for AoS vectors and static rows (a dynamic schedule would sum the dot in an
+ * order that varies from run to run); else the product, then a dot. */
+static sps_status bcsr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *slots, int out)
+{
+    const bcsr_store *s = A->store;
+    sps_exec *ex = sps_ex(A->ctx);
+    if (s->vlay == SPS_ENTRY_AOS && !(ex->lv && ex->lv->cmp_sched))
+        return sps_kcmp(A->ctx, A->entry, A->t)
+            ->bcsr_spmv_dot(ex, A->entry, s->lay, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, x, y, slots,
+                            out);
+    SPS_CHECK(bcsr_spmv(A, SPS_OP_N, sps_cplx_make(1, 0), x, sps_cplx_make(0, 0), y));
+    return sps_kvec(A->ctx, A->t)->dot(ex, sps_matrix_op_rows(A), x, y, slots, out);
+}
+
 static size_t bcsr_footprint(sps_matrix A, int64_t *stored)
 {
     *stored = A->nnz;
@@ -132,5 +148,5 @@ const sps_format_ops sps_format_bcsr = {
     .summary = "CSR of compound entries (b x b blocks, quaternions), AoS or SoA entries",
     SPS_FORMAT_OPTIONS(bcsr_options), .compound = 1,
     .from_csr = bcsr_from_csr, .to_csr = bcsr_to_csr, .from_backend_csr = bcsr_from_backend_csr, .spmv = bcsr_spmv,
-    .footprint = bcsr_footprint, .destroy = bcsr_destroy,
+    .spmv_dot = bcsr_spmv_dot, .footprint = bcsr_footprint, .destroy = bcsr_destroy,
 };

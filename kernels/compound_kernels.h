@@ -64,6 +64,10 @@ typedef enum { SPS_ENTRY_AOS = 0, SPS_ENTRY_SOA = 1 } sps_entry_layout;
     X(P, E, S, bcsr_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,        \
                            sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, const sps_index *col, \
                            const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))                     \
+    /* y = A x and slots[out] = x^H y in one pass (A n x n entries, AoS vectors: CG's q = A p, p^H q) */       \
+    X(P, E, S, bcsr_spmv_dot, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n, int64_t nnz,  \
+                               const sps_index *rowptr, const sps_index *col, const void *val, const void *x,  \
+                               void *y, sps_cplx *slots, int out))                                             \
     /* y = a A^T x + b y (y: m*d scalars, x: n*d), without forming A^T: deterministic */                        \
     X(P, E, S, bcsr_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,       \
                             sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,                      \

@@ -528,6 +528,93 @@ static int gpu_has_compound(void)
     return st == SPS_OK;
 }
 
+/* ------------------------------------------------------------------ fused product and dot */
+/* bcsr_spmv_dot (CG's q = A p, p^H q) on the GPU against the CPU's, square matrices of
+ * every entry type, AoS and SoA entries, static rows at every tpr: y within the product's
+ * bound of the CPU's, x^H y within the reduction's, the output poisoned first. */
+static void test_spmv_dot(void)
+{
+    static const shape_spec sq = {"square", 3000, 3000, 1, 16, 9, 0, 4};
+    static const int tprs[4] = {0, 1, 4, 32};
+    etype types[MAX_ETYPES];
+    const int nt = entry_types(types);
+    for (int ti = 0; ti < nt; ti++) {
+        const etype et = types[ti];
+        tu_shape sh = make_shape(&sq);
+        const size_t nval = (size_t)sh.nnz * sps_entry_values(et.e), ss = sps_scalar_size(et.t);
+        const int d = sps_entry_dim(et.e);
+        const size_t N = (size_t)sh.n * d;
+        void *val = tu_xcalloc(nval + 1, ss);
+        tu_fill_random(&g_rng, et.t, nval, val);
+        gbuf x = gb_rand(et.t, N);
+        for (int soa = 0; soa < 2; soa++) {
+            const sps_cmp_kernels *kc = sps_kcmp(g_cpu, et.e, et.t), *kg = sps_kcmp(g_gpu, et.e, et.t);
+            if (!kc || !kg) continue;
+            /* the CPU's product and dot (AoS entries; its layouts give the same bits) */
+            void *yc = tu_xcalloc(N + 1, ss);
+            sps_cplx cs[4];
+            for (int k = 0; k < 4; k++) cs[k] = sps_cplx_make(NAN, NAN);
+            TU_OK(g_cpu, kc->bcsr_spmv_dot(sps_ex(g_cpu), et.e, SPS_ENTRY_AOS, sh.n, sh.nnz, sh.rowptr, sh.col, val,
+                                           x.h, yc, cs, 2));
+            /* the GPU's arrays in entry layout soa / aos */
+            void *gval = gb_xmalloc(nval * ss + 1);
+            if (soa)
+                for (int64_t k = 0; k < sh.nnz; k++)
+                    for (int q = 0; q < sps_entry_values(et.e); q++)
+                        memcpy((char *)gval + ((size_t)q * sh.nnz + k) * ss,
+                               (char *)val + ((size_t)k * sps_entry_values(et.e) + q) * ss, ss);
+            else
+                memcpy(gval, val, nval * ss);
+            sps_index *drp = gb_dalloc(((size_t)sh.n + 1) * sizeof *drp), *dcol = gb_dalloc((size_t)sh.nnz * 4 + 4);
+            void *dval = gb_dalloc(nval * ss + 1);
+            gb_upload(drp, sh.rowptr, ((size_t)sh.n + 1) * sizeof *drp);
+            gb_upload(dcol, sh.col, (size_t)sh.nnz * sizeof *dcol);
+            gb_upload(dval, gval, nval * ss);
+            double S = 0; /* the dot's scale: sum |x_i| |y_i| */
+            for (size_t k = 0; k < N; k++) {
+                double xr, xi, yr, yi;
+                tu_get(et.t, x.h, k, &xr, &xi);
+                tu_get(et.t, yc, k, &yr, &yi);
+                S += hypot(xr, xi) * hypot(yr, yi);
+            }
+            sps_cplx *ds = gb_dalloc(4 * sizeof *ds), hs[4];
+            for (int vi = 0; vi < 4; vi++) {
+                sps_launch_variant lv;
+                memset(&lv, 0, sizeof lv);
+                lv.cmp_tpr = tprs[vi];
+                sps_exec *ex = sps_ex(g_gpu);
+                const sps_launch_variant *old = ex->lv;
+                ex->lv = &lv;
+                gbuf y = gb_nan(et.t, N);
+                for (int k = 0; k < 4; k++) hs[k] = sps_cplx_make(NAN, NAN);
+                gb_upload(ds, hs, sizeof hs);
+                TU_OK(g_gpu, kg->bcsr_spmv_dot(ex, et.e, soa ? SPS_ENTRY_SOA : SPS_ENTRY_AOS, sh.n, sh.nnz, drp, dcol,
+                                               dval, x.d, y.d, ds, 2));
+                ex->lv = old;
+                gb_download(hs, ds, sizeof hs);
+                void *yg = gb_fetch(&y);
+                char what[160];
+                snprintf(what, sizeof what, "bcsr_spmv_dot %s %s %s tpr %d", sps_entry_name(et.e),
+                         sps_scalar_name(et.t), soa ? "soa" : "aos", tprs[vi]);
+                cmp_vec(what, et.t, N, yg, yc, 8.0 * (sq.maxlen + 4) * d, 2.0 * sq.maxlen);
+                cmp_slot(what, et.t, N, hs[2], cs[2], 16.0 * d * tu_eps(et.t) * S + 1e-300);
+                TU_CHECK(isnan(hs[1].re) && isnan(hs[3].re), "%s: wrote other slots", what);
+                free(yg);
+                gb_free(&y);
+            }
+            sps_dfree(g_gpu, ds);
+            sps_dfree(g_gpu, drp);
+            sps_dfree(g_gpu, dcol);
+            sps_dfree(g_gpu, dval);
+            free(gval);
+            free(yc);
+        }
+        gb_free(&x);
+        free(val);
+        tu_shape_free(&sh);
+    }
+}
+
 int main(void)
 {
     const int rc = gpu_setup("test_gpu_compound");
@@ -535,6 +622,7 @@ int main(void)
     if (gpu_has_compound()) {
         test_layouts();
         test_variants();
+        test_spmv_dot();
         test_solves();
     }
     gpu_teardown();

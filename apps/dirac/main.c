@@ -2,8 +2,9 @@
  *              [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder]
  *              [--json]
  * The vertices are renumbered breadth-first for the computation (E's products then
- * gather from nearby memory); --no-reorder keeps the input's numbering, as
- * --write-matrix does (E written in it).  The output is in the input's order either way.
+ * gather from nearby memory); --no-reorder keeps the input's numbering.  --write-matrix
+ * writes E as it is solved, in the numbering used (the input's with --no-reorder).  The
+ * output mesh is in the input's order either way.
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
 #include "render.h"
@@ -69,7 +70,6 @@ int main(int argc, char **argv)
         }
     }
     if (npos != 3) return usage();
-    if (o.write_matrix) o.reorder = 0; /* E is written in the input's vertex numbering */
     char err[1024];
     spin_mesh m;
     spin_image im;

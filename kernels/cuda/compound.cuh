@@ -330,6 +330,54 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
     });
 }
 
+/* y_i = A_i x for AoS vectors, and x^H y reduced over the grid (CG's q = A p with
+ * p^H q): the row's writing lanes add conj(x_i[r]) y_i[r] as they store y_i[r], then
+ * the blocks' sums meet as every reduction's do (sps_cu_reduce_finish: a fixed tree,
+ * the partials in block order: deterministic).  Saves the dot's pass over p and q
+ * (2 n d scalars).  256 threads a block (the reduction's), the static or dynamic rows
+ * of cmp_for_rows. */
+template <typename T, class E, bool SOA, class RS>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
+    cmp_spmv_dot_kernel(RS rs, E e, int64_t nent, const T *__restrict__ val, const T *__restrict__ x,
+                        T *__restrict__ y, cmp_sched s, typename sc<T>::ACC *part, unsigned *counter, sps_cplx *slots,
+                        sps_cu_outs outs)
+{
+    typedef typename sc<T>::ACC A;
+    constexpr int DM = E::DM;
+    const int d = e.d(), tpr = s.tpr;
+    const int64_t es = SOA ? 1 : e.nv(), ms = SOA ? nent : 1;
+    A dot = A();
+    cmp_for_rows(rs, s, [&](const cmp_row &rw, const typename RS::reader &col, bool own, int sub) {
+        T acc[DM];
+#pragma unroll
+        for (int r = 0; r < DM; r++) acc[r] = zero_of<T>();
+#pragma unroll 2
+        for (sps_index k = sub; k < rw.len; k += tpr) {
+            const int64_t q = rw.p + (int64_t)k * rw.stride;
+            const T *xj = x + (int64_t)col(q) * d;
+            T xv[DM];
+#pragma unroll
+            for (int c = 0; c < DM; c++) xv[c] = c < d ? ldg_t(xj + c) : zero_of<T>();
+            e.template mv<SOA>(val + q * es, ms, xv, acc);
+        }
+        for (int o = tpr / 2; o > 0; o >>= 1)
+#pragma unroll
+            for (int r = 0; r < DM; r++)
+                if (r < d) acc[r] = acc[r] + shfl_xor_t(acc[r], o);
+        if (!own) return;
+        const int64_t i0 = (int64_t)rw.out * d;
+#pragma unroll
+        for (int r = 0; r < DM; r++)
+            if (r < d && (r & (tpr - 1)) == sub) {
+                y[i0 + r] = acc[r];
+                dot += to_acc(conjv(ldg_t(x + i0 + r))) * to_acc(acc[r]);
+            }
+    });
+    accv<A, 1> a;
+    a.v[0] = dot;
+    sps_cu_reduce_finish<A, 1>(a, part, counter, slots, outs, sps_cu_no_guard(), 0);
+}
+
 /* y_j += a E_ij^T x_i for every entry (i, j) of the block-rows (y scaled before). */
 template <typename T, class E, bool SOA, class RS>
 __global__ void __launch_bounds__(CMP_MAX_THREADS)
@@ -439,6 +487,39 @@ static sps_status cmp_product(sps_exec *ex, bool trans, const RS &rs, E e, int64
     return cmp_launch<T, E, SOA, RS>(ex, trans, rs, e, nent, val, at, x, bt, bz, y, v, sl);
 }
 
+/* The fused product and dot on bcsr (cmp_spmv_dot_kernel): the matrix's threads a
+ * block-row and row schedule; 256-thread blocks whatever cmp_warps says, and at most
+ * as many as the reduction has partials for (grid-stride rows). */
+template <typename T, class E, bool SOA>
+static sps_status cmp_spmv_dot_launch(sps_exec *ex, const cmp_csr_rows &rs, E e, int64_t nent, sps_index n,
+                                      double mean, const void *val, const void *x, void *y, sps_cplx *slots, int out)
+{
+    const sps_launch_variant *lv = ex->lv;
+    cmp_sched s{};
+    s.tpr = lv && lv->cmp_tpr ? lv->cmp_tpr : cmp_default_tpr(false, mean);
+    s.dynamic = lv ? lv->cmp_sched : 0;
+    s.nrows = n;
+    s.skip_len = INT_MAX;
+    auto kernel = cmp_spmv_dot_kernel<T, E, SOA, cmp_csr_rows>;
+    int cap = 1;
+    SPS_CHECK(sps_cu_resident(ex, kernel, &cap));
+    const int64_t rows_a_block = SPS_CU_RED_THREADS / s.tpr;
+    int64_t grid = ((int64_t)n + rows_a_block - 1) / rows_a_block;
+    if (grid > cap) grid = cap;
+    if (grid < 1) grid = 1;
+    if (s.dynamic) {
+        unsigned char *flag = (unsigned char *)sps_cuws_flag(ex);
+        s.ctr = (unsigned long long *)(flag + 192);
+        s.done = (unsigned *)(flag + 200);
+    }
+    kernel<<<(unsigned)grid, SPS_CU_RED_THREADS, 0, sps_custream(ex)>>>(
+        rs, e, nent, (const T *)val, (const T *)x, (T *)y, s, (typename sc<T>::ACC *)sps_cuws_red(ex),
+        sps_cuws_counter(ex), slots, sps_cu_arm(ex, sps_cu_outs1(out, SPS_CU_OUT_SUM)));
+    SPS_CU_LAUNCHED(ex, "cmp_spmv_dot_kernel");
+    sps_cu_armed_launched(ex);
+    return SPS_OK;
+}
+
 /* Check the variant's run-time values the kernels rely on (the setter checked the
  * lists; a variant handed in some other way is refused here, not run). */
 static inline sps_status cmp_check_variant(sps_exec *ex)
@@ -472,6 +553,19 @@ static sps_status cmp_bcsr_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps
     return (lay == SPS_ENTRY_SOA ? cmp_product<T, E, true, cmp_csr_rows> : cmp_product<T, E, false, cmp_csr_rows>)(
         ex, trans, rs, e, nnz, n, mean, false, 0, NULL, 0, val, a, x, b, y,
         trans ? cmp_vec_of(vlay, e.d(), n, m) : cmp_vec_of(vlay, e.d(), m, n));
+}
+
+template <typename T, class E>
+static sps_status cmp_bcsr_dot_impl(sps_exec *ex, sps_entry_desc ed, sps_entry_layout lay, sps_index n, int64_t nnz,
+                                    const sps_index *rowptr, const sps_index *col, const void *val, const void *x,
+                                    void *y, sps_cplx *slots, int out)
+{
+    SPS_CHECK(cmp_check_variant(ex));
+    const E e = E::of(ed);
+    const cmp_csr_rows rs{rowptr, col};
+    const double mean = n > 0 ? (double)nnz / n : 0;
+    return (lay == SPS_ENTRY_SOA ? cmp_spmv_dot_launch<T, E, true> : cmp_spmv_dot_launch<T, E, false>)(
+        ex, rs, e, nnz, n < 0 ? 0 : n, mean, val, x, y, slots, out);
 }
 
 template <typename T, class E, template <bool> class CL>
@@ -517,8 +611,15 @@ static sps_status cmp_pad_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_
                                                         sps_entry_layout vlay, sps_pad_layout L, const void *val,  \
                                                         sps_cplx a, const void *x, sps_cplx b, void *y)            \
     { return cmp_pad_impl<T, E>(ex, TRANS, e, lay, vlay, L, val, a, x, b, y); }
+#define SPS_CU_CMP_DOT_(EN, S, E, T)                                                                             \
+    extern "C" sps_status sps_cuda_bcsr_spmv_dot_##EN##_##S(sps_exec *ex, sps_entry_desc e, sps_entry_layout lay,  \
+                                                             sps_index n, int64_t nnz, const sps_index *rowptr,     \
+                                                             const sps_index *col, const void *val, const void *x,  \
+                                                             void *y, sps_cplx *slots, int out)                     \
+    { return cmp_bcsr_dot_impl<T, E>(ex, e, lay, n, nnz, rowptr, col, val, x, y, slots, out); }
 #define SPS_CU_CMP_ENTRIES(EN, E, S, T)                                                                          \
     SPS_CU_CMP_BCSR_(bcsr_spmv, EN, S, E, T, false) SPS_CU_CMP_BCSR_(bcsr_spmvt, EN, S, E, T, true)              \
+    SPS_CU_CMP_DOT_(EN, S, E, T)                                                                                  \
     SPS_CU_CMP_PAD_(pad_spmv, EN, S, E, T, false) SPS_CU_CMP_PAD_(pad_spmvt, EN, S, E, T, true)
 
 /* The block variants of scalar S (type T): any b, then b = 3 and 4 unrolled. */
