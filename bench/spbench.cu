@@ -234,6 +234,8 @@ static void usage(FILE *f)
             "                        files, or scalar ones with --compound-mtx-block B); without --compound-gen:\n"
             "                        instead of the generated matrices\n"
             "  --compound-mtx-block B  read the --compound-mtx files as B x B blocks (2..8)\n"
+            "  --compound-cg         compound suite: also CG (--maxit iterations, rtol 0) on the native matrix (bcsr),\n"
+            "                        the textbook cuSPARSE BSR CG and our sell CG on the expansion, ms an iteration\n"
             "  --compound-specs LIST our compound candidates, ';'-separated sps_matrix_convert_spec specs\n"
             "                        (default: bcsr, bell, bsell x entry-layout aos, soa; cmp_tpr 1..16; cmp_sched=1)\n"
             "  --host-check          compound suite without a GPU: generators, expansion, BSR arrays and every\n"
@@ -324,6 +326,8 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
                                                                   : o.compound_specs;
             l = split_list(v, a == "--compound-specs" ? ';' : ',');
             if (l.empty()) return bad("expected a list");
+        } else if (a == "--compound-cg") {
+            o.compound_cg = 1;
         } else if (a == "--compound-mtx-block") {
             if (!(v = value()) || !parse_int(v, 2, 8, &o.compound_mtx_block)) return v ? bad("expected 2..8") : 2;
         } else if (a == "--matrices" || a == "--out" || a == "--precision" || a == "--reps" || a == "--warmup" ||

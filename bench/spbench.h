@@ -156,6 +156,7 @@ struct Options {
     std::vector<std::string> compound_gen;   /* --compound-gen: generator specs (empty: the defaults) */
     std::vector<std::string> compound_mtx;   /* --compound-mtx: Matrix Market files */
     int compound_mtx_block = 0;              /* --compound-mtx-block B: scalar files read as B x B blocks */
+    int compound_cg = 0;                     /* --compound-cg: also time CG on each compound matrix */
     std::vector<std::string> compound_specs; /* --compound-specs: our candidates (empty: the defaults) */
     bool host_check = false;                 /* --host-check: the compound suite's host-side checks, no GPU */
 };
@@ -426,6 +427,25 @@ struct CuMatrix {
     int64_t bnnz = 0; /* row-major, bnnz of them (the compound suite builds them) */
 };
 template <class T> void upload_cusparse(const HostCsr<T> &A, CuMatrix &d);
+
+/* One solver run of solver mode (spbench_solver.cu) and of the compound suite's CG. */
+struct SolverRun {
+    std::string solver, impl, reason, detail;
+    int iterations = 0;
+    double ms_per_iter = NAN, relres = NAN;
+    bool failed = false; /* an error, not a solver outcome */
+};
+/* The textbook CG (cuSPARSE SpMV + cuBLAS) on A's CSR, or on bsr's blocks when given
+ * (A: the same operator's scalar form, for the residual check); b.opt.maxit iterations,
+ * rtol 0, the median of 3 solves' time an iteration. */
+template <class T>
+void run_textbook_cg(Bench &b, const HostCsr<T> &A, const std::vector<T> &bh, SolverRun &r, const CuMatrix *bsr);
+#ifdef SPBENCH_HAVE_SOLVERS
+/* libspsolve's solver of the given type on matrix A the same way (csr: A's scalar form). */
+template <class T>
+void run_library(Bench &b, sps_solver_type type, sps_matrix A, const HostCsr<T> &csr, const std::vector<T> &bh,
+                 SolverRun &r);
+#endif
 
 /* cuSPARSE's SpMV kernels of the scalar table: kCuKernels[0 .. kNumCuKernels). */
 enum class CuFormat { CSR, COO, SELL, BSR };

@@ -324,6 +324,87 @@ static void report_compound(Bench &b, const std::string &name, const CmpProblem<
     table_add(b.compound_summary, cells, SUM_COLS);
 }
 
+/* ================================================================== CG on a compound matrix (--compound-cg) */
+/* Plain CG, b.opt.maxit iterations at rtol 0 from x = 0 on b = A 1 (its scalar form), ms
+ * an iteration (the median of 3 solves): ours on the native matrix (bcsr, what --format
+ * auto builds), the textbook CG (cuSPARSE + cuBLAS) with cuSPARSE BSR SpMV on the blocks
+ * (quaternions: their 4 x 4 expansions), and ours on the scalar expansion in sell.
+ * Lines to stdout and rows to the solver table (-solver.csv; textbook/ours there is this
+ * run's time over the native one's), with solver mode's floor: the native matrix read
+ * once plus 10 vector passes. */
+template <class T> static void compound_cg(Bench &b, const std::string &name, const CmpProblem<T> &p)
+{
+    const HostEntries<T> &E = p.E;
+    std::vector<T> bh((size_t)p.X.n, (T)0);
+    for (int32_t i = 0; i < p.X.n; i++)
+        for (int64_t k = p.X.rowptr[(size_t)i]; k < p.X.rowptr[(size_t)i + 1]; k++) bh[(size_t)i] += p.X.val[(size_t)k];
+    std::vector<SolverRun> runs(3);
+    runs[0].impl = "ours native bcsr", runs[1].impl = "textbook cuSPARSE BSR", runs[2].impl = "ours expansion sell";
+    auto guarded_run = [&](SolverRun &r, auto &&f) {
+        try {
+            f();
+        } catch (const DeviceLost &) {
+            throw;
+        } catch (const BenchError &e) {
+            r.reason = "error", r.detail = e.what(), r.failed = true;
+            b.failures++;
+            check_device_alive();
+        }
+    };
+#ifdef SPBENCH_HAVE_SOLVERS
+    guarded_run(runs[0], [&] {
+        SpsMatrix A;
+        CK_SPS(b.ctx, sps_matrix_from_csr_entries(b.ctx, E.n, E.m, E.rowptr.data(), E.col.data(), E.val.data(), E.e,
+                                                  Prec<T>::sps, A.out()));
+        run_library<T>(b, SPS_SOLVER_CG, A, p.X, bh, runs[0]);
+    });
+    guarded_run(runs[2], [&] {
+        SpsMatrix X, S;
+        CK_SPS(b.ctx, sps_matrix_from_csr(b.ctx, p.X.n, p.X.m, p.X.rowptr.data(), p.X.col.data(), p.X.val.data(),
+                                          Prec<T>::sps, X.out()));
+        CK_SPS(b.ctx, sps_matrix_convert(X, SPS_FMT_SELL, nullptr, S.out()));
+        run_library<T>(b, SPS_SOLVER_CG, S, p.X, bh, runs[2]);
+    });
+#else
+    runs[0].reason = runs[2].reason = "unsupported";
+#endif
+    guarded_run(runs[1], [&] {
+        CuMatrix bsr;
+        const std::vector<T> bv = bsr_values(E);
+        bsr.rowptr = DevBuf(E.rowptr.data(), E.rowptr.size() * sizeof(int32_t));
+        bsr.col = DevBuf(E.col.data(), E.col.size() * sizeof(int32_t));
+        bsr.val = DevBuf(bv.data(), bv.size() * sizeof(T));
+        bsr.block = E.d, bsr.bnnz = E.nnz;
+        run_textbook_cg<T>(b, p.X, bh, runs[1], &bsr);
+    });
+    /* the traffic floor of CG as solver mode counts it: the native matrix read once
+       (nnz (nv s + 4) + (n + 1) 4 bytes) plus 10 passes over vectors of n d scalars */
+    const double s = sizeof(T), nd = (double)p.X.n;
+    const double mat = (double)E.nnz * ((double)E.nv * s + 4) + ((double)E.n + 1) * 4;
+    const double floor_ms = (mat + 10 * nd * s) / (b.copy_gbs * 1e9) * 1e3;
+    for (const SolverRun &r : runs) {
+        const std::string cells[13] = {name,
+                                       strprintf("%d", p.X.n),
+                                       strprintf("%lld", (long long)p.X.nnz),
+                                       Prec<T>::name,
+                                       "cg",
+                                       r.impl,
+                                       strprintf("%d", r.iterations),
+                                       r.reason,
+                                       fmt_num(r.ms_per_iter, 4),
+                                       fmt_num(floor_ms, 4),
+                                       fmt_fixed(r.ms_per_iter / floor_ms, 2),
+                                       fmt_fixed(r.ms_per_iter / runs[0].ms_per_iter, 2),
+                                       fmt_num(r.relres, 3)};
+        const char *row[13];
+        for (int c = 0; c < 13; c++) row[c] = cells[c].c_str();
+        if (sb_table_add(b.solver_rows, row) != 0) throw BenchError("out of memory for the result table");
+        printf("  CG %-24s %5d its  %.4f ms/iter  floor %.4f (x%.2f)  this/native %.2f  relres %.2e%s%s\n",
+               r.impl.c_str(), r.iterations, r.ms_per_iter, floor_ms, r.ms_per_iter / floor_ms,
+               r.ms_per_iter / runs[0].ms_per_iter, r.relres, r.detail.empty() ? "" : "  ", r.detail.c_str());
+    }
+}
+
 /* ================================================================== one matrix and precision on the GPU */
 /* sps_matrix_tune with the default options but no tuning file (a cached choice
  * would time nothing); the chosen matrix into B. */
@@ -434,6 +515,7 @@ template <class T> static void bench_compound_one(Bench &b, sps_context cpu, con
         ours(X, kScalar, first);
     });
     report_compound<T>(b, src.name, p, rows);
+    if (b.opt.compound_cg) compound_cg<T>(b, src.name, p);
     fflush(stdout);
 }
 

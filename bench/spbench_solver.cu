@@ -84,20 +84,14 @@ static double floor_bytes(const std::string &solver, double matrix, double n, do
     return sum / iterations;
 }
 
-struct SolverRun {
-    std::string solver, impl, reason, detail;
-    int iterations = 0;
-    double ms_per_iter = NAN, relres = NAN;
-    bool failed = false; /* an error, not a solver outcome */
-};
 
 /* ------------------------------------------------------------------ libspsolve */
 #ifdef SPBENCH_HAVE_SOLVERS
 using SpsSolver = Handle<sps_solver, sps_solver_destroy>;
 
 template <class T>
-static void run_library(Bench &b, sps_solver_type type, sps_matrix A, const HostCsr<T> &csr, const std::vector<T> &bh,
-                        SolverRun &r)
+void run_library(Bench &b, sps_solver_type type, sps_matrix A, const HostCsr<T> &csr, const std::vector<T> &bh,
+                 SolverRun &r)
 {
     sps_context ctx = b.ctx;
     SpsOperator op;
@@ -172,7 +166,7 @@ template <> struct Blas<double> {
 };
 
 template <class T>
-static void run_textbook_cg(Bench &b, const HostCsr<T> &A, const std::vector<T> &bh, SolverRun &r)
+void run_textbook_cg(Bench &b, const HostCsr<T> &A, const std::vector<T> &bh, SolverRun &r, const CuMatrix *bsr)
 {
     using B = Blas<T>;
     const int n = A.n;
@@ -187,14 +181,21 @@ static void run_textbook_cg(Bench &b, const HostCsr<T> &A, const std::vector<T> 
     T *x = dx.as<T>(), *rv = dr.as<T>(), *p = dp.as<T>(), *q = dq.as<T>();
     SpMat mat;
     DnVec vp, vq;
-    CK_SPARSE(cusparseCreateCsr(mat.out(), A.n, A.m, A.nnz, rowptr.p, col.p, val.p, CUSPARSE_INDEX_32I,
-                                CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt));
+    /* bsr: its blocks instead of A's CSR (A: the scalar expansion, for the residual check) */
+    const cusparseSpMVAlg_t alg = bsr ? CUSPARSE_SPMV_BSR_ALG1 : CUSPARSE_SPMV_CSR_ALG1;
+    if (bsr)
+        CK_SPARSE(cusparseCreateBsr(mat.out(), A.n / bsr->block, A.m / bsr->block, bsr->bnnz, bsr->block, bsr->block,
+                                    bsr->rowptr.p, bsr->col.p, bsr->val.p, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                    CUSPARSE_INDEX_BASE_ZERO, dt, CUSPARSE_ORDER_ROW));
+    else
+        CK_SPARSE(cusparseCreateCsr(mat.out(), A.n, A.m, A.nnz, rowptr.p, col.p, val.p, CUSPARSE_INDEX_32I,
+                                    CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt));
     CK_SPARSE(cusparseCreateDnVec(vp.out(), n, p, dt));
     CK_SPARSE(cusparseCreateDnVec(vq.out(), n, q, dt));
     const T one = 1, zero = 0;
     size_t wbytes = 0;
-    CK_SPARSE(cusparseSpMV_bufferSize(b.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq, dt,
-                                      CUSPARSE_SPMV_CSR_ALG1, &wbytes));
+    CK_SPARSE(cusparseSpMV_bufferSize(b.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq, dt, alg,
+                                      &wbytes));
     DevBuf work(wbytes);
 
     auto cg = [&](int maxit) {
@@ -211,8 +212,8 @@ static void run_textbook_cg(Bench &b, const HostCsr<T> &A, const std::vector<T> 
         r.reason = "maxit";
         for (int k = 0; k < maxit; k++) {
             if (std::sqrt(rho) <= tol) { r.reason = "converged"; break; }                  /* ||r|| <= rtol ||b|| */
-            CK_SPARSE(cusparseSpMV(b.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq, dt,
-                                   CUSPARSE_SPMV_CSR_ALG1, work.p));                       /* q = A p */
+            CK_SPARSE(cusparseSpMV(b.sparse, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, mat, vp, &zero, vq, dt, alg,
+                                   work.p));                                                /* q = A p */
             T pq;
             CK_BLAS(B::dot(h, n, p, q, &pq));                                              /* p.q */
             if (!(pq > 0)) { r.reason = "indefinite"; break; }                             /* p'Ap <= 0 */
@@ -280,7 +281,7 @@ template <class T> void bench_solvers(Bench &b, const std::string &name, sps_mat
     {
         SolverRun r;
         r.solver = "cg", r.impl = "textbook";
-        guarded(b, r, [&] { run_textbook_cg<T>(b, csr, bh, r); });
+        guarded(b, r, [&] { run_textbook_cg<T>(b, csr, bh, r, nullptr); });
         runs.push_back(r);
     }
     double ours_cg = NAN;
@@ -325,3 +326,15 @@ template <class T> void bench_solvers(Bench &b, const std::string &name, sps_mat
 
 template void bench_solvers<float>(Bench &, const std::string &, sps_matrix, const HostCsr<float> &);
 template void bench_solvers<double>(Bench &, const std::string &, sps_matrix, const HostCsr<double> &);
+
+/* the compound suite's CG comparison (spbench_compound.cu) */
+template void run_textbook_cg<float>(Bench &, const HostCsr<float> &, const std::vector<float> &, SolverRun &,
+                                     const CuMatrix *);
+template void run_textbook_cg<double>(Bench &, const HostCsr<double> &, const std::vector<double> &, SolverRun &,
+                                      const CuMatrix *);
+#ifdef SPBENCH_HAVE_SOLVERS
+template void run_library<float>(Bench &, sps_solver_type, sps_matrix, const HostCsr<float> &,
+                                 const std::vector<float> &, SolverRun &);
+template void run_library<double>(Bench &, sps_solver_type, sps_matrix, const HostCsr<double> &,
+                                  const std::vector<double> &, SolverRun &);
+#endif
