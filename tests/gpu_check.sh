@@ -39,7 +39,7 @@ say "nvcc: $(nvcc --version 2>/dev/null | tail -1 || echo none)"
 
 # ---------------------------------------------------------------- configure + build
 t0=$(now)
-cfg=(-DSPSOLVE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_BUILD_TYPE=Release)
+cfg=(-DSPSOLVE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES="$ARCH" -DCMAKE_BUILD_TYPE=Release -DSPSOLVE_BUILD_TESTS=ON)
 # carried data (.devdata is git-ignored): in the source tree, else beside this script
 DEV=""
 for d in "$SRC/.devdata" "$HERE/.devdata"; do [ -d "$d" ] && { DEV="$d"; break; }; done
@@ -81,6 +81,11 @@ if [ -n "${TESTS:-}" ]; then
 else
 t0=$(now)
 ctest --test-dir "$BUILD" -L gpu --output-on-failure --timeout 900 >"$OUT/ctest_gpu.log" 2>&1 || fail=1
+# a build without tests (SPSOLVE_BUILD_TESTS=OFF in a reused BUILD) runs nothing: that is no pass
+if ! grep -qE 'tests passed|tests failed' "$OUT/ctest_gpu.log"; then
+  say "ctest -L gpu: no tests found in $BUILD (configured with SPSOLVE_BUILD_TESTS=OFF?)"
+  fail=1
+fi
 say "ctest -L gpu: $(grep -E 'tests passed|tests failed' "$OUT/ctest_gpu.log" | tail -1) in $(( $(now) - t0 )) s"
 grep -E '^ *[0-9]+/[0-9]+ Test' "$OUT/ctest_gpu.log" | sed 's/^ */  /' >>"$S"
 grep -E ' passed, [0-9]+ failed' "$OUT/ctest_gpu.log" | sed 's/^/  checks: /' >>"$S"
