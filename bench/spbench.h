@@ -435,6 +435,9 @@ struct SolverRun {
     double ms_per_iter = NAN, relres = NAN;
     bool failed = false; /* an error, not a solver outcome */
 };
+/* A row of the solver table (solver_table_new's columns; ratio: its textbook/ours column). */
+void solver_table_add(Bench &b, const std::string &name, int32_t n, int64_t nnz, const char *prec, const SolverRun &r,
+                      double floor_ms, double ratio);
 /* The textbook CG (cuSPARSE SpMV + cuBLAS) on A's CSR, or on bsr's blocks when given
  * (A: the same operator's scalar form, for the residual check); b.opt.maxit iterations,
  * rtol 0, the median of 3 solves' time an iteration. */

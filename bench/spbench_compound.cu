@@ -324,6 +324,16 @@ static void report_compound(Bench &b, const std::string &name, const CmpProblem<
     table_add(b.compound_summary, cells, SUM_COLS);
 }
 
+/* E's blocks as cuSPARSE BSR arrays on the device (bsr_values: quaternions expanded). */
+template <class T> static void upload_bsr(const HostEntries<T> &E, CuMatrix &bsr)
+{
+    const std::vector<T> bv = bsr_values(E);
+    bsr.rowptr = DevBuf(E.rowptr.data(), E.rowptr.size() * sizeof(int32_t));
+    bsr.col = DevBuf(E.col.data(), E.col.size() * sizeof(int32_t));
+    bsr.val = DevBuf(bv.data(), bv.size() * sizeof(T));
+    bsr.block = E.d, bsr.bnnz = E.nnz;
+}
+
 /* ================================================================== CG on a compound matrix (--compound-cg) */
 /* Plain CG, b.opt.maxit iterations at rtol 0 from x = 0 on b = A 1 (its scalar form), ms
  * an iteration (the median of 3 solves): ours on the native matrix (bcsr, what --format
@@ -340,6 +350,7 @@ template <class T> static void compound_cg(Bench &b, const std::string &name, co
         for (int64_t k = p.X.rowptr[(size_t)i]; k < p.X.rowptr[(size_t)i + 1]; k++) bh[(size_t)i] += p.X.val[(size_t)k];
     std::vector<SolverRun> runs(3);
     runs[0].impl = "ours native bcsr", runs[1].impl = "textbook cuSPARSE BSR", runs[2].impl = "ours expansion sell";
+    for (SolverRun &r : runs) r.solver = "cg";
     auto guarded_run = [&](SolverRun &r, auto &&f) {
         try {
             f();
@@ -370,11 +381,7 @@ template <class T> static void compound_cg(Bench &b, const std::string &name, co
 #endif
     guarded_run(runs[1], [&] {
         CuMatrix bsr;
-        const std::vector<T> bv = bsr_values(E);
-        bsr.rowptr = DevBuf(E.rowptr.data(), E.rowptr.size() * sizeof(int32_t));
-        bsr.col = DevBuf(E.col.data(), E.col.size() * sizeof(int32_t));
-        bsr.val = DevBuf(bv.data(), bv.size() * sizeof(T));
-        bsr.block = E.d, bsr.bnnz = E.nnz;
+        upload_bsr(E, bsr);
         run_textbook_cg<T>(b, p.X, bh, runs[1], &bsr);
     });
     /* the traffic floor of CG as solver mode counts it: the native matrix read once
@@ -383,22 +390,7 @@ template <class T> static void compound_cg(Bench &b, const std::string &name, co
     const double mat = (double)E.nnz * ((double)E.nv * s + 4) + ((double)E.n + 1) * 4;
     const double floor_ms = (mat + 10 * nd * s) / (b.copy_gbs * 1e9) * 1e3;
     for (const SolverRun &r : runs) {
-        const std::string cells[13] = {name,
-                                       strprintf("%d", p.X.n),
-                                       strprintf("%lld", (long long)p.X.nnz),
-                                       Prec<T>::name,
-                                       "cg",
-                                       r.impl,
-                                       strprintf("%d", r.iterations),
-                                       r.reason,
-                                       fmt_num(r.ms_per_iter, 4),
-                                       fmt_num(floor_ms, 4),
-                                       fmt_fixed(r.ms_per_iter / floor_ms, 2),
-                                       fmt_fixed(r.ms_per_iter / runs[0].ms_per_iter, 2),
-                                       fmt_num(r.relres, 3)};
-        const char *row[13];
-        for (int c = 0; c < 13; c++) row[c] = cells[c].c_str();
-        if (sb_table_add(b.solver_rows, row) != 0) throw BenchError("out of memory for the result table");
+        solver_table_add(b, name, p.X.n, p.X.nnz, Prec<T>::name, r, floor_ms, r.ms_per_iter / runs[0].ms_per_iter);
         printf("  CG %-24s %5d its  %.4f ms/iter  floor %.4f (x%.2f)  this/native %.2f  relres %.2e%s%s\n",
                r.impl.c_str(), r.iterations, r.ms_per_iter, floor_ms, r.ms_per_iter / floor_ms,
                r.ms_per_iter / runs[0].ms_per_iter, r.relres, r.detail.empty() ? "" : "  ", r.detail.c_str());
@@ -490,11 +482,7 @@ template <class T> static void bench_compound_one(Bench &b, sps_context cpu, con
     group(first, [&] {
         const DevBuf dx(p.x.data(), p.x.size() * sizeof(T)), dy((size_t)p.X.n * sizeof(T));
         CuMatrix bsr;
-        const std::vector<T> bv = bsr_values(E);
-        bsr.rowptr = DevBuf(E.rowptr.data(), E.rowptr.size() * sizeof(int32_t));
-        bsr.col = DevBuf(E.col.data(), E.col.size() * sizeof(int32_t));
-        bsr.val = DevBuf(bv.data(), bv.size() * sizeof(T));
-        bsr.block = E.d, bsr.bnnz = E.nnz;
+        upload_bsr(E, bsr);
         run_cusparse_kernel<T>(b, kBsr, p.X, bsr, dx, dy, p.ref, rows[first].r);
         CuMatrix d;
         upload_cusparse(p.X, d);

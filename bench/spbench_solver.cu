@@ -47,6 +47,27 @@ sb_table *solver_table_new(void)
     return sb_table_new(13, head, "lrrlllrlrrrrr");
 }
 
+void solver_table_add(Bench &b, const std::string &name, int32_t n, int64_t nnz, const char *prec, const SolverRun &r,
+                      double floor_ms, double ratio)
+{
+    const std::string cells[13] = {name,
+                                   strprintf("%d", n),
+                                   strprintf("%lld", (long long)nnz),
+                                   prec,
+                                   r.solver,
+                                   r.impl,
+                                   strprintf("%d", r.iterations),
+                                   r.reason,
+                                   fmt_num(r.ms_per_iter, 4),
+                                   fmt_num(floor_ms, 4),
+                                   fmt_fixed(r.ms_per_iter / floor_ms, 2),
+                                   fmt_fixed(ratio, 2),
+                                   fmt_num(r.relres, 3)};
+    const char *row[13];
+    for (int c = 0; c < 13; c++) row[c] = cells[c].c_str();
+    if (sb_table_add(b.solver_rows, row) != 0) throw BenchError("out of memory for the result table");
+}
+
 static double now_s(void)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -291,22 +312,7 @@ template <class T> void bench_solvers(Bench &b, const std::string &name, sps_mat
         const double fb = floor_bytes(r.solver, csr.bytes(), csr.n, sizeof(T), r.iterations, b.opt.restart);
         const double floor_ms = fb / (b.copy_gbs * 1e9) * 1e3;
         const double textbook_over_ours = (r.impl == "textbook") ? r.ms_per_iter / ours_cg : NAN;
-        const std::string cells[13] = {name,
-                                       strprintf("%d", csr.n),
-                                       strprintf("%lld", (long long)csr.nnz),
-                                       prec,
-                                       r.solver,
-                                       r.impl,
-                                       strprintf("%d", r.iterations),
-                                       r.reason,
-                                       fmt_num(r.ms_per_iter, 4),
-                                       fmt_num(floor_ms, 4),
-                                       fmt_fixed(r.ms_per_iter / floor_ms, 2),
-                                       fmt_fixed(textbook_over_ours, 2),
-                                       fmt_num(r.relres, 3)};
-        const char *row[13];
-        for (int c = 0; c < 13; c++) row[c] = cells[c].c_str();
-        if (sb_table_add(b.solver_rows, row) != 0) throw BenchError("out of memory for the result table");
+        solver_table_add(b, name, csr.n, csr.nnz, prec, r, floor_ms, textbook_over_ours);
         if (r.detail.empty())
             printf("  %-4s %-8s %-10s %4d it (%s) %9.4f ms/iter, floor %.4f (x%.2f)%s  relres %.3g\n", prec,
                    r.solver.c_str(), r.impl.c_str(), r.iterations, r.reason.c_str(), r.ms_per_iter, floor_ms,

@@ -46,13 +46,22 @@ static size_t bcsr_value_bytes(const sps_matrix A)
     return (size_t)A->nnz * (size_t)sps_entry_values(A->entry) * sps_scalar_size(A->t);
 }
 
-static sps_status bcsr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
+/* B's store, empty, with the layouts of opt. */
+static sps_status bcsr_store_new(sps_matrix B, sps_options opt, bcsr_store **out)
 {
     bcsr_store *s;
     SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "bcsr handle"));
     B->store = s;
     s->lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout");
     s->vlay = (sps_entry_layout)sps_opt_int(opt, "vector-layout");
+    *out = s;
+    return SPS_OK;
+}
+
+static sps_status bcsr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
+{
+    bcsr_store *s;
+    SPS_CHECK(bcsr_store_new(B, opt, &s));
     SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.rowptr, h->rowptr, ((size_t)h->n + 1) * sizeof(sps_index)));
     SPS_CHECK(sps_dupload(B->ctx, (void **)&s->base.col, h->col, (size_t)h->nnz * sizeof(sps_index)));
     const size_t vb = bcsr_value_bytes(B);
@@ -71,10 +80,7 @@ static sps_status bcsr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options
 static sps_status bcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
     bcsr_store *s;
-    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&s, sizeof *s, "bcsr handle"));
-    B->store = s;
-    s->lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout");
-    s->vlay = (sps_entry_layout)sps_opt_int(opt, "vector-layout");
+    SPS_CHECK(bcsr_store_new(B, opt, &s));
     const size_t vb = bcsr_value_bytes(B);
     SPS_CHECK(sps_csr_copy_backend(B->ctx, src, B->n, B->nnz, s->lay == SPS_ENTRY_AOS ? vb : 0, &s->base));
     if (s->lay == SPS_ENTRY_AOS) return SPS_OK;

@@ -65,32 +65,42 @@ sps_status sps_matrix_entry_args(sps_context ctx, const char *fn, sps_index n, s
     return entry_args(ctx, fn, n, m, e, t);
 }
 
-sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt, sps_options opt,
-                                    sps_symmetry sym, sps_matrix *out)
+/* A new handle of format fmt for n x m entries (nnz of them) of type e, t: the checks
+ * every builder makes, the options (opt, or fmt's defaults) in *use (*own: what to
+ * destroy after the build), the fields set; the store is the caller's to build. */
+static sps_status matrix_begin(sps_context ctx, sps_format fmt, sps_options opt, sps_index n, sps_index m, int64_t nnz,
+                               sps_entry_desc e, sps_scalar t, sps_symmetry sym, sps_options *use, sps_options *own,
+                               sps_matrix *out)
 {
     *out = NULL;
     /* every path to a matrix passes here: sizes whose operator (n x dim scalars)
      * would not fit 32-bit indices are refused (a quaternion file of 2^29 rows) */
-    SPS_CHECK(entry_args(ctx, "matrix", csr->n, csr->m, csr->entry, csr->t));
+    SPS_CHECK(entry_args(ctx, "matrix", n, m, e, t));
     const sps_format_ops *ops;
-    sps_options own;
-    SPS_CHECK(format_and_options(ctx, fmt, opt, &ops, &opt, &own));
-    sps_status st = entry_check(ctx, ops, csr->entry, csr->t);
+    SPS_CHECK(format_and_options(ctx, fmt, opt, &ops, use, own));
+    sps_status st = entry_check(ctx, ops, e, t);
     sps_matrix A = NULL;
     if (st == SPS_OK) st = sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle");
     if (st != SPS_OK) {
-        sps_options_destroy(own);
+        sps_options_destroy(*own);
+        *own = NULL;
         return st;
     }
     A->ctx = ctx;
     A->ops = ops;
-    A->t = csr->t;
-    A->entry = csr->entry;
-    A->n = csr->n;
-    A->m = csr->m;
-    A->nnz = csr->nnz;
+    A->t = t;
+    A->entry = e.kind == SPS_ENTRY_SCALAR ? (sps_entry_desc){0} : e; /* scalar: the zeroed descriptor */
+    A->n = n;
+    A->m = m;
+    A->nnz = nnz;
     A->sym = sym;
-    st = ops->from_csr(A, csr, opt);
+    *out = A;
+    return SPS_OK;
+}
+
+/* The end of a build: st from the format's hook; A kept on success, destroyed else. */
+static sps_status matrix_end(sps_matrix A, sps_options own, sps_status st, sps_matrix *out)
+{
     sps_options_destroy(own);
     if (st != SPS_OK) {
         sps_matrix_destroy(A);
@@ -100,39 +110,28 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
     return SPS_OK;
 }
 
+sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sps_format fmt, sps_options opt,
+                                    sps_symmetry sym, sps_matrix *out)
+{
+    *out = NULL;
+    sps_options use = NULL, own = NULL;
+    sps_matrix A;
+    SPS_CHECK(matrix_begin(ctx, fmt, opt, csr->n, csr->m, csr->nnz, csr->entry, csr->t, sym, &use, &own, &A));
+    A->entry = csr->entry; /* as the source has it */
+    return matrix_end(A, own, A->ops->from_csr(A, csr, use), out);
+}
+
 sps_status sps_matrix_from_backend_csr(sps_context ctx, const sps_csr_store *src, sps_index n, sps_index m,
                                       int64_t nnz, sps_entry_desc e, sps_scalar t, sps_format fmt, sps_matrix *out)
 {
     *out = NULL;
-    SPS_CHECK(entry_args(ctx, "matrix", n, m, e, t));
-    const sps_format_ops *ops;
-    sps_options opt = NULL, own = NULL;
-    SPS_CHECK(format_and_options(ctx, fmt, NULL, &ops, &opt, &own));
-    sps_status st = entry_check(ctx, ops, e, t);
-    if (st == SPS_OK && !ops->from_backend_csr)
-        st = sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s builds from host arrays only", ops->name);
-    sps_matrix A = NULL;
-    if (st == SPS_OK) st = sps_hcalloc(ctx, (void **)&A, sizeof *A, "a matrix handle");
-    if (st != SPS_OK) {
-        sps_options_destroy(own);
-        return st;
-    }
-    A->ctx = ctx;
-    A->ops = ops;
-    A->t = t;
-    A->entry = e.kind == SPS_ENTRY_SCALAR ? (sps_entry_desc){0} : e; /* scalar: the zeroed descriptor, as from host */
-    A->n = n;
-    A->m = m;
-    A->nnz = nnz;
-    A->sym = SPS_SYM_GENERAL;
-    st = ops->from_backend_csr(A, src, opt);
-    sps_options_destroy(own);
-    if (st != SPS_OK) {
-        sps_matrix_destroy(A);
-        return st;
-    }
-    *out = A;
-    return SPS_OK;
+    sps_options use = NULL, own = NULL;
+    sps_matrix A;
+    SPS_CHECK(matrix_begin(ctx, fmt, NULL, n, m, nnz, e, t, SPS_SYM_GENERAL, &use, &own, &A));
+    if (!A->ops->from_backend_csr)
+        return matrix_end(A, own, sps_error(ctx, SPS_ERR_UNSUPPORTED, "%s builds from host arrays only", A->ops->name),
+                          out);
+    return matrix_end(A, own, A->ops->from_backend_csr(A, src, use), out);
 }
 
 void sps_matrix_destroy(sps_matrix A)

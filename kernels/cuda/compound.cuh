@@ -296,6 +296,33 @@ template <class RS, class F> __device__ inline void cmp_for_rows(const RS &rs, c
     cmp_finish(s);
 }
 
+/* acc = A_i x for the block-row rw (entries at val + q es, members ms apart; x's block j
+ * at x + j xs, its scalars xm apart), every lane of the row's group of tpr holding the
+ * total: lane sub sums entries sub, sub + tpr, ..., then a butterfly of xor shuffles. */
+template <typename T, class E, bool SOA, class C>
+__device__ inline void cmp_row_product(const E &e, const cmp_row &rw, const C &col, int sub, int tpr,
+                                       const T *__restrict__ val, int64_t es, int64_t ms, const T *__restrict__ x,
+                                       int64_t xs, int64_t xm, T *acc)
+{
+    constexpr int DM = E::DM;
+    const int d = e.d();
+#pragma unroll
+    for (int r = 0; r < DM; r++) acc[r] = zero_of<T>();
+#pragma unroll 2
+    for (sps_index k = sub; k < rw.len; k += tpr) {
+        const int64_t q = rw.p + (int64_t)k * rw.stride;
+        const T *xj = x + col(q) * xs;
+        T xv[DM];
+#pragma unroll
+        for (int c = 0; c < DM; c++) xv[c] = c < d ? ldg_t(xj + c * xm) : zero_of<T>();
+        e.template mv<SOA>(val + q * es, ms, xv, acc);
+    }
+    for (int o = tpr / 2; o > 0; o >>= 1)
+#pragma unroll
+        for (int r = 0; r < DM; r++)
+            if (r < d) acc[r] = acc[r] + shfl_xor_t(acc[r], o);
+}
+
 /* y_i = a A_i x + b y_i, A_i the block-row (entries at val + q es, members ms apart). */
 template <typename T, class E, bool SOA, class RS>
 __global__ void __launch_bounds__(CMP_MAX_THREADS)
@@ -307,21 +334,7 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
     const int64_t es = SOA ? 1 : e.nv(), ms = SOA ? nent : 1;
     cmp_for_rows(rs, s, [&](const cmp_row &rw, const typename RS::reader &col, bool own, int sub) {
         T acc[DM];
-#pragma unroll
-        for (int r = 0; r < DM; r++) acc[r] = zero_of<T>();
-#pragma unroll 2
-        for (sps_index k = sub; k < rw.len; k += tpr) {
-            const int64_t q = rw.p + (int64_t)k * rw.stride;
-            const T *xj = x + col(q) * v.xs;
-            T xv[DM];
-#pragma unroll
-            for (int c = 0; c < DM; c++) xv[c] = c < d ? ldg_t(xj + c * v.xm) : zero_of<T>();
-            e.template mv<SOA>(val + q * es, ms, xv, acc);
-        }
-        for (int o = tpr / 2; o > 0; o >>= 1)
-#pragma unroll
-            for (int r = 0; r < DM; r++)
-                if (r < d) acc[r] = acc[r] + shfl_xor_t(acc[r], o);
+        cmp_row_product<T, E, SOA>(e, rw, col, sub, tpr, val, es, ms, x, v.xs, v.xm, acc);
         if (!own) return;
         T *yi = y + rw.out * v.ys;
 #pragma unroll
@@ -349,21 +362,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     A dot = A();
     cmp_for_rows(rs, s, [&](const cmp_row &rw, const typename RS::reader &col, bool own, int sub) {
         T acc[DM];
-#pragma unroll
-        for (int r = 0; r < DM; r++) acc[r] = zero_of<T>();
-#pragma unroll 2
-        for (sps_index k = sub; k < rw.len; k += tpr) {
-            const int64_t q = rw.p + (int64_t)k * rw.stride;
-            const T *xj = x + (int64_t)col(q) * d;
-            T xv[DM];
-#pragma unroll
-            for (int c = 0; c < DM; c++) xv[c] = c < d ? ldg_t(xj + c) : zero_of<T>();
-            e.template mv<SOA>(val + q * es, ms, xv, acc);
-        }
-        for (int o = tpr / 2; o > 0; o >>= 1)
-#pragma unroll
-            for (int r = 0; r < DM; r++)
-                if (r < d) acc[r] = acc[r] + shfl_xor_t(acc[r], o);
+        cmp_row_product<T, E, SOA>(e, rw, col, sub, tpr, val, es, ms, x, d, 1, acc);
         if (!own) return;
         const int64_t i0 = (int64_t)rw.out * d;
 #pragma unroll
