@@ -1,6 +1,6 @@
 /* spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]
  *              [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder]
- *              [--json]
+ *              [--solver cg|bicgstab|gmres] [--json]
  * The vertices are renumbered breadth-first for the computation (E's products then
  * gather from nearby memory); --no-reorder keeps the input's numbering.  --write-matrix
  * writes E as it is solved, in the numbering used (the input's with --no-reorder).  The
@@ -25,7 +25,8 @@ static double now(void)
 static int usage(void)
 {
     fprintf(stderr, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
-                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder] [--json]\n");
+                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder]\n"
+                    "                    [--solver cg|bicgstab|gmres] [--json]\n");
     return 2;
 }
 
@@ -53,6 +54,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--subdivide") && i + 1 < argc) {
             subdivide = (int)strtol(argv[++i], &end, 10);
             if (*end || subdivide < 0 || subdivide > 8) return usage();
+        } else if (!strcmp(a, "--solver") && i + 1 < argc) {
+            o.solver = argv[++i];
+            if (strcmp(o.solver, "cg") && strcmp(o.solver, "bicgstab") && strcmp(o.solver, "gmres")) return usage();
         } else if (!strcmp(a, "--png") && i + 1 < argc) {
             png = argv[++i];
         } else if (!strcmp(a, "--write-matrix") && i + 1 < argc) {
@@ -126,7 +130,7 @@ int main(int argc, char **argv)
         printf("spsolve-spin: %d vertices, %d faces, E %d quaternion blocks\n", m.nv, m.nf, rep.nnz_e);
         printf("  inverse iterations:");
         for (int i = 0; i < o.iterations && i < 16; i++) printf(" %d", rep.its[i]);
-        printf(" CG iterations; x^H E x = %.6g\n", rep.rayleigh);
+        printf(" %s iterations; x^H E x = %.6g\n", o.solver ? o.solver : "cg", rep.rayleigh);
         printf("  Poisson: %d %d %d CG iterations\n", rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2]);
         printf("  time: read %.3f s, rho %.3f s, assemble %.3f s (%s; build %.4f s), eigen %.3f s (solves",
                t_read, rep.t_rho, rep.t_assemble, rep.gpu_assembly ? "GPU" : "host", rep.t_assemble_build, rep.t_eigen);

@@ -127,7 +127,8 @@ static sps_status assemble_host(sps_context ctx, const spin_mesh *m, const doubl
 /* Inverse iteration on E from b = 1 (the real quaternion at every vertex), on the
  * context's backend throughout: b and x stay there, one solver serves every solve, and
  * only the final eigenvector comes back (4n reals, into lam).  Each step: b = b / |b|,
- * x = 0, solve E x = b with CG (Jacobi; the reference's x0 = 0), b = x. */
+ * x = 0, solve E x = b with Jacobi-preconditioned CG (o->solver: another method; the
+ * reference's x0 = 0), b = x. */
 static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_options *o, int n, double *lam,
                                     spin_report *rep)
 {
@@ -140,7 +141,7 @@ static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_op
     double nrm = 0, r[2] = {0, 0};
     sps_status st = sps_operator_from_matrix(E, &op);
     if (st == SPS_OK) st = sps_precond_create(E, SPS_PRECOND_JACOBI, &P);
-    if (st == SPS_OK) st = sps_solver_create(ctx, SPS_SOLVER_CG, &s);
+    if (st == SPS_OK) st = sps_solver_create_by_name(ctx, o->solver ? o->solver : "cg", &s);
     if (st == SPS_OK) st = sps_solver_set_operator(s, op);
     if (st == SPS_OK) st = sps_solver_set_precond(s, P);
     if (st == SPS_OK) st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit);

@@ -20,6 +20,7 @@ typedef struct {
     int maxit;
     const char *write_matrix; /* non-NULL: write E there (quaternion Matrix Market extension) */
     int reorder;       /* renumber the vertices breadth-first for the computation (output in input order) */
+    const char *solver; /* the E solves' Krylov method (sps_solver_create_by_name: cg, bicgstab, gmres); NULL: cg */
 } spin_options;
 
 typedef struct {
