@@ -1,0 +1,231 @@
+/* spsolve-fem: the beam, P1 elasticity assembly, loads, the solve (fem.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "fem.h"
+#include "fem_math.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- the beam */
+int fem_beam(double L, double W, double H, int nx, int ny, int nz, fem_mesh *m, char *err, size_t len)
+{
+    memset(m, 0, sizeof *m);
+    if (!(L > 0 && W > 0 && H > 0) || nx < 1 || ny < 1 || nz < 1 ||
+        (double)(nx + 1) * (ny + 1) * (nz + 1) > 2e9 / 3 || 6.0 * nx * ny * nz > 2e9 / 16) {
+        snprintf(err, len, "beam %g x %g x %g in %d x %d x %d cells: sizes must be positive and the mesh under 2^31 "
+                           "entries", L, W, H, nx, ny, nz);
+        return -1;
+    }
+    m->nv = (nx + 1) * (ny + 1) * (nz + 1);
+    m->nt = 6 * nx * ny * nz;
+    m->v = malloc(sizeof(double) * 3 * (size_t)m->nv);
+    m->t = malloc(sizeof(int) * 4 * (size_t)m->nt);
+    if (!m->v || !m->t) {
+        fem_mesh_free(m);
+        snprintf(err, len, "out of memory for a beam of %d x %d x %d cells", nx, ny, nz);
+        return -1;
+    }
+    m->L = L, m->W = W, m->H = H;
+#define NODE(i, j, k) (((k) * (ny + 1) + (j)) * (nx + 1) + (i))
+    for (int k = 0; k <= nz; k++)
+        for (int j = 0; j <= ny; j++)
+            for (int i = 0; i <= nx; i++) {
+                double *p = m->v + 3 * (size_t)NODE(i, j, k);
+                p[0] = L * i / nx, p[1] = W * j / ny, p[2] = H * k / nz;
+            }
+    /* Kuhn's 6 tetrahedra of a cell: the paths from corner 000 to 111 along the axes in
+     * each of the 6 orders; every cell splits its faces along the same diagonals */
+    static const int order[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+    int *t = m->t;
+    for (int k = 0; k < nz; k++)
+        for (int j = 0; j < ny; j++)
+            for (int i = 0; i < nx; i++)
+                for (int o = 0; o < 6; o++) {
+                    int c[3] = {0, 0, 0};
+                    *t++ = NODE(i, j, k);
+                    for (int s = 0; s < 3; s++) {
+                        c[order[o][s]] = 1;
+                        *t++ = NODE(i + c[0], j + c[1], k + c[2]);
+                    }
+                }
+#undef NODE
+    return 0;
+}
+
+void fem_mesh_free(fem_mesh *m)
+{
+    free(m->v);
+    free(m->t);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---------------------------------------------------------------- elements */
+static void sub3(const double *a, const double *b, double *o)
+{
+    for (int c = 0; c < 3; c++) o[c] = a[c] - b[c];
+}
+static void cross3(const double *a, const double *b, double *o)
+{
+    o[0] = a[1] * b[2] - a[2] * b[1];
+    o[1] = a[2] * b[0] - a[0] * b[2];
+    o[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+double fem_tet_blocks(const double *v, const int *t, double lambda, double mu, double *k)
+{
+    double g[4][3];
+    const double det = fem_tet_grad(v, t, g);
+    if (det == 0) return 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) fem_tet_block(g, det, lambda, mu, a, b, k + 9 * (4 * a + b));
+    return det;
+}
+
+void fem_assemble(const fem_mesh *m, const unsigned char *clamp, double lambda, double mu, int *row, int *col,
+                  double *val)
+{
+    for (int e = 0; e < m->nt; e++) {
+        double k[144];
+        const int *t = m->t + 4 * (size_t)e;
+        if (fem_tet_blocks(m->v, t, lambda, mu, k) == 0) memset(k, 0, sizeof k);
+        for (int a = 0; a < 4; a++)
+            for (int b = 0; b < 4; b++) {
+                const size_t q = 16 * (size_t)e + 4 * a + b;
+                row[q] = t[a];
+                col[q] = t[b];
+                /* a clamped node: its couplings zero (kept: the block pattern stays), its own
+                   diagonal kept, so K stays SPD at the matrix's scale (seed-methods §4.3) */
+                const int fixed = clamp[t[a]] || clamp[t[b]];
+                for (int r = 0; r < 9; r++) val[9 * q + r] = fem_clamped(k[9 * (4 * a + b) + r], fixed, t[a] == t[b], r);
+            }
+    }
+}
+
+void fem_clamp_x0(const fem_mesh *m, unsigned char *clamp)
+{
+    const double tol = 1e-12 * (m->L > 0 ? m->L : 1);
+    for (int i = 0; i < m->nv; i++) clamp[i] = m->v[3 * (size_t)i] <= tol;
+}
+
+/* Whether node i lies on the face x = L. */
+static int at_tip(const fem_mesh *m, int i) { return fabs(m->v[3 * (size_t)i] - m->L) <= 1e-12 * m->L; }
+
+void fem_tip_load(const fem_mesh *m, const unsigned char *clamp, double P, double *b)
+{
+    memset(b, 0, sizeof(double) * 3 * (size_t)m->nv);
+    const double tz = -P / (m->W * m->H); /* traction on the end face */
+    static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->t + 4 * (size_t)e;
+        for (int f = 0; f < 4; f++) {
+            const int a = t[face[f][0]], c = t[face[f][1]], d = t[face[f][2]];
+            if (!at_tip(m, a) || !at_tip(m, c) || !at_tip(m, d)) continue; /* a face on x = L is a boundary face */
+            double u[3], w[3], x[3];
+            sub3(m->v + 3 * (size_t)c, m->v + 3 * (size_t)a, u);
+            sub3(m->v + 3 * (size_t)d, m->v + 3 * (size_t)a, w);
+            cross3(u, w, x);
+            const double area = 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+            const int n3[3] = {a, c, d};
+            for (int s = 0; s < 3; s++)
+                if (!clamp[n3[s]]) b[3 * (size_t)n3[s] + 2] += tz * area / 3.0;
+        }
+    }
+}
+
+/* ---------------------------------------------------------------- the solve */
+static sps_status assemble_host(sps_context ctx, const fem_mesh *m, const unsigned char *clamp, double lambda,
+                                double mu, sps_matrix *K)
+{
+    const size_t nq = 16 * (size_t)m->nt;
+    int *row = malloc(sizeof(int) * (nq + 1)), *col = malloc(sizeof(int) * (nq + 1));
+    double *val = malloc(sizeof(double) * 9 * (nq + 1));
+    sps_status st = SPS_ERR_ALLOC;
+    if (row && col && val) {
+        fem_assemble(m, clamp, lambda, mu, row, col, val);
+        st = sps_matrix_from_coo_entries(ctx, m->nv, m->nv, (int64_t)nq, row, col, val, sps_entry_block(3), SPS_F64,
+                                         K);
+    }
+    free(row), free(col), free(val);
+    return st;
+}
+
+sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, double *u, fem_report *rep)
+{
+    memset(rep, 0, sizeof *rep);
+    const double E = o->E, nu = o->nu, lambda = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
+    const sps_index N = 3 * (sps_index)m->nv;
+    unsigned char *clamp = malloc((size_t)m->nv + 1);
+    double *b = malloc(sizeof(double) * ((size_t)N + 1)), *y = malloc(sizeof(double) * ((size_t)N + 1));
+    sps_matrix K = NULL;
+    sps_precond P = NULL;
+    sps_operator op = NULL;
+    sps_solver s = NULL;
+    sps_vector vb = NULL, vx = NULL, vy = NULL;
+    sps_status st = SPS_ERR_ALLOC;
+    if (!clamp || !b || !y) goto done;
+    fem_clamp_x0(m, clamp);
+    fem_tip_load(m, clamp, o->tip_load, b);
+    double t0 = now();
+#ifdef FEM_HAVE_CUDA
+    if (sps_context_backend(ctx) == SPS_BACKEND_CUDA) {
+        rep->gpu_assembly = 1;
+        st = fem_assemble_cuda(ctx, m, clamp, lambda, mu, &K, rep->err, sizeof rep->err);
+    } else
+#endif
+        st = assemble_host(ctx, m, clamp, lambda, mu, &K);
+    if (st != SPS_OK) goto done;
+    rep->t_assembly = now() - t0;
+    sps_matrix_info_t info;
+    if ((st = sps_matrix_info(K, &info)) != SPS_OK) goto done;
+    rep->dofs = N;
+    rep->nnz_blocks = (long long)info.nnz;
+    t0 = now();
+    if (strcmp(o->precond ? o->precond : "bjacobi", "none") &&
+        (st = sps_precond_create_by_name(K, o->precond ? o->precond : "bjacobi", &P)) != SPS_OK)
+        goto done;
+    rep->t_setup = now() - t0;
+    if ((st = sps_operator_from_matrix(K, &op)) != SPS_OK || (st = sps_solver_create(ctx, SPS_SOLVER_CG, &s)) != SPS_OK ||
+        (st = sps_solver_set_operator(s, op)) != SPS_OK || (P && (st = sps_solver_set_precond(s, P)) != SPS_OK) ||
+        (st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit)) != SPS_OK ||
+        (st = sps_vector_from_host(ctx, N, SPS_F64, b, &vb)) != SPS_OK ||
+        (st = sps_vector_create(ctx, N, SPS_F64, &vx)) != SPS_OK || (st = sps_vector_create(ctx, N, SPS_F64, &vy)) != SPS_OK)
+        goto done;
+    sps_result res;
+    memset(&res, 0, sizeof res);
+    t0 = now();
+    st = sps_solver_solve(s, vb, vx, &res);
+    rep->t_solve = now() - t0;
+    rep->iterations = res.iterations;
+    if (st != SPS_OK) goto done;
+    /* the true residual and the tip deflection, on the host */
+    if ((st = sps_operator_apply(op, SPS_OP_N, NULL, vx, NULL, vy)) != SPS_OK || (st = sps_vector_get(vx, u)) != SPS_OK ||
+        (st = sps_vector_get(vy, y)) != SPS_OK)
+        goto done;
+    double rr = 0, bb = 0, tip = 0;
+    int ntip = 0;
+    for (sps_index i = 0; i < N; i++) rr += (b[i] - y[i]) * (b[i] - y[i]), bb += b[i] * b[i];
+    rep->true_relative_residual = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+    for (int i = 0; i < m->nv; i++)
+        if (m->L > 0 && at_tip(m, i)) tip += u[3 * (size_t)i + 2], ntip++;
+    rep->tip_deflection = ntip ? tip / ntip : 0;
+done:
+    sps_vector_destroy(vb);
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+    sps_solver_destroy(s);
+    sps_operator_destroy(op);
+    sps_precond_destroy(P);
+    sps_matrix_destroy(K);
+    free(clamp), free(b), free(y);
+    return st;
+}

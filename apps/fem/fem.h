@@ -1,0 +1,74 @@
+/* spsolve-fem: P1 (linear tetrahedral) linear elasticity with 3x3-block matrices
+ * (issue 22; formulas: ../shared/research/seed-methods.md §4), on libspsolve's public
+ * API.  This first part: the built-in beam (6 tetrahedra a cell), assembly on the host
+ * and on the GPU into the library's 3x3 block format, clamped nodes eliminated
+ * symmetrically, a tip load, CG with block-Jacobi, the tip deflection. */
+#ifndef FEM_FEM_H
+#define FEM_FEM_H
+#include <spsolve/spsolve.h>
+
+#include <stddef.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    int nv, nt;
+    double *v;      /* 3 nv node coordinates */
+    int *t;         /* 4 nt node indices a tetrahedron */
+    double L, W, H; /* the beam's box (generator), else 0 */
+} fem_mesh;
+
+/** The beam [0,L] x [0,W] x [0,H] in nx x ny x nz cells, 6 tetrahedra a cell (Kuhn's
+ *  split along the cell's main diagonal: conforming across cells).  Returns 0, or -1
+ *  with err set. */
+int fem_beam(double L, double W, double H, int nx, int ny, int nz, fem_mesh *m, char *err, size_t len);
+void fem_mesh_free(fem_mesh *m);
+
+typedef struct {
+    double E, nu;       /* Young's modulus, Poisson's ratio */
+    double tip_load;    /* total force P in -z spread over the face x = L (consistent nodal loads) */
+    double rtol;
+    int maxit;
+    const char *precond; /* sps_precond_create_by_name: bjacobi (default), jacobi, none */
+} fem_options;
+
+typedef struct {
+    int dofs, iterations;
+    long long nnz_blocks;
+    double tip_deflection;          /* mean z-displacement of the nodes on x = L */
+    double true_relative_residual;  /* ||b - K u|| / ||b||, recomputed */
+    double t_assembly, t_setup, t_solve;
+    int gpu_assembly;
+    char err[256]; /* what failed in the app's own GPU code */
+} fem_report;
+
+/** The 16 3x3 blocks of tetrahedron e, block (a, b) at k[9 (4 a + b)] row-major:
+ *  V [lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I] (seed-methods §4.2).
+ *  Returns the signed 6 V (0: degenerate). */
+double fem_tet_blocks(const double *v, const int *t, double lambda, double mu, double *k);
+/** The triplets of K with the clamped nodes (clamp[a] != 0) eliminated symmetrically:
+ *  blocks coupling a clamped node to another are zero (kept, so the pattern stays), a
+ *  clamped node's diagonal block keeps its diagonal (the matrix's own scale).  16 nt
+ *  triplets of 9 values. */
+void fem_assemble(const fem_mesh *m, const unsigned char *clamp, double lambda, double mu, int *row, int *col,
+                  double *val);
+/** Nodes with x <= tol: clamped. */
+void fem_clamp_x0(const fem_mesh *m, unsigned char *clamp);
+/** The load vector (3 nv): a total force P in -z over the boundary face x = L (each of
+ *  its triangles' area share, t A_T / 3 a node), zero on clamped nodes. */
+void fem_tip_load(const fem_mesh *m, const unsigned char *clamp, double P, double *b);
+
+/** Assemble, solve, report; u (3 nv) the displacements. */
+sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, double *u, fem_report *rep);
+
+#ifdef FEM_HAVE_CUDA
+/** K assembled on ctx's GPU (fem_cuda.cu): fem_assemble's triplets computed there and built by
+ *  sps_matrix_from_coo_entries_device; equal to the host assembly bit for bit. */
+sps_status fem_assemble_cuda(sps_context ctx, const fem_mesh *m, const unsigned char *clamp, double lambda,
+                             double mu, sps_matrix *K, char *err, size_t len);
+#endif
+#ifdef __cplusplus
+}
+#endif
+#endif

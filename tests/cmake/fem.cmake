@@ -1,0 +1,14 @@
+# spsolve-fem (apps/fem, issue 22): element and assembled rigid-body modes, symmetry, the
+# cantilever against Timoshenko on three refinements (CPU; on the GPU too where there is
+# one, with the GPU assembly equal to the host's bit for bit), a refused beam.
+add_executable(test_fem ${CMAKE_CURRENT_SOURCE_DIR}/test_fem.c)
+target_link_libraries(test_fem PRIVATE fem_core m)
+target_compile_options(test_fem PRIVATE -Wall -Wextra)
+add_test(NAME test_fem COMMAND test_fem)
+set_tests_properties(test_fem PROPERTIES LABELS unit TIMEOUT 600)
+# the program: JSON keys of the issue, and a usage error
+add_test(NAME e2e.fem.json COMMAND fem_cli --beam 10,1,1 --cells 10,1,1 --json)
+set_tests_properties(e2e.fem.json PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
+                     "\"dofs\": 132, \"nnz\": 334.*\"iterations\": [0-9]+, \"tip_deflection\": -0\\.88.*\"true_relative_residual\".*\"time\": \\{\"assembly\"")
+add_test(NAME e2e.fem.usage COMMAND fem_cli --beam 10,1 --cells 10,1,1)
+set_tests_properties(e2e.fem.usage PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem --beam")

@@ -1,0 +1,212 @@
+/* spsolve-fem (apps/fem, issue 22), first part:
+ *   - an element's blocks annihilate the six rigid-body modes (translations, rotations);
+ *   - the unconstrained assembled matrix does too, ||K r|| <= 1e-12 ||K|| ||r||, and is
+ *     symmetric (block (b, a) the transpose of (a, b));
+ *   - the cantilever (L = 10, W = H = 1, E = 1000, nu = 0.3, P = 1): the tip deflection
+ *     approaches Timoshenko's P L^3 / (3 E I) + P L / (kappa G A) = 4.0312 from below,
+ *     monotonically, on 20x2x2, 40x4x4 and 80x8x8 cells, the finest within 8 %, and the
+ *     true residual is the solver's;
+ *   - on the GPU (where there is one) the same solve, and K assembled there equal to the
+ *     host's bit for bit;
+ *   - a beam of no cells is refused with a message.
+ * Ends "N passed, M failed". */
+#define _POSIX_C_SOURCE 200809L
+#include "fem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int n_pass, n_fail;
+#define CHECK(c, ...)                                                                                              \
+    do {                                                                                                           \
+        if (c) n_pass++;                                                                                           \
+        else {                                                                                                     \
+            n_fail++;                                                                                              \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                            \
+            printf(__VA_ARGS__);                                                                                   \
+            printf("\n");                                                                                          \
+        }                                                                                                          \
+    } while (0)
+
+/* rigid mode k at point p: translations, then rotations (-y, x, 0), (0, -z, y), (z, 0, -x) */
+static void mode(int k, const double *p, double *r)
+{
+    static const double z3[3] = {0, 0, 0};
+    memcpy(r, z3, sizeof z3);
+    if (k < 3) r[k] = 1;
+    else if (k == 3) r[0] = -p[1], r[1] = p[0];
+    else if (k == 4) r[1] = -p[2], r[2] = p[1];
+    else r[0] = p[2], r[2] = -p[0];
+}
+
+static void test_element(void)
+{
+    const double v[12] = {0.1, 0.2, 0.0, 1.3, 0.1, 0.2, 0.2, 1.1, 0.3, 0.4, 0.3, 0.9};
+    const int t[4] = {0, 1, 2, 3};
+    double k[144];
+    CHECK(fem_tet_blocks(v, t, 577.0, 384.6, k) != 0, "a regular tetrahedron is not degenerate");
+    double worst = 0, scale = 0;
+    for (int i = 0; i < 144; i++) scale = fmax(scale, fabs(k[i]));
+    for (int md = 0; md < 6; md++)
+        for (int a = 0; a < 4; a++)
+            for (int r = 0; r < 3; r++) {
+                double s = 0;
+                for (int b = 0; b < 4; b++) {
+                    double u[3];
+                    mode(md, v + 3 * b, u);
+                    for (int c = 0; c < 3; c++) s += k[9 * (4 * a + b) + 3 * r + c] * u[c];
+                }
+                worst = fmax(worst, fabs(s));
+            }
+    CHECK(worst <= 1e-12 * scale, "element blocks times rigid modes: %.3g (scale %.3g)", worst, scale);
+}
+
+static void test_rigid_modes(sps_context ctx)
+{
+    fem_mesh m;
+    char err[256];
+    if (fem_beam(2, 1, 1, 4, 2, 2, &m, err, sizeof err)) {
+        CHECK(0, "beam: %s", err);
+        return;
+    }
+    const size_t nq = 16 * (size_t)m.nt;
+    int *row = malloc(sizeof(int) * nq), *col = malloc(sizeof(int) * nq);
+    double *val = malloc(sizeof(double) * 9 * nq);
+    unsigned char *free_nodes = calloc((size_t)m.nv, 1); /* nothing clamped */
+    fem_assemble(&m, free_nodes, 577.0, 384.6, row, col, val);
+    sps_matrix K = NULL;
+    CHECK(sps_matrix_from_coo_entries(ctx, m.nv, m.nv, (int64_t)nq, row, col, val, sps_entry_block(3), SPS_F64, &K) ==
+              SPS_OK,
+          "unconstrained K: %s", sps_context_error(ctx));
+    const int N = 3 * m.nv;
+    int *rp = malloc(sizeof(int) * (m.nv + 1)), *cc = malloc(sizeof(int) * nq);
+    double *kv = malloc(sizeof(double) * 9 * nq), *x = malloc(sizeof(double) * N), *y = calloc((size_t)N, sizeof(double));
+    if (K && sps_matrix_export_csr(K, rp, cc, kv) == SPS_OK) {
+        double kmax = 0, asym = 0;
+        for (int a = 0; a < m.nv; a++)
+            for (int q = rp[a]; q < rp[a + 1]; q++) {
+                for (int r = 0; r < 9; r++) kmax = fmax(kmax, fabs(kv[9 * q + r]));
+                const int b = cc[q]; /* the block (b, a): the transpose of (a, b) */
+                for (int p2 = rp[b]; p2 < rp[b + 1]; p2++)
+                    if (cc[p2] == a)
+                        for (int r = 0; r < 3; r++)
+                            for (int c = 0; c < 3; c++)
+                                asym = fmax(asym, fabs(kv[9 * q + 3 * r + c] - kv[9 * p2 + 3 * c + r]));
+            }
+        CHECK(asym <= 1e-13 * kmax, "K symmetric: off by %.3g (scale %.3g)", asym, kmax);
+        for (int md = 0; md < 6; md++) {
+            for (int i = 0; i < m.nv; i++) mode(md, m.v + 3 * i, x + 3 * i);
+            double worst = 0, xn = 0;
+            for (int i = 0; i < N; i++) xn = fmax(xn, fabs(x[i]));
+            for (int a = 0; a < m.nv; a++)
+                for (int r = 0; r < 3; r++) {
+                    double s = 0;
+                    for (int q = rp[a]; q < rp[a + 1]; q++)
+                        for (int c = 0; c < 3; c++) s += kv[9 * q + 3 * r + c] * x[3 * cc[q] + c];
+                    worst = fmax(worst, fabs(s));
+                }
+            CHECK(worst <= 1e-12 * kmax * xn * 30, "rigid mode %d in the kernel: |K r| = %.3g (|K| %.3g)", md, worst,
+                  kmax);
+        }
+    } else {
+        CHECK(0, "export: %s", sps_context_error(ctx));
+    }
+    sps_matrix_destroy(K);
+    free(row), free(col), free(val), free(free_nodes), free(rp), free(cc), free(kv), free(x), free(y);
+    fem_mesh_free(&m);
+}
+
+static void test_cantilever(sps_context ctx, const char *where)
+{
+    const double E = 1000, nu = 0.3, P = 1, L = 10, G = E / (2 * (1 + nu));
+    const double timo = P * L * L * L / (3 * E / 12.0) + P * L / (5.0 / 6.0 * G);
+    fem_options o = {.E = E, .nu = nu, .tip_load = P, .rtol = 1e-9, .maxit = 100000, .precond = "bjacobi"};
+    const int sizes[3][3] = {{20, 2, 2}, {40, 4, 4}, {80, 8, 8}};
+    double d[3] = {0, 0, 0};
+    for (int s = 0; s < 3; s++) {
+        fem_mesh m;
+        char err[256];
+        if (fem_beam(L, 1, 1, sizes[s][0], sizes[s][1], sizes[s][2], &m, err, sizeof err)) {
+            CHECK(0, "beam: %s", err);
+            return;
+        }
+        double *u = malloc(sizeof(double) * 3 * (size_t)m.nv);
+        fem_report rep;
+        const sps_status st = fem_solve(ctx, &m, &o, u, &rep);
+        CHECK(st == SPS_OK, "%s cantilever %dx%dx%d: %s %s", where, sizes[s][0], sizes[s][1], sizes[s][2], rep.err,
+              sps_context_error(ctx));
+        d[s] = -rep.tip_deflection;
+        CHECK(rep.true_relative_residual <= 1e-8, "%s: true relative residual %.3g", where, rep.true_relative_residual);
+        printf("%s cantilever %dx%dx%d: %d DOFs, %d CG iterations, tip %.6f (Timoshenko %.4f)\n", where, sizes[s][0],
+               sizes[s][1], sizes[s][2], rep.dofs, rep.iterations, d[s], timo);
+        free(u);
+        fem_mesh_free(&m);
+    }
+    CHECK(0 < d[0] && d[0] < d[1] && d[1] < d[2] && d[2] < timo && d[2] - d[1] < d[1] - d[0],
+          "%s: the tip deflection approaches %.4f from below, monotonically: %.4f %.4f %.4f", where, timo, d[0], d[1],
+          d[2]);
+    CHECK(fabs(d[2] - timo) <= 0.08 * timo, "%s: 80x8x8 within 8 %% of Timoshenko: %.4f vs %.4f", where, d[2], timo);
+}
+
+#ifdef FEM_HAVE_CUDA
+static void test_gpu_assembly(sps_context gpu, sps_context cpu)
+{
+    fem_mesh m;
+    char err[256];
+    if (fem_beam(10, 1, 2, 30, 4, 6, &m, err, sizeof err)) return;
+    unsigned char *clamp = malloc((size_t)m.nv);
+    fem_clamp_x0(&m, clamp);
+    const size_t nq = 16 * (size_t)m.nt;
+    int *row = malloc(sizeof(int) * nq), *col = malloc(sizeof(int) * nq);
+    double *val = malloc(sizeof(double) * 9 * nq);
+    fem_assemble(&m, clamp, 577.0, 384.6, row, col, val);
+    sps_matrix Kg = NULL, Kh = NULL;
+    const sps_status sg = fem_assemble_cuda(gpu, &m, clamp, 577.0, 384.6, &Kg, err, sizeof err);
+    const sps_status sh =
+        sps_matrix_from_coo_entries(cpu, m.nv, m.nv, (int64_t)nq, row, col, val, sps_entry_block(3), SPS_F64, &Kh);
+    CHECK(sg == SPS_OK && sh == SPS_OK, "GPU assembly: %s %s", err, sps_context_error(gpu));
+    sps_matrix_info_t ig, ih;
+    if (sg == SPS_OK && sh == SPS_OK && sps_matrix_info(Kg, &ig) == SPS_OK && sps_matrix_info(Kh, &ih) == SPS_OK) {
+        const int64_t nnz = ih.nnz;
+        int *rg = malloc(sizeof(int) * (m.nv + 1)), *rh = malloc(sizeof(int) * (m.nv + 1));
+        int *cg = malloc(sizeof(int) * nnz), *ch = malloc(sizeof(int) * nnz);
+        double *vg = malloc(sizeof(double) * 9 * nnz), *vh = malloc(sizeof(double) * 9 * nnz);
+        CHECK(ig.nnz == nnz && sps_matrix_export_csr(Kg, rg, cg, vg) == SPS_OK &&
+                  sps_matrix_export_csr(Kh, rh, ch, vh) == SPS_OK && !memcmp(rg, rh, sizeof(int) * (m.nv + 1)) &&
+                  !memcmp(cg, ch, sizeof(int) * nnz) && !memcmp(vg, vh, sizeof(double) * 9 * nnz),
+              "K assembled on the GPU equals the host's bit for bit (%d nodes, %lld blocks)", m.nv, (long long)nnz);
+        free(rg), free(rh), free(cg), free(ch), free(vg), free(vh);
+    }
+    sps_matrix_destroy(Kg);
+    sps_matrix_destroy(Kh);
+    free(clamp), free(row), free(col), free(val);
+    fem_mesh_free(&m);
+}
+#endif
+
+int main(void)
+{
+    test_element();
+    char err[256] = "";
+    fem_mesh m;
+    CHECK(fem_beam(10, 1, 1, 0, 2, 2, &m, err, sizeof err) == -1 && strstr(err, "must be positive"),
+          "a beam of no cells refused: '%s'", err);
+    sps_context cpu = NULL, gpu = NULL;
+    if (sps_context_create(&cpu, SPS_BACKEND_CPU, 0) != SPS_OK) return 1;
+    test_rigid_modes(cpu);
+    test_cantilever(cpu, "CPU");
+    if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) == SPS_OK) {
+        test_cantilever(gpu, "GPU");
+#ifdef FEM_HAVE_CUDA
+        test_gpu_assembly(gpu, cpu);
+#endif
+    } else {
+        printf("GPU: skipped (%s)\n", *sps_cuda_unavailable_reason() ? sps_cuda_unavailable_reason() : "no CUDA");
+    }
+    sps_context_destroy(gpu);
+    sps_context_destroy(cpu);
+    printf("%d passed, %d failed\n", n_pass, n_fail);
+    return n_fail ? 1 : 0;
+}
