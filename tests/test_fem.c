@@ -8,6 +8,8 @@
  *     true residual is the solver's;
  *   - on the GPU (where there is one) the same solve, and K assembled there equal to the
  *     host's bit for bit;
+ *   - gravity alone against Timoshenko's line load (within 10 %, below);
+ *   - -o: the VTK XML grid's arrays have their sizes; a directory is not replaced;
  *   - a beam of no cells is refused with a message.
  * Ends "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int n_pass, n_fail;
 #define CHECK(c, ...)                                                                                              \
@@ -150,6 +153,67 @@ static void test_cantilever(sps_context ctx, const char *where)
     CHECK(fabs(d[2] - timo) <= 0.08 * timo, "%s: 80x8x8 within 8 %% of Timoshenko: %.4f vs %.4f", where, d[2], timo);
 }
 
+/* Gravity alone (rho g = -1 in z, a line load q = 1): below Timoshenko's
+ * q L^4 / (8 E I) + q L^2 / (2 kappa G A) = 15.156, within 10 % on 80x8x8. */
+static void test_gravity(sps_context ctx)
+{
+    const double E = 1000, nu = 0.3, L = 10, G = E / (2 * (1 + nu));
+    const double want = L * L * L * L / (8 * E / 12.0) + L * L / (2 * 5.0 / 6.0 * G);
+    fem_options o = {.E = E, .nu = nu, .density = 1, .gravity = {0, 0, -1}, .rtol = 1e-9, .maxit = 100000};
+    fem_mesh m;
+    char err[256];
+    if (fem_beam(L, 1, 1, 80, 8, 8, &m, err, sizeof err)) return;
+    double *u = malloc(sizeof(double) * 3 * (size_t)m.nv);
+    fem_report rep;
+    CHECK(fem_solve(ctx, &m, &o, u, &rep) == SPS_OK, "gravity: %s", sps_context_error(ctx));
+    const double d = -rep.tip_deflection;
+    CHECK(d < want && d > 0.9 * want, "gravity: tip %.4f, Timoshenko %.4f (within 10 %%, below)", d, want);
+    printf("gravity 80x8x8: tip %.4f (Timoshenko %.4f)\n", d, want);
+    free(u);
+    fem_mesh_free(&m);
+}
+
+/* -o out.vtu: a VTK XML grid whose arrays have their sizes; a directory refused. */
+static void test_vtu(void)
+{
+    fem_mesh m;
+    char err[256], path[64];
+    if (fem_beam(2, 1, 1, 3, 2, 1, &m, err, sizeof err)) return;
+    double *u = calloc(3 * (size_t)m.nv, sizeof(double)), *vm = malloc(sizeof(double) * m.nt);
+    for (int i = 0; i < 3 * m.nv; i++) u[i] = 0.001 * (i % 7);
+    fem_von_mises(&m, u, 577.0, 384.6, vm);
+    snprintf(path, sizeof path, "/tmp/test_fem_%ld.vtu", (long)getpid());
+    CHECK(fem_write_vtu(path, &m, u, vm, err, sizeof err) == 0, "vtu: %s", err);
+    FILE *f = fopen(path, "r");
+    static const char *names[6] = {"<Points>", "connectivity", "offsets", "types", "displacement", "von_mises"};
+    const long want[6] = {3L * m.nv, 4L * m.nt, m.nt, m.nt, 3L * m.nv, m.nt};
+    long count[6] = {0};
+    int cur = -1, header = 0;
+    char line[512];
+    while (f && fgets(line, sizeof line, f)) {
+        if (strstr(line, "NumberOfPoints=")) header = strstr(line, "NumberOfCells=") != NULL;
+        if (line[0] == '<') {
+            for (int k = 0; k < 6; k++)
+                if (strstr(line, names[k])) cur = k;
+            if (strstr(line, "</DataArray>")) cur = -1;
+            if (cur == 0 && !strstr(line, "<DataArray")) continue;
+            continue;
+        }
+        if (cur < 0) continue;
+        for (char *p = strtok(line, " \n"); p; p = strtok(NULL, " \n")) count[cur]++;
+    }
+    if (f) fclose(f);
+    int ok = header;
+    for (int k = 0; k < 6; k++) ok = ok && count[k] == want[k];
+    CHECK(ok, "vtu arrays: points %ld/%ld, connectivity %ld/%ld, offsets %ld, types %ld, displacement %ld, von_mises %ld",
+          count[0], want[0], count[1], want[1], count[2], count[3], count[4], count[5]);
+    remove(path);
+    CHECK(fem_write_vtu("/tmp", &m, u, vm, err, sizeof err) == -1 && strstr(err, "not a regular file"),
+          "vtu onto a directory refused: '%s'", err);
+    free(u), free(vm);
+    fem_mesh_free(&m);
+}
+
 #ifdef FEM_HAVE_CUDA
 static void test_gpu_assembly(sps_context gpu, sps_context cpu)
 {
@@ -197,6 +261,8 @@ int main(void)
     if (sps_context_create(&cpu, SPS_BACKEND_CPU, 0) != SPS_OK) return 1;
     test_rigid_modes(cpu);
     test_cantilever(cpu, "CPU");
+    test_gravity(cpu);
+    test_vtu();
     if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) == SPS_OK) {
         test_cantilever(gpu, "GPU");
 #ifdef FEM_HAVE_CUDA

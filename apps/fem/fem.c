@@ -1,13 +1,18 @@
 /* spsolve-fem: the beam, P1 elasticity assembly, loads, the solve (fem.h). */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "fem.h"
 #include "fem_math.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static double now(void)
 {
@@ -142,6 +147,96 @@ void fem_tip_load(const fem_mesh *m, const unsigned char *clamp, double P, doubl
     }
 }
 
+void fem_gravity_load(const fem_mesh *m, const unsigned char *clamp, double rho, const double *g, double *b)
+{
+    if (rho == 0 || (g[0] == 0 && g[1] == 0 && g[2] == 0)) return;
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->t + 4 * (size_t)e;
+        double gr[4][3];
+        const double V = fabs(fem_tet_grad(m->v, t, gr)) / 6.0;
+        for (int a = 0; a < 4; a++)
+            if (!clamp[t[a]])
+                for (int c = 0; c < 3; c++) b[3 * (size_t)t[a] + c] += rho * g[c] * V / 4.0;
+    }
+}
+
+void fem_lame(double E, double nu, double *lambda, double *mu)
+{
+    *lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
+    *mu = E / (2 * (1 + nu));
+}
+
+void fem_von_mises(const fem_mesh *m, const double *u, double lambda, double mu, double *vm)
+{
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->t + 4 * (size_t)e;
+        double g[4][3], du[3][3] = {{0}}; /* du[i][j] = d u_i / d x_j */
+        if (fem_tet_grad(m->v, t, g) == 0) {
+            vm[e] = 0;
+            continue;
+        }
+        for (int a = 0; a < 4; a++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) du[i][j] += u[3 * (size_t)t[a] + i] * g[a][j];
+        double s[3][3];
+        const double tr = du[0][0] + du[1][1] + du[2][2];
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) s[i][j] = mu * (du[i][j] + du[j][i]) + (i == j ? lambda * tr : 0.0);
+        const double d01 = s[0][0] - s[1][1], d12 = s[1][1] - s[2][2], d20 = s[2][2] - s[0][0];
+        vm[e] = sqrt(0.5 * (d01 * d01 + d12 * d12 + d20 * d20) +
+                     3.0 * (s[0][1] * s[0][1] + s[1][2] * s[1][2] + s[2][0] * s[2][0]));
+    }
+}
+
+static int vtu_fail(char *err, size_t len, const char *path, const char *what, int e)
+{
+    snprintf(err, len, "%s: %s%s%s", path, what, e ? ": " : "", e ? strerror(e) : "");
+    return -1;
+}
+
+int fem_write_vtu(const char *path, const fem_mesh *m, const double *u, const double *vm, char *err, size_t len)
+{
+    char target[PATH_MAX], tmp[PATH_MAX + 32];
+    struct stat st;
+    snprintf(target, sizeof target, "%s", path);
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !realpath(path, target))
+        return vtu_fail(err, len, path, "cannot resolve the link", errno);
+    if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
+        return vtu_fail(err, len, path, "not a regular file (refused: it would be replaced)", 0);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) return vtu_fail(err, len, path, "cannot write", errno);
+    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+               "<UnstructuredGrid>\n<Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n<Points>\n"
+               "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n", m->nv, m->nt);
+    for (int i = 0; i < m->nv; i++) fprintf(f, "%.10g %.10g %.10g\n", m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
+    fprintf(f, "</DataArray>\n</Points>\n<Cells>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
+    for (int e = 0; e < m->nt; e++)
+        fprintf(f, "%d %d %d %d\n", m->t[4 * e], m->t[4 * e + 1], m->t[4 * e + 2], m->t[4 * e + 3]);
+    fprintf(f, "</DataArray>\n<DataArray type=\"Int64\" Name=\"offsets\" format=\"ascii\">\n");
+    for (int e = 0; e < m->nt; e++) fprintf(f, "%lld\n", 4LL * (e + 1));
+    fprintf(f, "</DataArray>\n<DataArray type=\"UInt8\" Name=\"types\" format=\"ascii\">\n");
+    for (int e = 0; e < m->nt; e++) fputs("10\n", f); /* VTK_TETRA */
+    fprintf(f, "</DataArray>\n</Cells>\n<PointData Vectors=\"displacement\">\n"
+               "<DataArray type=\"Float64\" Name=\"displacement\" NumberOfComponents=\"3\" format=\"ascii\">\n");
+    for (int i = 0; i < m->nv; i++) fprintf(f, "%.10g %.10g %.10g\n", u[3 * i], u[3 * i + 1], u[3 * i + 2]);
+    fprintf(f, "</DataArray>\n</PointData>\n<CellData Scalars=\"von_mises\">\n"
+               "<DataArray type=\"Float64\" Name=\"von_mises\" format=\"ascii\">\n");
+    for (int e = 0; e < m->nt; e++) fprintf(f, "%.10g\n", vm[e]);
+    fprintf(f, "</DataArray>\n</CellData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
+    const int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        remove(tmp);
+        return vtu_fail(err, len, path, "write error", 0);
+    }
+    if (rename(tmp, target) != 0) {
+        const int e = errno;
+        remove(tmp);
+        return vtu_fail(err, len, path, "cannot replace", e);
+    }
+    return 0;
+}
+
 /* ---------------------------------------------------------------- the solve */
 static sps_status assemble_host(sps_context ctx, const fem_mesh *m, const unsigned char *clamp, double lambda,
                                 double mu, sps_matrix *K)
@@ -162,7 +257,8 @@ static sps_status assemble_host(sps_context ctx, const fem_mesh *m, const unsign
 sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, double *u, fem_report *rep)
 {
     memset(rep, 0, sizeof *rep);
-    const double E = o->E, nu = o->nu, lambda = E * nu / ((1 + nu) * (1 - 2 * nu)), mu = E / (2 * (1 + nu));
+    double lambda, mu;
+    fem_lame(o->E, o->nu, &lambda, &mu);
     const sps_index N = 3 * (sps_index)m->nv;
     unsigned char *clamp = malloc((size_t)m->nv + 1);
     double *b = malloc(sizeof(double) * ((size_t)N + 1)), *y = malloc(sizeof(double) * ((size_t)N + 1));
@@ -175,6 +271,7 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
     if (!clamp || !b || !y) goto done;
     fem_clamp_x0(m, clamp);
     fem_tip_load(m, clamp, o->tip_load, b);
+    fem_gravity_load(m, clamp, o->density, o->gravity, b);
     double t0 = now();
 #ifdef FEM_HAVE_CUDA
     if (sps_context_backend(ctx) == SPS_BACKEND_CUDA) {

@@ -28,6 +28,8 @@ void fem_mesh_free(fem_mesh *m);
 typedef struct {
     double E, nu;       /* Young's modulus, Poisson's ratio */
     double tip_load;    /* total force P in -z spread over the face x = L (consistent nodal loads) */
+    double density;     /* rho of the body force rho g (gravity below) */
+    double gravity[3];  /* g: a body force rho g, rho g V / 4 on each node of an element */
     double rtol;
     int maxit;
     const char *precond; /* sps_precond_create_by_name: bjacobi (default), jacobi, none */
@@ -58,6 +60,19 @@ void fem_clamp_x0(const fem_mesh *m, unsigned char *clamp);
 /** The load vector (3 nv): a total force P in -z over the boundary face x = L (each of
  *  its triangles' area share, t A_T / 3 a node), zero on clamped nodes. */
 void fem_tip_load(const fem_mesh *m, const unsigned char *clamp, double P, double *b);
+
+/** b += rho g V / 4 on each node of every element (zero on clamped nodes). */
+void fem_gravity_load(const fem_mesh *m, const unsigned char *clamp, double rho, const double *g, double *b);
+/** The von Mises stress of each element (nt values) from the displacements u (3 nv):
+ *  sigma = lambda tr(eps) I + 2 mu eps, eps the element's constant strain. */
+void fem_von_mises(const fem_mesh *m, const double *u, double lambda, double mu, double *vm);
+/** The mesh, point data `displacement` (u) and cell data `von_mises` (vm) as a VTK XML
+ *  unstructured grid (ASCII), written to a temporary file beside path and renamed onto it
+ *  (a symbolic link is written through to its target; anything but a regular file is
+ *  refused).  Returns 0, or -1 with err set. */
+int fem_write_vtu(const char *path, const fem_mesh *m, const double *u, const double *vm, char *err, size_t len);
+/** Lame's lambda and mu of E and nu. */
+void fem_lame(double E, double nu, double *lambda, double *mu);
 
 /** Assemble, solve, report; u (3 nv) the displacements. */
 sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, double *u, fem_report *rep);

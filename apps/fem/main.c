@@ -1,5 +1,6 @@
-/* spsolve-fem --beam L,W,H --cells NX,NY,NZ [--tip-load P] [--E E] [--nu NU] [--rtol R]
- *             [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda] [--json]
+/* spsolve-fem --beam L,W,H --cells NX,NY,NZ [--tip-load P] [--E E] [--nu NU] [--density RHO]
+ *             [--gravity GX,GY,GZ] [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none]
+ *             [--backend auto|cpu|cuda] [-o OUT.vtu] [--json]
  * P1 linear elasticity of a cantilever beam clamped at x = 0 (issue 22; fem.h): the
  * summary, or with --json one object (dofs, nnz, iterations, tip_deflection,
  * true_relative_residual, time.assembly, time.setup, time.solve). */
@@ -12,8 +13,9 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: spsolve-fem --beam L,W,H --cells NX,NY,NZ [--tip-load P] [--E E] [--nu NU] [--rtol R]\n"
-                    "                   [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda] [--json]\n");
+    fprintf(stderr, "usage: spsolve-fem --beam L,W,H --cells NX,NY,NZ [--tip-load P] [--E E] [--nu NU] [--density RHO]\n"
+                    "                   [--gravity GX,GY,GZ] [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none]\n"
+                    "                   [--backend auto|cpu|cuda] [-o OUT.vtu] [--json]\n");
     return 2;
 }
 
@@ -32,7 +34,9 @@ static int three(const char *s, double *v)
 int main(int argc, char **argv)
 {
     double beam[3] = {0, 0, 0}, cells[3] = {0, 0, 0};
-    fem_options o = {.E = 1000, .nu = 0.3, .tip_load = 1, .rtol = 1e-8, .maxit = 100000, .precond = "bjacobi"};
+    fem_options o = {.E = 1000, .nu = 0.3, .tip_load = 1, .density = 1, .rtol = 1e-8, .maxit = 100000,
+                     .precond = "bjacobi"};
+    const char *vtu = NULL;
     sps_backend be = SPS_BACKEND_AUTO;
     int json = 0, have_beam = 0, have_cells = 0;
     for (int i = 1; i < argc; i++) {
@@ -43,6 +47,11 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--beam")) have_beam = three(v, beam), i++;
         else if (!strcmp(a, "--cells")) have_cells = three(v, cells), i++;
         else if (!strcmp(a, "--tip-load")) o.tip_load = strtod(v, &end), i++;
+        else if (!strcmp(a, "--density")) o.density = strtod(v, &end), i++;
+        else if (!strcmp(a, "--gravity")) {
+            if (!three(v, o.gravity)) return usage();
+            i++;
+        } else if (!strcmp(a, "-o")) vtu = v, i++;
         else if (!strcmp(a, "--E")) o.E = strtod(v, &end), i++;
         else if (!strcmp(a, "--nu")) o.nu = strtod(v, &end), i++;
         else if (!strcmp(a, "--rtol")) o.rtol = strtod(v, &end), i++;
@@ -73,6 +82,16 @@ int main(int argc, char **argv)
     memset(&rep, 0, sizeof rep);
     if (st == SPS_OK && u) st = fem_solve(ctx, &m, &o, u, &rep);
     int rc = 0;
+    if (st == SPS_OK && u && vtu) { /* von Mises per element, then the grid */
+        double lambda, mu, *vm = malloc(sizeof(double) * ((size_t)m.nt + 1));
+        fem_lame(o.E, o.nu, &lambda, &mu);
+        if (!vm) snprintf(rep.err, sizeof rep.err, "out of memory for the stresses"), st = SPS_ERR_ALLOC;
+        else {
+            fem_von_mises(&m, u, lambda, mu, vm);
+            if (fem_write_vtu(vtu, &m, u, vm, rep.err, sizeof rep.err)) st = SPS_ERR_IO;
+        }
+        free(vm);
+    }
     if (st != SPS_OK || !u) {
         fprintf(stderr, "spsolve-fem: %s\n",
                 rep.err[0] ? rep.err : ctx && *sps_context_error(ctx) ? sps_context_error(ctx) : sps_status_name(st));
@@ -93,6 +112,7 @@ int main(int argc, char **argv)
         printf("  tip deflection (mean u_z on x = L): %.6g\n", rep.tip_deflection);
         printf("  time: assembly %.4f s (%s), setup %.4f s, solve %.4f s\n", rep.t_assembly,
                rep.gpu_assembly ? "GPU" : "host", rep.t_setup, rep.t_solve);
+        if (vtu) printf("  wrote %s (displacement, von_mises)\n", vtu);
     }
     free(u);
     sps_context_destroy(ctx);
