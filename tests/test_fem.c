@@ -21,17 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int n_pass, n_fail;
-#define CHECK(c, ...)                                                                                              \
-    do {                                                                                                           \
-        if (c) n_pass++;                                                                                           \
-        else {                                                                                                     \
-            n_fail++;                                                                                              \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                            \
-            printf(__VA_ARGS__);                                                                                   \
-            printf("\n");                                                                                          \
-        }                                                                                                          \
-    } while (0)
+#include "app_check.h"
 
 /* rigid mode k at point p: translations, then rotations (-y, x, 0), (0, -z, y), (z, 0, -x) */
 static void mode(int k, const double *p, double *r)

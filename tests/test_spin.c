@@ -20,17 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int n_pass, n_fail;
-#define CHECK(c, ...)                                                                                              \
-    do {                                                                                                           \
-        if (c) n_pass++;                                                                                           \
-        else {                                                                                                     \
-            n_fail++;                                                                                              \
-            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                                            \
-            printf(__VA_ARGS__);                                                                                   \
-            printf("\n");                                                                                          \
-        }                                                                                                          \
-    } while (0)
+#include "app_check.h"
 
 static char tmpdir[256];
 
