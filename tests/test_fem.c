@@ -9,6 +9,7 @@
  *   - on the GPU (where there is one) the same solve, and K assembled there equal to the
  *     host's bit for bit;
  *   - gravity alone against Timoshenko's line load (within 10 %, below);
+ *   - the patch test: a linear field prescribed on a box's boundary is reproduced inside;
  *   - -o: the VTK XML grid's arrays have their sizes; a directory is not replaced;
  *   - a beam of no cells is refused with a message.
  * Ends "N passed, M failed". */
@@ -163,6 +164,36 @@ static void test_gravity(sps_context ctx)
     fem_mesh_free(&m);
 }
 
+/* The patch test (seed-methods §4.5): u = A x + c prescribed on the boundary of a box,
+ * no load: the interior solution is exact (to the solver's tolerance). */
+static void test_patch(sps_context ctx, const char *where)
+{
+    fem_mesh m;
+    char err[256];
+    if (fem_beam(1, 1.5, 2, 4, 3, 5, &m, err, sizeof err)) return;
+    static const double A[3][3] = {{0.01, -0.02, 0.005}, {0.003, 0.015, -0.01}, {-0.007, 0.004, 0.02}};
+    static const double c[3] = {0.1, -0.05, 0.02};
+    unsigned char *bd = malloc((size_t)m.nv);
+    double *g = malloc(sizeof(double) * 3 * m.nv), *u = malloc(sizeof(double) * 3 * m.nv);
+    int interior = 0;
+    for (int i = 0; i < m.nv; i++) {
+        const double *p = m.v + 3 * i, box[3] = {1, 1.5, 2};
+        bd[i] = 0;
+        for (int k = 0; k < 3; k++) bd[i] |= fabs(p[k]) < 1e-12 || fabs(p[k] - box[k]) < 1e-12;
+        interior += !bd[i];
+        for (int r = 0; r < 3; r++) g[3 * i + r] = c[r] + A[r][0] * p[0] + A[r][1] * p[1] + A[r][2] * p[2];
+    }
+    fem_options o = {.E = 1000, .nu = 0.3, .rtol = 1e-13, .maxit = 100000, .clamp = bd, .prescribed = g};
+    fem_report rep;
+    CHECK(fem_solve(ctx, &m, &o, u, &rep) == SPS_OK, "%s patch test: %s", where, sps_context_error(ctx));
+    double worst = 0;
+    for (int i = 0; i < 3 * m.nv; i++) worst = fmax(worst, fabs(u[i] - g[i]));
+    CHECK(interior == 3 * 2 * 4 && worst <= 1e-10, "%s patch test: %d interior nodes, max error %.3g", where, interior,
+          worst);
+    free(bd), free(g), free(u);
+    fem_mesh_free(&m);
+}
+
 /* -o out.vtu: a VTK XML grid whose arrays have their sizes; a directory refused. */
 static void test_vtu(void)
 {
@@ -252,9 +283,11 @@ int main(void)
     test_rigid_modes(cpu);
     test_cantilever(cpu, "CPU");
     test_gravity(cpu);
+    test_patch(cpu, "CPU");
     test_vtu();
     if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) == SPS_OK) {
         test_cantilever(gpu, "GPU");
+        test_patch(gpu, "GPU");
 #ifdef FEM_HAVE_CUDA
         test_gpu_assembly(gpu, cpu);
 #endif

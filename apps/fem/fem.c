@@ -160,6 +160,29 @@ void fem_gravity_load(const fem_mesh *m, const unsigned char *clamp, double rho,
     }
 }
 
+void fem_dirichlet_rhs(const fem_mesh *m, const unsigned char *clamp, const double *g, double lambda, double mu,
+                       double *b)
+{
+    for (int i = 0; i < m->nv; i++)
+        if (clamp[i])
+            for (int c = 0; c < 3; c++) b[3 * (size_t)i + c] = 0; /* K_jj g_j, summed below */
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->t + 4 * (size_t)e;
+        double k[144];
+        if (fem_tet_blocks(m->v, t, lambda, mu, k) == 0) continue;
+        for (int a = 0; a < 4; a++)
+            for (int bb = 0; bb < 4; bb++) {
+                if (!clamp[t[bb]]) continue;
+                const double *K = k + 9 * (4 * a + bb), *gb = g + 3 * (size_t)t[bb];
+                double *ba = b + 3 * (size_t)t[a];
+                if (!clamp[t[a]])
+                    for (int r = 0; r < 3; r++) ba[r] -= K[3 * r] * gb[0] + K[3 * r + 1] * gb[1] + K[3 * r + 2] * gb[2];
+                else if (t[a] == t[bb])
+                    for (int r = 0; r < 3; r++) ba[r] += K[4 * r] * gb[r];
+            }
+    }
+}
+
 void fem_lame(double E, double nu, double *lambda, double *mu)
 {
     *lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
@@ -269,9 +292,11 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
     sps_vector vb = NULL, vx = NULL, vy = NULL;
     sps_status st = SPS_ERR_ALLOC;
     if (!clamp || !b || !y) goto done;
-    fem_clamp_x0(m, clamp);
+    if (o->clamp) memcpy(clamp, o->clamp, (size_t)m->nv);
+    else fem_clamp_x0(m, clamp);
     fem_tip_load(m, clamp, o->tip_load, b);
     fem_gravity_load(m, clamp, o->density, o->gravity, b);
+    if (o->prescribed) fem_dirichlet_rhs(m, clamp, o->prescribed, lambda, mu, b);
     double t0 = now();
 #ifdef FEM_HAVE_CUDA
     if (sps_context_backend(ctx) == SPS_BACKEND_CUDA) {

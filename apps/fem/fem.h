@@ -33,6 +33,8 @@ typedef struct {
     double rtol;
     int maxit;
     const char *precond; /* sps_precond_create_by_name: bjacobi (default), jacobi, none */
+    const unsigned char *clamp; /* nv flags: the nodes whose displacement is prescribed; NULL: those on x = 0 */
+    const double *prescribed;   /* 3 nv: their displacements (others ignored); NULL: zero */
 } fem_options;
 
 typedef struct {
@@ -61,6 +63,11 @@ void fem_clamp_x0(const fem_mesh *m, unsigned char *clamp);
  *  its triangles' area share, t A_T / 3 a node), zero on clamped nodes. */
 void fem_tip_load(const fem_mesh *m, const unsigned char *clamp, double P, double *b);
 
+/** The right-hand side of prescribed displacements g on the clamped nodes, after the
+ *  symmetric elimination of fem_assemble: b_a -= K_ab g_b for a free, b clamped, and
+ *  b_j = K_jj g_j (the kept diagonal) for a clamped j, so the solve returns g there. */
+void fem_dirichlet_rhs(const fem_mesh *m, const unsigned char *clamp, const double *g, double lambda, double mu,
+                       double *b);
 /** b += rho g V / 4 on each node of every element (zero on clamped nodes). */
 void fem_gravity_load(const fem_mesh *m, const unsigned char *clamp, double rho, const double *g, double *b);
 /** The von Mises stress of each element (nt values) from the displacements u (3 nv):
