@@ -10,6 +10,10 @@
  *     host's bit for bit;
  *   - gravity alone against Timoshenko's line load (within 10 %, below);
  *   - the patch test: a linear field prescribed on a box's boundary is reproduced inside;
+ *   - a Gmsh 2.2 file of the beam (clamp and traction by physical group, node tags with
+ *     gaps, line elements skipped) solves as the generated beam; malformed files are
+ *     refused naming file:line (version, section order, missing section, a short node
+ *     line, an unknown node, a degenerate and an inverted tetrahedron);
  *   - -o: the VTK XML grid's arrays have their sizes; a directory is not replaced;
  *   - a beam of no cells is refused with a message.
  * Ends "N passed, M failed". */
@@ -194,6 +198,120 @@ static void test_patch(sps_context ctx, const char *where)
     fem_mesh_free(&m);
 }
 
+/* A Gmsh 2.2 file of a beam: node tags with gaps, tetrahedra oriented, the faces x = 0
+ * ("clamp", tag 1) and x = L ("load", tag 2) as triangles, and two line elements (skipped). */
+static void write_msh(const char *path, const fem_mesh *m)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n2 1 \"clamp\"\n2 2 \"load\"\n3 3 \"beam\"\n"
+               "$EndPhysicalNames\n$Nodes\n%d\n", m->nv);
+    for (int i = 0; i < m->nv; i++) fprintf(f, "%d %.17g %.17g %.17g\n", 10 + 2 * i, m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
+    int ntri = 0;
+    static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    for (int pass = 0; pass < 2; pass++) { /* count, then write */
+        if (pass == 1) fprintf(f, "$EndNodes\n$Elements\n%d\n", m->nt + ntri + 2);
+        int id = 1;
+        for (int e = 0; e < m->nt; e++)
+            for (int k = 0; k < 4; k++) {
+                const int *t = m->t + 4 * e;
+                int x0 = 1, xl = 1;
+                for (int a = 0; a < 3; a++) {
+                    const double x = m->v[3 * t[face[k][a]]];
+                    x0 &= fabs(x) < 1e-12, xl &= fabs(x - m->L) < 1e-12;
+                }
+                if (!x0 && !xl) continue;
+                if (pass == 0) ntri++;
+                else
+                    fprintf(f, "%d 2 2 %d 7 %d %d %d\n", id++, x0 ? 1 : 2, 10 + 2 * t[face[k][0]], 10 + 2 * t[face[k][1]],
+                            10 + 2 * t[face[k][2]]);
+            }
+        if (pass == 1) {
+            fprintf(f, "%d 1 2 0 1 10 12\n%d 1 2 0 1 12 14\n", id, id + 1);
+            id += 2;
+            for (int e = 0; e < m->nt; e++) {
+                int t[4];
+                memcpy(t, m->t + 4 * e, sizeof t);
+                double g[4][3];
+                (void)g;
+                const double *p0 = m->v + 3 * t[0];
+                double d[3][3];
+                for (int a = 0; a < 3; a++)
+                    for (int c = 0; c < 3; c++) d[a][c] = m->v[3 * t[a + 1] + c] - p0[c];
+                const double det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
+                                   d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+                                   d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
+                if (det < 0) { /* Gmsh orients tetrahedra positively */
+                    const int s2 = t[2];
+                    t[2] = t[3], t[3] = s2;
+                }
+                fprintf(f, "%d 4 2 3 1 %d %d %d %d\n", id++, 10 + 2 * t[0], 10 + 2 * t[1], 10 + 2 * t[2], 10 + 2 * t[3]);
+            }
+        }
+    }
+    fprintf(f, "$EndElements\n");
+    fclose(f);
+}
+
+/* The same beam from a Gmsh file (clamp and traction by physical group) solves as the
+ * generator's (tip load P = traction 1 on the unit end face); malformed files refused
+ * with file:line. */
+static void test_gmsh(sps_context ctx)
+{
+    fem_mesh b, g;
+    char err[512], path[64];
+    if (fem_beam(10, 1, 1, 20, 2, 2, &b, err, sizeof err)) return;
+    snprintf(path, sizeof path, "/tmp/test_fem_%ld.msh", (long)getpid());
+    write_msh(path, &b);
+    CHECK(fem_gmsh_read(path, &g, err, sizeof err) == 0, "gmsh: %s", err);
+    if (g.nv == b.nv) {
+        CHECK(g.nt == b.nt && g.ntri == 2 * 2 * 2 * 2 && g.skipped == 2 && fem_group(&g, "clamp") == 1 &&
+                  fem_group(&g, "load") == 2 && fem_group(&g, "2") == 2 && fem_group(&g, "nothing") == -1,
+              "gmsh: %d tets, %d triangles, %d skipped, groups", g.nt, g.ntri, g.skipped);
+        unsigned char *clamp = calloc((size_t)g.nv, 1);
+        fem_clamp_group(&g, fem_group(&g, "clamp"), clamp);
+        fem_options og = {.E = 1000, .nu = 0.3, .rtol = 1e-11, .maxit = 100000, .clamp = clamp,
+                          .traction_tag = 2, .traction = {0, 0, -1}};
+        fem_options ob = {.E = 1000, .nu = 0.3, .tip_load = 1, .rtol = 1e-11, .maxit = 100000};
+        double *ug = malloc(sizeof(double) * 3 * g.nv), *ub = malloc(sizeof(double) * 3 * b.nv);
+        fem_report rg, rb;
+        CHECK(fem_solve(ctx, &g, &og, ug, &rg) == SPS_OK && fem_solve(ctx, &b, &ob, ub, &rb) == SPS_OK,
+              "gmsh / beam solves: %s", sps_context_error(ctx));
+        double worst = 0, scale = 0;
+        for (int i = 0; i < 3 * b.nv; i++) worst = fmax(worst, fabs(ug[i] - ub[i])), scale = fmax(scale, fabs(ub[i]));
+        CHECK(worst <= 1e-8 * scale && scale > 0, "gmsh beam = generated beam: off by %.3g of %.3g", worst, scale);
+        free(clamp), free(ug), free(ub);
+        fem_mesh_free(&g);
+    }
+    remove(path);
+    fem_mesh_free(&b);
+    static const struct {
+        const char *text, *want;
+    } bad[] = {
+        {"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n", ":2: Gmsh format 4.1"},
+        {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Elements\n0\n$EndElements\n", ":4: $Elements before $Nodes"},
+        {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n$EndNodes\n", "no $Elements section"},
+        {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 0\n2 1 0\n", ":7: node 2: expected 3 finite"},
+        {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+         "$Elements\n1\n7 4 2 0 1 1 2 3 9\n$EndElements\n", ":13: element 7: unknown node 9"},
+        {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 2 2 0\n$EndNodes\n"
+         "$Elements\n1\n7 4 2 0 1 1 2 3 4\n$EndElements\n", ":13: tetrahedron 7 is degenerate"},
+        {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+         "$Elements\n1\n7 4 2 0 1 1 3 2 4\n$EndElements\n", ":13: tetrahedron 7 is inverted"},
+    };
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        FILE *f = fopen(path, "w");
+        if (!f) continue;
+        fputs(bad[k].text, f);
+        fclose(f);
+        fem_mesh x;
+        err[0] = 0;
+        CHECK(fem_gmsh_read(path, &x, err, sizeof err) == -1 && strstr(err, bad[k].want),
+              "malformed gmsh %zu: '%s' should name '%s'", k, err, bad[k].want);
+        remove(path);
+    }
+}
+
 /* -o out.vtu: a VTK XML grid whose arrays have their sizes; a directory refused. */
 static void test_vtu(void)
 {
@@ -284,6 +402,7 @@ int main(void)
     test_cantilever(cpu, "CPU");
     test_gravity(cpu);
     test_patch(cpu, "CPU");
+    test_gmsh(cpu);
     test_vtu();
     if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) == SPS_OK) {
         test_cantilever(gpu, "GPU");

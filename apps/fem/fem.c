@@ -71,6 +71,8 @@ void fem_mesh_free(fem_mesh *m)
 {
     free(m->v);
     free(m->t);
+    free(m->tri);
+    free(m->tri_tag);
     memset(m, 0, sizeof *m);
 }
 
@@ -128,6 +130,7 @@ static int at_tip(const fem_mesh *m, int i) { return fabs(m->v[3 * (size_t)i] - 
 void fem_tip_load(const fem_mesh *m, const unsigned char *clamp, double P, double *b)
 {
     memset(b, 0, sizeof(double) * 3 * (size_t)m->nv);
+    if (P == 0 || !(m->L > 0 && m->W > 0 && m->H > 0)) return; /* a beam's end face only */
     const double tz = -P / (m->W * m->H); /* traction on the end face */
     static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
     for (int e = 0; e < m->nt; e++) {
@@ -296,6 +299,7 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
     else fem_clamp_x0(m, clamp);
     fem_tip_load(m, clamp, o->tip_load, b);
     fem_gravity_load(m, clamp, o->density, o->gravity, b);
+    if (o->traction_tag >= 0) fem_traction(m, clamp, o->traction_tag, o->traction, b);
     if (o->prescribed) fem_dirichlet_rhs(m, clamp, o->prescribed, lambda, mu, b);
     double t0 = now();
 #ifdef FEM_HAVE_CUDA

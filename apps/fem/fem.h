@@ -12,12 +12,34 @@
 extern "C" {
 #endif
 
+#define FEM_MAX_GROUPS 64
 typedef struct {
     int nv, nt;
     double *v;      /* 3 nv node coordinates */
     int *t;         /* 4 nt node indices a tetrahedron */
     double L, W, H; /* the beam's box (generator), else 0 */
+    int ntri;       /* boundary triangles (a Gmsh file's type-2 elements) */
+    int *tri;       /* 3 ntri node indices */
+    int *tri_tag;   /* ntri physical tags */
+    int ngroups;    /* physical names: group g is tag group_tag[g], called group_name[g] */
+    int group_tag[FEM_MAX_GROUPS];
+    char group_name[FEM_MAX_GROUPS][64];
+    int skipped;    /* elements of other types in the file (lines, quads, points, ...) */
 } fem_mesh;
+
+/** A Gmsh ASCII mesh, format 2.2: $MeshFormat, $PhysicalNames (optional), $Nodes,
+ *  $Elements; linear tetrahedra (type 4) are the mesh, triangles (type 2) keep their
+ *  physical tag for --clamp / --traction, other element types are counted and skipped.
+ *  Node tags may have gaps.  Errors name file:line: a missing section, a malformed line,
+ *  an unknown node, a degenerate or inverted tetrahedron.  Returns 0, or -1 with err. */
+int fem_gmsh_read(const char *path, fem_mesh *m, char *err, size_t len);
+/** A physical group's tag from its name or number; -1 when the mesh has no such group. */
+int fem_group(const fem_mesh *m, const char *name);
+/** Clamp the nodes of the triangles of physical tag `tag`. */
+void fem_clamp_group(const fem_mesh *m, int tag, unsigned char *clamp);
+/** b += t A_T / 3 on each node of the triangles of tag `tag` (t a traction, force per
+ *  area), clamped nodes left out. */
+void fem_traction(const fem_mesh *m, const unsigned char *clamp, int tag, const double *t, double *b);
 
 /** The beam [0,L] x [0,W] x [0,H] in nx x ny x nz cells, 6 tetrahedra a cell (Kuhn's
  *  split along the cell's main diagonal: conforming across cells).  Returns 0, or -1
@@ -35,6 +57,8 @@ typedef struct {
     const char *precond; /* sps_precond_create_by_name: bjacobi (default), jacobi, none */
     const unsigned char *clamp; /* nv flags: the nodes whose displacement is prescribed; NULL: those on x = 0 */
     const double *prescribed;   /* 3 nv: their displacements (others ignored); NULL: zero */
+    int traction_tag;           /* a traction on the triangles of this physical tag (fem_traction); -1: none */
+    double traction[3];
 } fem_options;
 
 typedef struct {

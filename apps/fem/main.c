@@ -1,6 +1,9 @@
-/* spsolve-fem --beam L,W,H --cells NX,NY,NZ [--tip-load P] [--E E] [--nu NU] [--density RHO]
- *             [--gravity GX,GY,GZ] [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none]
- *             [--backend auto|cpu|cuda] [-o OUT.vtu] [--json]
+/* spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)
+ *             [--traction TAG:FX,FY,FZ] [--E E] [--nu NU] [--density RHO] [--gravity GX,GY,GZ]
+ *             [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda]
+ *             [-o OUT.vtu] [--json]
+ * A beam is clamped at x = 0 (--clamp TAG: the nodes of a physical group of triangles
+ * instead, with a Gmsh mesh); TAG is a physical name or number.
  * P1 linear elasticity of a cantilever beam clamped at x = 0 (issue 22; fem.h): the
  * summary, or with --json one object (dofs, nnz, iterations, tip_deflection,
  * true_relative_residual, time.assembly, time.setup, time.solve). */
@@ -13,9 +16,10 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: spsolve-fem --beam L,W,H --cells NX,NY,NZ [--tip-load P] [--E E] [--nu NU] [--density RHO]\n"
-                    "                   [--gravity GX,GY,GZ] [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none]\n"
-                    "                   [--backend auto|cpu|cuda] [-o OUT.vtu] [--json]\n");
+    fprintf(stderr, "usage: spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)\n"
+                    "                   [--traction TAG:FX,FY,FZ] [--E E] [--nu NU] [--density RHO] [--gravity GX,GY,GZ]\n"
+                    "                   [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda]\n"
+                    "                   [-o OUT.vtu] [--json]\n");
     return 2;
 }
 
@@ -36,7 +40,7 @@ int main(int argc, char **argv)
     double beam[3] = {0, 0, 0}, cells[3] = {0, 0, 0};
     fem_options o = {.E = 1000, .nu = 0.3, .tip_load = 1, .density = 1, .rtol = 1e-8, .maxit = 100000,
                      .precond = "bjacobi"};
-    const char *vtu = NULL;
+    const char *vtu = NULL, *mesh = NULL, *clamp_tag = NULL, *traction = NULL;
     sps_backend be = SPS_BACKEND_AUTO;
     int json = 0, have_beam = 0, have_cells = 0;
     for (int i = 1; i < argc; i++) {
@@ -48,6 +52,9 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--cells")) have_cells = three(v, cells), i++;
         else if (!strcmp(a, "--tip-load")) o.tip_load = strtod(v, &end), i++;
         else if (!strcmp(a, "--density")) o.density = strtod(v, &end), i++;
+        else if (!strcmp(a, "--mesh")) mesh = v, i++;
+        else if (!strcmp(a, "--clamp")) clamp_tag = v, i++;
+        else if (!strcmp(a, "--traction")) traction = v, i++;
         else if (!strcmp(a, "--gravity")) {
             if (!three(v, o.gravity)) return usage();
             i++;
@@ -64,17 +71,49 @@ int main(int argc, char **argv)
         } else return usage();
         if (end && *end) return usage();
     }
-    if (!have_beam || !have_cells || !(o.E > 0) || !(o.nu > -1 && o.nu < 0.5) || !(o.rtol > 0) || o.maxit < 1 ||
+    if ((mesh ? have_beam || have_cells || !clamp_tag : !have_beam || !have_cells || clamp_tag) || !(o.E > 0) || !(o.nu > -1 && o.nu < 0.5) || !(o.rtol > 0) || o.maxit < 1 ||
         (strcmp(o.precond, "bjacobi") && strcmp(o.precond, "jacobi") && strcmp(o.precond, "none")))
         return usage();
     for (int k = 0; k < 3; k++)
         if (cells[k] != (int)cells[k]) return usage();
-    char err[256];
+    char err[512];
     fem_mesh m;
-    if (fem_beam(beam[0], beam[1], beam[2], (int)cells[0], (int)cells[1], (int)cells[2], &m, err, sizeof err)) {
+    if (mesh ? fem_gmsh_read(mesh, &m, err, sizeof err)
+             : fem_beam(beam[0], beam[1], beam[2], (int)cells[0], (int)cells[1], (int)cells[2], &m, err, sizeof err)) {
         fprintf(stderr, "spsolve-fem: %s\n", err);
         return 1;
     }
+    if (mesh && m.skipped && !json) printf("spsolve-fem: %s: %d elements of other types skipped\n", mesh, m.skipped);
+    unsigned char *clamp = calloc((size_t)m.nv + 1, 1);
+    if (clamp && clamp_tag) {
+        const int tag = fem_group(&m, clamp_tag);
+        if (tag < 0) {
+            fprintf(stderr, "spsolve-fem: --clamp %s: no physical group of triangles of that name or number\n", clamp_tag);
+            fem_mesh_free(&m);
+            free(clamp);
+            return 1;
+        }
+        fem_clamp_group(&m, tag, clamp);
+        o.clamp = clamp;
+    }
+    o.traction_tag = -1;
+    if (traction) {
+        char name[128];
+        const char *colon = strrchr(traction, ':');
+        if (!colon || colon == traction || (size_t)(colon - traction) >= sizeof name || !three(colon + 1, o.traction)) {
+            fem_mesh_free(&m);
+            free(clamp);
+            return usage();
+        }
+        snprintf(name, sizeof name, "%.*s", (int)(colon - traction), traction);
+        if ((o.traction_tag = fem_group(&m, name)) < 0) {
+            fprintf(stderr, "spsolve-fem: --traction %s: no physical group of triangles of that name or number\n", name);
+            fem_mesh_free(&m);
+            free(clamp);
+            return 1;
+        }
+    }
+    if (mesh) o.tip_load = 0; /* a beam's end face only */
     sps_context ctx = NULL;
     sps_status st = sps_context_create(&ctx, be, 0);
     double *u = malloc(sizeof(double) * 3 * (size_t)m.nv);
@@ -104,17 +143,21 @@ int main(int argc, char **argv)
                rep.true_relative_residual, sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu",
                rep.gpu_assembly ? "gpu" : "host", o.precond, rep.t_assembly, rep.t_setup, rep.t_solve);
     } else {
-        printf("spsolve-fem: beam %g x %g x %g, %d x %d x %d cells: %d nodes, %d tetrahedra, %d DOFs, %lld 3x3 blocks\n",
-               beam[0], beam[1], beam[2], (int)cells[0], (int)cells[1], (int)cells[2], m.nv, m.nt, rep.dofs,
-               rep.nnz_blocks);
+        if (mesh) printf("spsolve-fem: %s: %d nodes, %d tetrahedra, %d DOFs, %lld 3x3 blocks\n", mesh, m.nv, m.nt, rep.dofs,
+                         rep.nnz_blocks);
+        else
+            printf("spsolve-fem: beam %g x %g x %g, %d x %d x %d cells: %d nodes, %d tetrahedra, %d DOFs, %lld 3x3 "
+                   "blocks\n", beam[0], beam[1], beam[2], (int)cells[0], (int)cells[1], (int)cells[2], m.nv, m.nt,
+                   rep.dofs, rep.nnz_blocks);
         printf("  CG + %s: %d iterations, true relative residual %.3g\n", o.precond, rep.iterations,
                rep.true_relative_residual);
-        printf("  tip deflection (mean u_z on x = L): %.6g\n", rep.tip_deflection);
+        if (!mesh) printf("  tip deflection (mean u_z on x = L): %.6g\n", rep.tip_deflection);
         printf("  time: assembly %.4f s (%s), setup %.4f s, solve %.4f s\n", rep.t_assembly,
                rep.gpu_assembly ? "GPU" : "host", rep.t_setup, rep.t_solve);
         if (vtu) printf("  wrote %s (displacement, von_mises)\n", vtu);
     }
     free(u);
+    free(clamp);
     sps_context_destroy(ctx);
     fem_mesh_free(&m);
     return rc;

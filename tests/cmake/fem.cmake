@@ -11,9 +11,12 @@ add_test(NAME e2e.fem.json COMMAND fem_cli --beam 10,1,1 --cells 10,1,1 --json)
 set_tests_properties(e2e.fem.json PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
                      "\"dofs\": 132, \"nnz\": 334.*\"iterations\": [0-9]+, \"tip_deflection\": -0\\.88.*\"true_relative_residual\".*\"time\": \\{\"assembly\"")
 add_test(NAME e2e.fem.usage COMMAND fem_cli --beam 10,1 --cells 10,1,1)
-set_tests_properties(e2e.fem.usage PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem --beam")
+set_tests_properties(e2e.fem.usage PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem \\(--beam")
 # -o: the VTK XML grid, and refused onto a directory
 add_test(NAME e2e.fem.vtu COMMAND fem_cli --beam 10,1,1 --cells 4,1,1 -o ${CMAKE_CURRENT_BINARY_DIR}/fem_beam.vtu)
 set_tests_properties(e2e.fem.vtu PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "wrote .*fem_beam.vtu \\(displacement, von_mises\\)")
 add_test(NAME e2e.fem.vtu_dir COMMAND fem_cli --beam 10,1,1 --cells 4,1,1 -o ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(e2e.fem.vtu_dir PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "not a regular file")
+# a Gmsh file's missing group named
+add_test(NAME e2e.fem.no_mesh COMMAND fem_cli --mesh no-such.msh --clamp 1)
+set_tests_properties(e2e.fem.no_mesh PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "no-such.msh: cannot open")
