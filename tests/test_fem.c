@@ -10,8 +10,8 @@
  *     host's bit for bit;
  *   - gravity alone against Timoshenko's line load (within 10 %, below);
  *   - the patch test: a linear field prescribed on a box's boundary is reproduced inside;
- *   - a Gmsh 2.2 file of the beam (clamp and traction by physical group, node tags with
- *     gaps, line elements skipped) solves as the generated beam; malformed files are
+ *   - Gmsh 2.2 and 4.1 files of the beam (clamp and traction by physical group, node tags
+ *     with gaps, line elements skipped) solve as the generated beam; malformed files are
  *     refused naming file:line (version, section order, missing section, a short node
  *     line, an unknown node, a degenerate and an inverted tetrahedron);
  *   - -o: the VTK XML grid's arrays have their sizes; a directory is not replaced;
@@ -198,59 +198,80 @@ static void test_patch(sps_context ctx, const char *where)
     fem_mesh_free(&m);
 }
 
-/* A Gmsh 2.2 file of a beam: node tags with gaps, tetrahedra oriented, the faces x = 0
- * ("clamp", tag 1) and x = L ("load", tag 2) as triangles, and two line elements (skipped). */
-static void write_msh(const char *path, const fem_mesh *m)
+/* The beam's faces x = 0 (group 1) and x = L (group 2) as triangles (tri: 3 nodes, grp), and
+ * its tetrahedra oriented positively (as Gmsh writes them) into tet; the triangle count. */
+static int beam_faces(const fem_mesh *m, int *tri, int *grp, int *tet)
+{
+    static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    int ntri = 0;
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->t + 4 * e;
+        for (int k = 0; k < 4; k++) {
+            int x0 = 1, xl = 1;
+            for (int a = 0; a < 3; a++) {
+                const double x = m->v[3 * t[face[k][a]]];
+                x0 &= fabs(x) < 1e-12, xl &= fabs(x - m->L) < 1e-12;
+            }
+            if (!x0 && !xl) continue;
+            for (int a = 0; a < 3; a++) tri[3 * ntri + a] = t[face[k][a]];
+            grp[ntri++] = x0 ? 1 : 2;
+        }
+        memcpy(tet + 4 * e, t, 4 * sizeof *t);
+        double d[3][3];
+        for (int a = 0; a < 3; a++)
+            for (int c = 0; c < 3; c++) d[a][c] = m->v[3 * t[a + 1] + c] - m->v[3 * t[0] + c];
+        const double det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
+                           d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
+                           d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
+        if (det < 0) tet[4 * e + 2] = t[3], tet[4 * e + 3] = t[2];
+    }
+    return ntri;
+}
+
+/* A Gmsh file of a beam, format 2.2 or 4.1: node tags with gaps (10 + 2 i), the faces as
+ * groups "clamp" (1) and "load" (2), the tetrahedra in "beam" (3), and (2.2) two line
+ * elements to be skipped. */
+static void write_msh(const char *path, const fem_mesh *m, int v41)
 {
     FILE *f = fopen(path, "w");
+    int *tri = malloc(sizeof(int) * 3 * 4 * m->nt), *grp = malloc(sizeof(int) * 4 * m->nt),
+        *tet = malloc(sizeof(int) * 4 * m->nt);
+    const int ntri = beam_faces(m, tri, grp, tet);
     if (!f) return;
-    fprintf(f, "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n2 1 \"clamp\"\n2 2 \"load\"\n3 3 \"beam\"\n"
-               "$EndPhysicalNames\n$Nodes\n%d\n", m->nv);
-    for (int i = 0; i < m->nv; i++) fprintf(f, "%d %.17g %.17g %.17g\n", 10 + 2 * i, m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
-    int ntri = 0;
-    static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-    for (int pass = 0; pass < 2; pass++) { /* count, then write */
-        if (pass == 1) fprintf(f, "$EndNodes\n$Elements\n%d\n", m->nt + ntri + 2);
+    fprintf(f, "$MeshFormat\n%s 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n2 1 \"clamp\"\n2 2 \"load\"\n3 3 \"beam\"\n"
+               "$EndPhysicalNames\n", v41 ? "4.1" : "2.2");
+    if (v41) {
+        fprintf(f, "$Entities\n0 0 2 1\n1 0 0 0 0 1 1 1 1 0\n2 10 0 0 10 1 1 1 2 0\n1 0 0 0 10 1 1 1 3 0\n$EndEntities\n");
+        fprintf(f, "$Nodes\n1 %d 10 %d\n3 1 0 %d\n", m->nv, 10 + 2 * (m->nv - 1), m->nv);
+        for (int i = 0; i < m->nv; i++) fprintf(f, "%d\n", 10 + 2 * i);
+        for (int i = 0; i < m->nv; i++) fprintf(f, "%.17g %.17g %.17g\n", m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
+        fprintf(f, "$EndNodes\n$Elements\n3 %d 1 %d\n", ntri + m->nt, ntri + m->nt);
         int id = 1;
-        for (int e = 0; e < m->nt; e++)
-            for (int k = 0; k < 4; k++) {
-                const int *t = m->t + 4 * e;
-                int x0 = 1, xl = 1;
-                for (int a = 0; a < 3; a++) {
-                    const double x = m->v[3 * t[face[k][a]]];
-                    x0 &= fabs(x) < 1e-12, xl &= fabs(x - m->L) < 1e-12;
-                }
-                if (!x0 && !xl) continue;
-                if (pass == 0) ntri++;
-                else
-                    fprintf(f, "%d 2 2 %d 7 %d %d %d\n", id++, x0 ? 1 : 2, 10 + 2 * t[face[k][0]], 10 + 2 * t[face[k][1]],
-                            10 + 2 * t[face[k][2]]);
-            }
-        if (pass == 1) {
-            fprintf(f, "%d 1 2 0 1 10 12\n%d 1 2 0 1 12 14\n", id, id + 1);
-            id += 2;
-            for (int e = 0; e < m->nt; e++) {
-                int t[4];
-                memcpy(t, m->t + 4 * e, sizeof t);
-                double g[4][3];
-                (void)g;
-                const double *p0 = m->v + 3 * t[0];
-                double d[3][3];
-                for (int a = 0; a < 3; a++)
-                    for (int c = 0; c < 3; c++) d[a][c] = m->v[3 * t[a + 1] + c] - p0[c];
-                const double det = d[0][0] * (d[1][1] * d[2][2] - d[1][2] * d[2][1]) -
-                                   d[0][1] * (d[1][0] * d[2][2] - d[1][2] * d[2][0]) +
-                                   d[0][2] * (d[1][0] * d[2][1] - d[1][1] * d[2][0]);
-                if (det < 0) { /* Gmsh orients tetrahedra positively */
-                    const int s2 = t[2];
-                    t[2] = t[3], t[3] = s2;
-                }
-                fprintf(f, "%d 4 2 3 1 %d %d %d %d\n", id++, 10 + 2 * t[0], 10 + 2 * t[1], 10 + 2 * t[2], 10 + 2 * t[3]);
-            }
+        for (int g = 1; g <= 2; g++) {
+            int cnt = 0;
+            for (int k = 0; k < ntri; k++) cnt += grp[k] == g;
+            fprintf(f, "2 %d 2 %d\n", g, cnt);
+            for (int k = 0; k < ntri; k++)
+                if (grp[k] == g) fprintf(f, "%d %d %d %d\n", id++, 10 + 2 * tri[3 * k], 10 + 2 * tri[3 * k + 1], 10 + 2 * tri[3 * k + 2]);
         }
+        fprintf(f, "3 1 4 %d\n", m->nt);
+        for (int e = 0; e < m->nt; e++)
+            fprintf(f, "%d %d %d %d %d\n", id++, 10 + 2 * tet[4 * e], 10 + 2 * tet[4 * e + 1], 10 + 2 * tet[4 * e + 2],
+                    10 + 2 * tet[4 * e + 3]);
+    } else {
+        fprintf(f, "$Nodes\n%d\n", m->nv);
+        for (int i = 0; i < m->nv; i++) fprintf(f, "%d %.17g %.17g %.17g\n", 10 + 2 * i, m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
+        fprintf(f, "$EndNodes\n$Elements\n%d\n1 1 2 0 1 10 12\n2 1 2 0 1 12 14\n", ntri + m->nt + 2);
+        int id = 3;
+        for (int k = 0; k < ntri; k++)
+            fprintf(f, "%d 2 2 %d 7 %d %d %d\n", id++, grp[k], 10 + 2 * tri[3 * k], 10 + 2 * tri[3 * k + 1], 10 + 2 * tri[3 * k + 2]);
+        for (int e = 0; e < m->nt; e++)
+            fprintf(f, "%d 4 2 3 1 %d %d %d %d\n", id++, 10 + 2 * tet[4 * e], 10 + 2 * tet[4 * e + 1],
+                    10 + 2 * tet[4 * e + 2], 10 + 2 * tet[4 * e + 3]);
     }
     fprintf(f, "$EndElements\n");
     fclose(f);
+    free(tri), free(grp), free(tet);
 }
 
 /* The same beam from a Gmsh file (clamp and traction by physical group) solves as the
@@ -262,12 +283,14 @@ static void test_gmsh(sps_context ctx)
     char err[512], path[64];
     if (fem_beam(10, 1, 1, 20, 2, 2, &b, err, sizeof err)) return;
     snprintf(path, sizeof path, "/tmp/test_fem_%ld.msh", (long)getpid());
-    write_msh(path, &b);
-    CHECK(fem_gmsh_read(path, &g, err, sizeof err) == 0, "gmsh: %s", err);
-    if (g.nv == b.nv) {
-        CHECK(g.nt == b.nt && g.ntri == 2 * 2 * 2 * 2 && g.skipped == 2 && fem_group(&g, "clamp") == 1 &&
+    for (int v41 = 0; v41 < 2; v41++) {
+        write_msh(path, &b, v41);
+        const char *fmt = v41 ? "4.1" : "2.2";
+        CHECK(fem_gmsh_read(path, &g, err, sizeof err) == 0, "gmsh %s: %s", fmt, err);
+        if (g.nv != b.nv) continue;
+        CHECK(g.nt == b.nt && g.ntri == 2 * 2 * 2 * 2 && g.skipped == (v41 ? 0 : 2) && fem_group(&g, "clamp") == 1 &&
                   fem_group(&g, "load") == 2 && fem_group(&g, "2") == 2 && fem_group(&g, "nothing") == -1,
-              "gmsh: %d tets, %d triangles, %d skipped, groups", g.nt, g.ntri, g.skipped);
+              "gmsh %s: %d tets, %d triangles, %d skipped, groups", fmt, g.nt, g.ntri, g.skipped);
         unsigned char *clamp = calloc((size_t)g.nv, 1);
         fem_clamp_group(&g, fem_group(&g, "clamp"), clamp);
         fem_options og = {.E = 1000, .nu = 0.3, .rtol = 1e-11, .maxit = 100000, .clamp = clamp,
@@ -276,10 +299,10 @@ static void test_gmsh(sps_context ctx)
         double *ug = malloc(sizeof(double) * 3 * g.nv), *ub = malloc(sizeof(double) * 3 * b.nv);
         fem_report rg, rb;
         CHECK(fem_solve(ctx, &g, &og, ug, &rg) == SPS_OK && fem_solve(ctx, &b, &ob, ub, &rb) == SPS_OK,
-              "gmsh / beam solves: %s", sps_context_error(ctx));
+              "gmsh %s / beam solves: %s", fmt, sps_context_error(ctx));
         double worst = 0, scale = 0;
         for (int i = 0; i < 3 * b.nv; i++) worst = fmax(worst, fabs(ug[i] - ub[i])), scale = fmax(scale, fabs(ub[i]));
-        CHECK(worst <= 1e-8 * scale && scale > 0, "gmsh beam = generated beam: off by %.3g of %.3g", worst, scale);
+        CHECK(worst <= 1e-8 * scale && scale > 0, "gmsh %s beam = generated beam: off by %.3g of %.3g", fmt, worst, scale);
         free(clamp), free(ug), free(ub);
         fem_mesh_free(&g);
     }
@@ -288,7 +311,7 @@ static void test_gmsh(sps_context ctx)
     static const struct {
         const char *text, *want;
     } bad[] = {
-        {"$MeshFormat\n4.1 0 8\n$EndMeshFormat\n", ":2: Gmsh format 4.1"},
+        {"$MeshFormat\n4.0 0 8\n$EndMeshFormat\n", ":2: Gmsh format 4: this reader takes 2.2 and 4.1"},
         {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Elements\n0\n$EndElements\n", ":4: $Elements before $Nodes"},
         {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n1\n1 0 0 0\n$EndNodes\n", "no $Elements section"},
         {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n2\n1 0 0 0\n2 1 0\n", ":7: node 2: expected 3 finite"},

@@ -27,8 +27,8 @@ typedef struct {
     int skipped;    /* elements of other types in the file (lines, quads, points, ...) */
 } fem_mesh;
 
-/** A Gmsh ASCII mesh, format 2.2: $MeshFormat, $PhysicalNames (optional), $Nodes,
- *  $Elements; linear tetrahedra (type 4) are the mesh, triangles (type 2) keep their
+/** A Gmsh ASCII mesh, format 4.1 or 2.2: $MeshFormat, $PhysicalNames (optional),
+ *  $Entities (4.1), $Nodes, $Elements; linear tetrahedra (type 4) are the mesh, triangles (type 2) keep their
  *  physical tag for --clamp / --traction, other element types are counted and skipped.
  *  Node tags may have gaps.  Errors name file:line: a missing section, a malformed line,
  *  an unknown node, a degenerate or inverted tetrahedron.  Returns 0, or -1 with err. */
