@@ -20,3 +20,9 @@ set_tests_properties(e2e.fem.vtu_dir PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSI
 # a Gmsh file's missing group named
 add_test(NAME e2e.fem.no_mesh COMMAND fem_cli --mesh no-such.msh --clamp 1)
 set_tests_properties(e2e.fem.no_mesh PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "no-such.msh: cannot open")
+# a Gmsh file through the program: a unit cube of 6 tetrahedra clamped at "bottom", pulled at "top"
+add_test(NAME e2e.fem.gmsh COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh --clamp bottom
+                                           --traction top:0,0,-1 --json)
+set_tests_properties(e2e.fem.gmsh PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "\"dofs\": 24, \"nnz\": 46")
+add_test(NAME e2e.fem.gmsh_group COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh --clamp sides)
+set_tests_properties(e2e.fem.gmsh_group PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "--clamp sides: no physical group")
