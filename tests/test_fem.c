@@ -10,6 +10,7 @@
  *     host's bit for bit;
  *   - gravity alone against Timoshenko's line load (within 10 %, below);
  *   - the patch test: a linear field prescribed on a box's boundary is reproduced inside;
+ *   - a manufactured field on the unit cube converges as h^2 in L2 (4^3, 8^3, 16^3 cells);
  *   - Gmsh 2.2 and 4.1 files of the beam (clamp and traction by physical group, node tags
  *     with gaps, line elements skipped) solve as the generated beam; malformed files are
  *     refused naming file:line (version, section order, missing section, a short node
@@ -18,6 +19,7 @@
  *   - a beam of no cells is refused with a message.
  * Ends "N passed, M failed". */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* M_PI */
 #include "fem.h"
 
 #include <math.h>
@@ -335,6 +337,58 @@ static void test_gmsh(sps_context ctx)
     }
 }
 
+/* The manufactured field u = (phi, phi, phi), phi = sin(pi x) sin(pi y) sin(pi z), on the
+ * unit cube with u = 0 on its boundary (seed-methods §4.5): f = -[mu lap u + (lambda + mu)
+ * grad div u]; P1 converges in L2 as h^2. */
+typedef struct {
+    double lambda, mu;
+} lame;
+static void mf_u(const double *x, double *u, void *user)
+{
+    (void)user;
+    const double p = sin(M_PI * x[0]) * sin(M_PI * x[1]) * sin(M_PI * x[2]);
+    u[0] = u[1] = u[2] = p;
+}
+static void mf_f(const double *x, double *f, void *user)
+{
+    const lame *l = user;
+    const double pi2 = M_PI * M_PI, sx = sin(M_PI * x[0]), sy = sin(M_PI * x[1]), sz = sin(M_PI * x[2]);
+    const double cx = cos(M_PI * x[0]), cy = cos(M_PI * x[1]), cz = cos(M_PI * x[2]);
+    const double phi = sx * sy * sz, pxy = pi2 * cx * cy * sz, pxz = pi2 * cx * sy * cz, pyz = pi2 * sx * cy * cz;
+    const double gd[3] = {-pi2 * phi + pxy + pxz, pxy - pi2 * phi + pyz, pxz + pyz - pi2 * phi};
+    for (int c = 0; c < 3; c++) f[c] = -(l->mu * (-3 * pi2 * phi) + (l->lambda + l->mu) * gd[c]);
+}
+static void test_manufactured(sps_context ctx)
+{
+    lame l;
+    fem_lame(1.0, 0.3, &l.lambda, &l.mu);
+    double e[3] = {0, 0, 0};
+    for (int k = 0; k < 3; k++) {
+        const int n = 4 << k;
+        fem_mesh m;
+        char err[256];
+        if (fem_beam(1, 1, 1, n, n, n, &m, err, sizeof err)) return;
+        unsigned char *bd = malloc((size_t)m.nv);
+        for (int i = 0; i < m.nv; i++) {
+            bd[i] = 0;
+            for (int c = 0; c < 3; c++) bd[i] |= fabs(m.v[3 * i + c]) < 1e-12 || fabs(m.v[3 * i + c] - 1) < 1e-12;
+        }
+        fem_options o = {.E = 1.0, .nu = 0.3, .rtol = 1e-12, .maxit = 100000, .clamp = bd, .body_force = mf_f, .user = &l};
+        double *u = malloc(sizeof(double) * 3 * m.nv), nrm = 0;
+        fem_report rep;
+        CHECK(fem_solve(ctx, &m, &o, u, &rep) == SPS_OK, "manufactured %d^3: %s", n, sps_context_error(ctx));
+        fem_l2_error(&m, u, mf_u, NULL, &e[k], &nrm);
+        e[k] /= nrm;
+        free(bd), free(u);
+        fem_mesh_free(&m);
+    }
+    const double r1 = log2(e[0] / e[1]), r2 = log2(e[1] / e[2]);
+    printf("manufactured field: relative L2 errors %.3e %.3e %.3e on 4^3, 8^3, 16^3 cells: rates %.2f %.2f\n", e[0], e[1],
+           e[2], r1, r2);
+    CHECK(r1 > 1.7 && r2 > 1.8 && e[2] < 0.05, "manufactured field: O(h^2) in L2 (rates %.2f %.2f, error %.3g)", r1, r2,
+          e[2]);
+}
+
 /* -o out.vtu: a VTK XML grid whose arrays have their sizes; a directory refused. */
 static void test_vtu(void)
 {
@@ -425,6 +479,7 @@ int main(void)
     test_cantilever(cpu, "CPU");
     test_gravity(cpu);
     test_patch(cpu, "CPU");
+    test_manufactured(cpu);
     test_gmsh(cpu);
     test_vtu();
     if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) == SPS_OK) {

@@ -186,6 +186,62 @@ void fem_dirichlet_rhs(const fem_mesh *m, const unsigned char *clamp, const doub
     }
 }
 
+/* The 4-point rule on a tetrahedron, exact for quadratics: barycentric points (a, b, b, b)
+ * and permutations, a = 0.5854101966249685, b = 0.1381966011250105, weights V / 4. */
+static const double q_a = 0.5854101966249685, q_b = 0.1381966011250105;
+
+/* Quadrature point q of element t: its position x and barycentric weights lam. */
+static void quad_point(const fem_mesh *m, const int *t, int q, double *x, double *lam)
+{
+    for (int a = 0; a < 4; a++) lam[a] = a == q ? q_a : q_b;
+    for (int c = 0; c < 3; c++) {
+        x[c] = 0;
+        for (int a = 0; a < 4; a++) x[c] += lam[a] * m->v[3 * (size_t)t[a] + c];
+    }
+}
+
+void fem_body_force(const fem_mesh *m, const unsigned char *clamp, void (*f)(const double *, double *, void *),
+                    void *user, double *b)
+{
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->t + 4 * (size_t)e;
+        double g[4][3];
+        const double w = fabs(fem_tet_grad(m->v, t, g)) / 6.0 / 4.0;
+        for (int q = 0; q < 4; q++) {
+            double x[3], lam[4], fx[3];
+            quad_point(m, t, q, x, lam);
+            f(x, fx, user);
+            for (int a = 0; a < 4; a++)
+                if (!clamp[t[a]])
+                    for (int c = 0; c < 3; c++) b[3 * (size_t)t[a] + c] += w * fx[c] * lam[a];
+        }
+    }
+}
+
+void fem_l2_error(const fem_mesh *m, const double *uh, void (*u)(const double *, double *, void *), void *user,
+                  double *err, double *norm)
+{
+    double ee = 0, nn = 0;
+    for (int e = 0; e < m->nt; e++) {
+        const int *t = m->t + 4 * (size_t)e;
+        double g[4][3];
+        const double w = fabs(fem_tet_grad(m->v, t, g)) / 6.0 / 4.0;
+        for (int q = 0; q < 4; q++) {
+            double x[3], lam[4], ux[3];
+            quad_point(m, t, q, x, lam);
+            u(x, ux, user);
+            for (int c = 0; c < 3; c++) {
+                double h = 0;
+                for (int a = 0; a < 4; a++) h += lam[a] * uh[3 * (size_t)t[a] + c];
+                ee += w * (h - ux[c]) * (h - ux[c]);
+                nn += w * ux[c] * ux[c];
+            }
+        }
+    }
+    *err = sqrt(ee);
+    *norm = sqrt(nn);
+}
+
 void fem_lame(double E, double nu, double *lambda, double *mu)
 {
     *lambda = E * nu / ((1 + nu) * (1 - 2 * nu));
@@ -300,6 +356,7 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
     fem_tip_load(m, clamp, o->tip_load, b);
     fem_gravity_load(m, clamp, o->density, o->gravity, b);
     if (o->traction_tag >= 0) fem_traction(m, clamp, o->traction_tag, o->traction, b);
+    if (o->body_force) fem_body_force(m, clamp, o->body_force, o->user, b);
     if (o->prescribed) fem_dirichlet_rhs(m, clamp, o->prescribed, lambda, mu, b);
     double t0 = now();
 #ifdef FEM_HAVE_CUDA

@@ -59,6 +59,10 @@ typedef struct {
     const double *prescribed;   /* 3 nv: their displacements (others ignored); NULL: zero */
     int traction_tag;           /* a traction on the triangles of this physical tag (fem_traction); -1: none */
     double traction[3];
+    /* a body force f(x) per volume (besides gravity): its loads integral f N_a over each
+     * element by a 4-point rule exact for quadratics; NULL: none */
+    void (*body_force)(const double *x, double *f, void *user);
+    void *user;
 } fem_options;
 
 typedef struct {
@@ -94,6 +98,13 @@ void fem_dirichlet_rhs(const fem_mesh *m, const unsigned char *clamp, const doub
                        double *b);
 /** b += rho g V / 4 on each node of every element (zero on clamped nodes). */
 void fem_gravity_load(const fem_mesh *m, const unsigned char *clamp, double rho, const double *g, double *b);
+/** b += the integral of f N_a over each element (4-point rule, degree 2; clamped nodes left out). */
+void fem_body_force(const fem_mesh *m, const unsigned char *clamp, void (*f)(const double *, double *, void *),
+                    void *user, double *b);
+/** The L2 norm of u_h - u over the mesh (u_h linear in each element from the nodal u_h,
+ *  u a function; a 4-point rule a element), and of u: the error and the scale. */
+void fem_l2_error(const fem_mesh *m, const double *uh, void (*u)(const double *, double *, void *), void *user,
+                  double *err, double *norm);
 /** The von Mises stress of each element (nt values) from the displacements u (3 nv):
  *  sigma = lambda tr(eps) I + 2 mu eps, eps the element's constant strain. */
 void fem_von_mises(const fem_mesh *m, const double *u, double lambda, double mu, double *vm);
