@@ -190,56 +190,76 @@ void fem_dirichlet_rhs(const fem_mesh *m, const unsigned char *clamp, const doub
  * and permutations, a = 0.5854101966249685, b = 0.1381966011250105, weights V / 4. */
 static const double q_a = 0.5854101966249685, q_b = 0.1381966011250105;
 
-/* Quadrature point q of element t: its position x and barycentric weights lam. */
-static void quad_point(const fem_mesh *m, const int *t, int q, double *x, double *lam)
-{
-    for (int a = 0; a < 4; a++) lam[a] = a == q ? q_a : q_b;
-    for (int c = 0; c < 3; c++) {
-        x[c] = 0;
-        for (int a = 0; a < 4; a++) x[c] += lam[a] * m->v[3 * (size_t)t[a] + c];
-    }
-}
-
-void fem_body_force(const fem_mesh *m, const unsigned char *clamp, void (*f)(const double *, double *, void *),
-                    void *user, double *b)
+/* visit(t, x, lam, w, arg) at every quadrature point of every element: t the element's
+ * nodes, x the point, lam its barycentric weights, w its quadrature weight (V / 4). */
+static void each_quad(const fem_mesh *m, void (*visit)(const int *, const double *, const double *, double, void *),
+                      void *arg)
 {
     for (int e = 0; e < m->nt; e++) {
         const int *t = m->t + 4 * (size_t)e;
         double g[4][3];
         const double w = fabs(fem_tet_grad(m->v, t, g)) / 6.0 / 4.0;
         for (int q = 0; q < 4; q++) {
-            double x[3], lam[4], fx[3];
-            quad_point(m, t, q, x, lam);
-            f(x, fx, user);
-            for (int a = 0; a < 4; a++)
-                if (!clamp[t[a]])
-                    for (int c = 0; c < 3; c++) b[3 * (size_t)t[a] + c] += w * fx[c] * lam[a];
+            double x[3], lam[4];
+            for (int a = 0; a < 4; a++) lam[a] = a == q ? q_a : q_b;
+            for (int c = 0; c < 3; c++) {
+                x[c] = 0;
+                for (int a = 0; a < 4; a++) x[c] += lam[a] * m->v[3 * (size_t)t[a] + c];
+            }
+            visit(t, x, lam, w, arg);
         }
+    }
+}
+
+typedef struct {
+    const unsigned char *clamp;
+    void (*f)(const double *, double *, void *);
+    void *user;
+    double *b;
+} body_arg;
+static void body_visit(const int *t, const double *x, const double *lam, double w, void *arg)
+{
+    const body_arg *p = arg;
+    double fx[3];
+    p->f(x, fx, p->user);
+    for (int a = 0; a < 4; a++)
+        if (!p->clamp[t[a]])
+            for (int c = 0; c < 3; c++) p->b[3 * (size_t)t[a] + c] += w * fx[c] * lam[a];
+}
+
+void fem_body_force(const fem_mesh *m, const unsigned char *clamp, void (*f)(const double *, double *, void *),
+                    void *user, double *b)
+{
+    body_arg arg = {clamp, f, user, b};
+    each_quad(m, body_visit, &arg);
+}
+
+typedef struct {
+    const double *uh;
+    void (*u)(const double *, double *, void *);
+    void *user;
+    double ee, nn;
+} l2_arg;
+static void l2_visit(const int *t, const double *x, const double *lam, double w, void *arg)
+{
+    l2_arg *p = arg;
+    double ux[3];
+    p->u(x, ux, p->user);
+    for (int c = 0; c < 3; c++) {
+        double h = 0;
+        for (int a = 0; a < 4; a++) h += lam[a] * p->uh[3 * (size_t)t[a] + c];
+        p->ee += w * (h - ux[c]) * (h - ux[c]);
+        p->nn += w * ux[c] * ux[c];
     }
 }
 
 void fem_l2_error(const fem_mesh *m, const double *uh, void (*u)(const double *, double *, void *), void *user,
                   double *err, double *norm)
 {
-    double ee = 0, nn = 0;
-    for (int e = 0; e < m->nt; e++) {
-        const int *t = m->t + 4 * (size_t)e;
-        double g[4][3];
-        const double w = fabs(fem_tet_grad(m->v, t, g)) / 6.0 / 4.0;
-        for (int q = 0; q < 4; q++) {
-            double x[3], lam[4], ux[3];
-            quad_point(m, t, q, x, lam);
-            u(x, ux, user);
-            for (int c = 0; c < 3; c++) {
-                double h = 0;
-                for (int a = 0; a < 4; a++) h += lam[a] * uh[3 * (size_t)t[a] + c];
-                ee += w * (h - ux[c]) * (h - ux[c]);
-                nn += w * ux[c] * ux[c];
-            }
-        }
-    }
-    *err = sqrt(ee);
-    *norm = sqrt(nn);
+    l2_arg arg = {uh, u, user, 0, 0};
+    each_quad(m, l2_visit, &arg);
+    *err = sqrt(arg.ee);
+    *norm = sqrt(arg.nn);
 }
 
 void fem_lame(double E, double nu, double *lambda, double *mu)
