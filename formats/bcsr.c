@@ -143,6 +143,13 @@ static sps_status bcsr_spmv_dot(sps_matrix A, const void *x, void *y, sps_cplx *
     return sps_kvec(A->ctx, A->t)->dot(ex, sps_matrix_op_rows(A), x, y, slots, out);
 }
 
+static sps_status bcsr_diag_blocks(sps_matrix A, void *out)
+{
+    const bcsr_store *s = A->store;
+    return sps_kcmp(A->ctx, A->entry, A->t)
+        ->bcsr_diag_blocks(sps_ex(A->ctx), A->entry, s->lay, A->n, A->nnz, s->base.rowptr, s->base.col, s->base.val, out);
+}
+
 static size_t bcsr_footprint(sps_matrix A, int64_t *stored)
 {
     *stored = A->nnz;
@@ -154,5 +161,5 @@ const sps_format_ops sps_format_bcsr = {
     .summary = "CSR of compound entries (b x b blocks, quaternions), AoS or SoA entries",
     SPS_FORMAT_OPTIONS(bcsr_options), .compound = 1,
     .from_csr = bcsr_from_csr, .to_csr = bcsr_to_csr, .from_backend_csr = bcsr_from_backend_csr, .spmv = bcsr_spmv,
-    .spmv_dot = bcsr_spmv_dot, .footprint = bcsr_footprint, .destroy = bcsr_destroy,
+    .spmv_dot = bcsr_spmv_dot, .diag_blocks = bcsr_diag_blocks, .footprint = bcsr_footprint, .destroy = bcsr_destroy,
 };

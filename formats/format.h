@@ -121,6 +121,10 @@ typedef struct sps_format_ops {
     /* Nonzero: the format stores compound entries (blocks, quaternions: bcsr, bell,
      * bsell) and no scalar ones; zero: scalar entries only. */
     int compound;
+    /* Optional (compound formats): out (backend memory, n d d scalars) = the scalar expansion of
+     * each block-row's diagonal entry, row-major, zeros where a row has none; NULL: the
+     * callers go through a host copy. */
+    sps_status (*diag_blocks)(sps_matrix A, void *out);
     /* Optional: bits of each stored entry's column index (sps_matrix_info_t.index_bits); NULL: 32. */
     int (*index_bits)(sps_matrix A);
 } sps_format_ops;

@@ -68,6 +68,11 @@ typedef enum { SPS_ENTRY_AOS = 0, SPS_ENTRY_SOA = 1 } sps_entry_layout;
     X(P, E, S, bcsr_spmv_dot, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n, int64_t nnz,  \
                                const sps_index *rowptr, const sps_index *col, const void *val, const void *x,  \
                                void *y, sps_cplx *slots, int out))                                             \
+    /* out[(k d + r) d + c] = element (r, c) of the scalar expansion of block-row k's diagonal entry (0 where    \
+     * the row has none), k < n: the diagonal blocks block-Jacobi inverts, without a host copy */               \
+    X(P, E, S, bcsr_diag_blocks, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n,          \
+                                  int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,   \
+                                  void *out))                                                                    \
     /* y = a A^T x + b y (y: m*d scalars, x: n*d), without forming A^T: deterministic */                        \
     X(P, E, S, bcsr_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,       \
                             sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,                      \

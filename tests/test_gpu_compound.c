@@ -531,7 +531,8 @@ static int gpu_has_compound(void)
 /* ------------------------------------------------------------------ fused product and dot */
 /* bcsr_spmv_dot (CG's q = A p, p^H q) on the GPU against the CPU's, square matrices of
  * every entry type, AoS and SoA entries, static rows at every tpr: y within the product's
- * bound of the CPU's, x^H y within the reduction's, the output poisoned first. */
+ * bound of the CPU's, x^H y within the reduction's, the output poisoned first; and
+ * bcsr_diag_blocks (block-Jacobi's diagonal blocks) equal to the CPU's bit for bit. */
 static void test_spmv_dot(void)
 {
     static const shape_spec sq = {"square", 3000, 3000, 1, 16, 9, 0, 4};
@@ -601,6 +602,23 @@ static void test_spmv_dot(void)
                 TU_CHECK(isnan(hs[1].re) && isnan(hs[3].re), "%s: wrote other slots", what);
                 free(yg);
                 gb_free(&y);
+            }
+            /* the diagonal entries' expansions (block-Jacobi's blocks): the CPU's bit for bit */
+            {
+                const size_t nd = (size_t)sh.n * d * d;
+                void *dc = tu_xcalloc(nd + 1, ss), *dg = gb_dalloc(nd * ss + 1);
+                TU_OK(g_cpu, kc->bcsr_diag_blocks(sps_ex(g_cpu), et.e, SPS_ENTRY_AOS, sh.n, sh.nnz, sh.rowptr, sh.col,
+                                                  val, dc));
+                TU_OK(g_gpu, kg->bcsr_diag_blocks(sps_ex(g_gpu), et.e, soa ? SPS_ENTRY_SOA : SPS_ENTRY_AOS, sh.n, sh.nnz,
+                                                  drp, dcol, dval, dg));
+                void *hg = tu_xcalloc(nd + 1, ss);
+                gb_download(hg, dg, nd * ss);
+                int nonzero = 0;
+                for (size_t k = 0; k < nd * ss && !nonzero; k++) nonzero = ((unsigned char *)dc)[k] != 0;
+                TU_CHECK(nonzero && !memcmp(hg, dc, nd * ss), "bcsr_diag_blocks %s %s %s: GPU differs from CPU",
+                         sps_entry_name(et.e), sps_scalar_name(et.t), soa ? "soa" : "aos");
+                free(dc), free(hg);
+                sps_dfree(g_gpu, dg);
             }
             sps_dfree(g_gpu, ds);
             sps_dfree(g_gpu, drp);

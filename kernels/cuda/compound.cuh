@@ -101,6 +101,11 @@ template <int B> struct cmp_block {
     static cmp_block of(sps_entry_desc e) { return cmp_block{e.block}; }
     __device__ __host__ int d() const { return B ? B : b_; }
     __device__ __host__ int nv() const { return d() * d(); }
+    /* element (r, c) of the entry at v (members ms apart) */
+    template <typename T> __device__ T elem(const T *__restrict__ v, int64_t ms, int r, int c) const
+    {
+        return v[(int64_t)(r * d() + c) * ms];
+    }
     /* acc += E xj */
     template <bool SOA, typename T> __device__ void mv(const T *__restrict__ v, int64_t ms, const T *xj, T *acc) const
     {
@@ -155,6 +160,14 @@ struct cmp_quat {
     static cmp_quat of(sps_entry_desc) { return cmp_quat{}; }
     __device__ __host__ int d() const { return 4; }
     __device__ __host__ int nv() const { return 4; }
+    /* element (r, c) of L(q), the entry's 4 x 4 left-multiplication matrix: member r ^ c
+     * with sps_q_sign's sign (kernels/compound_kernels.h) */
+    template <typename T> __device__ T elem(const T *__restrict__ v, int64_t ms, int r, int c) const
+    {
+        constexpr int neg = 0x284E; /* bit 4r + c set where sps_q_sign[r][c] = -1 */
+        const T m = v[(int64_t)(r ^ c) * ms];
+        return (neg >> (4 * r + c)) & 1 ? -m : m;
+    }
     /* w, x, y, z of the entry at v */
     template <bool SOA, typename T> __device__ static void load(const T *__restrict__ v, int64_t ms, T *q)
     {
@@ -403,6 +416,29 @@ __global__ void __launch_bounds__(CMP_MAX_THREADS)
     });
 }
 
+/* The diagonal entries' expansions, one thread an element (k, r, c) (compound_kernels.h
+ * bcsr_diag_blocks): each finds its row's diagonal entry (rows are short) and writes one
+ * value; consecutive threads, consecutive outputs. */
+template <typename T, class E, bool SOA>
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    cmp_diag_kernel(E e, sps_index n, int64_t nent, const sps_index *__restrict__ rowptr,
+                    const sps_index *__restrict__ col, const T *__restrict__ val, T *__restrict__ out)
+{
+    const int d = e.d();
+    const int64_t total = (int64_t)n * d * d, es = SOA ? 1 : e.nv(), ms = SOA ? nent : 1;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x) {
+        const sps_index k = (sps_index)(t / (d * d));
+        const int rc = (int)(t - (int64_t)k * d * d), r = rc / d, c = rc - r * d;
+        T v = zero_of<T>();
+        for (sps_index q = rowptr[k]; q < rowptr[k + 1]; q++)
+            if (col[q] == k) {
+                v = e.elem(val + q * es, ms, r, c);
+                break;
+            }
+        out[t] = v;
+    }
+}
+
 /* ---------------------------------------------------------------- launches */
 static inline int cmp_pow2_floor(double v)
 {
@@ -555,6 +591,24 @@ static sps_status cmp_bcsr_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps
 }
 
 template <typename T, class E>
+static sps_status cmp_bcsr_diag_impl(sps_exec *ex, sps_entry_desc ed, sps_entry_layout lay, sps_index n, int64_t nnz,
+                                     const sps_index *rowptr, const sps_index *col, const void *val, void *out)
+{
+    const E e = E::of(ed);
+    const int64_t total = (int64_t)n * e.d() * e.d();
+    if (total <= 0) return SPS_OK;
+    const unsigned grid = sps_cu_grid(ex, total);
+    if (lay == SPS_ENTRY_SOA)
+        cmp_diag_kernel<T, E, true><<<grid, SPS_CU_THREADS, 0, sps_custream(ex)>>>(e, n, nnz, rowptr, col, (const T *)val,
+                                                                                    (T *)out);
+    else
+        cmp_diag_kernel<T, E, false><<<grid, SPS_CU_THREADS, 0, sps_custream(ex)>>>(e, n, nnz, rowptr, col,
+                                                                                     (const T *)val, (T *)out);
+    SPS_CU_LAUNCHED(ex, "cmp_diag_kernel");
+    return SPS_OK;
+}
+
+template <typename T, class E>
 static sps_status cmp_bcsr_dot_impl(sps_exec *ex, sps_entry_desc ed, sps_entry_layout lay, sps_index n, int64_t nnz,
                                     const sps_index *rowptr, const sps_index *col, const void *val, const void *x,
                                     void *y, sps_cplx *slots, int out)
@@ -616,9 +670,15 @@ static sps_status cmp_pad_impl(sps_exec *ex, bool trans, sps_entry_desc ed, sps_
                                                              const sps_index *col, const void *val, const void *x,  \
                                                              void *y, sps_cplx *slots, int out)                     \
     { return cmp_bcsr_dot_impl<T, E>(ex, e, lay, n, nnz, rowptr, col, val, x, y, slots, out); }
+#define SPS_CU_CMP_DIAG_(EN, S, E, T)                                                                            \
+    extern "C" sps_status sps_cuda_bcsr_diag_blocks_##EN##_##S(sps_exec *ex, sps_entry_desc e,                     \
+                                                                sps_entry_layout lay, sps_index n, int64_t nnz,      \
+                                                                const sps_index *rowptr, const sps_index *col,       \
+                                                                const void *val, void *out)                          \
+    { return cmp_bcsr_diag_impl<T, E>(ex, e, lay, n, nnz, rowptr, col, val, out); }
 #define SPS_CU_CMP_ENTRIES(EN, E, S, T)                                                                          \
     SPS_CU_CMP_BCSR_(bcsr_spmv, EN, S, E, T, false) SPS_CU_CMP_BCSR_(bcsr_spmvt, EN, S, E, T, true)              \
-    SPS_CU_CMP_DOT_(EN, S, E, T)                                                                                  \
+    SPS_CU_CMP_DOT_(EN, S, E, T) SPS_CU_CMP_DIAG_(EN, S, E, T)                                                    \
     SPS_CU_CMP_PAD_(pad_spmv, EN, S, E, T, false) SPS_CU_CMP_PAD_(pad_spmvt, EN, S, E, T, true)
 
 /* The block variants of scalar S (type T): any b, then b = 3 and 4 unrolled. */
