@@ -528,6 +528,53 @@ static int gpu_has_compound(void)
     return st == SPS_OK;
 }
 
+/* bcsr_diag_blocks (block-Jacobi's diagonal blocks) of entry type et on the GPU, AoS and
+ * SoA entries, against the CPU's, bit for bit: rows k - 1, k (even k only: odd rows have
+ * no diagonal entry, whose block is zero) and k + 2, random values. */
+static void check_diag_blocks(etype et)
+{
+    const int n = g_small ? 101 : 1001, nv = sps_entry_values(et.e), d = sps_entry_dim(et.e);
+    const size_t ss = sps_scalar_size(et.t);
+    sps_index *rp = tu_xcalloc((size_t)n + 1, sizeof *rp), *col = tu_xcalloc(3 * (size_t)n, sizeof *col);
+    for (int k = 0; k < n; k++) {
+        rp[k + 1] = rp[k];
+        if (k > 0) col[rp[k + 1]++] = k - 1;
+        if (k % 2 == 0) col[rp[k + 1]++] = k;
+        if (k + 2 < n) col[rp[k + 1]++] = k + 2;
+    }
+    const int64_t nnz = rp[n];
+    void *val = tu_xcalloc((size_t)nnz * nv + 1, ss), *soa = tu_xcalloc((size_t)nnz * nv + 1, ss);
+    tu_fill_random(&g_rng, et.t, (size_t)nnz * nv, val);
+    for (int64_t k = 0; k < nnz; k++)
+        for (int q = 0; q < nv; q++)
+            memcpy((char *)soa + ((size_t)q * nnz + k) * ss, (char *)val + ((size_t)k * nv + q) * ss, ss);
+    const size_t nd = (size_t)n * d * d;
+    void *dc = tu_xcalloc(nd + 1, ss), *hg = tu_xcalloc(nd + 1, ss);
+    const sps_cmp_kernels *kc = sps_kcmp(g_cpu, et.e, et.t), *kg = sps_kcmp(g_gpu, et.e, et.t);
+    TU_OK(g_cpu, kc->bcsr_diag_blocks(sps_ex(g_cpu), et.e, SPS_ENTRY_AOS, n, nnz, rp, col, val, dc));
+    sps_index *drp = gb_dalloc(((size_t)n + 1) * sizeof *drp), *dcol = gb_dalloc((size_t)nnz * sizeof *dcol);
+    void *dval = gb_dalloc((size_t)nnz * nv * ss), *dg = gb_dalloc(nd * ss);
+    gb_upload(drp, rp, ((size_t)n + 1) * sizeof *drp);
+    gb_upload(dcol, col, (size_t)nnz * sizeof *dcol);
+    for (int lay = 0; lay < 2; lay++) {
+        gb_upload(dval, lay ? soa : val, (size_t)nnz * nv * ss);
+        memset(hg, 0x7f, nd * ss);
+        gb_upload(dg, hg, nd * ss); /* poisoned */
+        TU_OK(g_gpu, kg->bcsr_diag_blocks(sps_ex(g_gpu), et.e, lay ? SPS_ENTRY_SOA : SPS_ENTRY_AOS, n, nnz, drp, dcol,
+                                          dval, dg));
+        gb_download(hg, dg, nd * ss);
+        size_t nonzero = 0;
+        for (size_t k = 0; k < nd * ss; k++) nonzero += ((unsigned char *)dc)[k] != 0;
+        TU_CHECK(nonzero > nd * ss / 8 && !memcmp(hg, dc, nd * ss), "bcsr_diag_blocks %s %s %s: GPU differs from CPU",
+                 sps_entry_name(et.e), sps_scalar_name(et.t), lay ? "soa" : "aos");
+    }
+    sps_dfree(g_gpu, drp);
+    sps_dfree(g_gpu, dcol);
+    sps_dfree(g_gpu, dval);
+    sps_dfree(g_gpu, dg);
+    free(rp), free(col), free(val), free(soa), free(dc), free(hg);
+}
+
 /* ------------------------------------------------------------------ fused product and dot */
 /* bcsr_spmv_dot (CG's q = A p, p^H q) on the GPU against the CPU's, square matrices of
  * every entry type, AoS and SoA entries, static rows at every tpr: y within the product's
@@ -603,23 +650,6 @@ static void test_spmv_dot(void)
                 free(yg);
                 gb_free(&y);
             }
-            /* the diagonal entries' expansions (block-Jacobi's blocks): the CPU's bit for bit */
-            {
-                const size_t nd = (size_t)sh.n * d * d;
-                void *dc = tu_xcalloc(nd + 1, ss), *dg = gb_dalloc(nd * ss + 1);
-                TU_OK(g_cpu, kc->bcsr_diag_blocks(sps_ex(g_cpu), et.e, SPS_ENTRY_AOS, sh.n, sh.nnz, sh.rowptr, sh.col,
-                                                  val, dc));
-                TU_OK(g_gpu, kg->bcsr_diag_blocks(sps_ex(g_gpu), et.e, soa ? SPS_ENTRY_SOA : SPS_ENTRY_AOS, sh.n, sh.nnz,
-                                                  drp, dcol, dval, dg));
-                void *hg = tu_xcalloc(nd + 1, ss);
-                gb_download(hg, dg, nd * ss);
-                int nonzero = 0;
-                for (size_t k = 0; k < nd * ss && !nonzero; k++) nonzero = ((unsigned char *)dc)[k] != 0;
-                TU_CHECK(nonzero && !memcmp(hg, dc, nd * ss), "bcsr_diag_blocks %s %s %s: GPU differs from CPU",
-                         sps_entry_name(et.e), sps_scalar_name(et.t), soa ? "soa" : "aos");
-                free(dc), free(hg);
-                sps_dfree(g_gpu, dg);
-            }
             sps_dfree(g_gpu, ds);
             sps_dfree(g_gpu, drp);
             sps_dfree(g_gpu, dcol);
@@ -630,6 +660,7 @@ static void test_spmv_dot(void)
         gb_free(&x);
         free(val);
         tu_shape_free(&sh);
+        check_diag_blocks(et);
     }
 }
 

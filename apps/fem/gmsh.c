@@ -237,7 +237,7 @@ static int read_elements41(reader *r, fem_mesh *m, const tagged *tags)
 
 static int read_nodes(reader *r, fem_mesh *m, tagged **tags)
 {
-    long n;
+    long n = 0;
     if (count_line(r, "node", 200000000L, &n)) return -1;
     m->nv = (int)n;
     m->v = malloc(sizeof(double) * 3 * ((size_t)n + 1));
@@ -263,7 +263,7 @@ static int read_nodes(reader *r, fem_mesh *m, tagged **tags)
 
 static int read_elements(reader *r, fem_mesh *m, const tagged *tags)
 {
-    long n;
+    long n = 0;
     if (count_line(r, "element", 500000000L, &n) || element_arrays(r, m, n)) return -1;
     for (long i = 0; i < n; i++) {
         long f[64];
@@ -281,7 +281,7 @@ static int read_elements(reader *r, fem_mesh *m, const tagged *tags)
 
 static int read_names(reader *r, fem_mesh *m)
 {
-    long n;
+    long n = 0;
     if (count_line(r, "physical name", 100000, &n)) return -1;
     for (long i = 0; i < n; i++) {
         int dim, tag, used = 0;
