@@ -388,6 +388,7 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
         st = assemble_host(ctx, m, clamp, lambda, mu, &K);
     if (st != SPS_OK) goto done;
     rep->t_assembly = now() - t0;
+    if (o->write_matrix && (st = sps_matrix_write_mtx_expanded(K, o->write_matrix)) != SPS_OK) goto done;
     sps_matrix_info_t info;
     if ((st = sps_matrix_info(K, &info)) != SPS_OK) goto done;
     rep->dofs = N;

@@ -63,6 +63,7 @@ typedef struct {
      * element by a 4-point rule exact for quadratics; NULL: none */
     void (*body_force)(const double *x, double *f, void *user);
     void *user;
+    const char *write_matrix; /* non-NULL: K (its scalar expansion) written there as Matrix Market */
 } fem_options;
 
 typedef struct {

@@ -1,7 +1,7 @@
 /* spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)
  *             [--traction TAG:FX,FY,FZ] [--E E] [--nu NU] [--density RHO] [--gravity GX,GY,GZ]
  *             [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda]
- *             [-o OUT.vtu] [--json]
+ *             [-o OUT.vtu] [--write-matrix K.mtx] [--json]
  * A beam is clamped at x = 0 (--clamp TAG: the nodes of a physical group of triangles
  * instead, with a Gmsh mesh); TAG is a physical name or number.
  * P1 linear elasticity of a cantilever beam clamped at x = 0 (issue 22; fem.h): the
@@ -19,7 +19,7 @@ static int usage(void)
     fprintf(stderr, "usage: spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)\n"
                     "                   [--traction TAG:FX,FY,FZ] [--E E] [--nu NU] [--density RHO] [--gravity GX,GY,GZ]\n"
                     "                   [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda]\n"
-                    "                   [-o OUT.vtu] [--json]\n");
+                    "                   [-o OUT.vtu] [--write-matrix K.mtx] [--json]\n");
     return 2;
 }
 
@@ -55,6 +55,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--mesh")) mesh = v, i++;
         else if (!strcmp(a, "--clamp")) clamp_tag = v, i++;
         else if (!strcmp(a, "--traction")) traction = v, i++;
+        else if (!strcmp(a, "--write-matrix")) o.write_matrix = v, i++;
         else if (!strcmp(a, "--gravity")) {
             if (!three(v, o.gravity)) return usage();
             i++;
