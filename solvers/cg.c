@@ -37,7 +37,8 @@ typedef struct {
  * one pass forms p = z + beta p_old for every column it gathers, writes p and q = A p
  * and reduces p^H q (matrix + 2n read + 2n written), then cg_step (6n): the 10n of
  * the traffic floor; on CUDA both in one cooperative launch where the rows fit one
- * resident wave (csr_cg_iter: a grid barrier instead of a second launch).  Other formats: waxpy (3n) + SpMV + dot (2n).  With Jacobi also
+ * resident wave (csr_cg_iter: a grid barrier instead of a second launch).  Other formats: waxpy (3n), then SpMV +
+ * dot (2n), the dot in the product's pass where the format has spmv_dot (bcsr).  With Jacobi also
  * z = M r and rho = r^H z in one pmul_dot pass (3n); other preconditioners apply, then dot (2n).  Nothing here reads a slot on the host, so an iteration can
  * be queued before the outcome of the previous one is known, and recorded once as a
  * graph. */
