@@ -426,6 +426,16 @@ static void test_vtu(void)
     remove(path);
     CHECK(fem_write_vtu("/tmp", &m, u, vm, err, sizeof err) == -1 && strstr(err, "not a regular file"),
           "vtu onto a directory refused: '%s'", err);
+    /* --png: a 64 x 64 RGB PNG of the deformed boundary */
+    snprintf(path, sizeof path, "/tmp/test_fem_%ld.png", (long)getpid());
+    CHECK(fem_render_png(path, &m, u, vm, 64, err, sizeof err) == 0, "png: %s", err);
+    unsigned char hd[24] = {0};
+    FILE *pf = fopen(path, "rb");
+    const size_t got = pf ? fread(hd, 1, sizeof hd, pf) : 0;
+    if (pf) fclose(pf);
+    CHECK(got == 24 && !memcmp(hd, "\x89PNG\r\n\x1a\n", 8) && !memcmp(hd + 12, "IHDR", 4) && hd[19] == 64 && hd[23] == 64,
+          "png: not a 64 x 64 PNG");
+    remove(path);
     free(u), free(vm);
     fem_mesh_free(&m);
 }

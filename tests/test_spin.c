@@ -11,7 +11,6 @@
  *   test_spin DATA_DIR   (../shared/data/spinxform; without it the data checks skip)
  * Ends "N passed, M failed"; 77 when nothing could run. */
 #define _POSIX_C_SOURCE 200809L
-#include "render.h"
 #include "spin.h"
 
 #include <math.h>

@@ -7,7 +7,6 @@
  * output mesh is in the input's order either way.
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
-#include "render.h"
 #include "spin.h"
 
 #include <stdio.h>

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "spin.h"
 #include "spin_math.h"
+#include "render.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -381,4 +382,11 @@ done:
     free(lc);
     free(lv);
     return st;
+}
+
+int spin_render_png(const char *path, const spin_mesh *m, const double *a, const double *b, int size, char *err,
+                    size_t errlen)
+{
+    const render_mesh v[2] = {{m->nv, m->nf, a, m->f, NULL}, {m->nv, m->nf, b, m->f, NULL}};
+    return render_png(path, v, 2, size, err, errlen);
 }

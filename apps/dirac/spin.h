@@ -47,6 +47,9 @@ void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, do
  *  failing status, with ctx's message. */
 sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image *im, const spin_options *o,
                           double *pos, spin_report *rep);
+/** --png: positions a and b (3 nv each, faces of m) side by side in a 2 size x size image. */
+int spin_render_png(const char *path, const spin_mesh *m, const double *a, const double *b, int size, char *err,
+                    size_t errlen);
 #ifdef SPIN_HAVE_CUDA
 /** E assembled on ctx's GPU (spin_cuda.cu): spin_assemble's triplets computed there,
  *  one thread a face, and built by sps_matrix_from_coo_entries_device; equal to the host

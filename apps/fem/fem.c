@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "fem.h"
 #include "fem_math.h"
+#include "render.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -337,6 +338,84 @@ int fem_write_vtu(const char *path, const fem_mesh *m, const double *u, const do
         return vtu_fail(err, len, path, "cannot replace", e);
     }
     return 0;
+}
+
+/* A face of a tetrahedron: its nodes sorted (the key), in outward order, its element. */
+typedef struct {
+    int key[3], node[3], elem;
+} tet_face;
+static int face_cmp(const void *a, const void *b)
+{
+    const int *x = ((const tet_face *)a)->key, *y = ((const tet_face *)b)->key;
+    for (int k = 0; k < 3; k++)
+        if (x[k] != y[k]) return x[k] < y[k] ? -1 : 1;
+    return 0;
+}
+
+/* blue - cyan - green - yellow - red over s in [0, 1] */
+static void stress_colour(double s, float *c)
+{
+    s = s < 0 ? 0 : s > 1 ? 1 : s;
+    c[0] = (float)fmin(1, fmax(0, 4 * s - 2));
+    c[1] = (float)fmin(1, fmax(0, s < 0.5 ? 4 * s : 4 - 4 * s));
+    c[2] = (float)fmin(1, fmax(0, 2 - 4 * s));
+    for (int k = 0; k < 3; k++) c[k] = 0.2f + 0.8f * c[k];
+}
+
+int fem_render_png(const char *path, const fem_mesh *m, const double *u, const double *vm, int size, char *err,
+                   size_t len)
+{
+    static const int opp[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}}; /* face opposite node a, outward */
+    const size_t nf = 4 * (size_t)m->nt;
+    tet_face *faces = malloc(sizeof *faces * (nf + 1));
+    double *pos = malloc(sizeof(double) * 3 * ((size_t)m->nv + 1));
+    int *tri = malloc(sizeof(int) * 3 * (nf + 1));
+    float *col = malloc(sizeof(float) * 3 * (nf + 1));
+    int rc = -1;
+    if (!faces || !pos || !tri || !col) {
+        snprintf(err, len, "%s: out of memory for the rendering", path);
+        goto done;
+    }
+    for (size_t i = 0; i < (size_t)m->nv; i++) { /* displaced, turned so that z is up on the picture: (x, z, -y) */
+        const double *v = m->v + 3 * i, *d = u + 3 * i;
+        pos[3 * i] = v[0] + d[0], pos[3 * i + 1] = v[2] + d[2], pos[3 * i + 2] = -(v[1] + d[1]);
+    }
+    double vmax = 0;
+    for (int e = 0; e < m->nt; e++) {
+        vmax = fmax(vmax, vm[e]);
+        const int *t = m->t + 4 * (size_t)e;
+        double g[4][3];
+        const int flip = fem_tet_grad(m->v, t, g) < 0; /* a negatively oriented element: faces the other way */
+        for (int a = 0; a < 4; a++) {
+            tet_face *f = &faces[4 * (size_t)e + a];
+            for (int k = 0; k < 3; k++) f->node[k] = t[opp[a][flip ? 2 - k : k]];
+            memcpy(f->key, f->node, sizeof f->key);
+            for (int i = 0; i < 2; i++) /* sort the key's 3 nodes */
+                for (int j = 0; j < 2 - i; j++)
+                    if (f->key[j] > f->key[j + 1]) {
+                        const int x = f->key[j];
+                        f->key[j] = f->key[j + 1], f->key[j + 1] = x;
+                    }
+            f->elem = e;
+        }
+    }
+    qsort(faces, nf, sizeof *faces, face_cmp);
+    int nb = 0; /* the boundary: faces that belong to one element */
+    for (size_t i = 0; i < nf;) {
+        size_t j = i + 1;
+        while (j < nf && face_cmp(&faces[i], &faces[j]) == 0) j++;
+        if (j == i + 1) {
+            memcpy(tri + 3 * (size_t)nb, faces[i].node, 3 * sizeof(int));
+            stress_colour(vmax > 0 ? vm[faces[i].elem] / vmax : 0, col + 3 * (size_t)nb);
+            nb++;
+        }
+        i = j;
+    }
+    const render_mesh r = {m->nv, nb, pos, tri, col};
+    rc = render_png(path, &r, 1, size, err, len);
+done:
+    free(faces), free(pos), free(tri), free(col);
+    return rc;
 }
 
 /* ---------------------------------------------------------------- the solve */

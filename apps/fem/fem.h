@@ -114,6 +114,11 @@ void fem_von_mises(const fem_mesh *m, const double *u, double lambda, double mu,
  *  (a symbolic link is written through to its target; anything but a regular file is
  *  refused).  Returns 0, or -1 with err set. */
 int fem_write_vtu(const char *path, const fem_mesh *m, const double *u, const double *vm, char *err, size_t len);
+/** --png: the boundary of the mesh displaced by u (3 nv), each face in the colour of its
+ *  element's von Mises stress vm (blue low, red high), flat-shaded into a size x size
+ *  image at path (apps/common/render.h).  Returns 0, or -1 with err set. */
+int fem_render_png(const char *path, const fem_mesh *m, const double *u, const double *vm, int size, char *err,
+                   size_t len);
 /** Lame's lambda and mu of E and nu. */
 void fem_lame(double E, double nu, double *lambda, double *mu);
 

@@ -1,7 +1,7 @@
 /* spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)
  *             [--traction TAG:FX,FY,FZ] [--E E] [--nu NU] [--density RHO] [--gravity GX,GY,GZ]
  *             [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda]
- *             [-o OUT.vtu] [--write-matrix K.mtx] [--json]
+ *             [-o OUT.vtu] [--png OUT.png] [--write-matrix K.mtx] [--json]
  * A beam is clamped at x = 0 (--clamp TAG: the nodes of a physical group of triangles
  * instead, with a Gmsh mesh); TAG is a physical name or number.
  * P1 linear elasticity of a cantilever beam clamped at x = 0 (issue 22; fem.h): the
@@ -19,7 +19,7 @@ static int usage(void)
     fprintf(stderr, "usage: spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)\n"
                     "                   [--traction TAG:FX,FY,FZ] [--E E] [--nu NU] [--density RHO] [--gravity GX,GY,GZ]\n"
                     "                   [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda]\n"
-                    "                   [-o OUT.vtu] [--write-matrix K.mtx] [--json]\n");
+                    "                   [-o OUT.vtu] [--png OUT.png] [--write-matrix K.mtx] [--json]\n");
     return 2;
 }
 
@@ -40,7 +40,7 @@ int main(int argc, char **argv)
     double beam[3] = {0, 0, 0}, cells[3] = {0, 0, 0};
     fem_options o = {.E = 1000, .nu = 0.3, .tip_load = 1, .density = 1, .rtol = 1e-8, .maxit = 100000,
                      .precond = "bjacobi"};
-    const char *vtu = NULL, *mesh = NULL, *clamp_tag = NULL, *traction = NULL;
+    const char *vtu = NULL, *png = NULL, *mesh = NULL, *clamp_tag = NULL, *traction = NULL;
     sps_backend be = SPS_BACKEND_AUTO;
     int json = 0, have_beam = 0, have_cells = 0;
     for (int i = 1; i < argc; i++) {
@@ -60,6 +60,7 @@ int main(int argc, char **argv)
             if (!three(v, o.gravity)) return usage();
             i++;
         } else if (!strcmp(a, "-o")) vtu = v, i++;
+        else if (!strcmp(a, "--png")) png = v, i++;
         else if (!strcmp(a, "--E")) o.E = strtod(v, &end), i++;
         else if (!strcmp(a, "--nu")) o.nu = strtod(v, &end), i++;
         else if (!strcmp(a, "--rtol")) o.rtol = strtod(v, &end), i++;
@@ -122,13 +123,14 @@ int main(int argc, char **argv)
     memset(&rep, 0, sizeof rep);
     if (st == SPS_OK && u) st = fem_solve(ctx, &m, &o, u, &rep);
     int rc = 0;
-    if (st == SPS_OK && u && vtu) { /* von Mises per element, then the grid */
+    if (st == SPS_OK && u && (vtu || png)) { /* von Mises per element, then the grid and the picture */
         double lambda, mu, *vm = malloc(sizeof(double) * ((size_t)m.nt + 1));
         fem_lame(o.E, o.nu, &lambda, &mu);
         if (!vm) snprintf(rep.err, sizeof rep.err, "out of memory for the stresses"), st = SPS_ERR_ALLOC;
         else {
             fem_von_mises(&m, u, lambda, mu, vm);
-            if (fem_write_vtu(vtu, &m, u, vm, rep.err, sizeof rep.err)) st = SPS_ERR_IO;
+            if (vtu && fem_write_vtu(vtu, &m, u, vm, rep.err, sizeof rep.err)) st = SPS_ERR_IO;
+            else if (png && fem_render_png(png, &m, u, vm, 640, rep.err, sizeof rep.err)) st = SPS_ERR_IO;
         }
         free(vm);
     }
@@ -156,6 +158,7 @@ int main(int argc, char **argv)
         printf("  time: assembly %.4f s (%s), setup %.4f s, solve %.4f s\n", rep.t_assembly,
                rep.gpu_assembly ? "GPU" : "host", rep.t_setup, rep.t_solve);
         if (vtu) printf("  wrote %s (displacement, von_mises)\n", vtu);
+        if (png) printf("  wrote %s (the deformed boundary coloured by von Mises stress)\n", png);
     }
     free(u);
     free(clamp);

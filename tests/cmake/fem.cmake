@@ -26,3 +26,5 @@ add_test(NAME e2e.fem.gmsh COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/da
 set_tests_properties(e2e.fem.gmsh PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "\"dofs\": 24, \"nnz\": 46")
 add_test(NAME e2e.fem.gmsh_group COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh --clamp sides)
 set_tests_properties(e2e.fem.gmsh_group PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "--clamp sides: no physical group")
+add_test(NAME e2e.fem.png COMMAND fem_cli --beam 10,1,1 --cells 8,2,2 --png ${CMAKE_CURRENT_BINARY_DIR}/fem_beam.png)
+set_tests_properties(e2e.fem.png PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "wrote .*fem_beam.png \\(the deformed boundary")

@@ -1,4 +1,4 @@
-/* spsolve-spin --png (render.h). */
+/* The apps' --png (render.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "render.h"
 
@@ -22,8 +22,9 @@ static void view(const double *p, double *o)
 }
 
 /* One mesh into columns [x0, x0 + size) of the RGB image (width w) with its depth buffer. */
-static void draw(const spin_mesh *m, const double *pos, unsigned char *rgb, float *zb, int w, int x0, int size)
+static void draw(const render_mesh *m, unsigned char *rgb, float *zb, int w, int x0, int size)
 {
+    const double *pos = m->pos;
     double c[3] = {0, 0, 0}, r = 0;
     for (int i = 0; i < m->nv; i++)
         for (int k = 0; k < 3; k++) c[k] += pos[3 * i + k] / m->nv;
@@ -69,9 +70,9 @@ static void draw(const spin_mesh *m, const double *pos, unsigned char *rgb, floa
                 if (z <= *zp) continue;
                 *zp = z;
                 unsigned char *o = rgb + 3 * ((size_t)y * w + x);
-                o[0] = (unsigned char)(255 * shade * 0.55);
-                o[1] = (unsigned char)(255 * shade * 0.70);
-                o[2] = (unsigned char)(255 * shade * 0.95);
+                static const float base[3] = {0.55f, 0.70f, 0.95f};
+                const float *col = m->color ? m->color + 3 * (size_t)f : base;
+                for (int k = 0; k < 3; k++) o[k] = (unsigned char)(255 * shade * col[k]);
             }
     }
 }
@@ -94,10 +95,9 @@ static int chunk(FILE *f, const char *type, const unsigned char *data, uint32_t 
     return fwrite(h, 1, 8, f) == 8 && (len == 0 || fwrite(data, 1, len, f) == len) && fwrite(t, 1, 4, f) == 4 ? 0 : -1;
 }
 
-int spin_render_png(const char *path, const spin_mesh *m, const double *a, const double *b, int size, char *err,
-                    size_t errlen)
+int render_png(const char *path, const render_mesh *meshes, int n, int size, char *err, size_t errlen)
 {
-    const int w = 2 * size, h = size;
+    const int w = n * size, h = size;
     unsigned char *rgb = malloc((size_t)w * h * 3), *raw = malloc((size_t)(3 * w + 1) * h);
     float *zb = malloc(sizeof(float) * (size_t)w * h);
     uLongf zlen = compressBound((uLong)((3 * w + 1) * h));
@@ -109,8 +109,7 @@ int spin_render_png(const char *path, const spin_mesh *m, const double *a, const
     }
     memset(rgb, 255, (size_t)w * h * 3);
     for (size_t i = 0; i < (size_t)w * h; i++) zb[i] = -1e30f;
-    draw(m, a, rgb, zb, w, 0, size);
-    draw(m, b, rgb, zb, w, size, size);
+    for (int k = 0; k < n; k++) draw(&meshes[k], rgb, zb, w, k * size, size);
     for (int y = 0; y < h; y++) { /* filter byte 0 (none) then the row */
         raw[(size_t)y * (3 * w + 1)] = 0;
         memcpy(raw + (size_t)y * (3 * w + 1) + 1, rgb + (size_t)y * 3 * w, (size_t)3 * w);
