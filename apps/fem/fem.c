@@ -128,27 +128,37 @@ void fem_clamp_x0(const fem_mesh *m, unsigned char *clamp)
 /* Whether node i lies on the face x = L. */
 static int at_tip(const fem_mesh *m, int i) { return fabs(m->v[3 * (size_t)i] - m->L) <= 1e-12 * m->L; }
 
+/* b += t A_T / 3 on each node of triangle n (a traction t, force per area), clamped nodes left out. */
+static void face_traction(const fem_mesh *m, const unsigned char *clamp, const int *n, const double *t, double *b)
+{
+    double u[3], w[3], x[3];
+    sub3(m->v + 3 * (size_t)n[1], m->v + 3 * (size_t)n[0], u);
+    sub3(m->v + 3 * (size_t)n[2], m->v + 3 * (size_t)n[0], w);
+    cross3(u, w, x);
+    const double area = 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    for (int a = 0; a < 3; a++)
+        if (!clamp[n[a]])
+            for (int c = 0; c < 3; c++) b[3 * (size_t)n[a] + c] += t[c] * area / 3.0;
+}
+
 void fem_tip_load(const fem_mesh *m, const unsigned char *clamp, double P, double *b)
 {
     memset(b, 0, sizeof(double) * 3 * (size_t)m->nv);
     if (P == 0 || !(m->L > 0 && m->W > 0 && m->H > 0)) return; /* a beam's end face only */
-    const double tz = -P / (m->W * m->H); /* traction on the end face */
+    const double t[3] = {0, 0, -P / (m->W * m->H)}; /* traction on the end face */
     static const int face[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
-    for (int e = 0; e < m->nt; e++) {
-        const int *t = m->t + 4 * (size_t)e;
+    for (int e = 0; e < m->nt; e++)
         for (int f = 0; f < 4; f++) {
-            const int a = t[face[f][0]], c = t[face[f][1]], d = t[face[f][2]];
-            if (!at_tip(m, a) || !at_tip(m, c) || !at_tip(m, d)) continue; /* a face on x = L is a boundary face */
-            double u[3], w[3], x[3];
-            sub3(m->v + 3 * (size_t)c, m->v + 3 * (size_t)a, u);
-            sub3(m->v + 3 * (size_t)d, m->v + 3 * (size_t)a, w);
-            cross3(u, w, x);
-            const double area = 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-            const int n3[3] = {a, c, d};
-            for (int s = 0; s < 3; s++)
-                if (!clamp[n3[s]]) b[3 * (size_t)n3[s] + 2] += tz * area / 3.0;
+            const int *te = m->t + 4 * (size_t)e, n[3] = {te[face[f][0]], te[face[f][1]], te[face[f][2]]};
+            if (at_tip(m, n[0]) && at_tip(m, n[1]) && at_tip(m, n[2])) /* a face on x = L is a boundary face */
+                face_traction(m, clamp, n, t, b);
         }
-    }
+}
+
+void fem_traction(const fem_mesh *m, const unsigned char *clamp, int tag, const double *t, double *b)
+{
+    for (int i = 0; i < m->ntri; i++)
+        if (m->tri_tag[i] == tag) face_traction(m, clamp, m->tri + 3 * (size_t)i, t, b);
 }
 
 void fem_gravity_load(const fem_mesh *m, const unsigned char *clamp, double rho, const double *g, double *b)

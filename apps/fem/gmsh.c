@@ -369,18 +369,3 @@ void fem_clamp_group(const fem_mesh *m, int tag, unsigned char *clamp)
         if (m->tri_tag[i] == tag)
             for (int a = 0; a < 3; a++) clamp[m->tri[3 * (size_t)i + a]] = 1;
 }
-
-void fem_traction(const fem_mesh *m, const unsigned char *clamp, int tag, const double *t, double *b)
-{
-    for (int i = 0; i < m->ntri; i++) {
-        if (m->tri_tag[i] != tag) continue;
-        const int *n = m->tri + 3 * (size_t)i;
-        double u[3], w[3], x[3];
-        for (int c = 0; c < 3; c++) u[c] = m->v[3 * n[1] + c] - m->v[3 * n[0] + c], w[c] = m->v[3 * n[2] + c] - m->v[3 * n[0] + c];
-        x[0] = u[1] * w[2] - u[2] * w[1], x[1] = u[2] * w[0] - u[0] * w[2], x[2] = u[0] * w[1] - u[1] * w[0];
-        const double area = 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
-        for (int a = 0; a < 3; a++)
-            if (!clamp[n[a]])
-                for (int c = 0; c < 3; c++) b[3 * (size_t)n[a] + c] += t[c] * area / 3.0;
-    }
-}
