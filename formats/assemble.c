@@ -1,4 +1,6 @@
 /* sps_matrix_from_coo_entries_device: a matrix from triplets in the context's memory,
+ * and sps_matrix_from_csr_entries_device from CSR arrays there (checked by the backend's
+ * csr_check, then copied);
  * built by backend kernels (kernels/index_kernels.h coo_sort, coo_compress, coo_sum):
  * on the GPU the triplets never leave the device.  The same sums in the same order as
  * the host builder (sps_matrix_from_coo_entries, formats/csr_host.c), so both give the
@@ -105,5 +107,48 @@ done:
     sps_dfree(ctx, dnu);
     sps_dfree(ctx, dbad);
     sps_dfree(ctx, uval);
+    return st;
+}
+
+sps_status sps_matrix_from_csr_entries_device(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                              const sps_index *rowptr, const sps_index *col, const void *val,
+                                              sps_entry_desc e, sps_scalar t, sps_matrix *A)
+{
+    static const char fn[] = "sps_matrix_from_csr_entries_device";
+    if (!ctx || !A) return SPS_ERR_ARG;
+    *A = NULL;
+    SPS_CHECK(sps_matrix_entry_args(ctx, fn, n, m, e, t));
+    if (nnz < 0 || nnz >= INT32_MAX)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %lld nonzeros (must be 0..%d: row offsets are 32-bit)", fn,
+                         (long long)nnz, (int)INT32_MAX - 1);
+    if (!rowptr || (nnz > 0 && (!col || !val))) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL array", fn);
+    const int cplx = sps_scalar_is_complex(t), rsize = (int)sps_scalar_size(t) / (cplx ? 2 : 1);
+    const int w = sps_entry_values(e) * (cplx ? 2 : 1);
+    int64_t *dbad = NULL, bad[2] = {-1, -1};
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&dbad, 2 * sizeof *dbad), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->csr_check(sps_ex(ctx), n, m, nnz, rowptr, col, rsize, w, val, dbad), done);
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, bad, dbad, sizeof bad, SPS_COPY_D2H), done);
+    if (bad[0] >= 0) {
+        st = bad[0] == n ? sps_error(ctx, SPS_ERR_ARG, "%s: rowptr[0] must be 0 and rowptr[%d] = nnz = %lld", fn,
+                                     (int)n, (long long)nnz)
+                         : sps_error(ctx, SPS_ERR_ARG,
+                                     "%s: row %lld: row pointers out of order or beyond nnz = %lld, a column "
+                                     "outside 0..%d, or columns not strictly increasing",
+                                     fn, (long long)bad[0], (long long)nnz, (int)m - 1);
+        goto done;
+    }
+    if (bad[1] >= 0) {
+        st = sps_error(ctx, SPS_ERR_NUMERIC, "%s: value of entry %lld (element %d) is not finite", fn,
+                       (long long)(bad[1] / w), (int)(bad[1] % w));
+        goto done;
+    }
+    {
+        const sps_csr_store src = {(sps_index *)rowptr, (sps_index *)col, (void *)val};
+        st = sps_matrix_from_backend_csr(ctx, &src, n, m, nnz, e, t,
+                                         e.kind == SPS_ENTRY_SCALAR ? SPS_FMT_CSR : SPS_FMT_BCSR, A);
+    }
+done:
+    sps_dfree(ctx, dbad);
     return st;
 }

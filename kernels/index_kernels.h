@@ -87,6 +87,13 @@
      * that is not finite, bad[1] = the smallest u whose sum overflows float (rsize 4); -1 when none */     \
     X(P, coo_sum, (sps_exec *ex, int rsize, int w, sps_index nu, const sps_index *perm,                  \
                       const sps_index *seg, const void *val, void *out, int64_t *bad))                       \
+    /* ---- CSR arrays in backend memory (sps_matrix_from_csr_entries_device): bad[0] = the smallest    \
+     * row i (0..n-1) with rowptr[i] < 0, rowptr[i] > rowptr[i + 1], rowptr[i + 1] > nnz, a column       \
+     * outside 0..m-1 or columns not strictly increasing; n when only rowptr[0] != 0 or rowptr[n] !=     \
+     * nnz; bad[1] = the smallest k < nnz w whose value (rsize-byte reals, w a entry) is not finite;     \
+     * -1 when none.  The values are checked only where bad[0] = -1. */                                   \
+    X(P, csr_check, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,        \
+                        const sps_index *col, int rsize, int w, const void *val, int64_t *bad))           \
     /* ---- vectors of compound entries (kernels/compound_kernels.h): n blocks of d elements of esize     \
      * bytes (4, 8 or 16), to_soa: element c of block j from src[j*d + c] to dst[c*n + j]; else back     \
      * from dst's layout to src's (src and dst do not overlap) */                                         \

@@ -11,6 +11,11 @@
  * (SPS_ERR_NUMERIC naming it), an f32 sum that overflows, a negative nnz, NULL
  * arrays; the build leaves nothing behind (the caller's arrays unchanged).
  *
+ * sps_matrix_from_csr_entries_device: the host builder's CSR arrays, put in the
+ * context's memory, give the same matrix bit for bit (every entry type and scalar);
+ * bad arrays are refused naming the row (decreasing or out-of-range pointers, a
+ * column out of range, unsorted or repeated columns) or the entry (a NaN).
+ *
  * Built twice: test_assemble (label unit) runs it on the CPU backend, where the
  * "device" is the host; test_gpu_assemble (label gpu, SPS_ASSEMBLE_GPU) on the
  * CUDA backend with the triplets in device memory, and exits 77 (skipped) without
@@ -126,6 +131,18 @@ static void check_equal(int n, int m, int64_t nnz, sps_entry_desc e, sps_scalar 
         tu_csr want;
         if (tu_export_csr(g_ref, R, &want)) {
             TU_CHECK_EXPORT(g_dev, A, &want, "%s: equals the host builder's bit for bit", what);
+            /* the same CSR arrays handed over in the context's memory */
+            sps_matrix C = NULL;
+            const size_t vb = (size_t)ir.nnz * sps_entry_values(e) * sps_scalar_size(t);
+            sps_index *drp = to_dev(want.rowptr, ((size_t)n + 1) * sizeof(sps_index)),
+                      *dcol = to_dev(want.col, (size_t)ir.nnz * sizeof(sps_index));
+            void *dval = to_dev(want.val, vb);
+            if (TU_OK(g_dev, sps_matrix_from_csr_entries_device(g_dev, n, m, ir.nnz, drp, dcol, dval, e, t, &C)))
+                TU_CHECK_EXPORT(g_dev, C, &want, "%s: from its CSR arrays in the context's memory, bit for bit", what);
+            sps_matrix_destroy(C);
+            dev_free(drp);
+            dev_free(dcol);
+            dev_free(dval);
             tu_csr_free(&want);
         }
     }
@@ -147,6 +164,48 @@ static void check_refused(const char *what, triplets *T, int n, int m, sps_entry
     sps_context_clear_error(g_dev);
     sps_context_clear_error(g_ref);
     TU_DESTROY_MATRICES(A, R);
+}
+
+/* sps_matrix_from_csr_entries_device on host arrays rp/col/val (copied to the context's memory):
+ * the status and a message naming the row or entry. */
+static void check_csr_refused(const char *what, int n, int m, int nnz, const sps_index *rp, const sps_index *col,
+                              const double *val, sps_status want, const char *needle)
+{
+    sps_index *drp = to_dev(rp, ((size_t)n + 1) * sizeof *rp), *dcol = to_dev(col, (size_t)nnz * sizeof *col);
+    double *dval = to_dev(val, (size_t)nnz * 9 * sizeof *val);
+    sps_matrix A = (sps_matrix)1;
+    const sps_status st =
+        sps_matrix_from_csr_entries_device(g_dev, n, m, nnz, drp, dcol, dval, sps_entry_block(3), SPS_F64, &A);
+    const char *msg = sps_context_error(g_dev);
+    TU_CHECK(st == want && !A && msg && strstr(msg, needle), "CSR arrays, %s: %s (want %s), message '%s' names '%s'",
+             what, sps_status_name(st), sps_status_name(want), msg ? msg : "", needle);
+    sps_context_clear_error(g_dev);
+    sps_matrix_destroy(A == (sps_matrix)1 ? NULL : A);
+    dev_free(drp);
+    dev_free(dcol);
+    dev_free(dval);
+}
+
+static void check_csr_errors(void)
+{
+    /* 4 rows of 3x3 blocks: rows 0..3 hold 2, 0, 3, 1 blocks */
+    sps_index rp[5] = {0, 2, 2, 5, 6}, col[6] = {0, 3, 0, 1, 2, 3};
+    double val[54];
+    for (int k = 0; k < 54; k++) val[k] = 1.0 + k;
+    check_csr_refused("a column out of range", 4, 4, 6, rp, (sps_index[]){0, 3, 0, 1, 4, 3}, val, SPS_ERR_ARG,
+                      "row 2:");
+    check_csr_refused("unsorted columns", 4, 4, 6, rp, (sps_index[]){0, 3, 0, 2, 1, 3}, val, SPS_ERR_ARG, "row 2:");
+    check_csr_refused("a repeated column", 4, 4, 6, rp, (sps_index[]){3, 3, 0, 1, 2, 3}, val, SPS_ERR_ARG, "row 0:");
+    check_csr_refused("decreasing pointers", 4, 4, 6, (sps_index[]){0, 2, 1, 5, 6}, col, val, SPS_ERR_ARG, "row 1:");
+    check_csr_refused("a pointer beyond nnz", 4, 4, 6, (sps_index[]){0, 2, 2, 7, 6}, col, val, SPS_ERR_ARG, "row 2:");
+    check_csr_refused("rowptr[n] != nnz", 4, 4, 6, (sps_index[]){0, 2, 2, 5, 5}, col, val, SPS_ERR_ARG, "rowptr[4]");
+    val[9 * 4 + 7] = INFINITY;
+    check_csr_refused("an infinite value", 4, 4, 6, rp, col, val, SPS_ERR_NUMERIC, "entry 4 (element 7)");
+    sps_matrix A = (sps_matrix)1;
+    TU_CHECK(sps_matrix_from_csr_entries_device(g_dev, 3, 3, 2, NULL, NULL, NULL, sps_entry_scalar(), SPS_F64, &A) ==
+                     SPS_ERR_ARG && !A,
+             "CSR arrays: NULL arrays refused");
+    sps_context_clear_error(g_dev);
 }
 
 static void check_errors(void)
@@ -211,6 +270,7 @@ int main(void)
     check_equal(60000, 50000, 300000, sps_entry_quaternion(), SPS_F64);
     check_equal(60000, 60000, 300000, sps_entry_scalar(), SPS_F32);
     check_errors();
+    check_csr_errors();
 #ifdef SPS_ASSEMBLE_GPU
     gpu_teardown();
 #else

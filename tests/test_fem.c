@@ -441,6 +441,38 @@ static void test_vtu(void)
 }
 
 #ifdef FEM_HAVE_CUDA
+/* K of mesh m assembled on the GPU and on the host: equal bit for bit. */
+static void gpu_equals_host(sps_context gpu, sps_context cpu, const fem_mesh *m, const unsigned char *clamp,
+                            const char *what)
+{
+    char err[256] = "";
+    const size_t nq = 16 * (size_t)m->nt;
+    int *row = malloc(sizeof(int) * nq), *col = malloc(sizeof(int) * nq);
+    double *val = malloc(sizeof(double) * 9 * nq), tup = -1;
+    fem_assemble(m, clamp, 577.0, 384.6, row, col, val);
+    sps_matrix Kg = NULL, Kh = NULL;
+    const sps_status sg = fem_assemble_cuda(gpu, m, clamp, 577.0, 384.6, SPS_F64, &Kg, &tup, err, sizeof err);
+    const sps_status sh =
+        sps_matrix_from_coo_entries(cpu, m->nv, m->nv, (int64_t)nq, row, col, val, sps_entry_block(3), SPS_F64, &Kh);
+    CHECK(sg == SPS_OK && sh == SPS_OK && tup >= 0, "GPU assembly (%s): %s %s", what, err, sps_context_error(gpu));
+    sps_matrix_info_t ig, ih;
+    if (sg == SPS_OK && sh == SPS_OK && sps_matrix_info(Kg, &ig) == SPS_OK && sps_matrix_info(Kh, &ih) == SPS_OK) {
+        const int64_t nnz = ih.nnz;
+        int *rg = malloc(sizeof(int) * (m->nv + 1)), *rh = malloc(sizeof(int) * (m->nv + 1));
+        int *cg = malloc(sizeof(int) * nnz), *ch = malloc(sizeof(int) * nnz);
+        double *vg = malloc(sizeof(double) * 9 * nnz), *vh = malloc(sizeof(double) * 9 * nnz);
+        CHECK(ig.nnz == nnz && sps_matrix_export_csr(Kg, rg, cg, vg) == SPS_OK &&
+                  sps_matrix_export_csr(Kh, rh, ch, vh) == SPS_OK && !memcmp(rg, rh, sizeof(int) * (m->nv + 1)) &&
+                  !memcmp(cg, ch, sizeof(int) * nnz) && !memcmp(vg, vh, sizeof(double) * 9 * nnz),
+              "K assembled on the GPU equals the host's bit for bit (%s: %d nodes, %lld blocks)", what, m->nv,
+              (long long)nnz);
+        free(rg), free(rh), free(cg), free(ch), free(vg), free(vh);
+    }
+    sps_matrix_destroy(Kg);
+    sps_matrix_destroy(Kh);
+    free(row), free(col), free(val);
+}
+
 static void test_gpu_assembly(sps_context gpu, sps_context cpu)
 {
     fem_mesh m;
@@ -448,30 +480,35 @@ static void test_gpu_assembly(sps_context gpu, sps_context cpu)
     if (fem_beam(10, 1, 2, 30, 4, 6, &m, err, sizeof err)) return;
     unsigned char *clamp = malloc((size_t)m.nv);
     fem_clamp_x0(&m, clamp);
-    const size_t nq = 16 * (size_t)m.nt;
-    int *row = malloc(sizeof(int) * nq), *col = malloc(sizeof(int) * nq);
-    double *val = malloc(sizeof(double) * 9 * nq);
-    fem_assemble(&m, clamp, 577.0, 384.6, row, col, val);
-    sps_matrix Kg = NULL, Kh = NULL;
-    const sps_status sg = fem_assemble_cuda(gpu, &m, clamp, 577.0, 384.6, &Kg, err, sizeof err);
-    const sps_status sh =
-        sps_matrix_from_coo_entries(cpu, m.nv, m.nv, (int64_t)nq, row, col, val, sps_entry_block(3), SPS_F64, &Kh);
-    CHECK(sg == SPS_OK && sh == SPS_OK, "GPU assembly: %s %s", err, sps_context_error(gpu));
-    sps_matrix_info_t ig, ih;
-    if (sg == SPS_OK && sh == SPS_OK && sps_matrix_info(Kg, &ig) == SPS_OK && sps_matrix_info(Kh, &ih) == SPS_OK) {
-        const int64_t nnz = ih.nnz;
-        int *rg = malloc(sizeof(int) * (m.nv + 1)), *rh = malloc(sizeof(int) * (m.nv + 1));
-        int *cg = malloc(sizeof(int) * nnz), *ch = malloc(sizeof(int) * nnz);
-        double *vg = malloc(sizeof(double) * 9 * nnz), *vh = malloc(sizeof(double) * 9 * nnz);
-        CHECK(ig.nnz == nnz && sps_matrix_export_csr(Kg, rg, cg, vg) == SPS_OK &&
-                  sps_matrix_export_csr(Kh, rh, ch, vh) == SPS_OK && !memcmp(rg, rh, sizeof(int) * (m.nv + 1)) &&
-                  !memcmp(cg, ch, sizeof(int) * nnz) && !memcmp(vg, vh, sizeof(double) * 9 * nnz),
-              "K assembled on the GPU equals the host's bit for bit (%d nodes, %lld blocks)", m.nv, (long long)nnz);
-        free(rg), free(rh), free(cg), free(ch), free(vg), free(vh);
+    gpu_equals_host(gpu, cpu, &m, clamp, "the beam");
+    /* the same beam with its nodes renumbered at random, its elements shuffled and each element's
+     * corners rotated: no order of the generator's is left for the GPU's incidence and row passes */
+    unsigned long long r = 0x9e3779b97f4a7c15ULL;
+#define NEXT_RAND() (r ^= r << 13, r ^= r >> 7, r ^= r << 17, r)
+    int *perm = malloc(sizeof(int) * (size_t)m.nv);
+    for (int i = 0; i < m.nv; i++) perm[i] = i;
+    for (int i = m.nv - 1; i > 0; i--) {
+        const int j = (int)(NEXT_RAND() % (unsigned long long)(i + 1)), x = perm[i];
+        perm[i] = perm[j], perm[j] = x;
     }
-    sps_matrix_destroy(Kg);
-    sps_matrix_destroy(Kh);
-    free(clamp), free(row), free(col), free(val);
+    fem_mesh s = m;
+    s.v = malloc(sizeof(double) * 3 * (size_t)m.nv);
+    s.t = malloc(sizeof(int) * 4 * (size_t)m.nt);
+    unsigned char *sclamp = malloc((size_t)m.nv);
+    for (int i = 0; i < m.nv; i++) {
+        memcpy(s.v + 3 * (size_t)perm[i], m.v + 3 * (size_t)i, 3 * sizeof(double));
+        sclamp[perm[i]] = clamp[i];
+    }
+    for (int e = 0; e < m.nt; e++) {
+        const int f = (int)(NEXT_RAND() % (unsigned long long)(e + 1)), rot = (int)(NEXT_RAND() % 4);
+        /* inside-out shuffle: element e goes to slot f, slot f's to e */
+        memcpy(s.t + 4 * (size_t)e, s.t + 4 * (size_t)f, 4 * sizeof(int));
+        for (int k = 0; k < 4; k++) s.t[4 * (size_t)f + k] = perm[m.t[4 * (size_t)e + (k + rot) % 4]];
+    }
+#undef NEXT_RAND
+    gpu_equals_host(gpu, cpu, &s, sclamp, "the beam renumbered and shuffled");
+    free(s.v), free(s.t), free(sclamp), free(perm);
+    free(clamp);
     fem_mesh_free(&m);
 }
 #endif

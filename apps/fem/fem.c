@@ -429,8 +429,35 @@ done:
 }
 
 /* ---------------------------------------------------------------- the solve */
+/* *K (f64, 3x3 blocks) replaced by its values rounded to f32. */
+static sps_status to_single(sps_context ctx, sps_matrix *K)
+{
+    sps_matrix_info_t in;
+    sps_status st = sps_matrix_info(*K, &in);
+    if (st != SPS_OK) return st;
+    const size_t nnz = (size_t)in.nnz, n = (size_t)in.rows; /* block rows */
+    int *rp = malloc(sizeof(int) * (n + 1)), *col = malloc(sizeof(int) * (nnz + 1));
+    double *v = malloc(sizeof(double) * (9 * nnz + 1));
+    float *f = malloc(sizeof(float) * (9 * nnz + 1));
+    sps_matrix S = NULL;
+    st = rp && col && v && f ? sps_matrix_export_csr(*K, rp, col, v) : SPS_ERR_ALLOC;
+    if (st == SPS_OK) {
+        for (size_t k = 0; k < 9 * nnz; k++) f[k] = (float)v[k];
+        st = sps_matrix_from_csr_entries(ctx, (sps_index)n, (sps_index)n, rp, col, f, sps_entry_block(3), SPS_F32, &S);
+    }
+    if (st == SPS_OK) {
+        sps_matrix_destroy(*K);
+        *K = S;
+    }
+    free(rp), free(col), free(v), free(f);
+    return st;
+}
+
+/* f32 (single): the triplets summed in f64, then rounded, as on the GPU: K is built in f64
+ * and converted to f32 by the library's host builder, which sums in double (sps_matrix_from_coo_entries
+ * with f32 values would round each element's block first). */
 static sps_status assemble_host(sps_context ctx, const fem_mesh *m, const unsigned char *clamp, double lambda,
-                                double mu, sps_matrix *K)
+                                double mu, sps_scalar t, sps_matrix *K)
 {
     const size_t nq = 16 * (size_t)m->nt;
     int *row = malloc(sizeof(int) * (nq + 1)), *col = malloc(sizeof(int) * (nq + 1));
@@ -442,12 +469,56 @@ static sps_status assemble_host(sps_context ctx, const fem_mesh *m, const unsign
                                          K);
     }
     free(row), free(col), free(val);
+    if (st == SPS_OK && t != SPS_F64) st = to_single(ctx, K);
+    return st;
+}
+
+/* One product K x: the median over 5 batches of 10 back-to-back products (queued as in a
+ * solve, one synchronisation a batch) after one untimed, so that the assembly can be read as
+ * a count of SpMVs; 0 when it cannot be measured.  y is overwritten. */
+static double time_spmv(sps_context ctx, sps_operator op, sps_vector x, sps_vector y)
+{
+    enum { BATCH = 10, SAMPLES = 5 };
+    double t[SAMPLES];
+    int ok = sps_operator_apply(op, SPS_OP_N, NULL, x, NULL, y) == SPS_OK;
+    for (int k = 0; k < SAMPLES && ok; k++) {
+        ok = sps_context_synchronize(ctx) == SPS_OK;
+        const double t0 = now();
+        for (int q = 0; q < BATCH && ok; q++) ok = sps_operator_apply(op, SPS_OP_N, NULL, x, NULL, y) == SPS_OK;
+        ok = ok && sps_context_synchronize(ctx) == SPS_OK;
+        t[k] = (now() - t0) / BATCH;
+    }
+    if (!ok) return 0.0;
+    for (int i = 1; i < SAMPLES; i++)
+        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
+            const double w = t[j];
+            t[j] = t[j - 1], t[j - 1] = w;
+        }
+    return t[SAMPLES / 2];
+}
+
+/* A vector of t from n doubles (f32: rounded through scratch, n doubles' room), and back. */
+static sps_status vec_from_host(sps_context ctx, sps_index n, sps_scalar t, const double *x, double *scratch,
+                                sps_vector *v)
+{
+    if (t == SPS_F64) return sps_vector_from_host(ctx, n, t, x, v);
+    float *f = (float *)scratch;
+    for (sps_index i = 0; i < n; i++) f[i] = (float)x[i];
+    return sps_vector_from_host(ctx, n, t, f, v);
+}
+static sps_status vec_get(sps_vector v, sps_scalar t, double *x)
+{
+    if (t == SPS_F64) return sps_vector_get(v, x);
+    const sps_status st = sps_vector_get(v, x); /* n floats into the first half, widened from the end down */
+    const float *f = (const float *)x;
+    for (sps_index i = sps_vector_size(v) - 1; st == SPS_OK && i >= 0; i--) x[i] = (double)f[i];
     return st;
 }
 
 sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, double *u, fem_report *rep)
 {
     memset(rep, 0, sizeof *rep);
+    const sps_scalar t = o->single ? SPS_F32 : SPS_F64;
     double lambda, mu;
     fem_lame(o->E, o->nu, &lambda, &mu);
     const sps_index N = 3 * (sps_index)m->nv;
@@ -471,12 +542,12 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
 #ifdef FEM_HAVE_CUDA
     if (sps_context_backend(ctx) == SPS_BACKEND_CUDA) {
         rep->gpu_assembly = 1;
-        st = fem_assemble_cuda(ctx, m, clamp, lambda, mu, &K, rep->err, sizeof rep->err);
+        st = fem_assemble_cuda(ctx, m, clamp, lambda, mu, t, &K, &rep->t_upload, rep->err, sizeof rep->err);
     } else
 #endif
-        st = assemble_host(ctx, m, clamp, lambda, mu, &K);
+        st = assemble_host(ctx, m, clamp, lambda, mu, t, &K);
     if (st != SPS_OK) goto done;
-    rep->t_assembly = now() - t0;
+    rep->t_assembly = now() - t0 - rep->t_upload;
     if (o->write_matrix && (st = sps_matrix_write_mtx_expanded(K, o->write_matrix)) != SPS_OK) goto done;
     sps_matrix_info_t info;
     if ((st = sps_matrix_info(K, &info)) != SPS_OK) goto done;
@@ -490,8 +561,8 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
     if ((st = sps_operator_from_matrix(K, &op)) != SPS_OK || (st = sps_solver_create(ctx, SPS_SOLVER_CG, &s)) != SPS_OK ||
         (st = sps_solver_set_operator(s, op)) != SPS_OK || (P && (st = sps_solver_set_precond(s, P)) != SPS_OK) ||
         (st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit)) != SPS_OK ||
-        (st = sps_vector_from_host(ctx, N, SPS_F64, b, &vb)) != SPS_OK ||
-        (st = sps_vector_create(ctx, N, SPS_F64, &vx)) != SPS_OK || (st = sps_vector_create(ctx, N, SPS_F64, &vy)) != SPS_OK)
+        (st = vec_from_host(ctx, N, t, b, y, &vb)) != SPS_OK || (st = sps_vector_create(ctx, N, t, &vx)) != SPS_OK ||
+        (st = sps_vector_create(ctx, N, t, &vy)) != SPS_OK)
         goto done;
     sps_result res;
     memset(&res, 0, sizeof res);
@@ -501,9 +572,10 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
     rep->iterations = res.iterations;
     if (st != SPS_OK) goto done;
     /* the true residual and the tip deflection, on the host */
-    if ((st = sps_operator_apply(op, SPS_OP_N, NULL, vx, NULL, vy)) != SPS_OK || (st = sps_vector_get(vx, u)) != SPS_OK ||
-        (st = sps_vector_get(vy, y)) != SPS_OK)
+    if ((st = sps_operator_apply(op, SPS_OP_N, NULL, vx, NULL, vy)) != SPS_OK || (st = vec_get(vx, t, u)) != SPS_OK ||
+        (st = vec_get(vy, t, y)) != SPS_OK)
         goto done;
+    rep->t_spmv = time_spmv(ctx, op, vb, vy);
     double rr = 0, bb = 0, tip = 0;
     int ntip = 0;
     for (sps_index i = 0; i < N; i++) rr += (b[i] - y[i]) * (b[i] - y[i]), bb += b[i] * b[i];

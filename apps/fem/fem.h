@@ -54,6 +54,7 @@ typedef struct {
     double gravity[3];  /* g: a body force rho g, rho g V / 4 on each node of an element */
     double rtol;
     int maxit;
+    int single;          /* K, b and u in f32 (assembled in f64, then rounded); 0: f64 */
     const char *precond; /* sps_precond_create_by_name: bjacobi (default), jacobi, none */
     const unsigned char *clamp; /* nv flags: the nodes whose displacement is prescribed; NULL: those on x = 0 */
     const double *prescribed;   /* 3 nv: their displacements (others ignored); NULL: zero */
@@ -71,7 +72,9 @@ typedef struct {
     long long nnz_blocks;
     double tip_deflection;          /* mean z-displacement of the nodes on x = L */
     double true_relative_residual;  /* ||b - K u|| / ||b||, recomputed */
+    double t_upload;                /* GPU: the mesh copied to the device (not in t_assembly) */
     double t_assembly, t_setup, t_solve;
+    double t_spmv;                  /* one product K x, the mean of repeated ones after the solve */
     int gpu_assembly;
     char err[256]; /* what failed in the app's own GPU code */
 } fem_report;
@@ -126,10 +129,12 @@ void fem_lame(double E, double nu, double *lambda, double *mu);
 sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, double *u, fem_report *rep);
 
 #ifdef FEM_HAVE_CUDA
-/** K assembled on ctx's GPU (fem_cuda.cu): fem_assemble's triplets computed there and built by
- *  sps_matrix_from_coo_entries_device; equal to the host assembly bit for bit. */
+/** K assembled on ctx's GPU (fem_cuda.cu): the pattern from vertex adjacency and each block row
+ *  summed by its node's thread, built by sps_matrix_from_csr_entries_device; equal to the host
+ *  assembly bit for bit.  t = SPS_F32: the sums rounded to f32 at the end.  *t_upload: the seconds
+ *  spent copying the mesh to the device. */
 sps_status fem_assemble_cuda(sps_context ctx, const fem_mesh *m, const unsigned char *clamp, double lambda,
-                             double mu, sps_matrix *K, char *err, size_t len);
+                             double mu, sps_scalar t, sps_matrix *K, double *t_upload, char *err, size_t len);
 #endif
 #ifdef __cplusplus
 }

@@ -156,6 +156,19 @@ SPS_API sps_status sps_matrix_from_coo_entries(sps_context ctx, sps_index n, sps
 SPS_API sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                                       const sps_index *row, const sps_index *col, const void *val,
                                                       sps_entry_desc e, sps_scalar t, sps_matrix *A);
+/** A matrix from CSR arrays in the context's memory (device memory on the CUDA backend,
+ *  host memory on the CPU backend), for an application that assembles its matrix there
+ *  (a finite-element code summing element contributions row by row): n + 1 row pointers
+ *  (rowptr[0] = 0, rowptr[n] = nnz), nnz columns strictly increasing within each row (no
+ *  duplicates: sps_matrix_from_coo_entries_device sums those), nnz entries of type e with
+ *  sps_entry_values(e) scalars of type t each, laid out as in sps_matrix_from_csr_entries.
+ *  Checked on the device before anything is built: a decreasing or out-of-range pointer, a
+ *  column out of range, unsorted or repeated columns: SPS_ERR_ARG naming the row; a value
+ *  that is not finite: SPS_ERR_NUMERIC naming the entry.  The arrays are copied (they stay
+ *  the caller's); nnz < 2^31 - 1.  Scalar entries give a csr matrix, compound ones bcsr. */
+SPS_API sps_status sps_matrix_from_csr_entries_device(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
+                                                      const sps_index *rowptr, const sps_index *col, const void *val,
+                                                      sps_entry_desc e, sps_scalar t, sps_matrix *A);
 /** Built-in problems: "poisson2d:N" (5-point, N^2 rows), "poisson3d:N" (7-point, N^3
  *  rows), both SPD with Dirichlet boundary and scalar entries; "stencil27b3:N" (27-point
  *  stencil on N^3 points with a dense SPD 3x3 block per neighbour, 3N^3 rows, SPD, 3x3

@@ -103,3 +103,28 @@ sps_status sps_cpu_coo_sum(sps_exec *ex, int rsize, int w, sps_index nu, const s
     bad[1] = bad_sum == INT64_MAX ? -1 : bad_sum;
     return SPS_OK;
 }
+
+/* csr_check: row by row, then the values (the oracle of kernels/cuda/assemble.cu's). */
+sps_status sps_cpu_csr_check(sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,
+                             const sps_index *col, int rsize, int w, const void *val, int64_t *bad)
+{
+    (void)ex;
+    int64_t bad_row = INT64_MAX, bad_val = INT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : bad_row) if (n > SPS_OMP_MIN)
+    for (sps_index i = 0; i < n; i++) {
+        const sps_index p0 = rowptr[i], p1 = rowptr[i + 1];
+        int ok = p0 >= 0 && p0 <= p1 && p1 <= nnz;
+        for (sps_index p = p0; ok && p < p1; p++) ok = col[p] >= 0 && col[p] < m && (p == p0 || col[p] > col[p - 1]);
+        if (!ok && i < bad_row) bad_row = i;
+    }
+    if (bad_row == INT64_MAX && n >= 0 && (rowptr[0] != 0 || rowptr[n] != nnz)) bad_row = n;
+    if (bad_row == INT64_MAX) {
+        const int64_t total = nnz * w;
+#pragma omp parallel for schedule(static) reduction(min : bad_val) if (total > SPS_OMP_MIN)
+        for (int64_t k = 0; k < total; k++)
+            if (!isfinite(coo_load(rsize, val, k)) && k < bad_val) bad_val = k;
+    }
+    bad[0] = bad_row == INT64_MAX ? -1 : bad_row;
+    bad[1] = bad_val == INT64_MAX ? -1 : bad_val;
+    return SPS_OK;
+}
