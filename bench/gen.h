@@ -64,6 +64,8 @@ const char *gen_powerlaw(gen_csr *A, int32_t n, double mean, int32_t cap, double
 const char *gen_stencil27_b3(gen_csr *A, int32_t g);
 /* b: the block size (2..8) of the block kinds; ignored by GEN_TRI2D_QLAPLACE (nv = 4). */
 const char *gen_compound(gen_csr *A, gen_compound_kind kind, int32_t g, int b, uint64_t seed);
+/* The stiffness matrix of spsolve-fem's cantilever in 10g x g x g cells, 3x3 blocks (gen_fem.c). */
+const char *gen_fem_beam(gen_csr *A, int32_t g);
 void gen_csr_free(gen_csr *A);
 
 /* Counter-based random numbers shared with the bench (fresh x vectors). */

@@ -38,6 +38,7 @@ struct CmpSource {
     gen_compound_kind kind = GEN_STENCIL27_RANDOM;
     int b = 0, g = 0;  /* generator: block size (0: quaternion), grid points an axis */
     std::string path;  /* a file instead (--compound-mtx) */
+    bool fem = false;  /* fembeam:g=G: spsolve-fem's cantilever K (gen_fem.c), b = 3 */
 };
 
 /* ~40M scalar nonzeros of the expansion: past the 50 MB L2 in every representation, so the
@@ -62,7 +63,8 @@ static CmpSource parse_gen(const std::string &spec)
     if (kind == "stencil27") s.kind = GEN_STENCIL27_RANDOM;
     else if (kind == "mesh27") s.kind = GEN_MESH27_SPD;
     else if (kind == "qlap2d") s.kind = GEN_TRI2D_QLAPLACE;
-    else throw BenchError("--compound-gen " + spec + ": unknown generator (stencil27, mesh27, qlap2d)");
+    else if (kind == "fembeam") s.fem = true, s.b = 3;
+    else throw BenchError("--compound-gen " + spec + ": unknown generator (stencil27, mesh27, qlap2d, fembeam)");
     for (size_t i = 1; i < part.size(); i++) {
         int *field = part[i].compare(0, 2, "b=") == 0 ? &s.b : part[i].compare(0, 2, "g=") == 0 ? &s.g : nullptr;
         char *end = nullptr;
@@ -73,6 +75,7 @@ static CmpSource parse_gen(const std::string &spec)
     }
     const bool quat = s.kind == GEN_TRI2D_QLAPLACE;
     if (quat) s.b = 0;
+    if (s.fem && s.b != 3) throw BenchError("--compound-gen " + spec + ": fembeam has 3x3 blocks (b=3)");
     if (s.g < 1 || (!quat && (s.b < 2 || s.b > 8)))
         throw BenchError("--compound-gen " + spec + ": needs g=G" + (quat ? "" : " and b=2..8"));
     s.name = quat ? strprintf("%s-%d", kind.c_str(), s.g) : strprintf("%s-b%d-%d", kind.c_str(), s.b, s.g);
@@ -531,7 +534,8 @@ template <class F> static void each_compound(Bench &b, F &&f)
         try {
             if (src.path.empty()) {
                 watchdog_arm(b, src.name + ": generate");
-                if (const char *msg = gen_compound(&g, src.kind, src.g, src.b, name_seed(src.name)))
+                if (const char *msg = src.fem ? gen_fem_beam(&g, src.g)
+                                              : gen_compound(&g, src.kind, src.g, src.b, name_seed(src.name)))
                     throw BenchError(strprintf("generator: %s", msg));
             }
             each_precision(b, src.name, [&](int prec) { f(src, &g, prec); });

@@ -6,13 +6,18 @@ if(SPS_HAVE_CUDA)
     ${_spbench_dir}/spbench_solver.cu
     ${_spbench_dir}/spbench_compound.cu
     ${_spbench_dir}/spbench_table.c
-    ${_spbench_dir}/gen.c)
-  target_include_directories(spbench PRIVATE ${_spbench_dir} ${_spbench_dir}/..) # kernels/launch.h
+    ${_spbench_dir}/gen.c
+    ${_spbench_dir}/gen_fem.c
+    # the FEM app's host assembly (fembeam:g=N), built here against the static library
+    ${_spbench_dir}/../apps/fem/fem.c
+    ${_spbench_dir}/../apps/common/render.c)
+  target_include_directories(spbench PRIVATE ${_spbench_dir} ${_spbench_dir}/.. # kernels/launch.h
+                             ${_spbench_dir}/../apps/fem ${_spbench_dir}/../apps/common)
   target_compile_options(spbench PRIVATE $<$<COMPILE_LANGUAGE:C>:${SPS_WARN}>
                          $<$<COMPILE_LANGUAGE:CUDA>:-Xcompiler=-Wall,-Wextra>)
   # spsolve_static brings OpenMP (the generators use it), zlib and the CUDA runtime;
   # cuSPARSE and cuBLAS are spbench's own (the library does not link them)
-  target_link_libraries(spbench PRIVATE spsolve_static CUDA::cusparse CUDA::cublas CUDA::cudart m)
+  target_link_libraries(spbench PRIVATE spsolve_static CUDA::cusparse CUDA::cublas CUDA::cudart ZLIB::ZLIB m)
 
   # Solver mode calls sps_solver_*: compile it in only once the library implements them
   # (re-checked whenever CMake re-globs the sources, e.g. when solvers/*.c appear).
