@@ -345,10 +345,37 @@ sps_status sps_matrix_info(sps_matrix A, sps_matrix_info_t *info)
     return SPS_OK;
 }
 
+/* A compound format's diagonal entries, extracted on the backend (diag_blocks: the scalar
+ * expansion of each block-row's diagonal entry), then only those n d^2 scalars brought to
+ * the host: a Jacobi setup reads a ninth of a 3x3-block matrix (with about 15 entries a
+ * row, 1/15 of it) instead of converting the whole matrix to host CSR (5.5M unknowns of
+ * 3x3 blocks on an H100: 2.3 s through the host copy). */
+static sps_status diagonal_from_blocks(sps_matrix A, void *d)
+{
+    const size_t ss = sps_scalar_size(A->t);
+    const sps_index nd = A->n < A->m ? A->n : A->m;
+    const int dim = sps_entry_dim(A->entry);
+    const size_t per = (size_t)dim * dim, bytes = (size_t)A->n * per * ss;
+    void *dev = NULL, *host = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(A->ctx, &dev, bytes ? bytes : 1), done);
+    SPS_CHECK_GOTO(st, A->ops->diag_blocks(A, dev), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, &host, dev, bytes, "the diagonal blocks"), done);
+    for (sps_index i = 0; i < nd; i++)
+        for (int r = 0; r < dim; r++)
+            memcpy((char *)d + ((size_t)i * dim + r) * ss, (const char *)host + ((size_t)i * per + (size_t)r * (dim + 1)) * ss,
+                   ss);
+done:
+    sps_dfree(A->ctx, dev);
+    free(host);
+    return st;
+}
+
 sps_status sps_matrix_diagonal(sps_matrix A, void *d)
 {
     if (!A) return SPS_ERR_ARG;
     if (!d) return sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_diagonal: NULL output");
+    if (A->ops->diag_blocks) return diagonal_from_blocks(A, d);
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(A, &h));
     /* the diagonal of the scalar expansion (sps_entry_elem: a block's own diagonal,

@@ -506,6 +506,56 @@ static void test_convert_errors(void)
 }
 
 /* ------------------------------------------------------------------ diagonal */
+/* Compound entries: the diagonal of the scalar expansion (a block's own diagonal, a
+ * quaternion's w four times), zero where a block row has no diagonal entry; bcsr takes its
+ * diagonal blocks on the backend (diag_blocks), bell through the host copy: both equal the
+ * values put in. */
+static void test_diagonal_compound(sps_scalar t)
+{
+    const int n = 9;
+    for (int q = 0; q < 2; q++) {
+        const sps_entry_desc e = q ? sps_entry_quaternion() : sps_entry_block(3);
+        if (q && cplx(t)) continue; /* quaternions are real */
+        const int nv = sps_entry_values(e), d = sps_entry_dim(e);
+        sps_index rp[10], col[40];
+        int nnz = 0;
+        rp[0] = 0;
+        for (int i = 0; i < n; i++) {
+            for (int j = i > 0 ? i - 1 : 0; j <= i + 1 && j < n; j++)
+                if (j != i || i % 4 != 3) col[nnz++] = j; /* rows 3 and 7: no diagonal entry */
+            rp[i + 1] = nnz;
+        }
+        void *val = tu_xcalloc((size_t)nnz * nv, ssz(t));
+        tu_fill_random(&rng, t, (size_t)nnz * nv, val);
+        double *want = tu_xcalloc(2 * (size_t)n * d, sizeof *want);
+        for (int i = 0; i < n; i++)
+            for (int k = rp[i]; k < rp[i + 1]; k++)
+                if (col[k] == i)
+                    for (int r = 0; r < d; r++)
+                        tu_get(t, val, (size_t)k * nv + (q ? 0 : (size_t)r * (d + 1)), &want[2 * ((size_t)i * d + r)],
+                               &want[2 * ((size_t)i * d + r) + 1]);
+        sps_matrix A = NULL, B = NULL;
+        TU_OK(ctx, sps_matrix_from_csr_entries(ctx, n, n, rp, col, val, e, t, &A));
+        TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_BELL, NULL, &B));
+        for (int f = 0; f < 2 && A && B; f++) {
+            void *dg = tu_xcalloc((size_t)n * d, ssz(t));
+            tu_fill_nan(t, (size_t)n * d, dg);
+            int ok = TU_OK(ctx, sps_matrix_diagonal(f ? B : A, dg));
+            for (int i = 0; ok && i < n * d; i++) {
+                double re, im;
+                tu_get(t, dg, (size_t)i, &re, &im);
+                ok = re == want[2 * i] && (!cplx(t) || im == want[2 * i + 1]);
+            }
+            TU_CHECK(ok, "diagonal [%s %s %s]: the entries' diagonals, zero where a row has none", tn(t),
+                     sps_entry_name(e), f ? "bell" : "bcsr");
+            free(dg);
+        }
+        sps_matrix_destroy(A);
+        sps_matrix_destroy(B);
+        free(val), free(want);
+    }
+}
+
 static void test_diagonal(sps_scalar t)
 {
     const int dims[3][2] = {{6, 6}, {4, 7}, {7, 4}};
@@ -1255,6 +1305,7 @@ int main(int argc, char **argv)
         test_from_coo(t);
         test_from_csr(t);
         test_diagonal(t);
+        test_diagonal_compound(t);
         test_generate(t);
         test_generate_stencil27b3(t);
         test_mtx_roundtrip(t);

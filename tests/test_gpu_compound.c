@@ -530,7 +530,8 @@ static int gpu_has_compound(void)
 
 /* bcsr_diag_blocks (block-Jacobi's diagonal blocks) of entry type et on the GPU, AoS and
  * SoA entries, against the CPU's, bit for bit: rows k - 1, k (even k only: odd rows have
- * no diagonal entry, whose block is zero) and k + 2, random values. */
+ * no diagonal entry, whose block is zero) and k + 2, random values.  Then the matrix's
+ * sps_matrix_diagonal on both backends. */
 static void check_diag_blocks(etype et)
 {
     const int n = g_small ? 101 : 1001, nv = sps_entry_values(et.e), d = sps_entry_dim(et.e);
@@ -568,6 +569,26 @@ static void check_diag_blocks(etype et)
         TU_CHECK(nonzero > nd * ss / 8 && !memcmp(hg, dc, nd * ss), "bcsr_diag_blocks %s %s %s: GPU differs from CPU",
                  sps_entry_name(et.e), sps_scalar_name(et.t), lay ? "soa" : "aos");
     }
+    /* sps_matrix_diagonal of the matrix (through diag_blocks on each backend): the diagonals of
+     * the CPU kernel's blocks, on the GPU as on the CPU, the output poisoned first */
+    sps_matrix Ac = NULL, Ag = NULL;
+    const size_t ndiag = (size_t)n * d;
+    void *want = tu_xcalloc(ndiag + 1, ss), *gotc = tu_xcalloc(ndiag + 1, ss), *gotg = tu_xcalloc(ndiag + 1, ss);
+    for (size_t i = 0; i < (size_t)n; i++)
+        for (int r = 0; r < d; r++)
+            memcpy((char *)want + (i * d + r) * ss, (char *)dc + (i * d * d + (size_t)r * (d + 1)) * ss, ss);
+    memset(gotc, 0x7f, ndiag * ss);
+    memset(gotg, 0x7f, ndiag * ss);
+    if (TU_OK(g_cpu, sps_matrix_from_csr_entries(g_cpu, n, n, rp, col, val, et.e, et.t, &Ac)) &&
+        TU_OK(g_gpu, sps_matrix_from_csr_entries(g_gpu, n, n, rp, col, val, et.e, et.t, &Ag)) &&
+        TU_OK(g_cpu, sps_matrix_diagonal(Ac, gotc)) && TU_OK(g_gpu, sps_matrix_diagonal(Ag, gotg)))
+        TU_CHECK(!memcmp(gotc, want, ndiag * ss) && !memcmp(gotg, want, ndiag * ss),
+                 "sps_matrix_diagonal %s %s: CPU %s, GPU %s the blocks' diagonals", sps_entry_name(et.e),
+                 sps_scalar_name(et.t), memcmp(gotc, want, ndiag * ss) ? "differs from" : "equals",
+                 memcmp(gotg, want, ndiag * ss) ? "differs from" : "equals");
+    sps_matrix_destroy(Ac);
+    sps_matrix_destroy(Ag);
+    free(want), free(gotc), free(gotg);
     sps_dfree(g_gpu, drp);
     sps_dfree(g_gpu, dcol);
     sps_dfree(g_gpu, dval);
