@@ -91,6 +91,12 @@ static sps_status bcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src, 
                                           (sps_index)B->nnz, 1, src->val, s->base.val);
 }
 
+static const sps_csr_store *bcsr_backend_csr(sps_matrix A)
+{
+    const bcsr_store *s = A->store;
+    return s->lay == SPS_ENTRY_AOS ? &s->base : NULL;
+}
+
 static sps_status bcsr_to_csr(sps_matrix A, sps_csr_host *out)
 {
     const bcsr_store *s = A->store;
@@ -160,6 +166,7 @@ const sps_format_ops sps_format_bcsr = {
     .id = SPS_FMT_BCSR, .name = "bcsr",
     .summary = "CSR of compound entries (b x b blocks, quaternions), AoS or SoA entries",
     SPS_FORMAT_OPTIONS(bcsr_options), .compound = 1,
-    .from_csr = bcsr_from_csr, .to_csr = bcsr_to_csr, .from_backend_csr = bcsr_from_backend_csr, .spmv = bcsr_spmv,
+    .from_csr = bcsr_from_csr, .to_csr = bcsr_to_csr, .from_backend_csr = bcsr_from_backend_csr,
+    .backend_csr = bcsr_backend_csr, .spmv = bcsr_spmv,
     .spmv_dot = bcsr_spmv_dot, .diag_blocks = bcsr_diag_blocks, .footprint = bcsr_footprint, .destroy = bcsr_destroy,
 };

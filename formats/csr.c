@@ -168,6 +168,8 @@ static sps_status csr_from_csr(sps_matrix B, const sps_csr_host *h, sps_options 
 /* From CSR arrays in backend memory (sps_matrix_from_coo_entries_device; sps_matrix_convert
  * from CSR): copies, the longest row by the backend (jds_rowlen_max, one index
  * downloaded).  An explicit A^T is built on the host, so that option goes through it. */
+static const sps_csr_store *csr_backend_csr(sps_matrix A) { return (const sps_csr_store *)A->store; }
+
 static sps_status csr_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
     if (sps_opt_int(opt, "transpose")) {
@@ -263,6 +265,7 @@ const sps_format_ops sps_format_csr = {
     .summary = "compressed sparse row: the general-purpose default",
     SPS_FORMAT_OPTIONS(csr_options), .rules = csr_rules, .resolve = csr_resolve,
     .from_csr = csr_from_csr, .to_csr = csr_to_csr, .export_csr = csr_export, .from_backend_csr = csr_from_backend_csr,
+    .backend_csr = csr_backend_csr,
     .spmv = csr_spmv, .spmv_dot = csr_spmv_dot, .spmv_xpay_dot = csr_spmv_xpay_dot, .cg_iter = csr_cg_iter,
     .footprint = csr_footprint, .destroy = csr_destroy,
 };

@@ -101,8 +101,12 @@ typedef struct sps_format_ops {
     sps_status (*export_csr)(sps_matrix A, sps_index *rowptr, sps_index *col, void *val);
     /* Optional: build B->store from a CSR matrix already in backend memory, with
      * backend kernels (so a CUDA build never leaves the device; the same code runs
-     * on the CPU backend).  sps_matrix_convert prefers it when the source is CSR. */
+     * on the CPU backend).  sps_matrix_convert prefers it when the source has backend_csr. */
     sps_status (*from_backend_csr)(sps_matrix B, const struct sps_csr_store *src, sps_options opt);
+    /* Optional: A's own arrays as CSR in backend memory with AoS entries (csr; bcsr with AoS
+     * entries), else NULL: sps_matrix_convert then builds the target with its from_backend_csr
+     * on the backend instead of through a host copy. */
+    const struct sps_csr_store *(*backend_csr)(sps_matrix A);
     /* y = a op(A) x + b y on backend pointers. */
     sps_status (*spmv)(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y);
     /* Bytes of the stored format; *stored = entries stored including padding. */
