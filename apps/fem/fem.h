@@ -1,8 +1,9 @@
 /* spsolve-fem: P1 (linear tetrahedral) linear elasticity with 3x3-block matrices
  * (issue 22; formulas: ../shared/research/seed-methods.md §4), on libspsolve's public
- * API.  This first part: the built-in beam (6 tetrahedra a cell), assembly on the host
- * and on the GPU into the library's 3x3 block format, clamped nodes eliminated
- * symmetrically, a tip load, CG with block-Jacobi, the tip deflection. */
+ * API: a Gmsh mesh or the built-in beam (6 tetrahedra a cell), assembly on the host and
+ * on the GPU into the library's 3x3 block format, clamped nodes eliminated symmetrically,
+ * tip load, tractions and body forces, CG with block-Jacobi (or Jacobi, or none), the tip
+ * deflection, von Mises stresses, VTU and PNG output. */
 #ifndef FEM_FEM_H
 #define FEM_FEM_H
 #include <spsolve/spsolve.h>
