@@ -5,8 +5,8 @@
  *   - a mid-grey image (rho ~ 0.02, constant) leaves the sphere unchanged up to the
  *     normalisation;
  *   - face-by-face assembly equals (D - P)^H M (D - P) built from its factors;
- *   - on the GPU (where there is one) the same, and E assembled there equals the host
- *     assembly bit for bit, on the sphere and on it subdivided twice (64k vertices);
+ *   - on the GPU (where there is one) the same, and rho, E, L and omega computed there
+ *     equal the host's bit for bit, on the sphere and on it subdivided twice (64k vertices);
  *   - malformed OBJ and TGA inputs are refused with file:line (TGA: byte) messages.
  *   test_spin DATA_DIR   (../shared/data/spinxform; without it the data checks skip)
  * Ends "N passed, M failed"; 77 when nothing could run. */
@@ -55,45 +55,80 @@ static void distance(const double *pos, const spin_mesh *r, double *mx, double *
 }
 
 #ifdef SPIN_HAVE_CUDA
-/* E assembled on the GPU (spin_assemble_cuda) equals the host assembly bit for bit. */
-static void check_gpu_assembly(sps_context gpu, const spin_mesh *m, const spin_image *im)
+/* Matrices A (on the GPU) and B (host) exported: equal bit for bit (d values an entry). */
+static int same_matrix(sps_matrix A, sps_matrix B, int n, int d)
+{
+    sps_matrix_info_t ia, ib;
+    if (sps_matrix_info(A, &ia) != SPS_OK || sps_matrix_info(B, &ib) != SPS_OK || ia.nnz != ib.nnz) return 0;
+    const int64_t nnz = ib.nnz;
+    int *ra = malloc(sizeof(int) * (n + 1)), *rb = malloc(sizeof(int) * (n + 1));
+    int *ca = malloc(sizeof(int) * (nnz + 1)), *cb = malloc(sizeof(int) * (nnz + 1));
+    double *va = malloc(sizeof(double) * d * (nnz + 1)), *vb = malloc(sizeof(double) * d * (nnz + 1));
+    const int same = sps_matrix_export_csr(A, ra, ca, va) == SPS_OK && sps_matrix_export_csr(B, rb, cb, vb) == SPS_OK &&
+                     !memcmp(ra, rb, sizeof(int) * (n + 1)) && !memcmp(ca, cb, sizeof(int) * nnz) &&
+                     !memcmp(va, vb, sizeof(double) * d * nnz);
+    free(ra), free(rb), free(ca), free(cb), free(va), free(vb);
+    return same;
+}
+
+/* The GPU's phases (spin_gpu_*) against the host's, bit for bit: rho, E, and from a random
+ * unit eigenvector L and omega (its x, y, z components as the Poisson right-hand sides). */
+static void check_gpu_phases(sps_context gpu, const spin_mesh *m, const spin_image *im)
 {
     sps_context cpu = NULL;
     if (sps_context_create(&cpu, SPS_BACKEND_CPU, 0) != SPS_OK) {
         CHECK(0, "CPU context");
         return;
     }
-    const size_t nt = 9 * (size_t)m->nf;
-    double *rho = malloc(sizeof(double) * m->nf), *val = malloc(sizeof(double) * 4 * nt);
-    int *row = malloc(sizeof(int) * nt), *col = malloc(sizeof(int) * nt);
+    const int n = m->nv;
+    const size_t nt = 9 * (size_t)m->nf, nl = 12 * (size_t)m->nf;
+    double *rho = malloc(sizeof(double) * m->nf), *rhog = malloc(sizeof(double) * m->nf),
+           *val = malloc(sizeof(double) * 4 * nt), *lam = malloc(sizeof(double) * 4 * n),
+           *om = malloc(sizeof(double) * 4 * n), *omg = malloc(sizeof(double) * 4 * n), *lv = malloc(sizeof(double) * nl),
+           *cg = malloc(sizeof(double) * n);
+    int *row = malloc(sizeof(int) * nt), *col = malloc(sizeof(int) * nt), *lr = malloc(sizeof(int) * nl),
+        *lc = malloc(sizeof(int) * nl);
     spin_rho(m, im, 5.0, rho);
     spin_assemble(m, rho, row, col, val);
-    sps_matrix Eg = NULL, Eh = NULL;
+    unsigned long long r = 0x2545f4914f6cdd1dULL;
+    for (int i = 0; i < 4 * n; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        lam[i] = (double)(r >> 11) / 9007199254740992.0 - 0.5;
+    }
+    spin_laplacian_omega(m, lam, lr, lc, lv, om);
+    sps_matrix Eg = NULL, Eh = NULL, Lg = NULL, Lh = NULL;
+    sps_vector comp[3] = {NULL, NULL, NULL}, vlam = NULL;
+    spin_gpu *g = NULL;
     double tb = 0;
     char err[256] = "";
-    const sps_status sg = spin_assemble_cuda(gpu, m, rho, &Eg, &tb, err, sizeof err);
+    sps_status sg = spin_gpu_create(gpu, m, im, &g, err, sizeof err);
+    if (sg == SPS_OK) sg = spin_gpu_rho(g, 5.0, rhog);
+    CHECK(sg == SPS_OK && !memcmp(rho, rhog, sizeof(double) * m->nf), "rho on the GPU equals the host's (%d faces): %s",
+          m->nf, err);
+    if (sg == SPS_OK) sg = spin_gpu_assemble(g, &Eg, &tb);
     const sps_status sh =
-        sps_matrix_from_coo_entries(cpu, m->nv, m->nv, (int64_t)nt, row, col, val, sps_entry_quaternion(), SPS_F64, &Eh);
-    CHECK(sg == SPS_OK && sh == SPS_OK, "GPU assembly (%d vertices): %s %s", m->nv, err, sps_context_error(gpu));
-    sps_matrix_info_t ig, ih;
-    if (sg == SPS_OK && sh == SPS_OK && sps_matrix_info(Eg, &ig) == SPS_OK && sps_matrix_info(Eh, &ih) == SPS_OK) {
-        const int64_t nnz = ih.nnz;
-        int *rg = malloc(sizeof(int) * (m->nv + 1)), *rh = malloc(sizeof(int) * (m->nv + 1));
-        int *cg = malloc(sizeof(int) * nnz), *ch = malloc(sizeof(int) * nnz);
-        double *vg = malloc(sizeof(double) * 4 * nnz), *vh = malloc(sizeof(double) * 4 * nnz);
-        const int same = ig.nnz == nnz && sps_matrix_export_csr(Eg, rg, cg, vg) == SPS_OK &&
-                         sps_matrix_export_csr(Eh, rh, ch, vh) == SPS_OK &&
-                         !memcmp(rg, rh, sizeof(int) * (m->nv + 1)) && !memcmp(cg, ch, sizeof(int) * nnz) &&
-                         !memcmp(vg, vh, sizeof(double) * 4 * nnz);
-        CHECK(same, "E assembled on the GPU equals the host's bit for bit (%d vertices, %lld blocks)", m->nv,
-              (long long)nnz);
-        printf("GPU assembly of E (%d vertices): %.4f s, equal to the host's\n", m->nv, tb);
-        free(rg), free(rh), free(cg), free(ch), free(vg), free(vh);
+        sps_matrix_from_coo_entries(cpu, n, n, (int64_t)nt, row, col, val, sps_entry_quaternion(), SPS_F64, &Eh);
+    CHECK(sg == SPS_OK && sh == SPS_OK && same_matrix(Eg, Eh, n, 4),
+          "E assembled on the GPU equals the host's bit for bit (%d vertices): %s %s", n, err, sps_context_error(gpu));
+    printf("GPU assembly of E (%d vertices): %.4f s\n", n, tb);
+    if (sg == SPS_OK) sg = sps_vector_from_host(gpu, 4 * n, SPS_F64, lam, &vlam);
+    if (sg == SPS_OK) sg = spin_gpu_poisson(g, (const double *)sps_vector_data(vlam), &Lg, comp, omg);
+    const sps_status sl = sps_matrix_from_coo(cpu, n, n, (int64_t)nl, lr, lc, lv, SPS_F64, &Lh);
+    CHECK(sg == SPS_OK && sl == SPS_OK && same_matrix(Lg, Lh, n, 1) && !memcmp(om, omg, sizeof(double) * 4 * n),
+          "L and omega on the GPU equal the host's bit for bit (%d vertices): %s %s", n, err, sps_context_error(gpu));
+    int comp_ok = sg == SPS_OK;
+    for (int q = 0; q < 3 && comp_ok; q++) {
+        comp_ok = sps_vector_get(comp[q], cg) == SPS_OK;
+        for (int i = 0; comp_ok && i < n; i++) comp_ok = cg[i] == om[4 * i + 1 + q];
     }
-    sps_matrix_destroy(Eg);
-    sps_matrix_destroy(Eh);
+    CHECK(comp_ok, "omega's x, y, z in the Poisson vectors (%d vertices)", n);
+    for (int q = 0; q < 3; q++) sps_vector_destroy(comp[q]);
+    sps_vector_destroy(vlam);
+    spin_gpu_destroy(g);
+    sps_matrix_destroy(Eg), sps_matrix_destroy(Eh), sps_matrix_destroy(Lg), sps_matrix_destroy(Lh);
     sps_context_destroy(cpu);
-    free(rho), free(val), free(row), free(col);
+    free(rho), free(rhog), free(val), free(lam), free(om), free(omg), free(lv), free(cg), free(row), free(col), free(lr),
+        free(lc);
 }
 #endif
 
@@ -114,10 +149,10 @@ static void test_reference(sps_context ctx, const char *dir)
           "sizes: %d v, %d vt, %d f, image %d x %d", m.nv, m.nvt, m.nf, im.w, im.h);
 #ifdef SPIN_HAVE_CUDA
     if (sps_context_backend(ctx) == SPS_BACKEND_CUDA) {
-        check_gpu_assembly(ctx, &m, &im);
+        check_gpu_phases(ctx, &m, &im);
         spin_mesh big;
         if (spin_mesh_read(p, &big, err, sizeof err) == 0 && spin_mesh_subdivide(&big, 2, err, sizeof err) == 0) {
-            check_gpu_assembly(ctx, &big, &im);
+            check_gpu_phases(ctx, &big, &im);
             spin_mesh_free(&big);
         } else {
             CHECK(0, "subdivision: %s", err);

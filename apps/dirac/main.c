@@ -119,10 +119,10 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
         printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", "
                "\"assembly\": \"%s\", \"reordered\": %s, \"time\": {\"read\": %.6g, \"reorder\": %.6g, "
-               "\"rho\": %.6g, \"assemble\": %.6g, \"assemble_build\": %.6g, \"eigen\": %.6g, \"eigen_solves\": [",
+               "\"upload\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"assemble_build\": %.6g, \"eigen\": %.6g, \"eigen_solves\": [",
                rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2], rep.rayleigh,
                sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", rep.gpu_assembly ? "gpu" : "host",
-               o.reorder ? "true" : "false", t_read, rep.t_reorder, rep.t_rho, rep.t_assemble, rep.t_assemble_build, rep.t_eigen);
+               o.reorder ? "true" : "false", t_read, rep.t_reorder, rep.t_upload, rep.t_rho, rep.t_assemble, rep.t_assemble_build, rep.t_eigen);
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.6g", i ? ", " : "", rep.t_solve[i]);
         printf("], \"poisson\": %.6g, \"write\": %.6g}}\n", rep.t_poisson, t_write);
     } else {
@@ -131,8 +131,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.iterations && i < 16; i++) printf(" %d", rep.its[i]);
         printf(" %s iterations; x^H E x = %.6g\n", o.solver ? o.solver : "cg", rep.rayleigh);
         printf("  Poisson: %d %d %d CG iterations\n", rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2]);
-        printf("  time: read %.3f s, rho %.3f s, assemble %.3f s (%s; build %.4f s), eigen %.3f s (solves",
-               t_read, rep.t_rho, rep.t_assemble, rep.gpu_assembly ? "GPU" : "host", rep.t_assemble_build, rep.t_eigen);
+        printf("  time: read %.3f s, upload %.3f s, rho %.3f s, assemble %.3f s (%s; build %.4f s), eigen %.3f s (solves",
+               t_read, rep.t_upload, rep.t_rho, rep.t_assemble, rep.gpu_assembly ? "GPU" : "host", rep.t_assemble_build, rep.t_eigen);
         for (int i = 0; i < o.iterations && i < 16; i++) printf(" %.3f", rep.t_solve[i]);
         printf(" s), poisson %.3f s, write %.3f s\n", rep.t_poisson, now() - t0);
         printf("  wrote %s\n", pos_args[2]);

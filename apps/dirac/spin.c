@@ -16,46 +16,10 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* cot of the angle between u and v: (u.v) / |u x v| */
-static double cot(const double *u, const double *v)
-{
-    double c[3];
-    cross3(u, v, c);
-    return dot3(u, v) / sqrt(dot3(c, c));
-}
-
 /* ---------------------------------------------------------------- rho */
-static double pixel(const spin_image *im, int x, int y)
-{
-    x = x < 0 ? 0 : x >= im->w ? im->w - 1 : x;
-    y = y < 0 ? 0 : y >= im->h ? im->h - 1 : y;
-    return im->pix[(size_t)x + (size_t)y * (size_t)im->w] / 255.0;
-}
-
-static double sample(const spin_image *im, double u, double v)
-{
-    const double x = u * im->w, y = v * im->h;
-    const int x0 = (int)floor(x), y0 = (int)floor(y);
-    const double s = x - x0, t = y - y0;
-    return (1 - s) * (1 - t) * pixel(im, x0, y0) + s * (1 - t) * pixel(im, x0 + 1, y0) +
-           (1 - s) * t * pixel(im, x0, y0 + 1) + s * t * pixel(im, x0 + 1, y0 + 1);
-}
-
 void spin_rho(const spin_mesh *m, const spin_image *im, double scale, double *rho)
 {
-    for (int f = 0; f < m->nf; f++) {
-        double sum = 0;
-        int have = 1;
-        for (int c = 0; c < 3; c++) {
-            const int t = m->ft[3 * f + c];
-            if (t < 0) {
-                have = 0;
-                break;
-            }
-            sum += sample(im, m->vt[2 * t], m->vt[2 * t + 1]);
-        }
-        rho[f] = have ? 2.0 * (sum / 3.0 - 0.5) * scale : 0.0;
-    }
+    for (int f = 0; f < m->nf; f++) rho[f] = spin_face_rho(m->ft, m->vt, im->pix, im->w, im->h, scale, f);
 }
 
 /* ---------------------------------------------------------------- E */
@@ -75,31 +39,60 @@ void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, do
             }
 }
 
-/* ---------------------------------------------------------------- solves */
-static sps_status cg_solve(sps_context ctx, sps_matrix A, sps_precond P, const double *b, double *x, sps_index n,
-                           const spin_options *o, int *its, double *relres)
+/* ---------------------------------------------------------------- L and omega */
+void spin_laplacian_omega(const spin_mesh *m, const double *lam, int *lr, int *lc, double *lv, double *om)
 {
+    memset(om, 0, sizeof(double) * 4 * (size_t)m->nv);
+    int64_t k = 0;
+    for (int f = 0; f < m->nf; f++)
+        for (int c = 0; c < 3; c++) {
+            const spin_corner t = spin_corner_terms(m->v, lam, m->f + 3 * f, c);
+            const int pr[4][2] = {{t.i1, t.i1}, {t.i2, t.i2}, {t.i1, t.i2}, {t.i2, t.i1}};
+            const double pv[4] = {t.h, t.h, -t.h, -t.h};
+            for (int q = 0; q < 4; q++, k++) lr[k] = pr[q][0], lc[k] = pr[q][1], lv[k] = pv[q];
+            const double ww[4] = {t.et.w, t.et.x, t.et.y, t.et.z};
+            for (int q = 0; q < 4; q++) {
+                om[4 * (size_t)t.a + q] -= t.h * ww[q];
+                om[4 * (size_t)t.b + q] += t.h * ww[q];
+            }
+        }
+}
+
+/* ---------------------------------------------------------------- solves */
+/* The three Poisson solves L x = omega_q - mean (q = x, y, z; L is singular, omega made
+ * compatible), plain CG from x0 = 0 on ctx's backend; the solutions into pos (3 nv,
+ * interleaved).  comp: omega's components, in place. */
+static sps_status poisson_solves(sps_context ctx, sps_matrix L, sps_vector comp[3], const spin_options *o, double *pos,
+                                 double *scratch, spin_report *rep)
+{
+    const sps_index n = sps_vector_size(comp[0]);
+    const double one = 1.0, zero = 0.0;
     sps_operator op = NULL;
     sps_solver s = NULL;
-    sps_vector vb = NULL, vx = NULL;
-    sps_result res;
-    memset(&res, 0, sizeof res);
-    sps_status st = sps_operator_from_matrix(A, &op);
+    sps_vector ones = NULL, x = NULL;
+    sps_status st = sps_operator_from_matrix(L, &op);
     if (st == SPS_OK) st = sps_solver_create(ctx, SPS_SOLVER_CG, &s);
     if (st == SPS_OK) st = sps_solver_set_operator(s, op);
-    if (st == SPS_OK && P) st = sps_solver_set_precond(s, P);
     if (st == SPS_OK) st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit);
-    if (st == SPS_OK) st = sps_vector_from_host(ctx, n, SPS_F64, b, &vb);
-    if (st == SPS_OK) st = sps_vector_create(ctx, n, SPS_F64, &vx); /* x0 = 0, as the reference */
-    if (st == SPS_OK) st = sps_solver_solve(s, vb, vx, &res);
-    if (st == SPS_OK || st == SPS_ERR_NOT_CONVERGED) { /* the iterate, converged or at maxit */
-        const sps_status sg = sps_vector_get(vx, x);
-        if (sg != SPS_OK) st = sg;
+    if (st == SPS_OK) st = sps_vector_create(ctx, n, SPS_F64, &ones);
+    if (st == SPS_OK) st = sps_vector_fill(ones, &one);
+    if (st == SPS_OK) st = sps_vector_create(ctx, n, SPS_F64, &x);
+    for (int q = 0; q < 3 && st == SPS_OK; q++) {
+        double sum[2] = {0, 0};
+        st = sps_vector_dot(ones, comp[q], sum);
+        const double minus_mean = n > 0 ? -sum[0] / n : 0.0;
+        if (st == SPS_OK) st = sps_vector_axpby(&minus_mean, ones, &one, comp[q]);
+        if (st == SPS_OK) st = sps_vector_fill(x, &zero); /* x0 = 0, as the reference */
+        sps_result res;
+        memset(&res, 0, sizeof res);
+        if (st == SPS_OK) st = sps_solver_solve(s, comp[q], x, &res);
+        if (st == SPS_ERR_NOT_CONVERGED) st = SPS_OK; /* the iterate at maxit, as the reference */
+        rep->poisson_its[q] = res.iterations;
+        if (st == SPS_OK) st = sps_vector_get(x, scratch);
+        for (sps_index i = 0; st == SPS_OK && i < n; i++) pos[3 * (size_t)i + q] = scratch[i];
     }
-    *its = res.iterations;
-    *relres = res.relative_residual;
-    sps_vector_destroy(vb);
-    sps_vector_destroy(vx);
+    sps_vector_destroy(ones);
+    sps_vector_destroy(x);
     sps_solver_destroy(s);
     sps_operator_destroy(op);
     return st;
@@ -126,12 +119,13 @@ static sps_status assemble_host(sps_context ctx, const spin_mesh *m, const doubl
 }
 
 /* Inverse iteration on E from b = 1 (the real quaternion at every vertex), on the
- * context's backend throughout: b and x stay there, one solver serves every solve, and
- * only the final eigenvector comes back (4n reals, into lam).  Each step: b = b / |b|,
+ * context's backend throughout: b and x stay there, one solver serves every solve; the
+ * final eigenvector stays there too (*eig, the caller's) and comes back into lam (4n
+ * reals, also the start's scratch) only where fetch is set.  Each step: b = b / |b|,
  * x = 0, solve E x = b with Jacobi-preconditioned CG (o->solver: another method; the
  * reference's x0 = 0), b = x. */
 static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_options *o, int n, double *lam,
-                                    spin_report *rep)
+                                    int fetch, sps_vector *eig, spin_report *rep)
 {
     const sps_index N = 4 * (sps_index)n;
     sps_operator op = NULL;
@@ -179,7 +173,8 @@ static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_op
     if (st == SPS_OK) st = sps_operator_apply(op, SPS_OP_N, NULL, b, NULL, y);
     if (st == SPS_OK) st = sps_vector_dot(b, y, r);
     rep->rayleigh = r[0];
-    if (st == SPS_OK) st = sps_vector_get(b, lam);
+    if (st == SPS_OK && fetch) st = sps_vector_get(b, lam);
+    if (st == SPS_OK) *eig = b, b = NULL;
     sps_vector_destroy(b);
     sps_vector_destroy(x);
     sps_vector_destroy(y);
@@ -271,28 +266,41 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
                                  double *pos, spin_report *rep)
 {
     const int n = m->nv, nf = m->nf;
-    sps_status st = SPS_OK;
-    double *rho = malloc(sizeof(double) * (size_t)nf);
-    double *lam = malloc(sizeof(double) * 4 * (size_t)n);
-    double *om = calloc(4 * (size_t)n, sizeof(double)), *comp = malloc(sizeof(double) * (size_t)n),
-           *sol = malloc(sizeof(double) * (size_t)n), *x4 = calloc(4 * (size_t)n, sizeof(double));
-    int *lr = malloc(sizeof(int) * 12 * (size_t)nf), *lc = malloc(sizeof(int) * 12 * (size_t)nf);
-    double *lv = malloc(sizeof(double) * 12 * (size_t)nf);
+    sps_status st = SPS_ERR_ALLOC;
+    double *rho = NULL, *lam = malloc(sizeof(double) * 4 * ((size_t)n + 1)), *scratch = malloc(sizeof(double) * ((size_t)n + 1));
+    double *om = NULL, *lv = NULL;
+    int *lr = NULL, *lc = NULL;
     sps_matrix E = NULL, L = NULL;
-    if (!rho || !lam || !om || !comp || !sol || !x4 || !lr || !lc || !lv) {
-        st = SPS_ERR_ALLOC;
-        goto done;
-    }
+    sps_vector eig = NULL, comp[3] = {NULL, NULL, NULL};
+#ifdef SPIN_HAVE_CUDA
+    spin_gpu *g = NULL;
+    const int gpu = sps_context_backend(ctx) == SPS_BACKEND_CUDA;
+#else
+    const int gpu = 0;
+#endif
+    if (!lam || !scratch) goto done;
     double t0 = now();
-    spin_rho(m, im, o->scale, rho);
+    /* rho: on the GPU with the mesh and image uploaded once, or on the host */
+#ifdef SPIN_HAVE_CUDA
+    if (gpu) {
+        if ((st = spin_gpu_create(ctx, m, im, &g, rep->err, sizeof rep->err)) != SPS_OK) goto done;
+        rep->t_upload = now() - t0;
+        t0 = now();
+        if ((st = spin_gpu_rho(g, o->scale, NULL)) != SPS_OK) goto done;
+    } else
+#endif
+    {
+        if (!(rho = malloc(sizeof(double) * ((size_t)nf + 1)))) goto done;
+        spin_rho(m, im, o->scale, rho);
+    }
     rep->t_rho = now() - t0;
 
-    /* E: on the GPU when the context is there, else from the host's triplets */
+    /* E = (D - P_rho)^H M (D - P_rho) */
     t0 = now();
 #ifdef SPIN_HAVE_CUDA
-    if (sps_context_backend(ctx) == SPS_BACKEND_CUDA) {
+    if (gpu) {
         rep->gpu_assembly = 1;
-        st = spin_assemble_cuda(ctx, m, rho, &E, &rep->t_assemble_build, rep->err, sizeof rep->err);
+        st = spin_gpu_assemble(g, &E, &rep->t_assemble_build);
     } else
 #endif
         st = assemble_host(ctx, m, rho, &E, &rep->t_assemble_build);
@@ -303,84 +311,56 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
     rep->t_assemble = now() - t0;
     if (o->write_matrix && (st = sps_matrix_write_mtx(E, o->write_matrix)) != SPS_OK) goto done;
     t0 = now();
-    if ((st = inverse_iteration(ctx, E, o, n, lam, rep)) != SPS_OK) goto done;
+    if ((st = inverse_iteration(ctx, E, o, n, lam, !gpu, &eig, rep)) != SPS_OK) goto done;
     rep->t_eigen = now() - t0;
 
-    /* the cotangent Laplacian L of the original mesh and the divergence omega of the new edges */
+    /* the cotangent Laplacian L of the original mesh and the divergence omega of the new edges,
+     * its x, y, z as vectors on the context's backend */
     t0 = now();
-    int64_t k = 0;
-    for (int f = 0; f < nf; f++) {
-        const int *vi = m->f + 3 * f;
-        for (int c = 0; c < 3; c++) { /* the angle at corner c, opposite edge (c+1, c+2) */
-            const int i1 = vi[(c + 1) % 3], i2 = vi[(c + 2) % 3], i0 = vi[c];
-            double u[3], w[3];
-            sub3(m->v + 3 * i1, m->v + 3 * i0, u);
-            sub3(m->v + 3 * i2, m->v + 3 * i0, w);
-            const double h = 0.5 * cot(u, w);
-            const int pr[4][2] = {{i1, i1}, {i2, i2}, {i1, i2}, {i2, i1}};
-            const double pv[4] = {h, h, -h, -h};
-            for (int q = 0; q < 4; q++) {
-                lr[k] = pr[q][0];
-                lc[k] = pr[q][1];
-                lv[k++] = pv[q];
-            }
-            /* the edge (a, b), a < b by index; e = p_b - p_a; its transformed version */
-            const int a = i1 < i2 ? i1 : i2, bb = i1 < i2 ? i2 : i1;
-            double e[3];
-            sub3(m->v + 3 * bb, m->v + 3 * a, e);
-            const quat E_ = qimag(e), la = {lam[4 * a], lam[4 * a + 1], lam[4 * a + 2], lam[4 * a + 3]},
-                       lb = {lam[4 * bb], lam[4 * bb + 1], lam[4 * bb + 2], lam[4 * bb + 3]};
-            quat et = qscale(1.0 / 3.0, qmul(qmul(qconj(la), E_), la));
-            et = qadd(et, qscale(1.0 / 6.0, qmul(qmul(qconj(la), E_), lb)));
-            et = qadd(et, qscale(1.0 / 6.0, qmul(qmul(qconj(lb), E_), la)));
-            et = qadd(et, qscale(1.0 / 3.0, qmul(qmul(qconj(lb), E_), lb)));
-            const double ww[4] = {et.w, et.x, et.y, et.z};
-            for (int q = 0; q < 4; q++) {
-                om[4 * a + q] -= h * ww[q];
-                om[4 * bb + q] += h * ww[q];
-            }
+#ifdef SPIN_HAVE_CUDA
+    if (gpu) {
+        if ((st = spin_gpu_poisson(g, (const double *)sps_vector_data(eig), &L, comp, NULL)) != SPS_OK) goto done;
+    } else
+#endif
+    {
+        st = SPS_ERR_ALLOC;
+        const size_t k = 12 * (size_t)nf;
+        if (!(om = malloc(sizeof(double) * 4 * ((size_t)n + 1))) || !(lr = malloc(sizeof(int) * (k + 1))) ||
+            !(lc = malloc(sizeof(int) * (k + 1))) || !(lv = malloc(sizeof(double) * (k + 1))))
+            goto done;
+        spin_laplacian_omega(m, lam, lr, lc, lv, om);
+        if ((st = sps_matrix_from_coo(ctx, n, n, (int64_t)k, lr, lc, lv, SPS_F64, &L)) != SPS_OK) goto done;
+        for (int q = 0; q < 3; q++) { /* x, y, z: the real part is ~0 and not a position */
+            for (int i = 0; i < n; i++) scratch[i] = om[4 * (size_t)i + 1 + q];
+            if ((st = sps_vector_from_host(ctx, n, SPS_F64, scratch, &comp[q])) != SPS_OK) goto done;
         }
     }
-    if ((st = sps_matrix_from_coo(ctx, n, n, k, lr, lc, lv, SPS_F64, &L)) != SPS_OK) goto done;
-    for (int q = 1; q < 4; q++) { /* x, y, z: the real part is ~0 and not a position */
-        double mean = 0;
-        for (int i = 0; i < n; i++) mean += om[4 * i + q];
-        mean /= n;
-        for (int i = 0; i < n; i++) comp[i] = om[4 * i + q] - mean;
-        double rr = 0;
-        st = cg_solve(ctx, L, NULL, comp, sol, n, o, &rep->poisson_its[q - 1], &rr);
-        if (st != SPS_OK && st != SPS_ERR_NOT_CONVERGED) goto done;
-        for (int i = 0; i < n; i++) x4[4 * i + q] = sol[i];
-    }
+    if ((st = poisson_solves(ctx, L, comp, o, pos, scratch, rep)) != SPS_OK) goto done;
     /* normalisation: the unweighted mean subtracted, then the largest norm scaled to 1 */
     double c3[3] = {0, 0, 0}, rmax = 0;
     for (int i = 0; i < n; i++)
-        for (int q = 0; q < 3; q++) c3[q] += x4[4 * i + 1 + q];
+        for (int q = 0; q < 3; q++) c3[q] += pos[3 * (size_t)i + q];
     for (int q = 0; q < 3; q++) c3[q] /= n;
     for (int i = 0; i < n; i++) {
         double r2 = 0;
         for (int q = 0; q < 3; q++) {
-            pos[3 * i + q] = x4[4 * i + 1 + q] - c3[q];
-            r2 += pos[3 * i + q] * pos[3 * i + q];
+            pos[3 * (size_t)i + q] -= c3[q];
+            r2 += pos[3 * (size_t)i + q] * pos[3 * (size_t)i + q];
         }
         rmax = r2 > rmax ? r2 : rmax;
     }
     rmax = sqrt(rmax);
-    for (int i = 0; i < 3 * n; i++) pos[i] /= rmax;
+    for (size_t i = 0; i < 3 * (size_t)n; i++) pos[i] /= rmax;
     rep->t_poisson = now() - t0;
-    st = SPS_OK;
 done:
+#ifdef SPIN_HAVE_CUDA
+    spin_gpu_destroy(g);
+#endif
     sps_matrix_destroy(E);
     sps_matrix_destroy(L);
-    free(rho);
-    free(lam);
-    free(om);
-    free(comp);
-    free(sol);
-    free(x4);
-    free(lr);
-    free(lc);
-    free(lv);
+    sps_vector_destroy(eig);
+    for (int q = 0; q < 3; q++) sps_vector_destroy(comp[q]);
+    free(rho), free(lam), free(scratch), free(om), free(lr), free(lc), free(lv);
     return st;
 }
 

@@ -31,7 +31,8 @@ typedef struct {
     double rayleigh;            /* x^H E x / x^H x after the iterations */
     double t_rho, t_assemble, t_eigen, t_poisson;
     double t_reorder;           /* the breadth-first renumbering (s; 0 without it) */
-    double t_assemble_build;    /* of t_assemble: the triplets and the matrix, mesh already in place (s) */
+    double t_assemble_build;    /* of t_assemble: the pattern, the blocks and the matrix, mesh already in place (s) */
+    double t_upload;            /* GPU: the mesh, texture coordinates and image copied to the device (s) */
     double t_solve[16];         /* each E solve (s) */
     int gpu_assembly;           /* E was assembled on the GPU */
     char err[256];              /* what failed in the app's own GPU code ("" when nothing did) */
@@ -50,13 +51,26 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
 /** --png: positions a and b (3 nv each, faces of m) side by side in a 2 size x size image. */
 int spin_render_png(const char *path, const spin_mesh *m, const double *a, const double *b, int size, char *err,
                     size_t errlen);
+/** The Poisson step's inputs on the host (the oracle of spin_gpu_poisson): L's triplets
+ *  (12 nf into lr, lc, lv: each corner's 4 in spin_corner_terms' order) and omega (4 nv,
+ *  zeroed here) from the eigenvector lam (4 nv). */
+void spin_laplacian_omega(const spin_mesh *m, const double *lam, int *lr, int *lc, double *lv, double *om);
 #ifdef SPIN_HAVE_CUDA
-/** E assembled on ctx's GPU (spin_cuda.cu): spin_assemble's triplets computed there,
- *  one thread a face, and built by sps_matrix_from_coo_entries_device; equal to the host
- *  assembly bit for bit.  *t_build: seconds from the mesh on the device to E ready.
- *  A failure of the app's own CUDA calls is SPS_ERR_DEVICE with err saying what. */
-sps_status spin_assemble_cuda(sps_context ctx, const spin_mesh *m, const double *rho, sps_matrix *E,
-                              double *t_build, char *err, size_t len);
+/** The GPU's phases (spin_cuda.cu), on ctx's device: the mesh, texture coordinates and
+ *  image uploaded once by spin_gpu_create; rho, E, L and omega computed there, each equal
+ *  to the host's bit for bit.  A failure of the app's own CUDA calls is SPS_ERR_DEVICE (or
+ *  SPS_ERR_ALLOC) with err (kept by the object) saying what. */
+typedef struct spin_gpu spin_gpu;
+sps_status spin_gpu_create(sps_context ctx, const spin_mesh *m, const spin_image *im, spin_gpu **g, char *err,
+                           size_t len);
+void spin_gpu_destroy(spin_gpu *g);
+/** rho on the device (spin_rho's values); rho non-NULL: also copied there (nf). */
+sps_status spin_gpu_rho(spin_gpu *g, double scale, double *rho);
+/** E from the device's rho, row by row (the host assembly's sums in its order).  *t_build: seconds. */
+sps_status spin_gpu_assemble(spin_gpu *g, sps_matrix *E, double *t_build);
+/** L (scalar csr, E's pattern) and omega's x, y, z into three new vectors of nv, from lam
+ *  (4 nv reals in device memory, AoS).  om non-NULL: omega (4 nv) copied there. */
+sps_status spin_gpu_poisson(spin_gpu *g, const double *lam, sps_matrix *L, sps_vector comp[3], double *om);
 #endif
 #ifdef __cplusplus
 }

@@ -1,46 +1,122 @@
-/* spsolve-spin: E assembled on the GPU (spin.h spin_assemble_cuda).  The mesh and rho
- * go up once; one thread a triplet computes its face's quaternion block (spin_math.h, the
- * host's arithmetic: compiled with --fmad=false, so the blocks are the host's bit for
- * bit) as triplets in device memory; sps_matrix_from_coo_entries_device sorts and sums
- * them there (the host builder's sums in its order: E equals the host-assembled E bit
- * for bit; test_spin checks it).  Everything is queued on the context's stream
- * (sps_context_cuda_stream), so the library's work is ordered after the kernel.
- * Traffic of the kernel: the face's 3 corners (24 B each, gathered, 9 times from the L1 /
- * L2) and rho read, 9 triplets of 8 + 32 B written: 18.4M triplets (740 MB) at 1M vertices. */
+/* spsolve-spin on the GPU (spin.h spin_gpu_*): the mesh, its texture coordinates and the
+ * image go up once, and every phase of the transformation runs there:
+ *
+ *   rho      one thread a face (spin_face_rho);
+ *   E        row by row (apps/common/elem_rows.cuh): the pattern from vertex adjacency,
+ *            then a thread a vertex sums its block row over its faces in face order,
+ *            each face's blocks (spin_face_block) added at their columns from -0.0;
+ *   L, omega the same pattern (L couples exactly the vertices E does): a thread a vertex
+ *            walks its faces' corners in the host's order (spin_corner_terms) and sums
+ *            its row of L and its omega; omega's x, y, z go to three vectors for the
+ *            Poisson solves.
+ *
+ * The arithmetic is the host's (spin_math.h, compiled with --fmad=false) and every sum
+ * is the host's in its order, so rho, E, L and omega equal the host's bit for bit
+ * (test_spin).  Why rows and not triplets: E's 9 nf triplets (40 bytes each) were
+ * written, radix-sorted and gathered (2.9 ms of kernels, 23 SpMVs of E at 1M vertices on
+ * an H100); the row owner writes each block once.  Everything is queued on the
+ * context's stream (sps_context_cuda_stream), ordered with the library's work. */
 #include "spin.h"
 #include "spin_math.h"
+
+#include "elem_rows.cuh"
 
 #include <spsolve/cuda.h>
 
 #include <cuda_runtime.h>
+#include <new>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
+
+struct spin_gpu {
+    sps_context ctx;
+    cudaStream_t s;
+    int nv, nf, w, h;
+    double *v = nullptr, *vt = nullptr, *rho = nullptr;
+    int *f = nullptr, *ft = nullptr;
+    unsigned char *pix = nullptr;
+    elem_rows::rows R;
+    bool have_rows = false;
+    char *err;
+    size_t len;
+};
 
 namespace {
 
-/* one triplet's quaternion, 32 bytes: a warp's stores are 8 full 128-byte lines */
 struct alignas(32) q4 {
     double w, x, y, z;
 };
 
-/* One thread a triplet (face t / 9, block (i, j)): consecutive threads write consecutive
- * triplets, 8 + 32 bytes each, so a warp's stores are whole lines.  Each thread computes
- * its face's edges again (9 times a face: arithmetic, not traffic).  A first version
- * took a face a thread and wrote its 9 triplets, 288 bytes apart from its neighbour's:
- * 1.4 ms at 1M vertices (H200), 0.7 TB/s. */
-__global__ void spin_triplets_kernel(int nf, const double *__restrict__ v, const int *__restrict__ f,
-                                     const double *__restrict__ rho, int *__restrict__ row, int *__restrict__ col,
-                                     q4 *__restrict__ val)
+__global__ void rho_kernel(int nf, const int *__restrict__ ft, const double *__restrict__ vt,
+                           const unsigned char *__restrict__ pix, int w, int h, double scale, double *__restrict__ rho)
 {
-    const long long nt = 9LL * nf;
-    for (long long k = blockIdx.x * (long long)blockDim.x + threadIdx.x; k < nt; k += (long long)gridDim.x * blockDim.x) {
-        const int t = (int)(k / 9), ij = (int)(k - 9LL * t), i = ij / 3, j = ij - 3 * i;
-        const int c[3] = {__ldg(f + 3 * t), __ldg(f + 3 * t + 1), __ldg(f + 3 * t + 2)};
-        const quat q = spin_face_block(v, c, __ldg(rho + t), i, j);
-        row[k] = c[i];
-        col[k] = c[j];
-        val[k] = q4{q.w, q.x, q.y, q.z};
+    for (int f = blockIdx.x * blockDim.x + threadIdx.x; f < nf; f += gridDim.x * blockDim.x)
+        rho[f] = spin_face_rho(ft, vt, pix, w, h, scale, f);
+}
+
+/* E's block row of vertex a: its faces in face order, each face's blocks (k, j) for its
+ * corner k at a (twice for a face that repeats a) */
+__global__ void e_rows_kernel(int nv, const double *__restrict__ v, const int *__restrict__ f,
+                              const double *__restrict__ rho, const int *__restrict__ inc, const int *__restrict__ ptr,
+                              const int *__restrict__ rowptr, const int *__restrict__ col, q4 *__restrict__ val)
+{
+    for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < nv; a += gridDim.x * blockDim.x) {
+        const int r0 = rowptr[a], r1 = rowptr[a + 1];
+        for (int j = r0; j < r1; j++) val[j] = q4{-0.0, -0.0, -0.0, -0.0};
+        for (int p = ptr[a]; p < ptr[a + 1]; p++) {
+            const int t = inc[p] / 3, k = inc[p] - 3 * t;
+            int c[3];
+            elem_rows::corners<3>(f, t, c);
+            const double r = __ldg(rho + t);
+            for (int j = 0; j < 3; j++) {
+                const quat q = spin_face_block(v, c, r, k, j);
+                q4 &o = val[elem_rows::find(col, r0, r1, c[j])];
+                o.w += q.w, o.x += q.x, o.y += q.y, o.z += q.z;
+            }
+        }
     }
+}
+
+/* L's row and omega of vertex a: its faces in face order, each face's corners c = 0..2 and
+ * their four L triplets in the host's order (spin_corner_terms), the ones in row a added;
+ * omega from +0.0 as the host's calloc'd array; its x, y, z into comp[0..2] */
+__global__ void poisson_rows_kernel(int nv, const double *__restrict__ v, const int *__restrict__ f,
+                                    const double *__restrict__ lam, const int *__restrict__ inc,
+                                    const int *__restrict__ ptr, const int *__restrict__ rowptr,
+                                    const int *__restrict__ col, double *__restrict__ lval, q4 *__restrict__ om,
+                                    double *__restrict__ cx, double *__restrict__ cy, double *__restrict__ cz)
+{
+    for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < nv; a += gridDim.x * blockDim.x) {
+        const int r0 = rowptr[a], r1 = rowptr[a + 1];
+        for (int j = r0; j < r1; j++) lval[j] = -0.0;
+        quat o = qmake(0.0, 0.0, 0.0, 0.0);
+        int last = -1;
+        for (int p = ptr[a]; p < ptr[a + 1]; p++) {
+            const int t = inc[p] / 3;
+            if (t == last) continue; /* a face that repeats a: its corners are walked once, all of them */
+            last = t;
+            int vi[3];
+            elem_rows::corners<3>(f, t, vi);
+            for (int c = 0; c < 3; c++) {
+                const spin_corner k = spin_corner_terms(v, lam, vi, c);
+                const int pr[4][2] = {{k.i1, k.i1}, {k.i2, k.i2}, {k.i1, k.i2}, {k.i2, k.i1}};
+                const double pv[4] = {k.h, k.h, -k.h, -k.h};
+                for (int q = 0; q < 4; q++)
+                    if (pr[q][0] == a) lval[elem_rows::find(col, r0, r1, pr[q][1])] += pv[q];
+                if (k.a == a) o = qmake(o.w - k.h * k.et.w, o.x - k.h * k.et.x, o.y - k.h * k.et.y, o.z - k.h * k.et.z);
+                if (k.b == a) o = qmake(o.w + k.h * k.et.w, o.x + k.h * k.et.x, o.y + k.h * k.et.y, o.z + k.h * k.et.z);
+            }
+        }
+        if (om) om[a] = q4{o.w, o.x, o.y, o.z};
+        cx[a] = o.x, cy[a] = o.y, cz[a] = o.z;
+    }
+}
+
+unsigned grid_for(long long n, int threads)
+{
+    const long long g = (n + threads - 1) / threads;
+    return (unsigned)(g < 1 ? 1 : g > 65535LL * 32 ? 65535LL * 32 : g);
 }
 
 double wall(void)
@@ -50,56 +126,147 @@ double wall(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* err := "GPU <what>: <CUDA error>"; the status for it */
+sps_status fail(spin_gpu *g, const char *what, cudaError_t e)
+{
+    snprintf(g->err, g->len, "GPU %s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
+    (void)cudaGetLastError();
+    return e == cudaErrorMemoryAllocation ? SPS_ERR_ALLOC : SPS_ERR_DEVICE;
+}
+
+/* the vertex adjacency, once (E and L share it) */
+cudaError_t rows(spin_gpu *g, const char **what)
+{
+    if (g->have_rows) return cudaSuccess;
+    const cudaError_t e = elem_rows::build<3>(g->s, g->nv, g->nf, g->f, &g->R, what);
+    g->have_rows = e == cudaSuccess;
+    return e;
+}
+
 } // namespace
 
-extern "C" sps_status spin_assemble_cuda(sps_context ctx, const spin_mesh *m, const double *rho, sps_matrix *E,
-                                         double *t_build, char *err, size_t len)
+extern "C" sps_status spin_gpu_create(sps_context ctx, const spin_mesh *m, const spin_image *im, spin_gpu **out,
+                                      char *err, size_t len)
 {
-    *E = NULL;
-    cudaStream_t s = (cudaStream_t)sps_context_cuda_stream(ctx);
-    const size_t nv = (size_t)m->nv, nf = (size_t)m->nf, nt = 9 * nf;
-    double *dv = NULL, *drho = NULL, *dval = NULL;
-    int *df = NULL, *drow = NULL, *dcol = NULL;
-    sps_status st = SPS_OK;
-    const char *what = "allocating the mesh and triplets";
-    cudaError_t e = cudaMallocAsync((void **)&dv, 3 * nv * sizeof *dv, s);
-    if (e == cudaSuccess) e = cudaMallocAsync((void **)&df, 3 * nf * sizeof *df, s);
-    if (e == cudaSuccess) e = cudaMallocAsync((void **)&drho, nf * sizeof *drho, s);
-    if (e == cudaSuccess) e = cudaMallocAsync((void **)&drow, nt * sizeof *drow, s);
-    if (e == cudaSuccess) e = cudaMallocAsync((void **)&dcol, nt * sizeof *dcol, s);
-    if (e == cudaSuccess) e = cudaMallocAsync((void **)&dval, 4 * nt * sizeof *dval, s);
-    if (e == cudaSuccess) {
-        what = "uploading the mesh";
-        e = cudaMemcpyAsync(dv, m->v, 3 * nv * sizeof *dv, cudaMemcpyHostToDevice, s);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(df, m->f, 3 * nf * sizeof *df, cudaMemcpyHostToDevice, s);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(drho, rho, nf * sizeof *drho, cudaMemcpyHostToDevice, s);
-        if (e == cudaSuccess) e = cudaStreamSynchronize(s); /* the build's time starts with the mesh on the device */
+    *out = NULL;
+    spin_gpu *g = new (std::nothrow) spin_gpu;
+    if (!g) {
+        snprintf(err, len, "out of host memory");
+        return SPS_ERR_ALLOC;
     }
-    const double t0 = wall();
-    if (e == cudaSuccess && nf > 0) {
-        what = "the triplet kernel";
-        const int threads = 256;
-        const size_t want = (nt + threads - 1) / threads;
-        spin_triplets_kernel<<<(unsigned)(want < 65535 * 32 ? want : 65535 * 32), threads, 0, s>>>(
-            m->nf, dv, df, drho, drow, dcol, (q4 *)dval);
+    g->ctx = ctx;
+    g->s = (cudaStream_t)sps_context_cuda_stream(ctx);
+    g->nv = m->nv, g->nf = m->nf, g->w = im ? im->w : 0, g->h = im ? im->h : 0;
+    g->err = err, g->len = len;
+    const size_t nv = (size_t)m->nv, nf = (size_t)m->nf, nvt = (size_t)m->nvt, np = (size_t)g->w * (size_t)g->h;
+    cudaStream_t s = g->s;
+    cudaError_t e = cudaMallocAsync((void **)&g->v, 3 * nv * sizeof(double) + 8, s);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&g->f, 3 * nf * sizeof(int) + 16, s);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&g->ft, 3 * nf * sizeof(int) + 16, s);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&g->vt, 2 * nvt * sizeof(double) + 8, s);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&g->pix, np + 8, s);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&g->rho, nf * sizeof(double) + 8, s);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->v, m->v, 3 * nv * sizeof(double), cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->f, m->f, 3 * nf * sizeof(int), cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(g->ft, m->ft, 3 * nf * sizeof(int), cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess && nvt) e = cudaMemcpyAsync(g->vt, m->vt, 2 * nvt * sizeof(double), cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess && np) e = cudaMemcpyAsync(g->pix, im->pix, np, cudaMemcpyHostToDevice, s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(s);
+    if (e != cudaSuccess) {
+        const sps_status st = fail(g, "upload of the mesh and the image", e);
+        spin_gpu_destroy(g);
+        return st;
+    }
+    *out = g;
+    return SPS_OK;
+}
+
+extern "C" void spin_gpu_destroy(spin_gpu *g)
+{
+    if (!g) return;
+    elem_rows::release(g->s, &g->R);
+    void *b[6] = {g->v, g->vt, g->rho, g->f, g->ft, g->pix};
+    for (int i = 0; i < 6; i++)
+        if (b[i]) (void)cudaFreeAsync(b[i], g->s);
+    (void)cudaGetLastError();
+    delete g;
+}
+
+extern "C" sps_status spin_gpu_rho(spin_gpu *g, double scale, double *rho)
+{
+    cudaError_t e = cudaSuccess;
+    if (g->nf > 0) {
+        rho_kernel<<<grid_for(g->nf, 256), 256, 0, g->s>>>(g->nf, g->ft, g->vt, g->pix, g->w, g->h, scale, g->rho);
         e = cudaGetLastError();
     }
-    if (e == cudaSuccess)
-        st = sps_matrix_from_coo_entries_device(ctx, m->nv, m->nv, (int64_t)nt, drow, dcol, dval,
-                                                sps_entry_quaternion(), SPS_F64, E);
-    if (e == cudaSuccess && st == SPS_OK) e = cudaStreamSynchronize(s);
-    *t_build = wall() - t0;
-    if (e != cudaSuccess) {
-        snprintf(err, len, "GPU assembly of E: %s: %s (%s)", what, cudaGetErrorName(e), cudaGetErrorString(e));
-        st = SPS_ERR_DEVICE;
+    if (e == cudaSuccess && rho)
+        e = cudaMemcpyAsync(rho, g->rho, (size_t)g->nf * sizeof(double), cudaMemcpyDeviceToHost, g->s);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(g->s);
+    return e == cudaSuccess ? SPS_OK : fail(g, "rho", e);
+}
+
+extern "C" sps_status spin_gpu_assemble(spin_gpu *g, sps_matrix *E, double *t_build)
+{
+    *E = NULL;
+    const double t0 = wall();
+    const char *what = "assembly of E";
+    q4 *val = NULL;
+    cudaError_t e = rows(g, &what);
+    if (e == cudaSuccess) e = cudaMallocAsync((void **)&val, (size_t)g->R.nnz * sizeof(q4) + 32, g->s);
+    if (e == cudaSuccess && g->nv > 0) {
+        what = "assembly of E: the row kernel";
+        e_rows_kernel<<<grid_for(g->nv, 128), 128, 0, g->s>>>(g->nv, g->v, g->f, g->rho, g->R.inc, g->R.ptr,
+                                                             g->R.rowptr, g->R.col, val);
+        e = cudaGetLastError();
     }
-    void *bufs[6] = {dv, df, drho, drow, dcol, dval};
-    for (int i = 0; i < 6; i++)
-        if (bufs[i]) (void)cudaFreeAsync(bufs[i], s);
-    (void)cudaGetLastError();
+    sps_status st = e == cudaSuccess ? sps_matrix_from_csr_entries_device(g->ctx, g->nv, g->nv, g->R.nnz, g->R.rowptr,
+                                                                          g->R.col, val, sps_entry_quaternion(),
+                                                                          SPS_F64, E)
+                                     : fail(g, what, e);
+    if (st == SPS_OK && (e = cudaStreamSynchronize(g->s)) != cudaSuccess) st = fail(g, what, e);
+    if (val) (void)cudaFreeAsync(val, g->s);
+    *t_build = wall() - t0;
     if (st != SPS_OK) {
         sps_matrix_destroy(*E);
         *E = NULL;
+    }
+    return st;
+}
+
+extern "C" sps_status spin_gpu_poisson(spin_gpu *g, const double *lam, sps_matrix *L, sps_vector comp[3], double *om)
+{
+    *L = NULL;
+    comp[0] = comp[1] = comp[2] = NULL;
+    const char *what = "Laplacian and omega";
+    double *lval = NULL;
+    q4 *dom = NULL;
+    sps_status st = SPS_OK;
+    for (int q = 0; q < 3 && st == SPS_OK; q++) st = sps_vector_create(g->ctx, g->nv, SPS_F64, &comp[q]);
+    cudaError_t e = cudaSuccess;
+    if (st == SPS_OK) e = rows(g, &what);
+    if (st == SPS_OK && e == cudaSuccess)
+        e = cudaMallocAsync((void **)&lval, (size_t)g->R.nnz * sizeof(double) + 8, g->s);
+    if (st == SPS_OK && e == cudaSuccess && om) e = cudaMallocAsync((void **)&dom, (size_t)g->nv * sizeof(q4), g->s);
+    if (st == SPS_OK && e == cudaSuccess && g->nv > 0) {
+        what = "Laplacian and omega: the row kernel";
+        poisson_rows_kernel<<<grid_for(g->nv, 128), 128, 0, g->s>>>(
+            g->nv, g->v, g->f, lam, g->R.inc, g->R.ptr, g->R.rowptr, g->R.col, lval, dom,
+            (double *)sps_vector_data(comp[0]), (double *)sps_vector_data(comp[1]), (double *)sps_vector_data(comp[2]));
+        e = cudaGetLastError();
+    }
+    if (st == SPS_OK && e == cudaSuccess && om)
+        e = cudaMemcpyAsync(om, dom, (size_t)g->nv * sizeof(q4), cudaMemcpyDeviceToHost, g->s);
+    if (st == SPS_OK && e == cudaSuccess)
+        st = sps_matrix_from_csr_entries_device(g->ctx, g->nv, g->nv, g->R.nnz, g->R.rowptr, g->R.col, lval,
+                                                sps_entry_scalar(), SPS_F64, L);
+    if (st == SPS_OK && e == cudaSuccess) e = cudaStreamSynchronize(g->s);
+    if (e != cudaSuccess) st = fail(g, what, e);
+    if (lval) (void)cudaFreeAsync(lval, g->s);
+    if (dom) (void)cudaFreeAsync(dom, g->s);
+    if (st != SPS_OK) {
+        sps_matrix_destroy(*L);
+        *L = NULL;
+        for (int q = 0; q < 3; q++) sps_vector_destroy(comp[q]), comp[q] = NULL;
     }
     return st;
 }

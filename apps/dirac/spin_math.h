@@ -73,4 +73,73 @@ static inline SPIN_HD quat spin_face_block(const double *v, const int *c, double
     r.w += cc;
     return r;
 }
+
+/* cot of the angle between u and v: (u.v) / |u x v| */
+static inline SPIN_HD double spin_cot(const double *u, const double *v)
+{
+    double c[3];
+    cross3(u, v, c);
+    return dot3(u, v) / sqrt(dot3(c, c));
+}
+
+/* The image (w x h bytes, pixel (x, y) at pix[x + y w]) at integer (x, y) clamped to its
+ * edges, in [0, 1]; and bilinearly at texture coordinate (u, v): (x, y) = (u w, v h), no
+ * half-pixel shift, no v flip (seed-methods §3.3). */
+static inline SPIN_HD double spin_pixel(const unsigned char *pix, int w, int h, int x, int y)
+{
+    x = x < 0 ? 0 : x >= w ? w - 1 : x;
+    y = y < 0 ? 0 : y >= h ? h - 1 : y;
+    return pix[(size_t)x + (size_t)y * (size_t)w] / 255.0;
+}
+static inline SPIN_HD double spin_sample(const unsigned char *pix, int w, int h, double u, double v)
+{
+    const double x = u * w, y = v * h;
+    const int x0 = (int)floor(x), y0 = (int)floor(y);
+    const double s = x - x0, t = y - y0;
+    return (1 - s) * (1 - t) * spin_pixel(pix, w, h, x0, y0) + s * (1 - t) * spin_pixel(pix, w, h, x0 + 1, y0) +
+           (1 - s) * t * spin_pixel(pix, w, h, x0, y0 + 1) + s * t * spin_pixel(pix, w, h, x0 + 1, y0 + 1);
+}
+/* rho of face f: the mean of its 3 corners' samples mapped by 2 (mean - 0.5) scale; 0 when a
+ * corner has no texture coordinate (ft < 0). */
+static inline SPIN_HD double spin_face_rho(const int *ft, const double *vt, const unsigned char *pix, int w, int h,
+                                           double scale, int f)
+{
+    double sum = 0;
+    for (int c = 0; c < 3; c++) {
+        const int t = ft[3 * (size_t)f + c];
+        if (t < 0) return 0.0;
+        sum += spin_sample(pix, w, h, vt[2 * (size_t)t], vt[2 * (size_t)t + 1]);
+    }
+    return 2.0 * (sum / 3.0 - 0.5) * scale;
+}
+
+/* Corner c of face vi (positions v, eigenvector lam: 4 reals a vertex) in the Poisson step
+ * (seed-methods §3.1): the opposite edge (i1, i2) = (vi[c+1], vi[c+2]) gets the cotan weight
+ * h = cot(angle at c) / 2, L's triplets (i1, i1, h), (i2, i2, h), (i1, i2, -h), (i2, i1, -h)
+ * in that order, and the edge sorted by index (a < b), e = p_b - p_a, gives omega_a -= h et,
+ * omega_b += h et with et = (1/3) la* e la + (1/6) la* e lb + (1/6) lb* e la + (1/3) lb* e lb. */
+typedef struct {
+    int i1, i2, a, b;
+    double h;
+    quat et;
+} spin_corner;
+static inline SPIN_HD spin_corner spin_corner_terms(const double *v, const double *lam, const int *vi, int c)
+{
+    spin_corner k;
+    const int i0 = vi[c];
+    k.i1 = vi[(c + 1) % 3], k.i2 = vi[(c + 2) % 3];
+    double u[3], w[3], e[3];
+    sub3(v + 3 * (size_t)k.i1, v + 3 * (size_t)i0, u);
+    sub3(v + 3 * (size_t)k.i2, v + 3 * (size_t)i0, w);
+    k.h = 0.5 * spin_cot(u, w);
+    k.a = k.i1 < k.i2 ? k.i1 : k.i2, k.b = k.i1 < k.i2 ? k.i2 : k.i1;
+    sub3(v + 3 * (size_t)k.b, v + 3 * (size_t)k.a, e);
+    const double *pa = lam + 4 * (size_t)k.a, *pb = lam + 4 * (size_t)k.b;
+    const quat E_ = qimag(e), la = qmake(pa[0], pa[1], pa[2], pa[3]), lb = qmake(pb[0], pb[1], pb[2], pb[3]);
+    quat et = qscale(1.0 / 3.0, qmul(qmul(qconj(la), E_), la));
+    et = qadd(et, qscale(1.0 / 6.0, qmul(qmul(qconj(la), E_), lb)));
+    et = qadd(et, qscale(1.0 / 6.0, qmul(qmul(qconj(lb), E_), la)));
+    k.et = qadd(et, qscale(1.0 / 3.0, qmul(qmul(qconj(lb), E_), lb)));
+    return k;
+}
 #endif
