@@ -98,26 +98,58 @@ static __global__ void incidence_ptr(long long nk, int nv, const int *__restrict
     }
 }
 
+/* Nodes of at most CAP elements (a triangle mesh's usual 6: CAP = 8) keep their elements'
+ * corners in registers for the selection passes instead of reloading them each pass
+ * (static indexing: the loops are unrolled over CAP). */
+template <int K> struct small_cap {
+    static constexpr int value = 24 / K;
+};
+
+/* Node a's columns by selection: n (count only, out NULL) or written to out. */
+template <int K>
+__device__ __forceinline__ int row_select(const int *__restrict__ el, const int *__restrict__ inc, int p0, int p1,
+                                          int *__restrict__ out)
+{
+    constexpr int CAP = small_cap<K>::value;
+    int n = 0;
+    if (p1 - p0 <= CAP) {
+        int cc[CAP * K];
+#pragma unroll
+        for (int q = 0; q < CAP; q++) {
+            int c[K];
+            if (p0 + q < p1) corners<K>(el, inc[p0 + q] / K, c);
+#pragma unroll
+            for (int k = 0; k < K; k++) cc[q * K + k] = p0 + q < p1 ? c[k] : INT_MAX;
+        }
+        for (int last = -1;;) {
+            int m = INT_MAX;
+#pragma unroll
+            for (int i = 0; i < CAP * K; i++) m = cc[i] > last && cc[i] < m ? cc[i] : m;
+            if (m == INT_MAX) break;
+            if (out) out[n] = m;
+            n++, last = m;
+        }
+        return n;
+    }
+    for (int last = -1; (last = next_neighbour<K>(el, inc, p0, p1, last)) != INT_MAX; n++)
+        if (out) out[n] = last;
+    return n;
+}
+
 template <int K>
 __global__ void row_count(int nv, const int *__restrict__ el, const int *__restrict__ inc, const int *__restrict__ ptr,
                           int *__restrict__ cnt)
 {
-    for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < nv; a += gridDim.x * blockDim.x) {
-        const int p0 = ptr[a], p1 = ptr[a + 1];
-        int n = 0;
-        for (int last = -1; (last = next_neighbour<K>(el, inc, p0, p1, last)) != INT_MAX;) n++;
-        cnt[a] = n;
-    }
+    for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < nv; a += gridDim.x * blockDim.x)
+        cnt[a] = row_select<K>(el, inc, ptr[a], ptr[a + 1], nullptr);
 }
 
 template <int K>
 __global__ void row_cols(int nv, const int *__restrict__ el, const int *__restrict__ inc, const int *__restrict__ ptr,
                          const int *__restrict__ rowptr, int *__restrict__ col)
 {
-    for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < nv; a += gridDim.x * blockDim.x) {
-        int last = -1;
-        for (int j = rowptr[a]; j < rowptr[a + 1]; j++) col[j] = last = next_neighbour<K>(el, inc, ptr[a], ptr[a + 1], last);
-    }
+    for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < nv; a += gridDim.x * blockDim.x)
+        (void)row_select<K>(el, inc, ptr[a], ptr[a + 1], col + rowptr[a]);
 }
 
 inline unsigned grid(long long n, int threads)

@@ -61,17 +61,33 @@ static inline SPIN_HD double spin_face_edges(const double *v, const int *c, doub
     return 0.5 * sqrt(dot3(x, x));
 }
 
-/* Block (i, j) of face c (density rho) in E = (D - P_rho)^H M (D - P_rho), for corners i,
- * j: a e_i e_j + b (e_j - e_i) + c with a = -1 / (4 A), b = rho / 6, c = A rho^2 / 9
- * (seed-methods.md §3, the reference's assembly). */
+/* What a face's blocks need (spin_face_prep): its edges and the coefficients
+ * a = -1 / (4 A), b = rho / 6, c = A rho^2 / 9 of its area A and density rho. */
+typedef struct {
+    double e[3][3];
+    double a, b, c;
+} spin_face;
+static inline SPIN_HD spin_face spin_face_prep(const double *v, const int *c, double rho)
+{
+    spin_face F;
+    const double A = spin_face_edges(v, c, F.e);
+    F.a = -1.0 / (4.0 * A), F.b = rho / 6.0, F.c = A * rho * rho / 9.0;
+    return F;
+}
+/* Block (i, j) of a prepared face in E = (D - P_rho)^H M (D - P_rho), for corners i, j:
+ * a e_i e_j + b (e_j - e_i) + c (seed-methods.md §3, the reference's assembly). */
+static inline SPIN_HD quat spin_face_block_of(const spin_face *F, int i, int j)
+{
+    const quat ei = qimag(F->e[i]), ej = qimag(F->e[j]);
+    quat r = qadd(qscale(F->a, qmul(ei, ej)), qscale(F->b, qadd(ej, qscale(-1.0, ei))));
+    r.w += F->c;
+    return r;
+}
+/* Block (i, j) of face c (density rho): the two above. */
 static inline SPIN_HD quat spin_face_block(const double *v, const int *c, double rho, int i, int j)
 {
-    double e[3][3];
-    const double A = spin_face_edges(v, c, e), a = -1.0 / (4.0 * A), b = rho / 6.0, cc = A * rho * rho / 9.0;
-    const quat ei = qimag(e[i]), ej = qimag(e[j]);
-    quat r = qadd(qscale(a, qmul(ei, ej)), qscale(b, qadd(ej, qscale(-1.0, ei))));
-    r.w += cc;
-    return r;
+    const spin_face F = spin_face_prep(v, c, rho);
+    return spin_face_block_of(&F, i, j);
 }
 
 /* cot of the angle between u and v: (u.v) / |u x v| */
