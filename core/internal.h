@@ -112,6 +112,7 @@ sps_status sps_v_axpby(sps_cplx a, sps_vector x, sps_cplx b, sps_vector y); /* y
 sps_status sps_v_pmul(sps_vector d, sps_vector x, sps_vector y);            /* y = d .* x */
 sps_status sps_v_dot(sps_vector x, sps_vector y, sps_cplx *slots, int out); /* slots[out] = x^H y */
 sps_status sps_v_nrm2(sps_vector x, sps_cplx *slots, int out);              /* slots[out] = ||x|| */
+sps_status sps_v_nrm_inf(sps_vector x, sps_cplx *slots, int out);           /* slots[out] = max |x_i| */
 /* slots[xy] = x^H y, slots[xx] = x^H x */
 sps_status sps_v_dot2(sps_vector x, sps_vector y, sps_cplx *slots, int xy, int xx);
 /* y += c x;  x = c x;  w = x + c y  (c from slots) */

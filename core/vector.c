@@ -151,6 +151,10 @@ sps_status sps_v_dot(sps_vector x, sps_vector y, sps_cplx *slots, int out)
     return VK(x)->dot(VX(x), x->n, x->data, y->data, slots, out);
 }
 sps_status sps_v_nrm2(sps_vector x, sps_cplx *slots, int out) { return VK(x)->nrm2(VX(x), x->n, x->data, slots, out); }
+sps_status sps_v_nrm_inf(sps_vector x, sps_cplx *slots, int out)
+{
+    return VK(x)->nrm_inf(VX(x), x->n, x->data, slots, out);
+}
 sps_status sps_v_dot2(sps_vector x, sps_vector y, sps_cplx *slots, int xy, int xx)
 {
     return VK(x)->dot2(VX(x), x->n, x->data, y->data, slots, xy, xx);

@@ -95,6 +95,9 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     X(P, S, dot, (sps_exec *ex, sps_index n, const void *x, const void *y, sps_cplx *slots, int out)) \
     /* slots[out] = ||x||_2  (real part; imaginary 0) */                                            \
     X(P, S, nrm2, (sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out))          \
+    /* slots[out] = ||x||_inf = max_i |x_i| (complex: the modulus; NaN when an entry is NaN)       \
+       (the solvers' max-norm stopping test, option norm = inf) */                                  \
+    X(P, S, nrm_inf, (sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out))       \
     /* y = d .* x  (pointwise; Jacobi) */                                                           \
     X(P, S, pmul, (sps_exec *ex, sps_index n, const void *d, const void *x, void *y))            \
     /* y = d .* x and slots[out] = x^H y in one pass (Jacobi inside PCG: z = M r, r^H z);         \

@@ -84,8 +84,9 @@ static sps_status cg_run(cg_state *c, sps_vector b)
     /* r = b - A x0;  ||b||, ||r_0|| checked at iteration 0 */
     SPS_CHECK(sps_sv_begin(s, b, c->x, c->r, &done));
     if (done) return SPS_OK;
-    /* the stopping rule on the device: cg_step sets STOP when rr <= tol^2 */
-    const double rule[2] = {s->tol * s->tol, 0.0}; /* TOL2, STOP */
+    /* the stopping rule on the device: cg_step sets STOP when rr <= tol^2; with norm = inf
+     * (a max-norm tolerance) never, the host deciding after each iteration instead */
+    const double rule[2] = {s->norm_inf ? -1.0 : s->tol * s->tol, 0.0}; /* TOL2, STOP */
     SPS_CHECK(sps_sv_set_slots(s, TOL2, rule, 2));
 
     /* Iteration it = s->its + 1 is queued and its slots fetched asynchronously, with
@@ -121,9 +122,11 @@ static sps_status cg_run(cg_state *c, sps_vector b)
         if (!sps_sv_finite(rr))
             return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
                                "CG: the residual norm is not finite at iteration %d (NaN/Inf in A p)", it);
-        const double rn = sqrt(rr.re);
+        double rn = sqrt(rr.re);
+        if (s->norm_inf) SPS_CHECK(sps_sv_tracked_inf(s, c->r, &rn));
         SPS_CHECK(sps_sv_record(s, rn, &stop));
-        if (s->hslots[STOP].re != 0.0) { /* rr <= tol^2, decided on the device */
+        if (s->norm_inf ? rn <= s->tol : s->hslots[STOP].re != 0.0) { /* rr <= tol^2 decided on the device, or
+                                                                        max |r_i| <= tol on the host */
             int conv;
             SPS_CHECK(sps_sv_confirm(s, b, c->x, c->r, &conv));
             if (conv) return SPS_OK;
@@ -164,7 +167,7 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 }
 
 const sps_solver_method sps_solver_cg_method = {
-    .type = SPS_SOLVER_CG, .name = "cg", .title = "CG",
+    .type = SPS_SOLVER_CG, .name = "cg", .title = "CG", .norm_inf = 1,
     .workspace = cg_workspace, .iterate = cg_iterate,
     .pc_needs = SPS_PRECOND_SYMMETRIC, /* PCG is CG on the SPD M^(1/2) A M^(1/2) */
 };

@@ -42,6 +42,10 @@ static const sps_option_desc common_options[] = {
      .help = "absolute tolerance"},
     {.name = "maxit", .type = SPS_OPT_INT, .def = SPS_STR(DEFAULT_MAXIT), .min = 0, .max = INT_MAX,
      .help = "iteration limit"},
+    {.name = "norm", .type = SPS_OPT_CHOICE, .def = "2", .choices = "2|inf",
+     .help = "the norm of the stopping test and of the reported residuals: 2 (Euclidean), or inf (max |r_i| <= "
+             "max(rtol*max|b_i|, atol), as Bridson's PCG in the spin-transformation reference; CG only; one more "
+             "reduction and host round trip an iteration)"},
 };
 #define NCOMMON ((int)(sizeof common_options / sizeof common_options[0]))
 
@@ -75,7 +79,7 @@ sps_status sps_solver_set_option(sps_solver s, const char *name, const char *val
     if (st == SPS_OK) st = sps_options_get_value(o, name, &v);
     if (st != SPS_OK) {
         st = sps_error(s->ctx, st, "sps_solver_set_option: %s%s", o ? sps_options_error(o) : "out of memory",
-                       common || !o ? "" : "; every solver reads rtol, atol, maxit");
+                       common || !o ? "" : "; every solver reads rtol, atol, maxit, norm");
         sps_options_destroy(o);
         return st;
     }
@@ -84,6 +88,10 @@ sps_status sps_solver_set_option(sps_solver s, const char *name, const char *val
     if (strcmp(name, "atol") == 0) return sps_solver_set_tolerances(s, s->rtol, v, s->maxit);
     if (strcmp(name, "maxit") == 0) return sps_solver_set_tolerances(s, s->rtol, s->atol, (int)v);
     if (strcmp(name, "restart") == 0) return sps_solver_set_restart(s, (int)v);
+    if (strcmp(name, "norm") == 0) {
+        s->norm_inf = (int)v == 1;
+        return SPS_OK;
+    }
     return sps_error(s->ctx, SPS_ERR_UNSUPPORTED, "sps_solver_set_option: %s: %s declares it but it is not applied",
                      name, m->name);
 }
@@ -333,7 +341,7 @@ sps_status sps_sv_advance(struct sps_solver_s *s, sps_sv_queue_fn queue, void *a
         return sps_sv_fetch(s, first, count);
     }
     SPS_CHECK(sps_q_fetch_begin(ctx, s->slots + first, bytes));
-    *queued = s->monitor == NULL && s->its + 2 <= s->maxit;
+    *queued = s->monitor == NULL && !s->norm_inf && s->its + 2 <= s->maxit;
     if (*queued) SPS_CHECK(sps_q_fetch_arm(ctx, s->slots + first, bytes, cur ^ 1));
     if (*queued) SPS_CHECK(sv_queue(s, queue, arg, cur ^ 1, 0));
     return sps_q_fetch_wait(ctx, s->hslots + first, bytes);
@@ -415,14 +423,33 @@ static sps_status history_push(struct sps_solver_s *s, double v)
     return SPS_OK;
 }
 
+/* slots[out] = ||v|| in the solver's norm (option norm) */
+static sps_status sv_norm(struct sps_solver_s *s, sps_vector v, int out)
+{
+    return s->norm_inf ? sps_v_nrm_inf(v, s->slots, out) : sps_v_nrm2(v, s->slots, out);
+}
+
+sps_status sps_sv_tracked_inf(struct sps_solver_s *s, sps_vector r, double *rn)
+{
+    SPS_CHECK(sps_v_nrm_inf(r, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_RNORM, 1));
+    *rn = s->hslots[SPS_SLOT_RNORM].re;
+    return SPS_OK;
+}
+
 sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *done)
 {
     const char *title = s->method->title;
     *done = 1;
+    if (s->norm_inf && !s->method->norm_inf)
+        return sps_error(s->ctx, SPS_ERR_UNSUPPORTED,
+                         "%s: option norm = inf is not available for this method (CG has it: the max norm of the "
+                         "residual vector each iteration)",
+                         title);
     /* ||b||, r = b - A x0, ||r||: one fetch */
-    SPS_CHECK(sps_v_nrm2(b, s->slots, SPS_SLOT_BNORM));
+    SPS_CHECK(sv_norm(s, b, SPS_SLOT_BNORM));
     SPS_CHECK(sps_sv_residual(s, b, x, r));
-    SPS_CHECK(sps_v_nrm2(r, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(sv_norm(s, r, SPS_SLOT_RNORM));
     SPS_CHECK(sps_sv_fetch(s, 0, 2));
     const double bnorm = s->hslots[SPS_SLOT_BNORM].re, r0 = s->hslots[SPS_SLOT_RNORM].re;
     s->bnorm = bnorm;
@@ -467,7 +494,7 @@ sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop)
 sps_status sps_sv_true_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t)
 {
     SPS_CHECK(sps_sv_residual(s, b, x, r));
-    SPS_CHECK(sps_v_nrm2(r, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(sv_norm(s, r, SPS_SLOT_RNORM));
     SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_RNORM, 1));
     *t = s->hslots[SPS_SLOT_RNORM].re;
     return SPS_OK;

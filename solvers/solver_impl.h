@@ -44,6 +44,11 @@ typedef struct sps_solver_method {
      * solvers/solver.c); sps_solver_set_option applies them. */
     const sps_option_desc *options;
     int noptions;
+    /* Nonzero: the method implements option norm = inf (its device-side 2-norm stop off,
+     * sps_sv_tracked_inf after each iteration): CG.  BiCGSTAB's breakdown tests scale by
+     * 2-norms (of rhat and r) that its inf mode would have to compute apart; GMRES does not
+     * form r. */
+    int norm_inf;
 } sps_solver_method;
 
 /* GMRES(m)'s default m: declared by gmres.c, set on every new solver. */
@@ -63,6 +68,7 @@ struct sps_solver_s {
     sps_monitor_fn monitor;
     void *monitor_user;
     int graphs;                 /* sps_solver_set_graphs: capture iterations as CUDA graphs (default on) */
+    int norm_inf;               /* option norm = inf: the stopping test and the reported norms are max norms */
     void *graph[2];             /* the solve's recorded iteration per parity (sps_sv_advance) */
 
     /* workspace (setup), reused while these four and host_bytes do not change */
@@ -77,8 +83,8 @@ struct sps_solver_s {
     void *host;                 /* method's host workspace (GMRES Hessenberg, rotations) */
 
     /* the solve in progress */
-    double tol;                 /* max(rtol ||b||, atol) */
-    double bnorm;
+    double tol;                 /* max(rtol ||b||, atol), in the solver's norm (option norm) */
+    double bnorm;               /* ||b|| in that norm */
     int its;
     sps_reason reason;
     double rnorm_true;          /* ||b - A x|| when known (true_known) */
@@ -132,6 +138,10 @@ sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y);
  *  b = 0, x0 already converged, maxit = 0).  *done = 1 when the solve is over
  *  (status returned). */
 sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *done);
+/** Option norm = inf: *rn = max |r_i| of the recurrence residual (one reduction and one
+ *  fetch, after the iteration's slots).  sps_sv_advance queues no iteration ahead in this
+ *  mode, so the method stops (or confirms) on the host with x at this iteration. */
+sps_status sps_sv_tracked_inf(struct sps_solver_s *s, sps_vector r, double *rn);
 /** Iteration s->its + 1 is done: count it, record ||r|| in the history, call
  *  the monitor; *stop = 1 when the monitor asks to stop. */
 sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop);

@@ -9,6 +9,8 @@
  * size of the terms (the GPU contracts a*b+c into FMAs, the CPU does not), and
  * for reductions (double accumulators on both sides, different summation
  * trees) 4 sqrt(n) double roundoffs times the sum of |terms|.
+ * nrm_inf equal to the CPU's (a maximum: exactly for real types, complex moduli within
+ * an ulp or two of each side's hypot), NaN with a NaN entry.
  * Also: the table is complete and is the backend's; dot, nrm2, dot2, cg_step,
  * axpy_dot_s reductions are bit-identical over two runs; nrm2 over/underflow,
  * NaN and Inf; invert's report; guarded steps; out of device memory is
@@ -191,6 +193,27 @@ static void test_blas1(sps_scalar t, size_t n)
         RUN_OK(g_gpu, G->nrm2(sps_ex(g_gpu), N, x.d, g_dslots, 5));
         C->nrm2(sps_ex(g_cpu), N, x.h, g_hslots, 5);
         cmp_slot("nrm2", t, n, dslot(5), g_hslots[5], red_tol(SPS_F64, n, g_hslots[5].re));
+        gb_free(&x);
+    }
+    /* nrm_inf: a maximum is exact, so the GPU's equals the CPU's; a NaN entry gives NaN */
+    {
+        gbuf x = gb_rand(t, n);
+        slot_poison(6);
+        RUN_OK(g_gpu, G->nrm_inf(sps_ex(g_gpu), N, x.d, g_dslots, 6));
+        C->nrm_inf(sps_ex(g_cpu), N, x.h, g_hslots, 6);
+        const double want = g_hslots[6].re, got = dslot(6).re;
+        const int cplx = t == SPS_C32 || t == SPS_C64; /* the moduli: each side's hypot, within an ulp or two */
+        TU_CHECK((cplx ? fabs(got - want) <= 4e-16 * want : got == want) && (n ? want > 0 : want == 0) &&
+                     dslot(6).im == 0,
+                 "nrm_inf [%s n=%d]: GPU %.17g, CPU %.17g", sps_scalar_name(t), (int)n, dslot(6).re, g_hslots[6].re);
+        if (n > 3) {
+            tu_put(t, x.h, (size_t)n / 2, NAN, 0.0);
+            gb_push(&x);
+            slot_poison(6);
+            RUN_OK(g_gpu, G->nrm_inf(sps_ex(g_gpu), N, x.d, g_dslots, 6));
+            TU_CHECK(isnan(dslot(6).re), "nrm_inf with a NaN [%s n=%d] gives %g", sps_scalar_name(t), (int)n,
+                     dslot(6).re);
+        }
         gb_free(&x);
     }
     /* pmul */

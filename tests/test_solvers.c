@@ -665,6 +665,125 @@ static void test_monitor(void)
     sps_matrix_destroy(A);
 }
 
+/* ------------------------------------------------------------------ norm = inf */
+/* CG with option norm = inf (the max-norm stopping test), every scalar type, with and
+ * without Jacobi, on the SPD / HPD matrices: converged; the solution's true residual
+ * max |b - A x| (recomputed here in double) within max(rtol max|b|) up to the solve's
+ * rounding; the reported norms are max norms (rhs_norm = max |b|, history[0] = max |b|
+ * from x0 = 0, residual_norm = the recomputed one); the history's last entry meets the
+ * tolerance and the one before does not (it stops at the first iterate that does); the
+ * 2-norm run before it on the same solver reported ||b||_2 (the option switches the norm).  BiCGSTAB and GMRES refuse it;
+ * norm = 1 is refused. */
+static void test_norm_inf(void)
+{
+    for (int ti = 0; ti < TU_NTYPES; ti++) {
+        const sps_scalar t = tu_all_types[ti];
+        const int single = t == SPS_F32 || t == SPS_C32;
+        const double rtol = single ? 1e-4 : 1e-7;
+        sps_matrix A = make_matrix(sps_scalar_is_complex(t) ? M_HERM : M_POISSON, t);
+        sps_operator op = NULL;
+        TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+        const sps_index n = 400;
+        void *b = tu_xcalloc((size_t)n, sps_scalar_size(t)), *x = tu_xcalloc((size_t)n, sps_scalar_size(t));
+        tu_fill_random(&g_rng, t, (size_t)n, b);
+        double bmax = 0;
+        for (sps_index i = 0; i < n; i++) {
+            double re, im;
+            tu_get(t, b, (size_t)i, &re, &im);
+            bmax = fmax(bmax, hypot(re, im));
+        }
+        for (int pc = 0; pc < 2; pc++) {
+            sps_solver s = NULL;
+            sps_precond P = NULL;
+            sps_vector vb = NULL, vx = NULL;
+            sps_result res, r2;
+            TU_OK(g_ctx, sps_solver_create(g_ctx, SPS_SOLVER_CG, &s));
+            TU_OK(g_ctx, sps_solver_set_operator(s, op));
+            if (pc) {
+                TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_JACOBI, &P));
+                TU_OK(g_ctx, sps_solver_set_precond(s, P));
+            }
+            TU_OK(g_ctx, sps_solver_set_tolerances(s, rtol, 0.0, 5000));
+            TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, b, &vb));
+            TU_OK(g_ctx, sps_vector_create(g_ctx, n, t, &vx));
+            TU_OK(g_ctx, sps_solver_solve(s, vb, vx, &r2)); /* the 2-norm run first */
+            const double rhs2 = r2.rhs_norm; /* ||b||_2 */
+            TU_OK(g_ctx, sps_solver_set_option(s, "norm", "inf"));
+            TU_OK(g_ctx, sps_vector_fill(vx, &(double[2]){0, 0}));
+            const sps_status st = sps_solver_solve(s, vb, vx, &res);
+            char what[96];
+            snprintf(what, sizeof what, "CG norm=inf [%s%s]", sps_scalar_name(t), pc ? " jacobi" : "");
+            TU_CHECK(st == SPS_OK && res.reason == SPS_REASON_CONVERGED_RTOL, "%s: %s %s (%s)", what,
+                     sps_status_name(st), sps_reason_name(res.reason), sps_context_error(g_ctx));
+            if (st == SPS_OK && TU_OK(g_ctx, sps_vector_get(vx, x))) {
+                double rmax = 0;
+                tu_csr h;
+                if (tu_export_csr(g_ctx, A, &h)) { /* b - A x in double */
+                    for (sps_index i = 0; i < n; i++) {
+                        double re, im;
+                        tu_get(t, b, (size_t)i, &re, &im);
+                        for (sps_index k = h.rowptr[i]; k < h.rowptr[i + 1]; k++) {
+                            double ar, ai, xr, xi;
+                            tu_get(t, h.val, (size_t)k, &ar, &ai);
+                            tu_get(t, x, (size_t)h.col[k], &xr, &xi);
+                            re -= ar * xr - ai * xi, im -= ar * xi + ai * xr;
+                        }
+                        rmax = fmax(rmax, hypot(re, im));
+                    }
+                    tu_csr_free(&h);
+                }
+                const double slack = single ? 50 * 6e-8 * bmax : 1e-12 * bmax;
+                TU_CHECK(rmax <= rtol * bmax + slack, "%s: true max|b - A x| = %.3e, tolerance %.3e", what, rmax,
+                         rtol * bmax);
+                TU_CHECK(res.rhs_norm == bmax && res.history_len == res.iterations + 1 &&
+                             fabs(res.history[0] - bmax) <= 1e-6 * bmax,
+                         "%s: rhs_norm %.17g and history[0] %.17g are max |b| = %.17g", what, res.rhs_norm,
+                         res.history[0], bmax);
+                TU_CHECK(fabs(res.residual_norm - rmax) <= (single ? 1e-2 : 1e-6) * rmax + slack,
+                         "%s: residual_norm %.6e is the true max-norm %.6e", what, res.residual_norm, rmax);
+                const int k = res.iterations;
+                TU_CHECK(k > 1 && res.history[k] <= rtol * res.rhs_norm && res.history[k - 1] > rtol * res.rhs_norm,
+                         "%s: stopped at the first iterate meeting the max-norm test (%d: %.3e, before %.3e)", what,
+                         k, res.history[k], res.history[k - 1]);
+                TU_CHECK(res.rhs_norm < rhs2, "%s: max |b| %.6e, the 2-norm run's ||b|| %.6e", what, res.rhs_norm, rhs2);
+            }
+            sps_vector_destroy(vb);
+            sps_vector_destroy(vx);
+            sps_precond_destroy(P);
+            sps_solver_destroy(s);
+        }
+        free(b), free(x);
+        sps_operator_destroy(op);
+        sps_matrix_destroy(A);
+    }
+    /* refusals */
+    sps_matrix A = make_matrix(M_POISSON, SPS_F64);
+    sps_operator op = NULL;
+    TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+    for (int si = 1; si < 3; si++) {
+        sps_solver s = NULL;
+        sps_vector vb = NULL, vx = NULL;
+        sps_result res;
+        TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &s));
+        TU_OK(g_ctx, sps_solver_set_operator(s, op));
+        TU_OK(g_ctx, sps_solver_set_option(s, "norm", "inf"));
+        TU_OK(g_ctx, sps_vector_create(g_ctx, 400, SPS_F64, &vb));
+        TU_OK(g_ctx, sps_vector_fill(vb, &(double){1.0}));
+        TU_OK(g_ctx, sps_vector_create(g_ctx, 400, SPS_F64, &vx));
+        const sps_status st = sps_solver_solve(s, vb, vx, &res);
+        TU_CHECK(st == SPS_ERR_UNSUPPORTED && strstr(sps_context_error(g_ctx), "norm = inf"),
+                 "%s with norm=inf: %s, '%s'", solver_names[si], sps_status_name(st), sps_context_error(g_ctx));
+        sps_context_clear_error(g_ctx);
+        TU_CHECK(sps_solver_set_option(s, "norm", "1") == SPS_ERR_ARG, "norm=1 refused");
+        sps_context_clear_error(g_ctx);
+        sps_vector_destroy(vb);
+        sps_vector_destroy(vx);
+        sps_solver_destroy(s);
+    }
+    sps_operator_destroy(op);
+    sps_matrix_destroy(A);
+}
+
 /* ------------------------------------------------------------------ GMRES restart */
 /* GMRES(m) on one system for m = 5, 30 and m >= n (full GMRES).  GMRES(m)'s
  * iterate k lies in x0 + K_k, over which full GMRES minimises the residual, so
@@ -1185,6 +1304,7 @@ int main(int argc, char **argv)
     test_nan_rhs();
     test_shell();
     test_monitor();
+    test_norm_inf();
     test_gmres_restart();
     test_arguments();
     printf("poisson2d:20 f64 iterations (rtol 1e-8):\n");

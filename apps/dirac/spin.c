@@ -74,6 +74,7 @@ static sps_status poisson_solves(sps_context ctx, sps_matrix L, sps_vector comp[
     if (st == SPS_OK) st = sps_solver_create(ctx, SPS_SOLVER_CG, &s);
     if (st == SPS_OK) st = sps_solver_set_operator(s, op);
     if (st == SPS_OK) st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit);
+    if (st == SPS_OK && o->norm_inf) st = sps_solver_set_option(s, "norm", "inf");
     if (st == SPS_OK) st = sps_vector_create(ctx, n, SPS_F64, &ones);
     if (st == SPS_OK) st = sps_vector_fill(ones, &one);
     if (st == SPS_OK) st = sps_vector_create(ctx, n, SPS_F64, &x);
@@ -140,6 +141,7 @@ static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_op
     if (st == SPS_OK) st = sps_solver_set_operator(s, op);
     if (st == SPS_OK) st = sps_solver_set_precond(s, P);
     if (st == SPS_OK) st = sps_solver_set_tolerances(s, o->rtol, 0.0, o->maxit);
+    if (st == SPS_OK && o->norm_inf) st = sps_solver_set_option(s, "norm", "inf");
     for (sps_index i = 0; i < N; i++) lam[i] = i % 4 == 0 ? 1.0 : 0.0;
     if (st == SPS_OK) st = sps_vector_from_host(ctx, N, SPS_F64, lam, &b);
     if (st == SPS_OK) st = sps_vector_create(ctx, N, SPS_F64, &x);

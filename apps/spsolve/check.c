@@ -157,7 +157,10 @@ void cli_csr_times_ones(const cli_csr *A, void *b)
 }
 
 /* Rows [i0, i1): sum |r_i|^2, sum |b_i|^2, sum (|b_i| + sum_j |a_ij| |x_j|)^2 into s[0..2]. */
-static void residual_rows(const cli_csr *A, const void *x, const void *b, sps_index i0, sps_index i1, long double *s)
+/* Rows i0..i1 of b - A x: s[0], s[1], s[2] = the sums of |r_i|^2, |b_i|^2 and (|b_i| + (|A||x|)_i)^2,
+ * or with inf their maxima of |r_i|, |b_i| and |b_i| + (|A||x|)_i. */
+static void residual_rows(const cli_csr *A, const void *x, const void *b, int inf, sps_index i0, sps_index i1,
+                          long double *s)
 {
     const int cplx = sps_scalar_is_complex(A->t);
     long double r2 = 0, b2 = 0, s2 = 0;
@@ -166,7 +169,7 @@ static void residual_rows(const cli_csr *A, const void *x, const void *b, sps_in
         load(A->t, b, (size_t)i, &sr, &si);
         const long double babs = cplx ? sqrtl(sr * sr + si * si) : fabsl(sr);
         long double axabs = 0;
-        b2 += babs * babs;
+        if (!inf) b2 += babs * babs;
         for (sps_index k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             long double ar, ai, xr, xi;
             load(A->t, A->val, (size_t)k, &ar, &ai);
@@ -176,6 +179,13 @@ static void residual_rows(const cli_csr *A, const void *x, const void *b, sps_in
             /* |a||x|: one square root a complex entry, none a real one */
             axabs += cplx ? sqrtl((ar * ar + ai * ai) * (xr * xr + xi * xi)) : fabsl(ar * xr);
         }
+        if (inf) {
+            const long double ra = sqrtl(sr * sr + si * si);
+            r2 = ra > r2 || ra != ra ? ra : r2; /* NaN sticks */
+            b2 = babs > b2 ? babs : b2;
+            s2 = babs + axabs > s2 ? babs + axabs : s2;
+            continue;
+        }
         r2 += sr * sr + si * si;
         s2 += (babs + axabs) * (babs + axabs);
     }
@@ -184,7 +194,8 @@ static void residual_rows(const cli_csr *A, const void *x, const void *b, sps_in
     s[2] = s2;
 }
 
-void cli_residual(const cli_csr *A, const void *x, const void *b, double *rnorm, double *bnorm, double *scale)
+void cli_residual(const cli_csr *A, const void *x, const void *b, int inf, double *rnorm, double *bnorm,
+                  double *scale)
 {
     const sps_index n = A->rows;
     const int64_t nch = ((int64_t)n + CHECK_CHUNK - 1) / CHECK_CHUNK;
@@ -194,19 +205,22 @@ void cli_residual(const cli_csr *A, const void *x, const void *b, double *rnorm,
 #pragma omp parallel for schedule(dynamic, 4) if (nch > 16)
         for (int64_t c = 0; c < nch; c++) {
             const sps_index i0 = (sps_index)(c * CHECK_CHUNK), i1 = i0 + CHECK_CHUNK < n ? i0 + CHECK_CHUNK : n;
-            residual_rows(A, x, b, i0, i1, part[c]);
+            residual_rows(A, x, b, inf, i0, i1, part[c]);
         }
     }
     for (int64_t c = 0; c < nch; c++) { /* chunk order; without the array, the same sums one by one */
         long double one[3];
         const sps_index i0 = (sps_index)(c * CHECK_CHUNK), i1 = i0 + CHECK_CHUNK < n ? i0 + CHECK_CHUNK : n;
-        if (!part) residual_rows(A, x, b, i0, i1, one);
-        for (int q = 0; q < 3; q++) tot[q] += part ? part[c][q] : one[q];
+        if (!part) residual_rows(A, x, b, inf, i0, i1, one);
+        for (int q = 0; q < 3; q++) {
+            const long double v = part ? part[c][q] : one[q];
+            tot[q] = !inf ? tot[q] + v : v > tot[q] || v != v ? v : tot[q];
+        }
     }
     free(part);
-    *rnorm = (double)sqrtl(tot[0]);
-    *bnorm = (double)sqrtl(tot[1]);
-    *scale = (double)sqrtl(tot[2]);
+    *rnorm = (double)(inf ? tot[0] : sqrtl(tot[0]));
+    *bnorm = (double)(inf ? tot[1] : sqrtl(tot[1]));
+    *scale = (double)(inf ? tot[2] : sqrtl(tot[2]));
 }
 
 int cli_csr_is_real(const cli_csr *A)

@@ -27,12 +27,14 @@ void cli_csr_free(cli_csr *h);
  *  scalars. */
 void cli_csr_times_ones(const cli_csr *A, void *b);
 
-/** ||b - A x||_2 and ||b||_2 in long double; x and b are host arrays of A's
+/** ||b - A x||_2 and ||b||_2 in long double (inf: the max norms, as the solver's option
+ *  norm = inf; scale then max_i (|b| + |A||x|)_i); x and b are host arrays of A's
  *  type.  scale = || |b| + |A||x| ||_2, the size of what a residual computed in
  *  floating point rounds (Higham, Accuracy and Stability, 2nd ed., sec. 3.5):
  *  in unit roundoff u a computed residual is off by at most about
  *  (max_row_nnz + 1) * u * scale. */
-void cli_residual(const cli_csr *A, const void *x, const void *b, double *rnorm, double *bnorm, double *scale);
+void cli_residual(const cli_csr *A, const void *x, const void *b, int inf, double *rnorm, double *bnorm,
+                  double *scale);
 
 /** Nonzero when every stored value of A has a zero imaginary part (always for
  *  real types): a symmetric matrix is then also hermitian. */

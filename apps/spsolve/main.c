@@ -385,7 +385,7 @@ static int step_check(cli_run *r)
     if ((st = sps_vector_get(r->b, r->hb)) != SPS_OK || (st = sps_vector_get(r->x, r->hx)) != SPS_OK)
         return fail(r->ctx, st, "cannot copy the solution to the host");
     double scale = 0;
-    cli_residual(&r->h, r->hx, r->hb, &rep->true_residual_norm, &rep->rhs_norm, &scale);
+    cli_residual(&r->h, r->hx, r->hb, opt->norm_inf, &rep->true_residual_norm, &rep->rhs_norm, &scale);
     rep->true_relative_residual =
         rep->rhs_norm > 0 ? rep->true_residual_norm / rep->rhs_norm : rep->true_residual_norm;
     rep->tolerance = opt->rtol * rep->rhs_norm > opt->atol ? opt->rtol * rep->rhs_norm : opt->atol;

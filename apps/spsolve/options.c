@@ -745,6 +745,7 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
     opt->atol = param_value(opt->sets, "atol", 0);
     opt->maxit = (int)param_value(opt->sets, "maxit", 0);
     opt->restart = (int)param_value(opt->sets, "restart", 0);
+    opt->norm_inf = param_value(opt->sets, "norm", 0) == 1; /* the choice's index: 2 | inf */
     if (opt->rtol >= 1) /* ||b - A x0|| <= ||b|| holds for x0 = 0: converged before any iteration */
         fprintf(stderr, "spsolve: warning: --rtol %g >= 1: the initial guess is accepted as it is\n", opt->rtol);
     return CLI_PARSE_RUN;

@@ -31,6 +31,7 @@ typedef struct {
     const char *precond;     /* "none" by default */
     int restart;             /* the solver parameters as set (given or default), for the summary */
     double rtol, atol;
+    int norm_inf; /* --norm inf: the max norm in the stopping test, the check and the report */
     int maxit;
     const char *format_name; /* NULL: not given (cli_choose_format: auto) */
     sps_format format;

@@ -85,11 +85,13 @@ void cli_print_summary(FILE *f, const cli_report *r)
     if (strcmp(r->solver, "gmres") == 0) fprintf(f, "(%d)", r->restart);
     fprintf(f, ", preconditioner %s\n", r->precond);
     if (r->precond_warning) fprintf(f, "%-10s %s\n", "", r->precond_warning);
-    fprintf(f, "%-10s %s, rtol %g, atol %g, maxit %d\n", "stop", CLI_STOPPING_RULE, r->rtol, r->atol, r->maxit);
+    const int inf = r->opt && r->opt->norm_inf;
+    fprintf(f, "%-10s %s, rtol %g, atol %g, maxit %d\n", "stop", inf ? CLI_STOPPING_RULE_INF : CLI_STOPPING_RULE,
+            r->rtol, r->atol, r->maxit);
     fprintf(f, "%-10s %s: %s after %d iterations\n", "result", outcome(r), sps_reason_name(r->res.reason),
             r->res.iterations);
-    fprintf(f, "%-10s ||b-Ax||/||b|| = %.3e (recomputed on the host; solver: %.3e), tolerance %.3e\n",
-            "residual", r->true_relative_residual, r->res.relative_residual,
+    fprintf(f, "%-10s %s = %.3e (recomputed on the host; solver: %.3e), tolerance %.3e\n", "residual",
+            inf ? "max|b-Ax|/max|b|" : "||b-Ax||/||b||", r->true_relative_residual, r->res.relative_residual,
             r->rhs_norm > 0 ? r->tolerance / r->rhs_norm : r->tolerance);
     if (r->have_error) fprintf(f, "%-10s ||x-1||/||1|| = %.3e\n", "error", r->error_vs_ones);
     fprintf(f, "%-10s read %.3f s, convert %.3f s, setup %.3f s, solve %.3f s (%.3f ms/iteration), total %.3f s\n",
@@ -270,7 +272,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     kstr(&w, "name", r->solver);
     kstr(&w, "precond", r->precond);
     kstr(&w, "precond_warning", r->precond_warning);
-    kstr(&w, "stopping_rule", CLI_STOPPING_RULE);
+    kstr(&w, "stopping_rule", r->opt && r->opt->norm_inf ? CLI_STOPPING_RULE_INF : CLI_STOPPING_RULE);
     knum(&w, "rtol", r->rtol);
     knum(&w, "atol", r->atol);
     kint(&w, "maxit", r->maxit);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #define CLI_STOPPING_RULE "||b-Ax|| <= max(rtol*||b||, atol)"
+#define CLI_STOPPING_RULE_INF "max|b-Ax| <= max(rtol*max|b|, atol)"
 
 typedef struct {
     const cli_options *opt;
@@ -34,7 +35,7 @@ typedef struct {
     sps_result res;
     int converged;               /* the library reported convergence */
     int verified;                /* the CLI's own residual meets the tolerance */
-    double true_residual_norm;   /* ||b - A x||_2, recomputed by the CLI in long double */
+    double true_residual_norm;   /* ||b - A x||_2 (--norm inf: max |b - A x|), recomputed by the CLI in long double */
     double rhs_norm;             /* ||b||_2, same */
     double true_relative_residual;
     double tolerance;            /* max(rtol*||b||, atol) with the CLI's ||b|| */

@@ -25,7 +25,8 @@ typedef enum {
 } sps_reason;
 
 /** Result of a solve.  history points into the solver and stays valid until the
- *  next solve or sps_solver_destroy. */
+ *  next solve or sps_solver_destroy.  The norms are the solver's (option norm): 2-norms
+ *  by default, max norms (max_i |r_i|, max_i |b_i|) with norm = inf. */
 typedef struct {
     int iterations;
     sps_reason reason;
@@ -56,10 +57,12 @@ SPS_API sps_status sps_solver_set_precond(sps_solver s, sps_precond P);
 SPS_API sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int maxit);
 /** GMRES restart length m >= 1 (ignored by other solvers). */
 SPS_API sps_status sps_solver_set_restart(sps_solver s, int m);
-/** Set an option by name (spsolve/options.h): every solver reads rtol, atol and
- *  maxit (sps_solver_options_desc(NULL, &n)), each method its own
- *  (sps_solver_options_desc("gmres", &n): restart).  Unknown name, bad value or out
- *  of range: SPS_ERR_ARG naming it. */
+/** Set an option by name (spsolve/options.h): every solver reads rtol, atol, maxit and
+ *  norm (sps_solver_options_desc(NULL, &n)), each method its own
+ *  (sps_solver_options_desc("gmres", &n): restart).  norm = inf stops on max |r_i| <=
+ *  max(rtol max |b_i|, atol) instead of the 2-norms (CG only: BiCGSTAB and GMRES return
+ *  SPS_ERR_UNSUPPORTED from the solve; one more reduction and a host round trip an
+ *  iteration).  Unknown name, bad value or out of range: SPS_ERR_ARG naming it. */
 SPS_API sps_status sps_solver_set_option(sps_solver s, const char *name, const char *value);
 /** Called after every iteration with its residual; a nonzero return stops the solve.
  *  With a monitor set the CUDA backend no longer queues iteration k+1 before the host

@@ -4,8 +4,8 @@
  *   fill x = a;  copy y = x;  scale x = a x;  axpby y = a x + b y (b == 0: y not
  *   read);  pmul y = d .* x;  axpy_s y += c x, xpay_s y = x + c y with c from
  *   slots (sps_scoef, evaluated on the device in double, then rounded to T);
- *   dot slots[out] = x^H y;  nrm2 slots[out] = ||x||_2;  invert d = 1 ./ d and
- *   slots[out].re = 1 + index of the first zero or non-finite entry (0: none;
+ *   dot slots[out] = x^H y;  nrm2 slots[out] = ||x||_2;  nrm_inf slots[out] = max |x_i|;
+ *   invert d = 1 ./ d and slots[out].re = 1 + index of the first zero or non-finite entry (0: none;
  *   d untouched when one exists).
  *
  * Launch shape: element-wise kernels are grid-stride, 256 threads, at most 32
@@ -175,6 +175,31 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     if (sps_cu_last_block(counter)) nrm2_finish(tmp, part, nb, slots, out);
 }
 
+/* ---------------------------------------------------------------- nrm_inf */
+/* Each block's largest modulus (NaN-propagating), the last block the largest of those:
+ * max is exact, so the result does not depend on the grid. */
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_RED_THREADS)
+    nrm_inf_kernel(sps_index n, const T *x, double *part, unsigned *counter, sps_cplx *slots, int out)
+{
+    __shared__ typename nrm2_br::TempStorage tmp;
+    double m = 0.0;
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+        const double re = re_of(x[i]), im = im_of(x[i]);
+        m = nanmax(m, re != re || im != im ? (double)NAN : hypot(re, im)); /* hypot(Inf, NaN) is Inf */
+    }
+    const double bm = nrm2_br(tmp).Reduce(m, nanmax_op());
+    if (threadIdx.x == 0) part[blockIdx.x] = bm;
+    if (!sps_cu_last_block(counter)) return;
+    const int nb = gridDim.x;
+    double g = 0.0;
+    for (int b = threadIdx.x; b < nb; b += SPS_CU_RED_THREADS) g = nanmax(g, __ldcg(&part[b]));
+    __syncthreads();
+    const double tg = nrm2_br(tmp).Reduce(g, nanmax_op());
+    if (threadIdx.x == 0) slots[out] = acc_to_cplx(tg);
+}
+
 /* ---------------------------------------------------------------- invert */
 /* Pass 1: per block, the smallest index of a zero or non-finite entry (n if none).
  * Pass 2 (one block): the minimum -> slots[out] and a device flag.
@@ -248,6 +273,16 @@ static sps_status pmul_dot_impl(sps_exec *ex, sps_index n, const void *d, const 
     return sps_cuda_reduce<typename sc<T>::ACC, 1>(ex, n, pmul_dot_op<T>{(const T *)d, (const T *)x, (T *)y}, slots,
                                                    sps_cu_outs1(out, SPS_CU_OUT_SUM));
 }
+template <typename T> static sps_status nrm_inf_impl(sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out)
+{
+    int nb = 1;
+    SPS_CHECK(sps_cu_red_grid(ex, nrm_inf_kernel<T>, n, &nb));
+    nrm_inf_kernel<T><<<nb, SPS_CU_RED_THREADS, 0, sps_custream(ex)>>>(n < 0 ? 0 : n, (const T *)x,
+                                                                      (double *)sps_cuws_red(ex), sps_cuws_counter(ex),
+                                                                      slots, out);
+    SPS_CU_LAUNCHED(ex, "nrm_inf_kernel");
+    return SPS_OK;
+}
 template <typename T> static sps_status nrm2_impl(sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out)
 {
     int nb = 1;
@@ -305,6 +340,8 @@ template <typename T> static sps_status invert_impl(sps_exec *ex, sps_index n, v
     { return dot_impl<T>(ex, n, x, y, slots, out); }                                                            \
     extern "C" sps_status sps_cuda_nrm2_##S(sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out) \
     { return nrm2_impl<T>(ex, n, x, slots, out); }                                                              \
+    extern "C" sps_status sps_cuda_nrm_inf_##S(sps_exec *ex, sps_index n, const void *x, sps_cplx *slots, int out) \
+    { return nrm_inf_impl<T>(ex, n, x, slots, out); }                                                           \
     extern "C" sps_status sps_cuda_pmul_##S(sps_exec *ex, sps_index n, const void *d, const void *x, void *y) \
     { return pmul_impl<T>(ex, n, d, x, y); }                                                                    \
     extern "C" sps_status sps_cuda_pmul_dot_##S(sps_exec *ex, sps_index n, const void *d, const void *x, void *y, \

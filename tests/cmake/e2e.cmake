@@ -35,7 +35,7 @@ foreach(solver cg bicgstab gmres)
 endforeach()
 foreach(s summary default_example monitor output history bad_option unknown_format malformed missing_file
           maxit f32 format_coo all_formats complex rhs_file x0 shape indefinite nonfinite cuda help
-          format_options transpose format_refusal bad_format_option format_auto tune check_threads)
+          format_options transpose format_refusal bad_format_option format_auto tune check_threads norm_inf)
   sps_e2e(${s} scenarios.cmake -DSCENARIO=${s})
 endforeach()
 # compound matrices (issue 20 item 4): quaternion files, --block-size, --write-expansion

@@ -23,4 +23,9 @@ if(SPSOLVE_SPIN_DATA)
                                            ${CMAKE_CURRENT_BINARY_DIR}/spin_bumpy_bicgstab.obj --solver bicgstab --json)
   set_tests_properties(e2e.spin.bicgstab PROPERTIES LABELS e2e TIMEOUT 600
                        PASS_REGULAR_EXPRESSION "\"vertices\": 4002, \"faces\": 8000")
+  # the reference's stopping rule (max-norm, 1e-7): its iteration counts, 31x / 2[89]x / 2[78]x
+  add_test(NAME e2e.spin.norm_inf COMMAND spin_cli ${SPSOLVE_SPIN_DATA}/sphere.obj ${SPSOLVE_SPIN_DATA}/bumpy.tga
+                                           ${CMAKE_CURRENT_BINARY_DIR}/spin_bumpy_inf.obj --norm inf --rtol 1e-7 --json)
+  set_tests_properties(e2e.spin.norm_inf PROPERTIES LABELS e2e TIMEOUT 600
+                       PASS_REGULAR_EXPRESSION "\"eigen_iterations\": \\[31[0-9], 2[89][0-9], 2[78][0-9]\\].*\"norm\": \"inf\"")
 endif()
