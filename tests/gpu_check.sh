@@ -14,9 +14,10 @@
 # Usage: tests/gpu_check.sh [SRC]      SRC: source tree (default: this script's repository);
 #        carried data is looked for in SRC/.devdata, then beside this script.
 # Environment: OUT, CUDA_ARCH (default 90), JOBS (default 16), BUILD (default SRC/build-gpu),
-#              SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_FAULT=1, TESTS=REGEX (only those tests, no
+#              SKIP_SANITIZER=1, SKIP_BENCH=1, SKIP_FAULT=1, SKIP_TESTS=1 (no ctest step: the
+#              sanitizers and the fault build in a call of their own), TESTS=REGEX (only those tests, no
 #              sanitizer, no fault build unless FAULT=1), SANITIZE_TESTS="test_gpu_x ..." (the list run
-#              under both sanitizer tools; default all six).
+#              under both sanitizer tools; default all seven).
 # Exit status: 0 when the build succeeded and no test or sanitizer check failed.
 set -u
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -72,8 +73,11 @@ if [ $brc -ne 0 ]; then
 fi
 
 # ---------------------------------------------------------------- tests
-# TESTS=REGEX: only the tests matching it (ctest -R), e.g. a few to recheck
-if [ -n "${TESTS:-}" ]; then
+# TESTS=REGEX: only the tests matching it (ctest -R), e.g. a few to recheck;
+# SKIP_TESTS=1: none (a second call for the sanitizers and the fault build)
+if [ "${SKIP_TESTS:-0}" = 1 ]; then
+  say "ctest: skipped (SKIP_TESTS=1)"
+elif [ -n "${TESTS:-}" ]; then
   ctest --test-dir "$BUILD" -R "$TESTS" --output-on-failure --timeout 900 -j8 >"$OUT/ctest_gpu.log" 2>&1 || fail=1
   say "ctest -R '$TESTS': $(grep -E 'tests passed|tests failed' "$OUT/ctest_gpu.log" | tail -1)"
   grep -E '^ *[0-9]+ - .*\((Failed|Timeout|Not Run)\)' "$OUT/ctest_gpu.log" | sed 's/^ */  /' >>"$S"
@@ -101,7 +105,7 @@ if [ "${SKIP_SANITIZER:-0}" != 1 ] && command -v compute-sanitizer >/dev/null 2>
     log="$OUT/$tool.log"
     : >"$log"
     t0=$(now)
-    for exe in ${SANITIZE_TESTS:-test_gpu_kernels test_gpu_spmv test_gpu_hola test_gpu_variants test_gpu_compound test_gpu_precond}; do
+    for exe in ${SANITIZE_TESTS:-test_gpu_kernels test_gpu_spmv test_gpu_hola test_gpu_variants test_gpu_compound test_gpu_precond test_gpu_assemble}; do
       bin="$BUILD/tests/$exe"
       [ -x "$bin" ] || continue
       args=()
