@@ -165,6 +165,18 @@ extern "C" sps_status spin_gpu_create(sps_context ctx, const spin_mesh *m, const
     g->err = err, g->len = len;
     const size_t nv = (size_t)m->nv, nf = (size_t)m->nf, nvt = (size_t)m->nvt, np = (size_t)g->w * (size_t)g->h;
     cudaStream_t s = g->s;
+    /* The phases allocate and free their scratch on the stream (cudaMallocAsync from the device's
+     * default pool); with the pool's default release threshold (0) every synchronisation hands
+     * the freed memory back to the driver and the next phase's allocations take it again.  Keep
+     * it in the pool instead (the app's process, its choice): E's build waits on its pattern's
+     * size once, and its values then reuse the pattern's scratch. */
+    int dev = 0;
+    cudaMemPool_t pool;
+    if (cudaGetDevice(&dev) == cudaSuccess && cudaDeviceGetDefaultMemPool(&pool, dev) == cudaSuccess) {
+        unsigned long long keep = ~0ull;
+        (void)cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
+    (void)cudaGetLastError();
     cudaError_t e = cudaMallocAsync((void **)&g->v, 3 * nv * sizeof(double) + 8, s);
     if (e == cudaSuccess) e = cudaMallocAsync((void **)&g->f, 3 * nf * sizeof(int) + 16, s);
     if (e == cudaSuccess) e = cudaMallocAsync((void **)&g->ft, 3 * nf * sizeof(int) + 16, s);
