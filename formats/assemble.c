@@ -30,6 +30,18 @@ static void triplet_at(sps_context ctx, const sps_index *row, const sps_index *c
         *i = *j = -1;
 }
 
+/* The checks both builders make before anything runs: sizes and entry type, nnz within
+ * 32-bit offsets, the arrays given (null_array: one is missing). */
+static sps_status device_build_args(sps_context ctx, const char *fn, sps_index n, sps_index m, int64_t nnz,
+                                    sps_entry_desc e, sps_scalar t, int null_array)
+{
+    SPS_CHECK(sps_matrix_entry_args(ctx, fn, n, m, e, t));
+    if (nnz < 0 || nnz >= INT32_MAX)
+        return sps_error(ctx, SPS_ERR_ARG, "%s: %lld nonzeros (must be 0..%d: row offsets are 32-bit)", fn,
+                         (long long)nnz, (int)INT32_MAX - 1);
+    return null_array ? sps_error(ctx, SPS_ERR_ARG, "%s: NULL array", fn) : SPS_OK;
+}
+
 sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                               const sps_index *row, const sps_index *col, const void *val,
                                               sps_entry_desc e, sps_scalar t, sps_matrix *A)
@@ -37,11 +49,7 @@ sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_
     static const char fn[] = "sps_matrix_from_coo_entries_device";
     if (!ctx || !A) return SPS_ERR_ARG;
     *A = NULL;
-    SPS_CHECK(sps_matrix_entry_args(ctx, fn, n, m, e, t));
-    if (nnz < 0 || nnz >= INT32_MAX)
-        return sps_error(ctx, SPS_ERR_ARG, "%s: %lld nonzeros (must be 0..%d: row offsets are 32-bit)", fn,
-                         (long long)nnz, (int)INT32_MAX - 1);
-    if (nnz > 0 && (!row || !col || !val)) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL array", fn);
+    SPS_CHECK(device_build_args(ctx, fn, n, m, nnz, e, t, nnz > 0 && (!row || !col || !val)));
     sps_exec *ex = sps_ex(ctx);
     const sps_idx_kernels *ki = sps_kidx(ctx);
     const int cplx = sps_scalar_is_complex(t), rsize = (int)sps_scalar_size(t) / (cplx ? 2 : 1);
@@ -117,11 +125,7 @@ sps_status sps_matrix_from_csr_entries_device(sps_context ctx, sps_index n, sps_
     static const char fn[] = "sps_matrix_from_csr_entries_device";
     if (!ctx || !A) return SPS_ERR_ARG;
     *A = NULL;
-    SPS_CHECK(sps_matrix_entry_args(ctx, fn, n, m, e, t));
-    if (nnz < 0 || nnz >= INT32_MAX)
-        return sps_error(ctx, SPS_ERR_ARG, "%s: %lld nonzeros (must be 0..%d: row offsets are 32-bit)", fn,
-                         (long long)nnz, (int)INT32_MAX - 1);
-    if (!rowptr || (nnz > 0 && (!col || !val))) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL array", fn);
+    SPS_CHECK(device_build_args(ctx, fn, n, m, nnz, e, t, !rowptr || (nnz > 0 && (!col || !val))));
     const int cplx = sps_scalar_is_complex(t), rsize = (int)sps_scalar_size(t) / (cplx ? 2 : 1);
     const int w = sps_entry_values(e) * (cplx ? 2 : 1);
     int64_t *dbad = NULL, bad[2] = {-1, -1};
