@@ -107,7 +107,7 @@ static void check_gpu_phases(sps_context gpu, const spin_mesh *m, const spin_ima
     if (sg == SPS_OK) sg = spin_gpu_rho(g, 5.0, rhog);
     CHECK(sg == SPS_OK && !memcmp(rho, rhog, sizeof(double) * m->nf), "rho on the GPU equals the host's (%d faces): %s",
           m->nf, err);
-    if (sg == SPS_OK) sg = spin_gpu_assemble(g, &Eg, &tb);
+    if (sg == SPS_OK) sg = spin_gpu_assemble(g, &Eg, &tb, NULL);
     const sps_status sh =
         sps_matrix_from_coo_entries(cpu, n, n, (int64_t)nt, row, col, val, sps_entry_quaternion(), SPS_F64, &Eh);
     CHECK(sg == SPS_OK && sh == SPS_OK && same_matrix(Eg, Eh, n, 4),

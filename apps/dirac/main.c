@@ -125,11 +125,14 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
         printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", "
                "\"norm\": \"%s\", \"assembly\": \"%s\", \"reordered\": %s, \"time\": {\"read\": %.6g, \"reorder\": %.6g, "
-               "\"upload\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"assemble_build\": %.6g, \"eigen\": %.6g, \"eigen_solves\": [",
+               "\"upload\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"assemble_build\": %.6g, "
+               "\"assemble_parts\": [%.6g, %.6g, %.6g], \"eigen\": %.6g, \"eigen_solves\": [",
                rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2], rep.rayleigh,
                sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", o.norm_inf ? "inf" : "2",
                rep.gpu_assembly ? "gpu" : "host",
-               o.reorder ? "true" : "false", t_read, rep.t_reorder, rep.t_upload, rep.t_rho, rep.t_assemble, rep.t_assemble_build, rep.t_eigen);
+               o.reorder ? "true" : "false", t_read, rep.t_reorder, rep.t_upload, rep.t_rho, rep.t_assemble,
+               rep.t_assemble_build, rep.t_assemble_parts[0], rep.t_assemble_parts[1], rep.t_assemble_parts[2],
+               rep.t_eigen);
         for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.6g", i ? ", " : "", rep.t_solve[i]);
         printf("], \"poisson\": %.6g, \"write\": %.6g}}\n", rep.t_poisson, t_write);
     } else {

@@ -302,7 +302,7 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
 #ifdef SPIN_HAVE_CUDA
     if (gpu) {
         rep->gpu_assembly = 1;
-        st = spin_gpu_assemble(g, &E, &rep->t_assemble_build);
+        st = spin_gpu_assemble(g, &E, &rep->t_assemble_build, rep->t_assemble_parts);
     } else
 #endif
         st = assemble_host(ctx, m, rho, &E, &rep->t_assemble_build);

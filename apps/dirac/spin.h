@@ -35,6 +35,7 @@ typedef struct {
     double t_reorder;           /* the breadth-first renumbering (s; 0 without it) */
     double t_assemble_build;    /* of t_assemble: the pattern, the blocks and the matrix, mesh already in place (s) */
     double t_upload;            /* GPU: the mesh, texture coordinates and image copied to the device (s) */
+    double t_assemble_parts[3]; /* GPU: of t_assemble_build, the stream's time of E's pattern, values and matrix (s) */
     double t_solve[16];         /* each E solve (s) */
     int gpu_assembly;           /* E was assembled on the GPU */
     char err[256];              /* what failed in the app's own GPU code ("" when nothing did) */
@@ -68,8 +69,9 @@ sps_status spin_gpu_create(sps_context ctx, const spin_mesh *m, const spin_image
 void spin_gpu_destroy(spin_gpu *g);
 /** rho on the device (spin_rho's values); rho non-NULL: also copied there (nf). */
 sps_status spin_gpu_rho(spin_gpu *g, double scale, double *rho);
-/** E from the device's rho, row by row (the host assembly's sums in its order).  *t_build: seconds. */
-sps_status spin_gpu_assemble(spin_gpu *g, sps_matrix *E, double *t_build);
+/** E from the device's rho, row by row (the host assembly's sums in its order).  *t_build: seconds;
+ *  parts non-NULL: the stream's time (CUDA events, s) of the pattern, the values and the matrix. */
+sps_status spin_gpu_assemble(spin_gpu *g, sps_matrix *E, double *t_build, double *parts);
 /** L (scalar csr, E's pattern) and omega's x, y, z into three new vectors of nv, from lam
  *  (4 nv reals in device memory, AoS).  om non-NULL: omega (4 nv) copied there. */
 sps_status spin_gpu_poisson(spin_gpu *g, const double *lam, sps_matrix *L, sps_vector comp[3], double *om);

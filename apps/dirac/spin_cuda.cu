@@ -222,13 +222,19 @@ extern "C" sps_status spin_gpu_rho(spin_gpu *g, double scale, double *rho)
     return e == cudaSuccess ? SPS_OK : fail(g, "rho", e);
 }
 
-extern "C" sps_status spin_gpu_assemble(spin_gpu *g, sps_matrix *E, double *t_build)
+extern "C" sps_status spin_gpu_assemble(spin_gpu *g, sps_matrix *E, double *t_build, double *parts)
 {
     *E = NULL;
     const double t0 = wall();
     const char *what = "assembly of E";
     q4 *val = NULL;
+    /* events between the steps, read after the final synchronisation (none added) */
+    cudaEvent_t ev[4] = {NULL, NULL, NULL, NULL};
+    for (int i = 0; parts && i < 4; i++)
+        if (cudaEventCreate(&ev[i]) != cudaSuccess) ev[i] = NULL;
+    if (ev[0]) (void)cudaEventRecord(ev[0], g->s);
     cudaError_t e = rows(g, &what);
+    if (ev[1]) (void)cudaEventRecord(ev[1], g->s);
     if (e == cudaSuccess) e = cudaMallocAsync((void **)&val, (size_t)g->R.nnz * sizeof(q4) + 32, g->s);
     if (e == cudaSuccess && g->nv > 0) {
         what = "assembly of E: the row kernel";
@@ -236,13 +242,24 @@ extern "C" sps_status spin_gpu_assemble(spin_gpu *g, sps_matrix *E, double *t_bu
                                                              g->R.rowptr, g->R.col, val);
         e = cudaGetLastError();
     }
+    if (ev[2]) (void)cudaEventRecord(ev[2], g->s);
     sps_status st = e == cudaSuccess ? sps_matrix_from_csr_entries_device(g->ctx, g->nv, g->nv, g->R.nnz, g->R.rowptr,
                                                                           g->R.col, val, sps_entry_quaternion(),
                                                                           SPS_F64, E)
                                      : fail(g, what, e);
+    if (ev[3]) (void)cudaEventRecord(ev[3], g->s);
     if (st == SPS_OK && (e = cudaStreamSynchronize(g->s)) != cudaSuccess) st = fail(g, what, e);
     if (val) (void)cudaFreeAsync(val, g->s);
     *t_build = wall() - t0;
+    for (int i = 0; parts && i < 3; i++) {
+        float ms = 0;
+        parts[i] = st == SPS_OK && ev[i] && ev[i + 1] && cudaEventElapsedTime(&ms, ev[i], ev[i + 1]) == cudaSuccess
+                       ? 1e-3 * ms
+                       : 0.0;
+    }
+    for (int i = 0; i < 4; i++)
+        if (ev[i]) (void)cudaEventDestroy(ev[i]);
+    (void)cudaGetLastError();
     if (st != SPS_OK) {
         sps_matrix_destroy(*E);
         *E = NULL;
