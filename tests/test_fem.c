@@ -473,6 +473,29 @@ static void gpu_equals_host(sps_context gpu, sps_context cpu, const fem_mesh *m,
     }
     sps_matrix_destroy(Kg);
     sps_matrix_destroy(Kh);
+    /* f32: the GPU rounds its f64 sums once; the host's f64 K rounded entry by entry is the same */
+    if (sh == SPS_OK) {
+        sps_matrix Kf = NULL, Kd = NULL;
+        const sps_status sf = fem_assemble_cuda(gpu, m, clamp, 577.0, 384.6, SPS_F32, &Kf, &tup, err, sizeof err);
+        sps_matrix_info_t ih;
+        const sps_status sd =
+            sps_matrix_from_coo_entries(cpu, m->nv, m->nv, (int64_t)nq, row, col, val, sps_entry_block(3), SPS_F64, &Kd);
+        int same = sf == SPS_OK && sd == SPS_OK && sps_matrix_info(Kd, &ih) == SPS_OK;
+        if (same) {
+            const int64_t nnz = ih.nnz;
+            int *rp = malloc(sizeof(int) * (m->nv + 1)), *cp = malloc(sizeof(int) * nnz);
+            double *vd = malloc(sizeof(double) * 9 * nnz);
+            float *vf = malloc(sizeof(float) * 9 * nnz);
+            int *rf = malloc(sizeof(int) * (m->nv + 1)), *cf = malloc(sizeof(int) * nnz);
+            same = sps_matrix_export_csr(Kd, rp, cp, vd) == SPS_OK && sps_matrix_export_csr(Kf, rf, cf, vf) == SPS_OK &&
+                   !memcmp(rp, rf, sizeof(int) * (m->nv + 1)) && !memcmp(cp, cf, sizeof(int) * nnz);
+            for (int64_t k = 0; same && k < 9 * nnz; k++) same = vf[k] == (float)vd[k];
+            free(rp), free(cp), free(vd), free(vf), free(rf), free(cf);
+        }
+        CHECK(same, "K in f32 from the GPU equals the host's f64 K rounded (%s): %s", what, err);
+        sps_matrix_destroy(Kf);
+        sps_matrix_destroy(Kd);
+    }
     free(row), free(col), free(val);
 }
 
