@@ -44,8 +44,8 @@ static const sps_option_desc common_options[] = {
      .help = "iteration limit"},
     {.name = "norm", .type = SPS_OPT_CHOICE, .def = "2", .choices = "2|inf",
      .help = "the norm of the stopping test and of the reported residuals: 2 (Euclidean), or inf (max |r_i| <= "
-             "max(rtol*max|b_i|, atol), as Bridson's PCG in the spin-transformation reference; CG only; one more "
-             "reduction and host round trip an iteration)"},
+             "max(rtol*max|b_i|, atol), as Bridson's PCG in the spin-transformation reference; CG and BiCGSTAB; one "
+             "more reduction and host round trip an iteration)"},
 };
 #define NCOMMON ((int)(sizeof common_options / sizeof common_options[0]))
 
@@ -443,8 +443,8 @@ sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_
     *done = 1;
     if (s->norm_inf && !s->method->norm_inf)
         return sps_error(s->ctx, SPS_ERR_UNSUPPORTED,
-                         "%s: option norm = inf is not available for this method (CG has it: the max norm of the "
-                         "residual vector each iteration)",
+                         "%s: option norm = inf is not available for this method (CG and BiCGSTAB have it: the max "
+                         "norm of the residual vector each iteration, which GMRES does not form)",
                          title);
     /* ||b||, r = b - A x0, ||r||: one fetch */
     SPS_CHECK(sv_norm(s, b, SPS_SLOT_BNORM));

@@ -45,9 +45,8 @@ typedef struct sps_solver_method {
     const sps_option_desc *options;
     int noptions;
     /* Nonzero: the method implements option norm = inf (its device-side 2-norm stop off,
-     * sps_sv_tracked_inf after each iteration): CG.  BiCGSTAB's breakdown tests scale by
-     * 2-norms (of rhat and r) that its inf mode would have to compute apart; GMRES does not
-     * form r. */
+     * sps_sv_tracked_inf after each iteration): CG and BiCGSTAB (whose breakdown tests keep
+     * their 2-norms); GMRES does not form r. */
     int norm_inf;
 } sps_solver_method;
 

@@ -22,7 +22,7 @@ typedef struct {
     int reorder;       /* renumber the vertices breadth-first for the computation (output in input order) */
     const char *solver; /* the E solves' Krylov method (sps_solver_create_by_name: cg, bicgstab, gmres); NULL: cg */
     int norm_inf;      /* every solve stops on max |r_i| <= rtol max |b_i| (the reference's rule, with rtol 1e-7;
-                          solver option norm = inf: CG only); 0: the 2-norms */
+                          solver option norm = inf: CG and BiCGSTAB); 0: the 2-norms */
 } spin_options;
 
 typedef struct {

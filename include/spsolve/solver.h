@@ -60,9 +60,9 @@ SPS_API sps_status sps_solver_set_restart(sps_solver s, int m);
 /** Set an option by name (spsolve/options.h): every solver reads rtol, atol, maxit and
  *  norm (sps_solver_options_desc(NULL, &n)), each method its own
  *  (sps_solver_options_desc("gmres", &n): restart).  norm = inf stops on max |r_i| <=
- *  max(rtol max |b_i|, atol) instead of the 2-norms (CG only: BiCGSTAB and GMRES return
- *  SPS_ERR_UNSUPPORTED from the solve; one more reduction and a host round trip an
- *  iteration).  Unknown name, bad value or out of range: SPS_ERR_ARG naming it. */
+ *  max(rtol max |b_i|, atol) instead of the 2-norms (CG and BiCGSTAB; GMRES, which does
+ *  not form the residual, returns SPS_ERR_UNSUPPORTED from the solve; one more reduction
+ *  and a host round trip an iteration).  Unknown name, bad value or out of range: SPS_ERR_ARG naming it. */
 SPS_API sps_status sps_solver_set_option(sps_solver s, const char *name, const char *value);
 /** Called after every iteration with its residual; a nonzero return stops the solve.
  *  With a monitor set the CUDA backend no longer queues iteration k+1 before the host
