@@ -1,0 +1,279 @@
+/* HiSparse on the host (formats/hisparse.h): the top-down build of seed-methods §2.3 as a
+ * recursion (each node bins its entries into its d x d children, the children are built
+ * first and appended to the pool, then the node with their references: post-order, so a
+ * pool that grows by reallocation keeps every reference valid), and the walk back to CSR. */
+#include "formats/hisparse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    sps_hisparse *H;
+    sps_context ctx;
+    const void *val;
+    sps_index *er, *ec; /* the entries: row, column, position in the CSR arrays */
+    int64_t *ek;
+    sps_index *tr, *tc; /* scratch for the binning */
+    int64_t *tk;
+    uint64_t *key;
+    int64_t *cnt;       /* d^2 + 1 bins */
+    int64_t *span;      /* span[l] = d^(depth - 1 - l): the rows a child of a level-l node covers */
+    sps_status st;
+} hs_build;
+
+/* n bytes of zeroed pool, 16-byte aligned; its offset (0 on failure: st set) */
+static size_t pool_take(hs_build *b, size_t n)
+{
+    sps_hisparse *H = b->H;
+    n = sps_hs_align16(n);
+    if (H->bytes + n > ((size_t)1 << 34)) { /* 2^30 units of 16 bytes */
+        b->st = sps_error(b->ctx, SPS_ERR_ARG, "HiSparse: the node pool would exceed 16 GiB");
+        return 0;
+    }
+    if (H->bytes + n > H->cap) {
+        size_t cap = H->cap ? 2 * H->cap : 4096;
+        while (cap < H->bytes + n) cap *= 2;
+        unsigned char *p = realloc(H->pool, cap);
+        if (!p) {
+            b->st = sps_error(b->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for a %zu-byte node pool", cap);
+            return 0;
+        }
+        H->pool = p;
+        H->cap = cap;
+    }
+    const size_t off = H->bytes;
+    memset(H->pool + off, 0, n);
+    H->bytes += n;
+    return off;
+}
+
+static int sparse_type(int64_t count) { return count == 1 ? SPS_HS_COO1 : count == 2 ? SPS_HS_COO2 : SPS_HS_COO4; }
+
+/* Write a node of count entries (local coordinates lr, lc row-major, each entry's vbytes at
+ * src(i)): sparse or dense, whichever is smaller.  leaf: values; else 32-bit references. */
+static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *lr, const uint8_t *lc,
+                           const unsigned char *vals, size_t vbytes)
+{
+    sps_hisparse *H = b->H;
+    const int d = H->d, type = sparse_type(count), pc = sps_hs_pad(type, count);
+    const size_t sparse = sps_hs_val_at(pc) + (size_t)pc * vbytes;
+    const size_t dense = (leaf ? sps_hs_dense_val_at(d) : 0) + (size_t)d * d * vbytes;
+    if (dense < sparse) {
+        const size_t off = pool_take(b, dense);
+        if (b->st != SPS_OK) return 0;
+        unsigned char *p = H->pool + off, *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
+        for (int64_t i = 0; i < count; i++) {
+            const size_t slot = (size_t)lr[i] * d + lc[i];
+            if (leaf) p[slot >> 3] |= (unsigned char)(1u << (slot & 7));
+            memcpy(v + slot * vbytes, vals + (size_t)i * vbytes, vbytes);
+        }
+        H->nodes[leaf][SPS_HS_DENSE]++;
+        return SPS_HS_REF(off, SPS_HS_DENSE);
+    }
+    const size_t off = pool_take(b, sparse);
+    if (b->st != SPS_OK) return 0;
+    unsigned char *p = H->pool + off;
+    const uint32_t c32 = (uint32_t)count;
+    memcpy(p, &c32, 4);
+    for (int64_t i = 0; i < count; i++) p[4 + 2 * i] = lr[i], p[5 + 2 * i] = lc[i];
+    memcpy(p + sps_hs_val_at(pc), vals, (size_t)count * vbytes);
+    H->nodes[leaf][type]++;
+    return SPS_HS_REF(off, type);
+}
+
+static int key_cmp(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The node at level l with corner (r0, c0) over entries [lo, hi) (each inside it, in
+ * row-major order); its reference. */
+static uint32_t build(hs_build *b, int l, sps_index r0, sps_index c0, int64_t lo, int64_t hi)
+{
+    sps_hisparse *H = b->H;
+    const int d = H->d;
+    const int64_t cnt = hi - lo;
+    if (l == H->depth - 1) { /* a leaf: local coordinates and values straight from the entries */
+        uint8_t *lr = malloc((size_t)cnt), *lc = malloc((size_t)cnt);
+        unsigned char *v = malloc((size_t)cnt * H->vsize);
+        if (!lr || !lc || !v) {
+            free(lr), free(lc), free(v);
+            b->st = sps_error(b->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for a leaf of %lld entries",
+                              (long long)cnt);
+            return 0;
+        }
+        for (int64_t i = 0; i < cnt; i++) {
+            lr[i] = (uint8_t)(b->er[lo + i] - r0), lc[i] = (uint8_t)(b->ec[lo + i] - c0);
+            memcpy(v + (size_t)i * H->vsize, (const unsigned char *)b->val + (size_t)b->ek[lo + i] * H->vsize,
+                   H->vsize);
+        }
+        const uint32_t ref = write_node(b, 1, cnt, lr, lc, v, H->vsize);
+        free(lr), free(lc), free(v);
+        return ref;
+    }
+    /* bin by child (row digit, column digit), stably: a sort of (child << 32 | position) for
+     * few entries, a counting sort over the d^2 children otherwise */
+    const int64_t s = b->span[l];
+    for (int64_t i = 0; i < cnt; i++) {
+        const uint64_t child = (uint64_t)((b->er[lo + i] - r0) / s) * (uint64_t)d + (uint64_t)((b->ec[lo + i] - c0) / s);
+        b->key[lo + i] = child << 32 | (uint64_t)i;
+    }
+    if (cnt * 8 < (int64_t)d * d) {
+        qsort(b->key + lo, (size_t)cnt, sizeof *b->key, key_cmp);
+    } else {
+        memset(b->cnt, 0, ((size_t)d * d + 1) * sizeof *b->cnt);
+        for (int64_t i = 0; i < cnt; i++) b->cnt[(b->key[lo + i] >> 32) + 1]++;
+        for (int q = 0; q < d * d; q++) b->cnt[q + 1] += b->cnt[q];
+        for (int64_t i = 0; i < cnt; i++) b->tk[lo + b->cnt[b->key[lo + i] >> 32]++] = (int64_t)b->key[lo + i];
+        for (int64_t i = 0; i < cnt; i++) b->key[lo + i] = (uint64_t)b->tk[lo + i];
+    }
+    for (int64_t i = 0; i < cnt; i++) { /* the entries in child order */
+        const int64_t from = lo + (int64_t)(b->key[lo + i] & 0xffffffffu);
+        b->tr[lo + i] = b->er[from], b->tc[lo + i] = b->ec[from], b->tk[lo + i] = b->ek[from];
+    }
+    memcpy(b->er + lo, b->tr + lo, (size_t)cnt * sizeof *b->er);
+    memcpy(b->ec + lo, b->tc + lo, (size_t)cnt * sizeof *b->ec);
+    memcpy(b->ek + lo, b->tk + lo, (size_t)cnt * sizeof *b->ek);
+    /* the children's runs: keys are read before the recursion reuses them */
+    int64_t nch = 0;
+    for (int64_t i = 0; i < cnt; i++) nch += i == 0 || (b->key[lo + i] >> 32) != (b->key[lo + i - 1] >> 32);
+    uint8_t *lr = malloc((size_t)nch + 1), *lc = malloc((size_t)nch + 1);
+    int64_t *start = malloc(((size_t)nch + 1) * sizeof *start);
+    uint32_t *refs = malloc(((size_t)nch + 1) * sizeof *refs);
+    if (!lr || !lc || !start || !refs) {
+        free(lr), free(lc), free(start), free(refs);
+        b->st = sps_error(b->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for an inner node");
+        return 0;
+    }
+    for (int64_t i = 0, c = 0; i < cnt; i++)
+        if (i == 0 || (b->key[lo + i] >> 32) != (b->key[lo + i - 1] >> 32)) {
+            const uint64_t child = b->key[lo + i] >> 32;
+            lr[c] = (uint8_t)(child / (uint64_t)d), lc[c] = (uint8_t)(child % (uint64_t)d), start[c++] = lo + i;
+        }
+    start[nch] = hi;
+    for (int64_t c = 0; c < nch && b->st == SPS_OK; c++)
+        refs[c] = build(b, l + 1, r0 + (sps_index)(lr[c] * s), c0 + (sps_index)(lc[c] * s), start[c], start[c + 1]);
+    const uint32_t ref = b->st == SPS_OK ? write_node(b, 0, nch, lr, lc, (const unsigned char *)refs, 4) : 0;
+    free(lr), free(lc), free(start), free(refs);
+    return ref;
+}
+
+sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                 const sps_index *col, const void *val, size_t vsize, int d, sps_hisparse *H)
+{
+    memset(H, 0, sizeof *H);
+    int lg = 0;
+    while (lg < 9 && (1 << lg) < d) lg++;
+    if (d < 2 || d > SPS_HS_MAX_D || (1 << lg) != d)
+        return sps_error(ctx, SPS_ERR_ARG, "HiSparse: node size %d (a power of two, 2..%d)", d, SPS_HS_MAX_D);
+    if (vsize < 1 || vsize > 16) return sps_error(ctx, SPS_ERR_ARG, "HiSparse: %zu-byte values (1..16)", vsize);
+    const int64_t nnz = n > 0 ? rowptr[n] : 0;
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = rowptr[i] + 1; k < rowptr[i + 1]; k++)
+            if (col[k] <= col[k - 1])
+                return sps_error(ctx, SPS_ERR_ARG, "HiSparse: row %d: columns not strictly increasing", (int)i);
+    H->d = d, H->lg = lg, H->n = n, H->m = m, H->nnz = nnz, H->vsize = vsize;
+    /* depth: the smallest with d^depth >= max(n, m), at least 1 */
+    const int64_t big = n > m ? n : m;
+    int64_t cover = d;
+    H->depth = 1;
+    while (cover < big) cover *= d, H->depth++;
+    hs_build b = {.H = H, .ctx = ctx, .val = val, .st = SPS_OK};
+    const size_t e = (size_t)nnz + 1;
+    b.er = malloc(e * sizeof *b.er), b.ec = malloc(e * sizeof *b.ec), b.ek = malloc(e * sizeof *b.ek);
+    b.tr = malloc(e * sizeof *b.tr), b.tc = malloc(e * sizeof *b.tc), b.tk = malloc(e * sizeof *b.tk);
+    b.key = malloc(e * sizeof *b.key);
+    b.cnt = malloc(((size_t)d * d + 1) * sizeof *b.cnt);
+    b.span = malloc((size_t)H->depth * sizeof *b.span);
+    if (!b.er || !b.ec || !b.ek || !b.tr || !b.tc || !b.tk || !b.key || !b.cnt || !b.span) {
+        b.st = sps_error(ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for %lld entries", (long long)nnz);
+        goto done;
+    }
+    for (int l = H->depth - 1, s = 1; l >= 0; l--, s *= d) b.span[l] = s; /* span[depth - 1] = 1 */
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) b.er[k] = i, b.ec[k] = col[k], b.ek[k] = k;
+    (void)pool_take(&b, 16); /* the header: no node at offset 0 */
+    if (b.st == SPS_OK && nnz > 0) H->root = build(&b, 0, 0, 0, 0, nnz);
+done:
+    free(b.er), free(b.ec), free(b.ek), free(b.tr), free(b.tc), free(b.tk), free(b.key), free(b.cnt), free(b.span);
+    if (b.st != SPS_OK) sps_hisparse_free(H);
+    return b.st;
+}
+
+/* The walk back to CSR: each leaf entry's (row, column, value) in row-major tree order;
+ * pass 0 counts a row's entries, pass 1 places them at the row's cursor. */
+typedef struct {
+    const sps_hisparse *H;
+    sps_index *cur, *col;
+    unsigned char *val;
+    int pass;
+} hs_walk;
+
+static void walk_entry(hs_walk *w, sps_index r, sps_index c, const unsigned char *v)
+{
+    if (w->pass == 0) {
+        w->cur[r + 1]++;
+        return;
+    }
+    const sps_index k = w->cur[r]++;
+    w->col[k] = c;
+    memcpy(w->val + (size_t)k * w->H->vsize, v, w->H->vsize);
+}
+
+static void walk(hs_walk *w, uint32_t ref, int l, sps_index r0, sps_index c0)
+{
+    const sps_hisparse *H = w->H;
+    const int d = H->d, leaf = l == H->depth - 1;
+    int64_t s = 1;
+    for (int q = l + 1; q < H->depth; q++) s *= d;
+    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
+    const size_t vb = leaf ? H->vsize : 4;
+    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
+        const unsigned char *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
+        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
+            const sps_index r = r0 + (sps_index)((int64_t)(slot / (size_t)d) * s),
+                            c = c0 + (sps_index)((int64_t)(slot % (size_t)d) * s);
+            if (leaf) {
+                if (p[slot >> 3] >> (slot & 7) & 1) walk_entry(w, r, c, v + slot * vb);
+            } else {
+                uint32_t child;
+                memcpy(&child, v + slot * 4, 4);
+                if (child) walk(w, child, l + 1, r, c);
+            }
+        }
+        return;
+    }
+    uint32_t count;
+    memcpy(&count, p, 4);
+    const unsigned char *v = p + sps_hs_val_at(sps_hs_pad(SPS_HS_TYPE(ref), count));
+    for (uint32_t i = 0; i < count; i++) {
+        const sps_index r = r0 + (sps_index)(p[4 + 2 * i] * s), c = c0 + (sps_index)(p[5 + 2 * i] * s);
+        if (leaf) {
+            walk_entry(w, r, c, v + (size_t)i * vb);
+        } else {
+            uint32_t child;
+            memcpy(&child, v + (size_t)i * 4, 4);
+            walk(w, child, l + 1, r, c);
+        }
+    }
+}
+
+void sps_hisparse_to_csr(const sps_hisparse *H, sps_index *rowptr, sps_index *col, void *val)
+{
+    hs_walk w = {.H = H, .cur = rowptr, .col = col, .val = val, .pass = 0};
+    memset(rowptr, 0, ((size_t)H->n + 1) * sizeof *rowptr);
+    if (H->root) walk(&w, H->root, 0, 0, 0);
+    for (sps_index i = 0; i < H->n; i++) rowptr[i + 1] += rowptr[i];
+    w.pass = 1;
+    /* rowptr's entries serve as the cursors (each ends at the next row's start), then shift back */
+    if (H->root) walk(&w, H->root, 0, 0, 0);
+    for (sps_index i = H->n; i > 0; i--) rowptr[i] = rowptr[i - 1];
+    if (H->n >= 0) rowptr[0] = 0;
+}
+
+void sps_hisparse_free(sps_hisparse *H)
+{
+    free(H->pool);
+    memset(H, 0, sizeof *H);
+}

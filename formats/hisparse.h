@@ -1,0 +1,40 @@
+/* HiSparse (issue 23; Derler, Zayer, Seidel, Steinberger, ICS 2017; seed-methods §2): the
+ * hierarchical format's structure, built and read on the host.  First part of the issue:
+ * the structure, its exact round trip to CSR and the CPU products (the oracle the GPU's
+ * scheduler will be checked against); not yet a registered format.
+ *
+ * The matrix is a tree of d x d nodes (d = 2^lg, 2..256), depth levels: a node at level l
+ * covers d^(depth - l) rows and columns, a leaf (level depth - 1) d x d entries.  Every
+ * node lives in one pool, 16-byte aligned; a reference is the node's offset in units of
+ * 16 bytes, shifted left by 2, with the node type in the low 2 bits (a 32-bit reference
+ * addresses 16 GiB); the pool's first 16 bytes are a header, so reference 0 means "no
+ * node".  Node types and layouts (leaf values of vsize bytes, inner "values" 32-bit child
+ * references):
+ *   COO1 / COO2 / COO4  (1, 2, >= 3 entries: the entries a thread loads at once on the
+ *        GPU) uint32 count; count rounded up to 1 / 2 / 4 pairs of uint8 local (row, col),
+ *        row-major; padding to 16 bytes; as many values (the padding's: zero, at (0, 0),
+ *        beyond count so never read as entries).
+ *   dense  d x d slots row-major: an inner node's references (0: empty child); a leaf's
+ *        values after a bitmask of the d^2 slots that hold an entry (d^2 / 8 bytes, padded
+ *        to 16), so stored zeros survive the round trip (the paper's dense leaf has none).
+ * A node is dense where that is smaller than its sparse form.  Empty children are left
+ * out.  Entries within a node, and children within an inner node, are in row-major order:
+ * a walk of the tree meets each row's entries in increasing column order. */
+#ifndef SPS_FORMATS_HISPARSE_H
+#define SPS_FORMATS_HISPARSE_H
+
+#include "formats/format.h"
+#include "kernels/format_kernels_hisparse.h" /* the layout: sps_hisparse, references, node types */
+
+/** From host CSR arrays (columns sorted and distinct within each row, as the library's
+ *  CSR keeps them), values of vsize bytes each (1..16), node size d (a power of two,
+ *  2..256).  SPS_ERR_ARG for a bad d, unsorted columns or a pool beyond 16 GiB;
+ *  SPS_ERR_ALLOC. */
+sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                 const sps_index *col, const void *val, size_t vsize, int d, sps_hisparse *H);
+/** Back to CSR: rowptr (n + 1), col and val (nnz each) allocated by the caller; exactly the
+ *  arrays it was built from. */
+void sps_hisparse_to_csr(const sps_hisparse *H, sps_index *rowptr, sps_index *col, void *val);
+void sps_hisparse_free(sps_hisparse *H);
+
+#endif

@@ -1,0 +1,50 @@
+/* libspsolve — the HiSparse tree's layout (formats/hisparse.h describes it), shared by its
+ * builder (formats/hisparse.c) and the kernels that walk it (kernels/cpu/hisparse.inc): the
+ * node references, node types and where a node's pieces are. */
+#ifndef SPS_FORMAT_KERNELS_HISPARSE_H
+#define SPS_FORMAT_KERNELS_HISPARSE_H
+
+#include "spsolve/types.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { SPS_HS_DENSE = 0, SPS_HS_COO1 = 1, SPS_HS_COO2 = 2, SPS_HS_COO4 = 3 };
+#define SPS_HS_REF(off, type) ((uint32_t)((((size_t)(off)) >> 4) << 2 | (uint32_t)(type)))
+#define SPS_HS_OFF(ref) (((size_t)((ref) >> 2)) << 4)
+#define SPS_HS_TYPE(ref) ((int)((ref) & 3u))
+#define SPS_HS_MAX_D 256
+
+typedef struct {
+    int d, lg;            /* node size d = 2^lg */
+    int depth;            /* >= 1 */
+    sps_index n, m;
+    int64_t nnz;
+    size_t vsize;         /* bytes a value */
+    unsigned char *pool;  /* the nodes; 16-byte aligned */
+    size_t bytes, cap;    /* used, allocated */
+    uint32_t root;        /* 0 when nnz = 0 */
+    int64_t nodes[2][4];  /* [inner, leaf][dense, COO1, COO2, COO4] node counts */
+} sps_hisparse;
+
+/* Where a sparse node's pieces are: padded count pc, coordinates at +4 (2 bytes a pair),
+ * values at +val_at. */
+static inline int sps_hs_pad(int type, int64_t count)
+{
+    const int64_t x = type == SPS_HS_COO1 ? 1 : type == SPS_HS_COO2 ? 2 : 4;
+    return (int)((count + x - 1) / x * x);
+}
+static inline size_t sps_hs_align16(size_t b) { return (b + 15) & ~(size_t)15; }
+static inline size_t sps_hs_val_at(int pc) { return sps_hs_align16(4 + 2 * (size_t)pc); }
+/* a dense leaf's values after its bitmask */
+static inline size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
+
+/** y += op(A) x on the host (trans: A^T, no conjugation, as the library's SPS_OP_T; the
+ *  tree walked with the coordinates swapped, no transpose built), values of scalar type t.
+ *  kernels/cpu/hisparse.inc, one per type. */
+void sps_cpu_hisparse_spmv_s(const sps_hisparse *H, int trans, const void *x, void *y);
+void sps_cpu_hisparse_spmv_d(const sps_hisparse *H, int trans, const void *x, void *y);
+void sps_cpu_hisparse_spmv_c(const sps_hisparse *H, int trans, const void *x, void *y);
+void sps_cpu_hisparse_spmv_z(const sps_hisparse *H, int trans, const void *x, void *y);
+
+#endif

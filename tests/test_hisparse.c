@@ -1,0 +1,202 @@
+/* HiSparse's host structure (formats/hisparse.h; issue 23, first part):
+ *   - the exact round trip to CSR (row pointers, columns and values bit for bit, stored
+ *     zeros included) for f32, f64, c32, c64 and node sizes 2, 4, 16, 128, 256;
+ *   - y = A x and y = A^T x by the tree walk (kernels/cpu/hisparse.inc) against a CSR
+ *     product in double, outputs poisoned with a known value first (the walk adds to y);
+ *   - shapes: random sparse (several densities), a dense 300 x 300 block (dense leaves),
+ *     1 x 1, n x 1, 1 x n, diagonal only, nnz = 0, sizes not a multiple of d, one dense
+ *     row, one dense column, a 2-level tree under d = 2 and a 3-level one;
+ *   - node statistics: a dense block makes dense leaves, a diagonal COO4 leaves at d = 4;
+ *     the pool holds at least the nodes' headers;
+ *   - refusals: d not a power of two, unsorted columns.
+ * Ends "N passed, M failed". */
+#include "formats/hisparse.h"
+#include "testutil.h"
+
+#include <complex.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tu_rng g_rng;
+static sps_context g_ctx;
+
+typedef struct {
+    const char *name;
+    int n, m;
+    sps_index *rowptr, *col;
+    int64_t nnz;
+} shape;
+
+/* CSR of an n x m pattern where keep(i, j) says which entries exist */
+typedef int (*keep_fn)(int i, int j, int n, int m);
+static shape make(const char *name, int n, int m, keep_fn keep)
+{
+    shape s = {name, n, m, tu_xcalloc((size_t)n + 1, sizeof(sps_index)), NULL, 0};
+    int64_t cap = 16;
+    s.col = tu_xcalloc((size_t)cap, sizeof(sps_index));
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < m; j++)
+            if (keep(i, j, n, m)) {
+                if (s.nnz == cap) {
+                    cap *= 2;
+                    s.col = realloc(s.col, (size_t)cap * sizeof(sps_index));
+                }
+                s.col[s.nnz++] = j;
+            }
+        s.rowptr[i + 1] = (sps_index)s.nnz;
+    }
+    return s;
+}
+
+static double g_density;
+static int k_random(int i, int j, int n, int m)
+{
+    (void)i, (void)j, (void)n, (void)m;
+    return tu_rng_uniform(&g_rng) < g_density;
+}
+static int k_all(int i, int j, int n, int m) { return (void)i, (void)j, (void)n, (void)m, 1; }
+static int k_diag(int i, int j, int n, int m) { return (void)n, (void)m, i == j; }
+static int k_none(int i, int j, int n, int m) { return (void)i, (void)j, (void)n, (void)m, 0; }
+static int k_row(int i, int j, int n, int m) { return (void)n, i == 7 || (j == (i * 37) % m && tu_rng_uniform(&g_rng) < 0.5); }
+static int k_colm(int i, int j, int n, int m) { return (void)m, j == 3 || (i == (j * 11) % n && tu_rng_uniform(&g_rng) < 0.5); }
+
+/* y = op(A) x in double (re, im pairs) from CSR */
+static void ref_spmv(const shape *s, sps_scalar t, const void *val, int trans, const void *x, double *y)
+{
+    const int ny = trans ? s->m : s->n;
+    memset(y, 0, 2 * sizeof(double) * (size_t)ny);
+    for (int i = 0; i < s->n; i++)
+        for (sps_index k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+            double ar, ai, xr, xi;
+            tu_get(t, val, (size_t)k, &ar, &ai);
+            const int o = trans ? s->col[k] : i, in = trans ? i : s->col[k];
+            tu_get(t, x, (size_t)in, &xr, &xi);
+            y[2 * o] += ar * xr - ai * xi;
+            y[2 * o + 1] += ar * xi + ai * xr;
+        }
+}
+
+static void check(const shape *s, sps_scalar t, int d)
+{
+    const size_t vs = sps_scalar_size(t);
+    char what[160];
+    snprintf(what, sizeof what, "%s %dx%d nnz %lld %s d=%d", s->name, s->n, s->m, (long long)s->nnz,
+             sps_scalar_name(t), d);
+    void *val = tu_xcalloc((size_t)s->nnz + 1, vs);
+    tu_fill_random(&g_rng, t, (size_t)s->nnz, val);
+    for (int64_t k = 0; k < s->nnz; k += 17) tu_put(t, val, (size_t)k, 0.0, 0.0); /* stored zeros survive */
+    sps_hisparse H;
+    if (!TU_OK(g_ctx, sps_hisparse_from_csr(g_ctx, s->n, s->m, s->rowptr, s->col, val, vs, d, &H))) {
+        free(val);
+        return;
+    }
+    /* round trip */
+    sps_index *rp = tu_xcalloc((size_t)s->n + 1, sizeof *rp), *cc = tu_xcalloc((size_t)s->nnz + 1, sizeof *cc);
+    void *vv = tu_xcalloc((size_t)s->nnz + 1, vs);
+    sps_hisparse_to_csr(&H, rp, cc, vv);
+    TU_CHECK(H.nnz == s->nnz && !memcmp(rp, s->rowptr, ((size_t)s->n + 1) * sizeof *rp) &&
+                 !memcmp(cc, s->col, (size_t)s->nnz * sizeof *cc) && !memcmp(vv, val, (size_t)s->nnz * vs),
+             "%s: the round trip to CSR is exact", what);
+    int64_t nodes = 0;
+    for (int a = 0; a < 2; a++)
+        for (int b = 0; b < 4; b++) nodes += H.nodes[a][b];
+    TU_CHECK((s->nnz == 0) == (H.root == 0) && (s->nnz == 0 || nodes >= H.depth) && H.bytes % 16 == 0 &&
+                 H.bytes >= 16 + 16 * (size_t)nodes,
+             "%s: %lld nodes in %zu bytes, depth %d", what, (long long)nodes, H.bytes, H.depth);
+    /* products, y poisoned with 0.5 (+ 0.25 i) first: the walk adds */
+    for (int trans = 0; trans < 2; trans++) {
+        const int nx = trans ? s->n : s->m, ny = trans ? s->m : s->n;
+        void *x = tu_xcalloc((size_t)nx + 1, vs), *y = tu_xcalloc((size_t)ny + 1, vs);
+        double *want = tu_xcalloc(2 * (size_t)ny + 2, sizeof(double));
+        tu_fill_random(&g_rng, t, (size_t)nx, x);
+        for (int i = 0; i < ny; i++) tu_put(t, y, (size_t)i, 0.5, 0.25);
+        ref_spmv(s, t, val, trans, x, want);
+        switch (t) {
+        case SPS_F32: sps_cpu_hisparse_spmv_s(&H, trans, x, y); break;
+        case SPS_F64: sps_cpu_hisparse_spmv_d(&H, trans, x, y); break;
+        case SPS_C32: sps_cpu_hisparse_spmv_c(&H, trans, x, y); break;
+        case SPS_C64: sps_cpu_hisparse_spmv_z(&H, trans, x, y); break;
+        }
+        double err = 0, scale = 1e-300;
+        const int cplx = t == SPS_C32 || t == SPS_C64;
+        for (int i = 0; i < ny; i++) {
+            double re, im;
+            tu_get(t, y, (size_t)i, &re, &im);
+            err = fmax(err, hypot(re - 0.5 - want[2 * i], cplx ? im - 0.25 - want[2 * i + 1] : 0.0));
+            scale = fmax(scale, hypot(want[2 * i], want[2 * i + 1]));
+        }
+        const int maxrow = s->n > s->m ? s->n : s->m;
+        TU_CHECK(err <= 4.0 * (maxrow + 2) * tu_eps(t) * fmax(scale, 1.0), "%s: y = A%s x off by %.3g (scale %.3g)",
+                 what, trans ? "^T" : "", err, scale);
+        free(x), free(y), free(want);
+    }
+    free(rp), free(cc), free(vv), free(val);
+    sps_hisparse_free(&H);
+}
+
+static void free_shape(shape *s)
+{
+    free(s->rowptr);
+    free(s->col);
+}
+
+int main(void)
+{
+    if (tu_cpu_context(&g_ctx)) return 1;
+    tu_rng_seed(&g_rng, 0x415bULL);
+    shape sh[16];
+    int ns = 0;
+    g_density = 0.02, sh[ns++] = make("random 2%", 600, 450, k_random);
+    g_density = 0.3, sh[ns++] = make("random 30%", 130, 260, k_random);
+    sh[ns++] = make("dense", 300, 300, k_all);
+    sh[ns++] = make("1x1", 1, 1, k_all);
+    sh[ns++] = make("n x 1", 333, 1, k_all);
+    sh[ns++] = make("1 x n", 1, 333, k_all);
+    sh[ns++] = make("diagonal", 515, 515, k_diag);
+    sh[ns++] = make("empty", 40, 50, k_none);
+    sh[ns++] = make("empty 0x0", 0, 0, k_none);
+    sh[ns++] = make("one dense row", 257, 301, k_row);
+    sh[ns++] = make("one dense column", 301, 257, k_colm);
+    static const int ds[5] = {2, 4, 16, 128, 256};
+    for (int si = 0; si < ns; si++)
+        for (int ti = 0; ti < TU_NTYPES; ti++)
+            for (int di = 0; di < 5; di++) check(&sh[si], tu_all_types[ti], ds[di]);
+
+    /* node kinds: a full block at d = 16 is dense leaves where they are full, COO4 at its
+     * edges (12-wide leaves: sparse is smaller); a diagonal at d = 4 is COO4 leaves (4 entries a
+     * 4 x 4 diagonal block, 3 in the last) */
+    sps_hisparse H;
+    double *v = tu_xcalloc(300 * 300, sizeof(double));
+    tu_fill_random(&g_rng, SPS_F64, 300 * 300, v);
+    if (TU_OK(g_ctx, sps_hisparse_from_csr(g_ctx, 300, 300, sh[2].rowptr, sh[2].col, v, 8, 16, &H))) {
+        TU_CHECK(H.nodes[1][SPS_HS_DENSE] == 18 * 18 && H.nodes[1][SPS_HS_COO4] == 37 && H.depth == 3,
+                 "dense 300x300 at d = 16: %lld dense leaves (the 18 x 18 full ones), %lld COO4 (the 37 partial "
+                 "ones at the edges, sparse smaller), depth %d",
+                 (long long)H.nodes[1][SPS_HS_DENSE], (long long)H.nodes[1][SPS_HS_COO4], H.depth);
+        sps_hisparse_free(&H);
+    }
+    if (TU_OK(g_ctx, sps_hisparse_from_csr(g_ctx, 515, 515, sh[6].rowptr, sh[6].col, v, 8, 4, &H))) {
+        TU_CHECK(H.nodes[1][SPS_HS_COO4] == 129 && H.nodes[1][SPS_HS_COO2] == 0 && H.nodes[1][SPS_HS_COO1] == 0 &&
+                     H.nodes[1][SPS_HS_DENSE] == 0 && H.depth == 5,
+                 "diagonal 515 at d = 4: COO4 / COO2 / COO1 / dense leaves %lld %lld %lld %lld, depth %d",
+                 (long long)H.nodes[1][SPS_HS_COO4], (long long)H.nodes[1][SPS_HS_COO2],
+                 (long long)H.nodes[1][SPS_HS_COO1], (long long)H.nodes[1][SPS_HS_DENSE], H.depth);
+        sps_hisparse_free(&H);
+    }
+    /* refusals */
+    TU_CHECK(sps_hisparse_from_csr(g_ctx, 300, 300, sh[2].rowptr, sh[2].col, v, 8, 12, &H) == SPS_ERR_ARG &&
+                 strstr(sps_context_error(g_ctx), "power of two"),
+             "d = 12 refused: %s", sps_context_error(g_ctx));
+    sps_context_clear_error(g_ctx);
+    sps_index rp[3] = {0, 2, 3}, cl[3] = {4, 1, 0};
+    TU_CHECK(sps_hisparse_from_csr(g_ctx, 2, 5, rp, cl, v, 8, 4, &H) == SPS_ERR_ARG &&
+                 strstr(sps_context_error(g_ctx), "row 0"),
+             "unsorted columns refused: %s", sps_context_error(g_ctx));
+    sps_context_clear_error(g_ctx);
+    free(v);
+    for (int si = 0; si < ns; si++) free_shape(&sh[si]);
+    sps_context_destroy(g_ctx);
+    return tu_finish();
+}
