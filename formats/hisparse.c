@@ -1,7 +1,10 @@
 /* HiSparse on the host (formats/hisparse.h): the top-down build of seed-methods §2.3 as a
  * recursion (each node bins its entries into its d x d children, the children are built
  * first and appended to the pool, then the node with their references: post-order, so a
- * pool that grows by reallocation keeps every reference valid), and the walk back to CSR. */
+ * pool that grows by reallocation keeps every reference valid); the walk back to CSR (of A
+ * or A^T); the products by scalar type; and C = alpha op(A) + beta op(B) as the oracle of
+ * the GPU's dual traversal: both operands walked to CSR, merged row by row (the union of
+ * the patterns), the result built as a tree. */
 #include "formats/hisparse.h"
 
 #include <stdlib.h>
@@ -207,11 +210,15 @@ typedef struct {
     const sps_hisparse *H;
     sps_index *cur, *col;
     unsigned char *val;
-    int pass;
+    int pass, trans;
 } hs_walk;
 
 static void walk_entry(hs_walk *w, sps_index r, sps_index c, const unsigned char *v)
 {
+    if (w->trans) {
+        const sps_index t = r;
+        r = c, c = t;
+    }
     if (w->pass == 0) {
         w->cur[r + 1]++;
         return;
@@ -259,17 +266,60 @@ static void walk(hs_walk *w, uint32_t ref, int l, sps_index r0, sps_index c0)
     }
 }
 
-void sps_hisparse_to_csr(const sps_hisparse *H, sps_index *rowptr, sps_index *col, void *val)
+void sps_hisparse_to_csr(const sps_hisparse *H, int trans, sps_index *rowptr, sps_index *col, void *val)
 {
-    hs_walk w = {.H = H, .cur = rowptr, .col = col, .val = val, .pass = 0};
-    memset(rowptr, 0, ((size_t)H->n + 1) * sizeof *rowptr);
+    const sps_index n = trans ? H->m : H->n;
+    hs_walk w = {.H = H, .cur = rowptr, .col = col, .val = val, .pass = 0, .trans = trans};
+    memset(rowptr, 0, ((size_t)n + 1) * sizeof *rowptr);
     if (H->root) walk(&w, H->root, 0, 0, 0);
-    for (sps_index i = 0; i < H->n; i++) rowptr[i + 1] += rowptr[i];
+    for (sps_index i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
     w.pass = 1;
     /* rowptr's entries serve as the cursors (each ends at the next row's start), then shift back */
     if (H->root) walk(&w, H->root, 0, 0, 0);
-    for (sps_index i = H->n; i > 0; i--) rowptr[i] = rowptr[i - 1];
-    if (H->n >= 0) rowptr[0] = 0;
+    for (sps_index i = n; i > 0; i--) rowptr[i] = rowptr[i - 1];
+    if (n >= 0) rowptr[0] = 0;
+}
+
+/* the per-type kernels, by scalar type (a table, not a switch) */
+typedef void (*hs_spmv_fn)(sps_hisparse_view, const void *, void *);
+typedef void (*hs_add_fn) SPS_HS_CSR_ADD_ARGS;
+static const hs_spmv_fn hs_spmv[4] = {[SPS_F32] = sps_cpu_hisparse_spmv_s, [SPS_F64] = sps_cpu_hisparse_spmv_d,
+                                      [SPS_C32] = sps_cpu_hisparse_spmv_c, [SPS_C64] = sps_cpu_hisparse_spmv_z};
+static const hs_add_fn hs_add[4] = {[SPS_F32] = sps_cpu_hisparse_csr_add_s, [SPS_F64] = sps_cpu_hisparse_csr_add_d,
+                                    [SPS_C32] = sps_cpu_hisparse_csr_add_c, [SPS_C64] = sps_cpu_hisparse_csr_add_z};
+
+void sps_hisparse_spmv(sps_scalar t, sps_hisparse_view A, const void *x, void *y) { hs_spmv[t](A, x, y); }
+
+sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
+                            sps_hisparse *C)
+{
+    memset(C, 0, sizeof *C);
+    const sps_index n = A.trans ? A.H->m : A.H->n, m = A.trans ? A.H->n : A.H->m;
+    if ((B.trans ? B.H->m : B.H->n) != n || (B.trans ? B.H->n : B.H->m) != m)
+        return sps_error(ctx, SPS_ERR_ARG, "HiSparse addition: op(A) is %d x %d, op(B) %d x %d", (int)n, (int)m,
+                         (int)(B.trans ? B.H->m : B.H->n), (int)(B.trans ? B.H->n : B.H->m));
+    const size_t vs = sps_scalar_size(t);
+    if (A.H->vsize != vs || B.H->vsize != vs)
+        return sps_error(ctx, SPS_ERR_ARG, "HiSparse addition: %zu- and %zu-byte values, %s is %zu", A.H->vsize,
+                         B.H->vsize, sps_scalar_name(t), vs);
+    const size_t ea = (size_t)A.H->nnz + 1, eb = (size_t)B.H->nnz + 1, rows = (size_t)n + 1;
+    sps_index *ra = malloc(rows * sizeof *ra), *rb = malloc(rows * sizeof *rb), *rc = malloc(rows * sizeof *rc);
+    sps_index *ca = malloc(ea * sizeof *ca), *cb = malloc(eb * sizeof *cb), *cc = NULL;
+    void *va = malloc(ea * vs), *vb = malloc(eb * vs), *vc = NULL;
+    sps_status st = SPS_ERR_ALLOC;
+    if (ra && rb && rc && ca && cb && va && vb) {
+        sps_hisparse_to_csr(A.H, A.trans, ra, ca, va);
+        sps_hisparse_to_csr(B.H, B.trans, rb, cb, vb);
+        hs_add[t](n, A.scale, ra, ca, va, B.scale, rb, cb, vb, rc, NULL, NULL); /* the union's count */
+        const size_t ec = (size_t)rc[n] + 1;
+        if ((cc = malloc(ec * sizeof *cc)) && (vc = malloc(ec * vs))) {
+            hs_add[t](n, A.scale, ra, ca, va, B.scale, rb, cb, vb, rc, cc, vc);
+            st = sps_hisparse_from_csr(ctx, n, m, rc, cc, vc, vs, d, C);
+        }
+    }
+    if (st == SPS_ERR_ALLOC) st = sps_error(ctx, SPS_ERR_ALLOC, "HiSparse addition: out of host memory");
+    free(ra), free(rb), free(rc), free(ca), free(cb), free(cc), free(va), free(vb), free(vc);
+    return st;
 }
 
 void sps_hisparse_free(sps_hisparse *H)

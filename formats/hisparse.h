@@ -33,8 +33,17 @@
 sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
                                  const sps_index *col, const void *val, size_t vsize, int d, sps_hisparse *H);
 /** Back to CSR: rowptr (n + 1), col and val (nnz each) allocated by the caller; exactly the
- *  arrays it was built from. */
-void sps_hisparse_to_csr(const sps_hisparse *H, sps_index *rowptr, sps_index *col, void *val);
+ *  arrays it was built from.  trans: the CSR of A^T instead (m + 1 row pointers), sorted
+ *  columns too (the walk meets a column's entries in increasing row order). */
+void sps_hisparse_to_csr(const sps_hisparse *H, int trans, sps_index *rowptr, sps_index *col, void *val);
+/** y += op(A) x, values of type t (kernels/cpu/hisparse.inc). */
+void sps_hisparse_spmv(sps_scalar t, sps_hisparse_view A, const void *x, void *y);
+/** C = op(A) + op(B) (each view's scale and transpose) into a new tree of node size d: the
+ *  union of the patterns (an entry in both: alpha a + beta b in t's arithmetic); on the
+ *  host, through CSR (the oracle of a GPU dual traversal).  SPS_ERR_ARG for sizes or value
+ *  sizes that differ. */
+sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
+                            sps_hisparse *C);
 void sps_hisparse_free(sps_hisparse *H);
 
 #endif

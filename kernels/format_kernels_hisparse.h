@@ -4,7 +4,7 @@
 #ifndef SPS_FORMAT_KERNELS_HISPARSE_H
 #define SPS_FORMAT_KERNELS_HISPARSE_H
 
-#include "spsolve/types.h"
+#include "kernels/kernels.h" /* sps_cplx */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -39,12 +39,29 @@ static inline size_t sps_hs_val_at(int pc) { return sps_hs_align16(4 + 2 * (size
 /* a dense leaf's values after its bitmask */
 static inline size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
 
-/** y += op(A) x on the host (trans: A^T, no conjugation, as the library's SPS_OP_T; the
- *  tree walked with the coordinates swapped, no transpose built), values of scalar type t.
- *  kernels/cpu/hisparse.inc, one per type. */
-void sps_cpu_hisparse_spmv_s(const sps_hisparse *H, int trans, const void *x, void *y);
-void sps_cpu_hisparse_spmv_d(const sps_hisparse *H, int trans, const void *x, void *y);
-void sps_cpu_hisparse_spmv_c(const sps_hisparse *H, int trans, const void *x, void *y);
-void sps_cpu_hisparse_spmv_z(const sps_hisparse *H, int trans, const void *x, void *y);
+/** The matrix state apart from its content (seed-methods §2.1): op(A) = scale A, or
+ *  scale A^T (no conjugation, as the library's SPS_OP_T), a view of the tree H: transposing
+ *  or scaling copies nothing. */
+typedef struct {
+    const sps_hisparse *H;
+    int trans;
+    sps_cplx scale;
+} sps_hisparse_view;
+
+/** y += op(A) x on the host, values of one scalar type each (the tree walked with the
+ *  coordinates swapped for A^T); kernels/cpu/hisparse.inc. */
+void sps_cpu_hisparse_spmv_s(sps_hisparse_view A, const void *x, void *y);
+void sps_cpu_hisparse_spmv_d(sps_hisparse_view A, const void *x, void *y);
+void sps_cpu_hisparse_spmv_c(sps_hisparse_view A, const void *x, void *y);
+void sps_cpu_hisparse_spmv_z(sps_hisparse_view A, const void *x, void *y);
+/** C = alpha A + beta B on CSR arrays of n rows with sorted columns: count (cc NULL: rpc),
+ *  then fill (cc, vc); the union of the patterns. */
+#define SPS_HS_CSR_ADD_ARGS                                                                                    \
+    (sps_index n, sps_cplx alpha, const sps_index *ra, const sps_index *ca, const void *va, sps_cplx beta,    \
+     const sps_index *rb, const sps_index *cb, const void *vb, sps_index *rpc, sps_index *cc, void *vc)
+void sps_cpu_hisparse_csr_add_s SPS_HS_CSR_ADD_ARGS;
+void sps_cpu_hisparse_csr_add_d SPS_HS_CSR_ADD_ARGS;
+void sps_cpu_hisparse_csr_add_c SPS_HS_CSR_ADD_ARGS;
+void sps_cpu_hisparse_csr_add_z SPS_HS_CSR_ADD_ARGS;
 
 #endif

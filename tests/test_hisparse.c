@@ -1,8 +1,12 @@
 /* HiSparse's host structure (formats/hisparse.h; issue 23, first part):
  *   - the exact round trip to CSR (row pointers, columns and values bit for bit, stored
  *     zeros included) for f32, f64, c32, c64 and node sizes 2, 4, 16, 128, 256;
- *   - y = A x and y = A^T x by the tree walk (kernels/cpu/hisparse.inc) against a CSR
- *     product in double, outputs poisoned with a known value first (the walk adds to y);
+ *   - y += s A x and y += s A^T x through a view (scale -2, transpose flag; the tree walk of
+ *     kernels/cpu/hisparse.inc) against a CSR product in double, y starting at a known
+ *     value (the walk adds to it);
+ *   - C = 0.5 op(A) + 3 op(B), op = identity and transpose, B a perturbed copy of A (entries
+ *     dropped, added, values changed, as the paper's test): the union pattern, sorted rows,
+ *     values against the dense sum in double;
  *   - shapes: random sparse (several densities), a dense 300 x 300 block (dense leaves),
  *     1 x 1, n x 1, 1 x n, diagonal only, nnz = 0, sizes not a multiple of d, one dense
  *     row, one dense column, a 2-level tree under d = 2 and a 3-level one;
@@ -95,7 +99,7 @@ static void check(const shape *s, sps_scalar t, int d)
     /* round trip */
     sps_index *rp = tu_xcalloc((size_t)s->n + 1, sizeof *rp), *cc = tu_xcalloc((size_t)s->nnz + 1, sizeof *cc);
     void *vv = tu_xcalloc((size_t)s->nnz + 1, vs);
-    sps_hisparse_to_csr(&H, rp, cc, vv);
+    sps_hisparse_to_csr(&H, 0, rp, cc, vv);
     TU_CHECK(H.nnz == s->nnz && !memcmp(rp, s->rowptr, ((size_t)s->n + 1) * sizeof *rp) &&
                  !memcmp(cc, s->col, (size_t)s->nnz * sizeof *cc) && !memcmp(vv, val, (size_t)s->nnz * vs),
              "%s: the round trip to CSR is exact", what);
@@ -113,12 +117,9 @@ static void check(const shape *s, sps_scalar t, int d)
         tu_fill_random(&g_rng, t, (size_t)nx, x);
         for (int i = 0; i < ny; i++) tu_put(t, y, (size_t)i, 0.5, 0.25);
         ref_spmv(s, t, val, trans, x, want);
-        switch (t) {
-        case SPS_F32: sps_cpu_hisparse_spmv_s(&H, trans, x, y); break;
-        case SPS_F64: sps_cpu_hisparse_spmv_d(&H, trans, x, y); break;
-        case SPS_C32: sps_cpu_hisparse_spmv_c(&H, trans, x, y); break;
-        case SPS_C64: sps_cpu_hisparse_spmv_z(&H, trans, x, y); break;
-        }
+        /* the view's scale: -2 (a power of two, exact) times the reference */
+        sps_hisparse_spmv(t, (sps_hisparse_view){&H, trans, {-2.0, 0.0}}, x, y);
+        for (int i = 0; i < 2 * ny; i++) want[i] *= -2.0;
         double err = 0, scale = 1e-300;
         const int cplx = t == SPS_C32 || t == SPS_C64;
         for (int i = 0; i < ny; i++) {
@@ -132,6 +133,66 @@ static void check(const shape *s, sps_scalar t, int d)
                  what, trans ? "^T" : "", err, scale);
         free(x), free(y), free(want);
     }
+    /* C = 0.5 A^T + 3 B^T with B a perturbed copy of A (as the paper): some entries dropped,
+     * some added, values changed; against the same sum of CSR transposes in double */
+    sps_index *rb = tu_xcalloc((size_t)s->n + 1, sizeof *rb), *cb = tu_xcalloc(2 * (size_t)s->nnz + s->n + 1, sizeof *cb);
+    void *vb = tu_xcalloc(2 * (size_t)s->nnz + s->n + 1, vs);
+    int64_t nb = 0;
+    for (int i = 0; i < s->n; i++) {
+        for (sps_index k = s->rowptr[i]; k < s->rowptr[i + 1]; k++) {
+            if (tu_rng_uniform(&g_rng) < 0.2) continue; /* dropped */
+            if (k > s->rowptr[i] && s->col[k - 1] + 1 < s->col[k] && tu_rng_uniform(&g_rng) < 0.2)
+                cb[nb++] = s->col[k] - 1; /* an entry A lacks */
+            cb[nb++] = s->col[k];
+        }
+        rb[i + 1] = (sps_index)nb;
+    }
+    tu_fill_random(&g_rng, t, (size_t)nb, vb);
+    sps_hisparse Hb, Hc;
+    if (TU_OK(g_ctx, sps_hisparse_from_csr(g_ctx, s->n, s->m, rb, cb, vb, vs, d, &Hb))) {
+        for (int trans = 0; trans < 2; trans++) {
+            const sps_hisparse_view A = {&H, trans, {0.5, 0.0}}, B = {&Hb, trans, {3.0, 0.0}};
+            if (!TU_OK(g_ctx, sps_hisparse_add(g_ctx, t, A, B, d, &Hc))) continue;
+            const int n = trans ? s->m : s->n, m = trans ? s->n : s->m;
+            /* the dense sum in double */
+            double *want = tu_xcalloc(2 * (size_t)n * m + 2, sizeof(double));
+            char *has = tu_xcalloc((size_t)n * m + 1, 1);
+            for (int pass = 0; pass < 2; pass++)
+                for (int i = 0; i < s->n; i++) {
+                    const sps_index *rp2 = pass ? rb : s->rowptr, *cl2 = pass ? cb : s->col;
+                    for (sps_index k = rp2[i]; k < rp2[i + 1]; k++) {
+                        double re, im;
+                        tu_get(t, pass ? vb : val, (size_t)k, &re, &im);
+                        const size_t at = trans ? (size_t)cl2[k] * m + i : (size_t)i * m + cl2[k];
+                        want[2 * at] += (pass ? 3.0 : 0.5) * re, want[2 * at + 1] += (pass ? 3.0 : 0.5) * im;
+                        has[at] = 1;
+                    }
+                }
+            int64_t union_nnz = 0;
+            for (size_t q = 0; q < (size_t)n * m; q++) union_nnz += has[q];
+            sps_index *r3 = tu_xcalloc((size_t)n + 1, sizeof *r3), *c3 = tu_xcalloc((size_t)Hc.nnz + 1, sizeof *c3);
+            void *v3 = tu_xcalloc((size_t)Hc.nnz + 1, vs);
+            sps_hisparse_to_csr(&Hc, 0, r3, c3, v3);
+            int ok = Hc.nnz == union_nnz && Hc.n == n && Hc.m == m;
+            double err = 0, big = 1e-300;
+            for (int i = 0; ok && i < n; i++)
+                for (sps_index k = r3[i]; ok && k < r3[i + 1]; k++) {
+                    const size_t at = (size_t)i * m + c3[k];
+                    double re, im;
+                    tu_get(t, v3, (size_t)k, &re, &im);
+                    ok = has[at] && (k == r3[i] || c3[k] > c3[k - 1]);
+                    err = fmax(err, hypot(re - want[2 * at], im - want[2 * at + 1]));
+                    big = fmax(big, hypot(want[2 * at], want[2 * at + 1]));
+                }
+            TU_CHECK(ok && err <= 8 * tu_eps(t) * fmax(big, 1.0),
+                     "%s: 0.5 A%s + 3 B%s: the union's %lld entries (got %lld), values off by %.3g", what,
+                     trans ? "^T" : "", trans ? "^T" : "", (long long)union_nnz, (long long)Hc.nnz, err);
+            free(want), free(has), free(r3), free(c3), free(v3);
+            sps_hisparse_free(&Hc);
+        }
+        sps_hisparse_free(&Hb);
+    }
+    free(rb), free(cb), free(vb);
     free(rp), free(cc), free(vv), free(val);
     sps_hisparse_free(&H);
 }
