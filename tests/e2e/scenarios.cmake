@@ -255,12 +255,15 @@ function(scenario_missing_file)
 endfunction()
 
 # Not converged: exit 2, the summary says so, and -o is not written.
-# --norm inf: CG stops on the max norm, the summary and the check use it; GMRES refuses it
+# --norm inf: CG and BiCGSTAB stop on the max norm, the summary and the check use it; GMRES refuses it
 function(scenario_norm_inf)
   e2e_run(-m poisson2d:30 --norm inf --rtol 1e-7 --json)
   e2e_expect_rc(0)
   e2e_json_expect(ON result converged)
   e2e_json_expect("max|b-Ax| <= max(rtol*max|b|, atol)" solver stopping_rule)
+  e2e_run(-m poisson2d:30 --norm inf --solver bicgstab --precond jacobi --rtol 1e-7 --json)
+  e2e_expect_rc(0)
+  e2e_json_expect(ON result converged)
   e2e_run(-m poisson2d:30 --norm inf --solver gmres)
   e2e_expect_rc(1)
   e2e_expect_stderr("norm = inf is not available")
