@@ -57,17 +57,48 @@ __global__ void rho_kernel(int nf, const int *__restrict__ ft, const double *__r
 
 /* E's block row of vertex a: its faces in face order, each face prepared once (edges, area,
  * coefficients: spin_face_prep) and its blocks (k, j) for its corner k at a (twice for a
- * face that repeats a) added at their columns, the row started at -0.0.  Measured at 1M
- * vertices on an H200 (build wall time): 2.7 ms; computing each block from the positions
- * (spin_face_block, 3x the square roots and divisions) 3.4-4.4 ms, whether the row was
- * summed in memory or a column at a time in registers; faces prepared by a kernel of
- * their own into a 96-byte-a-face array 3.4-4.3 ms (one more pass and allocation). */
-__global__ void e_rows_kernel(int nv, const double *__restrict__ v, const int *__restrict__ f,
-                              const double *__restrict__ rho, const int *__restrict__ inc, const int *__restrict__ ptr,
-                              const int *__restrict__ rowptr, const int *__restrict__ col, q4 *__restrict__ val)
+ * face that repeats a) added at their columns, the row started at -0.0.  H100, 1M vertices:
+ * 0.44 ms with the row in registers; summed in memory (a binary search and a 32-byte
+ * read-modify-write a block) the values took 1.72 ms.  Earlier, H200 build wall times:
+ * computing each block from the positions (spin_face_block, 3x the square roots and
+ * divisions) 3.4-4.4 ms; faces prepared by a kernel of their own into a 96-byte-a-face
+ * array 3.4-4.3 ms (one more pass and allocation). */
+/* Rows of at most E_ROW_CAP blocks (a triangle mesh's vertex: valence + 1, 7 on a regular
+ * mesh) keep their sums in registers: static indices, the column matched by an unrolled
+ * compare, each block stored once; longer rows sum in memory. */
+#define E_ROW_CAP 8
+__global__ void __launch_bounds__(128)
+    e_rows_kernel(int nv, const double *__restrict__ v, const int *__restrict__ f, const double *__restrict__ rho,
+                  const int *__restrict__ inc, const int *__restrict__ ptr, const int *__restrict__ rowptr,
+                  const int *__restrict__ col, q4 *__restrict__ val)
 {
     for (int a = blockIdx.x * blockDim.x + threadIdx.x; a < nv; a += gridDim.x * blockDim.x) {
         const int r0 = rowptr[a], r1 = rowptr[a + 1];
+        if (r1 - r0 <= E_ROW_CAP) {
+            int cj[E_ROW_CAP];
+            double aw[E_ROW_CAP], ax[E_ROW_CAP], ay[E_ROW_CAP], az[E_ROW_CAP];
+#pragma unroll
+            for (int j = 0; j < E_ROW_CAP; j++) {
+                cj[j] = r0 + j < r1 ? __ldg(col + r0 + j) : -1;
+                aw[j] = ax[j] = ay[j] = az[j] = -0.0;
+            }
+            for (int p = ptr[a]; p < ptr[a + 1]; p++) {
+                const int t = inc[p] / 3, k = inc[p] - 3 * t;
+                int c[3];
+                elem_rows::corners<3>(f, t, c);
+                const spin_face F = spin_face_prep(v, c, __ldg(rho + t));
+                for (int i = 0; i < 3; i++) {
+                    const quat q = spin_face_block_of(&F, k, i);
+#pragma unroll
+                    for (int j = 0; j < E_ROW_CAP; j++)
+                        if (cj[j] == c[i]) aw[j] += q.w, ax[j] += q.x, ay[j] += q.y, az[j] += q.z;
+                }
+            }
+#pragma unroll
+            for (int j = 0; j < E_ROW_CAP; j++)
+                if (r0 + j < r1) val[r0 + j] = q4{aw[j], ax[j], ay[j], az[j]};
+            continue;
+        }
         for (int j = r0; j < r1; j++) val[j] = q4{-0.0, -0.0, -0.0, -0.0};
         for (int p = ptr[a]; p < ptr[a + 1]; p++) {
             const int t = inc[p] / 3, k = inc[p] - 3 * t;
