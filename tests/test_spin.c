@@ -8,7 +8,9 @@
  *     reference's iterations (316, 290, 280, +- 8) and the output matches as well;
  *   - face-by-face assembly equals (D - P)^H M (D - P) built from its factors;
  *   - on the GPU (where there is one) the same, and rho, E, L and omega computed there
- *     equal the host's bit for bit, on the sphere and on it subdivided twice (64k vertices);
+ *     equal the host's bit for bit, on the sphere, on it subdivided twice (64k vertices) and
+ *     on a double cone whose apexes have 20 neighbours (rows longer than the row kernel keeps
+ *     in registers);
  *   - malformed OBJ and TGA inputs are refused with file:line (TGA: byte) messages.
  *   test_spin DATA_DIR   (../shared/data/spinxform; without it the data checks skip)
  * Ends "N passed, M failed"; 77 when nothing could run. */
@@ -159,6 +161,23 @@ static void test_reference(sps_context ctx, const char *dir)
         } else {
             CHECK(0, "subdivision: %s", err);
         }
+        /* a double cone of 20 sides: its two apexes have 20 neighbours, rows of 21 blocks, past the
+         * row kernel's 8 in registers (the summed-in-memory path); no texture coordinates (rho 0) */
+        enum { SIDES = 20 };
+        double cv[3 * (SIDES + 2)];
+        int cf[3 * 2 * SIDES], cft[3 * 2 * SIDES];
+        for (int i = 0; i < SIDES; i++) {
+            const double ang = 6.283185307179586 * i / SIDES;
+            cv[3 * i] = cos(ang), cv[3 * i + 1] = sin(ang), cv[3 * i + 2] = 0;
+            const int j = (i + 1) % SIDES;
+            cf[6 * i] = SIDES, cf[6 * i + 1] = i, cf[6 * i + 2] = j;         /* top apex */
+            cf[6 * i + 3] = SIDES + 1, cf[6 * i + 4] = j, cf[6 * i + 5] = i; /* bottom apex */
+        }
+        cv[3 * SIDES] = cv[3 * SIDES + 1] = 0, cv[3 * SIDES + 2] = 1;
+        cv[3 * SIDES + 3] = cv[3 * SIDES + 4] = 0, cv[3 * SIDES + 5] = -1;
+        for (int k = 0; k < 3 * 2 * SIDES; k++) cft[k] = -1;
+        spin_mesh cone = {.nv = SIDES + 2, .nvt = 0, .nf = 2 * SIDES, .v = cv, .vt = NULL, .f = cf, .ft = cft};
+        check_gpu_phases(ctx, &cone, &im);
     }
 #endif
     spin_options o = {.scale = 5.0, .iterations = 3, .rtol = 1e-10, .maxit = 20000};
