@@ -1,8 +1,9 @@
 /* CUDA kernels of assembly from triplets (kernels/index_kernels.h: coo_sort,
  * coo_compress, coo_sum; the CPU oracle: kernels/cpu/assemble.c), behind
  * sps_matrix_from_coo_entries_device: an application that computes its element
- * contributions on the GPU (the spin-transformation app's E, a finite-element
- * stiffness matrix) gets its CSR / BCSR matrix without a host round trip.
+ * contributions on the GPU as triplets gets its CSR / BCSR matrix without a host round
+ * trip (the FEM and spin apps now sum their rows themselves and hand CSR arrays to
+ * sps_matrix_from_csr_entries_device, checked by csr_check below).
  *
  * coo_sort   keys (row << bits(m - 1)) | col, one thread a triplet (an index
  *            out of range: atomicMin of its position into bad), a CUB
