@@ -59,7 +59,7 @@ static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *
 {
     sps_hisparse *H = b->H;
     const int d = H->d, type = sparse_type(count), pc = sps_hs_pad(type, count);
-    const size_t sparse = sps_hs_val_at(pc) + (size_t)pc * vbytes;
+    const size_t sparse = sps_hs_val_at(type, pc, vbytes) + (size_t)pc * vbytes;
     const size_t dense = (leaf ? sps_hs_dense_val_at(d) : 0) + (size_t)d * d * vbytes;
     if (dense < sparse) {
         const size_t off = pool_take(b, dense);
@@ -79,7 +79,7 @@ static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *
     const uint32_t c32 = (uint32_t)count;
     memcpy(p, &c32, 4);
     for (int64_t i = 0; i < count; i++) p[4 + 2 * i] = lr[i], p[5 + 2 * i] = lc[i];
-    memcpy(p + sps_hs_val_at(pc), vals, (size_t)count * vbytes);
+    memcpy(p + sps_hs_val_at(type, pc, vbytes), vals, (size_t)count * vbytes);
     H->nodes[leaf][type]++;
     return SPS_HS_REF(off, type);
 }
@@ -253,7 +253,8 @@ static void walk(hs_walk *w, uint32_t ref, int l, sps_index r0, sps_index c0)
     }
     uint32_t count;
     memcpy(&count, p, 4);
-    const unsigned char *v = p + sps_hs_val_at(sps_hs_pad(SPS_HS_TYPE(ref), count));
+    const int type = SPS_HS_TYPE(ref);
+    const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), vb);
     for (uint32_t i = 0; i < count; i++) {
         const sps_index r = r0 + (sps_index)(p[4 + 2 * i] * s), c = c0 + (sps_index)(p[5 + 2 * i] * s);
         if (leaf) {

@@ -12,8 +12,9 @@
  * references):
  *   COO1 / COO2 / COO4  (1, 2, >= 3 entries: the entries a thread loads at once on the
  *        GPU) uint32 count; count rounded up to 1 / 2 / 4 pairs of uint8 local (row, col),
- *        row-major; padding to 16 bytes; as many values (the padding's: zero, at (0, 0),
- *        beyond count so never read as entries).
+ *        row-major; padding to the values' alignment (what a thread loads at once, at most
+ *        16 bytes); as many values (the padding's: zero, at (0, 0), beyond count so never
+ *        read as entries).
  *   dense  d x d slots row-major: an inner node's references (0: empty child); a leaf's
  *        values after a bitmask of the d^2 slots that hold an entry (d^2 / 8 bytes, padded
  *        to 16), so stored zeros survive the round trip (the paper's dense leaf has none).

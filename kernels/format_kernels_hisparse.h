@@ -35,7 +35,17 @@ static inline int sps_hs_pad(int type, int64_t count)
     return (int)((count + x - 1) / x * x);
 }
 static inline size_t sps_hs_align16(size_t b) { return (b + 15) & ~(size_t)15; }
-static inline size_t sps_hs_val_at(int pc) { return sps_hs_align16(4 + 2 * (size_t)pc); }
+/* A sparse node's values start aligned to what a thread loads at once, X values of vbytes
+ * (X = 1, 2, 4 for COO1, COO2, COO4), at most 16 bytes: COO4's vector loads need 16; a
+ * COO1 leaf of an f32 value then takes 16 bytes, not 32 (the node itself is 16-aligned). */
+static inline size_t sps_hs_val_at(int type, int pc, size_t vbytes)
+{
+    const size_t x = type == SPS_HS_COO1 ? 1 : type == SPS_HS_COO2 ? 2 : 4;
+    size_t al = 1;
+    while (al < x * vbytes && al < 16) al *= 2;
+    const size_t b = 4 + 2 * (size_t)pc;
+    return (b + al - 1) / al * al;
+}
 /* a dense leaf's values after its bitmask */
 static inline size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
 
