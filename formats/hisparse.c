@@ -228,12 +228,11 @@ static void walk_entry(hs_walk *w, sps_index r, sps_index c, const unsigned char
     memcpy(w->val + (size_t)k * w->H->vsize, v, w->H->vsize);
 }
 
-static void walk(hs_walk *w, uint32_t ref, int l, sps_index r0, sps_index c0)
+/* the node ref at level l with corner (r0, c0); s: the rows a child of it covers (1 in a leaf) */
+static void walk(hs_walk *w, uint32_t ref, int l, int64_t s, sps_index r0, sps_index c0)
 {
     const sps_hisparse *H = w->H;
     const int d = H->d, leaf = l == H->depth - 1;
-    int64_t s = 1;
-    for (int q = l + 1; q < H->depth; q++) s *= d;
     const unsigned char *p = H->pool + SPS_HS_OFF(ref);
     const size_t vb = leaf ? H->vsize : 4;
     if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
@@ -246,7 +245,7 @@ static void walk(hs_walk *w, uint32_t ref, int l, sps_index r0, sps_index c0)
             } else {
                 uint32_t child;
                 memcpy(&child, v + slot * 4, 4);
-                if (child) walk(w, child, l + 1, r, c);
+                if (child) walk(w, child, l + 1, s / d, r, c);
             }
         }
         return;
@@ -262,7 +261,7 @@ static void walk(hs_walk *w, uint32_t ref, int l, sps_index r0, sps_index c0)
         } else {
             uint32_t child;
             memcpy(&child, v + (size_t)i * 4, 4);
-            walk(w, child, l + 1, r, c);
+            walk(w, child, l + 1, s / d, r, c);
         }
     }
 }
@@ -270,13 +269,15 @@ static void walk(hs_walk *w, uint32_t ref, int l, sps_index r0, sps_index c0)
 void sps_hisparse_to_csr(const sps_hisparse *H, int trans, sps_index *rowptr, sps_index *col, void *val)
 {
     const sps_index n = trans ? H->m : H->n;
+    int64_t s = 1; /* the rows a child of the root covers */
+    for (int l = 1; l < H->depth; l++) s *= H->d;
     hs_walk w = {.H = H, .cur = rowptr, .col = col, .val = val, .pass = 0, .trans = trans};
     memset(rowptr, 0, ((size_t)n + 1) * sizeof *rowptr);
-    if (H->root) walk(&w, H->root, 0, 0, 0);
+    if (H->root) walk(&w, H->root, 0, s, 0, 0);
     for (sps_index i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
     w.pass = 1;
     /* rowptr's entries serve as the cursors (each ends at the next row's start), then shift back */
-    if (H->root) walk(&w, H->root, 0, 0, 0);
+    if (H->root) walk(&w, H->root, 0, s, 0, 0);
     for (sps_index i = n; i > 0; i--) rowptr[i] = rowptr[i - 1];
     if (n >= 0) rowptr[0] = 0;
 }

@@ -27,15 +27,6 @@ static void bicgstab_workspace(const struct sps_solver_s *s, int *nvec, int *nsl
     *host_bytes = 0;
 }
 
-/* *v = ||r||_2 (one reduction and fetch; norm = inf keeps the breakdown tests' 2-norms) */
-static sps_status nrm2_of(struct sps_solver_s *s, sps_vector r, double *v)
-{
-    SPS_CHECK(sps_v_nrm2(r, s->slots, SPS_SLOT_RNORM));
-    SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_RNORM, 1));
-    *v = s->hslots[SPS_SLOT_RNORM].re;
-    return SPS_OK;
-}
-
 static double breakdown_tol(sps_scalar t)
 {
     const double eps = (t == SPS_F32 || t == SPS_C32) ? (double)FLT_EPSILON : DBL_EPSILON;
@@ -100,7 +91,7 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
     if (done) return SPS_OK;
     double rhat_norm = s->hslots[SPS_SLOT_RNORM].re;
     /* norm = inf: the breakdown tests still scale by ||rhat||_2 */
-    if (s->norm_inf) SPS_CHECK(nrm2_of(s, c->r, &rhat_norm));
+    if (s->norm_inf) SPS_CHECK(sps_sv_vnorm(s, c->r, 0, &rhat_norm)); /* the breakdown tests' 2-norm */
     /* the stopping rule on the device (sps_bicgstab_stop_code); with norm = inf (a max-norm
      * tolerance) the device never reports convergence, the host decides after each iteration */
     const double rule[4] = {s->norm_inf ? -1.0 : s->tol * s->tol, breakdown_tol(b->t), rhat_norm,
@@ -136,7 +127,7 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
                                "BiCGSTAB: the residual is not finite at iteration %d (NaN/Inf in A M p or A M s)", it);
         double rn = sqrt(rr.re);
         const double rn2 = rn;
-        if (s->norm_inf) SPS_CHECK(sps_sv_tracked_inf(s, c->r, &rn));
+        if (s->norm_inf) SPS_CHECK(sps_sv_vnorm(s, c->r, 1, &rn));
         SPS_CHECK(sps_sv_record(s, rn, &stop));
         if (s->norm_inf ? rn <= s->tol : code == SPS_BCG_CONVERGED) { /* rr <= tol^2 decided on the device, or
                                                                        max |r_i| <= tol on the host */
@@ -146,7 +137,7 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
             restart = 1; /* recurrence drift: r now holds b - A x, the new shadow residual */
             queued = 0;  /* the queued iteration did nothing */
             rhat_norm = s->rnorm_true;
-            if (s->norm_inf) SPS_CHECK(nrm2_of(s, c->r, &rhat_norm));
+            if (s->norm_inf) SPS_CHECK(sps_sv_vnorm(s, c->r, 0, &rhat_norm)); /* the breakdown tests' 2-norm */
             const double rearm[2] = {rhat_norm, 0.0}; /* RHATN, STOP */
             SPS_CHECK(sps_sv_set_slots(s, RHATN, rearm, 2));
         }

@@ -123,7 +123,7 @@ static sps_status cg_run(cg_state *c, sps_vector b)
             return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
                                "CG: the residual norm is not finite at iteration %d (NaN/Inf in A p)", it);
         double rn = sqrt(rr.re);
-        if (s->norm_inf) SPS_CHECK(sps_sv_tracked_inf(s, c->r, &rn));
+        if (s->norm_inf) SPS_CHECK(sps_sv_vnorm(s, c->r, 1, &rn));
         SPS_CHECK(sps_sv_record(s, rn, &stop));
         if (s->norm_inf ? rn <= s->tol : s->hslots[STOP].re != 0.0) { /* rr <= tol^2 decided on the device, or
                                                                         max |r_i| <= tol on the host */

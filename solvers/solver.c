@@ -429,11 +429,11 @@ static sps_status sv_norm(struct sps_solver_s *s, sps_vector v, int out)
     return s->norm_inf ? sps_v_nrm_inf(v, s->slots, out) : sps_v_nrm2(v, s->slots, out);
 }
 
-sps_status sps_sv_tracked_inf(struct sps_solver_s *s, sps_vector r, double *rn)
+sps_status sps_sv_vnorm(struct sps_solver_s *s, sps_vector v, int inf, double *out)
 {
-    SPS_CHECK(sps_v_nrm_inf(r, s->slots, SPS_SLOT_RNORM));
+    SPS_CHECK(inf ? sps_v_nrm_inf(v, s->slots, SPS_SLOT_RNORM) : sps_v_nrm2(v, s->slots, SPS_SLOT_RNORM));
     SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_RNORM, 1));
-    *rn = s->hslots[SPS_SLOT_RNORM].re;
+    *out = s->hslots[SPS_SLOT_RNORM].re;
     return SPS_OK;
 }
 
@@ -494,10 +494,7 @@ sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop)
 sps_status sps_sv_true_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t)
 {
     SPS_CHECK(sps_sv_residual(s, b, x, r));
-    SPS_CHECK(sv_norm(s, r, SPS_SLOT_RNORM));
-    SPS_CHECK(sps_sv_fetch(s, SPS_SLOT_RNORM, 1));
-    *t = s->hslots[SPS_SLOT_RNORM].re;
-    return SPS_OK;
+    return sps_sv_vnorm(s, r, s->norm_inf, t);
 }
 
 void sps_sv_converged(struct sps_solver_s *s, double t)

@@ -45,7 +45,7 @@ typedef struct sps_solver_method {
     const sps_option_desc *options;
     int noptions;
     /* Nonzero: the method implements option norm = inf (its device-side 2-norm stop off,
-     * sps_sv_tracked_inf after each iteration): CG and BiCGSTAB (whose breakdown tests keep
+     * sps_sv_vnorm of r after each iteration): CG and BiCGSTAB (whose breakdown tests keep
      * their 2-norms); GMRES does not form r. */
     int norm_inf;
 } sps_solver_method;
@@ -137,10 +137,11 @@ sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y);
  *  b = 0, x0 already converged, maxit = 0).  *done = 1 when the solve is over
  *  (status returned). */
 sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *done);
-/** Option norm = inf: *rn = max |r_i| of the recurrence residual (one reduction and one
- *  fetch, after the iteration's slots).  sps_sv_advance queues no iteration ahead in this
- *  mode, so the method stops (or confirms) on the host with x at this iteration. */
-sps_status sps_sv_tracked_inf(struct sps_solver_s *s, sps_vector r, double *rn);
+/** *out = ||v||_inf (inf) or ||v||_2: one reduction into SPS_SLOT_RNORM and one fetch.  With
+ *  option norm = inf a method tracks max |r_i| of its recurrence residual so after each
+ *  iteration's slots; sps_sv_advance queues no iteration ahead in that mode, so the method
+ *  stops (or confirms) on the host with x at this iteration. */
+sps_status sps_sv_vnorm(struct sps_solver_s *s, sps_vector v, int inf, double *out);
 /** Iteration s->its + 1 is done: count it, record ||r|| in the history, call
  *  the monitor; *stop = 1 when the monitor asks to stop. */
 sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop);
