@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "fem.h"
 #include "fem_math.h"
+#include "timing.h"
 #include "render.h"
 
 #include <errno.h>
@@ -473,28 +474,16 @@ static sps_status assemble_host(sps_context ctx, const fem_mesh *m, const unsign
     return st;
 }
 
-/* One product K x: the median over 5 batches of 10 back-to-back products (queued as in a
- * solve, one synchronisation a batch) after one untimed, so that the assembly can be read as
- * a count of SpMVs; 0 when it cannot be measured.  y is overwritten. */
-static double time_spmv(sps_context ctx, sps_operator op, sps_vector x, sps_vector y)
+/* One product K x (apps/common/timing.h), so that the assembly can be read as a count of
+ * SpMVs; 0 when it cannot be measured. */
+typedef struct {
+    sps_operator op;
+    sps_vector x, y;
+} fem_product;
+static sps_status product_once(void *arg)
 {
-    enum { BATCH = 10, SAMPLES = 5 };
-    double t[SAMPLES];
-    int ok = sps_operator_apply(op, SPS_OP_N, NULL, x, NULL, y) == SPS_OK;
-    for (int k = 0; k < SAMPLES && ok; k++) {
-        ok = sps_context_synchronize(ctx) == SPS_OK;
-        const double t0 = now();
-        for (int q = 0; q < BATCH && ok; q++) ok = sps_operator_apply(op, SPS_OP_N, NULL, x, NULL, y) == SPS_OK;
-        ok = ok && sps_context_synchronize(ctx) == SPS_OK;
-        t[k] = (now() - t0) / BATCH;
-    }
-    if (!ok) return 0.0;
-    for (int i = 1; i < SAMPLES; i++)
-        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            const double w = t[j];
-            t[j] = t[j - 1], t[j - 1] = w;
-        }
-    return t[SAMPLES / 2];
+    const fem_product *p = arg;
+    return sps_operator_apply(p->op, SPS_OP_N, NULL, p->x, NULL, p->y);
 }
 
 /* A vector of t from n doubles (f32: rounded through scratch, n doubles' room), and back. */
@@ -575,7 +564,7 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
     if ((st = sps_operator_apply(op, SPS_OP_N, NULL, vx, NULL, vy)) != SPS_OK || (st = vec_get(vx, t, u)) != SPS_OK ||
         (st = vec_get(vy, t, y)) != SPS_OK)
         goto done;
-    rep->t_spmv = time_spmv(ctx, op, vb, vy);
+    rep->t_spmv = app_time_median(ctx, product_once, &(fem_product){op, vb, vy});
     double rr = 0, bb = 0, tip = 0;
     int ntip = 0;
     for (sps_index i = 0; i < N; i++) rr += (b[i] - y[i]) * (b[i] - y[i]), bb += b[i] * b[i];

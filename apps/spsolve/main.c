@@ -12,6 +12,7 @@
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #endif
+#include "timing.h"
 #include "check.h"
 #include "options.h"
 #include "report.h"
@@ -319,40 +320,29 @@ static int step_setup(cli_run *r)
     return STEP_OK;
 }
 
-/* What time_apply measures: one preconditioner application, or one product A*x. */
-static sps_status apply_precond(cli_run *r, sps_vector x, sps_vector y) { return sps_precond_apply(r->P, x, y); }
-static sps_status apply_matrix(cli_run *r, sps_vector x, sps_vector y)
+/* What time_apply measures: one preconditioner application, or one product A*x, on b. */
+typedef struct {
+    cli_run *r;
+    sps_vector z;
+    int precond;
+} cli_apply;
+static sps_status apply_once(void *arg)
 {
-    return sps_operator_apply(r->op, SPS_OP_N, NULL, x, NULL, y);
+    const cli_apply *a = arg;
+    return a->precond ? sps_precond_apply(a->r->P, a->r->b, a->z)
+                      : sps_operator_apply(a->r->op, SPS_OP_N, NULL, a->r->b, NULL, a->z);
 }
 
-/* One application, timed apart from the solve: the median over 5 batches of 10
- * back-to-back applications on b (queued as inside a solve, one synchronisation
- * a batch), after one untimed, divided by 10; 0 when it cannot be measured.  The
- * product A*b is timed the same way so that an application reads as a count of
- * SpMV times. */
-static double time_apply(cli_run *r, sps_status (*fn)(cli_run *, sps_vector, sps_vector))
+/* One application, timed apart from the solve (apps/common/timing.h: the median of 5 batches
+ * of 10); the product A*b is timed the same way so that an application reads as a count of
+ * SpMV times.  0 when it cannot be measured. */
+static double time_apply(cli_run *r, int precond)
 {
-    enum { BATCH = 10, SAMPLES = 5 };
-    sps_vector z = NULL;
-    double t[SAMPLES];
-    if (sps_vector_create(r->ctx, sps_vector_size(r->b), sps_vector_scalar(r->b), &z) != SPS_OK) return 0.0;
-    int ok = fn(r, r->b, z) == SPS_OK;
-    for (int k = 0; k < SAMPLES && ok; k++) {
-        sps_context_synchronize(r->ctx);
-        double t0 = now();
-        for (int q = 0; q < BATCH && ok; q++) ok = fn(r, r->b, z) == SPS_OK;
-        t[k] = lap(r->ctx, &t0) / BATCH;
-    }
-    sps_vector_destroy(z);
-    if (!ok) return 0.0;
-    for (int i = 1; i < SAMPLES; i++) /* insertion sort */
-        for (int j = i; j > 0 && t[j] < t[j - 1]; j--) {
-            const double s = t[j];
-            t[j] = t[j - 1];
-            t[j - 1] = s;
-        }
-    return t[SAMPLES / 2];
+    cli_apply a = {r, NULL, precond};
+    if (sps_vector_create(r->ctx, sps_vector_size(r->b), sps_vector_scalar(r->b), &a.z) != SPS_OK) return 0.0;
+    const double t = app_time_median(r->ctx, apply_once, &a);
+    sps_vector_destroy(a.z);
+    return t;
 }
 
 /* The solve.  Its ending (converged, iteration limit, breakdown, NaN) is an
@@ -370,8 +360,8 @@ static int step_solve(cli_run *r)
     rep->t_setup += rep->res.time_setup;
     /* the library's own split when it reports one, else our wall clock */
     rep->t_solve = (rep->res.time_solve > 0 || rep->res.time_setup > 0) ? rep->res.time_solve : t_solve_wall;
-    rep->t_pc_apply = r->P ? time_apply(r, apply_precond) : 0.0;
-    rep->t_spmv = r->P ? time_apply(r, apply_matrix) : 0.0;
+    rep->t_pc_apply = r->P ? time_apply(r, 1) : 0.0;
+    rep->t_spmv = r->P ? time_apply(r, 0) : 0.0;
     return STEP_OK;
 }
 

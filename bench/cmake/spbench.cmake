@@ -10,7 +10,8 @@ if(SPS_HAVE_CUDA)
     ${_spbench_dir}/gen_fem.c
     # the FEM app's host assembly (fembeam:g=N), built here against the static library
     ${_spbench_dir}/../apps/fem/fem.c
-    ${_spbench_dir}/../apps/common/render.c)
+    ${_spbench_dir}/../apps/common/render.c
+    ${_spbench_dir}/../apps/common/timing.c)
   target_include_directories(spbench PRIVATE ${_spbench_dir} ${_spbench_dir}/.. # kernels/launch.h
                              ${_spbench_dir}/../apps/fem ${_spbench_dir}/../apps/common)
   target_compile_options(spbench PRIVATE $<$<COMPILE_LANGUAGE:C>:${SPS_WARN}>
