@@ -12,23 +12,29 @@
  *   3. 8 or more entries a row: sell for 100k rows or more with the longest row at
  *      most 1.5x the average + 2, else csr (the row groups spread few rows);
  *   4. shorter rows, near-uniform (longest x rows <= 1.3 nnz): ell;
- *   5. other short rows: sell where SELL-32's padding is at most half of nnz, or the
- *      matrix has at most 50k rows and no row over 32 entries; else csr. */
+ *   5. other short rows: ell where the matrix has at most 50k rows and no row over 32
+ *      entries (ELL's lean kernel), else sell where SELL-32's padding is at most half
+ *      of nnz; else csr. */
 #include "formats/format.h"
+#include "formats/padded.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 /* Rule 5's small matrices: up to this many rows a product is a chain of dependent
- * loads (latency, not bandwidth), and SELL's chain (slice offset, entries, x) is one
- * load shorter than CSR's (row pointers, entries, x); padding costs little there.
- * H200 f64, flushed L2, spbench 2026-11-26 on the 45 matrices of ../shared/matrices
- * with < 50k rows and < 8 entries a row: SELL within 10 % of CSR's time or faster on
- * all whose longest row is at most 32 (1138_bus 8.0 against 9.7 us, west0479 6.8
- * against 9.3), and slower past it, where one thread walks a long row (rajat11,
- * longest 44: 11.2 against 7.2). */
+ * loads (latency, not bandwidth).  ELL of rows of at most 32 slots runs the padded
+ * family's lean kernel (kernels/cuda/padded.cu), whose chain is two loads long (the
+ * row's slots, x) where SELL's and CSR's are three (slice offset or row pointers,
+ * entries, x); padding costs little there.  H100, flushed L2, spbench 2026-11-26
+ * (bench/results/auto-model-nvidia-h100-2026-11-26.md), the matrices of
+ * ../shared/matrices with < 50k rows, < 8 entries a row and no row over 32: ELL's
+ * time at most CSR's and SELL's on nearly all, 0.4-3 us less (west0479 f32 5.9
+ * against 9.2 for CSR and 7.2 for SELL). */
 #define AUTO_SMALL_ROWS 50000
 #define AUTO_SMALL_LONGEST 32
+/* ELL's build refuses more than max-fill (default 10) x nnz slots past its floor: the
+ * rule keeps within that, so that the pick builds with the default options. */
+#define AUTO_ELL_FILL 10.0
 
 /* The model's inputs: row lengths from rowptr. */
 typedef struct {
@@ -56,10 +62,12 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
         return *why = "long rows: CSR row groups", SPS_FMT_CSR;
     }
     if ((double)s->longest * s->n <= 1.3 * (double)s->nnz) return *why = "near-uniform short rows", SPS_FMT_ELL;
+    const double ell_slots = (double)s->longest * (double)(((int64_t)s->n + 31) / 32 * 32);
+    if (s->n <= AUTO_SMALL_ROWS && s->longest <= AUTO_SMALL_LONGEST &&
+        (ell_slots <= AUTO_ELL_FILL * (double)s->nnz || ell_slots <= (double)s->nnz + SPS_PAD_FILL_FLOOR))
+        return *why = "few short rows: ELL's lean product is the shortest chain of loads", SPS_FMT_ELL;
     if ((double)(s->sell_slots - s->nnz) <= 0.5 * (double)s->nnz)
         return *why = "short rows, little padding", SPS_FMT_SELL;
-    if (s->n <= AUTO_SMALL_ROWS && s->longest <= AUTO_SMALL_LONGEST)
-        return *why = "few short rows: SELL's product is the shortest chain of loads", SPS_FMT_SELL;
     return *why = "short rows of varying length", SPS_FMT_CSR;
 }
 

@@ -134,6 +134,8 @@ static const cand_desc scalar_cands[] = {
     {"ell variant=pad_unroll=8", PM_ELL, 0, 4, 4, C_GPU},
     {"ell variant=pad_split=2", PM_ELL, 0, 4, 4, C_GPU},
     {"ell variant=pad_ldg=1", PM_ELL, 0, 4, 4, C_GPU},
+    {"ell variant=pad_lean=1", PM_ELL, 0, 4, 4, C_GPU},
+    {"ell variant=pad_lean=2", PM_ELL, 0, 4, 4, C_GPU},
     {"sell slice-height=32", PM_SELL, 32, 4, 4, 0},
     {"sell slice-height=16", PM_SELL, 16, 4, 4, 0},
     {"sell slice-height=32 variant=pad_unroll=8", PM_SELL, 32, 4, 4, C_GPU},

@@ -47,6 +47,8 @@ typedef struct sps_launch_variant {
     int pad_minb;   /* resident blocks an SM: 0 default (the compiler's choice), 4 */
     int pad_ldg;    /* 0 default (no_allocate loads), 1 ordinary read-only loads */
     int pad_split;  /* threads a row: 0 by the mean row length (1, 2 from 32, 4 from 128), 1, 2 or 4 */
+    int pad_lean;   /* one group of rows of at most 32 slots (ELL): 0 the lean kernel by its rule
+                       (small, or near-uniform rows), 1 never, 2 always */
     /* Compound entries (bcsr, bell, bsell: kernels/cuda/compound.cu), SpMV and SpMV^T.
      * All run-time parameters of one instantiation per (scalar, entry, outer layout,
      * entry layout): any combination runs. */
@@ -65,7 +67,7 @@ typedef struct sps_launch_variant {
 #define SPS_LAUNCH_FIELDS(X)                                                                                   \
     X(csr_lane_entries, 1, 2, 4) X(csr_unroll, 2, 4) X(csr_stage_rows, 1, 2) X(csr_minb, 4, 6, 8)              \
     X(hola_early_mul, 1) X(hola_minb, 2, 4, 5, 6) X(hola_out_div, 1, 2) X(hola_ldg, 1)                          \
-    X(pad_unroll, 4, 8) X(pad_minb, 4) X(pad_ldg, 1) X(pad_split, 1, 2, 4)                                     \
+    X(pad_unroll, 4, 8) X(pad_minb, 4) X(pad_ldg, 1) X(pad_split, 1, 2, 4) X(pad_lean, 1, 2)                    \
     X(cmp_sched, 1) X(cmp_tpr, 1, 2, 4, 8, 16, 32) X(cmp_warps, 2, 4, 8, 16) X(cmp_bpsm, 1, 2, 4, 8)
 
 /* v from a comma-separated list of field=value (values 0..64; fields not named

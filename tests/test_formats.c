@@ -1223,6 +1223,7 @@ static sps_index len_regular20(sps_index i) { return 12 + i % 16; } /* 12..27 */
 static sps_index len_short_mixed(sps_index i) { return 3 + i % 4; }      /* 3..6 */
 static sps_index len_short_spiky(sps_index i) { return i % 32 == 0 ? 40 : 2; }
 static sps_index len_short_spiky24(sps_index i) { return i % 32 == 0 ? 24 : 2; }
+static sps_index len_sparse_spiky(sps_index i) { return i % 320 == 0 ? 32 : 1; }
 
 static void test_auto_format(void)
 {
@@ -1236,9 +1237,11 @@ static void test_auto_format(void)
         {100000, len_one_long, SPS_FMT_CSR, "one row 1000x the average: csr (merge path)"},
         {200000, len_regular20, SPS_FMT_SELL, "200k regular rows of ~20: sell"},
         {5000, len_regular20, SPS_FMT_CSR, "5k rows of ~20: csr row groups"},
-        {3000, len_short_mixed, SPS_FMT_SELL, "short rows, SELL padding <= 50 %: sell"},
+        {3000, len_short_mixed, SPS_FMT_ELL, "3k short rows of 3-6: ell (small: the lean kernel)"},
+        {60000, len_short_mixed, SPS_FMT_SELL, "60k short rows, SELL padding <= 50 %: sell"},
         {3000, len_short_spiky, SPS_FMT_CSR, "3k short rows, one of 40 every 32: csr (a row over 32)"},
-        {3000, len_short_spiky24, SPS_FMT_SELL, "3k short rows, one of 24 every 32: sell (small)"},
+        {3000, len_short_spiky24, SPS_FMT_ELL, "3k short rows, one of 24 every 32: ell (small, fill 9)"},
+        {3000, len_sparse_spiky, SPS_FMT_CSR, "3k rows of 1, one of 32 every 320: csr (ELL's fill over 10)"},
         {60000, len_short_spiky24, SPS_FMT_CSR, "60k short rows, one of 24 every 32: csr"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

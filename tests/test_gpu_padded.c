@@ -10,13 +10,14 @@
  *     from sum |a_ij x_j|), outputs NaN-poisoned first, random (a, b) and
  *     b = 0 with y = NaN; SpMV run twice is bitwise identical (one thread per
  *     row, a block per long row); SpMV^T uses atomics
- *     and is only compared in tolerance;
+ *     and is only compared in tolerance; SpMV again with the lean kernel
+ *     (one group of rows of at most 32 slots) forced off and forced on;
  *   - the blow-up refusal on the GPU carries the same message as on the CPU;
  *   - shapes: empty, 1x1, n x 1, 1 x n, empty rows across slice/group borders,
  *     a dense row, a power-law matrix of 30000 rows (multi-block grids, many
  *     sort windows, ELL width over several 1024-row chunks), columns too wide
  *     for 16 bits (per group, or only across the matrix: ELL), rows long
- *     enough on average for 2 and 4 threads a row, 16- and 32-bit
+ *     enough on average for 2 and 4 threads a row, one sorted slice, 16- and 32-bit
  *     columns (index_bits 0 and 32) on every shape, poisson3d:20, and
  *     real matrices from SPS_MATRIX_DIR (argv[1]) up to 300k nonzeros.
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
@@ -231,6 +232,21 @@ static void check_spmv(const char *what, sps_matrix Bc, sps_matrix Bg, const pat
                      what, tn(t), trans ? "^T" : "", c, worst);
             if (!trans && TU_OK(gpu, gpu_run_spmv(Bg, trans, a, xh, nin, b, y0, nout, yg2)))
                 TU_CHECK(nout == 0 || memcmp(yg, yg2, (size_t)nout * ss) == 0, "%s [%s]: GPU SpMV not reproducible", what, tn(t));
+            /* both SpMV kernels wherever the lean one can run (one group of rows of at most 32
+               slots; the default picks by a rule): never, and always */
+            for (int lean = 1; lean <= 2 && !trans; lean++) {
+                sps_launch_variant lv;
+                memset(&lv, 0, sizeof lv);
+                lv.pad_lean = lean;
+                tu_fill_nan(t, (size_t)nout, yg2);
+                if (TU_OK(gpu, sps_matrix_set_launch_variant(Bg, &lv)) &&
+                    TU_OK(gpu, gpu_run_spmv(Bg, trans, a, xh, nin, b, y0, nout, yg2)))
+                    TU_CHECK(close_to(t, nout, yg2, yc, bound, &worst),
+                             "%s [%s]: GPU SpMV with pad_lean=%d (case %d) entry %d differs from the CPU", what, tn(t),
+                             lean, c, worst);
+                memset(&lv, 0, sizeof lv);
+                TU_OK(gpu, sps_matrix_set_launch_variant(Bg, &lv));
+            }
         }
         free(xh);
         free(y0);
@@ -349,7 +365,8 @@ static pattern shape(int s)
         {"1x300 dense", 1, 300}, {"empty runs 300x300", 300, 300}, {"dense row 200x200", 200, 200},
         {"all in column 7", 150, 40}, {"random 1000x700", 1000, 700}, {"power law 30000", 30000, 30000},
         {"random 300x200000", 300, 200000}, {"band of 3000x150000", 3000, 150000},
-        {"rows of 24-56, 3000x3000", 3000, 3000}, {"rows of 100-200, 700x5000", 700, 5000}};
+        {"rows of 24-56, 3000x3000", 3000, 3000}, {"rows of 100-200, 700x5000", 700, 5000},
+        {"30 rows of 0-11", 30, 40},  {"rows of 9-16, 500x500", 500, 500}};
     const int n = sh[s].n, m = sh[s].m;
     int *len = tu_xcalloc((size_t)n, sizeof(int));
     for (int i = 0; i < n; i++) {
@@ -367,6 +384,8 @@ static pattern shape(int s)
         case 11: len[i] = 1 + rnd(6); break;
         case 12: len[i] = 24 + rnd(33); break;  /* mean >= 32: 2 threads a row (pad_split) */
         case 13: len[i] = 100 + rnd(101); break; /* mean >= 128: 4 threads a row */
+        case 14: len[i] = rnd(12); break;       /* one slice: SELL's lean product, with a sort window */
+        case 15: len[i] = 9 + rnd(8); break;    /* the lean kernel's 16 slots */
         case 9: {
             const double u = 1.0 - tu_rng_uniform(&rng);
             const double k = 2.0 * pow(u, -1.0 / 1.5);
@@ -385,7 +404,7 @@ static pattern shape(int s)
     free(len);
     return p;
 }
-#define NSHAPES 14
+#define NSHAPES 16
 
 static void test_refusal(void)
 {

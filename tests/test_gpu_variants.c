@@ -254,9 +254,9 @@ static void test_padded(const sps_csr_host *h, sps_matrix Bc, sps_format fmt)
 {
     sps_matrix Bg = from_host_with(h, fmt, "force", "true");
     if (!Bg) return;
-    static const char *const specs[] = {"pad_unroll=8", "pad_minb=4",  "pad_ldg=1",
-                                        "pad_split=1",  "pad_split=2", "pad_split=4"};
-    check_specs("pad", h, Bc, Bg, specs, 6, "pad_split=3", "pad_unroll=8,pad_ldg=1"); /* two knobs moved */
+    static const char *const specs[] = {"pad_unroll=8", "pad_minb=4",  "pad_ldg=1",  "pad_split=1",
+                                        "pad_split=2",  "pad_split=4", "pad_lean=1", "pad_lean=2"};
+    check_specs("pad", h, Bc, Bg, specs, 8, "pad_split=3", "pad_unroll=8,pad_ldg=1"); /* two knobs moved */
 }
 
 int main(void)

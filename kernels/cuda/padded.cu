@@ -311,6 +311,66 @@ __global__ void __launch_bounds__(PAD_THREADS, V::minb)
     y[i] = beta_zero ? a * s : a * s + b * y[i];
 }
 
+/* The lean product of a layout of ONE group whose stride is h (ELLPACK-R; SELL or
+ * RgCSR of a single full group): slot k of storage row r is k h + r, so a thread
+ * knows every slot address from r alone.  It loads all K slots of its row at once
+ * (U >= K, unrolled), padding included, then the x entries (padding's column is
+ * -1: it gathers x[0], discarded), then sums the real ones in entry order
+ * (padding sits after a row's entries: the same sum, to the bit, as
+ * pad_spmv_kernel's).  Two dependent rounds of loads (slots, x) instead of three
+ * (row length and group offset, slots, x): on a small matrix the product is that
+ * chain of DRAM latencies, and a round is ~0.6 us of a 5-7 us product
+ * (bench/results/auto-model-*.md).  Reads padding, so it is for small matrices and
+ * for near-uniform rows (pad_lean_auto). */
+template <typename T, typename C, int U>
+__global__ void __launch_bounds__(PAD_THREADS)
+    pad_lean_spmv_kernel(sps_pad_layout L, sps_index K, const T *__restrict__ val, T a, const T *__restrict__ x, T b,
+                         int beta_zero, T *__restrict__ y)
+{
+    const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= L.n) return;
+    const sps_index i = L.perm ? ldg_t(L.perm + r) : (sps_index)r;
+    T s = zero_of<T>();
+    if (K > 0) {
+        /* No load sits behind a branch: slots past K re-read slot K - 1 and padding
+           gathers x[0], both discarded by the selects; the loads are then one straight
+           run the hardware keeps in flight together */
+        const C col(L, 0);
+        sps_index c[U];
+        T v[U], xv[U];
+#pragma unroll
+        for (int j = 0; j < U; j++) {
+            const int64_t p = (int64_t)(j < K ? j : K - 1) * L.h + r;
+            c[j] = col.or_pad(p);
+            v[j] = sps_cu_ld<true>(val + p);
+        }
+        /* Every gather waits for every column: x's base is x + 1 where the largest
+           column is past the last (never).  Without that data dependence ptxas
+           interleaved the loads with the gathers that use them (SASS: column,
+           gather, column, ...); a warp issues in order, so each gather stalled the
+           slot loads behind it, and rows of 9-32 slots took 1-5 us more than rows of
+           8 (compiler fences do not bind ptxas).  4-byte values join the dependence
+           (whatever their bits), which loads them in the first round, not beside the
+           gathers: f32 0.3-0.5 us faster at 9-16 slots, f64 as much slower (H100,
+           2026-11-26, jpwh_991, lnsp_511, west0479, rdb1250l). */
+        sps_index cmax = -1;
+        unsigned vbits = 0;
+#pragma unroll
+        for (int j = 0; j < U; j++) {
+            if (j >= K) c[j] = -1;
+            cmax = c[j] > cmax ? c[j] : cmax;
+            if constexpr (sizeof(T) == 4) vbits ^= __float_as_uint(v[j]); /* T = float */
+        }
+        const T *xb = x + ((cmax >= L.m) & (vbits != 0x9e3779b9u));
+#pragma unroll
+        for (int j = 0; j < U; j++) xv[j] = ldg_t(xb + (c[j] >= 0 ? c[j] : 0));
+#pragma unroll
+        for (int j = 0; j < U; j++)
+            if (c[j] >= 0) s = s + v[j] * xv[j];
+    }
+    y[i] = beta_zero ? a * s : a * s + b * y[i];
+}
+
 /* One block per long row (blockIdx.x indexes L.long_rows). */
 template <typename T, typename C>
 __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
@@ -469,11 +529,54 @@ static int pad_split(const sps_pad_layout &L, const sps_launch_variant *lv)
 
 /* CL: the column reader (pad_cols32 / pad_cols16), V: pad_var (the row kernel's
  * options; the long rows keep the default's loads). */
+/* Whether the lean kernel runs (launch variant pad_lean: 0 by this rule, 1 never,
+ * 2 wherever it can): K, the slots a row, when the layout is one group of stride h
+ * with rows of at most PAD_LEAN_MAX slots (no long rows then: long_len >= 64), else -1.
+ * By the rule: up to PAD_LEAN_ROWS rows, where the product is latency, not
+ * bandwidth; past that where the padding it reads costs no more than the row
+ * lengths it does not (4 bytes a row). */
+#define PAD_LEAN_MAX 32
+#define PAD_LEAN_ROWS 65536
+static sps_index pad_lean_width(const sps_pad_layout &L, const sps_launch_variant *lv, size_t value_bytes,
+                                size_t slot_bytes)
+{
+    const int mode = lv ? lv->pad_lean : 0;
+    if (mode == 1 || L.ngroups != 1 || L.nstored != L.h || L.h <= 0 || L.nlong > 0) return -1;
+    const int64_t K = L.slots / L.h;
+    /* a thread holds K columns, values and x entries: 16-byte values (c64) stop at 16
+       slots, within the 255 registers of a thread */
+    if (K > (value_bytes > 8 ? PAD_LEAN_MAX / 2 : PAD_LEAN_MAX)) return -1;
+    if (mode == 2 || L.n <= PAD_LEAN_ROWS || (double)(L.slots - L.nnz) * (double)slot_bytes <= 4.0 * L.n)
+        return (sps_index)K;
+    return -1;
+}
+
+/* Blocks of PAD_THREADS: blocks of 32-128 threads, so that a small matrix's warps load
+ * on more SMs, measured no faster (H100, 2026-11-26). */
+template <typename T, typename C>
+static void pad_lean_launch(const sps_pad_layout &L, sps_index K, const T *val, T a, const T *x, T b, int bz, T *y,
+                            cudaStream_t st)
+{
+    const unsigned grid = pad_blocks(L.n);
+    if (K <= 8) pad_lean_spmv_kernel<T, C, 8><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
+    else if (K <= 16) pad_lean_spmv_kernel<T, C, 16><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
+    else if constexpr (sizeof(T) <= 8) {
+        if (K <= 24) pad_lean_spmv_kernel<T, C, 24><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
+        else pad_lean_spmv_kernel<T, C, 32><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
+    }
+}
+
 template <typename T, template <bool> class CL, typename V>
 static sps_status pad_spmv_launch(sps_exec *ex, const sps_pad_layout &L, const T *val, T a, const T *x, T b, int bz,
                                   T *y)
 {
     typedef CL<V::na> C;
+    const sps_index K = pad_lean_width(L, ex->lv, sizeof(T), sizeof(T) + (size_t)sps_pad_col_bytes(&L));
+    if (K >= 0) {
+        pad_lean_launch<T, CL<true>>(L, K, val, a, x, b, bz, y, sps_custream(ex));
+        SPS_CU_LAUNCHED(ex, "pad_lean_spmv_kernel");
+        return SPS_OK;
+    }
     const int S = pad_split(L, ex->lv);
     const unsigned grid = pad_blocks((int64_t)L.n * S);
     cudaStream_t st = sps_custream(ex);
