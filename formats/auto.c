@@ -1,12 +1,13 @@
 /* --format auto without timing: which format's SpMV a matrix gets, from its row
  * lengths and the backend (a model, documented in README "Choosing a format").
  *
- * Fit on the H200, spbench 2026-11-26 (78 matrices: 72 of ../shared/matrices and
- * the 6 generated ones, f32 and f64, every format timed; the data in
- * bench/results/auto-model-nvidia-h200-2026-11-26.md): SpMV time of the
- * pick against the best cuSPARSE kernel, geometric mean 0.905x (CSR alone 0.845x
- * after the small-matrix merge rule, 0.733x before it; the best of our formats per
- * matrix 0.977x).  Rules, in order (GPU; the CPU backend multiplies CSR rows):
+ * Fit on the H200, spbench 2026-11-26 (every format timed on 78 matrices: 72 of
+ * ../shared/matrices and the 6 generated ones; bench/results/auto-model-nvidia-h200-
+ * 2026-11-26.md at commit 39a0876), rule 5's small matrices refit on the H100 after
+ * ELL's lean kernel (bench/results/auto-model-nvidia-h100-2026-11-26.md): the pick's
+ * SpMV time against the best cuSPARSE kernel, geometric mean 1.088x over 156 matrix x
+ * precision rows (csr alone 0.952x).  Rules, in order (GPU; the CPU backend
+ * multiplies CSR rows):
  *   1. compound entries: bcsr;
  *   2. irregular rows (the longest over 16x the average and 64): csr (merge path);
  *   3. 8 or more entries a row: sell for 100k rows or more with the longest row at

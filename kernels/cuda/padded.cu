@@ -28,6 +28,10 @@
  *       SpMV is deterministic run to run (the GPU may fuse multiply-adds and
  *       long rows are summed in another order, so it equals the CPU to
  *       rounding, not bitwise).
+ * SpMV, lean (pad_lean_spmv_kernel): a layout of one group whose stride is its
+ *       height (ELLPACK-R, one full SELL/RgCSR group) of rows of at most 32 slots,
+ *       small or near-uniform (pad_lean_width; launch variant pad_lean): a thread
+ *       loads all its row's slots at once, then x: two load rounds, not three.
  * SpMV^T (pad_spmvt_kernel): y = b y, then one thread per storage row (one
  *       block per long row) scatters a x_i a_ij into y_j by atomicAdd: NOT
  *       bit-reproducible.
