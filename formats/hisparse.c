@@ -71,6 +71,7 @@ static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *
             memcpy(v + slot * vbytes, vals + (size_t)i * vbytes, vbytes);
         }
         H->nodes[leaf][SPS_HS_DENSE]++;
+        if (leaf) H->leaf_slots += (int64_t)d * d;
         return SPS_HS_REF(off, SPS_HS_DENSE);
     }
     const size_t off = pool_take(b, sparse);
@@ -81,6 +82,7 @@ static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *
     for (int64_t i = 0; i < count; i++) p[4 + 2 * i] = lr[i], p[5 + 2 * i] = lc[i];
     memcpy(p + sps_hs_val_at(type, pc, vbytes), vals, (size_t)count * vbytes);
     H->nodes[leaf][type]++;
+    if (leaf) H->leaf_slots += pc;
     return SPS_HS_REF(off, type);
 }
 
@@ -329,3 +331,73 @@ void sps_hisparse_free(sps_hisparse *H)
     free(H->pool);
     memset(H, 0, sizeof *H);
 }
+
+/* ---------------------------------------------------------------- the registered format */
+/* --format hisparse: the tree in host memory, built from host CSR, products on the host.
+ * The CPU backend only: the GPU's build and dynamic scheduler (issue 23) are not written
+ * yet, and a CUDA context refuses it with SPS_ERR_UNSUPPORTED.  Option node-size: d. */
+static const sps_option_desc hisparse_options[] = {
+    {.name = "node-size", .type = SPS_OPT_INT, .def = "128", .min = 2, .max = SPS_HS_MAX_D,
+     .choices = "2|4|8|16|32|64|128|256", .help = "rows and columns of a tree node (d, a power of two)"}};
+
+static void hisparse_destroy(sps_matrix A)
+{
+    sps_hisparse *H = A->store;
+    if (!H) return;
+    sps_hisparse_free(H);
+    free(H);
+    A->store = NULL;
+}
+
+static sps_status hisparse_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
+{
+    if (B->ctx->backend != SPS_BACKEND_CPU)
+        return sps_error(B->ctx, SPS_ERR_UNSUPPORTED,
+                         "hisparse: CPU backend only for now (its GPU build and scheduler are not written yet); "
+                         "use the cpu backend or another format");
+    sps_hisparse *H;
+    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&H, sizeof *H, "HiSparse handle"));
+    B->store = H; /* on failure the caller destroys B */
+    return sps_hisparse_from_csr(B->ctx, h->n, h->m, h->rowptr, h->col, h->val, sps_scalar_size(B->t),
+                                 sps_opt_int(opt, "node-size"), H);
+}
+
+static sps_status hisparse_to_csr(sps_matrix A, sps_csr_host *out)
+{
+    const sps_hisparse *H = A->store;
+    const size_t vs = sps_scalar_size(A->t), e = (size_t)A->nnz + 1;
+    out->n = A->n, out->m = A->m, out->nnz = A->nnz, out->t = A->t;
+    SPS_CHECK(sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"));
+    SPS_CHECK(sps_hcalloc(A->ctx, (void **)&out->col, e * sizeof(sps_index), "CSR columns"));
+    SPS_CHECK(sps_hcalloc(A->ctx, &out->val, e * vs, "CSR values"));
+    sps_hisparse_to_csr(H, 0, out->rowptr, out->col, out->val);
+    return SPS_OK;
+}
+
+/* y = a op(A) x + b y: y scaled (b = 0: set, not read), then the tree's y += a op(A) x */
+static sps_status hisparse_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
+{
+    const sps_vec_kernels *v = sps_kvec(A->ctx, A->t);
+    const sps_index nout = mode == SPS_OP_N ? A->n : A->m;
+    if (b.re == 0.0 && b.im == 0.0) SPS_CHECK(v->fill(sps_ex(A->ctx), nout, b, y));
+    else if (b.re != 1.0 || b.im != 0.0) SPS_CHECK(v->scale(sps_ex(A->ctx), nout, b, y));
+    const sps_hisparse_view view = {.H = A->store, .trans = mode == SPS_OP_T, .scale = a};
+    sps_hisparse_spmv(A->t, view, x, y);
+    return SPS_OK;
+}
+
+/* The pool (nodes, header, alignment) and the handle; stored: the leaves' value slots */
+static size_t hisparse_footprint(sps_matrix A, int64_t *stored)
+{
+    const sps_hisparse *H = A->store;
+    *stored = H->leaf_slots;
+    return H->bytes;
+}
+
+const sps_format_ops sps_format_hisparse = {
+    .id = SPS_FMT_HISPARSE, .name = "hisparse",
+    .summary = "HiSparse: a tree of d x d nodes (dense or 1/2/4-entry COO), A^T and aA as views; CPU backend only so far",
+    SPS_FORMAT_OPTIONS(hisparse_options),
+    .from_csr = hisparse_from_csr, .to_csr = hisparse_to_csr, .spmv = hisparse_spmv,
+    .footprint = hisparse_footprint, .destroy = hisparse_destroy,
+};

@@ -9,6 +9,7 @@ extern const sps_format_ops sps_format_ell, sps_format_sell, sps_format_rgcsr; /
 extern const sps_format_ops sps_format_hola; /* formats/hola.c */
 extern const sps_format_ops sps_format_bcsr; /* formats/bcsr.c: compound entries */
 extern const sps_format_ops sps_format_bell, sps_format_bsell; /* formats/bell.c: compound entries, padded */
+extern const sps_format_ops sps_format_hisparse; /* formats/hisparse.c */
 
 static const sps_format_ops *const registry[] = {
     &sps_format_csr,
@@ -20,6 +21,7 @@ static const sps_format_ops *const registry[] = {
     &sps_format_sell,
     &sps_format_rgcsr,
     &sps_format_hola,
+    &sps_format_hisparse,
     &sps_format_bcsr,
     &sps_format_bell,
     &sps_format_bsell,

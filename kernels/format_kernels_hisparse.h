@@ -25,6 +25,7 @@ typedef struct {
     size_t bytes, cap;    /* used, allocated */
     uint32_t root;        /* 0 when nnz = 0 */
     int64_t nodes[2][4];  /* [inner, leaf][dense, COO1, COO2, COO4] node counts */
+    int64_t leaf_slots;   /* value slots of the leaves: d^2 a dense leaf, the padded count a sparse one */
 } sps_hisparse;
 
 /* Where a sparse node's pieces are: padded count pc, coordinates at +4 (2 bytes a pair),

@@ -197,6 +197,43 @@ static void check(const shape *s, sps_scalar t, int d)
     sps_hisparse_free(&H);
 }
 
+/* The registered format (sps_matrix_convert to SPS_FMT_HISPARSE with option node-size d):
+ * exact export, SpMV and SpMV^T through an operator against the long double reference for
+ * every alpha/beta case (y poisoned where beta = 0), the footprint in sps_matrix_info. */
+static void check_format(const shape *s, sps_scalar t, int d, void *val)
+{
+    sps_matrix A = NULL, B = NULL;
+    char dv[8];
+    snprintf(dv, sizeof dv, "%d", d);
+    sps_options o = tu_fopts(SPS_FMT_HISPARSE, "node-size", dv, NULL);
+    tu_csr h;
+    memset(&h, 0, sizeof h);
+    h.info.rows = s->n, h.info.cols = s->m, h.info.nnz = s->nnz, h.info.scalar = t;
+    h.rowptr = s->rowptr, h.col = s->col, h.val = val;
+    if (!o || !TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, s->n, s->m, s->rowptr, s->col, val, t, &A)) ||
+        !TU_OK(g_ctx, sps_matrix_convert(A, SPS_FMT_HISPARSE, o, &B)))
+        goto out;
+    TU_CHECK_EXPORT(g_ctx, B, &h, "%s [%s] d=%d: registered hisparse does not export its CSR", s->name,
+                    sps_scalar_name(t), d);
+    sps_matrix_info_t info;
+    if (TU_OK(g_ctx, sps_matrix_info(B, &info)))
+        TU_CHECK(info.format == SPS_FMT_HISPARSE && info.bytes >= 16 && info.stored_entries >= info.nnz &&
+                     info.nnz == s->nnz,
+                 "%s [%s] d=%d: info format %d, %zu bytes, %lld stored for %lld entries", s->name, sps_scalar_name(t),
+                 d, (int)info.format, (size_t)info.bytes, (long long)info.stored_entries, (long long)info.nnz);
+    for (int mode = 0; mode < 2; mode++)
+        for (int ab = 0; ab < TU_AB_COUNT; ab++) {
+            double w = 0;
+            TU_CHECK(tu_spmv_check(g_ctx, &h, B, (sps_op_mode)mode, ab, tu_rng_u64(&g_rng), &w, NULL),
+                     "%s [%s] d=%d: registered hisparse SpMV%s (%s) off by %g", s->name, sps_scalar_name(t), d,
+                     mode ? "^T" : "", tu_ab_name[ab], w);
+        }
+out:
+    sps_options_destroy(o);
+    sps_matrix_destroy(B);
+    sps_matrix_destroy(A);
+}
+
 static void free_shape(shape *s)
 {
     free(s->rowptr);
@@ -222,8 +259,19 @@ int main(void)
     sh[ns++] = make("one dense column", 301, 257, k_colm);
     static const int ds[5] = {2, 4, 16, 128, 256};
     for (int si = 0; si < ns; si++)
-        for (int ti = 0; ti < TU_NTYPES; ti++)
+        for (int ti = 0; ti < TU_NTYPES; ti++) {
             for (int di = 0; di < 5; di++) check(&sh[si], tu_all_types[ti], ds[di]);
+            void *val = tu_shape_values(&g_rng, tu_all_types[ti], sh[si].nnz, 1);
+            check_format(&sh[si], tu_all_types[ti], si % 2 ? 4 : 128, val);
+            free(val);
+        }
+    /* a node size the option does not take */
+    {
+        sps_options o = NULL;
+        TU_CHECK(sps_format_options_create(SPS_FMT_HISPARSE, &o) == SPS_OK && sps_options_set(o, "node-size", "12") != SPS_OK,
+                 "node-size 12 refused by the option");
+        sps_options_destroy(o);
+    }
 
     /* node kinds: a full block at d = 16 is dense leaves where they are full, COO4 at its
      * edges (12-wide leaves: sparse is smaller); a diagonal at d = 4 is COO4 leaves (4 entries a
