@@ -394,10 +394,13 @@ static size_t hisparse_footprint(sps_matrix A, int64_t *stored)
     return H->bytes;
 }
 
+/* an entry's local row and column within its leaf: a byte each (d <= 256) */
+static int hisparse_index_bits(sps_matrix A) { return (void)A, 8; }
+
 const sps_format_ops sps_format_hisparse = {
     .id = SPS_FMT_HISPARSE, .name = "hisparse",
     .summary = "HiSparse: a tree of d x d nodes (dense or 1/2/4-entry COO), A^T and aA as views; CPU backend only so far",
     SPS_FORMAT_OPTIONS(hisparse_options),
     .from_csr = hisparse_from_csr, .to_csr = hisparse_to_csr, .spmv = hisparse_spmv,
-    .footprint = hisparse_footprint, .destroy = hisparse_destroy,
+    .footprint = hisparse_footprint, .destroy = hisparse_destroy, .index_bits = hisparse_index_bits,
 };

@@ -46,7 +46,8 @@ typedef struct {
     double fill_percent;   /**< padding as % of nnz */
     sps_backend backend;   /**< where the arrays live */
     int index_bits;        /**< bits of each stored entry's column index: 32, or 16 where ELL/SELL/RgCSR
-                                store offsets from a group's smallest column; 0 for DIA (none per entry) */
+                                store offsets from a group's smallest column; 8 for HiSparse (a byte within
+                                its node); 0 for DIA (none per entry) */
     sps_entry_desc entry;  /**< the entry type: rows, cols and nnz count entries; a vector the matrix acts on
                                 has cols * sps_entry_dim(entry) scalars */
 } sps_matrix_info_t;
