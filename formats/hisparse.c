@@ -333,65 +333,160 @@ void sps_hisparse_free(sps_hisparse *H)
 }
 
 /* ---------------------------------------------------------------- the registered format */
-/* --format hisparse: the tree in host memory, built from host CSR, products on the host.
- * The CPU backend only: the GPU's build and dynamic scheduler (issue 23) are not written
- * yet, and a CUDA context refuses it with SPS_ERR_UNSUPPORTED.  Option node-size: d. */
+/* --format hisparse: the tree is built on the host from host CSR (the GPU build, issue 23,
+ * is not written yet), its product's schedule with it (hs_schedule: the work items of
+ * kernels/format_kernels_hisparse.h), and both go to the backend once; the host keeps the
+ * tree's description only (the pool comes back for an export).  The product is the
+ * backend's hs_spmv over the items: on the CPU in item order, on the GPU a warp an item
+ * (kernels/cuda/hisparse.cu; atomics: not bit-reproducible).  Option node-size: d. */
 static const sps_option_desc hisparse_options[] = {
     {.name = "node-size", .type = SPS_OPT_INT, .def = "128", .min = 2, .max = SPS_HS_MAX_D,
      .choices = "2|4|8|16|32|64|128|256", .help = "rows and columns of a tree node (d, a power of two)"}};
 
+typedef struct {
+    sps_hisparse H;                /* the description; H.pool NULL (the pool is dpool) */
+    unsigned char *dpool;          /* backend memory: the tree */
+    sps_hs_item *dsparse, *ddense; /* backend memory: the work items */
+    int64_t nsparse, ndense;
+} hs_store;
+
+/* The leaves' work items, in tree order: a sparse leaf's entries in runs of SPS_HS_RUN, a
+ * dense leaf one item. */
+typedef struct {
+    sps_hs_item *v[2];
+    int64_t n[2], cap[2];
+    int failed;
+} hs_items;
+
+static void items_push(hs_items *q, int dense, sps_hs_item it)
+{
+    if (q->n[dense] == q->cap[dense]) {
+        const int64_t cap = q->cap[dense] ? 2 * q->cap[dense] : 64;
+        sps_hs_item *v = realloc(q->v[dense], (size_t)cap * sizeof *v);
+        if (!v) {
+            q->failed = 1;
+            return;
+        }
+        q->v[dense] = v, q->cap[dense] = cap;
+    }
+    q->v[dense][q->n[dense]++] = it;
+}
+
+static void schedule_node(hs_items *q, const sps_hisparse *H, uint32_t ref, int l, int64_t s, sps_index r0, sps_index c0)
+{
+    const int d = H->d;
+    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
+    if (l == H->depth - 1) { /* a leaf */
+        if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
+            items_push(q, 1, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0});
+            return;
+        }
+        uint32_t count;
+        memcpy(&count, p, 4);
+        for (uint32_t f = 0; f < count && !q->failed; f += SPS_HS_RUN)
+            items_push(q, 0, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0, .first = (uint16_t)f,
+                                           .count = (uint16_t)(count - f < SPS_HS_RUN ? count - f : SPS_HS_RUN)});
+        return;
+    }
+    const int64_t cs = s / d; /* the span of a child */
+    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
+        for (size_t slot = 0; slot < (size_t)d * d && !q->failed; slot++) {
+            uint32_t child;
+            memcpy(&child, p + slot * 4, 4);
+            if (child)
+                schedule_node(q, H, child, l + 1, cs, r0 + (sps_index)((int64_t)(slot / (size_t)d) * cs),
+                              c0 + (sps_index)((int64_t)(slot % (size_t)d) * cs));
+        }
+        return;
+    }
+    uint32_t count;
+    memcpy(&count, p, 4);
+    const int type = SPS_HS_TYPE(ref);
+    const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), 4);
+    for (uint32_t i = 0; i < count && !q->failed; i++) {
+        uint32_t child;
+        memcpy(&child, v + (size_t)i * 4, 4);
+        schedule_node(q, H, child, l + 1, cs, r0 + (sps_index)(p[4 + 2 * i] * cs), c0 + (sps_index)(p[5 + 2 * i] * cs));
+    }
+}
+
 static void hisparse_destroy(sps_matrix A)
 {
-    sps_hisparse *H = A->store;
-    if (!H) return;
-    sps_hisparse_free(H);
-    free(H);
+    hs_store *S = A->store;
+    if (!S) return;
+    sps_dfree(A->ctx, S->dpool);
+    sps_dfree(A->ctx, S->dsparse);
+    sps_dfree(A->ctx, S->ddense);
+    sps_hisparse_free(&S->H);
+    free(S);
     A->store = NULL;
 }
 
 static sps_status hisparse_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
 {
-    if (B->ctx->backend != SPS_BACKEND_CPU)
-        return sps_error(B->ctx, SPS_ERR_UNSUPPORTED,
-                         "hisparse: CPU backend only for now (its GPU build and scheduler are not written yet); "
-                         "use the cpu backend or another format");
-    sps_hisparse *H;
-    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&H, sizeof *H, "HiSparse handle"));
-    B->store = H; /* on failure the caller destroys B */
-    return sps_hisparse_from_csr(B->ctx, h->n, h->m, h->rowptr, h->col, h->val, sps_scalar_size(B->t),
-                                 sps_opt_int(opt, "node-size"), H);
+    hs_store *S;
+    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&S, sizeof *S, "HiSparse handle"));
+    B->store = S; /* on failure the caller destroys B */
+    sps_hisparse *H = &S->H;
+    SPS_CHECK(sps_hisparse_from_csr(B->ctx, h->n, h->m, h->rowptr, h->col, h->val, sps_scalar_size(B->t),
+                                    sps_opt_int(opt, "node-size"), H));
+    hs_items q;
+    memset(&q, 0, sizeof q);
+    if (H->root) {
+        int64_t s = 1; /* the rows the root covers */
+        for (int l = 0; l < H->depth; l++) s *= H->d;
+        schedule_node(&q, H, H->root, 0, s, 0, 0);
+    }
+    sps_status st = q.failed ? sps_error(B->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for the work items")
+                             : SPS_OK;
+    if (st == SPS_OK) st = sps_dupload(B->ctx, (void **)&S->dpool, H->pool, H->bytes);
+    if (st == SPS_OK && q.n[0])
+        st = sps_dupload(B->ctx, (void **)&S->dsparse, q.v[0], (size_t)q.n[0] * sizeof(sps_hs_item));
+    if (st == SPS_OK && q.n[1])
+        st = sps_dupload(B->ctx, (void **)&S->ddense, q.v[1], (size_t)q.n[1] * sizeof(sps_hs_item));
+    S->nsparse = q.n[0], S->ndense = q.n[1];
+    free(q.v[0]);
+    free(q.v[1]);
+    free(H->pool); /* the backend holds it now */
+    H->pool = NULL, H->cap = 0;
+    return st;
 }
 
 static sps_status hisparse_to_csr(sps_matrix A, sps_csr_host *out)
 {
-    const sps_hisparse *H = A->store;
+    const hs_store *S = A->store;
+    sps_hisparse H = S->H;
     const size_t vs = sps_scalar_size(A->t), e = (size_t)A->nnz + 1;
     out->n = A->n, out->m = A->m, out->nnz = A->nnz, out->t = A->t;
-    SPS_CHECK(sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"));
-    SPS_CHECK(sps_hcalloc(A->ctx, (void **)&out->col, e * sizeof(sps_index), "CSR columns"));
-    SPS_CHECK(sps_hcalloc(A->ctx, &out->val, e * vs, "CSR values"));
-    sps_hisparse_to_csr(H, 0, out->rowptr, out->col, out->val);
-    return SPS_OK;
+    SPS_CHECK(sps_ddownload(A->ctx, (void **)&H.pool, S->dpool, H.bytes, "the HiSparse tree"));
+    sps_status st = sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers");
+    if (st == SPS_OK) st = sps_hcalloc(A->ctx, (void **)&out->col, e * sizeof(sps_index), "CSR columns");
+    if (st == SPS_OK) st = sps_hcalloc(A->ctx, &out->val, e * vs, "CSR values");
+    if (st == SPS_OK) sps_hisparse_to_csr(&H, 0, out->rowptr, out->col, out->val);
+    free(H.pool);
+    return st;
 }
 
-/* y = a op(A) x + b y: y scaled (b = 0: set, not read), then the tree's y += a op(A) x */
+/* y = a op(A) x + b y: y scaled (b = 0: set, not read), then the backend's y += a op(A) x
+ * over the schedule (op T: the same items, coordinates swapped) */
 static sps_status hisparse_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
+    const hs_store *S = A->store;
     const sps_vec_kernels *v = sps_kvec(A->ctx, A->t);
     const sps_index nout = mode == SPS_OP_N ? A->n : A->m;
     if (b.re == 0.0 && b.im == 0.0) SPS_CHECK(v->fill(sps_ex(A->ctx), nout, b, y));
     else if (b.re != 1.0 || b.im != 0.0) SPS_CHECK(v->scale(sps_ex(A->ctx), nout, b, y));
-    const sps_hisparse_view view = {.H = A->store, .trans = mode == SPS_OP_T, .scale = a};
-    sps_hisparse_spmv(A->t, view, x, y);
-    return SPS_OK;
+    const sps_hs_sched sched = {.pool = S->dpool, .sparse = S->dsparse, .dense = S->ddense,
+                                .nsparse = S->nsparse, .ndense = S->ndense, .d = S->H.d};
+    return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), sched, a, x, y, mode == SPS_OP_T);
 }
 
-/* The pool (nodes, header, alignment) and the handle; stored: the leaves' value slots */
+/* The pool (nodes, header, alignment) and the work items; stored: the leaves' value slots */
 static size_t hisparse_footprint(sps_matrix A, int64_t *stored)
 {
-    const sps_hisparse *H = A->store;
-    *stored = H->leaf_slots;
-    return H->bytes;
+    const hs_store *S = A->store;
+    *stored = S->H.leaf_slots;
+    return S->H.bytes + (size_t)(S->nsparse + S->ndense) * sizeof(sps_hs_item);
 }
 
 /* an entry's local row and column within its leaf: a byte each (d <= 256) */
@@ -399,7 +494,7 @@ static int hisparse_index_bits(sps_matrix A) { return (void)A, 8; }
 
 const sps_format_ops sps_format_hisparse = {
     .id = SPS_FMT_HISPARSE, .name = "hisparse",
-    .summary = "HiSparse: a tree of d x d nodes (dense or 1/2/4-entry COO), A^T and aA as views; CPU backend only so far",
+    .summary = "HiSparse: a tree of d x d nodes (dense or 1/2/4-entry COO leaves), A^T x at A x's cost",
     SPS_FORMAT_OPTIONS(hisparse_options),
     .from_csr = hisparse_from_csr, .to_csr = hisparse_to_csr, .spmv = hisparse_spmv,
     .footprint = hisparse_footprint, .destroy = hisparse_destroy, .index_bits = hisparse_index_bits,

@@ -8,10 +8,12 @@
 #include "kernels/format_kernels_padded.h" /* ELLPACK-R, SELL-C-sigma, RgCSR */
 #include "kernels/format_kernels_other.h"  /* HYB, JDS, DIA */
 #include "kernels/format_kernels_hola.h"   /* Hola (CSR by Hola-SpMV) */
+#include "kernels/format_kernels_hisparse.h" /* HiSparse (the tree's product) */
 
 #define SPS_KERNEL_LIST_FORMATS(X, P, S) \
     SPS_KERNEL_LIST_PADDED(X, P, S)      \
     SPS_KERNEL_LIST_OTHER(X, P, S)       \
-    SPS_KERNEL_LIST_HOLA(X, P, S)
+    SPS_KERNEL_LIST_HOLA(X, P, S)        \
+    SPS_KERNEL_LIST_HISPARSE(X, P, S)
 
 #endif

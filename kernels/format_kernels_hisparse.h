@@ -4,7 +4,7 @@
 #ifndef SPS_FORMAT_KERNELS_HISPARSE_H
 #define SPS_FORMAT_KERNELS_HISPARSE_H
 
-#include "kernels/kernels.h" /* sps_cplx */
+#include "spsolve/types.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -14,6 +14,12 @@ enum { SPS_HS_DENSE = 0, SPS_HS_COO1 = 1, SPS_HS_COO2 = 2, SPS_HS_COO4 = 3 };
 #define SPS_HS_OFF(ref) (((size_t)((ref) >> 2)) << 4)
 #define SPS_HS_TYPE(ref) ((int)((ref) & 3u))
 #define SPS_HS_MAX_D 256
+
+#if defined(__CUDACC__)
+#define SPS_HS_HD __host__ __device__
+#else
+#define SPS_HS_HD
+#endif
 
 typedef struct {
     int d, lg;            /* node size d = 2^lg */
@@ -30,16 +36,16 @@ typedef struct {
 
 /* Where a sparse node's pieces are: padded count pc, coordinates at +4 (2 bytes a pair),
  * values at +val_at. */
-static inline int sps_hs_pad(int type, int64_t count)
+static inline SPS_HS_HD int sps_hs_pad(int type, int64_t count)
 {
     const int64_t x = type == SPS_HS_COO1 ? 1 : type == SPS_HS_COO2 ? 2 : 4;
     return (int)((count + x - 1) / x * x);
 }
-static inline size_t sps_hs_align16(size_t b) { return (b + 15) & ~(size_t)15; }
+static inline SPS_HS_HD size_t sps_hs_align16(size_t b) { return (b + 15) & ~(size_t)15; }
 /* A sparse node's values start aligned to what a thread loads at once, X values of vbytes
  * (X = 1, 2, 4 for COO1, COO2, COO4), at most 16 bytes: COO4's vector loads need 16; a
  * COO1 leaf of an f32 value then takes 16 bytes, not 32 (the node itself is 16-aligned). */
-static inline size_t sps_hs_val_at(int type, int pc, size_t vbytes)
+static inline SPS_HS_HD size_t sps_hs_val_at(int type, int pc, size_t vbytes)
 {
     const size_t x = type == SPS_HS_COO1 ? 1 : type == SPS_HS_COO2 ? 2 : 4;
     size_t al = 1;
@@ -48,7 +54,35 @@ static inline size_t sps_hs_val_at(int type, int pc, size_t vbytes)
     return (b + al - 1) / al * al;
 }
 /* a dense leaf's values after its bitmask */
-static inline size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
+static inline SPS_HS_HD size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
+
+/* The product's schedule (formats/hisparse.c builds it with the tree, once: the tree is
+ * static, so the queues of the paper's scheduler are made at construction and a product
+ * is one pass over them, with no traversal and no host round trip a level).  Work items:
+ * a sparse leaf's entries in runs of at most SPS_HS_RUN (a warp's: a thread an entry,
+ * so every thread has one entry's work whatever the leaves' sizes), a dense leaf whole
+ * (a block: a warp a row, or a column for A^T). */
+#define SPS_HS_RUN 32
+typedef struct {
+    uint32_t ref;          /* the leaf */
+    sps_index r0, c0;      /* its first row and column */
+    uint16_t first, count; /* a sparse leaf's entries [first, first + count); a dense leaf: 0, 0 */
+} sps_hs_item;
+
+typedef struct {
+    const unsigned char *pool;         /* the tree (backend memory) */
+    const sps_hs_item *sparse, *dense; /* the work items (backend memory) */
+    int64_t nsparse, ndense;
+    int d;
+} sps_hs_sched;
+
+/* X(P, S, name, args); see kernels/kernels.h. */
+#define SPS_KERNEL_LIST_HISPARSE(X, P, S)                                                                 \
+    /* y += a op(A) x over the schedule (trans: A^T, each entry's coordinates swapped); the order of the    \
+       additions into y is not fixed on the GPU (atomics) */                                              \
+    X(P, S, hs_spmv, (sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans))
+
+#include "kernels/kernels.h" /* sps_cplx (after the list: kernels.h expands it) */
 
 /** The matrix state apart from its content (seed-methods §2.1): op(A) = scale A, or
  *  scale A^T (no conjugation, as the library's SPS_OP_T), a view of the tree H: transposing

@@ -354,12 +354,7 @@ function(scenario_all_formats)
     set(all csr ${formats})
     list(REMOVE_DUPLICATES all)
     foreach(fmt IN LISTS all)
-      # hisparse has no GPU kernels yet (issue 23): the CPU backend, wherever a GPU is
-      set(be "")
-      if(fmt STREQUAL "hisparse")
-        set(be --backend cpu)
-      endif()
-      e2e_run(-m ${m} --solver ${solver} --format ${fmt} ${be} --json)
+      e2e_run(-m ${m} --solver ${solver} --format ${fmt} --json)
       e2e_expect_solved(1e-8 1e-6)
       e2e_json_expect(${fmt} matrix format)
       # the column index width the format stored: 16-bit offsets in the padded formats here

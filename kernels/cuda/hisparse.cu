@@ -1,0 +1,117 @@
+/* CUDA product of the HiSparse tree (the layout and the schedule:
+ * kernels/format_kernels_hisparse.h; the format: formats/hisparse.c; the CPU
+ * reference: kernels/cpu/hisparse.inc, FN(hs_spmv), the same items in order).
+ *
+ * hs_sparse_kernel: a warp a work item, a thread an entry of a sparse leaf (a run
+ *   of at most 32 of its entries): every thread has one entry's work, whatever the
+ *   leaves' sizes (the paper's work per thread evened out by binning; here the runs
+ *   are cut at construction, so the kernel needs no queue).  A thread loads its
+ *   packed (row, column) bytes and its value, gathers x, and
+ *     y = A x:   a leaf's entries are row-major, so the lanes of one row are
+ *                consecutive: a segmented sum by shuffles, one atomicAdd a row
+ *                segment (its first lane);
+ *     y = A^T x: the coordinates swapped; the lanes of one column are not
+ *                consecutive, so one atomicAdd an entry.
+ * hs_dense_kernel: a block a dense leaf, a warp a row (a column for A^T), lanes
+ *   over the d slots of it that the occupancy bitmask marks, a shuffle tree, one
+ *   atomicAdd a row that has an entry.
+ * Neither is bit-reproducible run to run (the atomics' order); every entry is used
+ * once, so the result equals the CPU's to rounding. */
+#include "kernels/cuda/common.cuh"
+
+namespace {
+
+constexpr int HS_WARPS = 8; /* warps a block: 256 threads */
+
+template <typename T, bool TR>
+__global__ void __launch_bounds__(HS_WARPS * 32)
+    hs_sparse_kernel(sps_hs_sched H, T a, const T *__restrict__ x, T *__restrict__ y)
+{
+    const int64_t w = (int64_t)blockIdx.x * HS_WARPS + threadIdx.x / 32;
+    if (w >= H.nsparse) return; /* uniform within the warp */
+    const int lane = (int)(threadIdx.x & 31);
+    const sps_hs_item it = H.sparse[w];
+    const unsigned char *p = H.pool + SPS_HS_OFF(it.ref);
+    const uint32_t count = *(const uint32_t *)(const void *)p;
+    const int type = SPS_HS_TYPE(it.ref);
+    const T *v = (const T *)(const void *)(p + sps_hs_val_at(type, sps_hs_pad(type, count), sizeof(T)));
+    const bool mine = lane < it.count;
+    const int k = it.first + lane;
+    sps_index out = -1 - lane; /* distinct for the idle lanes: no segment joins them */
+    T s = zero_of<T>();
+    if (mine) {
+        const sps_index r = it.r0 + p[4 + 2 * k], c = it.c0 + p[5 + 2 * k];
+        out = TR ? c : r;
+        s = v[k] * ldg_t(x + (TR ? r : c));
+    }
+    if constexpr (TR) {
+        if (mine) atomic_add(y + out, a * s);
+    } else {
+        /* suffix sums within row segments: lane l adds lane l + o's partial while the row holds */
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const T t = shfl_down(0xffffffffu, s, o, 32);
+            const sps_index ot = __shfl_down_sync(0xffffffffu, out, o);
+            if (lane + o < 32 && ot == out) s = s + t;
+        }
+        const sps_index prev = __shfl_up_sync(0xffffffffu, out, 1);
+        if (mine && (lane == 0 || prev != out)) atomic_add(y + out, a * s);
+    }
+}
+
+template <typename T, bool TR>
+__global__ void __launch_bounds__(HS_WARPS * 32)
+    hs_dense_kernel(sps_hs_sched H, T a, const T *__restrict__ x, T *__restrict__ y)
+{
+    const sps_hs_item it = H.dense[blockIdx.x];
+    const unsigned char *p = H.pool + SPS_HS_OFF(it.ref);
+    const int d = H.d, lane = (int)(threadIdx.x & 31);
+    const T *v = (const T *)(const void *)(p + sps_hs_dense_val_at(d));
+    const sps_index in0 = TR ? it.r0 : it.c0, out0 = TR ? it.c0 : it.r0;
+    for (int i = (int)(threadIdx.x / 32); i < d; i += HS_WARPS) { /* uniform within the warp */
+        T s = zero_of<T>();
+        bool any = false;
+        for (int j = lane; j < d; j += 32) {
+            const size_t slot = TR ? (size_t)j * d + i : (size_t)i * d + j;
+            if (p[slot >> 3] >> (slot & 7) & 1) {
+                s = s + v[slot] * ldg_t(x + in0 + j);
+                any = true;
+            }
+        }
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, 32);
+        /* a row past the matrix's edge has no entry: no write there */
+        if (__any_sync(0xffffffffu, any) && lane == 0) atomic_add(y + out0 + i, a * s);
+    }
+}
+
+template <typename T, bool TR> static sps_status hs_launch(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, T *y)
+{
+    cudaStream_t st = sps_custream(ex);
+    if (H.nsparse > 0) {
+        const int64_t grid = (H.nsparse + HS_WARPS - 1) / HS_WARPS;
+        if (grid > INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld work items", (long long)H.nsparse);
+        hs_sparse_kernel<T, TR><<<(unsigned)grid, HS_WARPS * 32, 0, st>>>(H, a, x, y);
+        SPS_CU_LAUNCHED(ex, "hs_sparse_kernel");
+    }
+    if (H.ndense > 0) {
+        if (H.ndense > INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld dense leaves", (long long)H.ndense);
+        hs_dense_kernel<T, TR><<<(unsigned)H.ndense, HS_WARPS * 32, 0, st>>>(H, a, x, y);
+        SPS_CU_LAUNCHED(ex, "hs_dense_kernel");
+    }
+    return SPS_OK;
+}
+
+template <typename T>
+static sps_status hs_spmv_impl(sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans)
+{
+    return (trans ? hs_launch<T, true> : hs_launch<T, false>)(ex, H, sc<T>::from(a), (const T *)x, (T *)y);
+}
+
+} // namespace
+
+#define SPS_CU_HS_ENTRIES(S, T)                                                                                \
+    SPS_CU_ENTRY(hs_spmv, S, hs_spmv_impl<T>,                                                                  \
+                 (sps_exec * ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans),             \
+                 (ex, H, a, x, y, trans))
+SPS_CU_FOR_ALL_TYPES(SPS_CU_HS_ENTRIES)

@@ -1,0 +1,111 @@
+/* GPU tests of the registered HiSparse format (formats/hisparse.c, kernels/cuda/hisparse.cu):
+ * on the CUDA context, against the long double reference from the input CSR and against the
+ * CPU backend's product of the same schedule, every scalar type:
+ *   - the GPU matrix exports its CSR bitwise, and its footprint equals the CPU build's;
+ *   - y = alpha op(A) x + beta y for op N and T and each alpha/beta case (y NaN-poisoned
+ *     where beta = 0), within the reference's rounding bound;
+ *   - shapes: random sparse (COO1/2/4 leaves, runs of 32 split across warps), a dense block
+ *     (dense leaves, with partial ones at the edges), diagonal, one dense row, one dense column,
+ *     1x1, n x 1, 1 x n, empty, 0 x 0, a band whose size is not a multiple of d, and rows of
+ *     power-law length; node sizes 4, 16 and 128.
+ * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
+#include "testutil.h"
+#include "test_gpu_util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static tu_rng rng;
+
+static void check(const tu_shape *s, sps_scalar t, int d)
+{
+    void *val = tu_shape_values(&rng, t, s->nnz, 1);
+    const tu_csr h = tu_shape_csr(s, t, val);
+    char dv[8];
+    snprintf(dv, sizeof dv, "%d", d);
+    sps_options o = tu_fopts(SPS_FMT_HISPARSE, "node-size", dv, NULL);
+    sps_matrix Ac = NULL, Ag = NULL, Bc = NULL, Bg = NULL;
+    if (!o || !TU_OK(g_cpu, sps_matrix_from_csr(g_cpu, s->n, s->m, s->rowptr, s->col, val, t, &Ac)) ||
+        !TU_OK(g_gpu, sps_matrix_from_csr(g_gpu, s->n, s->m, s->rowptr, s->col, val, t, &Ag)) ||
+        !TU_OK(g_cpu, sps_matrix_convert(Ac, SPS_FMT_HISPARSE, o, &Bc)) ||
+        !TU_OK(g_gpu, sps_matrix_convert(Ag, SPS_FMT_HISPARSE, o, &Bg)))
+        goto out;
+    TU_CHECK_EXPORT(g_gpu, Bg, &h, "%s [%s] d=%d: the GPU matrix does not export its CSR", s->name,
+                    sps_scalar_name(t), d);
+    sps_matrix_info_t ic, ig;
+    if (TU_OK(g_cpu, sps_matrix_info(Bc, &ic)) && TU_OK(g_gpu, sps_matrix_info(Bg, &ig)))
+        TU_CHECK(ic.bytes == ig.bytes && ic.stored_entries == ig.stored_entries && ig.backend == SPS_BACKEND_CUDA,
+                 "%s [%s] d=%d: GPU info differs from the CPU's (%zu / %zu bytes)", s->name, sps_scalar_name(t), d,
+                 (size_t)ig.bytes, (size_t)ic.bytes);
+    for (int mode = 0; mode < 2; mode++)
+        for (int ab = 0; ab < TU_AB_COUNT; ab++) {
+            const uint64_t seed = tu_rng_u64(&rng);
+            double wg = 0, wc = 0;
+            void *yg = NULL, *yc = NULL;
+            TU_CHECK(tu_spmv_check(g_gpu, &h, Bg, (sps_op_mode)mode, ab, seed, &wg, &yg),
+                     "%s [%s] d=%d: GPU SpMV%s (%s) off by %g", s->name, sps_scalar_name(t), d, mode ? "^T" : "",
+                     tu_ab_name[ab], wg);
+            TU_CHECK(tu_spmv_check(g_cpu, &h, Bc, (sps_op_mode)mode, ab, seed, &wc, &yc),
+                     "%s [%s] d=%d: CPU SpMV%s (%s) off by %g", s->name, sps_scalar_name(t), d, mode ? "^T" : "",
+                     tu_ab_name[ab], wc);
+            free(yg);
+            free(yc);
+        }
+out:
+    sps_options_destroy(o);
+    sps_matrix_destroy(Bg);
+    sps_matrix_destroy(Bc);
+    sps_matrix_destroy(Ag);
+    sps_matrix_destroy(Ac);
+    free(val);
+}
+
+static tu_shape lengths(const char *name, int n, int m, int (*len)(int i, int n, int m), int one_col)
+{
+    int *L = tu_xcalloc((size_t)(n > 0 ? n : 1), sizeof *L);
+    for (int i = 0; i < n; i++) L[i] = len(i, n, m);
+    tu_shape s = tu_shape_make(&rng, name, n, m, L, one_col);
+    free(L);
+    return s;
+}
+static int l_random(int i, int n, int m) { return (void)i, (void)n, (int)(tu_rng_u64(&rng) % (uint64_t)(m < 12 ? m + 1 : 12)); }
+static int l_dense(int i, int n, int m) { return (void)i, (void)n, m; }
+static int l_one(int i, int n, int m) { return (void)i, (void)n, (void)m, 1; }
+static int l_none(int i, int n, int m) { return (void)i, (void)n, (void)m, 0; }
+static int l_dense_row(int i, int n, int m) { return (void)n, i == n / 3 ? m : (int)(tu_rng_u64(&rng) % 3); }
+static int l_power(int i, int n, int m)
+{
+    (void)i, (void)n;
+    const double u = 1.0 - tu_rng_uniform(&rng), k = 2.0 * pow(u, -1.0 / 1.3);
+    return k > m ? m : (int)k;
+}
+
+int main(void)
+{
+    const int rc = gpu_setup("test_gpu_hisparse");
+    if (rc) return rc;
+    tu_rng_seed(&rng, 0x4157ULL);
+    const int big = g_small ? 1 : 4;
+    tu_shape sh[12];
+    int ns = 0;
+    sh[ns++] = lengths("random", 1500 * big, 1100 * big, l_random, -1);
+    sh[ns++] = lengths("dense 300x300", 300, 300, l_dense, -1);
+    sh[ns++] = tu_shape_band(&rng, "diagonal", 2049, 2049, 0, 0, 1.0);
+    sh[ns++] = lengths("one dense row", 700, 900, l_dense_row, -1);
+    sh[ns++] = lengths("one dense column", 900, 700, l_one, 5);
+    sh[ns++] = lengths("1x1", 1, 1, l_one, -1);
+    sh[ns++] = lengths("n x 1", 333, 1, l_one, -1);
+    sh[ns++] = lengths("1 x n", 1, 333, l_dense, -1);
+    sh[ns++] = lengths("empty 40x50", 40, 50, l_none, -1);
+    sh[ns++] = lengths("0x0", 0, 0, l_none, -1);
+    sh[ns++] = tu_shape_band(&rng, "band 3001", 3001, 3001, -40, 40, 0.6);
+    sh[ns++] = lengths("power law", 5000 * big, 5000 * big, l_power, -1);
+    static const int ds[3] = {4, 16, 128};
+    for (int si = 0; si < ns; si++)
+        for (int ti = 0; ti < TU_NTYPES; ti++)
+            for (int di = 0; di < 3; di++) check(&sh[si], tu_all_types[ti], ds[di]);
+    for (int si = 0; si < ns; si++) tu_shape_free(&sh[si]);
+    gpu_teardown();
+    return tu_finish();
+}
