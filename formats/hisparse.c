@@ -346,30 +346,45 @@ static const sps_option_desc hisparse_options[] = {
 typedef struct {
     sps_hisparse H;                /* the description; H.pool NULL (the pool is dpool) */
     unsigned char *dpool;          /* backend memory: the tree */
-    sps_hs_item *dsparse, *ddense; /* backend memory: the work items */
-    int64_t nsparse, ndense;
+    sps_hs_item *dsparse, *ddense; /* backend memory: the segments and the dense leaves */
+    int64_t *dwarp;                /* backend memory: nwarps + 1 segment offsets */
+    int64_t nsparse, nwarps, ndense;
 } hs_store;
 
-/* The leaves' work items, in tree order: a sparse leaf's entries in runs of SPS_HS_RUN, a
- * dense leaf one item. */
+/* The schedule, in tree order: a sparse leaf's entries in segments of at most SPS_HS_RUN,
+ * packed into warps of at most SPS_HS_RUN entries (a segment that does not fit opens the
+ * next warp), a dense leaf one item. */
 typedef struct {
     sps_hs_item *v[2];
     int64_t n[2], cap[2];
+    int64_t *warp, nwarp, capw; /* warp[0..nwarp]: segment offsets */
+    int fill;                   /* entries in the open warp */
     int failed;
 } hs_items;
 
+static int grow(void **v, int64_t *cap, int64_t need, size_t size)
+{
+    if (need <= *cap) return 1;
+    const int64_t c = *cap ? 2 * *cap : 64;
+    void *p = realloc(*v, (size_t)c * size);
+    if (!p) return 0;
+    *v = p, *cap = c;
+    return 1;
+}
+
 static void items_push(hs_items *q, int dense, sps_hs_item it)
 {
-    if (q->n[dense] == q->cap[dense]) {
-        const int64_t cap = q->cap[dense] ? 2 * q->cap[dense] : 64;
-        sps_hs_item *v = realloc(q->v[dense], (size_t)cap * sizeof *v);
-        if (!v) {
-            q->failed = 1;
-            return;
-        }
-        q->v[dense] = v, q->cap[dense] = cap;
+    if (!grow((void **)&q->v[dense], &q->cap[dense], q->n[dense] + 1, sizeof it) ||
+        !grow((void **)&q->warp, &q->capw, q->nwarp + 2, sizeof *q->warp)) {
+        q->failed = 1;
+        return;
+    }
+    if (!dense && q->fill + it.count > SPS_HS_RUN) { /* close the open warp */
+        q->warp[++q->nwarp] = q->n[0];
+        q->fill = 0;
     }
     q->v[dense][q->n[dense]++] = it;
+    if (!dense) q->fill += it.count;
 }
 
 static void schedule_node(hs_items *q, const sps_hisparse *H, uint32_t ref, int l, int64_t s, sps_index r0, sps_index c0)
@@ -417,6 +432,7 @@ static void hisparse_destroy(sps_matrix A)
     sps_dfree(A->ctx, S->dpool);
     sps_dfree(A->ctx, S->dsparse);
     sps_dfree(A->ctx, S->ddense);
+    sps_dfree(A->ctx, S->dwarp);
     sps_hisparse_free(&S->H);
     free(S);
     A->store = NULL;
@@ -432,21 +448,27 @@ static sps_status hisparse_from_csr(sps_matrix B, const sps_csr_host *h, sps_opt
                                     sps_opt_int(opt, "node-size"), H));
     hs_items q;
     memset(&q, 0, sizeof q);
-    if (H->root) {
+    if (!grow((void **)&q.warp, &q.capw, 1, sizeof *q.warp)) q.failed = 1;
+    else q.warp[0] = 0;
+    if (H->root && !q.failed) {
         int64_t s = 1; /* the rows the root covers */
         for (int l = 0; l < H->depth; l++) s *= H->d;
         schedule_node(&q, H, H->root, 0, s, 0, 0);
     }
+    if (!q.failed && q.fill > 0) q.warp[++q.nwarp] = q.n[0]; /* the last warp (room was grown for it) */
     sps_status st = q.failed ? sps_error(B->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for the work items")
                              : SPS_OK;
     if (st == SPS_OK) st = sps_dupload(B->ctx, (void **)&S->dpool, H->pool, H->bytes);
     if (st == SPS_OK && q.n[0])
         st = sps_dupload(B->ctx, (void **)&S->dsparse, q.v[0], (size_t)q.n[0] * sizeof(sps_hs_item));
+    if (st == SPS_OK && q.n[0])
+        st = sps_dupload(B->ctx, (void **)&S->dwarp, q.warp, (size_t)(q.nwarp + 1) * sizeof *q.warp);
     if (st == SPS_OK && q.n[1])
         st = sps_dupload(B->ctx, (void **)&S->ddense, q.v[1], (size_t)q.n[1] * sizeof(sps_hs_item));
-    S->nsparse = q.n[0], S->ndense = q.n[1];
+    S->nsparse = q.n[0], S->ndense = q.n[1], S->nwarps = q.n[0] ? q.nwarp : 0;
     free(q.v[0]);
     free(q.v[1]);
+    free(q.warp);
     free(H->pool); /* the backend holds it now */
     H->pool = NULL, H->cap = 0;
     return st;
@@ -476,17 +498,18 @@ static sps_status hisparse_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, cons
     const sps_index nout = mode == SPS_OP_N ? A->n : A->m;
     if (b.re == 0.0 && b.im == 0.0) SPS_CHECK(v->fill(sps_ex(A->ctx), nout, b, y));
     else if (b.re != 1.0 || b.im != 0.0) SPS_CHECK(v->scale(sps_ex(A->ctx), nout, b, y));
-    const sps_hs_sched sched = {.pool = S->dpool, .sparse = S->dsparse, .dense = S->ddense,
-                                .nsparse = S->nsparse, .ndense = S->ndense, .d = S->H.d};
+    const sps_hs_sched sched = {.pool = S->dpool, .sparse = S->dsparse, .dense = S->ddense, .warp_seg = S->dwarp,
+                                .nsparse = S->nsparse, .nwarps = S->nwarps, .ndense = S->ndense, .d = S->H.d};
     return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), sched, a, x, y, mode == SPS_OP_T);
 }
 
-/* The pool (nodes, header, alignment) and the work items; stored: the leaves' value slots */
+/* The pool (nodes, header, alignment) and the schedule; stored: the leaves' value slots */
 static size_t hisparse_footprint(sps_matrix A, int64_t *stored)
 {
     const hs_store *S = A->store;
     *stored = S->H.leaf_slots;
-    return S->H.bytes + (size_t)(S->nsparse + S->ndense) * sizeof(sps_hs_item);
+    return S->H.bytes + (size_t)(S->nsparse + S->ndense) * sizeof(sps_hs_item) +
+           (S->nsparse ? (size_t)(S->nwarps + 1) * sizeof(int64_t) : 0);
 }
 
 /* an entry's local row and column within its leaf: a byte each (d <= 256) */

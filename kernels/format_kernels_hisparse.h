@@ -59,9 +59,11 @@ static inline SPS_HS_HD size_t sps_hs_dense_val_at(int d) { return sps_hs_align1
 /* The product's schedule (formats/hisparse.c builds it with the tree, once: the tree is
  * static, so the queues of the paper's scheduler are made at construction and a product
  * is one pass over them, with no traversal and no host round trip a level).  Work items:
- * a sparse leaf's entries in runs of at most SPS_HS_RUN (a warp's: a thread an entry,
- * so every thread has one entry's work whatever the leaves' sizes), a dense leaf whole
- * (a block: a warp a row, or a column for A^T). */
+ * sparse leaves' entries in runs of at most SPS_HS_RUN (a leaf's segments, in tree
+ * order), packed into warps of at most SPS_HS_RUN entries (warp w takes segments
+ * [warp_seg[w], warp_seg[w + 1]): a thread an entry, so every thread has one entry's
+ * work whether the leaves hold 1 entry or 1000); a dense leaf whole (a block: a warp a
+ * row, or a column for A^T). */
 #define SPS_HS_RUN 32
 typedef struct {
     uint32_t ref;          /* the leaf */
@@ -71,8 +73,9 @@ typedef struct {
 
 typedef struct {
     const unsigned char *pool;         /* the tree (backend memory) */
-    const sps_hs_item *sparse, *dense; /* the work items (backend memory) */
-    int64_t nsparse, ndense;
+    const sps_hs_item *sparse, *dense; /* the segments and the dense leaves (backend memory) */
+    const int64_t *warp_seg;           /* nwarps + 1 segment offsets (backend memory) */
+    int64_t nsparse, nwarps, ndense;
     int d;
 } sps_hs_sched;
 

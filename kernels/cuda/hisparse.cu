@@ -2,16 +2,16 @@
  * kernels/format_kernels_hisparse.h; the format: formats/hisparse.c; the CPU
  * reference: kernels/cpu/hisparse.inc, FN(hs_spmv), the same items in order).
  *
- * hs_sparse_kernel: a warp a work item, a thread an entry of a sparse leaf (a run
- *   of at most 32 of its entries): every thread has one entry's work, whatever the
- *   leaves' sizes (the paper's work per thread evened out by binning; here the runs
- *   are cut at construction, so the kernel needs no queue).  A thread loads its
- *   packed (row, column) bytes and its value, gathers x, and
- *     y = A x:   a leaf's entries are row-major, so the lanes of one row are
- *                consecutive: a segmented sum by shuffles, one atomicAdd a row
- *                segment (its first lane);
- *     y = A^T x: the coordinates swapped; the lanes of one column are not
- *                consecutive, so one atomicAdd an entry.
+ * hs_sparse_kernel: a warp a packed work item of at most 32 entries (runs of sparse
+ *   leaves' entries, several small leaves to a warp), a thread an entry: every
+ *   thread has one entry's work, whatever the leaves' sizes (the paper's work per
+ *   thread evened out by binning; here the packing is done at construction, so the
+ *   kernel needs no queue).  The lanes place the warp's segments by a scan of their
+ *   counts (a byte a lane in shared memory names each entry's segment), then each
+ *   loads its packed (row, column) bytes and its value, gathers x, and the lanes
+ *   with the same output in a row (a leaf's row for A x, its entries being
+ *   row-major; mostly single entries for A^T x, the coordinates swapped) are summed
+ *   by a segmented shuffle sum, one atomicAdd a run.
  * hs_dense_kernel: a block a dense leaf, a warp a row (a column for A^T), lanes
  *   over the d slots of it that the occupancy bitmask marks, a shuffle tree, one
  *   atomicAdd a row that has an entry.
@@ -27,36 +27,56 @@ template <typename T, bool TR>
 __global__ void __launch_bounds__(HS_WARPS * 32)
     hs_sparse_kernel(sps_hs_sched H, T a, const T *__restrict__ x, T *__restrict__ y)
 {
+    __shared__ unsigned char seg_of[HS_WARPS][SPS_HS_RUN];
     const int64_t w = (int64_t)blockIdx.x * HS_WARPS + threadIdx.x / 32;
-    if (w >= H.nsparse) return; /* uniform within the warp */
-    const int lane = (int)(threadIdx.x & 31);
-    const sps_hs_item it = H.sparse[w];
-    const unsigned char *p = H.pool + SPS_HS_OFF(it.ref);
-    const uint32_t count = *(const uint32_t *)(const void *)p;
-    const int type = SPS_HS_TYPE(it.ref);
-    const T *v = (const T *)(const void *)(p + sps_hs_val_at(type, sps_hs_pad(type, count), sizeof(T)));
-    const bool mine = lane < it.count;
-    const int k = it.first + lane;
-    sps_index out = -1 - lane; /* distinct for the idle lanes: no segment joins them */
+    if (w >= H.nwarps) return; /* uniform within the warp */
+    const int lane = (int)(threadIdx.x & 31), wb = (int)(threadIdx.x / 32);
+    /* lane l < nseg reads segment l; an exclusive scan of the counts places it */
+    const int64_t s0 = H.warp_seg[w];
+    const int nseg = (int)(H.warp_seg[w + 1] - s0);
+    sps_hs_item it = {0, 0, 0, 0, 0};
+    if (lane < nseg) it = H.sparse[s0 + lane];
+    int start = it.count;
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+        const int t = __shfl_up_sync(0xffffffffu, start, o);
+        if (lane >= o) start += t;
+    }
+    const int total = __shfl_sync(0xffffffffu, start, 31);
+    start -= it.count;
+    for (int k = 0; k < it.count; k++) seg_of[wb][start + k] = (unsigned char)lane;
+    __syncwarp();
+    /* entry e = lane of the warp: its segment's fields from the lane that read it */
+    const bool mine = lane < total;
+    const int g = mine ? seg_of[wb][lane] : 0;
+    const uint32_t ref = __shfl_sync(0xffffffffu, it.ref, g);
+    const sps_index r0 = __shfl_sync(0xffffffffu, it.r0, g), c0 = __shfl_sync(0xffffffffu, it.c0, g);
+    const int k = __shfl_sync(0xffffffffu, (int)it.first - start, g) + lane;
+    sps_index out = -1 - lane; /* distinct for the idle lanes */
     T s = zero_of<T>();
     if (mine) {
-        const sps_index r = it.r0 + p[4 + 2 * k], c = it.c0 + p[5 + 2 * k];
+        const unsigned char *p = H.pool + SPS_HS_OFF(ref);
+        const uint32_t count = *(const uint32_t *)(const void *)p;
+        const int type = SPS_HS_TYPE(ref);
+        const T *v = (const T *)(const void *)(p + sps_hs_val_at(type, sps_hs_pad(type, count), sizeof(T)));
+        const sps_index r = r0 + p[4 + 2 * k], c = c0 + p[5 + 2 * k];
         out = TR ? c : r;
         s = v[k] * ldg_t(x + (TR ? r : c));
     }
-    if constexpr (TR) {
-        if (mine) atomic_add(y + out, a * s);
-    } else {
-        /* suffix sums within row segments: lane l adds lane l + o's partial while the row holds */
+    /* runs of equal outputs in consecutive lanes (a leaf's row for A x; mostly single
+       entries for A^T x): run ids from the heads, a segmented suffix sum over them, one
+       atomicAdd a run by its head */
+    const sps_index prev = __shfl_up_sync(0xffffffffu, out, 1);
+    const bool head = lane == 0 || prev != out;
+    const unsigned heads = __ballot_sync(0xffffffffu, head);
+    const int run = __popc(heads & (0xffffffffu >> (31 - lane)));
 #pragma unroll
-        for (int o = 1; o < 32; o *= 2) {
-            const T t = shfl_down(0xffffffffu, s, o, 32);
-            const sps_index ot = __shfl_down_sync(0xffffffffu, out, o);
-            if (lane + o < 32 && ot == out) s = s + t;
-        }
-        const sps_index prev = __shfl_up_sync(0xffffffffu, out, 1);
-        if (mine && (lane == 0 || prev != out)) atomic_add(y + out, a * s);
+    for (int o = 1; o < 32; o *= 2) {
+        const T t = shfl_down(0xffffffffu, s, o, 32);
+        const int rt = __shfl_down_sync(0xffffffffu, run, o);
+        if (lane + o < 32 && rt == run) s = s + t;
     }
+    if (mine && head) atomic_add(y + out, a * s);
 }
 
 template <typename T, bool TR>
@@ -88,9 +108,9 @@ __global__ void __launch_bounds__(HS_WARPS * 32)
 template <typename T, bool TR> static sps_status hs_launch(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, T *y)
 {
     cudaStream_t st = sps_custream(ex);
-    if (H.nsparse > 0) {
-        const int64_t grid = (H.nsparse + HS_WARPS - 1) / HS_WARPS;
-        if (grid > INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld work items", (long long)H.nsparse);
+    if (H.nwarps > 0) {
+        const int64_t grid = (H.nwarps + HS_WARPS - 1) / HS_WARPS;
+        if (grid > INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld warps of work", (long long)H.nwarps);
         hs_sparse_kernel<T, TR><<<(unsigned)grid, HS_WARPS * 32, 0, st>>>(H, a, x, y);
         SPS_CU_LAUNCHED(ex, "hs_sparse_kernel");
     }
