@@ -7,7 +7,7 @@
  *   thread has one entry's work, whatever the leaves' sizes (the paper's work per
  *   thread evened out by binning; here the packing is done at construction, so the
  *   kernel needs no queue).  The lanes place the warp's segments by a scan of their
- *   counts (a byte a lane in shared memory names each entry's segment), then each
+ *   counts (a bitmask of the segments' starts names each entry's segment), then each
  *   loads its packed (row, column) bytes and its value, gathers x, and the lanes
  *   with the same output in a row (a leaf's row for A x, its entries being
  *   row-major; mostly single entries for A^T x, the coordinates swapped) are summed
@@ -27,10 +27,9 @@ template <typename T, bool TR>
 __global__ void __launch_bounds__(HS_WARPS * 32)
     hs_sparse_kernel(sps_hs_sched H, T a, const T *__restrict__ x, T *__restrict__ y)
 {
-    __shared__ unsigned char seg_of[HS_WARPS][SPS_HS_RUN];
     const int64_t w = (int64_t)blockIdx.x * HS_WARPS + threadIdx.x / 32;
     if (w >= H.nwarps) return; /* uniform within the warp */
-    const int lane = (int)(threadIdx.x & 31), wb = (int)(threadIdx.x / 32);
+    const int lane = (int)(threadIdx.x & 31);
     /* lane l < nseg reads segment l; an exclusive scan of the counts places it */
     const int64_t s0 = H.warp_seg[w];
     const int nseg = (int)(H.warp_seg[w + 1] - s0);
@@ -44,11 +43,12 @@ __global__ void __launch_bounds__(HS_WARPS * 32)
     }
     const int total = __shfl_sync(0xffffffffu, start, 31);
     start -= it.count;
-    for (int k = 0; k < it.count; k++) seg_of[wb][start + k] = (unsigned char)lane;
-    __syncwarp();
-    /* entry e = lane of the warp: its segment's fields from the lane that read it */
+    /* entry e = lane of the warp: its segment is the number of segment starts at or before
+       e, less one (a bit a start: the segments are non-empty, so the starts are distinct);
+       its fields come from the lane that read it */
+    const unsigned starts = __reduce_or_sync(0xffffffffu, lane < nseg ? 1u << start : 0u);
     const bool mine = lane < total;
-    const int g = mine ? seg_of[wb][lane] : 0;
+    const int g = mine ? __popc(starts & (0xffffffffu >> (31 - lane))) - 1 : 0;
     const uint32_t ref = __shfl_sync(0xffffffffu, it.ref, g);
     const sps_index r0 = __shfl_sync(0xffffffffu, it.r0, g), c0 = __shfl_sync(0xffffffffu, it.c0, g);
     const int k = __shfl_sync(0xffffffffu, (int)it.first - start, g) + lane;
