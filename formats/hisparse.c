@@ -294,10 +294,11 @@ static const hs_add_fn hs_add[4] = {[SPS_F32] = sps_cpu_hisparse_csr_add_s, [SPS
 
 void sps_hisparse_spmv(sps_scalar t, sps_hisparse_view A, const void *x, void *y) { hs_spmv[t](A, x, y); }
 
-sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
-                            sps_hisparse *C)
+/* op(A) + op(B) (each view's scale and transpose) as host CSR in out (allocated): both
+ * walked back to CSR, then the union of the patterns, counted, then filled. */
+static sps_status add_csr(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, sps_csr_host *out)
 {
-    memset(C, 0, sizeof *C);
+    memset(out, 0, sizeof *out);
     const sps_index n = A.trans ? A.H->m : A.H->n, m = A.trans ? A.H->n : A.H->m;
     if ((B.trans ? B.H->m : B.H->n) != n || (B.trans ? B.H->n : B.H->m) != m)
         return sps_error(ctx, SPS_ERR_ARG, "HiSparse addition: op(A) is %d x %d, op(B) %d x %d", (int)n, (int)m,
@@ -318,11 +319,24 @@ sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, 
         const size_t ec = (size_t)rc[n] + 1;
         if ((cc = malloc(ec * sizeof *cc)) && (vc = malloc(ec * vs))) {
             hs_add[t](n, A.scale, ra, ca, va, B.scale, rb, cb, vb, rc, cc, vc);
-            st = sps_hisparse_from_csr(ctx, n, m, rc, cc, vc, vs, d, C);
+            *out = (sps_csr_host){.n = n, .m = m, .nnz = rc[n], .t = t, .rowptr = rc, .col = cc, .val = vc};
+            rc = NULL, cc = NULL, vc = NULL;
+            st = SPS_OK;
         }
     }
     if (st == SPS_ERR_ALLOC) st = sps_error(ctx, SPS_ERR_ALLOC, "HiSparse addition: out of host memory");
     free(ra), free(rb), free(rc), free(ca), free(cb), free(cc), free(va), free(vb), free(vc);
+    return st;
+}
+
+sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
+                            sps_hisparse *C)
+{
+    memset(C, 0, sizeof *C);
+    sps_csr_host h;
+    SPS_CHECK(add_csr(ctx, t, A, B, &h));
+    const sps_status st = sps_hisparse_from_csr(ctx, h.n, h.m, h.rowptr, h.col, h.val, sps_scalar_size(t), d, C);
+    sps_csr_host_free(&h);
     return st;
 }
 
@@ -522,3 +536,65 @@ const sps_format_ops sps_format_hisparse = {
     .from_csr = hisparse_from_csr, .to_csr = hisparse_to_csr, .spmv = hisparse_spmv,
     .footprint = hisparse_footprint, .destroy = hisparse_destroy, .index_bits = hisparse_index_bits,
 };
+
+
+/* ---------------------------------------------------------------- C = alpha op(A) + beta op(B) */
+/* A host tree of M for the addition: M's own (its pool downloaded) when M is HiSparse, else
+ * built from M's host CSR (the conversion path) with node size d. */
+static sps_status host_tree(sps_matrix M, int d, sps_hisparse *H)
+{
+    memset(H, 0, sizeof *H);
+    if (M->ops == &sps_format_hisparse) {
+        const hs_store *S = M->store;
+        *H = S->H;
+        H->pool = NULL;
+        const sps_status st = sps_ddownload(M->ctx, (void **)&H->pool, S->dpool, S->H.bytes, "the HiSparse tree");
+        if (st != SPS_OK) memset(H, 0, sizeof *H);
+        return st;
+    }
+    sps_csr_host h;
+    SPS_CHECK(sps_matrix_to_host(M, &h));
+    const sps_status st = sps_hisparse_from_csr(M->ctx, h.n, h.m, h.rowptr, h.col, h.val, sps_scalar_size(M->t), d, H);
+    sps_csr_host_free(&h);
+    return st;
+}
+
+sps_status sps_matrix_add(const void *alpha_p, sps_matrix A, sps_op_mode opA, const void *beta_p, sps_matrix B,
+                          sps_op_mode opB, sps_options opt, sps_matrix *C)
+{
+    if (!A || !B || !C) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_add: NULL argument") : SPS_ERR_ARG;
+    *C = NULL;
+    sps_context ctx = A->ctx;
+    if (B->ctx != ctx) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: A and B belong to different contexts");
+    if (B->t != A->t)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: A is %s, B is %s", sps_scalar_name(A->t),
+                         sps_scalar_name(B->t));
+    if (A->entry.kind != SPS_ENTRY_SCALAR || B->entry.kind != SPS_ENTRY_SCALAR)
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED, "sps_matrix_add: scalar entries only (hisparse stores no blocks)");
+    if ((opA != SPS_OP_N && opA != SPS_OP_T) || (opB != SPS_OP_N && opB != SPS_OP_T))
+        return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: op %d / %d (SPS_OP_N or SPS_OP_T)", (int)opA, (int)opB);
+    const sps_index na = opA == SPS_OP_T ? A->m : A->n, ma = opA == SPS_OP_T ? A->n : A->m;
+    const sps_index nb = opB == SPS_OP_T ? B->m : B->n, mb = opB == SPS_OP_T ? B->n : B->m;
+    if (na != nb || ma != mb)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: op(A) is %d x %d, op(B) %d x %d", (int)na, (int)ma,
+                         (int)nb, (int)mb);
+    if (opt && opt->desc != sps_format_hisparse.options)
+        return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: options made for another format than hisparse");
+    const int d = opt ? sps_opt_int(opt, "node-size") : 128;
+    const sps_cplx alpha = sps_cplx_load(A->t, alpha_p, sps_cplx_make(1, 0)),
+                   beta = sps_cplx_load(A->t, beta_p, sps_cplx_make(1, 0));
+    sps_hisparse Ha, Hb;
+    sps_csr_host h;
+    memset(&h, 0, sizeof h);
+    memset(&Hb, 0, sizeof Hb);
+    sps_status st = host_tree(A, d, &Ha);
+    if (st == SPS_OK) st = host_tree(B, d, &Hb);
+    if (st == SPS_OK)
+        st = add_csr(ctx, A->t, (sps_hisparse_view){.H = &Ha, .trans = opA == SPS_OP_T, .scale = alpha},
+                     (sps_hisparse_view){.H = &Hb, .trans = opB == SPS_OP_T, .scale = beta}, &h);
+    sps_hisparse_free(&Ha);
+    sps_hisparse_free(&Hb);
+    if (st == SPS_OK) st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_HISPARSE, opt, SPS_SYM_GENERAL, C);
+    sps_csr_host_free(&h);
+    return st;
+}

@@ -7,7 +7,9 @@
  *   - shapes: random sparse (COO1/2/4 leaves, runs of 32 split across warps), a dense block
  *     (dense leaves, with partial ones at the edges), diagonal, one dense row, one dense column,
  *     1x1, n x 1, 1 x n, empty, 0 x 0, a band whose size is not a multiple of d, and rows of
- *     power-law length; node sizes 4, 16 and 128.
+ *     power-law length; node sizes 4, 16 and 128;
+ *   - sps_matrix_add (0.5 A^T + 3 A^T, A as hisparse and as CSR) on the GPU context equals the
+ *     CPU context's sum bitwise.
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
 #include "testutil.h"
 #include "test_gpu_util.h"
@@ -52,6 +54,23 @@ static void check(const tu_shape *s, sps_scalar t, int d)
             free(yg);
             free(yc);
         }
+    /* the addition (computed on the host for both: the same sum to the bit), trees from the
+       device and a CSR matrix through the conversion path */
+    {
+        unsigned char alpha[16] = {0}, beta[16] = {0};
+        if (t == SPS_F32 || t == SPS_C32) *(float *)(void *)alpha = 0.5f, *(float *)(void *)beta = 3.0f;
+        else *(double *)(void *)alpha = 0.5, *(double *)(void *)beta = 3.0;
+        sps_matrix Cc = NULL, Cg = NULL;
+        tu_csr ec, eg;
+        memset(&ec, 0, sizeof ec), memset(&eg, 0, sizeof eg);
+        if (TU_OK(g_cpu, sps_matrix_add(alpha, Bc, SPS_OP_T, beta, Ac, SPS_OP_T, o, &Cc)) &&
+            TU_OK(g_gpu, sps_matrix_add(alpha, Bg, SPS_OP_T, beta, Ag, SPS_OP_T, o, &Cg)) && tu_export_csr(g_cpu, Cc, &ec) &&
+            tu_export_csr(g_gpu, Cg, &eg))
+            TU_CHECK(tu_same_csr(&ec, &eg), "%s [%s] d=%d: 0.5 A^T + 3 A^T differs on the GPU context", s->name,
+                     sps_scalar_name(t), d);
+        tu_csr_free(&ec), tu_csr_free(&eg);
+        sps_matrix_destroy(Cc), sps_matrix_destroy(Cg);
+    }
 out:
     sps_options_destroy(o);
     sps_matrix_destroy(Bg);

@@ -82,6 +82,14 @@ static void ref_spmv(const shape *s, sps_scalar t, const void *val, int trans, c
         }
 }
 
+/* a real scalar x as one value of type t (complex: imaginary part 0) */
+static void put_real(sps_scalar t, void *p, double x)
+{
+    memset(p, 0, 16);
+    if (t == SPS_F32 || t == SPS_C32) *(float *)p = (float)x;
+    else *(double *)p = x;
+}
+
 static void check(const shape *s, sps_scalar t, int d)
 {
     const size_t vs = sps_scalar_size(t);
@@ -187,6 +195,33 @@ static void check(const shape *s, sps_scalar t, int d)
             TU_CHECK(ok && err <= 8 * tu_eps(t) * fmax(big, 1.0),
                      "%s: 0.5 A%s + 3 B%s: the union's %lld entries (got %lld), values off by %.3g", what,
                      trans ? "^T" : "", trans ? "^T" : "", (long long)union_nnz, (long long)Hc.nnz, err);
+            /* the public sps_matrix_add: A registered as hisparse, B in CSR (the conversion path),
+               bitwise the oracle's sum */
+            if (ok) {
+                unsigned char alpha[16], beta[16];
+                put_real(t, alpha, 0.5), put_real(t, beta, 3.0);
+                char dv[8];
+                snprintf(dv, sizeof dv, "%d", d);
+                sps_options o = tu_fopts(SPS_FMT_HISPARSE, "node-size", dv, NULL);
+                sps_matrix Am = NULL, Ah = NULL, Bm = NULL, Cm = NULL;
+                const sps_op_mode op = trans ? SPS_OP_T : SPS_OP_N;
+                if (TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, s->n, s->m, s->rowptr, s->col, val, t, &Am)) &&
+                    TU_OK(g_ctx, sps_matrix_convert(Am, SPS_FMT_HISPARSE, o, &Ah)) &&
+                    TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, s->n, s->m, rb, cb, vb, t, &Bm)) &&
+                    TU_OK(g_ctx, sps_matrix_add(alpha, Ah, op, beta, Bm, op, o, &Cm))) {
+                    tu_csr want_c;
+                    memset(&want_c, 0, sizeof want_c);
+                    want_c.info.rows = n, want_c.info.cols = m, want_c.info.nnz = Hc.nnz, want_c.info.scalar = t;
+                    want_c.rowptr = r3, want_c.col = c3, want_c.val = v3;
+                    TU_CHECK_EXPORT(g_ctx, Cm, &want_c, "%s: sps_matrix_add(0.5, A%s, 3, B%s) differs from the oracle",
+                                    what, trans ? "^T" : "", trans ? "^T" : "");
+                    sps_matrix_info_t ci;
+                    TU_CHECK(sps_matrix_info(Cm, &ci) == SPS_OK && ci.format == SPS_FMT_HISPARSE,
+                             "%s: the sum is a hisparse matrix", what);
+                }
+                sps_matrix_destroy(Cm), sps_matrix_destroy(Bm), sps_matrix_destroy(Ah), sps_matrix_destroy(Am);
+                sps_options_destroy(o);
+            }
             free(want), free(has), free(r3), free(c3), free(v3);
             sps_hisparse_free(&Hc);
         }
@@ -304,6 +339,41 @@ int main(void)
                  strstr(sps_context_error(g_ctx), "row 0"),
              "unsorted columns refused: %s", sps_context_error(g_ctx));
     sps_context_clear_error(g_ctx);
+    /* sps_matrix_add's refusals */
+    {
+        sps_matrix A1 = NULL, A2 = NULL, Af = NULL, C = NULL;
+        float vf[3] = {1, 2, 3};
+        sps_index r2[3] = {0, 2, 3}, c2[3] = {0, 4, 1};
+        if (TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, 2, 5, r2, c2, v, SPS_F64, &A1)) &&
+            TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, 2, 5, r2, c2, vf, SPS_F32, &Af)) &&
+            TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, 2, 5, r2, c2, v, SPS_F64, &A2))) {
+            TU_CHECK(sps_matrix_add(NULL, A1, SPS_OP_N, NULL, A2, SPS_OP_T, NULL, &C) == SPS_ERR_ARG && !C &&
+                         strstr(sps_context_error(g_ctx), "op(B) 5 x 2"),
+                     "A + B^T of 2 x 5 refused: %s", sps_context_error(g_ctx));
+            sps_context_clear_error(g_ctx);
+            TU_CHECK(sps_matrix_add(NULL, A1, SPS_OP_N, NULL, Af, SPS_OP_N, NULL, &C) == SPS_ERR_ARG && !C &&
+                         strstr(sps_context_error(g_ctx), "f32"),
+                     "f64 + f32 refused: %s", sps_context_error(g_ctx));
+            sps_context_clear_error(g_ctx);
+            sps_options os = tu_fopts(SPS_FMT_SELL, NULL);
+            TU_CHECK(sps_matrix_add(NULL, A1, SPS_OP_N, NULL, A2, SPS_OP_N, os, &C) == SPS_ERR_ARG && !C &&
+                         strstr(sps_context_error(g_ctx), "another format"),
+                     "sell's options refused: %s", sps_context_error(g_ctx));
+            sps_context_clear_error(g_ctx);
+            sps_options_destroy(os);
+            TU_CHECK(sps_matrix_add(NULL, A1, SPS_OP_N, NULL, A2, SPS_OP_N, NULL, NULL) == SPS_ERR_ARG, "NULL C refused");
+            sps_context_clear_error(g_ctx);
+            /* NULL scalars are 1: A + A doubles every entry, the pattern kept */
+            if (TU_OK(g_ctx, sps_matrix_add(NULL, A1, SPS_OP_N, NULL, A2, SPS_OP_N, NULL, &C))) {
+                sps_index rr[3], cr[3];
+                double vr[3];
+                TU_CHECK(sps_matrix_export_csr(C, rr, cr, vr) == SPS_OK && rr[2] == 3 && cr[1] == 4 &&
+                             vr[0] == 2 * v[0] && vr[2] == 2 * v[2],
+                         "A + A with NULL scalars: 2A");
+            }
+        }
+        sps_matrix_destroy(C), sps_matrix_destroy(A1), sps_matrix_destroy(A2), sps_matrix_destroy(Af);
+    }
     free(v);
     for (int si = 0; si < ns; si++) free_shape(&sh[si]);
     sps_context_destroy(g_ctx);

@@ -184,6 +184,18 @@ SPS_API const char *sps_matrix_generate_list(void);
  *  rule between options, is SPS_ERR_ARG.  csr with csr-kernel hola gives a matrix
  *  of the hola format. */
 SPS_API sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps_matrix *B);
+/** C = alpha op(A) + beta op(B) as a new HiSparse matrix (SPS_FMT_HISPARSE) in A's context:
+ *  the union of the two patterns (an entry in both: alpha a + beta b; in one: its scaled
+ *  value, explicit zeros kept).  alpha, beta: one scalar of the matrices' type each (host
+ *  memory), NULL meaning 1.  op: SPS_OP_N or SPS_OP_T (the plain transpose: Aᵀ is a
+ *  view, nothing is transposed first).  A and B: the same context and scalar type, scalar
+ *  entries, op(A) and op(B) of one size (else SPS_ERR_ARG; compound entries
+ *  SPS_ERR_UNSUPPORTED); any format (a matrix not in hisparse is converted on the way).
+ *  opt: hisparse's options (node-size of C), or NULL for the defaults.  Computed on the
+ *  host for now (the trees walked to CSR, the union counted, then filled): the GPU's
+ *  dual traversal is issue 23's open part. */
+SPS_API sps_status sps_matrix_add(const void *alpha, sps_matrix A, sps_op_mode opA, const void *beta, sps_matrix B,
+                                  sps_op_mode opB, sps_options opt, sps_matrix *C);
 /** Copy A out as host CSR: rowptr has rows+1 entries, col nnz, val nnz entries of
  *  sps_entry_values(info.entry) scalars of A's type each (one for scalar matrices;
  *  compound entries as sps_matrix_from_csr_entries takes them, AoS whatever the
