@@ -65,7 +65,7 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
     if ((double)s->longest * s->n <= 1.3 * (double)s->nnz) return *why = "near-uniform short rows", SPS_FMT_ELL;
     const double ell_slots = (double)s->longest * (double)(((int64_t)s->n + 31) / 32 * 32);
     if (s->n <= AUTO_SMALL_ROWS && s->longest <= AUTO_SMALL_LONGEST &&
-        (ell_slots <= AUTO_ELL_FILL * (double)s->nnz || ell_slots <= (double)s->nnz + SPS_PAD_FILL_FLOOR))
+        (ell_slots <= AUTO_ELL_FILL * (double)s->nnz || ell_slots <= SPS_PAD_FILL_FLOOR))
         return *why = "few short rows: ELL's lean product is the shortest chain of loads", SPS_FMT_ELL;
     if ((double)(s->sell_slots - s->nnz) <= 0.5 * (double)s->nnz)
         return *why = "short rows, little padding", SPS_FMT_SELL;

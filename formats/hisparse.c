@@ -469,7 +469,10 @@ static sps_status hisparse_from_csr(sps_matrix B, const sps_csr_host *h, sps_opt
         for (int l = 0; l < H->depth; l++) s *= H->d;
         schedule_node(&q, H, H->root, 0, s, 0, 0);
     }
-    if (!q.failed && q.fill > 0) q.warp[++q.nwarp] = q.n[0]; /* the last warp (room was grown for it) */
+    if (!q.failed && q.fill > 0) { /* close the last warp */
+        if (grow((void **)&q.warp, &q.capw, q.nwarp + 2, sizeof *q.warp)) q.warp[++q.nwarp] = q.n[0];
+        else q.failed = 1;
+    }
     sps_status st = q.failed ? sps_error(B->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for the work items")
                              : SPS_OK;
     if (st == SPS_OK) st = sps_dupload(B->ctx, (void **)&S->dpool, H->pool, H->bytes);

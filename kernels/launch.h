@@ -48,7 +48,8 @@ typedef struct sps_launch_variant {
     int pad_ldg;    /* 0 default (no_allocate loads), 1 ordinary read-only loads */
     int pad_split;  /* threads a row: 0 by the mean row length (1, 2 from 32, 4 from 128), 1, 2 or 4 */
     int pad_lean;   /* one group of rows of at most 32 slots (ELL): 0 the lean kernel by its rule
-                       (small, or near-uniform rows), 1 never, 2 always */
+                       (small, or near-uniform rows; never with another pad_ knob set), 1 never,
+                       2 always */
     /* Compound entries (bcsr, bell, bsell: kernels/cuda/compound.cu), SpMV and SpMV^T.
      * All run-time parameters of one instantiation per (scalar, entry, outer layout,
      * entry layout): any combination runs. */

@@ -1224,6 +1224,7 @@ static sps_index len_short_mixed(sps_index i) { return 3 + i % 4; }      /* 3..6
 static sps_index len_short_spiky(sps_index i) { return i % 32 == 0 ? 40 : 2; }
 static sps_index len_short_spiky24(sps_index i) { return i % 32 == 0 ? 24 : 2; }
 static sps_index len_sparse_spiky(sps_index i) { return i % 320 == 0 ? 32 : 1; }
+static sps_index len_one_of17(sps_index i) { return i == 0 ? 17 : 1; }
 
 static void test_auto_format(void)
 {
@@ -1242,6 +1243,7 @@ static void test_auto_format(void)
         {3000, len_short_spiky, SPS_FMT_CSR, "3k short rows, one of 40 every 32: csr (a row over 32)"},
         {3000, len_short_spiky24, SPS_FMT_ELL, "3k short rows, one of 24 every 32: ell (small, fill 9)"},
         {3000, len_sparse_spiky, SPS_FMT_CSR, "3k rows of 1, one of 32 every 320: csr (ELL's fill over 10)"},
+        {256, len_one_of17, SPS_FMT_CSR, "256 rows of 1, one of 17: csr (ELL's 4352 slots: fill 16, past the floor)"},
         {60000, len_short_spiky24, SPS_FMT_CSR, "60k short rows, one of 24 every 32: csr"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

@@ -64,6 +64,9 @@ static int k_all(int i, int j, int n, int m) { return (void)i, (void)j, (void)n,
 static int k_diag(int i, int j, int n, int m) { return (void)n, (void)m, i == j; }
 static int k_none(int i, int j, int n, int m) { return (void)i, (void)j, (void)n, (void)m, 0; }
 static int k_row(int i, int j, int n, int m) { return (void)n, i == 7 || (j == (i * 37) % m && tu_rng_uniform(&g_rng) < 0.5); }
+/* 8 x 8 diagonal blocks, half full (32 entries each): at d = 8 each block is one leaf of one
+ * full warp of work, 64 of them in a 512 x 512 matrix (the schedule's array boundary) */
+static int k_blocks8(int i, int j, int n, int m) { return (void)n, (void)m, i / 8 == j / 8 && (i + j) % 2 == 0; }
 static int k_colm(int i, int j, int n, int m) { return (void)m, j == 3 || (i == (j * 11) % n && tu_rng_uniform(&g_rng) < 0.5); }
 
 /* y = op(A) x in double (re, im pairs) from CSR */
@@ -219,6 +222,25 @@ static void check(const shape *s, sps_scalar t, int d)
                     TU_CHECK(sps_matrix_info(Cm, &ci) == SPS_OK && ci.format == SPS_FMT_HISPARSE,
                              "%s: the sum is a hisparse matrix", what);
                 }
+                /* square: 0.5 A + 3 B^T, the ops mixed, against the oracle's views */
+                sps_hisparse Hm;
+                sps_matrix Mm = NULL;
+                if (!trans && s->n == s->m && Ah && Bm &&
+                    TU_OK(g_ctx, sps_hisparse_add(g_ctx, t, (sps_hisparse_view){&H, 0, {0.5, 0.0}},
+                                                  (sps_hisparse_view){&Hb, 1, {3.0, 0.0}}, d, &Hm))) {
+                    tu_csr wm;
+                    memset(&wm, 0, sizeof wm);
+                    wm.info.rows = s->n, wm.info.cols = s->m, wm.info.nnz = Hm.nnz, wm.info.scalar = t;
+                    wm.rowptr = tu_xcalloc((size_t)s->n + 1, sizeof(sps_index));
+                    wm.col = tu_xcalloc((size_t)Hm.nnz + 1, sizeof(sps_index));
+                    wm.val = tu_xcalloc((size_t)Hm.nnz + 1, vs);
+                    sps_hisparse_to_csr(&Hm, 0, wm.rowptr, wm.col, wm.val);
+                    if (TU_OK(g_ctx, sps_matrix_add(alpha, Ah, SPS_OP_N, beta, Bm, SPS_OP_T, o, &Mm)))
+                        TU_CHECK_EXPORT(g_ctx, Mm, &wm, "%s: sps_matrix_add(0.5, A, 3, B^T) differs from the oracle", what);
+                    free(wm.rowptr), free(wm.col), free(wm.val);
+                    sps_matrix_destroy(Mm);
+                    sps_hisparse_free(&Hm);
+                }
                 sps_matrix_destroy(Cm), sps_matrix_destroy(Bm), sps_matrix_destroy(Ah), sps_matrix_destroy(Am);
                 sps_options_destroy(o);
             }
@@ -300,6 +322,15 @@ int main(void)
             check_format(&sh[si], tu_all_types[ti], si % 2 ? 4 : 128, val);
             free(val);
         }
+    {
+        shape b8 = make("64 half-full 8x8 diagonal blocks", 512, 512, k_blocks8);
+        for (int ti = 0; ti < TU_NTYPES; ti++) {
+            void *val = tu_shape_values(&g_rng, tu_all_types[ti], b8.nnz, 1);
+            check_format(&b8, tu_all_types[ti], 8, val);
+            free(val);
+        }
+        free_shape(&b8);
+    }
     /* a node size the option does not take */
     {
         sps_options o = NULL;

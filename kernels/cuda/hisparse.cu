@@ -46,7 +46,13 @@ __global__ void __launch_bounds__(HS_WARPS * 32)
     /* entry e = lane of the warp: its segment is the number of segment starts at or before
        e, less one (a bit a start: the segments are non-empty, so the starts are distinct);
        its fields come from the lane that read it */
-    const unsigned starts = __reduce_or_sync(0xffffffffu, lane < nseg ? 1u << start : 0u);
+    unsigned starts = lane < nseg ? 1u << start : 0u;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    starts = __reduce_or_sync(0xffffffffu, starts);
+#else
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) starts |= __shfl_xor_sync(0xffffffffu, starts, o);
+#endif
     const bool mine = lane < total;
     const int g = mine ? __popc(starts & (0xffffffffu >> (31 - lane))) - 1 : 0;
     const uint32_t ref = __shfl_sync(0xffffffffu, it.ref, g);

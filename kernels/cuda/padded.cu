@@ -321,7 +321,8 @@ __global__ void __launch_bounds__(PAD_THREADS, V::minb)
  * (U >= K, unrolled), padding included, then the x entries (padding's column is
  * -1: it gathers x[0], discarded), then sums the real ones in entry order
  * (padding sits after a row's entries: the same sum, to the bit, as
- * pad_spmv_kernel's).  Two dependent rounds of loads (slots, x) instead of three
+ * pad_spmv_kernel's where that runs a thread a row, i.e. rows under 32 entries on
+ * average; else equal to rounding).  Two dependent rounds of loads (slots, x) instead of three
  * (row length and group offset, slots, x): on a small matrix the product is that
  * chain of DRAM latencies, and a round is ~0.6 us of a 5-7 us product
  * (bench/results/auto-model-*.md).  Reads padding, so it is for small matrices and
@@ -534,7 +535,8 @@ static int pad_split(const sps_pad_layout &L, const sps_launch_variant *lv)
 /* CL: the column reader (pad_cols32 / pad_cols16), V: pad_var (the row kernel's
  * options; the long rows keep the default's loads). */
 /* Whether the lean kernel runs (launch variant pad_lean: 0 by this rule, 1 never,
- * 2 wherever it can): K, the slots a row, when the layout is one group of stride h
+ * 2 wherever it can; by the rule only where no other pad_ knob is set): K, the slots a
+ * row, when the layout is one group of stride h
  * with rows of at most PAD_LEAN_MAX slots (no long rows then: long_len >= 64), else -1.
  * By the rule: up to PAD_LEAN_ROWS rows, where the product is latency, not
  * bandwidth; past that where the padding it reads costs no more than the row
@@ -545,7 +547,11 @@ static sps_index pad_lean_width(const sps_pad_layout &L, const sps_launch_varian
                                 size_t slot_bytes)
 {
     const int mode = lv ? lv->pad_lean : 0;
-    if (mode == 1 || L.ngroups != 1 || L.nstored != L.h || L.h <= 0 || L.nlong > 0) return -1;
+    /* a variant that sets the row kernel's own knobs asks for the row kernel (its tests and
+       the tuner's candidates time it), unless it forces the lean one */
+    const int row_knobs = lv && (lv->pad_unroll || lv->pad_minb || lv->pad_ldg || lv->pad_split);
+    if (mode == 1 || (mode == 0 && row_knobs) || L.ngroups != 1 || L.nstored != L.h || L.h <= 0 || L.nlong > 0)
+        return -1;
     const int64_t K = L.slots / L.h;
     /* a thread holds K columns, values and x entries: 16-byte values (c64) stop at 16
        slots, within the 255 registers of a thread */
