@@ -230,56 +230,38 @@ static void walk_entry(hs_walk *w, sps_index r, sps_index c, const unsigned char
     memcpy(w->val + (size_t)k * w->H->vsize, v, w->H->vsize);
 }
 
-/* the node ref at level l with corner (r0, c0); s: the rows a child of it covers (1 in a leaf) */
-static void walk(hs_walk *w, uint32_t ref, int l, int64_t s, sps_index r0, sps_index c0)
+/* a leaf's entries (sps_hs_leaves' callback) */
+static void walk_leaf(void *ctx, uint32_t ref, sps_index r0, sps_index c0)
 {
+    hs_walk *w = ctx;
     const sps_hisparse *H = w->H;
-    const int d = H->d, leaf = l == H->depth - 1;
+    const int d = H->d;
+    const size_t vb = H->vsize;
     const unsigned char *p = H->pool + SPS_HS_OFF(ref);
-    const size_t vb = leaf ? H->vsize : 4;
     if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
-        const unsigned char *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
-        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
-            const sps_index r = r0 + (sps_index)((int64_t)(slot / (size_t)d) * s),
-                            c = c0 + (sps_index)((int64_t)(slot % (size_t)d) * s);
-            if (leaf) {
-                if (p[slot >> 3] >> (slot & 7) & 1) walk_entry(w, r, c, v + slot * vb);
-            } else {
-                uint32_t child;
-                memcpy(&child, v + slot * 4, 4);
-                if (child) walk(w, child, l + 1, s / d, r, c);
-            }
-        }
+        const unsigned char *v = p + sps_hs_dense_val_at(d);
+        for (size_t slot = 0; slot < (size_t)d * d; slot++)
+            if (p[slot >> 3] >> (slot & 7) & 1)
+                walk_entry(w, r0 + (sps_index)(slot / (size_t)d), c0 + (sps_index)(slot % (size_t)d), v + slot * vb);
         return;
     }
     uint32_t count;
     memcpy(&count, p, 4);
     const int type = SPS_HS_TYPE(ref);
     const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), vb);
-    for (uint32_t i = 0; i < count; i++) {
-        const sps_index r = r0 + (sps_index)(p[4 + 2 * i] * s), c = c0 + (sps_index)(p[5 + 2 * i] * s);
-        if (leaf) {
-            walk_entry(w, r, c, v + (size_t)i * vb);
-        } else {
-            uint32_t child;
-            memcpy(&child, v + (size_t)i * 4, 4);
-            walk(w, child, l + 1, s / d, r, c);
-        }
-    }
+    for (uint32_t i = 0; i < count; i++) walk_entry(w, r0 + p[4 + 2 * i], c0 + p[5 + 2 * i], v + (size_t)i * vb);
 }
 
 void sps_hisparse_to_csr(const sps_hisparse *H, int trans, sps_index *rowptr, sps_index *col, void *val)
 {
     const sps_index n = trans ? H->m : H->n;
-    int64_t s = 1; /* the rows a child of the root covers */
-    for (int l = 1; l < H->depth; l++) s *= H->d;
     hs_walk w = {.H = H, .cur = rowptr, .col = col, .val = val, .pass = 0, .trans = trans};
     memset(rowptr, 0, ((size_t)n + 1) * sizeof *rowptr);
-    if (H->root) walk(&w, H->root, 0, s, 0, 0);
+    sps_hs_leaves(H, walk_leaf, &w);
     for (sps_index i = 0; i < n; i++) rowptr[i + 1] += rowptr[i];
     w.pass = 1;
     /* rowptr's entries serve as the cursors (each ends at the next row's start), then shift back */
-    if (H->root) walk(&w, H->root, 0, s, 0, 0);
+    sps_hs_leaves(H, walk_leaf, &w);
     for (sps_index i = n; i > 0; i--) rowptr[i] = rowptr[i - 1];
     if (n >= 0) rowptr[0] = 0;
 }
@@ -372,6 +354,7 @@ typedef struct {
     sps_hs_item *v[2];
     int64_t n[2], cap[2];
     int64_t *warp, nwarp, capw; /* warp[0..nwarp]: segment offsets */
+    const unsigned char *pool;  /* the tree being scheduled */
     int fill;                   /* entries in the open warp */
     int failed;
 } hs_items;
@@ -401,42 +384,20 @@ static void items_push(hs_items *q, int dense, sps_hs_item it)
     if (!dense) q->fill += it.count;
 }
 
-static void schedule_node(hs_items *q, const sps_hisparse *H, uint32_t ref, int l, int64_t s, sps_index r0, sps_index c0)
+/* a leaf's work items (sps_hs_leaves' callback) */
+static void schedule_leaf(void *ctx, uint32_t ref, sps_index r0, sps_index c0)
 {
-    const int d = H->d;
-    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
-    if (l == H->depth - 1) { /* a leaf */
-        if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
-            items_push(q, 1, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0});
-            return;
-        }
-        uint32_t count;
-        memcpy(&count, p, 4);
-        for (uint32_t f = 0; f < count && !q->failed; f += SPS_HS_RUN)
-            items_push(q, 0, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0, .first = (uint16_t)f,
-                                           .count = (uint16_t)(count - f < SPS_HS_RUN ? count - f : SPS_HS_RUN)});
-        return;
-    }
-    const int64_t cs = s / d; /* the span of a child */
+    hs_items *q = ctx;
+    if (q->failed) return;
     if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
-        for (size_t slot = 0; slot < (size_t)d * d && !q->failed; slot++) {
-            uint32_t child;
-            memcpy(&child, p + slot * 4, 4);
-            if (child)
-                schedule_node(q, H, child, l + 1, cs, r0 + (sps_index)((int64_t)(slot / (size_t)d) * cs),
-                              c0 + (sps_index)((int64_t)(slot % (size_t)d) * cs));
-        }
+        items_push(q, 1, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0});
         return;
     }
     uint32_t count;
-    memcpy(&count, p, 4);
-    const int type = SPS_HS_TYPE(ref);
-    const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), 4);
-    for (uint32_t i = 0; i < count && !q->failed; i++) {
-        uint32_t child;
-        memcpy(&child, v + (size_t)i * 4, 4);
-        schedule_node(q, H, child, l + 1, cs, r0 + (sps_index)(p[4 + 2 * i] * cs), c0 + (sps_index)(p[5 + 2 * i] * cs));
-    }
+    memcpy(&count, q->pool + SPS_HS_OFF(ref), 4);
+    for (uint32_t f = 0; f < count && !q->failed; f += SPS_HS_RUN)
+        items_push(q, 0, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0, .first = (uint16_t)f,
+                                       .count = (uint16_t)(count - f < SPS_HS_RUN ? count - f : SPS_HS_RUN)});
 }
 
 static void hisparse_destroy(sps_matrix A)
@@ -464,11 +425,8 @@ static sps_status hisparse_from_csr(sps_matrix B, const sps_csr_host *h, sps_opt
     memset(&q, 0, sizeof q);
     if (!grow((void **)&q.warp, &q.capw, 1, sizeof *q.warp)) q.failed = 1;
     else q.warp[0] = 0;
-    if (H->root && !q.failed) {
-        int64_t s = 1; /* the rows the root covers */
-        for (int l = 0; l < H->depth; l++) s *= H->d;
-        schedule_node(&q, H, H->root, 0, s, 0, 0);
-    }
+    q.pool = H->pool;
+    if (!q.failed) sps_hs_leaves(H, schedule_leaf, &q);
     if (!q.failed && q.fill > 0) { /* close the last warp */
         if (grow((void **)&q.warp, &q.capw, q.nwarp + 2, sizeof *q.warp)) q.warp[++q.nwarp] = q.n[0];
         else q.failed = 1;

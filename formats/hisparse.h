@@ -1,7 +1,8 @@
 /* HiSparse (issue 23; Derler, Zayer, Seidel, Steinberger, ICS 2017; seed-methods §2): the
- * hierarchical format's structure, built and read on the host.  First part of the issue:
- * the structure, its exact round trip to CSR and the CPU products (the oracle the GPU's
- * scheduler will be checked against); not yet a registered format.
+ * hierarchical format's structure, built and read on the host: the structure, its exact
+ * round trip to CSR, the host product over the tree (the oracle of the schedule's) and the
+ * sum of two trees.  The registered format (SPS_FMT_HISPARSE, sps_matrix_add) is at the end
+ * of formats/hisparse.c.
  *
  * The matrix is a tree of d x d nodes (d = 2^lg, 2..256), depth levels: a node at level l
  * covers d^(depth - l) rows and columns, a leaf (level depth - 1) d x d entries.  Every

@@ -56,6 +56,52 @@ static inline SPS_HS_HD size_t sps_hs_val_at(int type, int pc, size_t vbytes)
 /* a dense leaf's values after its bitmask */
 static inline SPS_HS_HD size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
 
+#if !defined(__CUDACC__)
+#include <string.h>
+/* Every leaf of H below the node ref at level l with corner (r0, c0), in tree order
+ * (children row-major, so a walk meets each row's entries in increasing column order):
+ * fn(ctx, leaf, its first row, its first column).  s: the rows a child of that node covers
+ * (1 in a leaf).  The one traversal of the inner nodes, shared by the walk back to CSR and
+ * the schedule (formats/hisparse.c) and the host product (kernels/cpu/hisparse.inc). */
+typedef void (*sps_hs_leaf_fn)(void *ctx, uint32_t leaf, sps_index r0, sps_index c0);
+static inline void sps_hs_leaves_at(const sps_hisparse *H, uint32_t ref, int l, int64_t s, sps_index r0, sps_index c0,
+                                    sps_hs_leaf_fn fn, void *ctx)
+{
+    if (l == H->depth - 1) {
+        fn(ctx, ref, r0, c0);
+        return;
+    }
+    const int d = H->d;
+    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
+    uint32_t child, count;
+    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
+        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
+            memcpy(&child, p + slot * 4, 4);
+            if (child)
+                sps_hs_leaves_at(H, child, l + 1, s / d, r0 + (sps_index)((int64_t)(slot / (size_t)d) * s),
+                                 c0 + (sps_index)((int64_t)(slot % (size_t)d) * s), fn, ctx);
+        }
+        return;
+    }
+    memcpy(&count, p, 4);
+    const int type = SPS_HS_TYPE(ref);
+    const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), 4);
+    for (uint32_t i = 0; i < count; i++) {
+        memcpy(&child, v + (size_t)i * 4, 4);
+        sps_hs_leaves_at(H, child, l + 1, s / d, r0 + (sps_index)(p[4 + 2 * i] * s), c0 + (sps_index)(p[5 + 2 * i] * s),
+                         fn, ctx);
+    }
+}
+/* Every leaf of H (none when it has no entries). */
+static inline void sps_hs_leaves(const sps_hisparse *H, sps_hs_leaf_fn fn, void *ctx)
+{
+    if (!H->root) return;
+    int64_t s = 1; /* the rows a child of the root covers */
+    for (int l = 1; l < H->depth; l++) s *= H->d;
+    sps_hs_leaves_at(H, H->root, 0, s, 0, 0, fn, ctx);
+}
+#endif
+
 /* The product's schedule (formats/hisparse.c builds it with the tree, once: the tree is
  * static, so the queues of the paper's scheduler are made at construction and a product
  * is one pass over them, with no traversal and no host round trip a level).  Work items:
