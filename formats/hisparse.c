@@ -330,7 +330,7 @@ void sps_hisparse_free(sps_hisparse *H)
 
 /* ---------------------------------------------------------------- the registered format */
 /* --format hisparse: the tree is built on the host from host CSR (the GPU build, issue 23,
- * is not written yet), its product's schedule with it (hs_schedule: the work items of
+ * is not written yet), its product's schedule with it (schedule_leaf over sps_hs_leaves: the work items of
  * kernels/format_kernels_hisparse.h), and both go to the backend once; the host keeps the
  * tree's description only (the pool comes back for an export).  The product is the
  * backend's hs_spmv over the items: on the CPU in item order, on the GPU a warp an item
