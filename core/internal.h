@@ -150,7 +150,10 @@ sps_status sps_q_fetch_wait(sps_context ctx, void *dst, size_t bytes);
 typedef enum {
     SPS_FUSE_DOT,      /* y = A x;  slots[out] = x^H y */
     SPS_FUSE_XPAY_DOT, /* x = z + c pold;  y = A x;  slots[out] = x^H y  (x aliases neither z nor pold) */
-    SPS_FUSE_CG_ITER   /* SPS_FUSE_XPAY_DOT with out = k.pq, then cg_step(k, x, y, cx, cr) */
+    SPS_FUSE_CG_ITER,  /* SPS_FUSE_XPAY_DOT with out = k.pq, then cg_step(k, x, y, cx, cr) */
+    /* offered to a preconditioner M (PCG): cg_step(k, p, q, cx, x), then y = M x;  slots[out] = x^H y
+     * (x the residual; when the step is not taken, y and slots[out] may be left unwritten) */
+    SPS_FUSE_CG_STEP_DOT
 } sps_fuse_kind;
 
 typedef struct sps_fuse_desc {
@@ -160,8 +163,9 @@ typedef struct sps_fuse_desc {
     sps_scoef c;            /* XPAY_DOT, CG_ITER: coefficient of pold, from slots */
     sps_cplx *slots;
     int out;                /* DOT, XPAY_DOT: the slot of x^H y */
-    sps_vector cx, cr;      /* CG_ITER: the CG step's iterate and residual */
-    sps_cg_slots k;         /* CG_ITER */
+    sps_vector cx, cr;      /* CG_ITER: the CG step's iterate and residual; CG_STEP_DOT: cx */
+    sps_cg_slots k;         /* CG_ITER, CG_STEP_DOT */
+    sps_vector p, q;        /* CG_STEP_DOT: the step's direction and A p */
 } sps_fuse_desc;
 
 /** Operator flags (sps_operator_s.flags). */

@@ -32,6 +32,16 @@ static sps_status check_fused(sps_operator op, const sps_fuse_desc *d)
 {
     SPS_CHECK(check_apply(op, SPS_OP_N, d->x, d->y));
     if (d->kind == SPS_FUSE_DOT) return SPS_OK;
+    if (d->kind == SPS_FUSE_CG_STEP_DOT) {
+        if (!d->p || !d->q || !d->cx || d->p->n != d->x->n || d->q->n != d->x->n || d->cx->n != d->x->n ||
+            d->x == d->y)
+            return sps_error(op->ctx, SPS_ERR_ARG,
+                             "preconditioned CG step: p, A p and x need %d entries (got %d, %d, %d) and z must differ "
+                             "from r",
+                             (int)d->x->n, d->p ? (int)d->p->n : -1, d->q ? (int)d->q->n : -1,
+                             d->cx ? (int)d->cx->n : -1);
+        return SPS_OK;
+    }
     if (!d->z || !d->pold || d->z->n != d->x->n || d->pold->n != d->x->n || d->x == d->z || d->x == d->pold)
         return sps_error(op->ctx, SPS_ERR_ARG,
                          "operator apply (direction update): z, p_old and p_new need %d entries each (got %d, %d, %d) "
@@ -64,6 +74,11 @@ static sps_status fused_generic(sps_operator op, const sps_fuse_desc *d)
         in.out = d->k.pq;
         SPS_CHECK(sps_op_apply_fused(op, &in));
         return sps_v_cg_step(d->slots, d->k, d->x, d->y, d->cx, d->cr);
+    case SPS_FUSE_CG_STEP_DOT:
+        /* the CG step (x is its residual), then y = M x, slots[out] = x^H y */
+        SPS_CHECK(sps_v_cg_step(d->slots, d->k, d->p, d->q, d->cx, d->x));
+        in.kind = SPS_FUSE_DOT;
+        return sps_op_apply_fused(op, &in);
     }
     return sps_error(op->ctx, SPS_ERR_ARG, "operator apply: unknown fused product %d", (int)d->kind);
 }

@@ -496,6 +496,7 @@ const sps_format_ops sps_format_hisparse = {
     SPS_FORMAT_OPTIONS(hisparse_options),
     .from_csr = hisparse_from_csr, .to_csr = hisparse_to_csr, .spmv = hisparse_spmv,
     .footprint = hisparse_footprint, .destroy = hisparse_destroy, .index_bits = hisparse_index_bits,
+    .spmv_atomic = 1, /* hisparse.cu: one atomic per run of a row in a warp */
 };
 
 

@@ -100,4 +100,5 @@ const sps_format_ops sps_format_hola = {
     .id = SPS_FMT_HOLA, .name = "hola",
     .summary = "plain CSR by Hola-SpMV (strict non-zero splitting; +0.004 B/nnz): skewed rows",
     SPS_FORMAT_HOOKS(hola),
+    .spmv_atomic = 1, /* hola.cu: a block's first and last rows meet their neighbours' by atomics */
 };

@@ -45,6 +45,8 @@ static sps_status mat_apply_fused_lv(sps_matrix A, const sps_fuse_desc *d, int *
             return f->cg_iter(A, d->z->data, d->c, d->pold->data, d->x->data, d->y->data, d->cx->data, d->cr->data,
                               d->slots, d->k);
         break;
+    case SPS_FUSE_CG_STEP_DOT: /* a preconditioner's */
+        break;
     }
     *done = 0;
     return SPS_OK;

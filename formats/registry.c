@@ -89,3 +89,9 @@ int sps_format_compound(sps_format fmt)
     const sps_format_ops *o = sps_format_lookup(fmt);
     return o && o->compound;
 }
+
+int sps_format_reproducible(sps_format fmt)
+{
+    const sps_format_ops *o = sps_format_lookup(fmt);
+    return o && !o->spmv_atomic;
+}

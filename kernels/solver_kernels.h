@@ -58,6 +58,12 @@ typedef struct { int rho, pq, rr, tol2, stop; } sps_cg_slots;
     /* slots[stop] = 1 (no step along a direction of non-positive curvature).                    */ \
     X(P, S, cg_step, (sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k,               \
                       const void *p, const void *q, void *x, void *r))                              \
+    /* PCG's step with a diagonal M = diag(d): cg_step, then, when its step was taken, z = d .* r */ \
+    /* and slots[rz] = r^H z (Jacobi's z = M r, rho = r^H z) in the same pass: 8n instead of      */ \
+    /* cg_step's 6n and pmul_dot's 3n.  Stopped or guarded: as cg_step (z, slots[rz] unwritten).   */ \
+    X(P, S, cg_step_pmul, (sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k,          \
+                           const void *p, const void *q, void *x, void *r, const void *d, void *z,  \
+                           int rz))                                                                 \
     /* BiCGSTAB direction, beta = (rho/rho_old)(alpha/omega) = slots[rho] slots[tt] /            */ \
     /* (slots[rv] slots[ts]) and omega = slots[ts] / slots[tt] (rv, ts, tt of the previous step): */ \
     /*   p = r + beta (p - omega v)                                                              */ \

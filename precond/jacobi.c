@@ -12,7 +12,8 @@
  * first zero or non-finite entry through the slot; nothing is allocated, so
  * sps_precond_update costs one diagonal read, one upload and one pass.
  * Apply is one `pmul` pass (3n values); M^T = M.  Inside PCG, z = M r and r^H z
- * are one `pmul_dot` pass (3n, where pmul + dot read r twice: 5n).
+ * are one `pmul_dot` pass (3n, where pmul + dot read r twice: 5n), or join the CG
+ * step's own pass (`diagonal`: cg_step_pmul, 2n more than the step alone).
  * Valid for any matrix with a nonzero finite diagonal; M is SPD exactly when
  * diag(A) > 0, which holds when A is SPD (HPD: real positive diagonal), so CG
  * may use it (SPS_PRECOND_SYMMETRIC); capturable (kernels only). */
@@ -115,12 +116,14 @@ static sps_status jacobi_apply_dot(sps_precond P, sps_vector x, sps_vector y, sp
     return sps_kvec(P->op.ctx, P->op.t)->pmul_dot(sps_ex(P->op.ctx), P->op.n, j->dinv, x->data, y->data, slots, out);
 }
 
+static const void *jacobi_diagonal(sps_precond P) { return ((const jacobi_store *)P->data)->dinv; }
+
 const sps_precond_method sps_precond_jacobi_method = {
     .type = SPS_PRECOND_JACOBI, .name = "jacobi",
     .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC, .needs_entries = 1,
     .options = jacobi_options, .noptions = SPS_NOPTS(jacobi_options),
     .symbolic = jacobi_symbolic, .numeric = jacobi_numeric,
     .apply = jacobi_apply,
-    .apply_dot = jacobi_apply_dot,
+    .apply_dot = jacobi_apply_dot, .diagonal = jacobi_diagonal,
     .destroy = jacobi_destroy,
 };

@@ -58,15 +58,24 @@ static sps_status pc_apply(sps_operator op, sps_op_mode mode, sps_cplx a, sps_ve
 }
 
 /* z = M r with r^H z (SPS_FUSE_DOT: PCG's rho) in one pass where the method has it
- * (Jacobi: pmul_dot); else the generic steps. */
+ * (Jacobi: pmul_dot), and PCG's step with them (SPS_FUSE_CG_STEP_DOT) where M is
+ * diagonal (cg_step_pmul); else the generic steps. */
 static sps_status pc_apply_fused(sps_operator op, const sps_fuse_desc *d, int *done)
 {
     sps_precond P = (sps_precond)op;
     *done = 0;
-    if (d->kind != SPS_FUSE_DOT || !P->m->apply_dot || d->x == d->y) return SPS_OK;
-    if (P->state != SPS_PC_READY) return not_ready(P, "preconditioner apply");
-    SPS_CHECK(P->m->apply_dot(P, d->x, d->y, d->slots, d->out));
-    *done = 1;
+    if (d->x == d->y) return SPS_OK;
+    if (d->kind == SPS_FUSE_DOT && P->m->apply_dot) {
+        if (P->state != SPS_PC_READY) return not_ready(P, "preconditioner apply");
+        SPS_CHECK(P->m->apply_dot(P, d->x, d->y, d->slots, d->out));
+        *done = 1;
+    } else if (d->kind == SPS_FUSE_CG_STEP_DOT && P->m->diagonal) {
+        if (P->state != SPS_PC_READY) return not_ready(P, "preconditioner apply");
+        SPS_CHECK(sps_kvec(op->ctx, op->t)
+                      ->cg_step_pmul(sps_ex(op->ctx), op->n, d->slots, d->k, d->p->data, d->q->data, d->cx->data,
+                                     d->x->data, P->m->diagonal(P), d->y->data, d->out));
+        *done = 1;
+    }
     return SPS_OK;
 }
 

@@ -51,6 +51,9 @@ typedef struct sps_precond_method {
     /* Optional: y = M x and slots[out] = x^H y in one pass (PCG's z = M r, rho = r^H z);
      * x and y differ.  NULL: apply, then a dot. */
     sps_status (*apply_dot)(sps_precond P, sps_vector x, sps_vector y, sps_cplx *slots, int out);
+    /* Optional: M is diag(d); d (backend memory, n scalars, valid while P is READY), so
+     * PCG's step and z = M r, r^H z run as one pass (cg_step_pmul).  NULL: M is not diagonal. */
+    const void *(*diagonal)(sps_precond P);
     /* Release what symbolic and numeric made (P->data), leaving P->data NULL, so a
      * later setup starts afresh.  NULL: nothing to release. */
     void (*destroy)(sps_precond P);

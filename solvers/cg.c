@@ -37,42 +37,39 @@ typedef struct {
  * one pass forms p = z + beta p_old for every column it gathers, writes p and q = A p
  * and reduces p^H q (matrix + 2n read + 2n written), then cg_step (6n): the 10n of
  * the traffic floor; on CUDA both in one cooperative launch where the rows fit one
- * resident wave (csr_cg_iter: a grid barrier instead of a second launch).  Other formats: waxpy (3n), then SpMV +
- * dot (2n), the dot in the product's pass where the format has spmv_dot (bcsr).  With Jacobi also
- * z = M r and rho = r^H z in one pmul_dot pass (3n); other preconditioners apply, then dot (2n).  Nothing here reads a slot on the host, so an iteration can
- * be queued before the outcome of the previous one is known, and recorded once as a
- * graph. */
+ * resident wave (csr_cg_iter: a grid barrier instead of a second launch).  Other formats:
+ * waxpy (3n), then SpMV + dot (2n), the dot in the product's pass where the format has
+ * spmv_dot (bcsr).  With M, the step and z = M r, rho = r^H z: one cg_step_pmul pass
+ * (8n) where M is diagonal (Jacobi); else the step, then M's apply and a dot.  Nothing
+ * here reads a slot on the host, so an iteration can be queued before the outcome of the
+ * previous one is known, and recorded once as a graph. */
 static sps_status cg_queue(void *arg, int cur, int restart)
 {
     cg_state *c = arg;
     struct sps_solver_s *s = c->s;
     const int nxt = cur ^ 1;
     sps_vector p = c->p[cur];
+    /* the step: alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
+     * (once stopped, it writes nothing: an iteration queued behind it is a no-op) */
+    const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};
     if (restart) {
         /* z = M r;  rho = r^H z;  p = z  (first step, or restart from the true residual);  q = A p;  pq = p^H q */
         SPS_CHECK(sps_sv_precond_dot(s, c->r, c->z, c->rho0 + cur));
         SPS_CHECK(sps_v_copy(c->z, p));
         SPS_CHECK(sps_op_apply_fused(s->A, &(sps_fuse_desc){.kind = SPS_FUSE_DOT, .x = p, .y = c->q, .slots = s->slots,
                                                              .out = PQ}));
-    }
-    /* alpha = rho / pq;  x += alpha p;  r -= alpha q;  rr = r^H r;  stop unless rr > tol^2
-     * (once stopped, cg_step writes nothing: an iteration queued behind it is a no-op) */
-    const sps_cg_slots ks = {c->rho0 + cur, PQ, RR0 + nxt, TOL2, STOP};
-    if (restart) {
-        SPS_CHECK(sps_v_cg_step(s->slots, ks, p, c->q, c->x, c->r));
     } else {
-        /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q;  then the step above:
+        /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q;  without M also the step:
          * one pass where the operator fuses it (CSR on CUDA), else the two */
-        const sps_fuse_desc it = {.kind = SPS_FUSE_CG_ITER, .x = p, .y = c->q, .z = c->z, .pold = c->p[nxt],
-                                  .c = {1.0, c->rho0 + cur, c->rho0 + nxt}, .slots = s->slots, .cx = c->x, .cr = c->r,
-                                  .k = ks};
+        const sps_fuse_desc it = {.kind = c->pc ? SPS_FUSE_XPAY_DOT : SPS_FUSE_CG_ITER, .x = p, .y = c->q,
+                                  .z = c->z, .pold = c->p[nxt], .c = {1.0, c->rho0 + cur, c->rho0 + nxt},
+                                  .slots = s->slots, .out = PQ, .cx = c->x, .cr = c->r, .k = ks};
         SPS_CHECK(sps_op_apply_fused(s->A, &it));
+        if (!c->pc) return SPS_OK;
     }
-    if (c->pc) {
-        /* z = M r;  rho_{k+1} = r^H z */
-        SPS_CHECK(sps_sv_precond_dot(s, c->r, c->z, RHO0 + nxt));
-    }
-    return SPS_OK;
+    if (!c->pc) return sps_v_cg_step(s->slots, ks, p, c->q, c->x, c->r);
+    /* the step;  z = M r;  rho_{k+1} = r^H z */
+    return sps_sv_cg_step_precond_dot(s, ks, p, c->q, c->x, c->r, c->z, RHO0 + nxt);
 }
 
 static sps_status cg_run(cg_state *c, sps_vector b)

@@ -373,6 +373,14 @@ sps_status sps_sv_precond_dot(struct sps_solver_s *s, sps_vector x, sps_vector y
     return sps_v_dot(x, y, s->slots, out);
 }
 
+sps_status sps_sv_cg_step_precond_dot(struct sps_solver_s *s, sps_cg_slots k, sps_vector p, sps_vector q,
+                                      sps_vector x, sps_vector r, sps_vector z, int out)
+{
+    /* the CG step, then z = M r;  slots[out] = r^H z: one pass where M is diagonal */
+    return sps_op_apply_fused(pc_op(s->P), &(sps_fuse_desc){.kind = SPS_FUSE_CG_STEP_DOT, .x = r, .y = z, .p = p,
+                                                             .q = q, .cx = x, .k = k, .slots = s->slots, .out = out});
+}
+
 sps_status sps_sv_stop(struct sps_solver_s *s, sps_reason reason, sps_status st, const char *fmt, ...)
 {
     char msg[1024];

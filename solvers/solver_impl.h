@@ -131,6 +131,10 @@ sps_status sps_sv_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, s
  *  or nothing when y is x. */
 /** y = M x and slots[out] = x^H y (PCG's z and rho), in one pass where M fuses them. */
 sps_status sps_sv_precond_dot(struct sps_solver_s *s, sps_vector x, sps_vector y, int out);
+/* PCG's step (cg_step(k, p, q, x, r)), then z = M r and slots[out] = r^H z: one pass where M
+ * is diagonal (Jacobi); P is set.  Not taken (stopped, guarded): z and slots[out] may stay. */
+sps_status sps_sv_cg_step_precond_dot(struct sps_solver_s *s, sps_cg_slots k, sps_vector p, sps_vector q,
+                                      sps_vector x, sps_vector r, sps_vector z, int out);
 sps_status sps_sv_precond(struct sps_solver_s *s, sps_vector x, sps_vector y);
 /** Start of every solve: ||b||, r = b - A x, ||r|| in one fetch; records
  *  history[0] and decides the cases that need no iteration (NaN in b or x0,

@@ -454,9 +454,13 @@ static void test_solver_steps(sps_scalar t, size_t n)
     /* cg_step (slots rho 0, pq 1, rr 4, tol2 16, stop 17): case 0 a normal step (rr > tol2:
      * stop stays 0), 1 guarded by pq <= 0, 2 guarded by rho <= 0 (1 and 2: no write,
      * rr = -1, stop = 1), 3 converged (tol2 above rr: the step is taken and stop = 1),
-     * 4 stopped on entry (nothing at all is written, rr keeps its poison) */
+     * 4 stopped on entry (nothing at all is written, rr keeps its poison).  pm: the same
+     * as cg_step_pmul, with z = d .* r (poisoned first) and r^H z in slot 5, both left
+     * alone where the step is not taken. */
     const sps_cg_slots ks = {0, 1, 4, 16, 17};
+    for (int pm = 0; pm < 2; pm++)
     for (int cs = 0; cs < 5; cs++) {
+        const char *nm = pm ? "cg_step_pmul" : "cg_step";
         slots_random(t);
         slot_set(0, sps_cplx_make(cs == 2 ? -tu_rng_range(&g_rng, 0.5, 2) : tu_rng_range(&g_rng, 0.5, 2),
                                   cplx(t) ? 0.25 : 0.0));
@@ -464,50 +468,72 @@ static void test_solver_steps(sps_scalar t, size_t n)
         slot_set(16, sps_cplx_make(cs == 3 ? 1e300 : 0.0, 0));
         slot_set(17, sps_cplx_make(cs == 4 ? 1.0 : 0.0, 0));
         slot_poison(4);
-        gbuf p = gb_rand(t, n), q = gb_rand(t, n), x = gb_rand(t, n), r = gb_rand(t, n);
-        void *x0 = gb_xmalloc(B + 1), *r0 = gb_xmalloc(B + 1);
+        slot_poison(5);
+        gbuf p = gb_rand(t, n), q = gb_rand(t, n), x = gb_rand(t, n), r = gb_rand(t, n), d = gb_rand(t, n);
+        gbuf z = gb_nan(t, n);
+        void *x0 = gb_xmalloc(B + 1), *r0 = gb_xmalloc(B + 1), *zc = gb_xmalloc(B + 1);
         memcpy(x0, x.h, B);
         memcpy(r0, r.h, B);
-        RUN_OK(g_gpu, G->cg_step(sps_ex(g_gpu), N, g_dslots, ks, p.d, q.d, x.d, r.d));
-        C->cg_step(sps_ex(g_cpu), N, g_hslots, ks, p.h, q.h, x.h, r.h);
+        memcpy(zc, z.h, B);
+        if (pm) {
+            RUN_OK(g_gpu, G->cg_step_pmul(sps_ex(g_gpu), N, g_dslots, ks, p.d, q.d, x.d, r.d, d.d, z.d, 5));
+            C->cg_step_pmul(sps_ex(g_cpu), N, g_hslots, ks, p.h, q.h, x.h, r.h, d.h, zc, 5);
+        } else {
+            RUN_OK(g_gpu, G->cg_step(sps_ex(g_gpu), N, g_dslots, ks, p.d, q.d, x.d, r.d));
+            C->cg_step(sps_ex(g_cpu), N, g_hslots, ks, p.h, q.h, x.h, r.h);
+        }
         const double am = cabs_(sps_scoef_eval((sps_scoef){1, 0, 1}, g_hslots));
-        void *gx = gb_fetch(&x), *gr = gb_fetch(&r);
-        const sps_cplx rr = dslot(4), stop = dslot(17);
-        TU_CHECK(stop.re == g_hslots[17].re, "cg_step case %d [%s n=%zu]: stop %g, CPU %g", cs, sps_scalar_name(t), n,
+        void *gx = gb_fetch(&x), *gr = gb_fetch(&r), *gz = gb_fetch(&z);
+        const sps_cplx rr = dslot(4), stop = dslot(17), rz = dslot(5);
+        TU_CHECK(stop.re == g_hslots[17].re, "%s case %d [%s n=%zu]: stop %g, CPU %g", nm, cs, sps_scalar_name(t), n,
                  stop.re, g_hslots[17].re);
-        TU_CHECK(stop.re == (cs == 0 && n > 0 ? 0.0 : 1.0), "cg_step case %d [%s n=%zu]: stop = %g", cs, sps_scalar_name(t), n,
-                 stop.re);
+        TU_CHECK(stop.re == (cs == 0 && n > 0 ? 0.0 : 1.0), "%s case %d [%s n=%zu]: stop = %g", nm, cs,
+                 sps_scalar_name(t), n, stop.re);
         if (cs == 1 || cs == 2 || cs == 4) {
             if (cs == 4)
-                TU_CHECK(isnan(rr.re), "cg_step stopped [%s n=%zu]: rr written (%g)", sps_scalar_name(t), n, rr.re);
+                TU_CHECK(isnan(rr.re), "%s stopped [%s n=%zu]: rr written (%g)", nm, sps_scalar_name(t), n, rr.re);
             else
-                TU_CHECK(rr.re == -1.0 && rr.im == 0.0, "cg_step guarded [%s n=%zu]: rr = %g, want -1",
+                TU_CHECK(rr.re == -1.0 && rr.im == 0.0, "%s guarded [%s n=%zu]: rr = %g, want -1", nm,
                          sps_scalar_name(t), n, rr.re);
-            TU_CHECK(bits_equal(gx, x0, B) && bits_equal(gr, r0, B), "cg_step case %d [%s n=%zu]: x, r untouched", cs,
+            TU_CHECK(bits_equal(gx, x0, B) && bits_equal(gr, r0, B), "%s case %d [%s n=%zu]: x, r untouched", nm, cs,
                      sps_scalar_name(t), n);
+            TU_CHECK(isnan(rz.re) && bits_equal(gz, z.h, B) && bits_equal(zc, z.h, B),
+                     "%s case %d [%s n=%zu]: z, r^H z untouched", nm, cs, sps_scalar_name(t), n);
         } else {
-            cmp_vec("cg_step x", t, n, gx, x.h, 6, 2 * (1 + am));
-            cmp_vec("cg_step r", t, n, gr, r.h, 6, 2 * (1 + am));
+            cmp_vec(pm ? "cg_step_pmul x" : "cg_step x", t, n, gx, x.h, 6, 2 * (1 + am));
+            cmp_vec(pm ? "cg_step_pmul r" : "cg_step r", t, n, gr, r.h, 6, 2 * (1 + am));
             /* rr's scale is that of the terms of r - alpha q, not of the result: where they cancel,
              * the GPU's fused multiply-add and the CPU's rounded product give r's entries an error
-             * of eps |alpha q_i|, which rr relative to itself would not allow */
+             * of eps |alpha q_i|, which rr relative to itself would not allow; z = d r and r^H z
+             * inherit it, times |d_i| <= sqrt 2 */
             double S = 0;
             for (size_t i = 0; i < n; i++) {
-                double a, b, c, d;
+                double a, b, c, e;
                 tu_get(t, r0, i, &a, &b);
-                tu_get(t, q.h, i, &c, &d);
-                S += (hypot(a, b) + am * hypot(c, d)) * (hypot(a, b) + am * hypot(c, d));
+                tu_get(t, q.h, i, &c, &e);
+                S += (hypot(a, b) + am * hypot(c, e)) * (hypot(a, b) + am * hypot(c, e));
             }
-            cmp_slot("cg_step rr", t, n, rr, g_hslots[4], red_tol(t, n, S));
+            cmp_slot(pm ? "cg_step_pmul rr" : "cg_step rr", t, n, rr, g_hslots[4], red_tol(t, n, S));
+            if (pm) {
+                cmp_vec("cg_step_pmul z", t, n, gz, zc, 12, 2 * (1 + am));
+                cmp_slot("cg_step_pmul r^H z", t, n, rz, g_hslots[5], red_tol(t, n, 4 * S));
+            } else {
+                TU_CHECK(isnan(rz.re) && bits_equal(gz, z.h, B), "cg_step [%s n=%zu]: wrote z or slot 5",
+                         sps_scalar_name(t), n);
+            }
         }
         free(gx);
         free(gr);
+        free(gz);
         free(x0);
         free(r0);
+        free(zc);
         gb_free(&p);
         gb_free(&q);
         gb_free(&x);
         gb_free(&r);
+        gb_free(&d);
+        gb_free(&z);
     }
     /* bicgstab_p */
     {

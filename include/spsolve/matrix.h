@@ -229,6 +229,11 @@ SPS_API const char *sps_format_list(void);
 /** Nonzero when fmt stores block and quaternion entries (bcsr, bell, bsell), 0 for the
  *  scalar formats and unknown ones. */
 SPS_API int sps_format_compound(sps_format fmt);
+/** Nonzero when fmt's product y = A x gives the same bits from run to run on every
+ *  backend, so a solve repeated on it is bit-identical (all formats but hisparse, whose
+ *  GPU product sums a row's leaves with atomics); 0 for unknown formats.  Transposed
+ *  products on the GPU scatter with atomics in most formats (sps_matrix_spmv). */
+SPS_API int sps_format_reproducible(sps_format fmt);
 /** Name of a symmetry: "general", "symmetric", "skew-symmetric", "hermitian". */
 SPS_API const char *sps_symmetry_name(sps_symmetry s);
 

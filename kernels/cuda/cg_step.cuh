@@ -48,10 +48,14 @@ struct cg_guard : sps_cu_no_guard {
  * and r are then still in L2, and the product after it starts on the first rows,
  * which this pass touched last. */
 constexpr bool cg_step_reverse = true; /* first-to-last: 3 us more an iteration (kernels/cuda/README.md), no longer a knob */
-template <typename T> struct cg_step_op {
+/* PM: PCG's step with a diagonal M = diag(d) (cg_step_pmul): each new r_i also gives
+ * z_i = d_i r_i and conj(r_i) z_i to a second sum, as pmul_dot would in its own pass
+ * (which would read r again: 1n of traffic and a launch saved). */
+template <typename T, bool PM = false> struct cg_step_op {
     typedef typename sc<T>::ACC A;
     sps_cplx *slots; cg_guard g; const T *p, *q; T *x, *r; sps_index last; /* n - 1 */
     T alpha; bool bad;
+    const T *d; T *z; /* PM */
     __device__ sps_index at(sps_index i) const { return cg_step_reverse ? last - i : i; }
     __device__ void setup()
     {
@@ -60,12 +64,12 @@ template <typename T> struct cg_step_op {
         alpha = sc<T>::from(a);
     }
     /* split (common.cuh sps_cu_reduce_pass): the loads of several entries in flight */
-    struct vals { T x, p, r, q; };
+    struct vals { T x, p, r, q, d; };
     __device__ vals load(sps_index i) const
     {
         if (bad) return vals{};
         const sps_index e = at(i);
-        return vals{x[e], p[e], r[e], q[e]};
+        return vals{x[e], p[e], r[e], q[e], PM ? d[e] : T()};
     }
     __device__ void apply(sps_index i, const vals &v, A *acc)
     {
@@ -75,6 +79,11 @@ template <typename T> struct cg_step_op {
         const T ri = v.r - alpha * v.q;
         r[e] = ri;
         acc[0] += acc_real<A>(abs2_r(ri));
+        if constexpr (PM) {
+            const T zi = v.d * ri;
+            z[e] = zi;
+            acc[1] += to_acc(conjv(ri)) * to_acc(zi);
+        }
     }
 };
 
@@ -83,9 +92,22 @@ template <typename T>
 static sps_status cg_step_impl(sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k, const void *p,
                                const void *q, void *x, void *r)
 {
-    cg_step_op<T> op = {slots, cg_guard{{}, k, 0, {}}, (const T *)p, (const T *)q, (T *)x, (T *)r, n - 1, T(), false};
+    cg_step_op<T> op = {slots, cg_guard{{}, k, 0, {}}, (const T *)p, (const T *)q, (T *)x, (T *)r, n - 1, T(), false,
+                        NULL, NULL};
     return sps_cuda_reduce<typename sc<T>::ACC, 1>(ex, n, op, slots, sps_cu_outs1(k.rr, SPS_CU_OUT_SUM),
                                                    cg_guard{{}, k, 0, {}}, k.rr);
+}
+
+/* cg_step_pmul: the same pass with z = d .* r and r^H z (slots[rz]) as a second sum;
+ * skipped or guarded, nothing but what cg_step writes (the finishing block's guard). */
+template <typename T>
+static sps_status cg_step_pmul_impl(sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k, const void *p,
+                                    const void *q, void *x, void *r, const void *d, void *z, int rz)
+{
+    cg_step_op<T, true> op = {slots, cg_guard{{}, k, 0, {}}, (const T *)p, (const T *)q, (T *)x, (T *)r, n - 1, T(),
+                              false, (const T *)d, (T *)z};
+    return sps_cuda_reduce<typename sc<T>::ACC, 2>(
+        ex, n, op, slots, sps_cu_outs2(k.rr, SPS_CU_OUT_SUM, rz, SPS_CU_OUT_SUM), cg_guard{{}, k, 0, {}}, k.rr);
 }
 
 } // namespace

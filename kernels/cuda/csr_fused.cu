@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS, csr_cg_iter_minb<T>)
     const cg_guard g{{}, ks, 1, acc_to_cplx(pq_sh)};
     if (blockIdx.x == 0 && threadIdx.x == 0) slots[ks.pq] = g.pq;
     /* phase 2: p and q were written in phase 1 by any block: plain loads, after the barrier */
-    sps_cu_reduce_pass<A, 1>(cg_step_op<T>{slots, g, p, q, x, r, n - 1, T(), false}, n, part, counter, slots, rr_out, g,
+    sps_cu_reduce_pass<A, 1>(cg_step_op<T>{slots, g, p, q, x, r, n - 1, T(), false, NULL, NULL}, n, part, counter, slots, rr_out, g,
                              ks.rr);
 }
 

@@ -177,6 +177,10 @@ static sps_status scale_s_impl(sps_exec *ex, sps_index n, const sps_cplx *slots,
     extern "C" sps_status sps_cuda_cg_step_##S(sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k,       \
                                                const void *p, const void *q, void *x, void *r)                      \
     { return cg_step_impl<T>(ex, n, slots, k, p, q, x, r); }                                                        \
+    extern "C" sps_status sps_cuda_cg_step_pmul_##S(sps_exec *ex, sps_index n, sps_cplx *slots, sps_cg_slots k,  \
+                                                    const void *p, const void *q, void *x, void *r, const void *d,  \
+                                                    void *z, int rz)                                                \
+    { return cg_step_pmul_impl<T>(ex, n, slots, k, p, q, x, r, d, z, rz); }                                         \
     extern "C" sps_status sps_cuda_bicgstab_p_##S(sps_exec *ex, sps_index n, const sps_cplx *slots,              \
                                                   sps_bicgstab_slots k, const void *r, const void *v, void *p)      \
     { return bicgstab_p_impl<T>(ex, n, slots, k, r, v, p); }                                                        \
