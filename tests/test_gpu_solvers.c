@@ -17,7 +17,9 @@
  * (the armed slot fetch and the fetch kernel must hand the host the same slots).
  * And with a shell preconditioner doing Jacobi on the host (sps_vector_get/set:
  * it synchronises, so the solver must not capture it in a graph although graphs
- * are on): the built-in Jacobi's iterations, history and x bit for bit.
+ * are on): the built-in Jacobi's iterations, history and x bit for bit (BiCGSTAB;
+ * CG's Jacobi joins the CG step's pass, cg_step_pmul, whose sums take another tree:
+ * there the same iterations +- 1 and x to 1e-9).
  * Exit 77 (skipped) without a usable GPU. */
 #include "test_gpu_util.h"
 
@@ -256,9 +258,10 @@ static void compare(int which, sps_scalar t, sps_solver_type ty, sps_precond_typ
 
 /* Graphs on and off: the same bits. */
 /* Two GPU solves (f64, same b) that must agree bit for bit: preconditioner pa with graphs
- * ga against pb with gb (label says which). */
+ * ga against pb with gb (label says which); bits 0: to rounding only (the same iterations
+ * +- 1, x to 1e-9 of its largest entry), where the two sum their reductions differently. */
 static void same_solves(const char *label, int which, sps_solver_type ty, sps_precond_type pa, int ga,
-                        sps_precond_type pb, int gb)
+                        sps_precond_type pb, int gb, int bits)
 {
     const sps_scalar t = SPS_F64;
     sps_matrix A = make_problem(g_cpu, which, t);
@@ -275,14 +278,20 @@ static void same_solves(const char *label, int which, sps_solver_type ty, sps_pr
     g_graphs = 1;
     const char *name = ty == SPS_SOLVER_CG ? "cg" : "bicgstab";
     TU_CHECK(on.st == SPS_OK && off.st == SPS_OK, "%s problem %d: both solves succeed", name, which);
-    TU_CHECK(on.res.iterations == off.res.iterations && on.res.history_len == off.res.history_len,
-             "%s problem %d: %s: %d / %d iterations", name, which, label, on.res.iterations, off.res.iterations);
-    TU_CHECK(on.hist && off.hist && on.res.history_len == off.res.history_len &&
-                 memcmp(on.hist, off.hist, (size_t)on.res.history_len * sizeof(double)) == 0,
-             "%s problem %d: %s: the same residual history bit for bit", name, which, label);
-    TU_CHECK(memcmp(on.x, off.x, (size_t)n * sizeof(double)) == 0, "%s problem %d: %s: the same x", name, which,
-             label);
-    printf("  %s, %s problem %d: %d iterations both\n", label, name, which, on.res.iterations);
+    if (bits) {
+        TU_CHECK(on.res.iterations == off.res.iterations && on.res.history_len == off.res.history_len,
+                 "%s problem %d: %s: %d / %d iterations", name, which, label, on.res.iterations, off.res.iterations);
+        TU_CHECK(on.hist && off.hist && on.res.history_len == off.res.history_len &&
+                     memcmp(on.hist, off.hist, (size_t)on.res.history_len * sizeof(double)) == 0,
+                 "%s problem %d: %s: the same residual history bit for bit", name, which, label);
+        TU_CHECK(memcmp(on.x, off.x, (size_t)n * sizeof(double)) == 0, "%s problem %d: %s: the same x", name, which,
+                 label);
+    } else {
+        TU_CHECK(abs(on.res.iterations - off.res.iterations) <= 1, "%s problem %d: %s: %d / %d iterations", name,
+                 which, label, on.res.iterations, off.res.iterations);
+        if (on.x && off.x) cmp_vec(label, t, (size_t)n, on.x, off.x, 1e-9 / tu_eps(t), gb_maxabs(t, (size_t)n, off.x));
+    }
+    printf("  %s, %s problem %d: %d / %d iterations\n", label, name, which, on.res.iterations, off.res.iterations);
     free(on.x);
     free(off.x);
     free(on.hist);
@@ -292,13 +301,14 @@ static void same_solves(const char *label, int which, sps_solver_type ty, sps_pr
 
 static void graphs_same(int which, sps_solver_type ty)
 {
-    same_solves("graphs on/off", which, ty, SPS_PRECOND_NONE, 1, SPS_PRECOND_NONE, 0);
+    same_solves("graphs on/off", which, ty, SPS_PRECOND_NONE, 1, SPS_PRECOND_NONE, 0, 1);
 }
 
-/* graphs on: the shell must run uncaptured, with Jacobi's arithmetic */
+/* graphs on: the shell must run uncaptured, with Jacobi's arithmetic (CG's Jacobi joins the
+ * step's pass, cg_step_pmul, whose sums take another tree: the same to rounding) */
 static void shell_same(int which, sps_solver_type ty)
 {
-    same_solves("jacobi/shell", which, ty, SPS_PRECOND_JACOBI, 1, SPS_PRECOND_SHELL, 1);
+    same_solves("jacobi/shell", which, ty, SPS_PRECOND_JACOBI, 1, SPS_PRECOND_SHELL, 1, ty != SPS_SOLVER_CG);
 }
 
 int main(void)
