@@ -264,6 +264,62 @@ const char *gen_stencil27_b3(gen_csr *A, int32_t g)
     return NULL;
 }
 
+/* ------------------------------------------------------------------ arrow: a diagonal and k dense rows and columns */
+/* The dense lines at rows and columns (2t + 1) n / (2k), t < k (spread, so a product's work
+ * is not all at one end); entry (i, j) is stored when i == j or i or j is a dense line;
+ * values uniform in [-1, 1), the diagonal 2 k + 1 + that (diagonally dominant).  HiSparse's
+ * case (issue 23): cuSPARSE's transposed CSR product scatters each dense row's n entries. */
+const char *gen_arrow(gen_csr *A, int32_t n, int32_t k, uint64_t seed)
+{
+    memset(A, 0, sizeof *A);
+    if (n < 1 || k < 0 || k > n) return "gen_arrow: need n >= 1, 0 <= k <= n";
+    int32_t *line = malloc((size_t)(k > 0 ? k : 1) * sizeof *line);
+    unsigned char *dense = calloc((size_t)n, 1);
+    if (!line || !dense) {
+        free(line);
+        free(dense);
+        return "out of host memory for the generated matrix";
+    }
+    for (int32_t t = 0; t < k; t++) line[t] = (int32_t)(((2 * (int64_t)t + 1) * n) / (2 * (int64_t)k));
+    for (int32_t t = 0; t < k; t++) dense[line[t]] = 1;
+    /* a dense row: n entries; any other row: its diagonal and the k dense columns (none of
+       them its own: a dense column's row is dense) */
+    int64_t nnz = 0;
+    for (int32_t i = 0; i < n; i++) nnz += dense[i] ? n : 1 + k;
+    if (nnz > INT32_MAX) {
+        free(line);
+        free(dense);
+        return "gen_arrow: nnz exceeds 32-bit indices";
+    }
+    const char *err = alloc_csr(A, n, n, nnz);
+    if (err) {
+        free(line);
+        free(dense);
+        return err;
+    }
+    A->rowptr[0] = 0;
+    for (int32_t i = 0; i < n; i++) A->rowptr[i + 1] = A->rowptr[i] + (int32_t)(dense[i] ? n : 1 + k);
+    A->nnz = nnz;
+#pragma omp parallel for schedule(dynamic, 1024)
+    for (int32_t i = 0; i < n; i++) {
+        stream s = row_stream(seed, i);
+        int64_t q = A->rowptr[i];
+        if (dense[i]) {
+            for (int32_t j = 0; j < n; j++) A->col[q + j] = j;
+        } else { /* the diagonal merged into the sorted dense columns */
+            int32_t t = 0;
+            for (; t < k && line[t] < i; t++) A->col[q++] = line[t];
+            A->col[q++] = i;
+            for (; t < k; t++) A->col[q++] = line[t];
+        }
+        for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++)
+            A->val[e] = (2.0 * next_uniform(&s) - 1.0) + (A->col[e] == i ? 2.0 * k + 1.0 : 0.0);
+    }
+    free(line);
+    free(dense);
+    return NULL;
+}
+
 /* ------------------------------------------------------------------ compound entries on symmetric graphs */
 typedef struct {
     gen_compound_kind kind;

@@ -62,6 +62,8 @@ typedef enum { GEN_STENCIL27_RANDOM, GEN_MESH27_SPD, GEN_TRI2D_QLAPLACE } gen_co
 const char *gen_banded(gen_csr *A, int32_t n, int per_row, double sigma, uint64_t seed);
 const char *gen_powerlaw(gen_csr *A, int32_t n, double mean, int32_t cap, double alpha, uint64_t seed);
 const char *gen_stencil27_b3(gen_csr *A, int32_t g);
+/* A diagonal plus k dense rows and k dense columns, spread over the matrix (HiSparse's arrow case). */
+const char *gen_arrow(gen_csr *A, int32_t n, int32_t k, uint64_t seed);
 /* b: the block size (2..8) of the block kinds; ignored by GEN_TRI2D_QLAPLACE (nv = 4). */
 const char *gen_compound(gen_csr *A, gen_compound_kind kind, int32_t g, int b, uint64_t seed);
 /* The stiffness matrix of spsolve-fem's cantilever in 10g x g x g cells, 3x3 blocks (gen_fem.c). */

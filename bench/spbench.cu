@@ -427,6 +427,10 @@ static std::vector<MatrixSource> builtin_sources(bool quick)
         v.push_back({strprintf("powerlaw-%s", count_name(n).c_str()), MatrixSource::GEN, "",
                      [=](gen_csr *A) { return gen_powerlaw(A, n, 20.0, 10000, 1.5, 3); }, false});
     };
+    auto arrow = [&](int32_t n, int32_t k) {
+        v.push_back({strprintf("arrow-%s-k%d", count_name(n).c_str(), k), MatrixSource::GEN, "",
+                     [=](gen_csr *A) { return gen_arrow(A, n, k, 4); }, false});
+    };
     auto stencil = [&](int32_t g) {
         v.push_back({strprintf("stencil27b3-%d", g), MatrixSource::GEN, "",
                      [=](gen_csr *A) { return gen_stencil27_b3(A, g); }, true});
@@ -437,6 +441,7 @@ static std::vector<MatrixSource> builtin_sources(bool quick)
         banded(200000, 1e5, "s1e5", 2);
         powerlaw(200000);
         stencil(20);
+        arrow(200000, 4);
     } else {
         poisson(48);
         poisson(128);
@@ -444,6 +449,7 @@ static std::vector<MatrixSource> builtin_sources(bool quick)
         banded(1000000, 1e5, "s1e5", 2);
         powerlaw(2000000);
         stencil(40);
+        arrow(1000000, 4);
     }
     return v;
 }
