@@ -327,6 +327,15 @@ __global__ void __launch_bounds__(PAD_THREADS, V::minb)
  * chain of DRAM latencies, and a round is ~0.6 us of a 5-7 us product
  * (bench/results/auto-model-*.md).  Reads padding, so it is for small matrices and
  * for near-uniform rows (pad_lean_auto). */
+/* The bits of a value, folded to 32 (a data dependence on it, whatever it holds). */
+__device__ inline unsigned pad_bits(float v) { return __float_as_uint(v); }
+__device__ inline unsigned pad_bits(double v)
+{
+    const unsigned long long b = (unsigned long long)__double_as_longlong(v);
+    return (unsigned)b ^ (unsigned)(b >> 32);
+}
+template <typename R> __device__ inline unsigned pad_bits(cx<R> v) { return pad_bits(v.re) ^ pad_bits(v.im); }
+
 template <typename T, typename C, int U>
 __global__ void __launch_bounds__(PAD_THREADS)
     pad_lean_spmv_kernel(sps_pad_layout L, sps_index K, const T *__restrict__ val, T a, const T *__restrict__ x, T b,
@@ -349,26 +358,37 @@ __global__ void __launch_bounds__(PAD_THREADS)
             c[j] = col.or_pad(p);
             v[j] = sps_cu_ld<true>(val + p);
         }
-        /* Every gather waits for every column: x's base is x + 1 where the largest
-           column is past the last (never).  Without that data dependence ptxas
-           interleaved the loads with the gathers that use them (SASS: column,
-           gather, column, ...); a warp issues in order, so each gather stalled the
-           slot loads behind it, and rows of 9-32 slots took 1-5 us more than rows of
-           8 (compiler fences do not bind ptxas).  4-byte values join the dependence
-           (whatever their bits), which loads them in the first round, not beside the
-           gathers: f32 0.3-0.5 us faster at 9-16 slots, f64 as much slower (H100,
-           2026-11-26, jpwh_991, lnsp_511, west0479, rdb1250l). */
+        /* Every gather waits for every column and value: x's base is x + 1 where the
+           largest column is past the last (never), whatever the values' bits.  Without
+           that data dependence ptxas interleaved the loads with the gathers that use them
+           (SASS: column, gather, column, ...); a warp issues in order, so each gather
+           stalled the slot loads behind it, and rows of 9-32 slots took 1-5 us more than
+           rows of 8 (compiler fences do not bind ptxas).  With 8- and 16-byte values the
+           sum also waits for every gather (its start depends on their bits, never on
+           their value): without it ptxas issued each value and gather pair just before
+           the multiply-add that uses it, two pairs in flight (SASS of the f64 kernel),
+           and f64 products took 0.5-0.9 us more than f32 ones.  H100, 2026-11-26, 12
+           small corpus matrices (ELL, lean, two alternating runs each): f64 9 % faster
+           with the wait (geomean; 0.87-0.94 each, e.g. jpwh_991 6.6 -> 6.0 us), f32 3 %
+           slower with it (so not there); c32 and c64 follow f64 (not measured). */
         sps_index cmax = -1;
         unsigned vbits = 0;
 #pragma unroll
         for (int j = 0; j < U; j++) {
             if (j >= K) c[j] = -1;
             cmax = c[j] > cmax ? c[j] : cmax;
-            if constexpr (sizeof(T) == 4) vbits ^= __float_as_uint(v[j]); /* T = float */
+            vbits ^= pad_bits(v[j]);
         }
-        const T *xb = x + ((cmax >= L.m) & (vbits != 0x9e3779b9u));
+        const bool never = cmax >= L.m; /* false: a column past the last */
+        const T *xb = x + (never & (vbits != 0x9e3779b9u));
 #pragma unroll
         for (int j = 0; j < U; j++) xv[j] = ldg_t(xb + (c[j] >= 0 ? c[j] : 0));
+        if constexpr (sizeof(T) >= 8) { /* s stays zero: never is false */
+            unsigned xbits = 0;
+#pragma unroll
+            for (int j = 0; j < U; j++) xbits ^= pad_bits(xv[j]);
+            if (never & (xbits != 0x7f4a7c15u)) s = xv[0];
+        }
 #pragma unroll
         for (int j = 0; j < U; j++)
             if (c[j] >= 0) s = s + v[j] * xv[j];
