@@ -267,7 +267,8 @@ const char *gen_stencil27_b3(gen_csr *A, int32_t g)
 /* ------------------------------------------------------------------ arrow: a diagonal and k dense rows and columns */
 /* The dense lines at rows and columns (2t + 1) n / (2k), t < k (spread, so a product's work
  * is not all at one end); entry (i, j) is stored when i == j or i or j is a dense line;
- * values uniform in [-1, 1), the diagonal 2 k + 1 + that (diagonally dominant).  HiSparse's
+ * values uniform in [-1, 1), 2 k + 1 added on the diagonal (not SPD: spbench's solver mode
+ * leaves it out).  HiSparse's
  * case (issue 23): cuSPARSE's transposed CSR product scatters each dense row's n entries. */
 const char *gen_arrow(gen_csr *A, int32_t n, int32_t k, uint64_t seed)
 {

@@ -126,7 +126,7 @@ typedef struct sps_format_ops {
      * bsell) and no scalar ones; zero: scalar entries only. */
     int compound;
     /* Nonzero: y = A x on the GPU sums with atomics, so its bits vary from run to run
-     * (hisparse); zero: bit-reproducible on every backend (sps_format_reproducible). */
+     * (hola, hisparse); zero: bit-reproducible on every backend (sps_format_reproducible). */
     int spmv_atomic;
     /* Optional (compound formats): out (backend memory, n d d scalars) = the scalar expansion of
      * each block-row's diagonal entry, row-major, zeros where a row has none; NULL: the

@@ -120,7 +120,7 @@ static const void *jacobi_diagonal(sps_precond P) { return ((const jacobi_store 
 
 const sps_precond_method sps_precond_jacobi_method = {
     .type = SPS_PRECOND_JACOBI, .name = "jacobi",
-    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC, .needs_entries = 1,
+    .flags = SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC | SPS_PRECOND_DIAGONAL, .needs_entries = 1,
     .options = jacobi_options, .noptions = SPS_NOPTS(jacobi_options),
     .symbolic = jacobi_symbolic, .numeric = jacobi_numeric,
     .apply = jacobi_apply,

@@ -27,6 +27,7 @@ static void cg_workspace(const struct sps_solver_s *s, int *nvec, int *nslots, s
 typedef struct {
     struct sps_solver_s *s;
     int pc;
+    int pc_diag;     /* M diagonal: the step and z = M r, rho = r^H z in one pass (cg_step_pmul) */
     sps_vector x, r, q, z;
     sps_vector p[2]; /* the direction, written alternately by parity: p_k in p[k & 1] */
     int rho0;        /* slot pair of rho: RHO0, or RR0 without M (rho = r^H r) */
@@ -39,8 +40,9 @@ typedef struct {
  * the traffic floor; on CUDA both in one cooperative launch where the rows fit one
  * resident wave (csr_cg_iter: a grid barrier instead of a second launch).  Other formats:
  * waxpy (3n), then SpMV + dot (2n), the dot in the product's pass where the format has
- * spmv_dot (bcsr).  With M, the step and z = M r, rho = r^H z: one cg_step_pmul pass
- * (8n) where M is diagonal (Jacobi); else the step, then M's apply and a dot.  Nothing
+ * spmv_dot (bcsr).  With M diagonal (Jacobi): the direction update and product as above
+ * without the step, then the step with z = M r, rho = r^H z in one cg_step_pmul pass (8n);
+ * any other M: the iteration as without M, then M's apply with its dot.  Nothing
  * here reads a slot on the host, so an iteration can be queued before the outcome of the
  * previous one is known, and recorded once as a graph. */
 static sps_status cg_queue(void *arg, int cur, int restart)
@@ -59,17 +61,20 @@ static sps_status cg_queue(void *arg, int cur, int restart)
         SPS_CHECK(sps_op_apply_fused(s->A, &(sps_fuse_desc){.kind = SPS_FUSE_DOT, .x = p, .y = c->q, .slots = s->slots,
                                                              .out = PQ}));
     } else {
-        /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q;  without M also the step:
-         * one pass where the operator fuses it (CSR on CUDA), else the two */
-        const sps_fuse_desc it = {.kind = c->pc ? SPS_FUSE_XPAY_DOT : SPS_FUSE_CG_ITER, .x = p, .y = c->q,
+        /* p = z + (rho_k / rho_{k-1}) p_old;  q = A p;  pq = p^H q;  and, unless M's product joins
+         * the step below, the step: one pass where the operator fuses it (CSR on CUDA: one
+         * cooperative launch where the rows fit a resident wave), else the two */
+        const sps_fuse_desc it = {.kind = c->pc_diag ? SPS_FUSE_XPAY_DOT : SPS_FUSE_CG_ITER, .x = p, .y = c->q,
                                   .z = c->z, .pold = c->p[nxt], .c = {1.0, c->rho0 + cur, c->rho0 + nxt},
                                   .slots = s->slots, .out = PQ, .cx = c->x, .cr = c->r, .k = ks};
         SPS_CHECK(sps_op_apply_fused(s->A, &it));
-        if (!c->pc) return SPS_OK;
+        if (!c->pc_diag) return c->pc ? sps_sv_precond_dot(s, c->r, c->z, RHO0 + nxt) : SPS_OK;
     }
-    if (!c->pc) return sps_v_cg_step(s->slots, ks, p, c->q, c->x, c->r);
-    /* the step;  z = M r;  rho_{k+1} = r^H z */
-    return sps_sv_cg_step_precond_dot(s, ks, p, c->q, c->x, c->r, c->z, RHO0 + nxt);
+    if (c->pc_diag) /* the step;  z = M r;  rho_{k+1} = r^H z: one pass */
+        return sps_sv_cg_step_precond_dot(s, ks, p, c->q, c->x, c->r, c->z, RHO0 + nxt);
+    SPS_CHECK(sps_v_cg_step(s->slots, ks, p, c->q, c->x, c->r));
+    /* z = M r;  rho_{k+1} = r^H z */
+    return c->pc ? sps_sv_precond_dot(s, c->r, c->z, RHO0 + nxt) : SPS_OK;
 }
 
 static sps_status cg_run(cg_state *c, sps_vector b)
@@ -153,6 +158,7 @@ static sps_status cg_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
     memset(&c, 0, sizeof c);
     c.s = s;
     c.pc = sps_sv_has_pc(s);
+    c.pc_diag = sps_sv_pc_diagonal(s);
     c.x = x;
     c.r = sps_sv_vec(s, VR);
     c.p[0] = sps_sv_vec(s, VP0);

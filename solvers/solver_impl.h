@@ -100,6 +100,12 @@ static inline int sps_sv_has_pc(const struct sps_solver_s *s)
 {
     return s->P && !(sps_precond_flags(s->P) & SPS_PRECOND_IDENTITY);
 }
+/** Nonzero when the preconditioner is diagonal (Jacobi): its product joins CG's step
+ *  (sps_sv_cg_step_precond_dot in one pass). */
+static inline int sps_sv_pc_diagonal(const struct sps_solver_s *s)
+{
+    return sps_sv_has_pc(s) && (sps_precond_flags(s->P) & SPS_PRECOND_DIAGONAL);
+}
 /** Nonzero when the operator and the preconditioner (if one is applied) may be
  *  recorded in a CUDA graph (SPS_OPF_CAPTURABLE): a shell's callback might
  *  synchronise, which capture forbids. */

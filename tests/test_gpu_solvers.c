@@ -259,7 +259,8 @@ static void compare(int which, sps_scalar t, sps_solver_type ty, sps_precond_typ
 /* Graphs on and off: the same bits. */
 /* Two GPU solves (f64, same b) that must agree bit for bit: preconditioner pa with graphs
  * ga against pb with gb (label says which); bits 0: to rounding only (the same iterations
- * +- 1, x to 1e-9 of its largest entry), where the two sum their reductions differently. */
+ * +- 1; x to 1e-9 of its largest entry when they agree, else each under the tolerance), where the two
+ * sum their reductions differently. */
 static void same_solves(const char *label, int which, sps_solver_type ty, sps_precond_type pa, int ga,
                         sps_precond_type pb, int gb, int bits)
 {
@@ -287,9 +288,16 @@ static void same_solves(const char *label, int which, sps_solver_type ty, sps_pr
         TU_CHECK(memcmp(on.x, off.x, (size_t)n * sizeof(double)) == 0, "%s problem %d: %s: the same x", name, which,
                  label);
     } else {
+        /* the same iterations: x to 1e-9 of its largest entry; one more or fewer (the sums' rounding moved
+           the crossing of the tolerance): each x meets the tolerance, as its true residual says */
         TU_CHECK(abs(on.res.iterations - off.res.iterations) <= 1, "%s problem %d: %s: %d / %d iterations", name,
                  which, label, on.res.iterations, off.res.iterations);
-        if (on.x && off.x) cmp_vec(label, t, (size_t)n, on.x, off.x, 1e-9 / tu_eps(t), gb_maxabs(t, (size_t)n, off.x));
+        if (on.res.iterations == off.res.iterations && on.x && off.x)
+            cmp_vec(label, t, (size_t)n, on.x, off.x, 1e-9 / tu_eps(t), gb_maxabs(t, (size_t)n, off.x));
+        else
+            TU_CHECK(on.res.relative_residual <= 1e-8 * 1.0001 && off.res.relative_residual <= 1e-8 * 1.0001,
+                     "%s problem %d: %s: true residuals %.3g, %.3g <= 1e-8", name, which, label,
+                     on.res.relative_residual, off.res.relative_residual);
     }
     printf("  %s, %s problem %d: %d / %d iterations\n", label, name, which, on.res.iterations, off.res.iterations);
     free(on.x);

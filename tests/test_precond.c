@@ -338,7 +338,8 @@ static void test_setup_update(void)
         TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
 
         sps_precond P = jacobi_strict(); /* a zero diagonal is a failed numeric step */
-        TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC), "jacobi flags 0x%x",
+        TU_CHECK(sps_precond_flags(P) == (SPS_PRECOND_CAPTURABLE | SPS_PRECOND_SYMMETRIC | SPS_PRECOND_DIAGONAL),
+                 "jacobi flags 0x%x",
                  sps_precond_flags(P));
         TU_CHECK(!sps_precond_ready(P), "a new preconditioner is not ready");
         EXPECT_ERROR(sps_precond_apply(P, vx, vx), SPS_ERR_ARG, "jacobi is not set up");

@@ -230,8 +230,10 @@ SPS_API const char *sps_format_list(void);
  *  scalar formats and unknown ones. */
 SPS_API int sps_format_compound(sps_format fmt);
 /** Nonzero when fmt's product y = A x gives the same bits from run to run on every
- *  backend, so a solve repeated on it is bit-identical (all formats but hisparse, whose
- *  GPU product sums a row's leaves with atomics); 0 for unknown formats.  Transposed
+ *  backend, so a solve repeated on it is bit-identical: all formats but hola (its blocks'
+ *  first and last rows meet by atomics) and hisparse (a row's leaves do), whose GPU
+ *  products use atomics; 0 for unknown formats.  Ask with the matrix's own format
+ *  (sps_matrix_info: csr with csr-kernel hola builds a hola matrix).  Transposed
  *  products on the GPU scatter with atomics in most formats (sps_matrix_spmv). */
 SPS_API int sps_format_reproducible(sps_format fmt);
 /** Name of a symmetry: "general", "symmetric", "skew-symmetric", "hermitian". */

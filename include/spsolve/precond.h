@@ -44,7 +44,10 @@ enum {
      *  types) whenever A is.  CG accepts only preconditioners that are. */
     SPS_PRECOND_SYMMETRIC = 1u << 1,
     /** M = I ("none"): solvers skip applying it. */
-    SPS_PRECOND_IDENTITY = 1u << 2
+    SPS_PRECOND_IDENTITY = 1u << 2,
+    /** M is a diagonal matrix (Jacobi): CG then takes its step and z = M r, r^H z in
+     *  one pass over the vectors. */
+    SPS_PRECOND_DIAGONAL = 1u << 3
 };
 
 /** Nonzero when P is set up (sps_precond_setup, or the last sps_precond_update,
