@@ -50,48 +50,26 @@ static void csr_destroy(sps_matrix A)
     A->store = NULL;
 }
 
-/* A^T of host CSR h into backend memory: counting sort by column; rows ascend
- * inside each column, so the transpose is canonical too. */
-static sps_status csr_build_transpose(sps_matrix B, const sps_csr_host *h, csr_store *s)
-{
-    const size_t es = sps_scalar_size(h->t);
-    sps_index *tp = NULL, *tc = NULL, *next = NULL;
-    unsigned char *tv = NULL;
-    sps_status st;
-    SPS_CHECK_GOTO(st, sps_hcalloc(B->ctx, (void **)&tp, ((size_t)h->m + 1) * sizeof *tp, "A^T row pointers"), done);
-    SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&tc, (size_t)h->nnz * sizeof *tc, "A^T columns"), done);
-    SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&tv, (size_t)h->nnz * es, "A^T values"), done);
-    SPS_CHECK_GOTO(st, sps_hmalloc(B->ctx, (void **)&next, ((size_t)h->m + 1) * sizeof *next, "A^T fill pointers"), done);
-    for (int64_t k = 0; k < h->nnz; k++) tp[h->col[k] + 1]++;
-    s->tmaxrow = 0;
-    for (sps_index j = 0; j < h->m; j++) {
-        if (tp[j + 1] > s->tmaxrow) s->tmaxrow = tp[j + 1];
-        tp[j + 1] += tp[j];
-    }
-    for (sps_index j = 0; j <= h->m; j++) next[j] = tp[j];
-    for (sps_index i = 0; i < h->n; i++)
-        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
-            const sps_index d = next[h->col[k]]++;
-            tc[d] = i;
-            memcpy(tv + (size_t)d * es, (const unsigned char *)h->val + (size_t)k * es, es);
-        }
-    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&s->trowptr, tp, ((size_t)h->m + 1) * sizeof(sps_index)), done);
-    SPS_CHECK_GOTO(st, sps_dupload(B->ctx, (void **)&s->tcol, tc, (size_t)h->nnz * sizeof(sps_index)), done);
-    st = sps_dupload(B->ctx, &s->tval, tv, (size_t)h->nnz * es);
-done:
-    free(tp);
-    free(tc);
-    free(tv);
-    free(next);
-    return st;
-}
-
 static sps_index csr_longest_row(const sps_csr_host *h)
 {
     sps_index longest = 0;
     for (sps_index i = 0; i < h->n; i++)
         if (h->rowptr[i + 1] - h->rowptr[i] > longest) longest = h->rowptr[i + 1] - h->rowptr[i];
     return longest;
+}
+
+/* A^T of host CSR h into backend memory (sps_csr_host_transpose: canonical too). */
+static sps_status csr_build_transpose(sps_matrix B, const sps_csr_host *h, csr_store *s)
+{
+    sps_csr_host T;
+    SPS_CHECK(sps_csr_host_transpose(B->ctx, h, &T));
+    s->tmaxrow = csr_longest_row(&T);
+    const size_t es = sps_scalar_size(h->t);
+    sps_status st = sps_dupload(B->ctx, (void **)&s->trowptr, T.rowptr, ((size_t)T.n + 1) * sizeof(sps_index));
+    if (st == SPS_OK) st = sps_dupload(B->ctx, (void **)&s->tcol, T.col, (size_t)T.nnz * sizeof(sps_index));
+    if (st == SPS_OK) st = sps_dupload(B->ctx, &s->tval, T.val, (size_t)T.nnz * es);
+    sps_csr_host_free(&T);
+    return st;
 }
 
 /* The words of csr-kernel are in sps_csr_kernel order. */

@@ -15,6 +15,35 @@ void sps_csr_host_free(sps_csr_host *c)
     memset(c, 0, sizeof *c);
 }
 
+sps_status sps_csr_host_transpose(sps_context ctx, const sps_csr_host *h, sps_csr_host *out)
+{
+    memset(out, 0, sizeof *out);
+    const size_t es = sps_scalar_size(h->t);
+    sps_index *next = NULL;
+    sps_csr_host T = {.n = h->m, .m = h->n, .nnz = h->nnz, .t = h->t};
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_hcalloc(ctx, (void **)&T.rowptr, ((size_t)h->m + 1) * sizeof *T.rowptr, "A^T row pointers"),
+                   done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&T.col, ((size_t)h->nnz + 1) * sizeof *T.col, "A^T columns"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, &T.val, ((size_t)h->nnz + 1) * es, "A^T values"), done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, (void **)&next, ((size_t)h->m + 1) * sizeof *next, "A^T fill pointers"), done);
+    for (int64_t k = 0; k < h->nnz; k++) T.rowptr[h->col[k] + 1]++;
+    for (sps_index j = 0; j < h->m; j++) T.rowptr[j + 1] += T.rowptr[j];
+    memcpy(next, T.rowptr, ((size_t)h->m + 1) * sizeof *next);
+    for (sps_index i = 0; i < h->n; i++)
+        for (sps_index k = h->rowptr[i]; k < h->rowptr[i + 1]; k++) {
+            const sps_index d = next[h->col[k]]++;
+            T.col[d] = i;
+            memcpy((unsigned char *)T.val + (size_t)d * es, (const unsigned char *)h->val + (size_t)k * es, es);
+        }
+    *out = T;
+    T = (sps_csr_host){0};
+done:
+    sps_csr_host_free(&T);
+    free(next);
+    return st;
+}
+
 static void store_val(sps_scalar t, void *val, int64_t k, double re, double im)
 {
     switch (t) {

@@ -29,6 +29,9 @@ typedef struct {
 } sps_csr_host;
 
 void sps_csr_host_free(sps_csr_host *c);
+/** out = h^T (scalar entries; allocated, free with sps_csr_host_free): a counting sort by
+ *  column, rows ascending inside each column, so canonical input gives canonical output. */
+sps_status sps_csr_host_transpose(sps_context ctx, const sps_csr_host *h, sps_csr_host *out);
 /** Build canonical host CSR from 0-based triplets of doubles (complex interleaved
  *  when src_complex), converting to type t: sorts, sums duplicates, checks ranges. */
 sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m, int64_t nnz,

@@ -276,11 +276,54 @@ static const hs_add_fn hs_add[4] = {[SPS_F32] = sps_cpu_hisparse_csr_add_s, [SPS
 
 void sps_hisparse_spmv(sps_scalar t, sps_hisparse_view A, const void *x, void *y) { hs_spmv[t](A, x, y); }
 
-/* op(A) + op(B) (each view's scale and transpose) as host CSR in out (allocated): both
- * walked back to CSR, then the union of the patterns, counted, then filled. */
-static sps_status add_csr(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, sps_csr_host *out)
+/* alpha A + beta B of host CSR A, B of one shape (sorted columns) as host CSR in out
+ * (allocated): the union of the patterns, counted, then filled. */
+static sps_status add_csr(sps_context ctx, sps_scalar t, sps_cplx alpha, const sps_csr_host *A, sps_cplx beta,
+                          const sps_csr_host *B, sps_csr_host *out)
 {
     memset(out, 0, sizeof *out);
+    const sps_index n = A->n;
+    const size_t vs = sps_scalar_size(t);
+    sps_index *rc = malloc(((size_t)n + 1) * sizeof *rc), *cc = NULL;
+    void *vc = NULL;
+    sps_status st = SPS_ERR_ALLOC;
+    if (rc) {
+        hs_add[t](n, alpha, A->rowptr, A->col, A->val, beta, B->rowptr, B->col, B->val, rc, NULL, NULL); /* count */
+        const size_t ec = (size_t)rc[n] + 1;
+        if ((cc = malloc(ec * sizeof *cc)) && (vc = malloc(ec * vs))) {
+            hs_add[t](n, alpha, A->rowptr, A->col, A->val, beta, B->rowptr, B->col, B->val, rc, cc, vc);
+            *out = (sps_csr_host){.n = n, .m = A->m, .nnz = rc[n], .t = t, .rowptr = rc, .col = cc, .val = vc};
+            rc = NULL, cc = NULL, vc = NULL;
+            st = SPS_OK;
+        }
+    }
+    if (st == SPS_ERR_ALLOC) st = sps_error(ctx, SPS_ERR_ALLOC, "HiSparse addition: out of host memory");
+    free(rc), free(cc), free(vc);
+    return st;
+}
+
+/* op(H) (trans: H^T) walked back to host CSR in out (allocated), values of vs bytes. */
+static sps_status tree_csr(sps_context ctx, sps_scalar t, const sps_hisparse *H, int trans, sps_csr_host *out)
+{
+    memset(out, 0, sizeof *out);
+    const sps_index n = trans ? H->m : H->n;
+    sps_csr_host h = {.n = n, .m = trans ? H->n : H->m, .nnz = H->nnz, .t = t};
+    sps_status st = sps_hmalloc(ctx, (void **)&h.rowptr, ((size_t)n + 1) * sizeof *h.rowptr, "CSR row pointers");
+    if (st == SPS_OK) st = sps_hmalloc(ctx, (void **)&h.col, ((size_t)H->nnz + 1) * sizeof *h.col, "CSR columns");
+    if (st == SPS_OK) st = sps_hmalloc(ctx, &h.val, ((size_t)H->nnz + 1) * H->vsize, "CSR values");
+    if (st == SPS_OK) {
+        sps_hisparse_to_csr(H, trans, h.rowptr, h.col, h.val);
+        *out = h;
+    } else {
+        sps_csr_host_free(&h);
+    }
+    return st;
+}
+
+sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
+                            sps_hisparse *C)
+{
+    memset(C, 0, sizeof *C);
     const sps_index n = A.trans ? A.H->m : A.H->n, m = A.trans ? A.H->n : A.H->m;
     if ((B.trans ? B.H->m : B.H->n) != n || (B.trans ? B.H->n : B.H->m) != m)
         return sps_error(ctx, SPS_ERR_ARG, "HiSparse addition: op(A) is %d x %d, op(B) %d x %d", (int)n, (int)m,
@@ -289,35 +332,15 @@ static sps_status add_csr(sps_context ctx, sps_scalar t, sps_hisparse_view A, sp
     if (A.H->vsize != vs || B.H->vsize != vs)
         return sps_error(ctx, SPS_ERR_ARG, "HiSparse addition: %zu- and %zu-byte values, %s is %zu", A.H->vsize,
                          B.H->vsize, sps_scalar_name(t), vs);
-    const size_t ea = (size_t)A.H->nnz + 1, eb = (size_t)B.H->nnz + 1, rows = (size_t)n + 1;
-    sps_index *ra = malloc(rows * sizeof *ra), *rb = malloc(rows * sizeof *rb), *rc = malloc(rows * sizeof *rc);
-    sps_index *ca = malloc(ea * sizeof *ca), *cb = malloc(eb * sizeof *cb), *cc = NULL;
-    void *va = malloc(ea * vs), *vb = malloc(eb * vs), *vc = NULL;
-    sps_status st = SPS_ERR_ALLOC;
-    if (ra && rb && rc && ca && cb && va && vb) {
-        sps_hisparse_to_csr(A.H, A.trans, ra, ca, va);
-        sps_hisparse_to_csr(B.H, B.trans, rb, cb, vb);
-        hs_add[t](n, A.scale, ra, ca, va, B.scale, rb, cb, vb, rc, NULL, NULL); /* the union's count */
-        const size_t ec = (size_t)rc[n] + 1;
-        if ((cc = malloc(ec * sizeof *cc)) && (vc = malloc(ec * vs))) {
-            hs_add[t](n, A.scale, ra, ca, va, B.scale, rb, cb, vb, rc, cc, vc);
-            *out = (sps_csr_host){.n = n, .m = m, .nnz = rc[n], .t = t, .rowptr = rc, .col = cc, .val = vc};
-            rc = NULL, cc = NULL, vc = NULL;
-            st = SPS_OK;
-        }
-    }
-    if (st == SPS_ERR_ALLOC) st = sps_error(ctx, SPS_ERR_ALLOC, "HiSparse addition: out of host memory");
-    free(ra), free(rb), free(rc), free(ca), free(cb), free(cc), free(va), free(vb), free(vc);
-    return st;
-}
-
-sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
-                            sps_hisparse *C)
-{
-    memset(C, 0, sizeof *C);
-    sps_csr_host h;
-    SPS_CHECK(add_csr(ctx, t, A, B, &h));
-    const sps_status st = sps_hisparse_from_csr(ctx, h.n, h.m, h.rowptr, h.col, h.val, sps_scalar_size(t), d, C);
+    sps_csr_host a, b, h;
+    memset(&b, 0, sizeof b);
+    memset(&h, 0, sizeof h);
+    sps_status st = tree_csr(ctx, t, A.H, A.trans, &a);
+    if (st == SPS_OK) st = tree_csr(ctx, t, B.H, B.trans, &b);
+    if (st == SPS_OK) st = add_csr(ctx, t, A.scale, &a, B.scale, &b, &h);
+    if (st == SPS_OK) st = sps_hisparse_from_csr(ctx, h.n, h.m, h.rowptr, h.col, h.val, vs, d, C);
+    sps_csr_host_free(&a);
+    sps_csr_host_free(&b);
     sps_csr_host_free(&h);
     return st;
 }
@@ -501,22 +524,23 @@ const sps_format_ops sps_format_hisparse = {
 
 
 /* ---------------------------------------------------------------- C = alpha op(A) + beta op(B) */
-/* A host tree of M for the addition: M's own (its pool downloaded) when M is HiSparse, else
- * built from M's host CSR (the conversion path) with node size d. */
-static sps_status host_tree(sps_matrix M, int d, sps_hisparse *H)
+/* op(M) as host CSR for the addition: a HiSparse M's tree (its pool downloaded) walked back,
+ * the transpose by the walk; any other M's host CSR, transposed on the host for op T. */
+static sps_status op_csr(sps_matrix M, int trans, sps_csr_host *out)
 {
-    memset(H, 0, sizeof *H);
+    memset(out, 0, sizeof *out);
     if (M->ops == &sps_format_hisparse) {
         const hs_store *S = M->store;
-        *H = S->H;
-        H->pool = NULL;
-        const sps_status st = sps_ddownload(M->ctx, (void **)&H->pool, S->dpool, S->H.bytes, "the HiSparse tree");
-        if (st != SPS_OK) memset(H, 0, sizeof *H);
+        sps_hisparse H = S->H;
+        SPS_CHECK(sps_ddownload(M->ctx, (void **)&H.pool, S->dpool, S->H.bytes, "the HiSparse tree"));
+        const sps_status st = tree_csr(M->ctx, M->t, &H, trans, out);
+        free(H.pool);
         return st;
     }
+    if (!trans) return sps_matrix_to_host(M, out);
     sps_csr_host h;
     SPS_CHECK(sps_matrix_to_host(M, &h));
-    const sps_status st = sps_hisparse_from_csr(M->ctx, h.n, h.m, h.rowptr, h.col, h.val, sps_scalar_size(M->t), d, H);
+    const sps_status st = sps_csr_host_transpose(M->ctx, &h, out);
     sps_csr_host_free(&h);
     return st;
 }
@@ -542,20 +566,16 @@ sps_status sps_matrix_add(const void *alpha_p, sps_matrix A, sps_op_mode opA, co
                          (int)nb, (int)mb);
     if (opt && opt->desc != sps_format_hisparse.options)
         return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: options made for another format than hisparse");
-    const int d = opt ? sps_opt_int(opt, "node-size") : 128;
     const sps_cplx alpha = sps_cplx_load(A->t, alpha_p, sps_cplx_make(1, 0)),
                    beta = sps_cplx_load(A->t, beta_p, sps_cplx_make(1, 0));
-    sps_hisparse Ha, Hb;
-    sps_csr_host h;
+    sps_csr_host a, b, h;
+    memset(&b, 0, sizeof b);
     memset(&h, 0, sizeof h);
-    memset(&Hb, 0, sizeof Hb);
-    sps_status st = host_tree(A, d, &Ha);
-    if (st == SPS_OK) st = host_tree(B, d, &Hb);
-    if (st == SPS_OK)
-        st = add_csr(ctx, A->t, (sps_hisparse_view){.H = &Ha, .trans = opA == SPS_OP_T, .scale = alpha},
-                     (sps_hisparse_view){.H = &Hb, .trans = opB == SPS_OP_T, .scale = beta}, &h);
-    sps_hisparse_free(&Ha);
-    sps_hisparse_free(&Hb);
+    sps_status st = op_csr(A, opA == SPS_OP_T, &a);
+    if (st == SPS_OK) st = op_csr(B, opB == SPS_OP_T, &b);
+    if (st == SPS_OK) st = add_csr(ctx, A->t, alpha, &a, beta, &b, &h);
+    sps_csr_host_free(&a);
+    sps_csr_host_free(&b);
     if (st == SPS_OK) st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_HISPARSE, opt, SPS_SYM_GENERAL, C);
     sps_csr_host_free(&h);
     return st;
