@@ -4,7 +4,8 @@
  *     (1, 3, 5, 12, 40, 100 entries a row) and one of 1.2M rows (not with
  *     SPS_GPU_TEST_SMALL=1);
  *   - adversarial shapes: half the rows empty, one dense row of 200k entries
- *     among rows of 0..3, 1x1, n x 1, 1 x n, all entries in one column, 0 x 5,
+ *     among rows of 0..3 (two of 1M among 1M rows, past the merge path's one-launch
+ *     fix-up, not with SPS_GPU_TEST_SMALL=1), 1x1, n x 1, 1 x n, all entries in one column, 0 x 5,
  *     no entries at all;
  *   - a few SuiteSparse matrices from argv[1] / SPS_MATRIX_DIR when present.
  * csr_spmv_merge (the merge-path schedule) runs on every matrix too: its plan
@@ -115,6 +116,13 @@ static sps_index len_denserow(sps_index i, sps_index n, sps_index m, void *u)
 {
     (void)n; (void)u;
     return i == 7 ? m : (sps_index)(tu_rng_u64(&g_rng) % 4);
+}
+/* two dense rows among rows of 0..3: with 10^6 rows the merge path has more tiles than
+   its one-launch fix-up takes, and each dense row spans hundreds of them */
+static sps_index len_denserows2(sps_index i, sps_index n, sps_index m, void *u)
+{
+    (void)u;
+    return i == 7 || i == n / 2 ? m : (sps_index)(tu_rng_u64(&g_rng) % 4);
 }
 static sps_index len_full(sps_index i, sps_index n, sps_index m, void *u)
 {
@@ -704,6 +712,9 @@ int main(int argc, char **argv)
         hmat A = hm_build("random 1.2M rows avg 5", 1200000, 1200000, len_avg, &avg, -1);
         run_all_types(&A, 1);
         hm_free(&A);
+        hmat D = hm_build("two dense rows of 1M", 1000000, 1000000, len_denserows2, NULL, -1);
+        run_all_types(&D, 1);
+        hm_free(&D);
     }
     {
         hmat A = hm_build("power-law rows", 60000, 60000, len_powerlaw, NULL, -1);

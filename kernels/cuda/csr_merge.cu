@@ -25,9 +25,9 @@
  *         ends them, except the tile's first row when an earlier tile holds its
  *         beginning: its sum goes to head[tile]; the tile's last, unfinished row
  *         leaves its partial sum in tail[tile].
- *   2. csr_merge_fixup_kernel, one thread per tile: where the tile's first row
+ *   2. csr_merge_fixup_kernel, one warp per tile: where the tile's first row
  *      began in an earlier tile and ends in this one, sums tail[] of the tiles
- *      before it (in tile order) and head[tile], and writes y.  Up to 1024 tiles
+ *      before it (lane-strided, then a shuffle tree) and head[tile], and writes y.  Up to 1024 tiles
  *      the tile kernel's last block runs this fix-up itself (one launch):
  *      H200, spbench 2026-11-26, merge path on 13 SuiteSparse matrices of 300 to
  *      45k entries, 10.3-11.6 -> 9.2-10.5 us (geomean 0.91x the two launches),
@@ -205,13 +205,42 @@ __device__ void csr_merge_fixup_tile(int64_t t, sps_index n, const sps_index *__
     out(r, s + sps_cu_ldcg(head + t));
 }
 
-/* The fix-up as a second launch, one thread a tile: large matrices. */
+/* The fix-up as a second launch, a warp a tile: large matrices, where a row may span
+ * hundreds of tiles (arrow-1M-k4: four rows of 10^6 entries, 650 tiles each in f32).
+ * One thread a tile walked those tiles back one dependent load at a time and summed
+ * their tails in a chain: 112 us against cuSPARSE ALG1's 46 (H100, 2026-11-26).  Here
+ * the warp finds the row's first tile by a 32-way search over the tiles' first rows
+ * (nondecreasing in the tile) and sums the tails lane-strided, then by a fixed shuffle
+ * tree: deterministic, the same tiles as csr_merge_fixup_tile in another order.
+ * H100, spbench 2026-11-26: arrow-1M-k4 f32 112 -> 48.8 us (cuSPARSE ALG1 45.7),
+ * f64 60.3 us (ALG1 64.1); powerlaw-2M unchanged (0.359 / 0.385 ms). */
 template <typename T>
 __global__ void csr_merge_fixup_kernel(sps_index n, int64_t tiles, const sps_index *__restrict__ rowptr,
                                        const sps_index *__restrict__ plan, const T *tail, const T *head, sps_cu_axpby_out<T> out)
 {
-    const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (t >= 1 && t < tiles) csr_merge_fixup_tile(t, n, rowptr, plan, tail, head, out);
+    const int64_t t = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32 + 1; /* uniform in the warp */
+    const int lane = (int)(threadIdx.x & 31);
+    if (t >= tiles) return;
+    const sps_index r = plan[2 * t];
+    if (r >= n || plan[2 * t + 2] == r || !(rowptr[r] < plan[2 * t + 1])) return;
+    /* g: the first tile in [1, t) whose first row is r (t if none); tiles g .. t-1 all lie
+       inside row r and tile g - 1 holds its beginning, as the thread form's walk finds */
+    int64_t lo = 1, hi = t; /* plan[2 f] < r for f < lo, == r for f >= hi */
+    while (hi - lo > 32) {
+        const int64_t p = lo + ((hi - lo) * lane) / 32;
+        const unsigned below = __ballot_sync(0xffffffffu, plan[2 * p] < r); /* lanes 0 .. c-1 */
+        const int c = __popc(below);
+        const int64_t nlo = c > 0 ? lo + ((hi - lo) * (c - 1)) / 32 + 1 : lo;
+        hi = c < 32 ? lo + ((hi - lo) * c) / 32 : hi;
+        lo = nlo;
+    }
+    const unsigned below = __ballot_sync(0xffffffffu, lo + lane < hi && plan[2 * (lo + lane)] < r);
+    const int64_t f = lo + __popc(below) - 1;
+    T s = zero_of<T>();
+    for (int64_t u = f + lane; u < t; u += 32) s = s + sps_cu_ldcg(tail + u);
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, 32);
+    if (lane == 0) out(r, s + sps_cu_ldcg(head + t));
 }
 
 template <typename T>
@@ -254,7 +283,8 @@ static sps_status csr_spmv_merge_impl(sps_exec *ex, sps_index n, int64_t nnz, co
         n, rowptr, col, (const T *)val, (const T *)x, plan, tail, head, out, tiles, counter);
     SPS_CU_LAUNCHED(ex, "csr_merge_tile_kernel");
     if (tiles > 1) {
-        csr_merge_fixup_kernel<T><<<(unsigned)((tiles + SPS_CU_THREADS - 1) / SPS_CU_THREADS), SPS_CU_THREADS, 0, s>>>(
+        const int64_t threads = (tiles - 1) * 32;
+        csr_merge_fixup_kernel<T><<<(unsigned)((threads + SPS_CU_THREADS - 1) / SPS_CU_THREADS), SPS_CU_THREADS, 0, s>>>(
             n, tiles, rowptr, plan, tail, head, out);
         SPS_CU_LAUNCHED(ex, "csr_merge_fixup_kernel");
     }
