@@ -687,17 +687,22 @@ bool build_format(Bench &b, sps_matrix A, const std::string &name, SpsMatrix &ou
     sps_tune_options to;
     sps_tune_options_default(&to);
     to.cache = "off";
+    sps_tune_result tr;
+    memset(&tr, 0, sizeof tr);
     sps_format id;
     sps_options opt = NULL;
     const sps_status fs = spec || picked ? SPS_OK : format_of(name, &id, &opt);
     const sps_status st = fs != SPS_OK       ? fs
                           : name == "auto"  ? sps_matrix_convert(A, SPS_FMT_AUTO, NULL, out.out())
-                          : name == "tuned" ? sps_matrix_tune(A, &to, out.out(), NULL)
+                          : name == "tuned" ? sps_matrix_tune(A, &to, out.out(), &tr)
                           : spec            ? sps_matrix_convert_spec(A, name.c_str(), out.out())
                                             : sps_matrix_convert(A, id, opt, out.out());
     sps_options_destroy(opt);
     CK_SPS(ctx, fs);
     if (st == SPS_OK) {
+        if (name == "tuned") /* what it chose, and the times it chose by (its own flushed, event-timed runs) */
+            b.tune_choice = strprintf("%s (tuner: %.4f ms, csr %.4f ms, %d timed, %.2f s)", tr.choice, tr.chosen_ms,
+                                      tr.default_ms, tr.timed, tr.time_s);
         if (!spec && !picked) CK_SPS(ctx, sps_matrix_set_launch_variant(out, &b.opt.variant));
         return true;
     }
@@ -792,6 +797,7 @@ void run_ours(Bench &b, sps_matrix A, const std::string &format, const SpsVector
         return;
     }
     cr->status = "ok";
+    if (format == "tuned") cr->detail = b.tune_choice; /* the conversion row's note: the choice */
     if (time_builds && format != "tuned") /* a tune's cost is its budget, not a build */
         guarded(b, cr->status, cr->detail, [&] { cr->ms = time_convert(b, A, format); });
 }
@@ -848,11 +854,12 @@ static void report_conversions(Bench &b, const std::string &name, const char *pr
             name, strprintf("%d", rows), strprintf("%lld", (long long)nnz), prec, c.format, c.status,
             fmt_num(c.ms, 4), fmt_num(unit, 4), std::isfinite(x) ? unit_kernel : "", fmt_fixed(x, 1),
             std::isfinite(x) ? (x <= 10.0 ? "yes" : "no") : "", fmt_fixed(c.fill_percent, 1),
-            fmt_fixed(c.fmt_bytes / 1e6, 1), c.status == "ok" ? "" : c.detail};
+            fmt_fixed(c.fmt_bytes / 1e6, 1), c.detail};
         table_add(b.convert_rows, cells, CONVERT_COLS);
         if (c.status == "ok")
-            printf("  %-4s   convert %-12s %9.4f ms = %6.1f x SpMV (%s)  fill %.1f%%\n", prec, c.format.c_str(), c.ms,
-                   x, unit_kernel.empty() ? "no CSR SpMV time" : unit_kernel.c_str(), c.fill_percent);
+            printf("  %-4s   convert %-12s %9.4f ms = %6.1f x SpMV (%s)  fill %.1f%%%s%s\n", prec, c.format.c_str(), c.ms,
+                   x, unit_kernel.empty() ? "no CSR SpMV time" : unit_kernel.c_str(), c.fill_percent,
+                   c.detail.empty() ? "" : "  ", c.detail.c_str());
         else {
             printf("  %-4s   convert %-12s %s: %s\n", prec, c.format.c_str(), c.status.c_str(), c.detail.c_str());
             b.notes.push_back(strprintf("%s %s convert %s: %s: %s", name.c_str(), prec, c.format.c_str(),

@@ -190,6 +190,7 @@ struct Bench {
     sb_table *compound_rows = nullptr, *compound_summary = nullptr; /* the compound suite */
     int failures = 0;                  /* failed checks and errors: exit status 1 */
     std::vector<std::string> notes;    /* what failed or was skipped, and why (report's Notes) */
+    std::string tune_choice;           /* the last "tuned" build: its choice and the tuner's times */
     const L2Flush *flush_or_null() const { return opt.flush_l2 ? &flush : nullptr; }
 };
 

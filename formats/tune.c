@@ -302,7 +302,9 @@ static int make_cands(sps_matrix A, const sps_host_pattern *p, const sps_tune_op
             if (!x->skip && d->pad != PM_NONE && over_fill(x->stored, A->nnz, o->max_fill))
                 x->skip = "padding: the row-length model's stored entries exceed max_fill x nnz";
             x->order = nc == 1 ? 0 : nc + 1;
-            if (pick < 0 && nc > 1 && f == model && !x->skip) {
+            /* the model's pick, unless it is the reference's format (csr's defaults are
+               what auto builds then; its other rows are kernels the model did not pick) */
+            if (pick < 0 && nc > 1 && f == model && f != c[0].fmt && !x->skip) {
                 pick = nc - 1;
                 x->order = 1;
             }
@@ -321,8 +323,8 @@ static int dbl_cmp(const void *a, const void *b)
 
 #define MAX_RUNS 101
 /* A candidate displaces the best so far only when faster by more than this
- * fraction: timing noise does not trade csr (timed first) or the model's pick
- * (second) for a format that is no faster. */
+ * fraction: timing noise does not trade the model's pick (timed second, kept
+ * unless csr, timed first, beats it by the margin) for a format that is no faster. */
 #define TUNE_MARGIN 0.03
 /* One product y = C x, queued (time_queued's callback). */
 typedef struct {
@@ -490,7 +492,11 @@ static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand
         rec->ms = ms;
         r->timed++;
         if (i == 0) r->default_ms = ms;
-        if (ms < best_ms * (1 - TUNE_MARGIN)) {
+        /* The model's pick (order 1; a compound matrix's reference) is what --format auto
+           builds: it displaces the reference unless the reference is faster by more than
+           the margin, and what comes after must beat it by the margin. */
+        const int incumbent = c[i].order == 1;
+        if (incumbent ? ms < best_ms * (1 + TUNE_MARGIN) : ms < best_ms * (1 - TUNE_MARGIN)) {
             best_ms = ms;
             sps_matrix_destroy(*best);
             *best = C;
