@@ -5,9 +5,11 @@
  * random b), per-entry bound from sum |a_ij x_j|; the zero variant gives the
  * bits of a matrix never given one; invalid variants fail with SPS_ERR_ARG (the
  * setter's range check, and a valid but not compiled-in combination at the
- * product) and leave the context usable.
+ * product) and leave the context usable.  sps_matrix_tune times the model's pick
+ * even where its padding exceeds the tuner's bound.
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
 #include "formats/format.h"
+#include "spsolve/tune.h"
 #include "testutil.h"
 #include "test_gpu_util.h"
 
@@ -259,6 +261,40 @@ static void test_padded(const sps_csr_host *h, sps_matrix Bc, sps_format fmt)
     check_specs("pad", h, Bc, Bg, specs, 8, "pad_split=3", "pad_unroll=8,pad_ldg=1"); /* two knobs moved */
 }
 
+/* sps_matrix_tune on the GPU, where the model's pick is a candidate of its own: a
+ * small matrix of short rows of varying length (rule 5: ELL, padded about 6x, past
+ * the tuner's max_fill of 2) gets its "ell" timed, not pruned by the padding bound
+ * (auto builds it whatever its padding); the chosen matrix multiplies as the CPU. */
+static void test_tune_model_pick(sps_scalar t)
+{
+    sps_csr_host h = random_csr(t, 3001, 3, 4, 24);
+    sps_matrix Bc = NULL, Ag = NULL, Bg = NULL;
+    sps_format model = SPS_FMT_CSR;
+    sps_tune_options o;
+    sps_tune_result r;
+    sps_tune_options_default(&o);
+    o.cache = "off";
+    if (!TU_OK(cpu, sps_matrix_from_csr_host(cpu, &h, SPS_FMT_CSR, NULL, SPS_SYM_GENERAL, &Bc)) ||
+        !TU_OK(gpu, sps_matrix_from_csr_host(gpu, &h, SPS_FMT_CSR, NULL, SPS_SYM_GENERAL, &Ag)) ||
+        !TU_OK(gpu, sps_matrix_auto_format(Ag, &model, NULL)))
+        goto done;
+    TU_CHECK(model == SPS_FMT_ELL, "tune [%s]: the model picks %s for short varying rows, expected ell",
+             sps_scalar_name(t), sps_format_name(model));
+    if (!TU_OK(gpu, sps_matrix_tune(Ag, &o, &Bg, &r))) goto done;
+    int timed = 0;
+    for (int i = 0; i < r.ncandidates; i++)
+        if (strcmp(r.candidates[i].spec, "ell") == 0) timed = r.candidates[i].ms >= 0;
+    TU_CHECK(timed, "tune [%s]: the model's pick (ell) was not timed", sps_scalar_name(t));
+    TU_CHECK(r.timed >= 2 && r.chosen_ms > 0 && r.default_ms > 0 && !r.from_model,
+             "tune [%s]: %d timed, chosen %g ms, csr %g ms", sps_scalar_name(t), r.timed, r.chosen_ms, r.default_ms);
+    check_variant(r.choice, &h, Bc, Bg, NULL);
+done:
+    sps_matrix_destroy(Bg);
+    sps_matrix_destroy(Ag);
+    sps_matrix_destroy(Bc);
+    sps_csr_host_free(&h);
+}
+
 int main(void)
 {
     const int rc = gpu_setup("test_gpu_variants");
@@ -282,6 +318,8 @@ int main(void)
             sps_matrix_destroy(Bc);
             sps_csr_host_free(&h);
         }
+    test_tune_model_pick(SPS_F64);
+    test_tune_model_pick(SPS_F32);
     gpu_teardown();
     return tu_finish();
 }
