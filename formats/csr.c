@@ -98,8 +98,9 @@ static const sps_format_ops *csr_resolve(sps_options opt)
 }
 
 /* Small matrices (up to this many merge tiles, about one a streaming multiprocessor)
- * whose rows would send the row kernel through its long/medium-row pass take the
- * merge path, one launch there (kernels/cuda/csr_merge.cu).  H200, spbench
+ * whose rows would send the row kernel through its long/medium-row pass, even with
+ * its lanes a row widened (sps_csr_tpr_fit), take the merge path, one launch there
+ * (kernels/cuda/csr_merge.cu).  H200, spbench
  * 2026-11-26, 16 SuiteSparse matrices of 20 to 10k rows with an average under 8
  * and a longest row above 8 lanes' worth (west0132, add32, 1138_bus, rajat11,
  * bcsstk21, ...): row groups 18-39 us, merge path 7-11 us, cuSPARSE CSR ALG1 5-11. */

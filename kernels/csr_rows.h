@@ -50,11 +50,23 @@ static inline SPS_CSR_HD sps_index sps_csr_med_len(int tpr)
 {
     return tpr < 32 ? SPS_CSR_MED_FACTOR * tpr : sps_csr_long_len(tpr);
 }
+/* Lanes a row of the default row-group SpMV (op N) given the longest row (maxrow; < 0
+ * unknown): sps_csr_tpr, doubled while the longest row would take the medium/long-row
+ * pass and the wider groups keep n TPR within min_threads.  That pass is a second chain
+ * of dependent loads before the rows' own (the rows' lengths, then each medium row by a
+ * warp); on a matrix of few rows the wider groups cost idle lanes, not time. */
+static inline SPS_CSR_HD int sps_csr_tpr_fit(sps_index n, int64_t nnz, sps_index maxrow, int shift, int64_t min_threads)
+{
+    int t = sps_csr_tpr(n, nnz, shift, min_threads);
+    while (maxrow >= 0 && t < 32 && maxrow > sps_csr_med_len(t) && (int64_t)n * 2 * t <= min_threads) t *= 2;
+    return t;
+}
 /* Whether the default row-group SpMV of this matrix runs its long/medium-row pass
  * (maxrow: the longest row). */
 static inline int sps_csr_rows_long_pass(sps_index n, int64_t nnz, sps_index maxrow, size_t scalar_bytes)
 {
-    return maxrow > sps_csr_med_len(sps_csr_tpr(n, nnz, sps_csr_lane_shift(scalar_bytes), SPS_CSR_MIN_THREADS));
+    return maxrow > sps_csr_med_len(
+                        sps_csr_tpr_fit(n, nnz, maxrow, sps_csr_lane_shift(scalar_bytes), SPS_CSR_MIN_THREADS));
 }
 
 #endif

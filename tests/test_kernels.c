@@ -828,8 +828,16 @@ static void test_csr_row_rules(void)
     TU_CHECK(sps_csr_med_len(1) == 8 && sps_csr_med_len(16) == 128 && sps_csr_med_len(32) == 2048 &&
                  sps_csr_long_len(1) == 1024 && sps_csr_long_len(32) == 2048,
              "medium and long row lengths");
-    /* west0132: 132 rows, 414 entries, longest 9: one lane, medium above 8 -> the pass runs */
-    TU_CHECK(sps_csr_rows_long_pass(132, 414, 9, 8), "west0132 needs the long-row pass");
+    /* west0132: 132 rows, 414 entries, longest 9: one lane would send it through the
+       medium pass (above 8); few rows: two lanes a row instead, no pass */
+    TU_CHECK(sps_csr_tpr_fit(132, 414, 9, 1, SPS_CSR_MIN_THREADS) == 2, "west0132 widened to 2 lanes");
+    TU_CHECK(!sps_csr_rows_long_pass(132, 414, 9, 8), "west0132 skips the long-row pass");
+    TU_CHECK(sps_csr_tpr_fit(135, 812, 44, 2, SPS_CSR_MIN_THREADS) == 8, "rajat11 f32 (longest 44): 8 lanes");
+    TU_CHECK(sps_csr_tpr_fit(132, 414, -1, 1, SPS_CSR_MIN_THREADS) == 1, "longest unknown: not widened");
+    /* many rows: not widened, the pass runs; a row beyond 32 lanes' reach always takes it */
+    TU_CHECK(sps_csr_tpr_fit(1000000, 3000000, 9, 1, SPS_CSR_MIN_THREADS) == 1, "1M rows: one lane");
+    TU_CHECK(sps_csr_rows_long_pass(1000000, 3000000, 9, 8), "1M rows, longest 9: the pass runs");
+    TU_CHECK(sps_csr_rows_long_pass(132, 414, 5000, 8), "a row of 5000: the pass runs");
     TU_CHECK(!sps_csr_rows_long_pass(132, 414, 8, 8), "a longest row of 8 does not");
     TU_CHECK(!sps_csr_rows_long_pass(110592, 760320, 7, 8), "poisson3d-48 does not");
     TU_CHECK(sps_csr_tpr(0, 0, 1, SPS_CSR_MIN_THREADS) == 1, "empty matrix: one lane");

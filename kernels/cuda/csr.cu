@@ -130,10 +130,13 @@ static sps_status csr_spmv_run(sps_exec *ex, sps_index n, sps_index m, int64_t n
 {
     (void)m;
     if (n <= 0) return SPS_OK;
-    const auto kernel = csr_long_pass<T, S>(n, nnz, maxrow) ? csr_spmv_kernel<T, true, S, MINB>
-                                                            : csr_spmv_kernel<T, false, S, MINB>;
+    /* lanes a row widened on few rows so that the longest row skips the long-row pass
+       (kernels/csr_rows.h sps_csr_tpr_fit); the fused products keep csr_tpr_of */
+    const int tpr = sps_csr_tpr_fit(n, nnz, maxrow, S::shift, S::min_threads);
+    const auto kernel = maxrow < 0 || maxrow > csr_med_len(tpr) ? csr_spmv_kernel<T, true, S, MINB>
+                                                                : csr_spmv_kernel<T, false, S, MINB>;
     kernel<<<csr_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        n, csr_tpr_of<T, S>(n, nnz), rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
+        n, tpr, rowptr, col, (const T *)val, (const T *)x, sps_cu_axpby_out_of<T>(a, b, y));
     SPS_CU_LAUNCHED(ex, "csr_spmv_kernel");
     return SPS_OK;
 }
