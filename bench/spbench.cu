@@ -370,7 +370,9 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
                 for (const std::string &f : o.formats) {
                     sps_format id;
                     sps_options fo = NULL;
-                    const sps_status fs = f == "auto" || f == "tuned" ? SPS_OK : format_of(f, &id, &fo);
+                    /* a spec ("csr csr-kernel=merge"): its first word names the format */
+                    const std::string fname = f.substr(0, f.find_first_of(" "));
+                    const sps_status fs = f == "auto" || f == "tuned" ? SPS_OK : format_of(fname, &id, &fo);
                     sps_options_destroy(fo);
                     if (fs != SPS_OK) {
                         fprintf(stderr, "spbench: --formats: unknown format '%s' (this build has: %s)\n", f.c_str(),

@@ -155,8 +155,9 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
 #define SPS_KERNEL_LIST_SPMV(X, P, S)                                                               \
     /* nnz = rowptr[n] - rowptr[0] (the CSR kernels below).  maxrow: the longest row's entry count */ \
     /* where the caller knows it, else -1.  A hint: the CUDA row kernels run a variant without     */ \
-    /* their pass over long and medium rows when maxrow says there are none; -1 and the true value */ \
-    /* give the same bits, a wrong value the right product (rounding may differ), more slowly.     */ \
+    /* their pass over long and medium rows when maxrow says there are none, and csr_spmv widens   */ \
+    /* the lanes a row of few rows so that there are none (sps_csr_tpr_fit); the same hint gives   */ \
+    /* the same bits, -1 or a wrong value the right product (rounding may differ), more slowly.   */ \
     /* The CPU ignores it.                                                                        */ \
     /* y = a A x + b y, A n x m in CSR; b == 0: y not read */                                       \
     X(P, S, csr_spmv, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr, \
