@@ -11,7 +11,8 @@
  *   1. compound entries: bcsr;
  *   2. irregular rows (the longest over 16x the average and 64): csr (merge path);
  *   3. 8 or more entries a row: sell for 100k rows or more with the longest row at
- *      most 1.5x the average + 2, else csr (the row groups spread few rows);
+ *      most 1.5x the average + 2; ell for at most 50k near-uniform rows (longest x
+ *      rows <= 1.3 nnz) of at most 16; else csr (the row groups spread few rows);
  *   4. shorter rows, near-uniform (longest x rows <= 1.3 nnz): ell;
  *   5. other short rows: ell where the matrix has at most 50k rows and no row over 32
  *      entries (ELL's lean kernel), else sell where SELL-32's padding is at most half
@@ -33,6 +34,12 @@
  * against 9.2 for CSR and 7.2 for SELL). */
 #define AUTO_SMALL_ROWS 50000
 #define AUTO_SMALL_LONGEST 32
+/* Rule 3's exception: few near-uniform rows of 8 to 16 entries take ELL's lean
+ * kernel too; past 16 slots a row the row groups' wider lanes win (steam2, 600 rows
+ * of 23-28: ELL 6.4-6.6 us, CSR 5.9-6.0).  H100, spbench 2026-11-26: fv1 (9604 rows
+ * of 9) f32 CSR 6.9-7.0 us, ELL 5.9, cuSPARSE SELL 5.8 (the one corpus matrix of this
+ * shape). */
+#define AUTO_SMALL_UNIFORM 16
 /* ELL's build refuses more than max-fill (default 10) x nnz slots past its floor: the
  * rule keeps within that, so that the pick builds with the default options. */
 #define AUTO_ELL_FILL 10.0
@@ -60,6 +67,8 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
         return *why = "irregular rows: CSR's merge path", SPS_FMT_CSR;
     if (avg >= 8) {
         if (s->n >= 100000 && s->longest <= 1.5 * avg + 2) return *why = "many regular rows", SPS_FMT_SELL;
+        if (s->n <= AUTO_SMALL_ROWS && s->longest <= AUTO_SMALL_UNIFORM && (double)s->longest * s->n <= 1.3 * (double)s->nnz)
+            return *why = "few near-uniform rows of at most 16: ELL's lean product", SPS_FMT_ELL;
         return *why = "long rows: CSR row groups", SPS_FMT_CSR;
     }
     if ((double)s->longest * s->n <= 1.3 * (double)s->nnz) return *why = "near-uniform short rows", SPS_FMT_ELL;

@@ -1225,6 +1225,8 @@ static sps_index len_short_spiky(sps_index i) { return i % 32 == 0 ? 40 : 2; }
 static sps_index len_short_spiky24(sps_index i) { return i % 32 == 0 ? 24 : 2; }
 static sps_index len_sparse_spiky(sps_index i) { return i % 320 == 0 ? 32 : 1; }
 static sps_index len_one_of17(sps_index i) { return i == 0 ? 17 : 1; }
+static sps_index len_nine(sps_index i) { return i % 50 == 0 ? 8 : 9; } /* fv1's shape */
+static sps_index len_near_uniform24(sps_index i) { return i % 10 == 0 ? 20 : 24; }
 
 static void test_auto_format(void)
 {
@@ -1245,6 +1247,9 @@ static void test_auto_format(void)
         {3000, len_sparse_spiky, SPS_FMT_CSR, "3k rows of 1, one of 32 every 320: csr (ELL's fill over 10)"},
         {256, len_one_of17, SPS_FMT_CSR, "256 rows of 1, one of 17: csr (ELL's 4352 slots: fill 16, past the floor)"},
         {60000, len_short_spiky24, SPS_FMT_CSR, "60k short rows, one of 24 every 32: csr"},
+        {9604, len_nine, SPS_FMT_ELL, "9.6k near-uniform rows of 8-9: ell (small, at most 16 a row)"},
+        {9604, len_near_uniform24, SPS_FMT_CSR, "9.6k near-uniform rows of 20-24: csr (over 16 a row)"},
+        {60000, len_nine, SPS_FMT_CSR, "60k near-uniform rows of 8-9: csr (over 50k rows)"},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         sps_index *rp = rows_of(cases[c].n, cases[c].len);
