@@ -4,7 +4,7 @@
  * Fit on the H200, spbench 2026-11-26 (every format timed on 78 matrices: 72 of
  * ../shared/matrices and the 6 generated ones; bench/results/auto-model-nvidia-h200-
  * 2026-11-26.md at commit 39a0876), rule 5's small matrices refit on the H100 after
- * ELL's lean kernel (bench/results/auto-model-nvidia-h100-2026-11-26.md): the pick's
+ * ELL's lean kernel (bench/results/auto-model-nvidia-h100-2026-11-27.md): the pick's
  * SpMV time against the best cuSPARSE kernel, geometric mean 1.088x over 156 matrix x
  * precision rows (csr alone 0.952x).  Rules, in order (GPU; the CPU backend
  * multiplies CSR rows):
@@ -28,7 +28,7 @@
  * family's lean kernel (kernels/cuda/padded.cu), whose chain is two loads long (the
  * row's slots, x) where SELL's and CSR's are three (slice offset or row pointers,
  * entries, x); padding costs little there.  H100, flushed L2, spbench 2026-11-26
- * (bench/results/auto-model-nvidia-h100-2026-11-26.md), the matrices of
+ * (bench/results/auto-model-nvidia-h100-2026-11-27.md), the matrices of
  * ../shared/matrices with < 50k rows, < 8 entries a row and no row over 32: ELL's
  * time at most CSR's and SELL's on nearly all, 0.4-3 us less (west0479 f32 5.9
  * against 9.2 for CSR and 7.2 for SELL). */

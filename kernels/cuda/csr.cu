@@ -158,7 +158,7 @@ static sps_status csr_spmv_impl(sps_exec *ex, sps_index n, sps_index m, int64_t 
     /* Few rows (n x the unspread lanes a row below csr_min_threads) with 8- and 16-byte
      * values: one row unit a staged pass (V::K = 1) where larger matrices keep 2.  The
      * smaller passes spread a small matrix's rows over twice the groups.  H100, the tuner
-     * on 78 f64 matrices (spbench 2026-11-26, bench/results/auto-model-nvidia-h100-2026-11-26.md):
+     * on 78 f64 matrices (spbench 2026-11-26, bench/results/auto-model-nvidia-h100-2026-11-27.md):
      * csr_stage_rows=1 won on every small matrix whose model pick was the row groups,
      * spbench's time 1.03-1.21x CSR's default (bcsstk13 7.1 -> 5.8 us, lund_b 6.3 -> 5.5,
      * s1rmq4m1 7.8 -> 7.0).  An explicit csr_stage_rows, or any other variant, keeps its shape. */
