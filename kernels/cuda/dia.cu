@@ -24,11 +24,6 @@
 
 namespace {
 
-__device__ inline int dia_bit(const uint32_t *mask, sps_index nw, sps_index d, sps_index i)
-{
-    return (int)((__ldg(&mask[(size_t)d * nw + (size_t)(i >> 5)]) >> (i & 31)) & 1u);
-}
-
 __global__ void __launch_bounds__(SPS_CU_THREADS) dia_mark_kernel(sps_index n, const sps_index *rowptr, const sps_index *col,
                                                                   sps_index *flag)
 {
@@ -76,6 +71,46 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) dia_fill_kernel(sps_index n, c
     }
 }
 
+/* Diagonals whose loads a thread keeps in flight together (fewer for 16-byte values:
+ * registers).  Each diagonal's value, mask word and x entry are loaded before any of
+ * them is tested, and the mask selects the products afterwards: the first version
+ * skipped a diagonal on its mask bit before loading its value and x, a chain of
+ * dependent loads a diagonal.  H100, spbench 2026-11-27, poisson3d-128 f64 (7
+ * diagonals): see dia_sum's users' numbers in bench/results/auto-model-nvidia-h100-2026-11-27.md. */
+template <typename T> struct dia_inflight {
+    static constexpr int value = sizeof(T) <= 8 ? 8 : 4;
+};
+
+/* Row i of A (TRANS false: r = i, k = i + off[d] the column) or column j of A^T's
+ * product (TRANS: r = j, k = j - off[d] the row): sum over the diagonals, in their order,
+ * of val[d][row] x[k] where the row's mask bit is set and 0 <= k < klim.  The same sum,
+ * in the same order, as the skipping loop: bit-reproducible. */
+template <typename T, bool TRANS>
+__device__ inline T dia_sum(sps_index r, sps_index n, sps_index klim, sps_index ndiag, const sps_index *off,
+                            const T *dval, const uint32_t *mask, sps_index nw, const T *x)
+{
+    constexpr int C = dia_inflight<T>::value;
+    T s = zero_of<T>();
+    for (sps_index d0 = 0; d0 < ndiag; d0 += C) {
+        T v[C], xv[C];
+        bool ok[C];
+#pragma unroll
+        for (int c = 0; c < C; c++) {
+            const sps_index d = d0 + c;
+            const int64_t k = d < ndiag ? (TRANS ? (int64_t)r - __ldg(&off[d]) : (int64_t)r + __ldg(&off[d])) : -1;
+            const bool in = k >= 0 && k < klim;
+            const sps_index row = TRANS ? (sps_index)k : r;
+            ok[c] = in && ((__ldg(&mask[(size_t)d * nw + (size_t)(row >> 5)]) >> (row & 31)) & 1u);
+            v[c] = in ? ldg_t(&dval[(size_t)d * n + (size_t)row]) : zero_of<T>();
+            xv[c] = in ? x[k] : zero_of<T>();
+        }
+#pragma unroll
+        for (int c = 0; c < C; c++)
+            if (ok[c]) s = s + v[c] * xv[c];
+    }
+    return s;
+}
+
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmv_kernel(sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
                                                                   const T *dval, const uint32_t *mask, sps_index nw, T a,
@@ -83,12 +118,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmv_kernel(sps_index n, s
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
-        T s = zero_of<T>();
-        for (sps_index d = 0; d < ndiag; d++) {
-            const int64_t j = (int64_t)i + __ldg(&off[d]);
-            if (j < 0 || j >= m || !dia_bit(mask, nw, d, i)) continue;
-            s = s + dval[(size_t)d * n + i] * x[j];
-        }
+        const T s = dia_sum<T, false>(i, n, m, ndiag, off, dval, mask, nw, x);
         y[i] = bz ? a * s : a * s + b * y[i];
     }
 }
@@ -100,12 +130,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmvt_kernel(sps_index n, 
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j += stride) {
-        T s = zero_of<T>();
-        for (sps_index d = 0; d < ndiag; d++) {
-            const int64_t i = (int64_t)j - __ldg(&off[d]);
-            if (i < 0 || i >= n || !dia_bit(mask, nw, d, (sps_index)i)) continue;
-            s = s + dval[(size_t)d * n + (size_t)i] * x[i];
-        }
+        const T s = dia_sum<T, true>(j, n, n, ndiag, off, dval, mask, nw, x);
         y[j] = bz ? a * s : a * s + b * y[j];
     }
 }
