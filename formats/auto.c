@@ -8,6 +8,7 @@
  * SpMV time against the best cuSPARSE kernel, geometric mean 1.088x over 156 matrix x
  * precision rows (csr alone 0.952x).  Rules, in order (GPU; the CPU backend
  * multiplies CSR rows):
+ *   0. at most 16 occupied diagonals storing at most 1.1 nnz: dia;
  *   1. compound entries: bcsr;
  *   2. irregular rows (the longest over 16x the average and 64): csr (merge path);
  *   3. 8 or more entries a row: sell for 100k rows or more with the longest row at
@@ -44,17 +45,45 @@
  * rule keeps within that, so that the pick builds with the default options. */
 #define AUTO_ELL_FILL 10.0
 
-/* The model's inputs: row lengths from rowptr. */
+/* Rule 0: DIA where the matrix is a few full diagonals (a finite-difference stencil):
+ * at most this many occupied diagonals, storing at most AUTO_DIA_FILL x nnz.  No
+ * column index a product, and since DIA's loads stopped waiting on its mask (H100,
+ * spbench 2026-11-27, bench/results/auto-model-nvidia-h100-2026-11-27.md) poisson3d-128
+ * (7 diagonals) runs f64 56.7 us against ELL's 70 and cuSPARSE SELL's 77 (f32 38.0,
+ * 46.9), poisson3d-48 f64 8.1 against 8.4 and 8.9; stencil27b3-40 (81 diagonals of
+ * 3x3 blocks) loses to SELL (67.4 against 60.8 us): hence the bound. */
+#define AUTO_DIA_DIAGS 16
+#define AUTO_DIA_FILL 1.1
+
+/* The model's inputs: row lengths from rowptr, occupied diagonals from col. */
 typedef struct {
     sps_index n;
     int64_t nnz, longest, sell_slots; /* SELL-32 slots: 32 x the longest row of each slice */
+    int64_t ndiag;                    /* occupied diagonals; -1: not counted */
 } row_stats;
 
-static row_stats stats_of(sps_index n, const sps_index *rowptr)
+/* Occupied diagonals of an n x m pattern, counted only up to AUTO_DIA_DIAGS + 1. */
+static int64_t count_diags(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col)
 {
-    row_stats s = {n, rowptr[n] - rowptr[0], 0, sps_group_slots(n, rowptr, 32)};
+    unsigned char *seen = calloc((size_t)n + (size_t)m + 1, 1);
+    if (!seen) return -1;
+    int64_t nd = 0;
+    for (sps_index i = 0; i < n && nd <= AUTO_DIA_DIAGS; i++)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
+            unsigned char *d = &seen[(size_t)((int64_t)col[k] - i + n)];
+            nd += !*d;
+            *d = 1;
+        }
+    free(seen);
+    return nd;
+}
+
+static row_stats stats_of(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col)
+{
+    row_stats s = {n, rowptr[n] - rowptr[0], 0, sps_group_slots(n, rowptr, 32), -1};
     for (sps_index i = 0; i < n; i++)
         if (rowptr[i + 1] - rowptr[i] > s.longest) s.longest = rowptr[i + 1] - rowptr[i];
+    if (col && n > 0 && s.longest <= AUTO_DIA_DIAGS) s.ndiag = count_diags(n, m, rowptr, col);
     return s;
 }
 
@@ -62,6 +91,8 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
 {
     if (be != SPS_BACKEND_CUDA) return *why = "the CPU multiplies CSR rows", SPS_FMT_CSR;
     if (s->n == 0 || s->nnz == 0) return *why = "no entries", SPS_FMT_CSR;
+    if (s->ndiag > 0 && s->ndiag <= AUTO_DIA_DIAGS && (double)s->ndiag * s->n <= AUTO_DIA_FILL * (double)s->nnz)
+        return *why = "a few full diagonals: DIA, no column indices", SPS_FMT_DIA;
     const double avg = (double)s->nnz / s->n;
     if (s->longest > 64 && s->longest > SPS_CSR_MERGE_RATIO * avg) /* CSR's own rule (formats/csr.c) */
         return *why = "irregular rows: CSR's merge path", SPS_FMT_CSR;
@@ -128,22 +159,31 @@ void sps_host_pattern_free(sps_host_pattern *p)
     memset(p, 0, sizeof *p);
 }
 
-sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const char **why)
+sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const sps_index *col, const char **why)
 {
     if (A->entry.kind != SPS_ENTRY_SCALAR) {
         if (why) *why = "compound entries";
         return SPS_FMT_BCSR;
     }
-    return sps_format_auto_of(A->n, rowptr, A->ctx->backend, why);
+    return sps_format_auto_of(A->n, A->m, rowptr, col, A->ctx->backend, why);
 }
 
-sps_format sps_format_auto_of(sps_index n, const sps_index *rowptr, sps_backend be, const char **why)
+sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, sps_backend be,
+                              const char **why)
 {
-    const row_stats s = stats_of(n, rowptr);
+    const row_stats s = stats_of(n, m, rowptr, be == SPS_BACKEND_CUDA ? col : NULL);
     const char *w = NULL;
     const sps_format f = pick(&s, be, &w);
     if (why) *why = w;
     return f;
+}
+
+int sps_format_auto_wants_col(sps_matrix A, const sps_index *rowptr)
+{
+    if (A->entry.kind != SPS_ENTRY_SCALAR || A->ctx->backend != SPS_BACKEND_CUDA || A->nnz == 0) return 0;
+    for (sps_index i = 0; i < A->n; i++)
+        if (rowptr[i + 1] - rowptr[i] > AUTO_DIA_DIAGS) return 0;
+    return 1;
 }
 
 sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **why)
@@ -152,7 +192,12 @@ sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **wh
     sps_host_pattern p;
     if (A->entry.kind == SPS_ENTRY_SCALAR) SPS_CHECK(sps_matrix_host_pattern(A, 0, &p));
     else memset(&p, 0, sizeof p); /* the pick does not look at compound rows */
-    *fmt = sps_format_auto_pick(A, p.rowptr, why);
+    /* the columns only where the diagonal rule may apply (rows of at most 16 on the GPU) */
+    if (p.rowptr && !p.col && sps_format_auto_wants_col(A, p.rowptr)) {
+        sps_host_pattern_free(&p);
+        SPS_CHECK(sps_matrix_host_pattern(A, 1, &p));
+    }
+    *fmt = sps_format_auto_pick(A, p.rowptr, p.col, why);
     sps_host_pattern_free(&p);
     return SPS_OK;
 }

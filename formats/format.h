@@ -205,11 +205,16 @@ sps_status sps_matrix_from_csr_host(sps_context ctx, const sps_csr_host *csr, sp
 #ifdef __cplusplus
 }
 #endif
-/* The pick of SPS_FMT_AUTO for a scalar matrix of n rows with these row pointers on
- * backend be (formats/auto.c; sps_matrix_auto_format for a matrix). */
-sps_format sps_format_auto_of(sps_index n, const sps_index *rowptr, sps_backend be, const char **why);
-/* The same for matrix A from its host row pointers (compound entries: bcsr). */
-sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const char **why);
+/* The pick of SPS_FMT_AUTO for a scalar matrix of n rows (m columns) with these row
+ * pointers and columns on backend be (formats/auto.c; sps_matrix_auto_format for a
+ * matrix).  col may be NULL: the rule that counts diagonals (dia) is then not tried. */
+sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, sps_backend be,
+                              const char **why);
+/* The same for matrix A from its host pattern (compound entries: bcsr). */
+sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const sps_index *col, const char **why);
+/* Whether the pick may count A's diagonals, so that its columns are worth bringing to the
+ * host: a GPU matrix whose longest row is within the diagonal rule's bound. */
+int sps_format_auto_wants_col(sps_matrix A, const sps_index *rowptr);
 
 /* A's pattern on the host: of a CSR matrix only rowptr (and col when want_col)
  * cross to the host; of another format its host CSR copy (h, values included). */

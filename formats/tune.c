@@ -657,7 +657,7 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
     }
     /* one download of the pattern serves the model, the cache key and the padding model */
     if ((st = sps_matrix_host_pattern(A, 1, &p)) != SPS_OK) goto done;
-    model = sps_format_auto_pick(A, p.rowptr, NULL);
+    model = sps_format_auto_pick(A, p.rowptr, p.col, NULL);
 
     /* the tuning file */
     sps_tune_entry e;

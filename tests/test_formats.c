@@ -1254,15 +1254,42 @@ static void test_auto_format(void)
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         sps_index *rp = rows_of(cases[c].n, cases[c].len);
         const char *why = NULL;
-        const sps_format g = sps_format_auto_of(cases[c].n, rp, SPS_BACKEND_CUDA, &why);
+        const sps_format g = sps_format_auto_of(cases[c].n, cases[c].n, rp, NULL, SPS_BACKEND_CUDA, &why);
         TU_CHECK(g == cases[c].gpu && why && why[0], "auto %s: got %s (%s)", cases[c].what, sps_format_name(g),
                  why ? why : "no reason");
-        TU_CHECK(sps_format_auto_of(cases[c].n, rp, SPS_BACKEND_CPU, NULL) == SPS_FMT_CSR, "auto on the CPU: csr");
+        TU_CHECK(sps_format_auto_of(cases[c].n, cases[c].n, rp, NULL, SPS_BACKEND_CPU, NULL) == SPS_FMT_CSR, "auto on the CPU: csr");
         free(rp);
     }
-    TU_CHECK(sps_format_auto_of(0, (sps_index[]){0}, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR, "auto, no rows: csr");
-    TU_CHECK(sps_format_auto_of(3, (sps_index[]){0, 0, 0, 0}, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR,
+    TU_CHECK(sps_format_auto_of(0, 0, (sps_index[]){0}, NULL, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR, "auto, no rows: csr");
+    TU_CHECK(sps_format_auto_of(3, 3, (sps_index[]){0, 0, 0, 0}, NULL, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR,
              "auto, rows without entries: csr (not an ELL of width 0)");
+    /* rule 0 (diagonals): a g x g 5-point stencil is 5 nearly full diagonals -> dia on the
+       GPU; the same rows with one entry moved off its diagonals in every row of a band
+       (more than 16 diagonals) -> not dia; no columns: not tried; the CPU: csr */
+    {
+        const sps_index g = 40, n = g * g;
+        sps_index *rp = tu_xcalloc((size_t)n + 1, sizeof *rp), *cl = tu_xcalloc((size_t)n * 5, sizeof *cl);
+        for (sps_index i = 0; i < n; i++) {
+            sps_index k = rp[i];
+            const sps_index r = i / g, c = i % g;
+            if (r > 0) cl[k++] = i - g;
+            if (c > 0) cl[k++] = i - 1;
+            cl[k++] = i;
+            if (c < g - 1) cl[k++] = i + 1;
+            if (r < g - 1) cl[k++] = i + g;
+            rp[i + 1] = k;
+        }
+        const char *w = NULL;
+        TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CUDA, &w) == SPS_FMT_DIA && w, "auto: 5-point stencil: dia");
+        TU_CHECK(sps_format_auto_of(n, n, rp, NULL, SPS_BACKEND_CUDA, NULL) == SPS_FMT_ELL,
+                 "auto: 5-point stencil without its columns: ell (near-uniform short rows)");
+        TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CPU, NULL) == SPS_FMT_CSR, "auto: stencil on the CPU: csr");
+        for (sps_index i = g; i < 2 * g; i++) /* the diagonal entry of row i moves to column (7 i) mod n */
+            cl[rp[i] + (i % g > 0 ? 2 : 1)] = (7 * i) % n;
+        TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CUDA, NULL) != SPS_FMT_DIA, "auto: scattered entries: not dia");
+        free(rp);
+        free(cl);
+    }
     /* a matrix: CSR on the CPU context; conversion with SPS_FMT_AUTO builds the pick */
     sps_matrix A = NULL, B = NULL;
     sps_format f = SPS_FMT_AUTO;
