@@ -8,7 +8,7 @@
  * SpMV time against the best cuSPARSE kernel, geometric mean 1.088x over 156 matrix x
  * precision rows (csr alone 0.952x).  Rules, in order (GPU; the CPU backend
  * multiplies CSR rows):
- *   0. at most 16 occupied diagonals storing at most 1.1 nnz: dia;
+ *   0. more than 50k rows in at most 16 occupied diagonals storing at most 1.1 nnz: dia;
  *   1. compound entries: bcsr;
  *   2. irregular rows (the longest over 16x the average and 64): csr (merge path);
  *   3. 8 or more entries a row: sell for 100k rows or more with the longest row at
@@ -51,7 +51,10 @@
  * spbench 2026-11-27, bench/results/auto-model-nvidia-h100-2026-11-27.md) poisson3d-128
  * (7 diagonals) runs f64 56.7 us against ELL's 70 and cuSPARSE SELL's 77 (f32 38.0,
  * 46.9), poisson3d-48 f64 8.1 against 8.4 and 8.9; stencil27b3-40 (81 diagonals of
- * 3x3 blocks) loses to SELL (67.4 against 60.8 us): hence the bound. */
+ * 3x3 blocks) loses to SELL (67.4 against 60.8 us): hence the bound.  Small matrices
+ * (AUTO_SMALL_ROWS) keep ELL's lean kernel, a shorter chain of loads than DIA's per
+ * diagonal chunk: fv1 (9 diagonals) f32 DIA 7.1 us against ELL 6.0, jnlbrng1 (5) 6.2
+ * against 5.7, pde900 f64 5.7 against 5.5 (same run). */
 #define AUTO_DIA_DIAGS 16
 #define AUTO_DIA_FILL 1.1
 
@@ -91,7 +94,8 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
 {
     if (be != SPS_BACKEND_CUDA) return *why = "the CPU multiplies CSR rows", SPS_FMT_CSR;
     if (s->n == 0 || s->nnz == 0) return *why = "no entries", SPS_FMT_CSR;
-    if (s->ndiag > 0 && s->ndiag <= AUTO_DIA_DIAGS && (double)s->ndiag * s->n <= AUTO_DIA_FILL * (double)s->nnz)
+    if (s->n > AUTO_SMALL_ROWS && s->ndiag > 0 && s->ndiag <= AUTO_DIA_DIAGS &&
+        (double)s->ndiag * s->n <= AUTO_DIA_FILL * (double)s->nnz)
         return *why = "a few full diagonals: DIA, no column indices", SPS_FMT_DIA;
     const double avg = (double)s->nnz / s->n;
     if (s->longest > 64 && s->longest > SPS_CSR_MERGE_RATIO * avg) /* CSR's own rule (formats/csr.c) */
@@ -180,7 +184,9 @@ sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr,
 
 int sps_format_auto_wants_col(sps_matrix A, const sps_index *rowptr)
 {
-    if (A->entry.kind != SPS_ENTRY_SCALAR || A->ctx->backend != SPS_BACKEND_CUDA || A->nnz == 0) return 0;
+    if (A->entry.kind != SPS_ENTRY_SCALAR || A->ctx->backend != SPS_BACKEND_CUDA || A->nnz == 0 ||
+        A->n <= AUTO_SMALL_ROWS)
+        return 0;
     for (sps_index i = 0; i < A->n; i++)
         if (rowptr[i + 1] - rowptr[i] > AUTO_DIA_DIAGS) return 0;
     return 1;

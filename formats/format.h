@@ -213,7 +213,7 @@ sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr,
 /* The same for matrix A from its host pattern (compound entries: bcsr). */
 sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const sps_index *col, const char **why);
 /* Whether the pick may count A's diagonals, so that its columns are worth bringing to the
- * host: a GPU matrix whose longest row is within the diagonal rule's bound. */
+ * host: a GPU matrix of more than 50k rows whose longest row is within the diagonal rule's bound. */
 int sps_format_auto_wants_col(sps_matrix A, const sps_index *rowptr);
 
 /* A's pattern on the host: of a CSR matrix only rowptr (and col when want_col)

@@ -1263,11 +1263,12 @@ static void test_auto_format(void)
     TU_CHECK(sps_format_auto_of(0, 0, (sps_index[]){0}, NULL, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR, "auto, no rows: csr");
     TU_CHECK(sps_format_auto_of(3, 3, (sps_index[]){0, 0, 0, 0}, NULL, SPS_BACKEND_CUDA, NULL) == SPS_FMT_CSR,
              "auto, rows without entries: csr (not an ELL of width 0)");
-    /* rule 0 (diagonals): a g x g 5-point stencil is 5 nearly full diagonals -> dia on the
-       GPU; the same rows with one entry moved off its diagonals in every row of a band
-       (more than 16 diagonals) -> not dia; no columns: not tried; the CPU: csr */
-    {
-        const sps_index g = 40, n = g * g;
+    /* rule 0 (diagonals): a g x g 5-point stencil of more than 50k rows is 5 nearly full
+       diagonals -> dia on the GPU; the same rows with one entry moved off its diagonals in
+       every row of a band (more than 16 diagonals) -> not dia; no columns: not tried; the
+       CPU: csr; a small stencil keeps ELL's lean kernel */
+    for (int small = 0; small < 2; small++) {
+        const sps_index g = small ? 40 : 240, n = g * g;
         sps_index *rp = tu_xcalloc((size_t)n + 1, sizeof *rp), *cl = tu_xcalloc((size_t)n * 5, sizeof *cl);
         for (sps_index i = 0; i < n; i++) {
             sps_index k = rp[i];
@@ -1280,7 +1281,8 @@ static void test_auto_format(void)
             rp[i + 1] = k;
         }
         const char *w = NULL;
-        TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CUDA, &w) == SPS_FMT_DIA && w, "auto: 5-point stencil: dia");
+        TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CUDA, &w) == (small ? SPS_FMT_ELL : SPS_FMT_DIA) && w,
+                 "auto: 5-point stencil of %d rows: %s", (int)n, small ? "ell" : "dia");
         TU_CHECK(sps_format_auto_of(n, n, rp, NULL, SPS_BACKEND_CUDA, NULL) == SPS_FMT_ELL,
                  "auto: 5-point stencil without its columns: ell (near-uniform short rows)");
         TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CPU, NULL) == SPS_FMT_CSR, "auto: stencil on the CPU: csr");
