@@ -209,7 +209,8 @@ static void usage(FILE *f)
             "  --precision P         f32, f64 or both (default both)\n"
             "  --reps N              timed runs per kernel, median reported (default 50)\n"
             "  --warmup N            untimed runs before them (default 5)\n"
-            "  --mode M              spmv, solver or all (default all)\n"
+            "  --mode M              spmv, solver, add or all (default all: spmv and solver; add:\n"
+            "                        C = a op(A) + b op(B) against cuSPARSE's csrgeam2, spbench_add.cu)\n"
             "  --only NAMES          comma-separated matrix names or shell patterns (see --list)\n"
             "  --formats LIST        libspsolve formats to time (default csr,coo; all: the scalar ones; auto: the\n"
             "                        model's pick; tuned: sps_matrix_tune's; or any of: %s;\n"
@@ -349,10 +350,12 @@ static int parse_options(int argc, char **argv, Options &o, bool &list_only)
                 if (!parse_int(v, 0, 1000000, &o.warmup)) return bad("expected an integer >= 0");
             } else if (a == "--mode") {
                 const std::string m = v;
+                o.add = false;
                 if (m == "spmv") o.spmv = true, o.solver = false;
                 else if (m == "solver") o.spmv = false, o.solver = true;
                 else if (m == "all") o.spmv = o.solver = true;
-                else return bad("expected spmv, solver or all");
+                else if (m == "add") o.spmv = o.solver = false, o.add = true;
+                else return bad("expected spmv, solver, add or all");
             } else if (a == "--only") {
                 o.only = split_list(v);
                 if (o.only.empty()) return bad("expected matrix names");
@@ -978,12 +981,13 @@ template <class T> static void run_one(Bench &b, const MatrixSource &src, const 
     /* solver mode: SPD generators, and files declared symmetric (CG may then report
        indefiniteness, which is a result too) */
     const bool solver_ok = csr.n == csr.m && (src.spd || info.symmetry == SPS_SYM_SYMMETRIC);
-    if (!b.opt.spmv && !solver_ok) return;
+    if (!b.opt.spmv && !b.opt.add && !solver_ok) return;
     printf("%s  %s  %d x %d, %lld nonzeros (%.1f per row), CSR %.1f MB\n", src.name.c_str(), Prec<T>::name, csr.n,
            csr.m, (long long)csr.nnz, (double)csr.nnz / std::max(csr.n, 1), csr.bytes() / 1e6);
     fflush(stdout);
     if (b.opt.spmv) bench_spmv<T>(b, src.name, A, csr);
     if (b.opt.solver && solver_ok) bench_solvers<T>(b, src.name, A, csr);
+    if (b.opt.add) bench_add<T>(b, src.name, A, csr);
 }
 
 /* ================================================================== device, copy bandwidth */
@@ -1200,6 +1204,7 @@ static int write_report(Bench &b, double copy_gib)
     if (sb_table_rows(b.solver_rows)) write(base + "-solver.csv", emit_csv, b.solver_rows);
     if (sb_table_rows(b.convert_rows)) write(base + "-convert.csv", emit_csv, b.convert_rows);
     if (sb_table_rows(b.compound_rows)) write(base + "-compound.csv", emit_csv, b.compound_rows);
+    if (sb_table_rows(b.add_rows)) write(base + "-add.csv", emit_csv, b.add_rows);
     if (sb_table_rows(b.compound_summary)) write(base + "-compound-summary.csv", emit_csv, b.compound_summary);
     write(base + ".md", emit_md, &r);
     return rc;
@@ -1278,15 +1283,17 @@ int main(int argc, char **argv)
     b.convert_rows = convert_table_new();
     b.compound_rows = compound_table_new();
     b.compound_summary = compound_summary_new();
+    b.add_rows = add_table_new();
     struct Tables {
         Bench &b;
         ~Tables()
         {
-            for (sb_table *t : {b.spmv_rows, b.convert_rows, b.solver_rows, b.compound_rows, b.compound_summary})
+            for (sb_table *t : {b.spmv_rows, b.convert_rows, b.solver_rows, b.compound_rows, b.compound_summary,
+                                b.add_rows})
                 sb_table_free(t);
         }
     } tables{b};
-    if (!b.spmv_rows || !b.solver_rows || !b.convert_rows || !b.compound_rows || !b.compound_summary) {
+    if (!b.spmv_rows || !b.solver_rows || !b.convert_rows || !b.compound_rows || !b.compound_summary || !b.add_rows) {
         fprintf(stderr, "spbench: out of memory\n");
         return 1;
     }
@@ -1316,7 +1323,7 @@ int main(int argc, char **argv)
                 gen_csr *g;
                 ~GenGuard() { gen_csr_free(g); }
             } guard{&g};
-            if (!b.opt.spmv && src.kind == MatrixSource::GEN && !src.spd) continue; /* no solver runs on it */
+            if (!b.opt.spmv && !b.opt.add && src.kind == MatrixSource::GEN && !src.spd) continue; /* no solver runs on it */
             try {
                 if (src.kind == MatrixSource::GEN) {
                     watchdog_arm(b, src.name + ": generate");
@@ -1347,9 +1354,10 @@ int main(int argc, char **argv)
     if (write_report(b, (double)copy_bytes / (1u << 30)) != 0) b.failures++;
     if (lost) watchdog_arm(b, "exit after a device error"); /* runtime teardown at exit could block */
     else watchdog_disarm();
-    printf("spbench: %d SpMV rows, %d conversion rows, %d solver rows, %d compound rows, %d failure(s), %.0f s\n",
+    printf("spbench: %d SpMV rows, %d conversion rows, %d solver rows, %d compound rows, %d addition rows, "
+           "%d failure(s), %.0f s\n",
            sb_table_rows(b.spmv_rows), sb_table_rows(b.convert_rows), sb_table_rows(b.solver_rows),
-           sb_table_rows(b.compound_rows), b.failures, difftime(time(nullptr), started));
+           sb_table_rows(b.compound_rows), sb_table_rows(b.add_rows), b.failures, difftime(time(nullptr), started));
     if (!lost) release_device(b); /* after a sticky error, teardown calls could fail or hang */
     return b.failures ? 1 : 0;
 }

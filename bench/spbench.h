@@ -142,6 +142,7 @@ struct Options {
     bool f32 = true, f64 = true;        /* --precision */
     int reps = 50, warmup = 5;          /* timed runs (median), untimed runs before them */
     bool spmv = true, solver = true;    /* --mode */
+    bool add = false;                   /* --mode add (not in all): spbench_add.cu */
     std::vector<std::string> only;      /* --only: matrix names (shell patterns) */
     std::vector<std::string> formats = {"csr", "coo"}; /* our formats (--formats; "all" = sps_format_list()) */
     int convert_reps = 10;              /* timed builds per format conversion (median) */
@@ -187,6 +188,7 @@ struct Bench {
     double copy_gbs = 0;               /* device-to-device copy, bytes read + written */
     sb_table *spmv_rows = nullptr, *solver_rows = nullptr;
     sb_table *convert_rows = nullptr;  /* GPU format conversion (CSR on the device -> format) */
+    sb_table *add_rows = nullptr;      /* --mode add (spbench_add.cu) */
     sb_table *compound_rows = nullptr, *compound_summary = nullptr; /* the compound suite */
     int failures = 0;                  /* failed checks and errors: exit status 1 */
     std::vector<std::string> notes;    /* what failed or was skipped, and why (report's Notes) */
@@ -485,6 +487,12 @@ std::string fmt_fixed(double v, int decimals);
 template <class T> void bench_solvers(Bench &b, const std::string &name, sps_matrix A, const HostCsr<T> &csr);
 sb_table *solver_table_new(void);
 int solver_mode_available(void); /* 0 when the library was built without solvers */
+
+/* ------------------------------------------------------------------ addition mode (spbench_add.cu) */
+/* C = alpha op(A) + beta op(B), B a perturbed copy of A: ours against cuSPARSE's csrgeam2;
+ * rows go to b.add_rows. */
+template <class T> void bench_add(Bench &b, const std::string &name, sps_matrix A, const HostCsr<T> &csr);
+sb_table *add_table_new(void);
 
 /* ------------------------------------------------------------------ compound suite (spbench_compound.cu) */
 bool selected(const Options &o, const std::string &name); /* --only */

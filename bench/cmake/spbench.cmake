@@ -5,6 +5,7 @@ if(SPS_HAVE_CUDA)
     ${_spbench_dir}/spbench.cu
     ${_spbench_dir}/spbench_solver.cu
     ${_spbench_dir}/spbench_compound.cu
+    ${_spbench_dir}/spbench_add.cu
     ${_spbench_dir}/spbench_table.c
     ${_spbench_dir}/gen.c
     ${_spbench_dir}/gen_fem.c
