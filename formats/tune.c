@@ -495,7 +495,7 @@ static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand
         rec->ms = ms;
         r->timed++;
         if (i == 0) r->default_ms = ms;
-        /* The model's pick (order 1; a compound matrix's reference) is what --format auto
+        /* The model's pick (order 1; a compound matrix's reference, order 0, is timed first) is what --format auto
            builds: it displaces the reference unless the reference is faster by more than
            the margin, and what comes after must beat it by the margin. */
         const int incumbent = c[i].order == 1;

@@ -52,14 +52,16 @@ static inline SPS_CSR_HD sps_index sps_csr_med_len(int tpr)
 }
 /* Lanes a row of the default row-group SpMV (op N) given the longest row (maxrow; < 0
  * unknown): sps_csr_tpr, doubled while the longest row would take the medium/long-row
- * pass and the wider groups keep n TPR within min_threads.  That pass is a second chain
+ * pass and the wider groups keep n TPR within min_threads, where some such width skips the
+ * pass (else the lanes stay as they were: wider groups would not save it).  That pass is a second chain
  * of dependent loads before the rows' own (the rows' lengths, then each medium row by a
  * warp); on a matrix of few rows the wider groups cost idle lanes, not time. */
 static inline SPS_CSR_HD int sps_csr_tpr_fit(sps_index n, int64_t nnz, sps_index maxrow, int shift, int64_t min_threads)
 {
-    int t = sps_csr_tpr(n, nnz, shift, min_threads);
-    while (maxrow >= 0 && t < 32 && maxrow > sps_csr_med_len(t) && (int64_t)n * 2 * t <= min_threads) t *= 2;
-    return t;
+    const int t = sps_csr_tpr(n, nnz, shift, min_threads);
+    int w = t;
+    while (maxrow >= 0 && w < 32 && maxrow > sps_csr_med_len(w) && (int64_t)n * 2 * w <= min_threads) w *= 2;
+    return maxrow >= 0 && maxrow <= sps_csr_med_len(w) ? w : t; /* no width skips the pass: unwidened */
 }
 /* Whether the default row-group SpMV of this matrix runs its long/medium-row pass
  * (maxrow: the longest row). */

@@ -1286,9 +1286,21 @@ static void test_auto_format(void)
         TU_CHECK(sps_format_auto_of(n, n, rp, NULL, SPS_BACKEND_CUDA, NULL) == SPS_FMT_ELL,
                  "auto: 5-point stencil without its columns: ell (near-uniform short rows)");
         TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CPU, NULL) == SPS_FMT_CSR, "auto: stencil on the CPU: csr");
-        for (sps_index i = g; i < 2 * g; i++) /* the diagonal entry of row i moves to column (7 i) mod n */
-            cl[rp[i] + (i % g > 0 ? 2 : 1)] = (7 * i) % n;
-        TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CUDA, NULL) != SPS_FMT_DIA, "auto: scattered entries: not dia");
+        if (!small) { /* the diagonal entry of rows g .. 2g moves to column (7 i) mod n: > 16 diagonals */
+            for (sps_index i = g; i < 2 * g; i++) cl[rp[i] + (i % g > 0 ? 2 : 1)] = (7 * i) % n;
+            TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CUDA, NULL) != SPS_FMT_DIA,
+                     "auto: scattered entries: not dia");
+            /* two diagonals, the second in even rows only: 2 n slots for 1.5 n entries (fill bound) */
+            sps_index k = 0;
+            for (sps_index i = 0; i < n; i++) {
+                rp[i] = k;
+                cl[k++] = i;
+                if (i % 2 == 0 && i + 7 < n) cl[k++] = i + 7;
+            }
+            rp[n] = k;
+            TU_CHECK(sps_format_auto_of(n, n, rp, cl, SPS_BACKEND_CUDA, NULL) != SPS_FMT_DIA,
+                     "auto: two diagonals, one half empty (fill 1.33): not dia");
+        }
         free(rp);
         free(cl);
     }

@@ -838,6 +838,11 @@ static void test_csr_row_rules(void)
     TU_CHECK(sps_csr_tpr_fit(1000000, 3000000, 9, 1, SPS_CSR_MIN_THREADS) == 1, "1M rows: one lane");
     TU_CHECK(sps_csr_rows_long_pass(1000000, 3000000, 9, 8), "1M rows, longest 9: the pass runs");
     TU_CHECK(sps_csr_rows_long_pass(132, 414, 5000, 8), "a row of 5000: the pass runs");
+    TU_CHECK(sps_csr_tpr_fit(2000, 8000, 5000, 1, SPS_CSR_MIN_THREADS) ==
+                 sps_csr_tpr(2000, 8000, 1, SPS_CSR_MIN_THREADS),
+             "a row no width fits (5000 > 2048): lanes not widened");
+    TU_CHECK(sps_csr_tpr_fit(50000, 195000, 100, 2, SPS_CSR_MIN_THREADS) == 1,
+             "50k rows, longest 100: 2 lanes would not fit it, so 1");
     TU_CHECK(!sps_csr_rows_long_pass(132, 414, 8, 8), "a longest row of 8 does not");
     TU_CHECK(!sps_csr_rows_long_pass(110592, 760320, 7, 8), "poisson3d-48 does not");
     TU_CHECK(sps_csr_tpr(0, 0, 1, SPS_CSR_MIN_THREADS) == 1, "empty matrix: one lane");

@@ -256,7 +256,7 @@ static sps_status csr_merge_plan_impl(sps_exec *ex, sps_index n, int64_t nnz, co
 }
 
 /* Up to this many tiles the fix-up runs in the tile kernel's last block (one
- * launch); beyond, as its own kernel, one thread a tile (the last block would
+ * launch); beyond, as its own kernel, one warp a tile (the last block would
  * walk tiles / 256 tiles a thread after everything else).  1024 tiles: 1.5M
  * items of f64 (rows + entries). */
 constexpr int64_t csr_merge_fuse_tiles = 1024;
