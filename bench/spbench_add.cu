@@ -12,7 +12,8 @@
  *   convert:csr2csc    cuSPARSE's A^T and B^T (op T rows only).
  * Time: the host clock around the whole call as a user makes it, the device synchronised
  * before and after (so allocations, host round trips and the result's construction count),
- * the median of min(--reps, 10) calls after an untimed one.  speedup: cuSPARSE's addition
+ * the median of min(--reps, 10) calls after an untimed one (3 after a call of over 1 s, 1 after
+ * one of over 5 s).  speedup: cuSPARSE's addition
  * time over ours, conversions excluded on both sides (the issue's comparison).
  * Check: the pattern of each C equal to the union of op(A)'s and op(B)'s, and each value
  * within 4 u (|alpha a| + |beta b|) of the sum in double (u: the precision's unit
@@ -139,10 +140,18 @@ std::string check_sum(const AddRef &r, const std::vector<int32_t> &rowptr, const
     return "";
 }
 
-/* Median host time in ms of f() (after one untimed call), the device idle around each. */
+/* Median host time in ms of f() (after one untimed call), the device idle around each;
+ * a call of over a second gets 3 timed calls at most, of over 5 s one (the host path of a
+ * 40M-entry sum runs for seconds). */
 template <class F> double time_calls(int reps, F &&f)
 {
+    CK_CUDA(cudaDeviceSynchronize());
+    const auto t0 = std::chrono::steady_clock::now();
     f();
+    CK_CUDA(cudaDeviceSynchronize());
+    const double first = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (first > 5000) reps = 1;
+    else if (first > 1000) reps = std::min(reps, 3);
     std::vector<double> t;
     for (int i = 0; i < reps; i++) {
         CK_CUDA(cudaDeviceSynchronize());
