@@ -2,9 +2,11 @@
  * recursion (each node bins its entries into its d x d children, the children are built
  * first and appended to the pool, then the node with their references: post-order, so a
  * pool that grows by reallocation keeps every reference valid); the walk back to CSR (of A
- * or A^T); the products by scalar type; and C = alpha op(A) + beta op(B) as the oracle of
- * the GPU's dual traversal: both operands walked to CSR, merged row by row (the union of
- * the patterns), the result built as a tree. */
+ * or A^T); the products by scalar type; and C = alpha op(A) + beta op(B) by the paper's
+ * dual traversal of both trees (the oracle of a GPU version), with the route through CSR
+ * (both operands walked to CSR, merged row by row, the result built as a tree) as its
+ * oracle and for node sizes that differ.  sps_matrix_add (the public call) still takes the
+ * CSR route: its result is built as a registered matrix from host CSR. */
 #include "formats/hisparse.h"
 
 #include <stdlib.h>
@@ -320,8 +322,128 @@ static sps_status tree_csr(sps_context ctx, sps_scalar t, const sps_hisparse *H,
     return st;
 }
 
-sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
-                            sps_hisparse *C)
+/* ---------------------------------------------------------------- C = op(A) + op(B), dual traversal */
+/* The paper's addition (seed-methods §2.6) on the host, the oracle of a GPU version: both
+ * trees walked together from the roots; at each node pair the children (the entries, at a
+ * leaf) of each operand in the output's row-major order (a transposed operand's swapped
+ * and sorted), merged by position; a position both hold recurses on the pair (a leaf:
+ * alpha a + beta b), one operand alone recurses with the other absent (its subtree copied,
+ * scaled, transposed as its view says).  Nodes are written after their children, children
+ * in row-major order, each dense or sparse by size (write_node): the pool the CSR route
+ * builds, byte for byte (tests/test_hisparse.c checks it).  Operands and output of one
+ * node size d, hence one depth. */
+typedef struct {
+    uint16_t pos;           /* r d + c in op()'s coordinates (d <= 256) */
+    const unsigned char *p; /* the payload: a child reference (4 bytes) or a value */
+} hs_slot;
+
+typedef void (*hs_lin_fn) SPS_HS_LIN_ARGS;
+static const hs_lin_fn hs_lin[4] = {[SPS_F32] = sps_cpu_hisparse_lin_s, [SPS_F64] = sps_cpu_hisparse_lin_d,
+                                    [SPS_C32] = sps_cpu_hisparse_lin_c, [SPS_C64] = sps_cpu_hisparse_lin_z};
+
+typedef struct {
+    hs_build b;            /* the output tree (b.H) */
+    sps_hisparse_view A, B;
+    hs_lin_fn lin;
+    size_t dd;             /* d^2: slots a node */
+    hs_slot *sa, *sb;      /* depth x dd each: a level's listing of each operand */
+    uint8_t *lr, *lc;      /* depth x dd: the output node's positions */
+    unsigned char *out;    /* depth x dd x max(vsize, 4): its values or child references */
+} hs_dual;
+
+static int slot_cmp(const void *x, const void *y)
+{
+    const hs_slot *a = x, *b = y;
+    return (int)a->pos - (int)b->pos;
+}
+
+/* Node ref of H (leaf or inner) as slots in op()'s row-major order; their count. */
+static int64_t node_slots(const sps_hisparse *H, uint32_t ref, int leaf, int trans, hs_slot *out)
+{
+    const int d = H->d;
+    const size_t ps = leaf ? H->vsize : 4;
+    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
+    int64_t n = 0;
+    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
+        const unsigned char *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
+        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
+            uint32_t child = 0;
+            if (!leaf) memcpy(&child, v + slot * 4, 4);
+            if (leaf ? !(p[slot >> 3] >> (slot & 7) & 1) : child == 0) continue;
+            const size_t r = slot / (size_t)d, c = slot % (size_t)d;
+            out[n].pos = (uint16_t)(trans ? c * (size_t)d + r : slot);
+            out[n++].p = v + slot * ps;
+        }
+    } else {
+        uint32_t count;
+        memcpy(&count, p, 4);
+        const int type = SPS_HS_TYPE(ref);
+        const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), ps);
+        for (uint32_t i = 0; i < count; i++) {
+            const size_t r = p[4 + 2 * i], c = p[5 + 2 * i];
+            out[n].pos = (uint16_t)(trans ? c * (size_t)d + r : r * (size_t)d + c);
+            out[n++].p = v + (size_t)i * ps;
+        }
+    }
+    if (trans) qsort(out, (size_t)n, sizeof *out, slot_cmp); /* storage order was A's row-major */
+    return n;
+}
+
+/* The output node at level l of the pair (ra, rb) (0: that operand has none here); its reference. */
+static uint32_t dual(hs_dual *u, int l, uint32_t ra, uint32_t rb)
+{
+    sps_hisparse *C = u->b.H;
+    const int d = C->d, leaf = l == C->depth - 1;
+    const size_t w = C->vsize > 4 ? C->vsize : 4, ps = leaf ? C->vsize : 4;
+    hs_slot *sa = u->sa + (size_t)l * u->dd, *sb = u->sb + (size_t)l * u->dd;
+    uint8_t *lr = u->lr + (size_t)l * u->dd, *lc = u->lc + (size_t)l * u->dd;
+    unsigned char *out = u->out + (size_t)l * u->dd * w;
+    const int64_t na = ra ? node_slots(u->A.H, ra, leaf, u->A.trans, sa) : 0;
+    const int64_t nb = rb ? node_slots(u->B.H, rb, leaf, u->B.trans, sb) : 0;
+    int64_t i = 0, j = 0, k = 0;
+    while ((i < na || j < nb) && u->b.st == SPS_OK) {
+        const int pa = i < na ? sa[i].pos : 1 << 16, pb = j < nb ? sb[j].pos : 1 << 16;
+        const int pos = pa < pb ? pa : pb;
+        const unsigned char *xa = pa == pos ? sa[i++].p : NULL, *xb = pb == pos ? sb[j++].p : NULL;
+        lr[k] = (uint8_t)(pos / d), lc[k] = (uint8_t)(pos % d);
+        if (leaf) {
+            u->lin(u->A.scale, xa, u->B.scale, xb, out + (size_t)k * ps);
+        } else {
+            uint32_t ca = 0, cb = 0;
+            if (xa) memcpy(&ca, xa, 4);
+            if (xb) memcpy(&cb, xb, 4);
+            const uint32_t child = dual(u, l + 1, ca, cb);
+            memcpy(out + (size_t)k * ps, &child, 4);
+        }
+        k++;
+    }
+    if (u->b.st != SPS_OK) return 0;
+    if (leaf) C->nnz += k;
+    return write_node(&u->b, leaf, k, lr, lc, out, ps);
+}
+
+/* C = op(A) + op(B) by the dual traversal (A, B, C of node size d; checked by the caller). */
+static sps_status add_dual(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, sps_hisparse *C)
+{
+    const sps_hisparse *H = A.H;
+    C->d = H->d, C->lg = H->lg, C->depth = H->depth, C->vsize = H->vsize;
+    C->n = A.trans ? H->m : H->n, C->m = A.trans ? H->n : H->m;
+    hs_dual u = {.b = {.H = C, .ctx = ctx, .st = SPS_OK}, .A = A, .B = B, .lin = hs_lin[t]};
+    u.dd = (size_t)H->d * H->d;
+    const size_t lv = (size_t)H->depth * u.dd, w = H->vsize > 4 ? H->vsize : 4;
+    u.sa = malloc(lv * sizeof *u.sa), u.sb = malloc(lv * sizeof *u.sb);
+    u.lr = malloc(lv), u.lc = malloc(lv), u.out = malloc(lv * w);
+    if (!u.sa || !u.sb || !u.lr || !u.lc || !u.out)
+        u.b.st = sps_error(ctx, SPS_ERR_ALLOC, "HiSparse addition: out of host memory for the traversal");
+    if (u.b.st == SPS_OK) (void)pool_take(&u.b, 16); /* the header: no node at offset 0 */
+    if (u.b.st == SPS_OK && (H->root || B.H->root)) C->root = dual(&u, 0, H->root, B.H->root);
+    free(u.sa), free(u.sb), free(u.lr), free(u.lc), free(u.out);
+    if (u.b.st != SPS_OK) sps_hisparse_free(C);
+    return u.b.st;
+}
+
+sps_status sps_hisparse_add_csr(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
+                                sps_hisparse *C)
 {
     memset(C, 0, sizeof *C);
     const sps_index n = A.trans ? A.H->m : A.H->n, m = A.trans ? A.H->n : A.H->m;
@@ -343,6 +465,17 @@ sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, 
     sps_csr_host_free(&b);
     sps_csr_host_free(&h);
     return st;
+}
+
+sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
+                            sps_hisparse *C)
+{
+    memset(C, 0, sizeof *C);
+    const sps_index n = A.trans ? A.H->m : A.H->n, m = A.trans ? A.H->n : A.H->m;
+    const int same = (B.trans ? B.H->m : B.H->n) == n && (B.trans ? B.H->n : B.H->m) == m &&
+                     A.H->vsize == sps_scalar_size(t) && B.H->vsize == sps_scalar_size(t);
+    if (same && A.H->d == d && B.H->d == d) return add_dual(ctx, t, A, B, C);
+    return sps_hisparse_add_csr(ctx, t, A, B, d, C); /* node sizes that differ, or an error to report */
 }
 
 void sps_hisparse_free(sps_hisparse *H)

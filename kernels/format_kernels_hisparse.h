@@ -157,5 +157,12 @@ void sps_cpu_hisparse_csr_add_s SPS_HS_CSR_ADD_ARGS;
 void sps_cpu_hisparse_csr_add_d SPS_HS_CSR_ADD_ARGS;
 void sps_cpu_hisparse_csr_add_c SPS_HS_CSR_ADD_ARGS;
 void sps_cpu_hisparse_csr_add_z SPS_HS_CSR_ADD_ARGS;
+/** One entry of C = alpha A + beta B: out = alpha a + beta b, a or b NULL where that
+ *  operand has no entry (the dual traversal's leaves). */
+#define SPS_HS_LIN_ARGS (sps_cplx alpha, const void *a, sps_cplx beta, const void *b, void *out)
+void sps_cpu_hisparse_lin_s SPS_HS_LIN_ARGS;
+void sps_cpu_hisparse_lin_d SPS_HS_LIN_ARGS;
+void sps_cpu_hisparse_lin_c SPS_HS_LIN_ARGS;
+void sps_cpu_hisparse_lin_z SPS_HS_LIN_ARGS;
 
 #endif

@@ -6,7 +6,8 @@
  *     value (the walk adds to it);
  *   - C = 0.5 op(A) + 3 op(B), op = identity and transpose, B a perturbed copy of A (entries
  *     dropped, added, values changed, as the paper's test): the union pattern, sorted rows,
- *     values against the dense sum in double;
+ *     values against the dense sum in double, and the dual traversal's tree byte for byte
+ *     the route through CSR's;
  *   - shapes: random sparse (several densities), a dense 300 x 300 block (dense leaves),
  *     1 x 1, n x 1, 1 x n, diagonal only, nnz = 0, sizes not a multiple of d, one dense
  *     row, one dense column, a 2-level tree under d = 2 and a 3-level one;
@@ -198,6 +199,17 @@ static void check(const shape *s, sps_scalar t, int d)
             TU_CHECK(ok && err <= 8 * tu_eps(t) * fmax(big, 1.0),
                      "%s: 0.5 A%s + 3 B%s: the union's %lld entries (got %lld), values off by %.3g", what,
                      trans ? "^T" : "", trans ? "^T" : "", (long long)union_nnz, (long long)Hc.nnz, err);
+            /* the dual traversal against its oracle, the route through CSR: the same pool, byte for byte */
+            sps_hisparse Ho;
+            if (TU_OK(g_ctx, sps_hisparse_add_csr(g_ctx, t, A, B, d, &Ho))) {
+                TU_CHECK(Ho.bytes == Hc.bytes && Ho.root == Hc.root && Ho.nnz == Hc.nnz && Ho.depth == Hc.depth &&
+                             Ho.leaf_slots == Hc.leaf_slots && !memcmp(Ho.nodes, Hc.nodes, sizeof Ho.nodes) &&
+                             !memcmp(Ho.pool, Hc.pool, Hc.bytes),
+                         "%s: 0.5 A%s + 3 B%s: the dual traversal's tree (%zu bytes, root %u) is the CSR route's "
+                         "(%zu bytes, root %u)",
+                         what, trans ? "^T" : "", trans ? "^T" : "", Hc.bytes, Hc.root, Ho.bytes, Ho.root);
+                sps_hisparse_free(&Ho);
+            }
             /* the public sps_matrix_add: A registered as hisparse, B in CSR (the conversion path),
                bitwise the oracle's sum */
             if (ok) {

@@ -1,5 +1,7 @@
 /* The CPU products over a HiSparse tree (kernels/format_kernels_hisparse.h; the format: formats/hisparse.h), one per scalar type. */
 #include "kernels/format_kernels_hisparse.h"
 
+#include <string.h>
+
 #define SPS_TEMPLATE "kernels/cpu/hisparse.inc"
 #include "kernels/cpu/instantiate.h"
