@@ -65,29 +65,20 @@ typedef struct {
     int64_t ndiag;                    /* occupied diagonals; -1: not counted */
 } row_stats;
 
-/* Occupied diagonals of an n x m pattern, counted only up to AUTO_DIA_DIAGS + 1. */
-static int64_t count_diags(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col)
-{
-    unsigned char *seen = calloc((size_t)n + (size_t)m + 1, 1);
-    if (!seen) return -1;
-    int64_t nd = 0;
-    for (sps_index i = 0; i < n && nd <= AUTO_DIA_DIAGS; i++)
-        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
-            unsigned char *d = &seen[(size_t)((int64_t)col[k] - i + n)];
-            nd += !*d;
-            *d = 1;
-        }
-    free(seen);
-    return nd;
-}
-
-static row_stats stats_of(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col)
+static row_stats stats_of(sps_index n, const sps_index *rowptr)
 {
     row_stats s = {n, rowptr[n] - rowptr[0], 0, sps_group_slots(n, rowptr, 32), -1};
     for (sps_index i = 0; i < n; i++)
         if (rowptr[i + 1] - rowptr[i] > s.longest) s.longest = rowptr[i + 1] - rowptr[i];
-    if (col && n > 0 && s.longest <= AUTO_DIA_DIAGS) s.ndiag = count_diags(n, m, rowptr, col);
     return s;
+}
+
+/* Whether rule 0 may apply, so that the diagonals are worth counting (and the columns
+ * worth bringing to the host): a GPU matrix of more than AUTO_SMALL_ROWS rows of at most
+ * AUTO_DIA_DIAGS entries. */
+static int dia_candidate(const row_stats *s, sps_backend be)
+{
+    return be == SPS_BACKEND_CUDA && s->n > AUTO_SMALL_ROWS && s->nnz > 0 && s->longest <= AUTO_DIA_DIAGS;
 }
 
 static sps_format pick(const row_stats *s, sps_backend be, const char **why)
@@ -114,6 +105,21 @@ static sps_format pick(const row_stats *s, sps_backend be, const char **why)
     if ((double)(s->sell_slots - s->nnz) <= 0.5 * (double)s->nnz)
         return *why = "short rows, little padding", SPS_FMT_SELL;
     return *why = "short rows of varying length", SPS_FMT_CSR;
+}
+
+int64_t sps_pattern_diagonals(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, int64_t stop)
+{
+    unsigned char *seen = calloc((size_t)n + (size_t)m + 1, 1);
+    if (!seen) return -1;
+    int64_t nd = 0;
+    for (sps_index i = 0; i < n && (stop < 0 || nd <= stop); i++)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
+            unsigned char *d = &seen[(size_t)((int64_t)col[k] - i + n)];
+            nd += !*d;
+            *d = 1;
+        }
+    free(seen);
+    return nd;
 }
 
 int64_t sps_group_slots(sps_index n, const sps_index *rowptr, sps_index g)
@@ -175,35 +181,35 @@ sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const sps
 sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, sps_backend be,
                               const char **why)
 {
-    const row_stats s = stats_of(n, m, rowptr, be == SPS_BACKEND_CUDA ? col : NULL);
+    row_stats s = stats_of(n, rowptr);
+    if (col && dia_candidate(&s, be)) s.ndiag = sps_pattern_diagonals(n, m, rowptr, col, AUTO_DIA_DIAGS);
     const char *w = NULL;
     const sps_format f = pick(&s, be, &w);
     if (why) *why = w;
     return f;
 }
 
-int sps_format_auto_wants_col(sps_matrix A, const sps_index *rowptr)
-{
-    if (A->entry.kind != SPS_ENTRY_SCALAR || A->ctx->backend != SPS_BACKEND_CUDA || A->nnz == 0 ||
-        A->n <= AUTO_SMALL_ROWS)
-        return 0;
-    for (sps_index i = 0; i < A->n; i++)
-        if (rowptr[i + 1] - rowptr[i] > AUTO_DIA_DIAGS) return 0;
-    return 1;
-}
-
 sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **why)
 {
     if (!A || !fmt) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_auto_format: NULL output") : SPS_ERR_ARG;
-    sps_host_pattern p;
-    if (A->entry.kind == SPS_ENTRY_SCALAR) SPS_CHECK(sps_matrix_host_pattern(A, 0, &p));
-    else memset(&p, 0, sizeof p); /* the pick does not look at compound rows */
-    /* the columns only where the diagonal rule may apply (rows of at most 16 on the GPU) */
-    if (p.rowptr && !p.col && sps_format_auto_wants_col(A, p.rowptr)) {
-        sps_host_pattern_free(&p);
-        SPS_CHECK(sps_matrix_host_pattern(A, 1, &p));
+    if (A->entry.kind != SPS_ENTRY_SCALAR) { /* the pick does not look at compound rows */
+        *fmt = sps_format_auto_pick(A, NULL, NULL, why);
+        return SPS_OK;
     }
-    *fmt = sps_format_auto_pick(A, p.rowptr, p.col, why);
+    sps_host_pattern p;
+    SPS_CHECK(sps_matrix_host_pattern(A, 0, &p));
+    row_stats s = stats_of(A->n, p.rowptr);
+    sps_status st = SPS_OK;
+    if (dia_candidate(&s, A->ctx->backend)) {
+        /* the columns: a CSR store sent its row pointers alone, another format's host copy has them */
+        if (!p.col)
+            st = sps_ddownload(A->ctx, (void **)&p.col, A->ops->backend_csr(A)->col, (size_t)A->nnz * sizeof(sps_index),
+                               "columns");
+        if (st == SPS_OK) s.ndiag = sps_pattern_diagonals(A->n, A->m, p.rowptr, p.col, AUTO_DIA_DIAGS);
+    }
+    const char *w = NULL;
+    if (st == SPS_OK) *fmt = pick(&s, A->ctx->backend, &w);
+    if (why && st == SPS_OK) *why = w;
     sps_host_pattern_free(&p);
-    return SPS_OK;
+    return st;
 }

@@ -212,9 +212,6 @@ sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr,
                               const char **why);
 /* The same for matrix A from its host pattern (compound entries: bcsr). */
 sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const sps_index *col, const char **why);
-/* Whether the pick may count A's diagonals, so that its columns are worth bringing to the
- * host: a GPU matrix of more than 50k rows whose longest row is within the diagonal rule's bound. */
-int sps_format_auto_wants_col(sps_matrix A, const sps_index *rowptr);
 
 /* A's pattern on the host: of a CSR matrix only rowptr (and col when want_col)
  * cross to the host; of another format its host CSR copy (h, values included). */
@@ -232,5 +229,8 @@ void sps_entry_elem(sps_entry_desc e, sps_scalar t, const void *val, int64_t k, 
 /* Slots of a layout that pads each group of g consecutive rows to its longest row
  * (the last group counted whole): ELL with g = n, SELL-C and RgCSR with g = C. */
 int64_t sps_group_slots(sps_index n, const sps_index *rowptr, sps_index g);
+/* Occupied diagonals (column - row) of an n x m pattern, DIA's stored diagonals; counting
+ * stops once past stop (stop < 0: all).  -1 when out of host memory. */
+int64_t sps_pattern_diagonals(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, int64_t stop);
 
 #endif

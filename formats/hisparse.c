@@ -208,6 +208,33 @@ done:
     return b.st;
 }
 
+/* Every occupied slot of node ref of H in storage (row-major) order: f(ctx, local row,
+ * local column, payload), the payload a leaf's value (vsize bytes) or an inner node's child
+ * reference (4 bytes).  The one reader of the node layout on the host (the walk back to CSR,
+ * the dual traversal). */
+typedef void (*hs_slot_fn)(void *ctx, int r, int c, const unsigned char *payload);
+static void node_each(const sps_hisparse *H, uint32_t ref, int leaf, hs_slot_fn f, void *ctx)
+{
+    const int d = H->d;
+    const size_t ps = leaf ? H->vsize : 4;
+    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
+    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
+        const unsigned char *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
+        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
+            uint32_t child = 0;
+            if (!leaf) memcpy(&child, v + slot * 4, 4);
+            if (leaf ? p[slot >> 3] >> (slot & 7) & 1 : child != 0)
+                f(ctx, (int)(slot / (size_t)d), (int)(slot % (size_t)d), v + slot * ps);
+        }
+        return;
+    }
+    uint32_t count;
+    memcpy(&count, p, 4);
+    const int type = SPS_HS_TYPE(ref);
+    const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), ps);
+    for (uint32_t i = 0; i < count; i++) f(ctx, p[4 + 2 * i], p[5 + 2 * i], v + (size_t)i * ps);
+}
+
 /* The walk back to CSR: each leaf entry's (row, column, value) in row-major tree order;
  * pass 0 counts a row's entries, pass 1 places them at the row's cursor. */
 typedef struct {
@@ -215,10 +242,14 @@ typedef struct {
     sps_index *cur, *col;
     unsigned char *val;
     int pass, trans;
+    sps_index r0, c0; /* the leaf being walked */
 } hs_walk;
 
-static void walk_entry(hs_walk *w, sps_index r, sps_index c, const unsigned char *v)
+/* a leaf entry (node_each's callback) */
+static void walk_entry(void *ctx, int lr, int lc, const unsigned char *v)
 {
+    hs_walk *w = ctx;
+    sps_index r = w->r0 + lr, c = w->c0 + lc;
     if (w->trans) {
         const sps_index t = r;
         r = c, c = t;
@@ -236,22 +267,8 @@ static void walk_entry(hs_walk *w, sps_index r, sps_index c, const unsigned char
 static void walk_leaf(void *ctx, uint32_t ref, sps_index r0, sps_index c0)
 {
     hs_walk *w = ctx;
-    const sps_hisparse *H = w->H;
-    const int d = H->d;
-    const size_t vb = H->vsize;
-    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
-    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
-        const unsigned char *v = p + sps_hs_dense_val_at(d);
-        for (size_t slot = 0; slot < (size_t)d * d; slot++)
-            if (p[slot >> 3] >> (slot & 7) & 1)
-                walk_entry(w, r0 + (sps_index)(slot / (size_t)d), c0 + (sps_index)(slot % (size_t)d), v + slot * vb);
-        return;
-    }
-    uint32_t count;
-    memcpy(&count, p, 4);
-    const int type = SPS_HS_TYPE(ref);
-    const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), vb);
-    for (uint32_t i = 0; i < count; i++) walk_entry(w, r0 + p[4 + 2 * i], c0 + p[5 + 2 * i], v + (size_t)i * vb);
+    w->r0 = r0, w->c0 = c0;
+    node_each(w->H, ref, 1, walk_entry, w);
 }
 
 void sps_hisparse_to_csr(const sps_hisparse *H, int trans, sps_index *rowptr, sps_index *col, void *val)
@@ -358,35 +375,25 @@ static int slot_cmp(const void *x, const void *y)
 }
 
 /* Node ref of H (leaf or inner) as slots in op()'s row-major order; their count. */
+typedef struct {
+    hs_slot *out;
+    int64_t n;
+    int d, trans;
+} hs_list;
+
+static void list_slot(void *ctx, int r, int c, const unsigned char *payload)
+{
+    hs_list *q = ctx;
+    q->out[q->n].pos = (uint16_t)(q->trans ? c * q->d + r : r * q->d + c);
+    q->out[q->n++].p = payload;
+}
+
 static int64_t node_slots(const sps_hisparse *H, uint32_t ref, int leaf, int trans, hs_slot *out)
 {
-    const int d = H->d;
-    const size_t ps = leaf ? H->vsize : 4;
-    const unsigned char *p = H->pool + SPS_HS_OFF(ref);
-    int64_t n = 0;
-    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
-        const unsigned char *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
-        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
-            uint32_t child = 0;
-            if (!leaf) memcpy(&child, v + slot * 4, 4);
-            if (leaf ? !(p[slot >> 3] >> (slot & 7) & 1) : child == 0) continue;
-            const size_t r = slot / (size_t)d, c = slot % (size_t)d;
-            out[n].pos = (uint16_t)(trans ? c * (size_t)d + r : slot);
-            out[n++].p = v + slot * ps;
-        }
-    } else {
-        uint32_t count;
-        memcpy(&count, p, 4);
-        const int type = SPS_HS_TYPE(ref);
-        const unsigned char *v = p + sps_hs_val_at(type, sps_hs_pad(type, count), ps);
-        for (uint32_t i = 0; i < count; i++) {
-            const size_t r = p[4 + 2 * i], c = p[5 + 2 * i];
-            out[n].pos = (uint16_t)(trans ? c * (size_t)d + r : r * (size_t)d + c);
-            out[n++].p = v + (size_t)i * ps;
-        }
-    }
-    if (trans) qsort(out, (size_t)n, sizeof *out, slot_cmp); /* storage order was A's row-major */
-    return n;
+    hs_list q = {out, 0, H->d, trans};
+    node_each(H, ref, leaf, list_slot, &q);
+    if (trans) qsort(out, (size_t)q.n, sizeof *out, slot_cmp); /* storage order was A's row-major */
+    return q.n;
 }
 
 /* The output node at level l of the pair (ra, rb) (0: that operand has none here); its reference. */

@@ -168,16 +168,8 @@ static double model_stored(pad_model pm, int h, sps_index n, sps_index m, const 
     if (pm == PM_ELL || pm == PM_SELL || pm == PM_RGCSR) {
         s = (double)sps_group_slots(n, rowptr, pm == PM_ELL ? n : h);
     } else if (pm == PM_DIA) {
-        unsigned char *seen = calloc((size_t)n + (size_t)m + 1, 1);
-        if (!seen) return -1;
-        int64_t nd = 0;
-        for (sps_index i = 0; i < n; i++)
-            for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) {
-                unsigned char *d = &seen[(size_t)(col[k] - i + n)];
-                nd += !*d;
-                *d = 1;
-            }
-        free(seen);
+        const int64_t nd = sps_pattern_diagonals(n, m, rowptr, col, -1);
+        if (nd < 0) return -1;
         s = (double)nd * n;
     } else {
         s = (double)(rowptr[n] - rowptr[0]);
