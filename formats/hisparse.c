@@ -6,8 +6,11 @@
  * dual traversal of both trees (the oracle of a GPU version), with the route through CSR
  * (both operands walked to CSR, merged row by row, the result built as a tree) as its
  * oracle and for node sizes that differ.  sps_matrix_add (the public call) still takes the
- * CSR route: its result is built as a registered matrix from host CSR. */
+ * CSR route: its result is built as a registered matrix from host CSR.  The registered
+ * format, built on the backend by sorted keys and prefix sums (hisparse_build), is at the
+ * end; this recursive builder is its oracle. */
 #include "formats/hisparse.h"
+#include "formats/csr_backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,21 +55,21 @@ static size_t pool_take(hs_build *b, size_t n)
     return off;
 }
 
-static int sparse_type(int64_t count) { return count == 1 ? SPS_HS_COO1 : count == 2 ? SPS_HS_COO2 : SPS_HS_COO4; }
-
 /* Write a node of count entries (local coordinates lr, lc row-major, each entry's vbytes at
- * src(i)): sparse or dense, whichever is smaller.  leaf: values; else 32-bit references. */
+ * src(i)): sparse or dense, whichever is smaller (sps_hs_node_bytes).  leaf: values; else
+ * 32-bit references. */
 static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *lr, const uint8_t *lc,
                            const unsigned char *vals, size_t vbytes)
 {
     sps_hisparse *H = b->H;
-    const int d = H->d, type = sparse_type(count), pc = sps_hs_pad(type, count);
-    const size_t sparse = sps_hs_val_at(type, pc, vbytes) + (size_t)pc * vbytes;
-    const size_t dense = (leaf ? sps_hs_dense_val_at(d) : 0) + (size_t)d * d * vbytes;
-    if (dense < sparse) {
-        const size_t off = pool_take(b, dense);
-        if (b->st != SPS_OK) return 0;
-        unsigned char *p = H->pool + off, *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
+    const int d = H->d;
+    int type;
+    const size_t bytes = sps_hs_node_bytes(d, leaf, count, vbytes, &type);
+    const size_t off = pool_take(b, bytes);
+    if (b->st != SPS_OK) return 0;
+    unsigned char *p = H->pool + off;
+    if (type == SPS_HS_DENSE) {
+        unsigned char *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
         for (int64_t i = 0; i < count; i++) {
             const size_t slot = (size_t)lr[i] * d + lc[i];
             if (leaf) p[slot >> 3] |= (unsigned char)(1u << (slot & 7));
@@ -76,9 +79,7 @@ static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *
         if (leaf) H->leaf_slots += (int64_t)d * d;
         return SPS_HS_REF(off, SPS_HS_DENSE);
     }
-    const size_t off = pool_take(b, sparse);
-    if (b->st != SPS_OK) return 0;
-    unsigned char *p = H->pool + off;
+    const int pc = sps_hs_pad(type, count);
     const uint32_t c32 = (uint32_t)count;
     memcpy(p, &c32, 4);
     for (int64_t i = 0; i < count; i++) p[4 + 2 * i] = lr[i], p[5 + 2 * i] = lc[i];
@@ -166,8 +167,10 @@ static uint32_t build(hs_build *b, int l, sps_index r0, sps_index c0, int64_t lo
     return ref;
 }
 
-sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
-                                 const sps_index *col, const void *val, size_t vsize, int d, sps_hisparse *H)
+/* H's description for an n x m matrix of nnz values of vsize bytes, node size d (H zeroed
+ * first; no pool); g (may be NULL): the keys' geometry of the backend build. */
+static sps_status hs_geometry(sps_context ctx, sps_index n, sps_index m, int64_t nnz, size_t vsize, int d,
+                              sps_hisparse *H, sps_hs_geom *g)
 {
     memset(H, 0, sizeof *H);
     int lg = 0;
@@ -175,17 +178,30 @@ sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, cons
     if (d < 2 || d > SPS_HS_MAX_D || (1 << lg) != d)
         return sps_error(ctx, SPS_ERR_ARG, "HiSparse: node size %d (a power of two, 2..%d)", d, SPS_HS_MAX_D);
     if (vsize < 1 || vsize > 16) return sps_error(ctx, SPS_ERR_ARG, "HiSparse: %zu-byte values (1..16)", vsize);
-    const int64_t nnz = n > 0 ? rowptr[n] : 0;
-    for (sps_index i = 0; i < n; i++)
-        for (sps_index k = rowptr[i] + 1; k < rowptr[i + 1]; k++)
-            if (col[k] <= col[k - 1])
-                return sps_error(ctx, SPS_ERR_ARG, "HiSparse: row %d: columns not strictly increasing", (int)i);
     H->d = d, H->lg = lg, H->n = n, H->m = m, H->nnz = nnz, H->vsize = vsize;
     /* depth: the smallest with d^depth >= max(n, m), at least 1 */
     const int64_t big = n > m ? n : m;
     int64_t cover = d;
     H->depth = 1;
     while (cover < big) cover *= d, H->depth++;
+    if (g) { /* the root's digits: the bits of (max(n, m) - 1) >> lg (depth - 1) */
+        const int64_t top = big > 0 ? (big - 1) >> (lg * (H->depth - 1)) : 0;
+        int tb = 0;
+        while (((int64_t)1 << tb) <= top) tb++;
+        *g = (sps_hs_geom){.d = d, .lg = lg, .depth = H->depth, .tb = tb};
+    }
+    return SPS_OK;
+}
+
+sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,
+                                 const sps_index *col, const void *val, size_t vsize, int d, sps_hisparse *H)
+{
+    const int64_t nnz = n > 0 ? rowptr[n] : 0;
+    SPS_CHECK(hs_geometry(ctx, n, m, nnz, vsize, d, H, NULL));
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = rowptr[i] + 1; k < rowptr[i + 1]; k++)
+            if (col[k] <= col[k - 1])
+                return sps_error(ctx, SPS_ERR_ARG, "HiSparse: row %d: columns not strictly increasing", (int)i);
     hs_build b = {.H = H, .ctx = ctx, .val = val, .st = SPS_OK};
     const size_t e = (size_t)nnz + 1;
     b.er = malloc(e * sizeof *b.er), b.ec = malloc(e * sizeof *b.ec), b.ek = malloc(e * sizeof *b.ek);
@@ -492,11 +508,12 @@ void sps_hisparse_free(sps_hisparse *H)
 }
 
 /* ---------------------------------------------------------------- the registered format */
-/* --format hisparse: the tree is built on the host from host CSR (the GPU build, issue 23,
- * is not written yet), its product's schedule with it (schedule_leaf over sps_hs_leaves: the work items of
- * kernels/format_kernels_hisparse.h), and both go to the backend once; the host keeps the
- * tree's description only (the pool comes back for an export).  The product is the
- * backend's hs_spmv over the items: on the CPU in item order, on the GPU a warp an item
+/* --format hisparse: the tree and its product's schedule (the work items of
+ * kernels/format_kernels_hisparse.h) are built on the backend that holds the matrix
+ * (hisparse_build: CUDA kernels on the GPU, the same element steps in loops on the CPU),
+ * the same bytes as the host builder's tree; the host keeps the tree's description only
+ * (the pool comes back for an export).  The product is the backend's hs_spmv over the
+ * items: on the CPU in item order, on the GPU a warp a 32-entry window of the items
  * (kernels/cuda/hisparse.cu; atomics: not bit-reproducible).  Option node-size: d. */
 static const sps_option_desc hisparse_options[] = {
     {.name = "node-size", .type = SPS_OPT_INT, .def = "128", .min = 2, .max = SPS_HS_MAX_D,
@@ -509,59 +526,6 @@ typedef struct {
     int64_t *dwarp;                /* backend memory: nwarps + 1 segment offsets */
     int64_t nsparse, nwarps, ndense;
 } hs_store;
-
-/* The schedule, in tree order: a sparse leaf's entries in segments of at most SPS_HS_RUN,
- * packed into warps of at most SPS_HS_RUN entries (a segment that does not fit opens the
- * next warp), a dense leaf one item. */
-typedef struct {
-    sps_hs_item *v[2];
-    int64_t n[2], cap[2];
-    int64_t *warp, nwarp, capw; /* warp[0..nwarp]: segment offsets */
-    const unsigned char *pool;  /* the tree being scheduled */
-    int fill;                   /* entries in the open warp */
-    int failed;
-} hs_items;
-
-static int grow(void **v, int64_t *cap, int64_t need, size_t size)
-{
-    if (need <= *cap) return 1;
-    const int64_t c = *cap ? 2 * *cap : 64;
-    void *p = realloc(*v, (size_t)c * size);
-    if (!p) return 0;
-    *v = p, *cap = c;
-    return 1;
-}
-
-static void items_push(hs_items *q, int dense, sps_hs_item it)
-{
-    if (!grow((void **)&q->v[dense], &q->cap[dense], q->n[dense] + 1, sizeof it) ||
-        !grow((void **)&q->warp, &q->capw, q->nwarp + 2, sizeof *q->warp)) {
-        q->failed = 1;
-        return;
-    }
-    if (!dense && q->fill + it.count > SPS_HS_RUN) { /* close the open warp */
-        q->warp[++q->nwarp] = q->n[0];
-        q->fill = 0;
-    }
-    q->v[dense][q->n[dense]++] = it;
-    if (!dense) q->fill += it.count;
-}
-
-/* a leaf's work items (sps_hs_leaves' callback) */
-static void schedule_leaf(void *ctx, uint32_t ref, sps_index r0, sps_index c0)
-{
-    hs_items *q = ctx;
-    if (q->failed) return;
-    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
-        items_push(q, 1, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0});
-        return;
-    }
-    uint32_t count;
-    memcpy(&count, q->pool + SPS_HS_OFF(ref), 4);
-    for (uint32_t f = 0; f < count && !q->failed; f += SPS_HS_RUN)
-        items_push(q, 0, (sps_hs_item){.ref = ref, .r0 = r0, .c0 = c0, .first = (uint16_t)f,
-                                       .count = (uint16_t)(count - f < SPS_HS_RUN ? count - f : SPS_HS_RUN)});
-}
 
 static void hisparse_destroy(sps_matrix A)
 {
@@ -576,40 +540,143 @@ static void hisparse_destroy(sps_matrix A)
     A->store = NULL;
 }
 
-static sps_status hisparse_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
+/* The build on the backend (seed-methods §2.3: binning top-down, one pooled allocation,
+ * the nodes filled bottom-up), by the hs_* kernels (kernels/format_kernels_hisparse.h) with
+ * the pool the host builder makes, byte for byte:
+ *   1. every entry's key (its digits at every level) and one sort: the tree's order;
+ *   2. a level at a time from the root, the nodes' first entries (the host reads each
+ *      level's count: the next level's arrays are sized by it);
+ *   3. bottom-up, each node's type and bytes and its subtree's (prefix sums a level);
+ *   4. top-down, each subtree's start: the children's subtrees in order, then the node;
+ *   5. the pool (one allocation, zeroed), every entry and child reference written in place;
+ *   6. the product's schedule from the leaves (prefix sums).
+ * Device memory beyond the result: 12 bytes an entry and about 33 a node while it runs. */
+typedef struct {
+    sps_context ctx;
+    sps_hs_level lv[40]; /* depth <= 31 (d = 2, 31-bit indices) */
+    int depth;
+} hs_levels;
+
+static void levels_free(hs_levels *L)
 {
+    for (int l = 0; l < L->depth; l++) {
+        sps_hs_level *v = &L->lv[l];
+        sps_dfree(L->ctx, v->start), sps_dfree(L->ctx, v->cb), sps_dfree(L->ctx, v->type);
+        sps_dfree(L->ctx, v->own), sps_dfree(L->ctx, v->S), sps_dfree(L->ctx, v->st);
+    }
+}
+
+/* one index or int64 from backend memory */
+static sps_status fetch(sps_context ctx, void *dst, const void *src, size_t bytes)
+{
+    return sps_dcopy(ctx, dst, src, bytes, SPS_COPY_D2H);
+}
+
+static sps_status hisparse_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
+{
+    sps_context ctx = B->ctx;
+    const sps_idx_kernels *k = sps_kidx(ctx);
     hs_store *S;
-    SPS_CHECK(sps_hcalloc(B->ctx, (void **)&S, sizeof *S, "HiSparse handle"));
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&S, sizeof *S, "HiSparse handle"));
     B->store = S; /* on failure the caller destroys B */
     sps_hisparse *H = &S->H;
-    SPS_CHECK(sps_hisparse_from_csr(B->ctx, h->n, h->m, h->rowptr, h->col, h->val, sps_scalar_size(B->t),
-                                    sps_opt_int(opt, "node-size"), H));
-    hs_items q;
-    memset(&q, 0, sizeof q);
-    if (!grow((void **)&q.warp, &q.capw, 1, sizeof *q.warp)) q.failed = 1;
-    else q.warp[0] = 0;
-    q.pool = H->pool;
-    if (!q.failed) sps_hs_leaves(H, schedule_leaf, &q);
-    if (!q.failed && q.fill > 0) { /* close the last warp */
-        if (grow((void **)&q.warp, &q.capw, q.nwarp + 2, sizeof *q.warp)) q.warp[++q.nwarp] = q.n[0];
-        else q.failed = 1;
+    sps_hs_geom g;
+    const size_t vs = sps_scalar_size(B->t);
+    SPS_CHECK(hs_geometry(ctx, B->n, B->m, B->nnz, vs, sps_opt_int(opt, "node-size"), H, &g));
+    const int64_t nnz = B->nnz, D = H->depth, d = H->d;
+    if (nnz == 0) { /* the header alone */
+        H->bytes = 16;
+        SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dpool, 16));
+        return sps_dzero(ctx, S->dpool, 16);
     }
-    sps_status st = q.failed ? sps_error(B->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for the work items")
-                             : SPS_OK;
-    if (st == SPS_OK) st = sps_dupload(B->ctx, (void **)&S->dpool, H->pool, H->bytes);
-    if (st == SPS_OK && q.n[0])
-        st = sps_dupload(B->ctx, (void **)&S->dsparse, q.v[0], (size_t)q.n[0] * sizeof(sps_hs_item));
-    if (st == SPS_OK && q.n[0])
-        st = sps_dupload(B->ctx, (void **)&S->dwarp, q.warp, (size_t)(q.nwarp + 1) * sizeof *q.warp);
-    if (st == SPS_OK && q.n[1])
-        st = sps_dupload(B->ctx, (void **)&S->ddense, q.v[1], (size_t)q.n[1] * sizeof(sps_hs_item));
-    S->nsparse = q.n[0], S->ndense = q.n[1], S->nwarps = q.n[0] ? q.nwarp : 0;
-    free(q.v[0]);
-    free(q.v[1]);
-    free(q.warp);
-    free(H->pool); /* the backend holds it now */
-    H->pool = NULL, H->cap = 0;
+    hs_levels L = {.ctx = ctx, .depth = (int)D};
+    uint64_t *key = NULL;
+    sps_index *perm = NULL, *tmp = NULL, *cnt = NULL;
+    int64_t *sz = NULL, *stats = NULL, *sums = NULL;
+    sps_status st;
+    const size_t e1 = (size_t)nnz + 1;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&key, (size_t)nnz * sizeof *key), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&perm, (size_t)nnz * sizeof *perm), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&tmp, e1 * sizeof *tmp), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&cnt, sizeof *cnt), done);
+    SPS_CHECK_GOTO(st, k->hs_keys(sps_ex(ctx), g, B->n, nnz, src->rowptr, src->col, key, perm), done);
+    /* 2. each level's node starts */
+    for (int l = 0; l < D; l++) {
+        sps_hs_level *v = &L.lv[l];
+        sps_index nl;
+        SPS_CHECK_GOTO(st, k->hs_starts(sps_ex(ctx), nnz, key, sps_hs_level_shift(g, l), tmp, cnt), done);
+        SPS_CHECK_GOTO(st, fetch(ctx, &nl, cnt, sizeof nl), done);
+        v->n = nl;
+        const size_t n1 = (size_t)nl + 1;
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->start, n1 * sizeof *v->start), done);
+        SPS_CHECK_GOTO(st, sps_dcopy(ctx, v->start, tmp, n1 * sizeof *v->start, SPS_COPY_D2D), done);
+        if (l < D - 1) SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->cb, n1 * sizeof *v->cb), done);
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->type, (size_t)nl), done);
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->own, (size_t)nl * sizeof *v->own), done);
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->S, n1 * sizeof *v->S), done);
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->st, (size_t)nl * sizeof *v->st), done);
+    }
+    /* 3. sizes, bottom-up */
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&sz, (size_t)nnz * sizeof *sz), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&stats, 9 * sizeof *stats), done);
+    SPS_CHECK_GOTO(st, sps_dzero(ctx, stats, 9 * sizeof *stats), done);
+    for (int l = (int)D - 1; l >= 0; l--) {
+        const int leaf = l == D - 1;
+        const sps_hs_level none = {0};
+        SPS_CHECK_GOTO(st, k->hs_sizes(sps_ex(ctx), (int)d, leaf, leaf ? vs : 4, L.lv[l], leaf ? none : L.lv[l + 1],
+                                       sz, stats), done);
+    }
+    int64_t total, hs_stats[9];
+    SPS_CHECK_GOTO(st, fetch(ctx, &total, L.lv[0].S + 1, sizeof total), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, hs_stats, stats, sizeof hs_stats), done);
+    /* 4. subtree starts, top-down: the root's after the 16-byte header */
+    const int64_t header = 16;
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, L.lv[0].st, &header, sizeof header, SPS_COPY_H2D), done);
+    for (int l = 0; l + 1 < D; l++) SPS_CHECK_GOTO(st, k->hs_offsets(sps_ex(ctx), L.lv[l], L.lv[l + 1]), done);
+    /* 5. the pool */
+    H->bytes = (size_t)(header + total);
+    if (H->bytes > ((size_t)1 << 34)) {
+        st = sps_error(ctx, SPS_ERR_ARG, "HiSparse: the node pool would exceed 16 GiB (%zu bytes)", H->bytes);
+        goto done;
+    }
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dpool, H->bytes), done);
+    SPS_CHECK_GOTO(st, sps_dzero(ctx, S->dpool, H->bytes), done);
+    SPS_CHECK_GOTO(st, k->hs_fill_leaves(sps_ex(ctx), g, vs, nnz, key, perm, src->val, L.lv[D - 1], S->dpool), done);
+    for (int l = 0; l + 1 < D; l++)
+        SPS_CHECK_GOTO(st, k->hs_fill_inner(sps_ex(ctx), g, l, key, L.lv[l], L.lv[l + 1], S->dpool), done);
+    uint8_t rtype;
+    uint32_t rown;
+    SPS_CHECK_GOTO(st, fetch(ctx, &rtype, L.lv[0].type, 1), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, &rown, L.lv[0].own, sizeof rown), done);
+    H->root = SPS_HS_REF((size_t)(header + total) - rown, rtype);
+    for (int i = 0; i < 8; i++) H->nodes[i / 4][i % 4] = hs_stats[i];
+    H->leaf_slots = hs_stats[8];
+    /* 6. the schedule */
+    const sps_hs_level *lf = &L.lv[D - 1];
+    const size_t l1 = (size_t)lf->n + 1;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&sums, 3 * l1 * sizeof *sums), done);
+    int64_t *so = sums, *sI = sums + l1, *dI = sums + 2 * l1, tot[3];
+    SPS_CHECK_GOTO(st, k->hs_sched_sums(sps_ex(ctx), *lf, so, sI, dI), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, &tot[0], so + lf->n, sizeof tot[0]), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, &tot[1], sI + lf->n, sizeof tot[1]), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, &tot[2], dI + lf->n, sizeof tot[2]), done);
+    S->nsparse = tot[1], S->ndense = tot[2], S->nwarps = (tot[0] + SPS_HS_RUN - 1) / SPS_HS_RUN;
+    if (S->nsparse) {
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dsparse, (size_t)S->nsparse * sizeof *S->dsparse), done);
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dwarp, ((size_t)S->nwarps + 1) * sizeof *S->dwarp), done);
+    }
+    if (S->ndense) SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->ddense, (size_t)S->ndense * sizeof *S->ddense), done);
+    SPS_CHECK_GOTO(st, k->hs_sched(sps_ex(ctx), g, key, *lf, so, sI, dI, S->dsparse, S->ddense, S->dwarp), done);
+done: /* freed in stream order, after the kernels that read them */
+    levels_free(&L);
+    sps_dfree(ctx, key), sps_dfree(ctx, perm), sps_dfree(ctx, tmp), sps_dfree(ctx, cnt);
+    sps_dfree(ctx, sz), sps_dfree(ctx, stats), sps_dfree(ctx, sums);
     return st;
+}
+
+static sps_status hisparse_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt)
+{
+    return sps_csr_build_from_host(B, h, opt, hisparse_build);
 }
 
 static sps_status hisparse_to_csr(sps_matrix A, sps_csr_host *out)
@@ -657,11 +724,44 @@ const sps_format_ops sps_format_hisparse = {
     .id = SPS_FMT_HISPARSE, .name = "hisparse",
     .summary = "HiSparse: a tree of d x d nodes (dense or 1/2/4-entry COO leaves), A^T x at A x's cost",
     SPS_FORMAT_OPTIONS(hisparse_options),
-    .from_csr = hisparse_from_csr, .to_csr = hisparse_to_csr, .spmv = hisparse_spmv,
+    .from_csr = hisparse_from_csr, .to_csr = hisparse_to_csr, .from_backend_csr = hisparse_build,
+    .spmv = hisparse_spmv,
     .footprint = hisparse_footprint, .destroy = hisparse_destroy, .index_bits = hisparse_index_bits,
     .spmv_atomic = 1, /* hisparse.cu: one atomic per run of a row in a warp */
 };
 
+
+sps_status sps_hisparse_download(sps_matrix A, sps_hisparse_copy *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!A || A->ops != &sps_format_hisparse)
+        return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_hisparse_download: not a hisparse matrix") : SPS_ERR_ARG;
+    const hs_store *S = A->store;
+    out->H = S->H;
+    out->H.pool = NULL, out->H.cap = 0;
+    out->nsparse = S->nsparse, out->ndense = S->ndense, out->nwarps = S->nwarps;
+    sps_status st = sps_ddownload(A->ctx, (void **)&out->H.pool, S->dpool, S->H.bytes, "the HiSparse tree");
+    if (st == SPS_OK && S->nsparse) {
+        st = sps_ddownload(A->ctx, (void **)&out->sparse, S->dsparse, (size_t)S->nsparse * sizeof *S->dsparse,
+                           "the HiSparse segments");
+        if (st == SPS_OK)
+            st = sps_ddownload(A->ctx, (void **)&out->warp_seg, S->dwarp, ((size_t)S->nwarps + 1) * sizeof *S->dwarp,
+                               "the HiSparse warps");
+    }
+    if (st == SPS_OK && S->ndense)
+        st = sps_ddownload(A->ctx, (void **)&out->dense, S->ddense, (size_t)S->ndense * sizeof *S->ddense,
+                           "the HiSparse dense leaves");
+    if (st == SPS_OK) out->H.cap = out->H.bytes;
+    else sps_hisparse_copy_free(out);
+    return st;
+}
+
+void sps_hisparse_copy_free(sps_hisparse_copy *c)
+{
+    sps_hisparse_free(&c->H);
+    free(c->sparse), free(c->dense), free(c->warp_seg);
+    memset(c, 0, sizeof *c);
+}
 
 /* ---------------------------------------------------------------- C = alpha op(A) + beta op(B) */
 /* op(M) as host CSR for the addition: a HiSparse M's tree (its pool downloaded) walked back,

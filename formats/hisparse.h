@@ -52,4 +52,16 @@ sps_status sps_hisparse_add_csr(sps_context ctx, sps_scalar t, sps_hisparse_view
                                 sps_hisparse *C);
 void sps_hisparse_free(sps_hisparse *H);
 
+/** A registered HiSparse matrix (SPS_FMT_HISPARSE) as the host sees it: its tree (the pool
+ *  downloaded) and its product's schedule (kernels/format_kernels_hisparse.h), for the tests
+ *  that hold the backend build to the host builder.  SPS_ERR_ARG for another format. */
+typedef struct {
+    sps_hisparse H;
+    sps_hs_item *sparse, *dense;
+    int64_t *warp_seg; /* nwarps + 1 (NULL without sparse items) */
+    int64_t nsparse, ndense, nwarps;
+} sps_hisparse_copy;
+sps_status sps_hisparse_download(sps_matrix A, sps_hisparse_copy *out);
+void sps_hisparse_copy_free(sps_hisparse_copy *c);
+
 #endif

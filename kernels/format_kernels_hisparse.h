@@ -56,6 +56,171 @@ static inline SPS_HS_HD size_t sps_hs_val_at(int type, int pc, size_t vbytes)
 /* a dense leaf's values after its bitmask */
 static inline SPS_HS_HD size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
 
+/* A node of count entries (a leaf: values of vbytes; an inner node: 4-byte child
+ * references): its type (dense where that is smaller than its sparse form) and its bytes in
+ * the pool (16-byte aligned).  The one rule of the host builder and the backend build. */
+static inline SPS_HS_HD size_t sps_hs_node_bytes(int d, int leaf, int64_t count, size_t vbytes, int *type)
+{
+    const int t = count == 1 ? SPS_HS_COO1 : count == 2 ? SPS_HS_COO2 : SPS_HS_COO4, pc = sps_hs_pad(t, count);
+    const size_t sparse = sps_hs_val_at(t, pc, vbytes) + (size_t)pc * vbytes;
+    const size_t dense = (leaf ? sps_hs_dense_val_at(d) : 0) + (size_t)d * d * vbytes;
+    *type = dense < sparse ? SPS_HS_DENSE : t;
+    return sps_hs_align16(dense < sparse ? dense : sparse);
+}
+
+/* ---------------------------------------------------------------- the build on the backend
+ * (formats/hisparse.c, hisparse_build; the hs_* kernels of kernels/index_kernels.h).  Each
+ * entry gets a key: its row's and column's digits in base d interleaved, the root's first
+ * (tb bits each, the fewest that hold max(n, m) - 1 >> lg (depth - 1)), then lg bits a
+ * level: sorted keys are the tree's order (nodes row-major, level by level), a node at
+ * level l is a run of equal key >> 2 lg (depth - l), and its subtree a contiguous run of
+ * entries.  2 (lg (depth - 1) + tb) <= 62 bits for 31-bit indices. */
+typedef struct {
+    int d, lg, depth, tb;
+} sps_hs_geom;
+
+static inline SPS_HS_HD int sps_hs_key_bits(sps_hs_geom g) { return 2 * (g.lg * (g.depth - 1) + g.tb); }
+static inline SPS_HS_HD uint64_t sps_hs_key(sps_hs_geom g, uint64_t r, uint64_t c)
+{
+    const int low = g.lg * (g.depth - 1);
+    uint64_t k = (r >> low) << g.tb | (c >> low);
+    for (int l = 1; l < g.depth; l++) {
+        const int s = g.lg * (g.depth - 1 - l);
+        k = k << 2 * g.lg | ((r >> s) & (uint64_t)(g.d - 1)) << g.lg | ((c >> s) & (uint64_t)(g.d - 1));
+    }
+    return k;
+}
+/* the digits (local row, local column) of level l in key: the child of a level-l node (an
+ * entry of a leaf) that the entry lies in */
+static inline SPS_HS_HD void sps_hs_digit(sps_hs_geom g, uint64_t key, int l, int *rd, int *cd)
+{
+    const uint64_t x = key >> 2 * g.lg * (g.depth - 1 - l);
+    const int b = l == 0 ? g.tb : g.lg;
+    const uint64_t mask = ((uint64_t)1 << b) - 1;
+    *rd = (int)((x >> b) & mask), *cd = (int)(x & mask);
+}
+/* the entry's row and column */
+static inline SPS_HS_HD void sps_hs_unkey(sps_hs_geom g, uint64_t key, sps_index *r, sps_index *c)
+{
+    int64_t rr = 0, cc = 0;
+    for (int l = 0; l < g.depth; l++) {
+        int rd, cd;
+        sps_hs_digit(g, key, l, &rd, &cd);
+        const int s = g.lg * (g.depth - 1 - l);
+        rr |= (int64_t)rd << s, cc |= (int64_t)cd << s;
+    }
+    *r = (sps_index)rr, *c = (sps_index)cc;
+}
+/* the run of level-l nodes: key >> shift, shift = 2 lg (depth - l); the root (l = 0) is one */
+static inline SPS_HS_HD int sps_hs_level_shift(sps_hs_geom g, int l) { return l == 0 ? 64 : 2 * g.lg * (g.depth - l); }
+static inline SPS_HS_HD int sps_hs_new_node(const uint64_t *key, int64_t e, int shift)
+{
+    return e == 0 || (shift < 64 && key[e] >> shift != key[e - 1] >> shift);
+}
+/* the last i in [0, n] with a[i] <= v (a ascending, a[0] <= v) */
+static inline SPS_HS_HD int64_t sps_hs_floor(const sps_index *a, int64_t n, int64_t v)
+{
+    int64_t lo = 0, hi = n; /* a[lo] <= v */
+    while (lo < hi) {
+        const int64_t mid = (lo + hi + 1) / 2;
+        if (a[mid] <= v) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* A level's nodes on the backend (formats/hisparse.c holds one a level):
+ *   start[i]  the first entry (in key order) of node i, start[N] = nnz;
+ *   cb[i]     an inner node's first child (an index into the next level), cb[N] = its N;
+ *   type, own the node's type and bytes; S the exclusive sum of the subtrees' bytes (N + 1);
+ *   st[i]     where node i's subtree starts in the pool: the children's subtrees in order,
+ *             then the node (post-order, as the host builder appends them). */
+typedef struct {
+    sps_index n;
+    sps_index *start, *cb;
+    uint8_t *type;
+    uint32_t *own;
+    int64_t *S, *st;
+} sps_hs_level;
+static inline SPS_HS_HD size_t sps_hs_node_off(const sps_hs_level *v, int64_t i)
+{
+    return (size_t)(v->st[i] + (v->S[i + 1] - v->S[i]) - (int64_t)v->own[i]);
+}
+
+/* The element steps of the build, one per node or entry, that both backends run (the CPU
+ * in a loop, CUDA a thread each): the same arithmetic, the same pool. */
+/* node i of level v (leaf: entries; else its children in level c): cb, type, own and its
+ * subtree's bytes sz[i]; *slots the value slots of a leaf (stats) */
+static inline SPS_HS_HD void sps_hs_size_at(int64_t i, int d, int leaf, size_t vbytes, sps_hs_level v, sps_hs_level c,
+                                            int64_t *sz, int64_t *slots)
+{
+    int64_t count = v.start[i + 1] - v.start[i], kids = 0;
+    if (!leaf) {
+        const int64_t b = sps_hs_floor(c.start, c.n, v.start[i]), e = sps_hs_floor(c.start, c.n, v.start[i + 1]);
+        v.cb[i] = (sps_index)b;
+        if (i + 1 == v.n) v.cb[i + 1] = (sps_index)e;
+        count = e - b, kids = c.S[e] - c.S[b];
+    }
+    int t;
+    const size_t bytes = sps_hs_node_bytes(d, leaf, count, vbytes, &t);
+    v.type[i] = (uint8_t)t, v.own[i] = (uint32_t)bytes, sz[i] = (int64_t)bytes + kids;
+    *slots = !leaf ? 0 : t == SPS_HS_DENSE ? (int64_t)d * d : sps_hs_pad(t, count);
+}
+/* child j (level c) of its parent (level p): where its subtree starts */
+static inline SPS_HS_HD void sps_hs_offset_at(int64_t j, sps_hs_level p, sps_hs_level c)
+{
+    const int64_t q = sps_hs_floor(p.cb, p.n, j);
+    c.st[j] = p.st[q] + c.S[j] - c.S[p.cb[q]];
+}
+#if defined(__CUDA_ARCH__)
+#define SPS_HS_OR32(p, bit) atomicOr((unsigned *)(p), (unsigned)(bit))
+#else
+#define SPS_HS_OR32(p, bit) (*(uint32_t *)(p) |= (uint32_t)(bit))
+#endif
+/* entry e (key order, its value at val + perm[e] vsize) into its leaf (level v) */
+static inline SPS_HS_HD void sps_hs_fill_entry(int64_t e, sps_hs_geom g, size_t vsize, const uint64_t *key,
+                                               const sps_index *perm, const unsigned char *val, sps_hs_level v,
+                                               unsigned char *pool)
+{
+    const int64_t i = sps_hs_floor(v.start, v.n - 1, e), k = e - v.start[i];
+    int rd, cd;
+    sps_hs_digit(g, key[e], g.depth - 1, &rd, &cd);
+    unsigned char *p = pool + sps_hs_node_off(&v, i);
+    const unsigned char *src = val + (size_t)perm[e] * vsize;
+    const int t = v.type[i];
+    unsigned char *dst;
+    if (t == SPS_HS_DENSE) {
+        const size_t slot = (size_t)rd * g.d + cd;
+        SPS_HS_OR32(p + (slot >> 5) * 4, 1u << (slot & 31));
+        dst = p + sps_hs_dense_val_at(g.d) + slot * vsize;
+    } else {
+        const uint32_t count = (uint32_t)(v.start[i + 1] - v.start[i]);
+        if (k == 0) *(uint32_t *)(void *)p = count;
+        p[4 + 2 * k] = (unsigned char)rd, p[5 + 2 * k] = (unsigned char)cd;
+        dst = p + sps_hs_val_at(t, sps_hs_pad(t, count), vsize) + (size_t)k * vsize;
+    }
+    for (size_t b = 0; b < vsize; b++) dst[b] = src[b];
+}
+/* child j (level c, l + 1) into its parent (level p, l): its reference */
+static inline SPS_HS_HD void sps_hs_fill_child(int64_t j, sps_hs_geom g, int l, const uint64_t *key, sps_hs_level p,
+                                               sps_hs_level c, unsigned char *pool)
+{
+    const int64_t q = sps_hs_floor(p.cb, p.n, j), k = j - p.cb[q];
+    int rd, cd;
+    sps_hs_digit(g, key[c.start[j]], l, &rd, &cd);
+    const uint32_t ref = SPS_HS_REF(sps_hs_node_off(&c, j), c.type[j]);
+    unsigned char *o = pool + sps_hs_node_off(&p, q);
+    const int t = p.type[q];
+    if (t == SPS_HS_DENSE) {
+        *(uint32_t *)(void *)(o + ((size_t)rd * g.d + cd) * 4) = ref;
+        return;
+    }
+    const uint32_t count = (uint32_t)(p.cb[q + 1] - p.cb[q]);
+    if (k == 0) *(uint32_t *)(void *)o = count;
+    o[4 + 2 * k] = (unsigned char)rd, o[5 + 2 * k] = (unsigned char)cd;
+    *(uint32_t *)(void *)(o + sps_hs_val_at(t, sps_hs_pad(t, count), 4) + (size_t)k * 4) = ref;
+}
+
 #if !defined(__CUDACC__)
 #include <string.h>
 /* Every leaf of H below the node ref at level l with corner (r0, c0), in tree order
@@ -105,11 +270,13 @@ static inline void sps_hs_leaves(const sps_hisparse *H, sps_hs_leaf_fn fn, void 
 /* The product's schedule (formats/hisparse.c builds it with the tree, once: the tree is
  * static, so the queues of the paper's scheduler are made at construction and a product
  * is one pass over them, with no traversal and no host round trip a level).  Work items:
- * sparse leaves' entries in runs of at most SPS_HS_RUN (a leaf's segments, in tree
- * order), packed into warps of at most SPS_HS_RUN entries (warp w takes segments
- * [warp_seg[w], warp_seg[w + 1]): a thread an entry, so every thread has one entry's
- * work whether the leaves hold 1 entry or 1000); a dense leaf whole (a block: a warp a
- * row, or a column for A^T). */
+ * the sparse leaves' entries, in tree order, form one stream cut into windows of
+ * SPS_HS_RUN; warp w takes window w (every warp full but the last: a thread an entry,
+ * so every thread has one entry's work whether the leaves hold 1 entry or 1000), as the
+ * segments [warp_seg[w], warp_seg[w + 1]) that the leaves' runs make where the windows cut
+ * them; a dense leaf whole (a block: a warp a row, or a column for A^T).  Every piece is
+ * placed by prefix sums (a leaf's place in the stream, its segments' first index), so the
+ * backend builds it in parallel. */
 #define SPS_HS_RUN 32
 typedef struct {
     uint32_t ref;          /* the leaf */
@@ -124,6 +291,69 @@ typedef struct {
     int64_t nsparse, nwarps, ndense;
     int d;
 } sps_hs_sched;
+
+/* The schedule's element steps (after the leaves' level v is built): so, sI, dI are the
+ * exclusive sums over the leaves of their sparse entries, segments and dense flags (N + 1
+ * each); leaf i's items, and the warps' first segments where its runs open a window
+ * (warp_seg[nwarps] = every segment, by the leaf that ends the stream). */
+static inline SPS_HS_HD int64_t sps_hs_segments(int64_t first, int64_t count)
+{
+    return count ? (first + count - 1) / SPS_HS_RUN - first / SPS_HS_RUN + 1 : 0;
+}
+static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uint64_t *key, sps_hs_level v,
+                                             const int64_t *so, const int64_t *sI, const int64_t *dI,
+                                             sps_hs_item *sparse, sps_hs_item *dense, int64_t *warp_seg)
+{
+    sps_index r, c;
+    sps_hs_unkey(g, key[v.start[i]], &r, &c);
+    sps_hs_item it;
+    it.ref = SPS_HS_REF(sps_hs_node_off(&v, i), v.type[i]);
+    it.r0 = r - (r & (g.d - 1)), it.c0 = c - (c & (g.d - 1)), it.first = 0, it.count = 0;
+    if (v.type[i] == SPS_HS_DENSE) {
+        dense[dI[i]] = it;
+        return;
+    }
+    int64_t s = sI[i];
+    for (int64_t pos = so[i], end = so[i + 1]; pos < end; s++) {
+        const int64_t w = pos / SPS_HS_RUN, lim = (w + 1) * SPS_HS_RUN < end ? (w + 1) * SPS_HS_RUN : end;
+        it.first = (uint16_t)(pos - so[i]), it.count = (uint16_t)(lim - pos);
+        if (pos % SPS_HS_RUN == 0) warp_seg[w] = s;
+        sparse[s] = it;
+        if (lim == so[v.n]) warp_seg[(lim + SPS_HS_RUN - 1) / SPS_HS_RUN] = sI[v.n];
+        pos = lim;
+    }
+}
+
+/* The build's kernels, in the index family (kernels/index_kernels.h: values are moved, never
+ * read as numbers); X(P, name, args).  Backend memory throughout; N = v.n. */
+#define SPS_KERNEL_LIST_INDEX_HISPARSE(X, P)                                                                  \
+    /* key (ascending) and perm (each key's CSR position) of the nnz entries of CSR (n rows, sorted      \
+       columns): key = sps_hs_key(g, row, column) */                                                       \
+    X(P, hs_keys, (sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz, const sps_index *rowptr,        \
+                   const sps_index *col, uint64_t *key, sps_index *perm))                                  \
+    /* start[0..k) = the e < nnz with sps_hs_new_node(key, e, shift), ascending, start[k] = nnz, count[0]  \
+       = k (one index); start holds nnz + 1 */                                                             \
+    X(P, hs_starts, (sps_exec *ex, int64_t nnz, const uint64_t *key, int shift, sps_index *start,         \
+                     sps_index *count))                                                                    \
+    /* sps_hs_size_at for every node of v (c: the next level; unused for leaves), then v.S = the         \
+       exclusive sum of the subtrees' bytes (sz: N of scratch); stats[leaf 4 + type] += the nodes of     \
+       each type, stats[8] += the leaves' value slots */                                                   \
+    X(P, hs_sizes, (sps_exec *ex, int d, int leaf, size_t vbytes, sps_hs_level v, sps_hs_level c,         \
+                    int64_t *sz, int64_t *stats))                                                          \
+    /* sps_hs_offset_at for every node of level c (p: its parents' level, p.st set) */                     \
+    X(P, hs_offsets, (sps_exec *ex, sps_hs_level p, sps_hs_level c))                                       \
+    /* sps_hs_fill_entry for every entry (v: the leaves; pool zeroed by the caller) */                     \
+    X(P, hs_fill_leaves, (sps_exec *ex, sps_hs_geom g, size_t vsize, int64_t nnz, const uint64_t *key,   \
+                          const sps_index *perm, const void *val, sps_hs_level v, unsigned char *pool))   \
+    /* sps_hs_fill_child for every node of level c = l + 1 (p: level l) */                                \
+    X(P, hs_fill_inner, (sps_exec *ex, sps_hs_geom g, int l, const uint64_t *key, sps_hs_level p,         \
+                         sps_hs_level c, unsigned char *pool))                                             \
+    /* the schedule's sums over the leaves v (so, sI, dI: N + 1 each; sps_hs_sched_at) */                  \
+    X(P, hs_sched_sums, (sps_exec *ex, sps_hs_level v, int64_t *so, int64_t *sI, int64_t *dI))            \
+    /* sps_hs_sched_at for every leaf */                                                                   \
+    X(P, hs_sched, (sps_exec *ex, sps_hs_geom g, const uint64_t *key, sps_hs_level v, const int64_t *so,  \
+                    const int64_t *sI, const int64_t *dI, sps_hs_item *sparse, sps_hs_item *dense,         \
+                    int64_t *warp_seg))
 
 /* X(P, S, name, args); see kernels/kernels.h. */
 #define SPS_KERNEL_LIST_HISPARSE(X, P, S)                                                                 \

@@ -94,6 +94,8 @@
      * -1 when none.  The values are checked only where bad[0] = -1. */                                   \
     X(P, csr_check, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,        \
                         const sps_index *col, int rsize, int w, const void *val, int64_t *bad))           \
+    /* ---- HiSparse's build (kernels/format_kernels_hisparse.h) */                                      \
+    SPS_KERNEL_LIST_INDEX_HISPARSE(X, P)                                                                   \
     /* ---- vectors of compound entries (kernels/compound_kernels.h): n blocks of d elements of esize     \
      * bytes (4, 8 or 16), to_soa: element c of block j from src[j*d + c] to dst[c*n + j]; else back     \
      * from dst's layout to src's (src and dst do not overlap) */                                         \

@@ -1,6 +1,8 @@
 /* GPU tests of the registered HiSparse format (formats/hisparse.c, kernels/cuda/hisparse.cu):
  * the CUDA context's matrix and the CPU backend's (the same schedule walked in order), each
  * against the long double reference from the input CSR on the same inputs, every scalar type:
+ *   - the GPU build (kernels/cuda/hisparse_build.cu) gives the CPU backend's tree and schedule
+ *     byte for byte;
  *   - the GPU matrix exports its CSR bitwise, and its footprint equals the CPU build's;
  *   - y = alpha op(A) x + beta y for op N and T and each alpha/beta case (y NaN-poisoned
  *     where beta = 0), within the reference's rounding bound;
@@ -12,6 +14,7 @@
  *     on the GPU context equals the CPU context's sum bitwise (test_hisparse checks that sum
  *     against the tree oracle).
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
+#include "formats/hisparse.h"
 #include "testutil.h"
 #include "test_gpu_util.h"
 
@@ -36,6 +39,23 @@ static void check(const tu_shape *s, sps_scalar t, int d)
         goto out;
     TU_CHECK_EXPORT(g_gpu, Bg, &h, "%s [%s] d=%d: the GPU matrix does not export its CSR", s->name,
                     sps_scalar_name(t), d);
+    {   /* the GPU build is the CPU backend's byte for byte (test_hisparse holds that one to the host
+           builder): the tree, its counts, and the schedule */
+        sps_hisparse_copy cc, cg;
+        memset(&cg, 0, sizeof cg);
+        if (TU_OK(g_cpu, sps_hisparse_download(Bc, &cc)) && TU_OK(g_gpu, sps_hisparse_download(Bg, &cg)))
+            TU_CHECK(cc.H.bytes == cg.H.bytes && cc.H.root == cg.H.root && cc.H.leaf_slots == cg.H.leaf_slots &&
+                         !memcmp(cc.H.nodes, cg.H.nodes, sizeof cc.H.nodes) &&
+                         !memcmp(cc.H.pool, cg.H.pool, cc.H.bytes) && cc.nsparse == cg.nsparse &&
+                         cc.ndense == cg.ndense && cc.nwarps == cg.nwarps &&
+                         (!cc.nsparse || (!memcmp(cc.sparse, cg.sparse, (size_t)cc.nsparse * sizeof *cc.sparse) &&
+                                          !memcmp(cc.warp_seg, cg.warp_seg, ((size_t)cc.nwarps + 1) * sizeof *cc.warp_seg))) &&
+                         (!cc.ndense || !memcmp(cc.dense, cg.dense, (size_t)cc.ndense * sizeof *cc.dense)),
+                     "%s [%s] d=%d: the GPU build's tree or schedule differs from the CPU's (%zu / %zu bytes, %lld / %lld "
+                     "segments)", s->name, sps_scalar_name(t), d, cg.H.bytes, cc.H.bytes, (long long)cg.nsparse,
+                     (long long)cc.nsparse);
+        sps_hisparse_copy_free(&cc), sps_hisparse_copy_free(&cg);
+    }
     sps_matrix_info_t ic, ig;
     if (TU_OK(g_cpu, sps_matrix_info(Bc, &ic)) && TU_OK(g_gpu, sps_matrix_info(Bg, &ig)))
         TU_CHECK(ic.bytes == ig.bytes && ic.stored_entries == ig.stored_entries && ig.backend == SPS_BACKEND_CUDA,

@@ -266,6 +266,64 @@ static void check(const shape *s, sps_scalar t, int d)
     sps_hisparse_free(&H);
 }
 
+/* The schedule the split rule gives, walked serially over the tree's leaves (the oracle of
+ * the backend's prefix-sum build): sparse leaves' entries as one stream cut every
+ * SPS_HS_RUN, a segment a piece; a dense leaf an item. */
+typedef struct {
+    const sps_hisparse *H;
+    sps_hs_item *sparse, *dense;
+    int64_t *warp_seg, ns, nd, pos;
+} sched_oracle;
+
+static void oracle_leaf(void *ctx, uint32_t ref, sps_index r0, sps_index c0)
+{
+    sched_oracle *q = ctx;
+    sps_hs_item it = {.ref = ref, .r0 = r0, .c0 = c0};
+    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
+        q->dense[q->nd++] = it;
+        return;
+    }
+    uint32_t count;
+    memcpy(&count, q->H->pool + SPS_HS_OFF(ref), 4);
+    for (uint32_t f = 0; f < count;) {
+        const uint32_t room = (uint32_t)(SPS_HS_RUN - q->pos % SPS_HS_RUN), c = count - f < room ? count - f : room;
+        if (q->pos % SPS_HS_RUN == 0) q->warp_seg[q->pos / SPS_HS_RUN] = q->ns;
+        it.first = (uint16_t)f, it.count = (uint16_t)c;
+        q->sparse[q->ns++] = it;
+        f += c, q->pos += c;
+    }
+}
+
+/* A registered matrix's tree and schedule (sps_hisparse_download) against the host builder's
+ * tree and the oracle's schedule: the same bytes.  Shared with test_gpu_hisparse. */
+static int same_build(sps_context ctx, sps_matrix B, const shape *s, sps_scalar t, int d, const void *val)
+{
+    sps_hisparse_copy c;
+    sps_hisparse H;
+    if (!TU_OK(ctx, sps_hisparse_download(B, &c))) return 0;
+    if (!TU_OK(g_ctx, sps_hisparse_from_csr(g_ctx, s->n, s->m, s->rowptr, s->col, val, sps_scalar_size(t), d, &H))) {
+        sps_hisparse_copy_free(&c);
+        return 0;
+    }
+    int ok = c.H.bytes == H.bytes && c.H.root == H.root && c.H.depth == H.depth && c.H.leaf_slots == H.leaf_slots &&
+             !memcmp(c.H.nodes, H.nodes, sizeof H.nodes) && !memcmp(c.H.pool, H.pool, H.bytes);
+    const int64_t cap = H.nnz + 2;
+    sched_oracle q = {.H = &H, .sparse = tu_xcalloc((size_t)cap, sizeof(sps_hs_item)),
+                      .dense = tu_xcalloc((size_t)cap, sizeof(sps_hs_item)),
+                      .warp_seg = tu_xcalloc((size_t)cap, sizeof(int64_t))};
+    sps_hs_leaves(&H, oracle_leaf, &q);
+    const int64_t nw = (q.pos + SPS_HS_RUN - 1) / SPS_HS_RUN;
+    q.warp_seg[nw] = q.ns;
+    ok = ok && c.nsparse == q.ns && c.ndense == q.nd && c.nwarps == (q.ns ? nw : 0) &&
+         (!q.ns || (!memcmp(c.sparse, q.sparse, (size_t)q.ns * sizeof *q.sparse) &&
+                    !memcmp(c.warp_seg, q.warp_seg, ((size_t)nw + 1) * sizeof *q.warp_seg))) &&
+         (!q.nd || !memcmp(c.dense, q.dense, (size_t)q.nd * sizeof *q.dense));
+    free(q.sparse), free(q.dense), free(q.warp_seg);
+    sps_hisparse_free(&H);
+    sps_hisparse_copy_free(&c);
+    return ok;
+}
+
 /* The registered format (sps_matrix_convert to SPS_FMT_HISPARSE with option node-size d):
  * exact export, SpMV and SpMV^T through an operator against the long double reference for
  * every alpha/beta case (y poisoned where beta = 0), the footprint in sps_matrix_info. */
@@ -284,6 +342,9 @@ static void check_format(const shape *s, sps_scalar t, int d, void *val)
         goto out;
     TU_CHECK_EXPORT(g_ctx, B, &h, "%s [%s] d=%d: registered hisparse does not export its CSR", s->name,
                     sps_scalar_name(t), d);
+    TU_CHECK(same_build(g_ctx, B, s, t, d, val),
+             "%s [%s] d=%d: the backend build's tree or schedule differs from the host builder's", s->name,
+             sps_scalar_name(t), d);
     sps_matrix_info_t info;
     if (TU_OK(g_ctx, sps_matrix_info(B, &info)))
         TU_CHECK(info.format == SPS_FMT_HISPARSE && info.bytes >= 16 && info.stored_entries >= info.nnz &&
@@ -298,6 +359,23 @@ static void check_format(const shape *s, sps_scalar t, int d, void *val)
                      mode ? "^T" : "", tu_ab_name[ab], w);
         }
 out:
+    sps_options_destroy(o);
+    sps_matrix_destroy(B);
+    sps_matrix_destroy(A);
+}
+
+/* the backend build alone at node size d (the product is check_format's) */
+static void build_only(const shape *s, sps_scalar t, int d, void *val)
+{
+    sps_matrix A = NULL, B = NULL;
+    char dv[8];
+    snprintf(dv, sizeof dv, "%d", d);
+    sps_options o = tu_fopts(SPS_FMT_HISPARSE, "node-size", dv, NULL);
+    if (o && TU_OK(g_ctx, sps_matrix_from_csr(g_ctx, s->n, s->m, s->rowptr, s->col, val, t, &A)) &&
+        TU_OK(g_ctx, sps_matrix_convert(A, SPS_FMT_HISPARSE, o, &B)))
+        TU_CHECK(same_build(g_ctx, B, s, t, d, val),
+                 "%s [%s] d=%d: the backend build's tree or schedule differs from the host builder's", s->name,
+                 sps_scalar_name(t), d);
     sps_options_destroy(o);
     sps_matrix_destroy(B);
     sps_matrix_destroy(A);
@@ -332,6 +410,7 @@ int main(void)
             for (int di = 0; di < 5; di++) check(&sh[si], tu_all_types[ti], ds[di]);
             void *val = tu_shape_values(&g_rng, tu_all_types[ti], sh[si].nnz, 1);
             check_format(&sh[si], tu_all_types[ti], si % 2 ? 4 : 128, val);
+            for (int di = 0; di < 5; di++) build_only(&sh[si], tu_all_types[ti], ds[di], val);
             free(val);
         }
     {

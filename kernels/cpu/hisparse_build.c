@@ -1,0 +1,121 @@
+/* The CPU build of a HiSparse tree (kernels/format_kernels_hisparse.h: the hs_* kernels of
+ * the index family), the oracle of kernels/cuda/hisparse_build.cu: the same element steps
+ * (sps_hs_size_at, sps_hs_fill_entry, ...) in loops, the sort an LSD radix sort (keys are
+ * distinct, so every sort gives the same order), the prefix sums serial.  The host's
+ * recursive builder (formats/hisparse.c) is the oracle of both: tests/test_hisparse.c
+ * checks the pools byte for byte. */
+#include "kernels/cpu/common.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+sps_status sps_cpu_hs_keys(sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz, const sps_index *rowptr,
+                           const sps_index *col, uint64_t *key, sps_index *perm)
+{
+    if (nnz <= 0) return SPS_OK;
+    uint64_t *k2 = malloc((size_t)nnz * sizeof *k2);
+    sps_index *p2 = malloc((size_t)nnz * sizeof *p2);
+    if (!k2 || !p2) {
+        free(k2), free(p2);
+        return sps_kerror(ex, SPS_ERR_ALLOC, "hs_keys: out of host memory for %lld keys", (long long)nnz);
+    }
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++)
+            key[k] = sps_hs_key(g, (uint64_t)i, (uint64_t)col[k]), perm[k] = k;
+    /* 8 bits a pass, stable: key/perm -> k2/p2 -> key/perm ...; an odd pass count ends in k2 */
+    const int bits = sps_hs_key_bits(g);
+    uint64_t *ka = key, *kb = k2;
+    sps_index *pa = perm, *pb = p2;
+    for (int sh = 0; sh < bits; sh += 8) {
+        int64_t cnt[257] = {0};
+        for (int64_t e = 0; e < nnz; e++) cnt[((ka[e] >> sh) & 255) + 1]++;
+        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
+        for (int64_t e = 0; e < nnz; e++) {
+            const int64_t to = cnt[(ka[e] >> sh) & 255]++;
+            kb[to] = ka[e], pb[to] = pa[e];
+        }
+        uint64_t *tk = ka;
+        ka = kb, kb = tk;
+        sps_index *tp = pa;
+        pa = pb, pb = tp;
+    }
+    if (ka != key) {
+        memcpy(key, ka, (size_t)nnz * sizeof *key);
+        memcpy(perm, pa, (size_t)nnz * sizeof *perm);
+    }
+    free(k2), free(p2);
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_starts(sps_exec *ex, int64_t nnz, const uint64_t *key, int shift, sps_index *start,
+                             sps_index *count)
+{
+    (void)ex;
+    sps_index k = 0;
+    for (int64_t e = 0; e < nnz; e++)
+        if (sps_hs_new_node(key, e, shift)) start[k++] = (sps_index)e;
+    start[k] = (sps_index)nnz;
+    count[0] = k;
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_sizes(sps_exec *ex, int d, int leaf, size_t vbytes, sps_hs_level v, sps_hs_level c, int64_t *sz,
+                            int64_t *stats)
+{
+    (void)ex;
+    for (int64_t i = 0; i < v.n; i++) {
+        int64_t slots;
+        sps_hs_size_at(i, d, leaf, vbytes, v, c, sz, &slots);
+        stats[leaf * 4 + v.type[i]]++;
+        stats[8] += slots;
+    }
+    v.S[0] = 0;
+    for (int64_t i = 0; i < v.n; i++) v.S[i + 1] = v.S[i] + sz[i];
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_offsets(sps_exec *ex, sps_hs_level p, sps_hs_level c)
+{
+    (void)ex;
+    for (int64_t j = 0; j < c.n; j++) sps_hs_offset_at(j, p, c);
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_fill_leaves(sps_exec *ex, sps_hs_geom g, size_t vsize, int64_t nnz, const uint64_t *key,
+                                  const sps_index *perm, const void *val, sps_hs_level v, unsigned char *pool)
+{
+    (void)ex;
+    for (int64_t e = 0; e < nnz; e++) sps_hs_fill_entry(e, g, vsize, key, perm, val, v, pool);
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_fill_inner(sps_exec *ex, sps_hs_geom g, int l, const uint64_t *key, sps_hs_level p,
+                                 sps_hs_level c, unsigned char *pool)
+{
+    (void)ex;
+    for (int64_t j = 0; j < c.n; j++) sps_hs_fill_child(j, g, l, key, p, c, pool);
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_sched_sums(sps_exec *ex, sps_hs_level v, int64_t *so, int64_t *sI, int64_t *dI)
+{
+    (void)ex;
+    so[0] = sI[0] = dI[0] = 0;
+    for (int64_t i = 0; i < v.n; i++) {
+        const int dense = v.type[i] == SPS_HS_DENSE;
+        const int64_t cnt = dense ? 0 : v.start[i + 1] - v.start[i];
+        so[i + 1] = so[i] + cnt;
+        sI[i + 1] = sI[i] + sps_hs_segments(so[i], cnt);
+        dI[i + 1] = dI[i] + dense;
+    }
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_sched(sps_exec *ex, sps_hs_geom g, const uint64_t *key, sps_hs_level v, const int64_t *so,
+                            const int64_t *sI, const int64_t *dI, sps_hs_item *sparse, sps_hs_item *dense,
+                            int64_t *warp_seg)
+{
+    (void)ex;
+    for (int64_t i = 0; i < v.n; i++) sps_hs_sched_at(i, g, key, v, so, sI, dI, sparse, dense, warp_seg);
+    return SPS_OK;
+}

@@ -1,0 +1,242 @@
+/* CUDA build of a HiSparse tree (the hs_* kernels of the index family,
+ * kernels/format_kernels_hisparse.h; the steps: formats/hisparse.c, hisparse_build; the CPU
+ * oracle: kernels/cpu/hisparse_build.c).  The paper's top-down binning is one sort: every
+ * entry's key holds its digits at every level, so a CUB radix sort of (key, position) over
+ * the key's 2 (lg (depth - 1) + tb) bits puts the entries in tree order, each node a run
+ * of them.  The rest is a thread an element running the same element step as the CPU
+ * (sps_hs_*_at): level by level, the node starts (flags, a scan, a scatter), bottom-up
+ * the nodes' sizes and the subtrees' byte sums (cub::DeviceScan), top-down each subtree's
+ * start in the pool (one allocation, zeroed), then every entry and every child reference
+ * written in place (a dense leaf's occupancy bits by atomicOr), and the product's
+ * schedule from the leaves by prefix sums.  Nothing waits for the device here: the host
+ * reads a level's node count between levels (formats/hisparse.c). */
+#include "kernels/cuda/common.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+
+namespace {
+
+struct hs_key_op {
+    sps_hs_geom g;
+    sps_index n;
+    const sps_index *rowptr, *col;
+    uint64_t *key;
+    sps_index *pos;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i)
+    {
+        for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++)
+            key[k] = sps_hs_key(g, (uint64_t)i, (uint64_t)col[k]), pos[k] = k;
+    }
+};
+
+struct hs_flag_op {
+    const uint64_t *key;
+    int shift;
+    sps_index *flag;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index e) { flag[e] = sps_hs_new_node(key, e, shift); }
+};
+
+/* flag -> start[at[e]] = e; the last thread also writes the count and start[count] = nnz */
+struct hs_place_op {
+    const uint64_t *key;
+    int shift;
+    const sps_index *at; /* exclusive sums of the flags, nnz + 1 */
+    int64_t nnz;
+    sps_index *start, *count;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index e)
+    {
+        if (sps_hs_new_node(key, e, shift)) start[at[e]] = e;
+        if (e == nnz - 1) start[at[nnz]] = (sps_index)nnz, count[0] = at[nnz];
+    }
+};
+
+/* the node sizes, and the per-type node counts and slots summed a warp at a time */
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    hs_size_kernel(int d, int leaf, size_t vbytes, sps_hs_level v, sps_hs_level c, int64_t *sz,
+                   unsigned long long *stats)
+{
+    unsigned long long cnt[4] = {0, 0, 0, 0}, slots = 0;
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < v.n; i += stride) {
+        int64_t s;
+        sps_hs_size_at(i, d, leaf, vbytes, v, c, sz, &s);
+        cnt[v.type[i]]++;
+        slots += (unsigned long long)s;
+    }
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) {
+#pragma unroll
+        for (int t = 0; t < 4; t++) cnt[t] += __shfl_down_sync(0xffffffffu, cnt[t], o);
+        slots += __shfl_down_sync(0xffffffffu, slots, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        for (int t = 0; t < 4; t++)
+            if (cnt[t]) atomicAdd(stats + leaf * 4 + t, cnt[t]);
+        if (slots) atomicAdd(stats + 8, slots);
+    }
+}
+
+struct hs_offset_op {
+    sps_hs_level p, c;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index j) { sps_hs_offset_at(j, p, c); }
+};
+
+struct hs_entry_op {
+    sps_hs_geom g;
+    size_t vsize;
+    const uint64_t *key;
+    const sps_index *perm;
+    const unsigned char *val;
+    sps_hs_level v;
+    unsigned char *pool;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index e) { sps_hs_fill_entry(e, g, vsize, key, perm, val, v, pool); }
+};
+
+struct hs_child_op {
+    sps_hs_geom g;
+    int l;
+    const uint64_t *key;
+    sps_hs_level p, c;
+    unsigned char *pool;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index j) { sps_hs_fill_child(j, g, l, key, p, c, pool); }
+};
+
+/* a leaf's sparse entries and dense flag (the first sums' terms) */
+struct hs_count_op {
+    sps_hs_level v;
+    int64_t *cnt, *dn;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i)
+    {
+        const int dense = v.type[i] == SPS_HS_DENSE;
+        cnt[i] = dense ? 0 : v.start[i + 1] - v.start[i];
+        dn[i] = dense;
+    }
+};
+
+struct hs_nseg_op {
+    const int64_t *so;
+    int64_t *ns;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i) { ns[i] = sps_hs_segments(so[i], so[i + 1] - so[i]); }
+};
+
+struct hs_sched_op {
+    sps_hs_geom g;
+    const uint64_t *key;
+    sps_hs_level v;
+    const int64_t *so, *sI, *dI;
+    sps_hs_item *sparse, *dense;
+    int64_t *warp_seg;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index i) { sps_hs_sched_at(i, g, key, v, so, sI, dI, sparse, dense, warp_seg); }
+};
+
+} // namespace
+
+extern "C" sps_status sps_cuda_hs_keys(sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz, const sps_index *rowptr,
+                                       const sps_index *col, uint64_t *key, sps_index *perm)
+{
+    if (nnz <= 0) return SPS_OK;
+    if (nnz >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_keys: %lld entries (fewer than %d)", (long long)nnz, INT32_MAX);
+    cudaStream_t s = sps_custream(ex);
+    const int bits = sps_hs_key_bits(g) > 0 ? sps_hs_key_bits(g) : 1;
+    size_t temp = 0;
+    SPS_CU(ex, cub::DeviceRadixSort::SortPairs(NULL, temp, (const uint64_t *)NULL, (uint64_t *)NULL,
+                                                (const sps_index *)NULL, (sps_index *)NULL, (int)nnz, 0, bits, s));
+    const size_t a = 256, kb = ((size_t)nnz * sizeof(uint64_t) + a - 1) / a * a,
+                 ib = ((size_t)nnz * sizeof(sps_index) + a - 1) / a * a;
+    unsigned char *ws = NULL;
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, kb + ib + temp));
+    uint64_t *kin = (uint64_t *)ws;
+    sps_index *pin = (sps_index *)(ws + kb);
+    sps_status st = sps_cuda_foreach(ex, n, hs_key_op{g, n, rowptr, col, kin, pin});
+    if (st == SPS_OK) {
+        const cudaError_t e =
+            cub::DeviceRadixSort::SortPairs(ws + kb + ib, temp, kin, key, pin, perm, (int)nnz, 0, bits, s);
+        if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "HiSparse key sort (CUB DeviceRadixSort)", __FILE__, __LINE__);
+    }
+    sps_exec_release(ex, ws);
+    return st;
+}
+
+extern "C" sps_status sps_cuda_hs_starts(sps_exec *ex, int64_t nnz, const uint64_t *key, int shift, sps_index *start,
+                                         sps_index *count)
+{
+    cudaStream_t s = sps_custream(ex);
+    if (nnz <= 0) {
+        SPS_CU(ex, cudaMemsetAsync(start, 0, sizeof *start, s));
+        SPS_CU(ex, cudaMemsetAsync(count, 0, sizeof *count, s));
+        return SPS_OK;
+    }
+    if (nnz >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_starts: %lld entries", (long long)nnz);
+    sps_index *ws = NULL;
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, (2 * (size_t)nnz + 1) * sizeof *ws));
+    sps_index *flag = ws, *at = ws + nnz;
+    sps_status st = sps_cuda_foreach(ex, (sps_index)nnz, hs_flag_op{key, shift, flag});
+    if (st == SPS_OK) st = sps_cu_scan_index(ex, flag, at, nnz, "HiSparse node starts (scan)");
+    if (st == SPS_OK) st = sps_cuda_foreach(ex, (sps_index)nnz, hs_place_op{key, shift, at, nnz, start, count});
+    sps_exec_release(ex, ws);
+    return st;
+}
+
+extern "C" sps_status sps_cuda_hs_sizes(sps_exec *ex, int d, int leaf, size_t vbytes, sps_hs_level v, sps_hs_level c,
+                                        int64_t *sz, int64_t *stats)
+{
+    if (v.n <= 0) return SPS_OK;
+    hs_size_kernel<<<sps_cu_grid(ex, v.n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(d, leaf, vbytes, v, c, sz,
+                                                                                 (unsigned long long *)stats);
+    SPS_CU_LAUNCHED(ex, "hs_size_kernel");
+    return sps_cu_scan_i64(ex, sz, v.S, v.n, "HiSparse subtree bytes (scan)");
+}
+
+extern "C" sps_status sps_cuda_hs_offsets(sps_exec *ex, sps_hs_level p, sps_hs_level c)
+{
+    return sps_cuda_foreach(ex, c.n, hs_offset_op{p, c});
+}
+
+extern "C" sps_status sps_cuda_hs_fill_leaves(sps_exec *ex, sps_hs_geom g, size_t vsize, int64_t nnz, const uint64_t *key,
+                                              const sps_index *perm, const void *val, sps_hs_level v, unsigned char *pool)
+{
+    return sps_cuda_foreach(ex, (sps_index)nnz, hs_entry_op{g, vsize, key, perm, (const unsigned char *)val, v, pool});
+}
+
+extern "C" sps_status sps_cuda_hs_fill_inner(sps_exec *ex, sps_hs_geom g, int l, const uint64_t *key, sps_hs_level p,
+                                             sps_hs_level c, unsigned char *pool)
+{
+    return sps_cuda_foreach(ex, c.n, hs_child_op{g, l, key, p, c, pool});
+}
+
+extern "C" sps_status sps_cuda_hs_sched_sums(sps_exec *ex, sps_hs_level v, int64_t *so, int64_t *sI, int64_t *dI)
+{
+    if (v.n <= 0) {
+        cudaStream_t s = sps_custream(ex);
+        SPS_CU(ex, cudaMemsetAsync(so, 0, sizeof *so, s));
+        SPS_CU(ex, cudaMemsetAsync(sI, 0, sizeof *sI, s));
+        SPS_CU(ex, cudaMemsetAsync(dI, 0, sizeof *dI, s));
+        return SPS_OK;
+    }
+    int64_t *ws = NULL;
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, 2 * (size_t)v.n * sizeof *ws));
+    int64_t *cnt = ws, *dn = ws + v.n;
+    sps_status st = sps_cuda_foreach(ex, v.n, hs_count_op{v, cnt, dn});
+    if (st == SPS_OK) st = sps_cu_scan_i64(ex, cnt, so, v.n, "HiSparse schedule: sparse entries (scan)");
+    if (st == SPS_OK) st = sps_cu_scan_i64(ex, dn, dI, v.n, "HiSparse schedule: dense leaves (scan)");
+    if (st == SPS_OK) st = sps_cuda_foreach(ex, v.n, hs_nseg_op{so, cnt}); /* cnt is read: reuse it */
+    if (st == SPS_OK) st = sps_cu_scan_i64(ex, cnt, sI, v.n, "HiSparse schedule: segments (scan)");
+    sps_exec_release(ex, ws);
+    return st;
+}
+
+extern "C" sps_status sps_cuda_hs_sched(sps_exec *ex, sps_hs_geom g, const uint64_t *key, sps_hs_level v,
+                                        const int64_t *so, const int64_t *sI, const int64_t *dI, sps_hs_item *sparse,
+                                        sps_hs_item *dense, int64_t *warp_seg)
+{
+    return sps_cuda_foreach(ex, v.n, hs_sched_op{g, key, v, so, sI, dI, sparse, dense, warp_seg});
+}
