@@ -184,6 +184,12 @@ sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h);
  *  them; sizes checked as every builder does. */
 sps_status sps_matrix_from_backend_csr(sps_context ctx, const sps_csr_store *src, sps_index n, sps_index m,
                                       int64_t nnz, sps_entry_desc e, sps_scalar t, sps_format fmt, sps_matrix *out);
+/** A matrix of format fmt (options opt, or NULL: the defaults) of n x m scalar entries of type
+ *  t, nnz of them, whose store build(A, arg, options) makes: for a format's own builders that
+ *  start from neither CSR (HiSparse's sum, formats/hisparse.c). */
+sps_status sps_matrix_build(sps_context ctx, sps_format fmt, sps_options opt, sps_index n, sps_index m, int64_t nnz,
+                            sps_scalar t, sps_status (*build)(sps_matrix A, void *arg, sps_options opt), void *arg,
+                            sps_matrix *out);
 /** The checks of every builder on sizes, entry type and scalar (fn: the public call, in messages). */
 sps_status sps_matrix_entry_args(sps_context ctx, const char *fn, sps_index n, sps_index m, sps_entry_desc e,
                                  sps_scalar t);

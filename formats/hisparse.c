@@ -5,10 +5,10 @@
  * or A^T); the products by scalar type; and C = alpha op(A) + beta op(B) by the paper's
  * dual traversal of both trees (the oracle of a GPU version), with the route through CSR
  * (both operands walked to CSR, merged row by row, the result built as a tree) as its
- * oracle and for node sizes that differ.  sps_matrix_add (the public call) still takes the
- * CSR route: its result is built as a registered matrix from host CSR.  The registered
- * format, built on the backend by sorted keys and prefix sums (hisparse_build), is at the
- * end; this recursive builder is its oracle. */
+ * oracle and for node sizes that differ.  The registered format, built on the backend by
+ * sorted keys and prefix sums (hisparse_build), and the public sum sps_matrix_add (lists of
+ * keys, one sort, the build from keys) are at the end; the recursive builder and the dual
+ * traversal here are their oracles. */
 #include "formats/hisparse.h"
 #include "formats/csr_backend.h"
 
@@ -572,7 +572,10 @@ static sps_status fetch(sps_context ctx, void *dst, const void *src, size_t byte
     return sps_dcopy(ctx, dst, src, bytes, SPS_COPY_D2H);
 }
 
-static sps_status hisparse_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
+/* B->store from B->nnz distinct entries in tree order (steps 2-6): their keys (sorted) and
+ * values of B's type (entry e's at val[perm[e]], or val[e] where perm is NULL). */
+static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *key, const sps_index *perm,
+                                 const void *val)
 {
     sps_context ctx = B->ctx;
     const sps_idx_kernels *k = sps_kidx(ctx);
@@ -590,16 +593,12 @@ static sps_status hisparse_build(sps_matrix B, const sps_csr_store *src, sps_opt
         return sps_dzero(ctx, S->dpool, 16);
     }
     hs_levels L = {.ctx = ctx, .depth = (int)D};
-    uint64_t *key = NULL;
-    sps_index *perm = NULL, *tmp = NULL, *cnt = NULL;
+    sps_index *tmp = NULL, *cnt = NULL;
     int64_t *sz = NULL, *stats = NULL, *sums = NULL;
     sps_status st;
     const size_t e1 = (size_t)nnz + 1;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&key, (size_t)nnz * sizeof *key), done);
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&perm, (size_t)nnz * sizeof *perm), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&tmp, e1 * sizeof *tmp), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&cnt, sizeof *cnt), done);
-    SPS_CHECK_GOTO(st, k->hs_keys(sps_ex(ctx), g, B->n, nnz, src->rowptr, src->col, key, perm), done);
     /* 2. each level's node starts */
     for (int l = 0; l < D; l++) {
         sps_hs_level *v = &L.lv[l];
@@ -641,7 +640,7 @@ static sps_status hisparse_build(sps_matrix B, const sps_csr_store *src, sps_opt
     }
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dpool, H->bytes), done);
     SPS_CHECK_GOTO(st, sps_dzero(ctx, S->dpool, H->bytes), done);
-    SPS_CHECK_GOTO(st, k->hs_fill_leaves(sps_ex(ctx), g, vs, nnz, key, perm, src->val, L.lv[D - 1], S->dpool), done);
+    SPS_CHECK_GOTO(st, k->hs_fill_leaves(sps_ex(ctx), g, vs, nnz, key, perm, val, L.lv[D - 1], S->dpool), done);
     for (int l = 0; l + 1 < D; l++)
         SPS_CHECK_GOTO(st, k->hs_fill_inner(sps_ex(ctx), g, l, key, L.lv[l], L.lv[l + 1], S->dpool), done);
     uint8_t rtype;
@@ -669,8 +668,28 @@ static sps_status hisparse_build(sps_matrix B, const sps_csr_store *src, sps_opt
     SPS_CHECK_GOTO(st, k->hs_sched(sps_ex(ctx), g, key, *lf, so, sI, dI, S->dsparse, S->ddense, S->dwarp), done);
 done: /* freed in stream order, after the kernels that read them */
     levels_free(&L);
-    sps_dfree(ctx, key), sps_dfree(ctx, perm), sps_dfree(ctx, tmp), sps_dfree(ctx, cnt);
+    sps_dfree(ctx, tmp), sps_dfree(ctx, cnt);
     sps_dfree(ctx, sz), sps_dfree(ctx, stats), sps_dfree(ctx, sums);
+    return st;
+}
+
+/* from backend CSR: the keys (step 1), then the tree */
+static sps_status hisparse_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
+{
+    sps_context ctx = B->ctx;
+    sps_hisparse h;
+    sps_hs_geom g;
+    SPS_CHECK(hs_geometry(ctx, B->n, B->m, B->nnz, sps_scalar_size(B->t), sps_opt_int(opt, "node-size"), &h, &g));
+    if (B->nnz == 0) return hs_store_build(B, opt, NULL, NULL, NULL);
+    uint64_t *key = NULL;
+    sps_index *perm = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&key, (size_t)B->nnz * sizeof *key), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&perm, (size_t)B->nnz * sizeof *perm), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->hs_keys(sps_ex(ctx), g, B->n, B->nnz, src->rowptr, src->col, key, perm), done);
+    st = hs_store_build(B, opt, key, perm, src->val);
+done:
+    sps_dfree(ctx, key), sps_dfree(ctx, perm);
     return st;
 }
 
@@ -764,24 +783,67 @@ void sps_hisparse_copy_free(sps_hisparse_copy *c)
 }
 
 /* ---------------------------------------------------------------- C = alpha op(A) + beta op(B) */
-/* op(M) as host CSR for the addition: a HiSparse M's tree (its pool downloaded) walked back,
- * the transpose by the walk; any other M's host CSR, transposed on the host for op T. */
-static sps_status op_csr(sps_matrix M, int trans, sps_csr_host *out)
+/* C = alpha op(A) + beta op(B) on the backend that holds A and B (kernels/format_kernels_hisparse.h,
+ * "C = op(A) + op(B) on the backend"): each operand's entries listed from its schedule with
+ * their keys in C's geometry (a transposed operand's coordinates swapped: no transpose is
+ * built), one stable sort of both lists, the distinct keys and their values, then the tree
+ * from sorted keys (hs_store_build, steps 2-6 of the build).  A and B may differ in node size
+ * from C and from each other.  An operand of another format is converted to hisparse on its
+ * backend first (with C's options): the issue's conversion path for CSR inputs. */
+typedef struct {
+    const uint64_t *key;
+    const void *val;
+} hs_sum;
+
+static sps_status sum_build(sps_matrix C, void *arg, sps_options opt)
 {
-    memset(out, 0, sizeof *out);
-    if (M->ops == &sps_format_hisparse) {
-        const hs_store *S = M->store;
-        sps_hisparse H = S->H;
-        SPS_CHECK(sps_ddownload(M->ctx, (void **)&H.pool, S->dpool, S->H.bytes, "the HiSparse tree"));
-        const sps_status st = tree_csr(M->ctx, M->t, &H, trans, out);
-        free(H.pool);
-        return st;
-    }
-    if (!trans) return sps_matrix_to_host(M, out);
-    sps_csr_host h;
-    SPS_CHECK(sps_matrix_to_host(M, &h));
-    const sps_status st = sps_csr_host_transpose(M->ctx, &h, out);
-    sps_csr_host_free(&h);
+    const hs_sum *u = arg;
+    return hs_store_build(C, opt, u->key, NULL, u->val);
+}
+
+static sps_hs_sched store_sched(const hs_store *S)
+{
+    return (sps_hs_sched){.pool = S->dpool, .sparse = S->dsparse, .dense = S->ddense, .warp_seg = S->dwarp,
+                          .nsparse = S->nsparse, .nwarps = S->nwarps, .ndense = S->ndense, .d = S->H.d};
+}
+
+/* the sum of hisparse A and B (checked by the caller), C's options opt (not NULL) */
+static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta, sps_matrix B, int tb, sps_options opt,
+                            sps_matrix *C)
+{
+    sps_context ctx = A->ctx;
+    const sps_idx_kernels *k = sps_kidx(ctx);
+    const sps_index n = ta ? A->m : A->n, m = ta ? A->n : A->m;
+    const size_t vs = sps_scalar_size(A->t);
+    sps_hisparse h;
+    sps_hs_geom g;
+    SPS_CHECK(hs_geometry(ctx, n, m, 0, vs, sps_opt_int(opt, "node-size"), &h, &g));
+    const sps_hs_sched xa = store_sched(A->store), xb = store_sched(B->store);
+    const int64_t ca = sps_hs_list_slots(xa), cb = sps_hs_list_slots(xb), nv = A->nnz + B->nnz;
+    uint64_t *key = NULL, *src = NULL, *ukey = NULL;
+    sps_index *ustart = NULL, *cnt = NULL, nu = 0;
+    void *val = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&key, ((size_t)(ca + cb) + 1) * sizeof *key), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&src, ((size_t)(ca + cb) + 1) * sizeof *src), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ustart, ((size_t)nv + 1) * sizeof *ustart), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&cnt, sizeof *cnt), done);
+    SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xa, vs, ta, g, 0, key, src), done);
+    SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xb, vs, tb, g, SPS_HS_TAG_B, key + ca, src + ca), done);
+    /* the empty slots' key is 1 << bits: one bit more sorts them last */
+    SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), ca + cb, sps_hs_key_bits(g) + 1, key, src), done);
+    SPS_CHECK_GOTO(st, k->hs_starts(sps_ex(ctx), nv, key, 0, ustart, cnt), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, &nu, cnt, sizeof nu), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ukey, ((size_t)nu + 1) * sizeof *ukey), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &val, ((size_t)nu + 1) * vs), done);
+    SPS_CHECK_GOTO(st, k->hs_ukeys(sps_ex(ctx), nu, ustart, key, ukey), done);
+    SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_add_values(sps_ex(ctx), nu, ustart, src, xa.pool, xb.pool, alpha, beta,
+                                                          val), done);
+    hs_sum u = {ukey, val};
+    st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, nu, A->t, sum_build, &u, C);
+done: /* freed in stream order */
+    sps_dfree(ctx, key), sps_dfree(ctx, src), sps_dfree(ctx, ustart), sps_dfree(ctx, cnt);
+    sps_dfree(ctx, ukey), sps_dfree(ctx, val);
     return st;
 }
 
@@ -808,15 +870,19 @@ sps_status sps_matrix_add(const void *alpha_p, sps_matrix A, sps_op_mode opA, co
         return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: options made for another format than hisparse");
     const sps_cplx alpha = sps_cplx_load(A->t, alpha_p, sps_cplx_make(1, 0)),
                    beta = sps_cplx_load(A->t, beta_p, sps_cplx_make(1, 0));
-    sps_csr_host a, b, h;
-    memset(&b, 0, sizeof b);
-    memset(&h, 0, sizeof h);
-    sps_status st = op_csr(A, opA == SPS_OP_T, &a);
-    if (st == SPS_OK) st = op_csr(B, opB == SPS_OP_T, &b);
-    if (st == SPS_OK) st = add_csr(ctx, A->t, alpha, &a, beta, &b, &h);
-    sps_csr_host_free(&a);
-    sps_csr_host_free(&b);
-    if (st == SPS_OK) st = sps_matrix_from_csr_host(ctx, &h, SPS_FMT_HISPARSE, opt, SPS_SYM_GENERAL, C);
-    sps_csr_host_free(&h);
+    sps_options own = NULL;
+    sps_matrix Ah = NULL, Bh = NULL;
+    sps_status st = SPS_OK;
+    if (!opt) {
+        st = sps_format_options_create(SPS_FMT_HISPARSE, &own);
+        opt = own;
+    }
+    if (st == SPS_OK && A->ops != &sps_format_hisparse) st = sps_matrix_convert(A, SPS_FMT_HISPARSE, opt, &Ah);
+    if (st == SPS_OK && B->ops != &sps_format_hisparse) st = sps_matrix_convert(B, SPS_FMT_HISPARSE, opt, &Bh);
+    if (st == SPS_OK)
+        st = add_trees(alpha, Ah ? Ah : A, opA == SPS_OP_T, beta, Bh ? Bh : B, opB == SPS_OP_T, opt, C);
+    sps_matrix_destroy(Ah);
+    sps_matrix_destroy(Bh);
+    sps_options_destroy(own);
     return st;
 }

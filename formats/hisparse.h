@@ -42,8 +42,8 @@ void sps_hisparse_to_csr(const sps_hisparse *H, int trans, sps_index *rowptr, sp
 void sps_hisparse_spmv(sps_scalar t, sps_hisparse_view A, const void *x, void *y);
 /** C = op(A) + op(B) (each view's scale and transpose) into a new tree of node size d: the
  *  union of the patterns (an entry in both: alpha a + beta b in t's arithmetic); on the
- *  host, by the paper's dual traversal where A, B and C share d (the oracle of a GPU
- *  version), else through CSR.  SPS_ERR_ARG for sizes or value sizes that differ. */
+ *  host, by the paper's dual traversal where A, B and C share d (the oracle of
+ *  sps_matrix_add's backend sum), else through CSR.  SPS_ERR_ARG for sizes or value sizes that differ. */
 sps_status sps_hisparse_add(sps_context ctx, sps_scalar t, sps_hisparse_view A, sps_hisparse_view B, int d,
                             sps_hisparse *C);
 /** The same through CSR (both walked to CSR, merged row by row, the sum built as a tree):

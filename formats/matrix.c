@@ -134,6 +134,17 @@ sps_status sps_matrix_from_backend_csr(sps_context ctx, const sps_csr_store *src
     return matrix_end(A, own, A->ops->from_backend_csr(A, src, use), out);
 }
 
+sps_status sps_matrix_build(sps_context ctx, sps_format fmt, sps_options opt, sps_index n, sps_index m, int64_t nnz,
+                            sps_scalar t, sps_status (*build)(sps_matrix A, void *arg, sps_options opt), void *arg,
+                            sps_matrix *out)
+{
+    *out = NULL;
+    sps_options use = NULL, own = NULL;
+    sps_matrix A;
+    SPS_CHECK(matrix_begin(ctx, fmt, opt, n, m, nnz, (sps_entry_desc){0}, t, SPS_SYM_GENERAL, &use, &own, &A));
+    return matrix_end(A, own, build(A, arg, use), out);
+}
+
 void sps_matrix_destroy(sps_matrix A)
 {
     if (!A) return;

@@ -186,7 +186,7 @@ static inline SPS_HS_HD void sps_hs_fill_entry(int64_t e, sps_hs_geom g, size_t 
     int rd, cd;
     sps_hs_digit(g, key[e], g.depth - 1, &rd, &cd);
     unsigned char *p = pool + sps_hs_node_off(&v, i);
-    const unsigned char *src = val + (size_t)perm[e] * vsize;
+    const unsigned char *src = val + (size_t)(perm ? perm[e] : e) * vsize;
     const int t = v.type[i];
     unsigned char *dst;
     if (t == SPS_HS_DENSE) {
@@ -324,6 +324,64 @@ static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uin
     }
 }
 
+/* ---------------------------------------------------------------- C = op(A) + op(B) on the backend
+ * (formats/hisparse.c, sps_matrix_add): each operand's entries listed from its schedule as
+ * (key in C's geometry and op's coordinates, where its value is: tag | byte offset in the
+ * operand's pool), one sort of both lists (stable: A's before B's at a position), the
+ * distinct keys (hs_starts with shift 0), their values (hs_add_values: alpha a + beta b),
+ * then the build above from sorted keys.  A list has a slot for every entry of a warp's
+ * window and every slot of a dense leaf: a slot with no entry holds the key past every
+ * entry's (sps_hs_nokey), so it sorts to the end. */
+#define SPS_HS_TAG_B ((uint64_t)1 << 63)
+static inline SPS_HS_HD uint64_t sps_hs_nokey(sps_hs_geom g) { return (uint64_t)1 << sps_hs_key_bits(g); }
+/* slots of X's list: its warps' windows, then its dense leaves' d^2 slots each */
+static inline SPS_HS_HD int64_t sps_hs_list_slots(sps_hs_sched X)
+{
+    return X.nwarps * SPS_HS_RUN + X.ndense * (int64_t)X.d * X.d;
+}
+static inline SPS_HS_HD void sps_hs_list_put(sps_hs_geom g, int trans, sps_index r, sps_index c, uint64_t where,
+                                             uint64_t *key, uint64_t *src)
+{
+    if (trans) {
+        const sps_index t = r;
+        r = c, c = t;
+    }
+    *key = sps_hs_key(g, (uint64_t)r, (uint64_t)c), *src = where;
+}
+/* warp w's window: its segments' entries at 32 w + k, empty slots after them */
+static inline SPS_HS_HD void sps_hs_list_warp(int64_t w, sps_hs_sched X, size_t vs, int trans, sps_hs_geom g,
+                                              uint64_t tag, uint64_t *key, uint64_t *src)
+{
+    int64_t k = w * SPS_HS_RUN;
+    for (int64_t s = X.warp_seg[w]; s < X.warp_seg[w + 1]; s++) {
+        const sps_hs_item it = X.sparse[s];
+        const size_t off = SPS_HS_OFF(it.ref);
+        const unsigned char *p = X.pool + off;
+        const uint32_t count = *(const uint32_t *)(const void *)p;
+        const int t = SPS_HS_TYPE(it.ref);
+        const size_t va = off + sps_hs_val_at(t, sps_hs_pad(t, count), vs);
+        for (int q = it.first; q < it.first + it.count; q++, k++)
+            sps_hs_list_put(g, trans, it.r0 + p[4 + 2 * q], it.c0 + p[5 + 2 * q], tag | (va + (size_t)q * vs),
+                            key + k, src + k);
+    }
+    for (; k < (w + 1) * SPS_HS_RUN; k++) key[k] = sps_hs_nokey(g), src[k] = 0;
+}
+/* slot i of the dense leaves' part (leaf i / d^2, slot i % d^2), at list position i */
+static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t vs, int trans, sps_hs_geom g,
+                                              uint64_t tag, uint64_t *key, uint64_t *src)
+{
+    const int64_t dd = (int64_t)X.d * X.d, slot = i % dd;
+    const sps_hs_item it = X.dense[i / dd];
+    const size_t off = SPS_HS_OFF(it.ref);
+    const unsigned char *p = X.pool + off;
+    if (!(p[slot >> 3] >> (slot & 7) & 1)) {
+        key[i] = sps_hs_nokey(g), src[i] = 0;
+        return;
+    }
+    sps_hs_list_put(g, trans, it.r0 + (sps_index)(slot / X.d), it.c0 + (sps_index)(slot % X.d),
+                    tag | (off + sps_hs_dense_val_at(X.d) + (size_t)slot * vs), key + i, src + i);
+}
+
 /* The build's kernels, in the index family (kernels/index_kernels.h: values are moved, never
  * read as numbers); X(P, name, args).  Backend memory throughout; N = v.n. */
 #define SPS_KERNEL_LIST_INDEX_HISPARSE(X, P)                                                                  \
@@ -353,13 +411,27 @@ static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uin
     /* sps_hs_sched_at for every leaf */                                                                   \
     X(P, hs_sched, (sps_exec *ex, sps_hs_geom g, const uint64_t *key, sps_hs_level v, const int64_t *so,  \
                     const int64_t *sI, const int64_t *dI, sps_hs_item *sparse, sps_hs_item *dense,         \
-                    int64_t *warp_seg))
+                    int64_t *warp_seg))                                                                    \
+    /* the addition: X's list (sps_hs_list_slots(X) slots of key and src: sps_hs_list_warp for every     \
+       warp, then sps_hs_list_slot for every dense slot) */                                                \
+    X(P, hs_list, (sps_exec *ex, sps_hs_sched X, size_t vsize, int trans, sps_hs_geom g, uint64_t tag,    \
+                   uint64_t *key, uint64_t *src))                                                          \
+    /* (key, val) pairs sorted by the key's low `bits` bits, in place, stably */                          \
+    X(P, hs_sort_pairs, (sps_exec *ex, int64_t n, int bits, uint64_t *key, uint64_t *val))                \
+    /* ukey[u] = key[ustart[u]], u < nu */                                                                 \
+    X(P, hs_ukeys, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key, uint64_t *ukey))
 
 /* X(P, S, name, args); see kernels/kernels.h. */
 #define SPS_KERNEL_LIST_HISPARSE(X, P, S)                                                                 \
     /* y += a op(A) x over the schedule (trans: A^T, each entry's coordinates swapped); the order of the    \
        additions into y is not fixed on the GPU (atomics) */                                              \
-    X(P, S, hs_spmv, (sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans))
+    X(P, S, hs_spmv, (sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans))        \
+    /* the addition's values: out[u] = alpha a + beta b over the sorted list's members of distinct key u  \
+       (ustart[u] .. ustart[u + 1] - 1: one or two), each src[e] a value's byte offset in poolA, or in    \
+       poolB with SPS_HS_TAG_B; an operand without a member adds nothing (sps_cpu_hisparse_lin) */        \
+    X(P, S, hs_add_values, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *src,      \
+                            const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha,         \
+                            sps_cplx beta, void *out))
 
 #include "kernels/kernels.h" /* sps_cplx (after the list: kernels.h expands it) */
 

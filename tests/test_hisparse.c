@@ -233,6 +233,24 @@ static void check(const shape *s, sps_scalar t, int d)
                     sps_matrix_info_t ci;
                     TU_CHECK(sps_matrix_info(Cm, &ci) == SPS_OK && ci.format == SPS_FMT_HISPARSE,
                              "%s: the sum is a hisparse matrix", what);
+                    /* operands and sum of three node sizes: B as hisparse of another d, C of the default */
+                    sps_options o2 = tu_fopts(SPS_FMT_HISPARSE, "node-size", d == 4 ? "16" : "4", NULL);
+                    sps_matrix B2 = NULL, C2 = NULL;
+                    if (TU_OK(g_ctx, sps_matrix_convert(Bm, SPS_FMT_HISPARSE, o2, &B2)) &&
+                        TU_OK(g_ctx, sps_matrix_add(alpha, Ah, op, beta, B2, op, NULL, &C2)))
+                        TU_CHECK_EXPORT(g_ctx, C2, &want_c, "%s: 0.5 A%s + 3 B%s of node sizes %d, %s into 128", what,
+                                        trans ? "^T" : "", trans ? "^T" : "", d, d == 4 ? "16" : "4");
+                    sps_matrix_destroy(C2), sps_matrix_destroy(B2);
+                    sps_options_destroy(o2);
+                    /* the backend's sum (lists, sort, build from keys) is the dual traversal's tree */
+                    sps_hisparse_copy cs;
+                    if (TU_OK(g_ctx, sps_hisparse_download(Cm, &cs))) {
+                        TU_CHECK(cs.H.bytes == Hc.bytes && cs.H.root == Hc.root && cs.H.leaf_slots == Hc.leaf_slots &&
+                                     !memcmp(cs.H.nodes, Hc.nodes, sizeof Hc.nodes) && !memcmp(cs.H.pool, Hc.pool, Hc.bytes),
+                                 "%s: sps_matrix_add's tree (%zu bytes) is the dual traversal's (%zu bytes)", what,
+                                 cs.H.bytes, Hc.bytes);
+                        sps_hisparse_copy_free(&cs);
+                    }
                 }
                 /* square: 0.5 A + 3 B^T, the ops mixed, against the oracle's views */
                 sps_hisparse Hm;

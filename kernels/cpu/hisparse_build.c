@@ -119,3 +119,49 @@ sps_status sps_cpu_hs_sched(sps_exec *ex, sps_hs_geom g, const uint64_t *key, sp
     for (int64_t i = 0; i < v.n; i++) sps_hs_sched_at(i, g, key, v, so, sI, dI, sparse, dense, warp_seg);
     return SPS_OK;
 }
+
+sps_status sps_cpu_hs_list(sps_exec *ex, sps_hs_sched X, size_t vsize, int trans, sps_hs_geom g, uint64_t tag,
+                           uint64_t *key, uint64_t *src)
+{
+    (void)ex;
+    for (int64_t w = 0; w < X.nwarps; w++) sps_hs_list_warp(w, X, vsize, trans, g, tag, key, src);
+    const int64_t base = X.nwarps * SPS_HS_RUN, slots = X.ndense * (int64_t)X.d * X.d;
+    for (int64_t i = 0; i < slots; i++) sps_hs_list_slot(i, X, vsize, trans, g, tag, key + base, src + base);
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, uint64_t *key, uint64_t *val)
+{
+    if (n <= 1) return SPS_OK;
+    uint64_t *k2 = malloc((size_t)n * sizeof *k2), *v2 = malloc((size_t)n * sizeof *v2);
+    if (!k2 || !v2) {
+        free(k2), free(v2);
+        return sps_kerror(ex, SPS_ERR_ALLOC, "hs_sort_pairs: out of host memory for %lld pairs", (long long)n);
+    }
+    uint64_t *ka = key, *kb = k2, *va = val, *vb = v2;
+    for (int sh = 0; sh < bits; sh += 8) { /* LSD, 8 bits a pass: stable */
+        int64_t cnt[257] = {0};
+        const uint64_t mask = bits - sh >= 8 ? 255u : ((uint64_t)1 << (bits - sh)) - 1;
+        for (int64_t e = 0; e < n; e++) cnt[((ka[e] >> sh) & mask) + 1]++;
+        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
+        for (int64_t e = 0; e < n; e++) {
+            const int64_t to = cnt[(ka[e] >> sh) & mask]++;
+            kb[to] = ka[e], vb[to] = va[e];
+        }
+        uint64_t *t = ka;
+        ka = kb, kb = t, t = va, va = vb, vb = t;
+    }
+    if (ka != key) {
+        memcpy(key, ka, (size_t)n * sizeof *key);
+        memcpy(val, va, (size_t)n * sizeof *val);
+    }
+    free(k2), free(v2);
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_ukeys(sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key, uint64_t *ukey)
+{
+    (void)ex;
+    for (sps_index u = 0; u < nu; u++) ukey[u] = key[ustart[u]];
+    return SPS_OK;
+}

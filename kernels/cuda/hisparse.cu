@@ -134,10 +134,47 @@ static sps_status hs_spmv_impl(sps_exec *ex, sps_hs_sched H, sps_cplx a, const v
     return (trans ? hs_launch<T, true> : hs_launch<T, false>)(ex, H, sc<T>::from(a), (const T *)x, (T *)y);
 }
 
+/* the addition's values: a thread a distinct key, alpha a + beta b over its one or two
+ * members (the CPU's FN(hisparse_lin); the GPU may contract the sum into an fma: the same to
+ * rounding, not to the bit) */
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    hs_add_values_kernel(sps_index nu, const sps_index *ustart, const uint64_t *src, const unsigned char *poolA,
+                         const unsigned char *poolB, T al, T be, T *out)
+{
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index u = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); u < nu; u += stride) {
+        const T *a = NULL, *b = NULL;
+        for (sps_index e = ustart[u]; e < ustart[u + 1]; e++) {
+            const uint64_t s = src[e];
+            if (s & SPS_HS_TAG_B) b = (const T *)(const void *)(poolB + (s & ~SPS_HS_TAG_B));
+            else a = (const T *)(const void *)(poolA + s);
+        }
+        out[u] = a && b ? al * *a + be * *b : a ? al * *a : be * *b;
+    }
+}
+
+template <typename T>
+static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *src,
+                                     const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha,
+                                     sps_cplx beta, void *out)
+{
+    if (nu <= 0) return SPS_OK;
+    hs_add_values_kernel<T><<<sps_cu_grid(ex, nu), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
+        nu, ustart, src, poolA, poolB, sc<T>::from(alpha), sc<T>::from(beta), (T *)out);
+    SPS_CU_LAUNCHED(ex, "hs_add_values_kernel");
+    return SPS_OK;
+}
+
 } // namespace
 
 #define SPS_CU_HS_ENTRIES(S, T)                                                                                \
     SPS_CU_ENTRY(hs_spmv, S, hs_spmv_impl<T>,                                                                  \
                  (sps_exec * ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans),             \
-                 (ex, H, a, x, y, trans))
+                 (ex, H, a, x, y, trans))                                                                     \
+    SPS_CU_ENTRY(hs_add_values, S, hs_add_values_impl<T>,                                                      \
+                 (sps_exec * ex, sps_index nu, const sps_index *ustart, const uint64_t *src,                  \
+                  const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha, sps_cplx beta,      \
+                  void *out),                                                                                  \
+                 (ex, nu, ustart, src, poolA, poolB, alpha, beta, out))
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HS_ENTRIES)
