@@ -544,16 +544,18 @@ static void hisparse_destroy(sps_matrix A)
  * the nodes filled bottom-up), by the hs_* kernels (kernels/format_kernels_hisparse.h) with
  * the pool the host builder makes, byte for byte:
  *   1. every entry's key (its digits at every level) and one sort: the tree's order;
- *   2. a level at a time from the root, the nodes' first entries (the host reads each
- *      level's count: the next level's arrays are sized by it);
+ *   2. each entry's depth mark (the coarsest level whose node it starts) and their
+ *      histogram: the levels' node counts, the host's one read; then each level's node
+ *      starts (a scan of the marks);
  *   3. bottom-up, each node's type and bytes and its subtree's (prefix sums a level);
  *   4. top-down, each subtree's start: the children's subtrees in order, then the node;
  *   5. the pool (one allocation, zeroed), every entry and child reference written in place;
  *   6. the product's schedule from the leaves (prefix sums).
  * Device memory beyond the result: 12 bytes an entry and about 33 a node while it runs. */
+#define SPS_HS_MAX_DEPTH 31 /* d = 2, 31-bit indices */
 typedef struct {
     sps_context ctx;
-    sps_hs_level lv[40]; /* depth <= 31 (d = 2, 31-bit indices) */
+    sps_hs_level lv[SPS_HS_MAX_DEPTH];
     int depth;
 } hs_levels;
 
@@ -593,22 +595,26 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
         return sps_dzero(ctx, S->dpool, 16);
     }
     hs_levels L = {.ctx = ctx, .depth = (int)D};
-    sps_index *tmp = NULL, *cnt = NULL;
+    sps_index *at = NULL, *hist = NULL;
+    uint8_t *mark = NULL;
     int64_t *sz = NULL, *stats = NULL, *sums = NULL;
     sps_status st;
-    const size_t e1 = (size_t)nnz + 1;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&tmp, e1 * sizeof *tmp), done);
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&cnt, sizeof *cnt), done);
-    /* 2. each level's node starts */
-    for (int l = 0; l < D; l++) {
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&at, ((size_t)nnz + 1) * sizeof *at), done);
+    /* 2. each entry's depth mark, the levels' node counts (one histogram to the host), then
+     * each level's node starts; the leaves' level last, its sums kept (at: an entry's leaf) */
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&mark, (size_t)nnz), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&hist, ((size_t)D + 2) * sizeof *hist), done);
+    SPS_CHECK_GOTO(st, sps_dzero(ctx, hist, ((size_t)D + 2) * sizeof *hist), done);
+    SPS_CHECK_GOTO(st, k->hs_marks(sps_ex(ctx), g, nnz, key, mark, hist), done);
+    sps_index h[SPS_HS_MAX_DEPTH + 2];
+    SPS_CHECK_GOTO(st, fetch(ctx, h, hist, ((size_t)D + 2) * sizeof *h), done);
+    for (int l = 0, below = 0; l < D; l++) {
         sps_hs_level *v = &L.lv[l];
-        sps_index nl;
-        SPS_CHECK_GOTO(st, k->hs_starts(sps_ex(ctx), nnz, key, sps_hs_level_shift(g, l), tmp, cnt), done);
-        SPS_CHECK_GOTO(st, fetch(ctx, &nl, cnt, sizeof nl), done);
+        const sps_index nl = below += h[l]; /* the entries marked <= l */
         v->n = nl;
         const size_t n1 = (size_t)nl + 1;
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->start, n1 * sizeof *v->start), done);
-        SPS_CHECK_GOTO(st, sps_dcopy(ctx, v->start, tmp, n1 * sizeof *v->start, SPS_COPY_D2D), done);
+        SPS_CHECK_GOTO(st, k->hs_starts(sps_ex(ctx), nnz, mark, l, at, v->start), done);
         if (l < D - 1) SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->cb, n1 * sizeof *v->cb), done);
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->type, (size_t)nl), done);
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->own, (size_t)nl * sizeof *v->own), done);
@@ -640,6 +646,7 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     }
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dpool, H->bytes), done);
     SPS_CHECK_GOTO(st, sps_dzero(ctx, S->dpool, H->bytes), done);
+    L.lv[D - 1].at = at;
     SPS_CHECK_GOTO(st, k->hs_fill_leaves(sps_ex(ctx), g, vs, nnz, key, perm, val, L.lv[D - 1], S->dpool), done);
     for (int l = 0; l + 1 < D; l++)
         SPS_CHECK_GOTO(st, k->hs_fill_inner(sps_ex(ctx), g, l, key, L.lv[l], L.lv[l + 1], S->dpool), done);
@@ -668,7 +675,7 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     SPS_CHECK_GOTO(st, k->hs_sched(sps_ex(ctx), g, key, *lf, so, sI, dI, S->dsparse, S->ddense, S->dwarp), done);
 done: /* freed in stream order, after the kernels that read them */
     levels_free(&L);
-    sps_dfree(ctx, tmp), sps_dfree(ctx, cnt);
+    sps_dfree(ctx, at), sps_dfree(ctx, hist), sps_dfree(ctx, mark);
     sps_dfree(ctx, sz), sps_dfree(ctx, stats), sps_dfree(ctx, sums);
     return st;
 }
@@ -821,19 +828,26 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     const sps_hs_sched xa = store_sched(A->store), xb = store_sched(B->store);
     const int64_t ca = sps_hs_list_slots(xa), cb = sps_hs_list_slots(xb), nv = A->nnz + B->nnz;
     uint64_t *key = NULL, *src = NULL, *ukey = NULL;
-    sps_index *ustart = NULL, *cnt = NULL, nu = 0;
+    sps_index *ustart = NULL, *at = NULL, *hist = NULL, nu = 0;
+    uint8_t *mark = NULL;
     void *val = NULL;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&key, ((size_t)(ca + cb) + 1) * sizeof *key), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&src, ((size_t)(ca + cb) + 1) * sizeof *src), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ustart, ((size_t)nv + 1) * sizeof *ustart), done);
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&cnt, sizeof *cnt), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&at, ((size_t)nv + 1) * sizeof *at), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&mark, (size_t)nv + 1), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&hist, ((size_t)g.depth + 2) * sizeof *hist), done);
+    SPS_CHECK_GOTO(st, sps_dzero(ctx, hist, ((size_t)g.depth + 2) * sizeof *hist), done);
     SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xa, vs, ta, g, 0, key, src), done);
     SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xb, vs, tb, g, SPS_HS_TAG_B, key + ca, src + ca), done);
     /* the empty slots' key is 1 << bits: one bit more sorts them last */
     SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), ca + cb, sps_hs_key_bits(g) + 1, key, src), done);
-    SPS_CHECK_GOTO(st, k->hs_starts(sps_ex(ctx), nv, key, 0, ustart, cnt), done);
-    SPS_CHECK_GOTO(st, fetch(ctx, &nu, cnt, sizeof nu), done);
+    /* the distinct keys: the entries of the sorted lists not marked as repeats (depth + 1) */
+    SPS_CHECK_GOTO(st, k->hs_marks(sps_ex(ctx), g, nv, key, mark, hist), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, &nu, hist + g.depth + 1, sizeof nu), done);
+    nu = (sps_index)nv - nu;
+    SPS_CHECK_GOTO(st, k->hs_starts(sps_ex(ctx), nv, mark, g.depth, at, ustart), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ukey, ((size_t)nu + 1) * sizeof *ukey), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &val, ((size_t)nu + 1) * vs), done);
     SPS_CHECK_GOTO(st, k->hs_ukeys(sps_ex(ctx), nu, ustart, key, ukey), done);
@@ -842,7 +856,8 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     hs_sum u = {ukey, val};
     st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, nu, A->t, sum_build, &u, C);
 done: /* freed in stream order */
-    sps_dfree(ctx, key), sps_dfree(ctx, src), sps_dfree(ctx, ustart), sps_dfree(ctx, cnt);
+    sps_dfree(ctx, key), sps_dfree(ctx, src), sps_dfree(ctx, ustart), sps_dfree(ctx, at);
+    sps_dfree(ctx, mark), sps_dfree(ctx, hist);
     sps_dfree(ctx, ukey), sps_dfree(ctx, val);
     return st;
 }

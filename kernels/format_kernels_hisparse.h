@@ -111,11 +111,19 @@ static inline SPS_HS_HD void sps_hs_unkey(sps_hs_geom g, uint64_t key, sps_index
     }
     *r = (sps_index)rr, *c = (sps_index)cc;
 }
-/* the run of level-l nodes: key >> shift, shift = 2 lg (depth - l); the root (l = 0) is one */
-static inline SPS_HS_HD int sps_hs_level_shift(sps_hs_geom g, int l) { return l == 0 ? 64 : 2 * g.lg * (g.depth - l); }
-static inline SPS_HS_HD int sps_hs_new_node(const uint64_t *key, int64_t e, int shift)
+/* A level-l node is a run of equal key >> 2 lg (depth - l) (the root, l = 0, is one run).
+ * An entry's depth mark: the coarsest level whose node it starts (0 for the first entry),
+ * depth where it starts no node but differs from the entry before, depth + 1 where it
+ * repeats it (the addition's lists): level l's nodes start at the entries marked <= l, the
+ * distinct keys at those marked <= depth. */
+static inline SPS_HS_HD int sps_hs_mark(sps_hs_geom g, const uint64_t *key, int64_t e)
 {
-    return e == 0 || (shift < 64 && key[e] >> shift != key[e - 1] >> shift);
+    if (e == 0) return 0;
+    for (int l = 1; l < g.depth; l++) {
+        const int shift = 2 * g.lg * (g.depth - l);
+        if (key[e] >> shift != key[e - 1] >> shift) return l;
+    }
+    return key[e] != key[e - 1] ? g.depth : g.depth + 1;
 }
 /* the last i in [0, n] with a[i] <= v (a ascending, a[0] <= v) */
 static inline SPS_HS_HD int64_t sps_hs_floor(const sps_index *a, int64_t n, int64_t v)
@@ -138,6 +146,7 @@ static inline SPS_HS_HD int64_t sps_hs_floor(const sps_index *a, int64_t n, int6
 typedef struct {
     sps_index n;
     sps_index *start, *cb;
+    const sps_index *at; /* the leaves: at[e + 1] - 1 = entry e's leaf (nnz + 1; NULL elsewhere) */
     uint8_t *type;
     uint32_t *own;
     int64_t *S, *st;
@@ -182,7 +191,7 @@ static inline SPS_HS_HD void sps_hs_fill_entry(int64_t e, sps_hs_geom g, size_t 
                                                const sps_index *perm, const unsigned char *val, sps_hs_level v,
                                                unsigned char *pool)
 {
-    const int64_t i = sps_hs_floor(v.start, v.n - 1, e), k = e - v.start[i];
+    const int64_t i = v.at[e + 1] - 1, k = e - v.start[i];
     int rd, cd;
     sps_hs_digit(g, key[e], g.depth - 1, &rd, &cd);
     unsigned char *p = pool + sps_hs_node_off(&v, i);
@@ -328,7 +337,7 @@ static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uin
  * (formats/hisparse.c, sps_matrix_add): each operand's entries listed from its schedule as
  * (key in C's geometry and op's coordinates, where its value is: tag | byte offset in the
  * operand's pool), one sort of both lists (stable: A's before B's at a position), the
- * distinct keys (hs_starts with shift 0), their values (hs_add_values: alpha a + beta b),
+ * distinct keys (hs_starts of the entries marked <= depth), their values (hs_add_values: alpha a + beta b),
  * then the build above from sorted keys.  A list has a slot for every entry of a warp's
  * window and every slot of a dense leaf: a slot with no entry holds the key past every
  * entry's (sps_hs_nokey), so it sorts to the end. */
@@ -348,23 +357,28 @@ static inline SPS_HS_HD void sps_hs_list_put(sps_hs_geom g, int trans, sps_index
     }
     *key = sps_hs_key(g, (uint64_t)r, (uint64_t)c), *src = where;
 }
-/* warp w's window: its segments' entries at 32 w + k, empty slots after them */
-static inline SPS_HS_HD void sps_hs_list_warp(int64_t w, sps_hs_sched X, size_t vs, int trans, sps_hs_geom g,
-                                              uint64_t tag, uint64_t *key, uint64_t *src)
+/* slot i of the warps' windows (window i / 32, its entry i % 32: found by walking the
+ * window's segments, which a warp's threads read alike), or an empty slot past the stream */
+static inline SPS_HS_HD void sps_hs_list_entry(int64_t i, sps_hs_sched X, size_t vs, int trans, sps_hs_geom g,
+                                               uint64_t tag, uint64_t *key, uint64_t *src)
 {
-    int64_t k = w * SPS_HS_RUN;
+    const int64_t w = i / SPS_HS_RUN;
+    int k = (int)(i % SPS_HS_RUN);
     for (int64_t s = X.warp_seg[w]; s < X.warp_seg[w + 1]; s++) {
         const sps_hs_item it = X.sparse[s];
+        if (k >= it.count) {
+            k -= it.count;
+            continue;
+        }
         const size_t off = SPS_HS_OFF(it.ref);
         const unsigned char *p = X.pool + off;
         const uint32_t count = *(const uint32_t *)(const void *)p;
-        const int t = SPS_HS_TYPE(it.ref);
-        const size_t va = off + sps_hs_val_at(t, sps_hs_pad(t, count), vs);
-        for (int q = it.first; q < it.first + it.count; q++, k++)
-            sps_hs_list_put(g, trans, it.r0 + p[4 + 2 * q], it.c0 + p[5 + 2 * q], tag | (va + (size_t)q * vs),
-                            key + k, src + k);
+        const int t = SPS_HS_TYPE(it.ref), q = it.first + k;
+        sps_hs_list_put(g, trans, it.r0 + p[4 + 2 * q], it.c0 + p[5 + 2 * q],
+                        tag | (off + sps_hs_val_at(t, sps_hs_pad(t, count), vs) + (size_t)q * vs), key + i, src + i);
+        return;
     }
-    for (; k < (w + 1) * SPS_HS_RUN; k++) key[k] = sps_hs_nokey(g), src[k] = 0;
+    key[i] = sps_hs_nokey(g), src[i] = 0;
 }
 /* slot i of the dense leaves' part (leaf i / d^2, slot i % d^2), at list position i */
 static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t vs, int trans, sps_hs_geom g,
@@ -389,10 +403,14 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
        columns): key = sps_hs_key(g, row, column) */                                                       \
     X(P, hs_keys, (sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz, const sps_index *rowptr,        \
                    const sps_index *col, uint64_t *key, sps_index *perm))                                  \
-    /* start[0..k) = the e < nnz with sps_hs_new_node(key, e, shift), ascending, start[k] = nnz, count[0]  \
-       = k (one index); start holds nnz + 1 */                                                             \
-    X(P, hs_starts, (sps_exec *ex, int64_t nnz, const uint64_t *key, int shift, sps_index *start,         \
-                     sps_index *count))                                                                    \
+    /* mark[e] = sps_hs_mark(g, key, e) for e < nnz; hist[q] += the entries marked q, q = 0..depth + 1    \
+       (hist zeroed by the caller) */                                                                      \
+    X(P, hs_marks, (sps_exec *ex, sps_hs_geom g, int64_t nnz, const uint64_t *key, uint8_t *mark,         \
+                    sps_index *hist))                                                                      \
+    /* at[e] = the entries before e marked <= l (nnz + 1 entries); start[at[e]] = e for each e marked     \
+       <= l, start[at[nnz]] = nnz */                                                                       \
+    X(P, hs_starts, (sps_exec *ex, int64_t nnz, const uint8_t *mark, int l, sps_index *at,                \
+                     sps_index *start))                                                                    \
     /* sps_hs_size_at for every node of v (c: the next level; unused for leaves), then v.S = the         \
        exclusive sum of the subtrees' bytes (sz: N of scratch); stats[leaf 4 + type] += the nodes of     \
        each type, stats[8] += the leaves' value slots */                                                   \
@@ -412,8 +430,8 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
     X(P, hs_sched, (sps_exec *ex, sps_hs_geom g, const uint64_t *key, sps_hs_level v, const int64_t *so,  \
                     const int64_t *sI, const int64_t *dI, sps_hs_item *sparse, sps_hs_item *dense,         \
                     int64_t *warp_seg))                                                                    \
-    /* the addition: X's list (sps_hs_list_slots(X) slots of key and src: sps_hs_list_warp for every     \
-       warp, then sps_hs_list_slot for every dense slot) */                                                \
+    /* the addition: X's list (sps_hs_list_slots(X) slots of key and src: sps_hs_list_entry for every    \
+       window slot, then sps_hs_list_slot for every dense slot) */                                         \
     X(P, hs_list, (sps_exec *ex, sps_hs_sched X, size_t vsize, int trans, sps_hs_geom g, uint64_t tag,    \
                    uint64_t *key, uint64_t *src))                                                          \
     /* (key, val) pairs sorted by the key's low `bits` bits, in place, stably */                          \

@@ -47,15 +47,23 @@ sps_status sps_cpu_hs_keys(sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz
     return SPS_OK;
 }
 
-sps_status sps_cpu_hs_starts(sps_exec *ex, int64_t nnz, const uint64_t *key, int shift, sps_index *start,
-                             sps_index *count)
+sps_status sps_cpu_hs_marks(sps_exec *ex, sps_hs_geom g, int64_t nnz, const uint64_t *key, uint8_t *mark,
+                            sps_index *hist)
+{
+    (void)ex;
+    for (int64_t e = 0; e < nnz; e++) hist[mark[e] = (uint8_t)sps_hs_mark(g, key, e)]++;
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_starts(sps_exec *ex, int64_t nnz, const uint8_t *mark, int l, sps_index *at, sps_index *start)
 {
     (void)ex;
     sps_index k = 0;
-    for (int64_t e = 0; e < nnz; e++)
-        if (sps_hs_new_node(key, e, shift)) start[k++] = (sps_index)e;
-    start[k] = (sps_index)nnz;
-    count[0] = k;
+    for (int64_t e = 0; e < nnz; e++) {
+        at[e] = k;
+        if (mark[e] <= l) start[k++] = (sps_index)e;
+    }
+    at[nnz] = k, start[k] = (sps_index)nnz;
     return SPS_OK;
 }
 
@@ -124,8 +132,8 @@ sps_status sps_cpu_hs_list(sps_exec *ex, sps_hs_sched X, size_t vsize, int trans
                            uint64_t *key, uint64_t *src)
 {
     (void)ex;
-    for (int64_t w = 0; w < X.nwarps; w++) sps_hs_list_warp(w, X, vsize, trans, g, tag, key, src);
     const int64_t base = X.nwarps * SPS_HS_RUN, slots = X.ndense * (int64_t)X.d * X.d;
+    for (int64_t i = 0; i < base; i++) sps_hs_list_entry(i, X, vsize, trans, g, tag, key, src);
     for (int64_t i = 0; i < slots; i++) sps_hs_list_slot(i, X, vsize, trans, g, tag, key + base, src + base);
     return SPS_OK;
 }

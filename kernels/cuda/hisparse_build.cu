@@ -4,12 +4,14 @@
  * entry's key holds its digits at every level, so a CUB radix sort of (key, position) over
  * the key's 2 (lg (depth - 1) + tb) bits puts the entries in tree order, each node a run
  * of them.  The rest is a thread an element running the same element step as the CPU
- * (sps_hs_*_at): level by level, the node starts (flags, a scan, a scatter), bottom-up
+ * (sps_hs_*_at): each entry's depth mark (the coarsest level whose node it starts) and their
+ * histogram (the levels' node counts: one read by the host), then level by level the node
+ * starts (flags from the marks, a scan, a scatter), bottom-up
  * the nodes' sizes and the subtrees' byte sums (cub::DeviceScan), top-down each subtree's
  * start in the pool (one allocation, zeroed), then every entry and every child reference
  * written in place (a dense leaf's occupancy bits by atomicOr), and the product's
- * schedule from the leaves by prefix sums.  Nothing waits for the device here: the host
- * reads a level's node count between levels (formats/hisparse.c). */
+ * schedule from the leaves by prefix sums.  Nothing waits for the device here (the host
+ * reads the marks' histogram and a few totals: formats/hisparse.c). */
 #include "kernels/cuda/common.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -32,26 +34,44 @@ struct hs_key_op {
     }
 };
 
+/* the entries' depth marks and their histogram: a block's counts in shared memory first */
+__global__ void __launch_bounds__(SPS_CU_THREADS)
+    hs_mark_kernel(sps_hs_geom g, int64_t nnz, const uint64_t *key, uint8_t *mark, sps_index *hist)
+{
+    __shared__ unsigned cnt[64];
+    for (int q = threadIdx.x; q < 64; q += blockDim.x) cnt[q] = 0;
+    __syncthreads();
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < nnz; e += stride) {
+        const int q = sps_hs_mark(g, key, e);
+        mark[e] = (uint8_t)q;
+        atomicAdd(&cnt[q], 1u);
+    }
+    __syncthreads();
+    for (int q = threadIdx.x; q <= g.depth + 1; q += blockDim.x)
+        if (cnt[q]) atomicAdd(hist + q, (sps_index)cnt[q]);
+}
+
 struct hs_flag_op {
-    const uint64_t *key;
-    int shift;
+    const uint8_t *mark;
+    int l;
     sps_index *flag;
     __device__ void setup() {}
-    __device__ void operator()(sps_index e) { flag[e] = sps_hs_new_node(key, e, shift); }
+    __device__ void operator()(sps_index e) { flag[e] = mark[e] <= l; }
 };
 
-/* flag -> start[at[e]] = e; the last thread also writes the count and start[count] = nnz */
+/* the marked entries' positions (at: the exclusive sums of the flags) */
 struct hs_place_op {
-    const uint64_t *key;
-    int shift;
-    const sps_index *at; /* exclusive sums of the flags, nnz + 1 */
+    const uint8_t *mark;
+    int l;
+    const sps_index *at;
     int64_t nnz;
-    sps_index *start, *count;
+    sps_index *start;
     __device__ void setup() {}
     __device__ void operator()(sps_index e)
     {
-        if (sps_hs_new_node(key, e, shift)) start[at[e]] = e;
-        if (e == nnz - 1) start[at[nnz]] = (sps_index)nnz, count[0] = at[nnz];
+        if (mark[e] <= l) start[at[e]] = e;
+        if (e == nnz - 1) start[at[nnz]] = (sps_index)nnz;
     }
 };
 
@@ -140,14 +160,15 @@ struct hs_sched_op {
     __device__ void operator()(sps_index i) { sps_hs_sched_at(i, g, key, v, so, sI, dI, sparse, dense, warp_seg); }
 };
 
-struct hs_list_warp_op {
+/* a thread a slot of the windows: a warp's threads walk their window's segments together */
+struct hs_list_entry_op {
     sps_hs_sched X;
     size_t vs;
     int trans;
     sps_hs_geom g;
     uint64_t tag, *key, *src;
     __device__ void setup() {}
-    __device__ void operator()(sps_index w) { sps_hs_list_warp(w, X, vs, trans, g, tag, key, src); }
+    __device__ void operator()(sps_index i) { sps_hs_list_entry(i, X, vs, trans, g, tag, key, src); }
 };
 
 struct hs_list_slot_op {
@@ -196,23 +217,32 @@ extern "C" sps_status sps_cuda_hs_keys(sps_exec *ex, sps_hs_geom g, sps_index n,
     return st;
 }
 
-extern "C" sps_status sps_cuda_hs_starts(sps_exec *ex, int64_t nnz, const uint64_t *key, int shift, sps_index *start,
-                                         sps_index *count)
+extern "C" sps_status sps_cuda_hs_marks(sps_exec *ex, sps_hs_geom g, int64_t nnz, const uint64_t *key, uint8_t *mark,
+                                        sps_index *hist)
+{
+    if (nnz <= 0) return SPS_OK;
+    if (g.depth + 2 > 64) return sps_kerror(ex, SPS_ERR_ARG, "hs_marks: depth %d", g.depth);
+    hs_mark_kernel<<<sps_cu_grid(ex, nnz), SPS_CU_THREADS, 0, sps_custream(ex)>>>(g, nnz, key, mark, hist);
+    SPS_CU_LAUNCHED(ex, "hs_mark_kernel");
+    return SPS_OK;
+}
+
+extern "C" sps_status sps_cuda_hs_starts(sps_exec *ex, int64_t nnz, const uint8_t *mark, int l, sps_index *at,
+                                         sps_index *start)
 {
     cudaStream_t s = sps_custream(ex);
     if (nnz <= 0) {
+        SPS_CU(ex, cudaMemsetAsync(at, 0, sizeof *at, s));
         SPS_CU(ex, cudaMemsetAsync(start, 0, sizeof *start, s));
-        SPS_CU(ex, cudaMemsetAsync(count, 0, sizeof *count, s));
         return SPS_OK;
     }
     if (nnz >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_starts: %lld entries", (long long)nnz);
-    sps_index *ws = NULL;
-    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, (2 * (size_t)nnz + 1) * sizeof *ws));
-    sps_index *flag = ws, *at = ws + nnz;
-    sps_status st = sps_cuda_foreach(ex, (sps_index)nnz, hs_flag_op{key, shift, flag});
+    sps_index *flag = NULL;
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&flag, (size_t)nnz * sizeof *flag));
+    sps_status st = sps_cuda_foreach(ex, (sps_index)nnz, hs_flag_op{mark, l, flag});
     if (st == SPS_OK) st = sps_cu_scan_index(ex, flag, at, nnz, "HiSparse node starts (scan)");
-    if (st == SPS_OK) st = sps_cuda_foreach(ex, (sps_index)nnz, hs_place_op{key, shift, at, nnz, start, count});
-    sps_exec_release(ex, ws);
+    if (st == SPS_OK) st = sps_cuda_foreach(ex, (sps_index)nnz, hs_place_op{mark, l, at, nnz, start});
+    sps_exec_release(ex, flag);
     return st;
 }
 
@@ -275,9 +305,9 @@ extern "C" sps_status sps_cuda_hs_list(sps_exec *ex, sps_hs_sched X, size_t vsiz
                                        uint64_t tag, uint64_t *key, uint64_t *src)
 {
     const int64_t base = X.nwarps * SPS_HS_RUN, slots = X.ndense * (int64_t)X.d * X.d;
-    if (X.nwarps >= INT32_MAX || slots >= INT32_MAX)
-        return sps_kerror(ex, SPS_ERR_ARG, "hs_list: %lld warps, %lld dense slots", (long long)X.nwarps, (long long)slots);
-    SPS_CHECK(sps_cuda_foreach(ex, (sps_index)X.nwarps, hs_list_warp_op{X, vsize, trans, g, tag, key, src}));
+    if (base >= INT32_MAX || slots >= INT32_MAX)
+        return sps_kerror(ex, SPS_ERR_ARG, "hs_list: %lld window slots, %lld dense slots", (long long)base, (long long)slots);
+    SPS_CHECK(sps_cuda_foreach(ex, (sps_index)base, hs_list_entry_op{X, vsize, trans, g, tag, key, src}));
     return sps_cuda_foreach(ex, (sps_index)slots, hs_list_slot_op{X, vsize, trans, g, tag, key + base, src + base});
 }
 
