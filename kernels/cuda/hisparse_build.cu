@@ -160,25 +160,20 @@ struct hs_sched_op {
     __device__ void operator()(sps_index i) { sps_hs_sched_at(i, g, key, v, so, sI, dI, sparse, dense, warp_seg); }
 };
 
-/* a thread a slot of the windows: a warp's threads walk their window's segments together */
-struct hs_list_entry_op {
+/* a thread a list slot: of the windows (DENSE false: a warp's threads walk their window's
+   segments together), or of the dense leaves */
+template <bool DENSE> struct hs_list_op {
     sps_hs_sched X;
     size_t vs;
     int trans;
     sps_hs_geom g;
     uint64_t tag, *key, *src;
     __device__ void setup() {}
-    __device__ void operator()(sps_index i) { sps_hs_list_entry(i, X, vs, trans, g, tag, key, src); }
-};
-
-struct hs_list_slot_op {
-    sps_hs_sched X;
-    size_t vs;
-    int trans;
-    sps_hs_geom g;
-    uint64_t tag, *key, *src;
-    __device__ void setup() {}
-    __device__ void operator()(sps_index i) { sps_hs_list_slot(i, X, vs, trans, g, tag, key, src); }
+    __device__ void operator()(sps_index i)
+    {
+        if (DENSE) sps_hs_list_slot(i, X, vs, trans, g, tag, key, src);
+        else sps_hs_list_entry(i, X, vs, trans, g, tag, key, src);
+    }
 };
 
 struct hs_ukey_op {
@@ -307,8 +302,8 @@ extern "C" sps_status sps_cuda_hs_list(sps_exec *ex, sps_hs_sched X, size_t vsiz
     const int64_t base = X.nwarps * SPS_HS_RUN, slots = X.ndense * (int64_t)X.d * X.d;
     if (base >= INT32_MAX || slots >= INT32_MAX)
         return sps_kerror(ex, SPS_ERR_ARG, "hs_list: %lld window slots, %lld dense slots", (long long)base, (long long)slots);
-    SPS_CHECK(sps_cuda_foreach(ex, (sps_index)base, hs_list_entry_op{X, vsize, trans, g, tag, key, src}));
-    return sps_cuda_foreach(ex, (sps_index)slots, hs_list_slot_op{X, vsize, trans, g, tag, key + base, src + base});
+    SPS_CHECK(sps_cuda_foreach(ex, (sps_index)base, hs_list_op<false>{X, vsize, trans, g, tag, key, src}));
+    return sps_cuda_foreach(ex, (sps_index)slots, hs_list_op<true>{X, vsize, trans, g, tag, key + base, src + base});
 }
 
 extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, uint64_t *key, uint64_t *val)
