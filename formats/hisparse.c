@@ -888,8 +888,11 @@ sps_status sps_matrix_add(const void *alpha_p, sps_matrix A, sps_op_mode opA, co
     sps_options own = NULL;
     sps_matrix Ah = NULL, Bh = NULL;
     sps_status st = SPS_OK;
-    if (!opt) {
+    if (!opt) { /* C's defaults (the call takes no context: the message is ours) */
         st = sps_format_options_create(SPS_FMT_HISPARSE, &own);
+        if (st != SPS_OK)
+            st = sps_error(ctx, st, "sps_matrix_add: hisparse's default options: %s",
+                           st == SPS_ERR_ALLOC ? "out of host memory" : sps_status_name(st));
         opt = own;
     }
     if (st == SPS_OK && A->ops != &sps_format_hisparse) st = sps_matrix_convert(A, SPS_FMT_HISPARSE, opt, &Ah);

@@ -1,7 +1,8 @@
 /* Allocation fault injection (issue 24 item 10; core/fault.h, built with
  * -DSPSOLVE_FAULT_INJECTION=ON, which .ci/run's sanitizer build sets): a scenario
  * that reads matrices (scalar, complex, quaternion), converts them to every scalar
- * format and to bcsr, sets up each preconditioner and solves with each solver, run
+ * format and to bcsr, sums two (sps_matrix_add), sets up each preconditioner and solves
+ * with each solver, run
  * again and again with its k-th host allocation failing, for every k until a run
  * makes fewer than k allocations.  Each run must stop at the failure with
  * SPS_ERR_ALLOC and a message, clean up (LeakSanitizer checks at exit), and leave
@@ -111,7 +112,7 @@ static void scenario(outcome *o)
         if (sps_format_by_name(f, &fmt) != SPS_OK || sps_format_compound(fmt)) continue;
         sps_matrix B = NULL;
         const sps_status cs = sps_matrix_convert(A, fmt, NULL, &B);
-        if (cs == SPS_ERR_UNSUPPORTED) { /* a format without this backend's kernels (hisparse on CUDA) */
+        if (cs == SPS_ERR_UNSUPPORTED) { /* a format without this backend's kernels (none today) */
             sps_context_clear_error(ctx);
             continue;
         }
@@ -119,6 +120,13 @@ static void scenario(outcome *o)
         sps_matrix_destroy(B);
     }
     free(list);
+    /* a sum of matrices (hisparse: the lists, the sort, the build from keys) */
+    if (ok) {
+        sps_matrix S = NULL;
+        ok = step(o, ctx, sps_matrix_add(NULL, A, SPS_OP_N, NULL, A, SPS_OP_T, NULL, &S), "add") &&
+             solve_one(o, ctx, S, "cg", NULL);
+        sps_matrix_destroy(S);
+    }
     static const char *const pcs[] = {"jacobi", "bjacobi", "ic0", "cheby"};
     for (int i = 0; ok && i < 4; i++) ok = solve_one(o, ctx, A, "cg", pcs[i]);
     ok = ok && solve_one(o, ctx, A, "bicgstab", "ilu0");
