@@ -608,6 +608,10 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     SPS_CHECK_GOTO(st, k->hs_marks(sps_ex(ctx), g, nnz, key, mark, hist), done);
     sps_index h[SPS_HS_MAX_DEPTH + 2];
     SPS_CHECK_GOTO(st, fetch(ctx, h, hist, ((size_t)D + 2) * sizeof *h), done);
+    if (h[D + 1] != 0) { /* a repeated key: no caller passes one (CSR is checked, sums are deduplicated) */
+        st = sps_error(ctx, SPS_ERR_ARG, "HiSparse: %lld repeated (row, column) entries", (long long)h[D + 1]);
+        goto done;
+    }
     for (int l = 0, below = 0; l < D; l++) {
         sps_hs_level *v = &L.lv[l];
         const sps_index nl = below += h[l]; /* the entries marked <= l */
@@ -827,6 +831,10 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     SPS_CHECK(hs_geometry(ctx, n, m, 0, vs, sps_opt_int(opt, "node-size"), &h, &g));
     const sps_hs_sched xa = store_sched(A->store), xb = store_sched(B->store);
     const int64_t ca = sps_hs_list_slots(xa), cb = sps_hs_list_slots(xb), nv = A->nnz + B->nnz;
+    if (ca + cb >= INT32_MAX) /* the lists' indices and counts are 32-bit on both backends */
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED,
+                         "sps_matrix_add: %lld + %lld entries list %lld slots (at most %d)", (long long)A->nnz,
+                         (long long)B->nnz, (long long)(ca + cb), INT32_MAX - 1);
     uint64_t *key = NULL, *src = NULL, *ukey = NULL;
     sps_index *ustart = NULL, *at = NULL, *hist = NULL, nu = 0;
     uint8_t *mark = NULL;
