@@ -724,6 +724,13 @@ static sps_status hisparse_to_csr(sps_matrix A, sps_csr_host *out)
     return st;
 }
 
+/* the product's schedule as the kernels take it (the product's and the sum's lists) */
+static sps_hs_sched store_sched(const hs_store *S)
+{
+    return (sps_hs_sched){.pool = S->dpool, .sparse = S->dsparse, .dense = S->ddense, .warp_seg = S->dwarp,
+                          .nsparse = S->nsparse, .nwarps = S->nwarps, .ndense = S->ndense, .d = S->H.d};
+}
+
 /* y = a op(A) x + b y: y scaled (b = 0: set, not read), then the backend's y += a op(A) x
  * over the schedule (op T: the same items, coordinates swapped) */
 static sps_status hisparse_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
@@ -733,9 +740,7 @@ static sps_status hisparse_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, cons
     const sps_index nout = mode == SPS_OP_N ? A->n : A->m;
     if (b.re == 0.0 && b.im == 0.0) SPS_CHECK(v->fill(sps_ex(A->ctx), nout, b, y));
     else if (b.re != 1.0 || b.im != 0.0) SPS_CHECK(v->scale(sps_ex(A->ctx), nout, b, y));
-    const sps_hs_sched sched = {.pool = S->dpool, .sparse = S->dsparse, .dense = S->ddense, .warp_seg = S->dwarp,
-                                .nsparse = S->nsparse, .nwarps = S->nwarps, .ndense = S->ndense, .d = S->H.d};
-    return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), sched, a, x, y, mode == SPS_OP_T);
+    return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), store_sched(S), a, x, y, mode == SPS_OP_T);
 }
 
 /* The pool (nodes, header, alignment) and the schedule; stored: the leaves' value slots */
@@ -810,12 +815,6 @@ static sps_status sum_build(sps_matrix C, void *arg, sps_options opt)
 {
     const hs_sum *u = arg;
     return hs_store_build(C, opt, u->key, NULL, u->val);
-}
-
-static sps_hs_sched store_sched(const hs_store *S)
-{
-    return (sps_hs_sched){.pool = S->dpool, .sparse = S->dsparse, .dense = S->ddense, .warp_seg = S->dwarp,
-                          .nsparse = S->nsparse, .nwarps = S->nwarps, .ndense = S->ndense, .d = S->H.d};
 }
 
 /* the sum of hisparse A and B (checked by the caller), C's options opt (not NULL) */

@@ -14,7 +14,7 @@
  *     computed on the GPU (kernels/cuda/hisparse_build.cu), equals the CPU context's sum: the same
  *     pattern, values to rounding (test_hisparse holds the CPU's to the tree oracle bitwise).
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
-#include "formats/hisparse.h"
+#include "hisparse_same.h"
 #include "testutil.h"
 #include "test_gpu_util.h"
 
@@ -63,13 +63,7 @@ static void check(const tu_shape *s, sps_scalar t, int d)
         sps_hisparse_copy cc, cg;
         memset(&cg, 0, sizeof cg);
         if (TU_OK(g_cpu, sps_hisparse_download(Bc, &cc)) && TU_OK(g_gpu, sps_hisparse_download(Bg, &cg)))
-            TU_CHECK(cc.H.bytes == cg.H.bytes && cc.H.root == cg.H.root && cc.H.leaf_slots == cg.H.leaf_slots &&
-                         !memcmp(cc.H.nodes, cg.H.nodes, sizeof cc.H.nodes) &&
-                         !memcmp(cc.H.pool, cg.H.pool, cc.H.bytes) && cc.nsparse == cg.nsparse &&
-                         cc.ndense == cg.ndense && cc.nwarps == cg.nwarps &&
-                         (!cc.nsparse || (!memcmp(cc.sparse, cg.sparse, (size_t)cc.nsparse * sizeof *cc.sparse) &&
-                                          !memcmp(cc.warp_seg, cg.warp_seg, ((size_t)cc.nwarps + 1) * sizeof *cc.warp_seg))) &&
-                         (!cc.ndense || !memcmp(cc.dense, cg.dense, (size_t)cc.ndense * sizeof *cc.dense)),
+            TU_CHECK(hs_same_tree(&cc.H, &cg.H) && hs_same_sched(&cc, &cg),
                      "%s [%s] d=%d: the GPU build's tree or schedule differs from the CPU's (%zu / %zu bytes, %lld / %lld "
                      "segments)", s->name, sps_scalar_name(t), d, cg.H.bytes, cc.H.bytes, (long long)cg.nsparse,
                      (long long)cc.nsparse);

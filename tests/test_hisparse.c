@@ -16,6 +16,7 @@
  *   - refusals: d not a power of two, unsorted columns.
  * Ends "N passed, M failed". */
 #include "formats/hisparse.h"
+#include "hisparse_same.h"
 #include "testutil.h"
 
 #include <complex.h>
@@ -202,9 +203,7 @@ static void check(const shape *s, sps_scalar t, int d)
             /* the dual traversal against its oracle, the route through CSR: the same pool, byte for byte */
             sps_hisparse Ho;
             if (TU_OK(g_ctx, sps_hisparse_add_csr(g_ctx, t, A, B, d, &Ho))) {
-                TU_CHECK(Ho.bytes == Hc.bytes && Ho.root == Hc.root && Ho.nnz == Hc.nnz && Ho.depth == Hc.depth &&
-                             Ho.leaf_slots == Hc.leaf_slots && !memcmp(Ho.nodes, Hc.nodes, sizeof Ho.nodes) &&
-                             !memcmp(Ho.pool, Hc.pool, Hc.bytes),
+                TU_CHECK(hs_same_tree(&Ho, &Hc),
                          "%s: 0.5 A%s + 3 B%s: the dual traversal's tree (%zu bytes, root %u) is the CSR route's "
                          "(%zu bytes, root %u)",
                          what, trans ? "^T" : "", trans ? "^T" : "", Hc.bytes, Hc.root, Ho.bytes, Ho.root);
@@ -245,8 +244,7 @@ static void check(const shape *s, sps_scalar t, int d)
                     /* the backend's sum (lists, sort, build from keys) is the dual traversal's tree */
                     sps_hisparse_copy cs;
                     if (TU_OK(g_ctx, sps_hisparse_download(Cm, &cs))) {
-                        TU_CHECK(cs.H.bytes == Hc.bytes && cs.H.root == Hc.root && cs.H.leaf_slots == Hc.leaf_slots &&
-                                     !memcmp(cs.H.nodes, Hc.nodes, sizeof Hc.nodes) && !memcmp(cs.H.pool, Hc.pool, Hc.bytes),
+                        TU_CHECK(hs_same_tree(&cs.H, &Hc),
                                  "%s: sps_matrix_add's tree (%zu bytes) is the dual traversal's (%zu bytes)", what,
                                  cs.H.bytes, Hc.bytes);
                         sps_hisparse_copy_free(&cs);
@@ -323,8 +321,6 @@ static int same_build(sps_context ctx, sps_matrix B, const shape *s, sps_scalar 
         sps_hisparse_copy_free(&c);
         return 0;
     }
-    int ok = c.H.bytes == H.bytes && c.H.root == H.root && c.H.depth == H.depth && c.H.leaf_slots == H.leaf_slots &&
-             !memcmp(c.H.nodes, H.nodes, sizeof H.nodes) && !memcmp(c.H.pool, H.pool, H.bytes);
     const int64_t cap = H.nnz + 2;
     sched_oracle q = {.H = &H, .sparse = tu_xcalloc((size_t)cap, sizeof(sps_hs_item)),
                       .dense = tu_xcalloc((size_t)cap, sizeof(sps_hs_item)),
@@ -332,10 +328,9 @@ static int same_build(sps_context ctx, sps_matrix B, const shape *s, sps_scalar 
     sps_hs_leaves(&H, oracle_leaf, &q);
     const int64_t nw = (q.pos + SPS_HS_RUN - 1) / SPS_HS_RUN;
     q.warp_seg[nw] = q.ns;
-    ok = ok && c.nsparse == q.ns && c.ndense == q.nd && c.nwarps == (q.ns ? nw : 0) &&
-         (!q.ns || (!memcmp(c.sparse, q.sparse, (size_t)q.ns * sizeof *q.sparse) &&
-                    !memcmp(c.warp_seg, q.warp_seg, ((size_t)nw + 1) * sizeof *q.warp_seg))) &&
-         (!q.nd || !memcmp(c.dense, q.dense, (size_t)q.nd * sizeof *q.dense));
+    const sps_hisparse_copy want = {.sparse = q.sparse, .dense = q.dense, .warp_seg = q.warp_seg, .nsparse = q.ns,
+                                    .ndense = q.nd, .nwarps = q.ns ? nw : 0};
+    const int ok = hs_same_tree(&c.H, &H) && hs_same_sched(&c, &want);
     free(q.sparse), free(q.dense), free(q.warp_seg);
     sps_hisparse_free(&H);
     sps_hisparse_copy_free(&c);

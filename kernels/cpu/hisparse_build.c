@@ -9,42 +9,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the keys with their positions as 64-bit values, sorted by hs_sort_pairs (one radix sort
+ * for the build and the sum), then the positions narrowed */
 sps_status sps_cpu_hs_keys(sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz, const sps_index *rowptr,
                            const sps_index *col, uint64_t *key, sps_index *perm)
 {
     if (nnz <= 0) return SPS_OK;
-    uint64_t *k2 = malloc((size_t)nnz * sizeof *k2);
-    sps_index *p2 = malloc((size_t)nnz * sizeof *p2);
-    if (!k2 || !p2) {
-        free(k2), free(p2);
-        return sps_kerror(ex, SPS_ERR_ALLOC, "hs_keys: out of host memory for %lld keys", (long long)nnz);
-    }
+    uint64_t *pos = malloc((size_t)nnz * sizeof *pos);
+    if (!pos) return sps_kerror(ex, SPS_ERR_ALLOC, "hs_keys: out of host memory for %lld keys", (long long)nnz);
     for (sps_index i = 0; i < n; i++)
         for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++)
-            key[k] = sps_hs_key(g, (uint64_t)i, (uint64_t)col[k]), perm[k] = k;
-    /* 8 bits a pass, stable: key/perm -> k2/p2 -> key/perm ...; an odd pass count ends in k2 */
-    const int bits = sps_hs_key_bits(g);
-    uint64_t *ka = key, *kb = k2;
-    sps_index *pa = perm, *pb = p2;
-    for (int sh = 0; sh < bits; sh += 8) {
-        int64_t cnt[257] = {0};
-        for (int64_t e = 0; e < nnz; e++) cnt[((ka[e] >> sh) & 255) + 1]++;
-        for (int b = 0; b < 256; b++) cnt[b + 1] += cnt[b];
-        for (int64_t e = 0; e < nnz; e++) {
-            const int64_t to = cnt[(ka[e] >> sh) & 255]++;
-            kb[to] = ka[e], pb[to] = pa[e];
-        }
-        uint64_t *tk = ka;
-        ka = kb, kb = tk;
-        sps_index *tp = pa;
-        pa = pb, pb = tp;
-    }
-    if (ka != key) {
-        memcpy(key, ka, (size_t)nnz * sizeof *key);
-        memcpy(perm, pa, (size_t)nnz * sizeof *perm);
-    }
-    free(k2), free(p2);
-    return SPS_OK;
+            key[k] = sps_hs_key(g, (uint64_t)i, (uint64_t)col[k]), pos[k] = (uint64_t)k;
+    const sps_status st = sps_cpu_hs_sort_pairs(ex, nnz, sps_hs_key_bits(g), key, pos);
+    if (st == SPS_OK)
+        for (int64_t e = 0; e < nnz; e++) perm[e] = (sps_index)pos[e];
+    free(pos);
+    return st;
 }
 
 sps_status sps_cpu_hs_marks(sps_exec *ex, sps_hs_geom g, int64_t nnz, const uint64_t *key, uint8_t *mark,
