@@ -178,15 +178,22 @@ sps_format sps_format_auto_pick(sps_matrix A, const sps_index *rowptr, const sps
     return sps_format_auto_of(A->n, A->m, rowptr, col, A->ctx->backend, why);
 }
 
-sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, sps_backend be,
-                              const char **why)
+/* The pick from the row statistics s of an n x m pattern, the diagonals counted where rule 0
+ * may apply and the columns are at hand (col NULL: rule 0 is skipped). */
+static sps_format decide(row_stats s, sps_index m, const sps_index *rowptr, const sps_index *col, sps_backend be,
+                         const char **why)
 {
-    row_stats s = stats_of(n, rowptr);
-    if (col && dia_candidate(&s, be)) s.ndiag = sps_pattern_diagonals(n, m, rowptr, col, AUTO_DIA_DIAGS);
+    if (col && dia_candidate(&s, be)) s.ndiag = sps_pattern_diagonals(s.n, m, rowptr, col, AUTO_DIA_DIAGS);
     const char *w = NULL;
     const sps_format f = pick(&s, be, &w);
     if (why) *why = w;
     return f;
+}
+
+sps_format sps_format_auto_of(sps_index n, sps_index m, const sps_index *rowptr, const sps_index *col, sps_backend be,
+                              const char **why)
+{
+    return decide(stats_of(n, rowptr), m, rowptr, col, be, why);
 }
 
 sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **why)
@@ -198,18 +205,14 @@ sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **wh
     }
     sps_host_pattern p;
     SPS_CHECK(sps_matrix_host_pattern(A, 0, &p));
-    row_stats s = stats_of(A->n, p.rowptr);
+    const row_stats s = stats_of(A->n, p.rowptr);
     sps_status st = SPS_OK;
-    if (dia_candidate(&s, A->ctx->backend)) {
-        /* the columns: a CSR store sent its row pointers alone, another format's host copy has them */
-        if (!p.col)
-            st = sps_ddownload(A->ctx, (void **)&p.col, A->ops->backend_csr(A)->col, (size_t)A->nnz * sizeof(sps_index),
-                               "columns");
-        if (st == SPS_OK) s.ndiag = sps_pattern_diagonals(A->n, A->m, p.rowptr, p.col, AUTO_DIA_DIAGS);
-    }
-    const char *w = NULL;
-    if (st == SPS_OK) *fmt = pick(&s, A->ctx->backend, &w);
-    if (why && st == SPS_OK) *why = w;
+    /* the columns where rule 0 may apply: a CSR store sent its row pointers alone, another
+       format's host copy has them */
+    if (!p.col && dia_candidate(&s, A->ctx->backend))
+        st = sps_ddownload(A->ctx, (void **)&p.col, A->ops->backend_csr(A)->col, (size_t)A->nnz * sizeof(sps_index),
+                           "columns");
+    if (st == SPS_OK) *fmt = decide(s, A->m, p.rowptr, p.col, A->ctx->backend, why);
     sps_host_pattern_free(&p);
     return st;
 }
