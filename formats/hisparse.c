@@ -177,7 +177,8 @@ static sps_status hs_geometry(sps_context ctx, sps_index n, sps_index m, int64_t
     while (lg < 9 && (1 << lg) < d) lg++;
     if (d < 2 || d > SPS_HS_MAX_D || (1 << lg) != d)
         return sps_error(ctx, SPS_ERR_ARG, "HiSparse: node size %d (a power of two, 2..%d)", d, SPS_HS_MAX_D);
-    if (vsize < 1 || vsize > 16) return sps_error(ctx, SPS_ERR_ARG, "HiSparse: %zu-byte values (1..16)", vsize);
+    if (vsize < 1 || vsize > 16 || (vsize & (vsize - 1))) /* sps_hs_val_at's alignment by masks */
+        return sps_error(ctx, SPS_ERR_ARG, "HiSparse: %zu-byte values (1, 2, 4, 8 or 16)", vsize);
     H->d = d, H->lg = lg, H->n = n, H->m = m, H->nnz = nnz, H->vsize = vsize;
     /* depth: the smallest with d^depth >= max(n, m), at least 1 */
     const int64_t big = n > m ? n : m;
@@ -731,16 +732,14 @@ static sps_hs_sched store_sched(const hs_store *S)
                           .nsparse = S->nsparse, .nwarps = S->nwarps, .ndense = S->ndense, .d = S->H.d};
 }
 
-/* y = a op(A) x + b y: y scaled (b = 0: set, not read), then the backend's y += a op(A) x
- * over the schedule (op T: the same items, coordinates swapped) */
+/* y = a op(A) x + b y: the backend's product over the schedule (op T: the same items,
+ * coordinates swapped); it scales y itself, so that the GPU can overlap the scaling with the
+ * product (kernels/cuda/hisparse.cu) */
 static sps_status hisparse_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *x, sps_cplx b, void *y)
 {
     const hs_store *S = A->store;
-    const sps_vec_kernels *v = sps_kvec(A->ctx, A->t);
     const sps_index nout = mode == SPS_OP_N ? A->n : A->m;
-    if (b.re == 0.0 && b.im == 0.0) SPS_CHECK(v->fill(sps_ex(A->ctx), nout, b, y));
-    else if (b.re != 1.0 || b.im != 0.0) SPS_CHECK(v->scale(sps_ex(A->ctx), nout, b, y));
-    return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), store_sched(S), a, x, y, mode == SPS_OP_T);
+    return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), store_sched(S), a, x, b, y, nout, mode == SPS_OP_T);
 }
 
 /* The pool (nodes, header, alignment) and the schedule; stored: the leaves' value slots */

@@ -35,23 +35,25 @@ typedef struct {
 } sps_hisparse;
 
 /* Where a sparse node's pieces are: padded count pc, coordinates at +4 (2 bytes a pair),
- * values at +val_at. */
+ * values at +val_at.  A thread loads X = 1, 2, 4 entries at once (COO1, COO2, COO4: X =
+ * 2^(type - 1)).  Shifts and masks, no division: the GPU product computes this for every
+ * entry it reads (a division and a loop here had been a fifth of its instructions). */
 static inline SPS_HS_HD int sps_hs_pad(int type, int64_t count)
 {
-    const int64_t x = type == SPS_HS_COO1 ? 1 : type == SPS_HS_COO2 ? 2 : 4;
-    return (int)((count + x - 1) / x * x);
+    const int64_t x = (int64_t)1 << (type - 1);
+    return (int)((count + x - 1) & -x);
 }
 static inline SPS_HS_HD size_t sps_hs_align16(size_t b) { return (b + 15) & ~(size_t)15; }
-/* A sparse node's values start aligned to what a thread loads at once, X values of vbytes
- * (X = 1, 2, 4 for COO1, COO2, COO4), at most 16 bytes: COO4's vector loads need 16; a
- * COO1 leaf of an f32 value then takes 16 bytes, not 32 (the node itself is 16-aligned). */
+/* A sparse node's values start aligned to what a thread loads at once, X values of vbytes,
+ * at most 16 bytes: COO4's vector loads need 16; a COO1 leaf of an f32 value then takes 16
+ * bytes, not 32 (the node itself is 16-aligned).  vbytes is a power of two (4, 8 or 16: the
+ * scalar types), so X vbytes is one too. */
 static inline SPS_HS_HD size_t sps_hs_val_at(int type, int pc, size_t vbytes)
 {
-    const size_t x = type == SPS_HS_COO1 ? 1 : type == SPS_HS_COO2 ? 2 : 4;
-    size_t al = 1;
-    while (al < x * vbytes && al < 16) al *= 2;
+    size_t al = vbytes << (type - 1);
+    if (al > 16) al = 16;
     const size_t b = 4 + 2 * (size_t)pc;
-    return (b + al - 1) / al * al;
+    return (b + al - 1) & ~(al - 1);
 }
 /* a dense leaf's values after its bitmask */
 static inline SPS_HS_HD size_t sps_hs_dense_val_at(int d) { return sps_hs_align16(((size_t)d * d + 7) / 8); }
@@ -441,9 +443,11 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
 
 /* X(P, S, name, args); see kernels/kernels.h. */
 #define SPS_KERNEL_LIST_HISPARSE(X, P, S)                                                                 \
-    /* y += a op(A) x over the schedule (trans: A^T, each entry's coordinates swapped); the order of the    \
-       additions into y is not fixed on the GPU (atomics) */                                              \
-    X(P, S, hs_spmv, (sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans))        \
+    /* y = a op(A) x + b y over the schedule (trans: A^T, each entry's coordinates swapped); y has nout    \
+       entries, b = 0 sets it (not read); the order of the additions into y is not fixed on the GPU       \
+       (atomics) */                                                                                       \
+    X(P, S, hs_spmv, (sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, sps_cplx b, void *y,        \
+                      sps_index nout, int trans))                                                         \
     /* the addition's values: out[u] = alpha a + beta b over the sorted list's members of distinct key u  \
        (ustart[u] .. ustart[u + 1] - 1: one or two), each src[e] a value's byte offset in poolA, or in    \
        poolB with SPS_HS_TAG_B; an operand without a member adds nothing (sps_cpu_hisparse_lin) */        \

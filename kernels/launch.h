@@ -59,6 +59,9 @@ typedef struct sps_launch_variant {
     int cmp_warps; /* warps a thread block: 0 default (8: 256 threads), else 2, 4, 8, 16 */
     int cmp_bpsm;  /* blocks an SM: 0 default (static: a group a block-row; dynamic: as many as are
                       resident), else 1, 2, 4 or 8 (static: a grid-stride loop over that grid) */
+    /* HiSparse (hs_kernel, kernels/cuda/hisparse.cu), SpMV and SpMV^T. */
+    int hs_windows; /* 32-entry windows a warp: 0 by the rule (1 while they fit one wave of warps,
+                       else 2), 1 or 2 */
 } sps_launch_variant;
 
 /* The fields, in declaration order, with the values a field may take besides 0 (the
@@ -69,7 +72,8 @@ typedef struct sps_launch_variant {
     X(csr_lane_entries, 1, 2, 4) X(csr_unroll, 2, 4) X(csr_stage_rows, 1, 2) X(csr_minb, 4, 6, 8)              \
     X(hola_early_mul, 1) X(hola_minb, 2, 4, 5, 6) X(hola_out_div, 1, 2) X(hola_ldg, 1)                          \
     X(pad_unroll, 4, 8) X(pad_minb, 4) X(pad_ldg, 1) X(pad_split, 1, 2, 4) X(pad_lean, 1, 2)                    \
-    X(cmp_sched, 1) X(cmp_tpr, 1, 2, 4, 8, 16, 32) X(cmp_warps, 2, 4, 8, 16) X(cmp_bpsm, 1, 2, 4, 8)
+    X(cmp_sched, 1) X(cmp_tpr, 1, 2, 4, 8, 16, 32) X(cmp_warps, 2, 4, 8, 16) X(cmp_bpsm, 1, 2, 4, 8)          \
+    X(hs_windows, 1, 2)
 
 /* v from a comma-separated list of field=value (values 0..64; fields not named
  * stay 0, the default; "" is the default variant).  Returns 0, or -1 with why

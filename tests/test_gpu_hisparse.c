@@ -5,7 +5,9 @@
  *     byte for byte;
  *   - the GPU matrix exports its CSR bitwise, and its footprint equals the CPU build's;
  *   - y = alpha op(A) x + beta y for op N and T and each alpha/beta case (y NaN-poisoned
- *     where beta = 0), within the reference's rounding bound;
+ *     where beta = 0), within the reference's rounding bound; at d = 16 also with one and with
+ *     two windows a warp forced (launch variant hs_windows; the rule takes two on large matrices
+ *     only);
  *   - shapes: random sparse (COO1/2/4 leaves, runs of 32 split across warps), a dense block
  *     (dense leaves, with partial ones at the edges), diagonal, one dense row, one dense column,
  *     1x1, n x 1, 1 x n, empty, 0 x 0, a band whose size is not a multiple of d, and rows of
@@ -74,20 +76,29 @@ static void check(const tu_shape *s, sps_scalar t, int d)
         TU_CHECK(ic.bytes == ig.bytes && ic.stored_entries == ig.stored_entries && ig.backend == SPS_BACKEND_CUDA,
                  "%s [%s] d=%d: GPU info differs from the CPU's (%zu / %zu bytes)", s->name, sps_scalar_name(t), d,
                  (size_t)ig.bytes, (size_t)ic.bytes);
-    for (int mode = 0; mode < 2; mode++)
-        for (int ab = 0; ab < TU_AB_COUNT; ab++) {
-            const uint64_t seed = tu_rng_u64(&rng);
-            double wg = 0, wc = 0;
-            void *yg = NULL, *yc = NULL;
-            TU_CHECK(tu_spmv_check(g_gpu, &h, Bg, (sps_op_mode)mode, ab, seed, &wg, &yg),
-                     "%s [%s] d=%d: GPU SpMV%s (%s) off by %g", s->name, sps_scalar_name(t), d, mode ? "^T" : "",
-                     tu_ab_name[ab], wg);
-            TU_CHECK(tu_spmv_check(g_cpu, &h, Bc, (sps_op_mode)mode, ab, seed, &wc, &yc),
-                     "%s [%s] d=%d: CPU SpMV%s (%s) off by %g", s->name, sps_scalar_name(t), d, mode ? "^T" : "",
-                     tu_ab_name[ab], wc);
-            free(yg);
-            free(yc);
-        }
+    /* the kernel's rule picks one or two windows a warp by size: both, forced, at d = 16 */
+    for (int hw = 0; hw < (d == 16 ? 3 : 1); hw++) {
+        sps_launch_variant lv;
+        memset(&lv, 0, sizeof lv);
+        lv.hs_windows = hw;
+        if (!TU_OK(g_gpu, sps_matrix_set_launch_variant(Bg, &lv))) break;
+        for (int mode = 0; mode < 2; mode++)
+            for (int ab = 0; ab < TU_AB_COUNT; ab++) {
+                const uint64_t seed = tu_rng_u64(&rng);
+                double wg = 0, wc = 0;
+                void *yg = NULL, *yc = NULL;
+                TU_CHECK(tu_spmv_check(g_gpu, &h, Bg, (sps_op_mode)mode, ab, seed, &wg, &yg),
+                         "%s [%s] d=%d hs_windows=%d: GPU SpMV%s (%s) off by %g", s->name, sps_scalar_name(t), d, hw,
+                         mode ? "^T" : "", tu_ab_name[ab], wg);
+                if (hw == 0)
+                    TU_CHECK(tu_spmv_check(g_cpu, &h, Bc, (sps_op_mode)mode, ab, seed, &wc, &yc),
+                             "%s [%s] d=%d: CPU SpMV%s (%s) off by %g", s->name, sps_scalar_name(t), d,
+                             mode ? "^T" : "", tu_ab_name[ab], wc);
+                free(yg);
+                free(yc);
+            }
+    }
+    sps_matrix_set_launch_variant(Bg, NULL);
     /* the addition (computed on the host for both: the same sum to the bit), trees from the
        device and a CSR matrix through the conversion path */
     {

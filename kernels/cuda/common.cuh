@@ -428,6 +428,22 @@ __device__ inline void sps_cu_pdl_wait()
     asm volatile("griddepcontrol.wait;" ::: "memory");
 #endif
 }
+/* Whether a PDL launch is safe: every architecture of the build is sm_90 or
+ * later (the default, 90).  A binary that also holds older code could run that
+ * code -- JIT-compiled on a Hopper from compute_80 PTX, say -- where
+ * sps_cu_pdl_wait compiles to nothing, and the dependent kernel would then read
+ * what the previous one writes without waiting. */
+#ifdef __CUDA_ARCH_LIST__ /* nvcc 11.5+: the architectures of the build, e.g. 800,900 */
+constexpr int sps_cu_archs[] = {__CUDA_ARCH_LIST__};
+#else
+constexpr int sps_cu_archs[] = {0}; /* unknown: no PDL */
+#endif
+constexpr bool sps_cu_all_sm90()
+{
+    for (int a : sps_cu_archs)
+        if (a < 900) return false;
+    return true;
+}
 /* One launch of `kernel` (SPS_CU_THREADS threads a block, no dynamic shared
  * memory) with one launch attribute (cooperative, programmatic serialization). */
 template <typename... P, typename... A>

@@ -2,94 +2,133 @@
  * kernels/format_kernels_hisparse.h; the format: formats/hisparse.c; the CPU
  * reference: kernels/cpu/hisparse.inc, FN(hs_spmv), the same items in order).
  *
- * hs_sparse_kernel: a warp a packed work item of at most 32 entries (runs of sparse
- *   leaves' entries, several small leaves to a warp), a thread an entry: every
+ * One launch (hs_kernel) after y's scaling (hs_scale_kernel), dependent on it (PDL):
+ * hs_sparse_warp: a warp K packed work items (windows) of 32 entries (runs of sparse
+ *   leaves' entries, several small leaves to a window), a thread an entry: every
  *   thread has one entry's work, whatever the leaves' sizes (the paper's work per
  *   thread evened out by binning; here the packing is done at construction, so the
- *   kernel needs no queue).  The lanes place the warp's segments by a scan of their
+ *   kernel needs no queue).  The lanes place the window's segments by a scan of their
  *   counts (a bitmask of the segments' starts names each entry's segment), then each
  *   loads its packed (row, column) bytes and its value, gathers x, and the lanes
  *   with the same output in a row (a leaf's row for A x, its entries being
  *   row-major; mostly single entries for A^T x, the coordinates swapped) are summed
  *   by a segmented shuffle sum, one atomicAdd a run.
- * hs_dense_kernel: a block a dense leaf, a warp a row (a column for A^T), lanes
+ * hs_dense_block: a block a dense leaf, a warp a row (a column for A^T), lanes
  *   over the d slots of it that the occupancy bitmask marks, a shuffle tree, one
  *   atomicAdd a row that has an entry.
- * Neither is bit-reproducible run to run (the atomics' order); every entry is used
- * once, so the result equals the CPU's to rounding. */
+ * Not bit-reproducible run to run (the atomics' order); every entry is used once, so
+ * the result equals the CPU's to rounding.  What the product costs and why it is
+ * shaped so: bench/results/hisparse.md. */
 #include "kernels/cuda/common.cuh"
 
 namespace {
 
 constexpr int HS_WARPS = 8; /* warps a block: 256 threads */
 
-template <typename T, bool TR>
-__global__ void __launch_bounds__(HS_WARPS * 32)
-    hs_sparse_kernel(sps_hs_sched H, T a, const T *__restrict__ x, T *__restrict__ y)
+/* Before the first atomic into y: y's scaling (hs_launch) has finished and is visible.
+ * Everything before it -- the schedule's loads, the coordinates, the values, x -- overlaps
+ * the scaling kernel and the launch gap (programmatic dependent launch, common.cuh). */
+__device__ inline void hs_y_ready() { sps_cu_pdl_wait(); }
+
+/* A warp takes K consecutive packed work items (windows of 32 entries) w0 .. w0 + K - 1, in
+ * stages: every window's segment range, then every window's segments, then every entry's
+ * coordinates, then the values and x, then the sums and atomics.  A window is a chain of
+ * dependent loads (5 round trips) with little work; K windows a warp issue K loads at each
+ * step, so a large matrix runs in fewer waves of warps at the same depth (hs_launch picks K). */
+template <typename T, bool TR, int K>
+__device__ inline void hs_sparse_warp(const sps_hs_sched &H, int64_t w0, T a, const T *__restrict__ x,
+                                      T *__restrict__ y)
 {
-    const int64_t w = (int64_t)blockIdx.x * HS_WARPS + threadIdx.x / 32;
-    if (w >= H.nwarps) return; /* uniform within the warp */
     const int lane = (int)(threadIdx.x & 31);
-    /* lane l < nseg reads segment l; an exclusive scan of the counts places it */
-    const int64_t s0 = H.warp_seg[w];
-    const int nseg = (int)(H.warp_seg[w + 1] - s0);
-    sps_hs_item it = {0, 0, 0, 0, 0};
-    if (lane < nseg) it = H.sparse[s0 + lane];
-    int start = it.count;
+    /* lanes 0..K read the windows' segment offsets (past the last window: the end) */
+    int64_t bound = 0;
+    if (lane <= K) bound = H.warp_seg[w0 + lane < H.nwarps ? w0 + lane : H.nwarps];
+    sps_hs_item it[K];
+    int nseg[K];
 #pragma unroll
-    for (int o = 1; o < 32; o *= 2) {
-        const int t = __shfl_up_sync(0xffffffffu, start, o);
-        if (lane >= o) start += t;
+    for (int j = 0; j < K; j++) {
+        const int64_t s0 = __shfl_sync(0xffffffffu, bound, j);
+        nseg[j] = (int)(__shfl_sync(0xffffffffu, bound, j + 1) - s0);
+        it[j] = sps_hs_item{0, 0, 0, 0, 0};
+        if (lane < nseg[j]) it[j] = H.sparse[s0 + lane]; /* lane l < nseg reads segment l */
     }
-    const int total = __shfl_sync(0xffffffffu, start, 31);
-    start -= it.count;
-    /* entry e = lane of the warp: its segment is the number of segment starts at or before
-       e, less one (a bit a start: the segments are non-empty, so the starts are distinct);
-       its fields come from the lane that read it */
-    unsigned starts = lane < nseg ? 1u << start : 0u;
+    const unsigned char *p[K];
+    uint32_t count[K];
+    sps_index r[K], c[K];
+    int kk[K], tp[K];
+    bool mine[K];
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        /* an exclusive scan of the counts places the segments */
+        int start = it[j].count;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const int t = __shfl_up_sync(0xffffffffu, start, o);
+            if (lane >= o) start += t;
+        }
+        const int total = __shfl_sync(0xffffffffu, start, 31);
+        start -= it[j].count;
+        /* entry e = lane of the window: its segment is the number of segment starts at or
+           before e, less one (a bit a start: the segments are non-empty, so the starts are
+           distinct); its fields come from the lane that read it */
+        unsigned starts = lane < nseg[j] ? 1u << start : 0u;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    starts = __reduce_or_sync(0xffffffffu, starts);
+        starts = __reduce_or_sync(0xffffffffu, starts);
 #else
 #pragma unroll
-    for (int o = 16; o > 0; o /= 2) starts |= __shfl_xor_sync(0xffffffffu, starts, o);
+        for (int o = 16; o > 0; o /= 2) starts |= __shfl_xor_sync(0xffffffffu, starts, o);
 #endif
-    const bool mine = lane < total;
-    const int g = mine ? __popc(starts & (0xffffffffu >> (31 - lane))) - 1 : 0;
-    const uint32_t ref = __shfl_sync(0xffffffffu, it.ref, g);
-    const sps_index r0 = __shfl_sync(0xffffffffu, it.r0, g), c0 = __shfl_sync(0xffffffffu, it.c0, g);
-    const int k = __shfl_sync(0xffffffffu, (int)it.first - start, g) + lane;
-    sps_index out = -1 - lane; /* distinct for the idle lanes */
-    T s = zero_of<T>();
-    if (mine) {
-        const unsigned char *p = H.pool + SPS_HS_OFF(ref);
-        const uint32_t count = *(const uint32_t *)(const void *)p;
-        const int type = SPS_HS_TYPE(ref);
-        const T *v = (const T *)(const void *)(p + sps_hs_val_at(type, sps_hs_pad(type, count), sizeof(T)));
-        const sps_index r = r0 + p[4 + 2 * k], c = c0 + p[5 + 2 * k];
-        out = TR ? c : r;
-        s = v[k] * ldg_t(x + (TR ? r : c));
+        mine[j] = lane < total;
+        const int g = mine[j] ? __popc(starts & (0xffffffffu >> (31 - lane))) - 1 : 0;
+        const uint32_t ref = __shfl_sync(0xffffffffu, it[j].ref, g);
+        const sps_index r0 = __shfl_sync(0xffffffffu, it[j].r0, g), c0 = __shfl_sync(0xffffffffu, it[j].c0, g);
+        kk[j] = __shfl_sync(0xffffffffu, (int)it[j].first - start, g) + lane;
+        p[j] = H.pool + SPS_HS_OFF(ref);
+        tp[j] = SPS_HS_TYPE(ref);
+        count[j] = 0, r[j] = r0, c[j] = c0;
+        if (mine[j]) {
+            count[j] = *(const uint32_t *)(const void *)p[j];
+            r[j] = r0 + p[j][4 + 2 * kk[j]], c[j] = c0 + p[j][5 + 2 * kk[j]];
+        }
     }
-    /* runs of equal outputs in consecutive lanes (a leaf's row for A x; mostly single
-       entries for A^T x): run ids from the heads, a segmented suffix sum over them, one
-       atomicAdd a run by its head */
-    const sps_index prev = __shfl_up_sync(0xffffffffu, out, 1);
-    const bool head = lane == 0 || prev != out;
-    const unsigned heads = __ballot_sync(0xffffffffu, head);
-    const int run = __popc(heads & (0xffffffffu >> (31 - lane)));
+    T s[K];
+    sps_index out[K];
 #pragma unroll
-    for (int o = 1; o < 32; o *= 2) {
-        const T t = shfl_down(0xffffffffu, s, o, 32);
-        const int rt = __shfl_down_sync(0xffffffffu, run, o);
-        if (lane + o < 32 && rt == run) s = s + t;
+    for (int j = 0; j < K; j++) {
+        out[j] = -1 - lane; /* distinct for the idle lanes */
+        s[j] = zero_of<T>();
+        if (mine[j]) {
+            const T *v = (const T *)(const void *)(p[j] + sps_hs_val_at(tp[j], sps_hs_pad(tp[j], count[j]), sizeof(T)));
+            out[j] = TR ? c[j] : r[j];
+            s[j] = v[kk[j]] * ldg_t(x + (TR ? r[j] : c[j]));
+        }
     }
-    if (mine && head) atomic_add(y + out, a * s);
+#pragma unroll
+    for (int j = 0; j < K; j++) {
+        /* runs of equal outputs in consecutive lanes (a leaf's row for A x; mostly single
+           entries for A^T x): run ids from the heads, a segmented suffix sum over them, one
+           atomicAdd a run by its head */
+        const sps_index prev = __shfl_up_sync(0xffffffffu, out[j], 1);
+        const bool head = lane == 0 || prev != out[j];
+        const unsigned heads = __ballot_sync(0xffffffffu, head);
+        const int run = __popc(heads & (0xffffffffu >> (31 - lane)));
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const T t = shfl_down(0xffffffffu, s[j], o, 32);
+            const int rt = __shfl_down_sync(0xffffffffu, run, o);
+            if (lane + o < 32 && rt == run) s[j] = s[j] + t;
+        }
+        if (j == 0) hs_y_ready();
+        if (mine[j] && head) atomic_add(y + out[j], a * s[j]);
+    }
 }
 
+/* a block a dense leaf, a warp a row (a column for A^T) */
 template <typename T, bool TR>
-__global__ void __launch_bounds__(HS_WARPS * 32)
-    hs_dense_kernel(sps_hs_sched H, T a, const T *__restrict__ x, T *__restrict__ y)
+__device__ inline void hs_dense_block(const sps_hs_sched &H, int64_t leaf, T a, const T *__restrict__ x,
+                                      T *__restrict__ y)
 {
-    const sps_hs_item it = H.dense[blockIdx.x];
+    const sps_hs_item it = H.dense[leaf];
     const unsigned char *p = H.pool + SPS_HS_OFF(it.ref);
     const int d = H.d, lane = (int)(threadIdx.x & 31);
     const T *v = (const T *)(const void *)(p + sps_hs_dense_val_at(d));
@@ -106,32 +145,84 @@ __global__ void __launch_bounds__(HS_WARPS * 32)
         }
 #pragma unroll
         for (int o = 16; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, 32);
+        hs_y_ready();
         /* a row past the matrix's edge has no entry: no write there */
         if (__any_sync(0xffffffffu, any) && lane == 0) atomic_add(y + out0 + i, a * s);
     }
 }
 
-template <typename T, bool TR> static sps_status hs_launch(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, T *y)
+/* One launch for both kinds of leaves: blocks [0, sparse_blocks) take HS_WARPS x K packed
+ * work items each, the rest a dense leaf each (one launch fewer where there are both). */
+template <typename T, bool TR, int K>
+__global__ void __launch_bounds__(HS_WARPS * 32)
+    hs_kernel(sps_hs_sched H, int64_t sparse_blocks, T a, const T *__restrict__ x, T *__restrict__ y)
 {
+    if ((int64_t)blockIdx.x < sparse_blocks) {
+        const int64_t w0 = ((int64_t)blockIdx.x * HS_WARPS + threadIdx.x / 32) * K;
+        if (w0 < H.nwarps) hs_sparse_warp<T, TR, K>(H, w0, a, x, y); /* uniform within the warp */
+    } else {
+        hs_dense_block<T, TR>(H, (int64_t)blockIdx.x - sparse_blocks, a, x, y);
+    }
+}
+
+/* y = b y (b = 0: set, not read), then the product's kernel, launched dependent on the
+ * scaling (PDL): the scaling kernel lets it start at once, and it waits only before its
+ * first atomic, so the scaling, the launch gap and the product's chain of dependent
+ * loads overlap.  A small product is that chain (5 round trips: the warp's segment range,
+ * its segments, the leaf's coordinates and count, x and the values, the atomic), and two
+ * launches in a row had cost about a third more (bench/results/hisparse.md, session 22). */
+template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) hs_scale_kernel(scale_y_op<T> op, sps_index n)
+{
+    sps_cu_pdl_trigger();
+    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i);
+}
+static_assert(HS_WARPS * 32 == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
+
+template <typename T, bool TR, int K>
+static sps_status hs_run(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, T *y, int pdl)
+{
+    const int64_t per_block = (int64_t)HS_WARPS * K, sparse_blocks = (H.nwarps + per_block - 1) / per_block,
+                  grid = sparse_blocks + H.ndense;
+    if (grid == 0) return SPS_OK;
+    if (grid > INT32_MAX)
+        return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld warps of work and %lld dense leaves", (long long)H.nwarps,
+                          (long long)H.ndense);
     cudaStream_t st = sps_custream(ex);
-    if (H.nwarps > 0) {
-        const int64_t grid = (H.nwarps + HS_WARPS - 1) / HS_WARPS;
-        if (grid > INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld warps of work", (long long)H.nwarps);
-        hs_sparse_kernel<T, TR><<<(unsigned)grid, HS_WARPS * 32, 0, st>>>(H, a, x, y);
-        SPS_CU_LAUNCHED(ex, "hs_sparse_kernel");
-    }
-    if (H.ndense > 0) {
-        if (H.ndense > INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld dense leaves", (long long)H.ndense);
-        hs_dense_kernel<T, TR><<<(unsigned)H.ndense, HS_WARPS * 32, 0, st>>>(H, a, x, y);
-        SPS_CU_LAUNCHED(ex, "hs_dense_kernel");
-    }
+    if (pdl) SPS_CU(ex, sps_cu_launch_pdl(hs_kernel<T, TR, K>, (unsigned)grid, st, H, sparse_blocks, a, x, y));
+    else hs_kernel<T, TR, K><<<(unsigned)grid, HS_WARPS * 32, 0, st>>>(H, sparse_blocks, a, x, y);
+    SPS_CU_LAUNCHED(ex, "hs_kernel");
     return SPS_OK;
 }
 
-template <typename T>
-static sps_status hs_spmv_impl(sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans)
+template <typename T, bool TR>
+static sps_status hs_launch(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, sps_cplx b, T *y, sps_index nout)
 {
-    return (trans ? hs_launch<T, true> : hs_launch<T, false>)(ex, H, sc<T>::from(a), (const T *)x, (T *)y);
+    cudaStream_t st = sps_custream(ex);
+    const int scaled = !(b.re == 1.0 && b.im == 0.0) && nout > 0;
+    if (scaled) {
+        const int bz = b.re == 0.0 && b.im == 0.0;
+        hs_scale_kernel<T><<<sps_cu_grid(ex, nout), SPS_CU_THREADS, 0, st>>>(scale_y_op<T>{sc<T>::from(b), bz, y}, nout);
+        SPS_CU_LAUNCHED(ex, "hs_scale_kernel");
+    }
+    /* dependent on the scaling only: without one, the previous kernel may be what wrote x */
+    const int pdl = scaled && sps_cu_all_sm90();
+    /* a window a warp while the windows fit one wave of warps; two past it (four were slower
+       again: bench/results/hisparse.md, session 22); launch variant hs_windows */
+    int K = ex->lv ? ex->lv->hs_windows : 0;
+    if (K == 0) {
+        int cap = 1;
+        SPS_CHECK(sps_cu_resident(ex, hs_kernel<T, TR, 1>, &cap));
+        K = H.nwarps > (int64_t)cap * HS_WARPS ? 2 : 1;
+    }
+    return (K == 2 ? hs_run<T, TR, 2> : hs_run<T, TR, 1>)(ex, H, a, x, y, pdl);
+}
+
+template <typename T>
+static sps_status hs_spmv_impl(sps_exec *ex, sps_hs_sched H, sps_cplx a, const void *x, sps_cplx b, void *y,
+                               sps_index nout, int trans)
+{
+    return (trans ? hs_launch<T, true> : hs_launch<T, false>)(ex, H, sc<T>::from(a), (const T *)x, b, (T *)y, nout);
 }
 
 /* the addition's values: a thread a distinct key, alpha a + beta b over its one or two
@@ -170,8 +261,9 @@ static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index
 
 #define SPS_CU_HS_ENTRIES(S, T)                                                                                \
     SPS_CU_ENTRY(hs_spmv, S, hs_spmv_impl<T>,                                                                  \
-                 (sps_exec * ex, sps_hs_sched H, sps_cplx a, const void *x, void *y, int trans),             \
-                 (ex, H, a, x, y, trans))                                                                     \
+                 (sps_exec * ex, sps_hs_sched H, sps_cplx a, const void *x, sps_cplx b, void *y, sps_index nout, \
+                  int trans),                                                                                 \
+                 (ex, H, a, x, b, y, nout, trans))                                                            \
     SPS_CU_ENTRY(hs_add_values, S, hs_add_values_impl<T>,                                                      \
                  (sps_exec * ex, sps_index nu, const sps_index *ustart, const uint64_t *src,                  \
                   const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha, sps_cplx beta,      \

@@ -650,27 +650,13 @@ static int hola_vec_ok(const void *col, const void *val)
 /* Kernel 2 launches dependent on kernel 1 (hola_pdl; common.cuh's
  * sps_cu_launch_pdl): its blocks issue their column and value loads while
  * kernel 1 finishes, and wait only before the row starts (hola_begin).  Only
- * when every architecture of the build is sm_90 or later (the default, 90): a
- * binary that also holds older code could run that code -- JIT-compiled on a
- * Hopper from compute_80 PTX, say -- where sps_cu_pdl_wait compiles to
- * nothing, and kernel 2 would then read row_starts without waiting. */
+ * where sps_cu_all_sm90() (common.cuh says why). */
 constexpr bool hola_pdl = true; /* measured (bench/results/hola.md, session 10), no longer a knob */
-#ifdef __CUDA_ARCH_LIST__ /* nvcc 11.5+: the architectures of the build, e.g. 800,900 */
-constexpr int hola_archs[] = {__CUDA_ARCH_LIST__};
-#else
-constexpr int hola_archs[] = {0}; /* unknown: no PDL */
-#endif
-constexpr bool hola_all_sm90()
-{
-    for (int a : hola_archs)
-        if (a < 900) return false;
-    return true;
-}
 static_assert(HOLA_THREADS == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
 template <typename... P, typename... A>
 static cudaError_t hola_launch(void (*kernel)(P...), sps_index nb, cudaStream_t s, A &&...args)
 {
-    if (hola_pdl && hola_all_sm90()) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
+    if (hola_pdl && sps_cu_all_sm90()) return sps_cu_launch_pdl(kernel, (unsigned)nb, s, std::forward<A>(args)...);
     kernel<<<(unsigned)nb, HOLA_THREADS, 0, s>>>(std::forward<A>(args)...);
     return cudaSuccess; /* the launch is checked by SPS_CU_LAUNCHED */
 }
