@@ -292,8 +292,14 @@ static inline void sps_hs_leaves(const sps_hisparse *H, sps_hs_leaf_fn fn, void 
 typedef struct {
     uint32_t ref;          /* the leaf */
     sps_index r0, c0;      /* its first row and column */
-    uint16_t first, count; /* a sparse leaf's entries [first, first + count); a dense leaf: 0, 0 */
+    uint16_t first, span;  /* a sparse leaf's entries [first, first + count), at entry `at` of its
+                              window: span = count | at << 8 (sps_hs_seg_*); a dense leaf: 0, 0 */
 } sps_hs_item;
+/* A segment's entry count (1..SPS_HS_RUN) and its first entry's place in its window: the GPU
+ * product places a window's segments by `at` instead of a scan of their counts. */
+static inline SPS_HS_HD int sps_hs_seg_count(sps_hs_item it) { return it.span & 0xff; }
+static inline SPS_HS_HD int sps_hs_seg_at(sps_hs_item it) { return it.span >> 8; }
+static inline SPS_HS_HD uint16_t sps_hs_span(int64_t count, int64_t at) { return (uint16_t)(count | at << 8); }
 
 typedef struct {
     const unsigned char *pool;         /* the tree (backend memory) */
@@ -319,7 +325,7 @@ static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uin
     sps_hs_unkey(g, key[v.start[i]], &r, &c);
     sps_hs_item it;
     it.ref = SPS_HS_REF(sps_hs_node_off(&v, i), v.type[i]);
-    it.r0 = r - (r & (g.d - 1)), it.c0 = c - (c & (g.d - 1)), it.first = 0, it.count = 0;
+    it.r0 = r - (r & (g.d - 1)), it.c0 = c - (c & (g.d - 1)), it.first = 0, it.span = 0;
     if (v.type[i] == SPS_HS_DENSE) {
         dense[dI[i]] = it;
         return;
@@ -327,7 +333,7 @@ static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uin
     int64_t s = sI[i];
     for (int64_t pos = so[i], end = so[i + 1]; pos < end; s++) {
         const int64_t w = pos / SPS_HS_RUN, lim = (w + 1) * SPS_HS_RUN < end ? (w + 1) * SPS_HS_RUN : end;
-        it.first = (uint16_t)(pos - so[i]), it.count = (uint16_t)(lim - pos);
+        it.first = (uint16_t)(pos - so[i]), it.span = sps_hs_span(lim - pos, pos % SPS_HS_RUN);
         if (pos % SPS_HS_RUN == 0) warp_seg[w] = s;
         sparse[s] = it;
         if (lim == so[v.n]) warp_seg[(lim + SPS_HS_RUN - 1) / SPS_HS_RUN] = sI[v.n];
@@ -368,8 +374,8 @@ static inline SPS_HS_HD void sps_hs_list_entry(int64_t i, sps_hs_sched X, size_t
     int k = (int)(i % SPS_HS_RUN);
     for (int64_t s = X.warp_seg[w]; s < X.warp_seg[w + 1]; s++) {
         const sps_hs_item it = X.sparse[s];
-        if (k >= it.count) {
-            k -= it.count;
+        if (k >= sps_hs_seg_count(it)) {
+            k -= sps_hs_seg_count(it);
             continue;
         }
         const size_t off = SPS_HS_OFF(it.ref);

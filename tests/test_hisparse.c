@@ -304,7 +304,7 @@ static void oracle_leaf(void *ctx, uint32_t ref, sps_index r0, sps_index c0)
     for (uint32_t f = 0; f < count;) {
         const uint32_t room = (uint32_t)(SPS_HS_RUN - q->pos % SPS_HS_RUN), c = count - f < room ? count - f : room;
         if (q->pos % SPS_HS_RUN == 0) q->warp_seg[q->pos / SPS_HS_RUN] = q->ns;
-        it.first = (uint16_t)f, it.count = (uint16_t)c;
+        it.first = (uint16_t)f, it.span = sps_hs_span(c, q->pos % SPS_HS_RUN);
         q->sparse[q->ns++] = it;
         f += c, q->pos += c;
     }

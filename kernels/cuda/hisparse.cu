@@ -7,8 +7,8 @@
  *   leaves' entries, several small leaves to a window), a thread an entry: every
  *   thread has one entry's work, whatever the leaves' sizes (the paper's work per
  *   thread evened out by binning; here the packing is done at construction, so the
- *   kernel needs no queue).  The lanes place the window's segments by a scan of their
- *   counts (a bitmask of the segments' starts names each entry's segment), then each
+ *   kernel needs no queue).  The lanes place the window's segments by where each says
+ *   it starts (a bitmask of the segments' starts names each entry's segment), then each
  *   loads its packed (row, column) bytes and its value, gathers x, and the lanes
  *   with the same output in a row (a leaf's row for A x, its entries being
  *   row-major; mostly single entries for A^T x, the coordinates swapped) are summed
@@ -59,15 +59,10 @@ __device__ inline void hs_sparse_warp(const sps_hs_sched &H, int64_t w0, T a, co
     bool mine[K];
 #pragma unroll
     for (int j = 0; j < K; j++) {
-        /* an exclusive scan of the counts places the segments */
-        int start = it[j].count;
-#pragma unroll
-        for (int o = 1; o < 32; o *= 2) {
-            const int t = __shfl_up_sync(0xffffffffu, start, o);
-            if (lane >= o) start += t;
-        }
-        const int total = __shfl_sync(0xffffffffu, start, 31);
-        start -= it[j].count;
+        /* each segment says where in the window it starts; the last one where the window ends */
+        const int start = sps_hs_seg_at(it[j]),
+                  end = __shfl_sync(0xffffffffu, start + sps_hs_seg_count(it[j]), nseg[j] > 0 ? nseg[j] - 1 : 0),
+                  total = nseg[j] > 0 ? end : 0;
         /* entry e = lane of the window: its segment is the number of segment starts at or
            before e, less one (a bit a start: the segments are non-empty, so the starts are
            distinct); its fields come from the lane that read it */
