@@ -170,7 +170,7 @@ template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) hs_scale
 {
     sps_cu_pdl_trigger();
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) op(i);
 }
 static_assert(HS_WARPS * 32 == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
 
@@ -223,13 +223,14 @@ static sps_status hs_spmv_impl(sps_exec *ex, sps_hs_sched H, sps_cplx a, const v
 /* the addition's values: a thread a distinct key, alpha a + beta b over its one or two
  * members (the CPU's FN(hisparse_lin); the GPU may contract the sum into an fma: the same to
  * rounding, not to the bit) */
-template <typename T>
-__global__ void __launch_bounds__(SPS_CU_THREADS)
-    hs_add_values_kernel(sps_index nu, const sps_index *ustart, const uint64_t *src, const unsigned char *poolA,
-                         const unsigned char *poolB, T al, T be, T *out)
-{
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index u = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); u < nu; u += stride) {
+template <typename T> struct hs_add_values_op {
+    const sps_index *ustart;
+    const uint64_t *src;
+    const unsigned char *poolA, *poolB;
+    T al, be, *out;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index u) const
+    {
         const T *a = NULL, *b = NULL;
         for (sps_index e = ustart[u]; e < ustart[u + 1]; e++) {
             const uint64_t s = src[e];
@@ -238,18 +239,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
         }
         out[u] = a && b ? al * *a + be * *b : a ? al * *a : be * *b;
     }
-}
+};
 
 template <typename T>
 static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *src,
                                      const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha,
                                      sps_cplx beta, void *out)
 {
-    if (nu <= 0) return SPS_OK;
-    hs_add_values_kernel<T><<<sps_cu_grid(ex, nu), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        nu, ustart, src, poolA, poolB, sc<T>::from(alpha), sc<T>::from(beta), (T *)out);
-    SPS_CU_LAUNCHED(ex, "hs_add_values_kernel");
-    return SPS_OK;
+    return sps_cuda_foreach(ex, nu, hs_add_values_op<T>{ustart, src, poolA, poolB, sc<T>::from(alpha),
+                                                        sc<T>::from(beta), (T *)out});
 }
 
 } // namespace

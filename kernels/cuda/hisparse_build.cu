@@ -186,28 +186,37 @@ struct hs_ukey_op {
 
 } // namespace
 
+/* One stable radix sort of n (key, value) pairs by the keys' low `bits` bits (CUB), kin / vin
+ * into kout / vout: the build's key sort and the addition's list sort */
+template <typename V>
+static sps_status hs_radix_sort(sps_exec *ex, int64_t n, int bits, const uint64_t *kin, uint64_t *kout, const V *vin,
+                                V *vout, const char *what)
+{
+    cudaStream_t s = sps_custream(ex);
+    size_t temp = 0;
+    SPS_CU(ex, cub::DeviceRadixSort::SortPairs(NULL, temp, (const uint64_t *)NULL, (uint64_t *)NULL, (const V *)NULL,
+                                                (V *)NULL, (int)n, 0, bits, s));
+    void *ws = NULL;
+    SPS_CHECK(sps_exec_alloc(ex, &ws, temp ? temp : 1));
+    const cudaError_t e = cub::DeviceRadixSort::SortPairs(ws, temp, kin, kout, vin, vout, (int)n, 0, bits, s);
+    sps_exec_release(ex, ws); /* stream-ordered: after the sort */
+    return e == cudaSuccess ? SPS_OK : sps_cuda_fail(ex, e, what, __FILE__, __LINE__);
+}
+
 extern "C" sps_status sps_cuda_hs_keys(sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz, const sps_index *rowptr,
                                        const sps_index *col, uint64_t *key, sps_index *perm)
 {
     if (nnz <= 0) return SPS_OK;
     if (nnz >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_keys: %lld entries (fewer than %d)", (long long)nnz, INT32_MAX);
-    cudaStream_t s = sps_custream(ex);
     const int bits = sps_hs_key_bits(g) > 0 ? sps_hs_key_bits(g) : 1;
-    size_t temp = 0;
-    SPS_CU(ex, cub::DeviceRadixSort::SortPairs(NULL, temp, (const uint64_t *)NULL, (uint64_t *)NULL,
-                                                (const sps_index *)NULL, (sps_index *)NULL, (int)nnz, 0, bits, s));
-    const size_t a = 256, kb = ((size_t)nnz * sizeof(uint64_t) + a - 1) / a * a,
-                 ib = ((size_t)nnz * sizeof(sps_index) + a - 1) / a * a;
+    const size_t a = 256, kb = ((size_t)nnz * sizeof(uint64_t) + a - 1) / a * a;
     unsigned char *ws = NULL;
-    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, kb + ib + temp));
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, kb + (size_t)nnz * sizeof(sps_index)));
     uint64_t *kin = (uint64_t *)ws;
     sps_index *pin = (sps_index *)(ws + kb);
     sps_status st = sps_cuda_foreach(ex, (sps_index)nnz, hs_key_op{g, n, rowptr, col, kin, pin});
-    if (st == SPS_OK) {
-        const cudaError_t e =
-            cub::DeviceRadixSort::SortPairs(ws + kb + ib, temp, kin, key, pin, perm, (int)nnz, 0, bits, s);
-        if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "HiSparse key sort (CUB DeviceRadixSort)", __FILE__, __LINE__);
-    }
+    if (st == SPS_OK)
+        st = hs_radix_sort(ex, nnz, bits, kin, key, (const sps_index *)pin, perm, "HiSparse key sort (CUB DeviceRadixSort)");
     sps_exec_release(ex, ws);
     return st;
 }
@@ -310,20 +319,17 @@ extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, 
 {
     if (n <= 1) return SPS_OK;
     if (n >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_sort_pairs: %lld pairs", (long long)n);
-    cudaStream_t s = sps_custream(ex);
-    size_t temp = 0;
-    SPS_CU(ex, cub::DeviceRadixSort::SortPairs(NULL, temp, (const uint64_t *)NULL, (uint64_t *)NULL,
-                                                (const uint64_t *)NULL, (uint64_t *)NULL, (int)n, 0, bits, s));
-    const size_t a = 256, kb = ((size_t)n * sizeof(uint64_t) + a - 1) / a * a;
-    unsigned char *ws = NULL;
-    SPS_CHECK(sps_exec_alloc(ex, (void **)&ws, 2 * kb + temp));
-    uint64_t *kout = (uint64_t *)ws, *vout = (uint64_t *)(ws + kb);
-    sps_status st = SPS_OK;
-    cudaError_t e = cub::DeviceRadixSort::SortPairs(ws + 2 * kb, temp, key, kout, val, vout, (int)n, 0, bits, s);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(key, kout, (size_t)n * sizeof *key, cudaMemcpyDeviceToDevice, s);
-    if (e == cudaSuccess) e = cudaMemcpyAsync(val, vout, (size_t)n * sizeof *val, cudaMemcpyDeviceToDevice, s);
-    if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "HiSparse addition: the list sort (CUB DeviceRadixSort)", __FILE__, __LINE__);
-    sps_exec_release(ex, ws);
+    uint64_t *out = NULL; /* the sorted keys, then the values */
+    SPS_CHECK(sps_exec_alloc(ex, (void **)&out, 2 * (size_t)n * sizeof *out));
+    sps_status st = hs_radix_sort(ex, n, bits, key, out, (const uint64_t *)val, out + n,
+                                  "HiSparse addition: the list sort (CUB DeviceRadixSort)");
+    if (st == SPS_OK) {
+        cudaStream_t s = sps_custream(ex);
+        cudaError_t e = cudaMemcpyAsync(key, out, (size_t)n * sizeof *key, cudaMemcpyDeviceToDevice, s);
+        if (e == cudaSuccess) e = cudaMemcpyAsync(val, out + n, (size_t)n * sizeof *val, cudaMemcpyDeviceToDevice, s);
+        if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "HiSparse addition: the sorted list's copy", __FILE__, __LINE__);
+    }
+    sps_exec_release(ex, out);
     return st;
 }
 
