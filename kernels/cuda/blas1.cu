@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     const sps_index i0 = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x);
     double s = 0.0, m = 0.0;
-    for (sps_index i = i0; i < n; i += stride) {
+    for (sps_index i = i0; i < n; i = sps_cu_next(i, stride, n)) {
         const double re = re_of(x[i]), im = im_of(x[i]);
         s += re * re + im * im;
         m = nanmax(m, nanmax(fabs(re), fabs(im)));
@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     if (nrm2_needs_rescale(bs, bm)) { /* uniform across the block */
         e = ilogb(bm);
         double t = 0.0;
-        for (sps_index i = i0; i < n; i += stride) {
+        for (sps_index i = i0; i < n; i = sps_cu_next(i, stride, n)) {
             const double re = ldexp(re_of(x[i]), -e), im = ldexp(im_of(x[i]), -e);
             t += re * re + im * im;
         }
@@ -185,7 +185,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
     __shared__ typename nrm2_br::TempStorage tmp;
     double m = 0.0;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) {
         const double re = re_of(x[i]), im = im_of(x[i]);
         m = nanmax(m, re != re || im != im ? (double)NAN : hypot(re, im)); /* hypot(Inf, NaN) is Inf */
     }
@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS) invert_scan_kernel(sps_ind
     __shared__ typename BR::TempStorage tmp;
     sps_index first = n;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n && i < first; i += stride)
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n && i < first; i = sps_cu_next(i, stride, n))
         if (!finite_of(d[i]) || is_zero(d[i])) first = i;
     sps_index b = BR(tmp).Reduce(first, imin_op());
     if (threadIdx.x == 0) part[blockIdx.x] = b;

@@ -468,11 +468,18 @@ static inline cudaError_t sps_cu_launch_pdl(void (*kernel)(P...), unsigned grid,
     return sps_cu_launch_attr(at, kernel, grid, s, std::forward<A>(args)...);
 }
 
+/* A grid-stride loop's next index: i + stride, or n where that would reach past n (32-bit
+ * indices: i + stride wraps past INT32_MAX where n is within a stride of it). */
+__device__ inline sps_index sps_cu_next(sps_index i, sps_index stride, sps_index n)
+{
+    return n - i > stride ? i + stride : n;
+}
+
 template <typename Op> __global__ void __launch_bounds__(SPS_CU_THREADS) sps_cu_foreach_kernel(Op op, sps_index n)
 {
     op.setup();
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) op(i);
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) op(i);
 }
 
 /** Run op(i) for i in [0, n) on the context's stream. */

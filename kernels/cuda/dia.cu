@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) dia_mark_kernel(sps_index n, c
                                                                   sps_index *flag)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride)
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n))
         for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) flag[(int64_t)col[k] - i + n - 1] = 1;
 }
 
@@ -118,7 +118,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmv_kernel(sps_index n, s
                                                                   const T *x, T b, int bz, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) {
         const T s = dia_sum<T, false>(i, n, m, ndiag, off, dval, mask, nw, x);
         y[i] = bz ? a * s : a * s + b * y[i];
     }
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmvt_kernel(sps_index n, 
                                                                    sps_index nw, T a, const T *x, T b, int bz, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j += stride) {
+    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j = sps_cu_next(j, stride, m)) {
         const T s = dia_sum<T, true>(j, n, n, ndiag, off, dval, mask, nw, x);
         y[j] = bz ? a * s : a * s + b * y[j];
     }

@@ -23,7 +23,7 @@ namespace {
 template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_scale_kernel(sps_index m, T b, int bz, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j += stride)
+    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j = sps_cu_next(j, stride, m))
         y[j] = bz ? zero_of<T>() : b * y[j];
 }
 
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmv_kernel(sps_index 
 {
     constexpr int U = hyb_u;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) {
         T s = zero_of<T>();
         for (sps_index k = 0; k < K; k += U) {
             sps_index c[U];
@@ -111,7 +111,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hyb_ell_spmvt_kernel(sps_index
                                                                        const T *x, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) {
         const T ax = a * x[i];
         for (sps_index k = 0; k < K; k++) {
             const int64_t slot = (int64_t)k * ld + i;

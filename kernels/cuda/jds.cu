@@ -50,7 +50,7 @@ namespace {
 template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) jds_scale_kernel(sps_index m, T b, int bz, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j += stride)
+    for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j = sps_cu_next(j, stride, m))
         y[j] = bz ? zero_of<T>() : b * y[j];
 }
 
@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) rowlen_max_kernel(sps_index n,
     __shared__ sps_index wmax[SPS_CU_THREADS / 32];
     sps_index mx = 0;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) {
         const sps_index L = rowptr[i + 1] - rowptr[i];
         mx = L > mx ? L : mx;
     }
@@ -94,7 +94,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) rowlen_hist_kernel(sps_index n
     __syncthreads();
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     const int lane = (int)(threadIdx.x & 31);
-    for (sps_index base = (sps_index)(blockIdx.x * blockDim.x); base < n; base += stride) { /* warp-uniform trips */
+    for (sps_index base = (sps_index)(blockIdx.x * blockDim.x); base < n; base = sps_cu_next(base, stride, n)) { /* warp-uniform trips */
         const sps_index i = base + (sps_index)threadIdx.x;
         const sps_index L = i < n ? rowptr[i + 1] - rowptr[i] : -1;
         const unsigned peers = __match_any_sync(0xffffffffu, L);
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) len_iota_kernel(sps_index n, c
                                                                   sps_index *row)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i += stride) {
+    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) {
         len[i] = rowptr[i + 1] - rowptr[i];
         row[i] = i;
     }
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_fill_kernel(sps_index n, c
                                                                   sps_index *jd_col, T *jd_val)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index p = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+    for (sps_index p = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p = sps_cu_next(p, stride, n)) {
         const sps_index i = perm[p], k0 = rowptr[i], len = rowptr[i + 1] - k0;
         for (sps_index d = 0; d < len; d++) {
             jd_col[jd_ptr[d] + p] = col[k0 + d];
@@ -160,7 +160,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_kernel(sps_index n, s
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     const sps_index p0 = rows_longer(ndiag, jd_ptr, long_row);
-    for (sps_index p = p0 + (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+    for (sps_index p = p0 + (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p = sps_cu_next(p, stride, n)) {
         T s = zero_of<T>();
         for (sps_index d = 0; d < ndiag; d++) {
             const sps_index base = __ldg(&jd_ptr[d]);
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmvt_kernel(sps_index n, 
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     const sps_index p0 = rows_longer(ndiag, jd_ptr, long_row);
-    for (sps_index p = p0 + (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p += stride) {
+    for (sps_index p = p0 + (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); p < n; p = sps_cu_next(p, stride, n)) {
         const T ax = a * x[perm[p]];
         for (sps_index d = 0; d < ndiag; d++) {
             const sps_index base = __ldg(&jd_ptr[d]);
