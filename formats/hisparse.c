@@ -628,17 +628,28 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     }
     /* 3. sizes, bottom-up */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&sz, (size_t)nnz * sizeof *sz), done);
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&stats, 9 * sizeof *stats), done);
-    SPS_CHECK_GOTO(st, sps_dzero(ctx, stats, 9 * sizeof *stats), done);
+    /* stats: the node counts and leaf slots (9, summed by hs_sizes), then what the host reads
+       with them in one fetch: the pool's bytes past the header, the root's type and own bytes */
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&stats, 12 * sizeof *stats), done);
+    SPS_CHECK_GOTO(st, sps_dzero(ctx, stats, 12 * sizeof *stats), done);
     for (int l = (int)D - 1; l >= 0; l--) {
         const int leaf = l == D - 1;
         const sps_hs_level none = {0};
         SPS_CHECK_GOTO(st, k->hs_sizes(sps_ex(ctx), (int)d, leaf, leaf ? vs : 4, L.lv[l], leaf ? none : L.lv[l + 1],
                                        sz, stats), done);
     }
-    int64_t total, hs_stats[9];
-    SPS_CHECK_GOTO(st, fetch(ctx, &total, L.lv[0].S + 1, sizeof total), done);
+    /* one host read for the pool's size, the statistics and the root's reference (each read
+       waits for the device: the build of a small matrix is a chain of such waits) */
+    int64_t hs_stats[12];
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats + 9, L.lv[0].S + 1, sizeof *stats, SPS_COPY_D2D), done);
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats + 10, L.lv[0].type, 1, SPS_COPY_D2D), done); /* the low byte */
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats + 11, L.lv[0].own, sizeof(uint32_t), SPS_COPY_D2D), done);
     SPS_CHECK_GOTO(st, fetch(ctx, hs_stats, stats, sizeof hs_stats), done);
+    const int64_t total = hs_stats[9];
+    uint8_t rtype; /* the bytes as copied, whatever the host's byte order */
+    uint32_t rown;
+    memcpy(&rtype, &hs_stats[10], sizeof rtype);
+    memcpy(&rown, &hs_stats[11], sizeof rown);
     /* 4. subtree starts, top-down: the root's after the 16-byte header */
     const int64_t header = 16;
     SPS_CHECK_GOTO(st, sps_dcopy(ctx, L.lv[0].st, &header, sizeof header, SPS_COPY_H2D), done);
@@ -655,10 +666,6 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     SPS_CHECK_GOTO(st, k->hs_fill_leaves(sps_ex(ctx), g, vs, nnz, key, perm, val, L.lv[D - 1], S->dpool), done);
     for (int l = 0; l + 1 < D; l++)
         SPS_CHECK_GOTO(st, k->hs_fill_inner(sps_ex(ctx), g, l, key, L.lv[l], L.lv[l + 1], S->dpool), done);
-    uint8_t rtype;
-    uint32_t rown;
-    SPS_CHECK_GOTO(st, fetch(ctx, &rtype, L.lv[0].type, 1), done);
-    SPS_CHECK_GOTO(st, fetch(ctx, &rown, L.lv[0].own, sizeof rown), done);
     H->root = SPS_HS_REF((size_t)(header + total) - rown, rtype);
     for (int i = 0; i < 8; i++) H->nodes[i / 4][i % 4] = hs_stats[i];
     H->leaf_slots = hs_stats[8];
@@ -668,9 +675,11 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&sums, 3 * l1 * sizeof *sums), done);
     int64_t *so = sums, *sI = sums + l1, *dI = sums + 2 * l1, tot[3];
     SPS_CHECK_GOTO(st, k->hs_sched_sums(sps_ex(ctx), *lf, so, sI, dI), done);
-    SPS_CHECK_GOTO(st, fetch(ctx, &tot[0], so + lf->n, sizeof tot[0]), done);
-    SPS_CHECK_GOTO(st, fetch(ctx, &tot[1], sI + lf->n, sizeof tot[1]), done);
-    SPS_CHECK_GOTO(st, fetch(ctx, &tot[2], dI + lf->n, sizeof tot[2]), done);
+    /* the three totals, gathered on the device (stats is free again), one host read */
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats, so + lf->n, sizeof *stats, SPS_COPY_D2D), done);
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats + 1, sI + lf->n, sizeof *stats, SPS_COPY_D2D), done);
+    SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats + 2, dI + lf->n, sizeof *stats, SPS_COPY_D2D), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, tot, stats, sizeof tot), done);
     S->nsparse = tot[1], S->ndense = tot[2], S->nwarps = (tot[0] + SPS_HS_RUN - 1) / SPS_HS_RUN;
     if (S->nsparse) {
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dsparse, (size_t)S->nsparse * sizeof *S->dsparse), done);
