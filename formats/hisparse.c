@@ -514,8 +514,9 @@ void sps_hisparse_free(sps_hisparse *H)
  * (hisparse_build: CUDA kernels on the GPU, the same element steps in loops on the CPU),
  * the same bytes as the host builder's tree; the host keeps the tree's description only
  * (the pool comes back for an export).  The product is the backend's hs_spmv over the
- * items: on the CPU in item order, on the GPU a warp a 32-entry window of the items
- * (kernels/cuda/hisparse.cu; atomics: not bit-reproducible).  Option node-size: d. */
+ * items: on the CPU in item order, on the GPU a warp one or two 32-entry windows of the
+ * items, in one launch after y's scaling (kernels/cuda/hisparse.cu; atomics: not
+ * bit-reproducible).  Option node-size: d. */
 static const sps_option_desc hisparse_options[] = {
     {.name = "node-size", .type = SPS_OPT_INT, .def = "128", .min = 2, .max = SPS_HS_MAX_D,
      .choices = "2|4|8|16|32|64|128|256", .help = "rows and columns of a tree node (d, a power of two)"}};

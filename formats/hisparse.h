@@ -29,7 +29,7 @@
 #include "kernels/format_kernels_hisparse.h" /* the layout: sps_hisparse, references, node types */
 
 /** From host CSR arrays (columns sorted and distinct within each row, as the library's
- *  CSR keeps them), values of vsize bytes each (1..16), node size d (a power of two,
+ *  CSR keeps them), values of vsize bytes each (1, 2, 4, 8 or 16), node size d (a power of two,
  *  2..256).  SPS_ERR_ARG for a bad d, unsorted columns or a pool beyond 16 GiB;
  *  SPS_ERR_ALLOC. */
 sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, const sps_index *rowptr,

@@ -35,8 +35,8 @@ typedef struct {
 } sps_hisparse;
 
 /* Where a sparse node's pieces are: padded count pc, coordinates at +4 (2 bytes a pair),
- * values at +val_at.  A thread loads X = 1, 2, 4 entries at once (COO1, COO2, COO4: X =
- * 2^(type - 1)).  Shifts and masks, no division: the GPU product computes this for every
+ * values at +val_at.  COO1, COO2, COO4 pad their entries to X = 1, 2, 4 (X = 2^(type - 1):
+ * the paper's vector loads of X entries at once).  Shifts and masks, no division: the GPU product computes this for every
  * entry it reads (a division and a loop here had been a fifth of its instructions). */
 static inline SPS_HS_HD int sps_hs_pad(int type, int64_t count)
 {
@@ -282,7 +282,8 @@ static inline void sps_hs_leaves(const sps_hisparse *H, sps_hs_leaf_fn fn, void 
  * static, so the queues of the paper's scheduler are made at construction and a product
  * is one pass over them, with no traversal and no host round trip a level).  Work items:
  * the sparse leaves' entries, in tree order, form one stream cut into windows of
- * SPS_HS_RUN; warp w takes window w (every warp full but the last: a thread an entry,
+ * SPS_HS_RUN; a warp takes window w (or two in a row, kernels/cuda/hisparse.cu; every window
+ * full but the last: a thread an entry,
  * so every thread has one entry's work whether the leaves hold 1 entry or 1000), as the
  * segments [warp_seg[w], warp_seg[w + 1]) that the leaves' runs make where the windows cut
  * them; a dense leaf whole (a block: a warp a row, or a column for A^T).  Every piece is

@@ -87,7 +87,7 @@ __device__ void csrt_rows(sps_index n, const sps_index *rowptr, const sps_index 
 {
     const int lane = threadIdx.x & (TPR - 1);
     const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
-    for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
+    for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i = sps_cu_next(i, groups, n)) {
         const sps_index beg = rowptr[i], end = rowptr[i + 1];
         if (end - beg > long_len) continue; /* done by csrt_long_rows */
         const T ax = a * x[i];

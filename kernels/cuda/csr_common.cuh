@@ -122,7 +122,7 @@ __device__ void csr_rows_direct(sps_index n, const sps_index *rowptr, const sps_
     const int lane = threadIdx.x & (TPR - 1);
     const unsigned mask = csr_group_mask<TPR>();
     const sps_index groups = (sps_index)(nblocks * blockDim.x / TPR);
-    for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i += groups) {
+    for (sps_index i = (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / TPR); i < n; i = sps_cu_next(i, groups, n)) {
         const sps_index beg = __ldg(rowptr + i), end = __ldg(rowptr + i + 1);
         if (end - beg > long_len) continue; /* a medium or long row: its block did it first */
         const T s = csr_group_sum<T, TPR, U>(beg, end, lane, mask, col, val, x);
@@ -267,7 +267,7 @@ __device__ void csr_for_long_rows(sps_index n, const sps_index *rowptr, sps_inde
     const sps_index lo = (sps_index)((int64_t)n * blockIdx.x / nblocks);
     const sps_index hi = (sps_index)((int64_t)n * (blockIdx.x + 1) / nblocks);
     const int warp = (int)(threadIdx.x / 32), lane = (int)(threadIdx.x & 31);
-    for (sps_index base = lo; base < hi; base += SPS_CU_THREADS) {
+    for (sps_index base = lo; base < hi; base = sps_cu_next(base, SPS_CU_THREADS, hi)) {
         const sps_index r = base + (sps_index)threadIdx.x;
         const sps_index len = r < hi ? rowptr[r + 1] - rowptr[r] : 0;
         const int c = len > long_len ? 2 : len > med_len ? 1 : 0;
@@ -299,7 +299,8 @@ template <typename T, int U, typename X, typename Out, typename Tag> struct csr_
     __device__ void block(sps_index i) const
     {
         T s = zero_of<T>();
-        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1]; k += SPS_CU_THREADS)
+        for (sps_index k = rowptr[i] + (sps_index)threadIdx.x; k < rowptr[i + 1];
+             k = sps_cu_next(k, SPS_CU_THREADS, rowptr[i + 1]))
             s = s + ldg_t(val + k) * x(ldg_t(col + k));
         const T tot = cub::BlockReduce<T, SPS_CU_THREADS>(*tmp).Reduce(s, sps_cu_sum<T>());
         if (threadIdx.x == 0) (*out)(i, tot);

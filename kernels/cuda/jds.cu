@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_warp_kernel(sps_index
     const sps_index warps = (sps_index)(gridDim.x * blockDim.x / 32);
     const sps_index p1 = rows_longer(ndiag, jd_ptr, long_row);
     for (sps_index p = rows_longer(ndiag, jd_ptr, (int64_t)JDS_BLOCK_FACTOR * long_row) + (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / 32);
-         p < p1; p += warps) {
+         p < p1; p = sps_cu_next(p, warps, p1)) {
         const sps_index len = row_len(ndiag, jd_ptr, p);
         T s = zero_of<T>();
         for (sps_index d = lane; d < len; d += 32) {
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmv_block_kernel(sps_inde
     typedef cub::BlockReduce<T, SPS_CU_THREADS> BR;
     __shared__ typename BR::TempStorage tmp;
     const sps_index p1 = rows_longer(ndiag, jd_ptr, (int64_t)JDS_BLOCK_FACTOR * long_row);
-    for (sps_index p = (sps_index)blockIdx.x; p < p1; p += (sps_index)gridDim.x) {
+    for (sps_index p = (sps_index)blockIdx.x; p < p1; p = sps_cu_next(p, (sps_index)gridDim.x, p1)) {
         const sps_index len = row_len(ndiag, jd_ptr, p);
         T s = zero_of<T>();
         for (sps_index d = (sps_index)threadIdx.x; d < len; d += SPS_CU_THREADS) {
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) jds_spmvt_group_kernel(sps_ind
     const sps_index hi = rows_longer(ndiag, jd_ptr, G == 32 ? long_row : (int64_t)JDS_BLOCK_FACTOR * long_row);
     const sps_index groups = (sps_index)(gridDim.x * blockDim.x / G);
     const int t = (int)(threadIdx.x % G);
-    for (sps_index p = lo + (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / G); p < hi; p += groups) {
+    for (sps_index p = lo + (sps_index)((blockIdx.x * blockDim.x + threadIdx.x) / G); p < hi; p = sps_cu_next(p, groups, hi)) {
         const sps_index len = row_len(ndiag, jd_ptr, p);
         const T ax = a * x[perm[p]];
         for (sps_index d = t; d < len; d += G) {
