@@ -1,4 +1,5 @@
 /* The CPU products over a HiSparse tree (kernels/format_kernels_hisparse.h; the format: formats/hisparse.h), one per scalar type. */
+#include "kernels/cpu/common.h"
 #include "kernels/format_kernels_hisparse.h"
 
 #include <string.h>
