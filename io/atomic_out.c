@@ -6,6 +6,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #endif
 #include "atomic_out.h"
+#include "spsolve/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -118,5 +119,48 @@ sps_status sps_out_close(sps_out_file *o, int ok, char *err, size_t errlen)
     o->tmp = NULL;
     o->target = NULL;
     o->f = NULL;
+    return st;
+}
+
+/* ---------------------------------------------------------------- public API (spsolve/file.h) */
+struct sps_outfile_s {
+    sps_out_file o;
+    char *path; /* the caller's path, kept for the messages of close */
+};
+
+sps_status sps_outfile_open(const char *path, sps_outfile *o, FILE **f, char *err, size_t errlen)
+{
+    if (o) *o = NULL;
+    if (f) *f = NULL;
+    if (!path || !o || !f) {
+        if (err && errlen) snprintf(err, errlen, "sps_outfile_open: NULL argument");
+        return SPS_ERR_ARG;
+    }
+    struct sps_outfile_s *h = calloc(1, sizeof *h);
+    const size_t n = strlen(path) + 1;
+    if (h) h->path = malloc(n);
+    if (!h || !h->path) {
+        if (err && errlen) snprintf(err, errlen, "out of host memory opening '%s'", path);
+        free(h);
+        return SPS_ERR_ALLOC;
+    }
+    memcpy(h->path, path, n);
+    const sps_status st = sps_out_open(&h->o, h->path, 0666, err, errlen);
+    if (st != SPS_OK) {
+        free(h->path);
+        free(h);
+        return st;
+    }
+    *o = h;
+    *f = h->o.f;
+    return SPS_OK;
+}
+
+sps_status sps_outfile_close(sps_outfile o, int ok, char *err, size_t errlen)
+{
+    if (!o) return SPS_OK;
+    const sps_status st = sps_out_close(&o->o, ok, err, errlen);
+    free(o->path);
+    free(o);
     return st;
 }

@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #endif
 #include "io/mmio.h"
+#include "spsolve/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -861,6 +862,41 @@ static void test_roundtrip(void)
         remove(target);
         remove(fifo);
         remove(dangling);
+    }
+
+    { /* the public sps_outfile (spsolve/file.h), as the apps write their meshes and pictures:
+         written through a link, abandoned without a trace, refused onto a directory */
+        char target[600], link_path[600];
+        snprintf(target, sizeof target, "%s/outfile_target.txt", tmpdir);
+        snprintf(link_path, sizeof link_path, "%s/outfile_link.txt", tmpdir);
+        sps_outfile o = NULL;
+        FILE *f = NULL;
+        CHECK(sps_outfile_open(target, &o, &f, err, sizeof err) == SPS_OK && f, "outfile open: %s", err);
+        if (f) fputs("first\n", f);
+        CHECK(sps_outfile_close(o, 1, err, sizeof err) == SPS_OK, "outfile close: %s", err);
+        CHECK(symlink(target, link_path) == 0, "symlink");
+        CHECK(sps_outfile_open(link_path, &o, &f, err, sizeof err) == SPS_OK && f, "outfile through a link: %s", err);
+        if (f) fputs("second\n", f);
+        CHECK(sps_outfile_close(o, 1, err, sizeof err) == SPS_OK, "outfile close: %s", err);
+        CHECK(sps_outfile_open(link_path, &o, &f, err, sizeof err) == SPS_OK && f, "outfile reopen: %s", err);
+        if (f) fputs("abandoned\n", f);
+        CHECK(sps_outfile_close(o, 0, err, sizeof err) == SPS_ERR_IO, "abandoned: SPS_ERR_IO");
+        char line[64] = {0};
+        FILE *rf = fopen(target, "r");
+        if (rf) {
+            if (!fgets(line, sizeof line, rf)) line[0] = 0;
+            fclose(rf);
+        }
+        struct stat sl;
+        CHECK(!strcmp(line, "second\n") && lstat(link_path, &sl) == 0 && S_ISLNK(sl.st_mode),
+              "the link's file holds the second write, the link stays: '%s'", line);
+        CHECK(sps_outfile_open(tmpdir, &o, &f, err, sizeof err) == SPS_ERR_IO && !o && !f && strstr(err, "directory"),
+              "onto a directory: %s", err);
+        CHECK(sps_outfile_open(NULL, &o, &f, err, sizeof err) == SPS_ERR_ARG, "NULL path");
+        CHECK(sps_outfile_close(NULL, 1, err, sizeof err) == SPS_OK, "close(NULL)");
+        CHECK(count_tmp_files(tmpdir) == 0, "temp files left: %d", count_tmp_files(tmpdir));
+        remove(link_path);
+        remove(target);
     }
 
     /* an existing file is replaced */

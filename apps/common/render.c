@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "render.h"
 
+#include <spsolve/file.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -118,26 +120,20 @@ int render_png(const char *path, const render_mesh *meshes, int n, int size, cha
         snprintf(err, errlen, "%s: zlib failed to compress the image", path);
         goto done;
     }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        goto done;
-    }
+    /* written whole or not at all (sps_outfile: through a symbolic link, into a device,
+       never replacing anything but a regular file) */
+    sps_outfile o;
+    FILE *f;
+    if (sps_outfile_open(path, &o, &f, err, errlen) != SPS_OK) goto done;
     static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
     unsigned char ihdr[13];
     be32(ihdr, (uint32_t)w);
     be32(ihdr + 4, (uint32_t)h);
     ihdr[8] = 8, ihdr[9] = 2, ihdr[10] = 0, ihdr[11] = 0, ihdr[12] = 0; /* 8-bit RGB, no interlace */
-    int bad = fwrite(sig, 1, 8, f) != 8 || chunk(f, "IHDR", ihdr, 13) || chunk(f, "IDAT", z, (uint32_t)zlen) ||
-              chunk(f, "IEND", NULL, 0);
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        remove(tmp);
-        snprintf(err, errlen, "%s: write error", path);
-        goto done;
-    }
+    const int ok = fwrite(sig, 1, 8, f) == 8 && !chunk(f, "IHDR", ihdr, 13) && !chunk(f, "IDAT", z, (uint32_t)zlen) &&
+                   !chunk(f, "IEND", NULL, 0);
+    if (!ok) snprintf(err, errlen, "%s: write error", path);
+    if (sps_outfile_close(o, ok, err, errlen) != SPS_OK) goto done;
     rc = 0;
 done:
     free(rgb);

@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "mesh.h"
 
+#include <spsolve/file.h>
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -144,25 +146,18 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
     return rc;
 }
 
+/* Written whole or not at all (sps_outfile: through a symbolic link, into a device, never
+ * replacing anything but a regular file). */
 int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, char *err, size_t errlen)
 {
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    sps_outfile o;
+    FILE *f;
+    if (sps_outfile_open(path, &o, &f, err, errlen) != SPS_OK) return -1;
     for (int i = 0; i < m->nv; i++) fprintf(f, "v %.6g %.6g %.6g\n", pos[3 * i], pos[3 * i + 1], pos[3 * i + 2]);
     for (int t = 0; t < m->nf; t++) fprintf(f, "f %d %d %d\n", m->f[3 * t] + 1, m->f[3 * t + 1] + 1, m->f[3 * t + 2] + 1);
-    const int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return fail(err, errlen, "%s: write error", path);
-    }
-    if (rename(tmp, path) != 0) {
-        const int e = errno;
-        remove(tmp);
-        return fail(err, errlen, "%s: cannot replace: %s", path, strerror(e));
-    }
-    return 0;
+    const int ok = !ferror(f);
+    if (!ok) snprintf(err, errlen, "%s: write error", path);
+    return sps_outfile_close(o, ok, err, errlen) == SPS_OK ? 0 : -1;
 }
 
 void spin_mesh_free(spin_mesh *m)

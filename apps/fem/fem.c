@@ -302,27 +302,16 @@ void fem_von_mises(const fem_mesh *m, const double *u, double lambda, double mu,
     }
 }
 
-static int vtu_fail(char *err, size_t len, const char *path, const char *what, int e)
-{
-    snprintf(err, len, "%s: %s%s%s", path, what, e ? ": " : "", e ? strerror(e) : "");
-    return -1;
-}
-
+/* The file is written whole or not at all (sps_outfile: through a symbolic link, into a
+ * device, never replacing anything but a regular file). */
 int fem_write_vtu(const char *path, const fem_mesh *m, const double *u, const double *vm, char *err, size_t len)
 {
-    char target[PATH_MAX], tmp[PATH_MAX + 32];
-    struct stat st;
-    snprintf(target, sizeof target, "%s", path);
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && !realpath(path, target))
-        return vtu_fail(err, len, path, "cannot resolve the link", errno);
-    if (stat(target, &st) == 0 && !S_ISREG(st.st_mode))
-        return vtu_fail(err, len, path, "not a regular file (refused: it would be replaced)", 0);
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", target, (long)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f) return vtu_fail(err, len, path, "cannot write", errno);
-    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-               "<UnstructuredGrid>\n<Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n<Points>\n"
-               "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n", m->nv, m->nt);
+    sps_outfile o;
+    FILE *f;
+    if (sps_outfile_open(path, &o, &f, err, len) != SPS_OK) return -1;
+    int ok = fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"UnstructuredGrid\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+                        "<UnstructuredGrid>\n<Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n<Points>\n"
+                        "<DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n", m->nv, m->nt) >= 0;
     for (int i = 0; i < m->nv; i++) fprintf(f, "%.10g %.10g %.10g\n", m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
     fprintf(f, "</DataArray>\n</Points>\n<Cells>\n<DataArray type=\"Int32\" Name=\"connectivity\" format=\"ascii\">\n");
     for (int e = 0; e < m->nt; e++)
@@ -338,17 +327,9 @@ int fem_write_vtu(const char *path, const fem_mesh *m, const double *u, const do
                "<DataArray type=\"Float64\" Name=\"von_mises\" format=\"ascii\">\n");
     for (int e = 0; e < m->nt; e++) fprintf(f, "%.10g\n", vm[e]);
     fprintf(f, "</DataArray>\n</CellData>\n</Piece>\n</UnstructuredGrid>\n</VTKFile>\n");
-    const int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        remove(tmp);
-        return vtu_fail(err, len, path, "write error", 0);
-    }
-    if (rename(tmp, target) != 0) {
-        const int e = errno;
-        remove(tmp);
-        return vtu_fail(err, len, path, "cannot replace", e);
-    }
-    return 0;
+    ok = ok && !ferror(f);
+    if (!ok) snprintf(err, len, "%s: write error", path);
+    return sps_outfile_close(o, ok, err, len) == SPS_OK ? 0 : -1;
 }
 
 /* A face of a tetrahedron: its nodes sorted (the key), in outward order, its element. */

@@ -114,9 +114,9 @@ void fem_l2_error(const fem_mesh *m, const double *uh, void (*u)(const double *,
  *  sigma = lambda tr(eps) I + 2 mu eps, eps the element's constant strain. */
 void fem_von_mises(const fem_mesh *m, const double *u, double lambda, double mu, double *vm);
 /** The mesh, point data `displacement` (u) and cell data `von_mises` (vm) as a VTK XML
- *  unstructured grid (ASCII), written to a temporary file beside path and renamed onto it
- *  (a symbolic link is written through to its target; anything but a regular file is
- *  refused).  Returns 0, or -1 with err set. */
+ *  unstructured grid (ASCII), written whole or not at all (sps_outfile, spsolve/file.h: a
+ *  symbolic link is written through, a device written into, a directory refused).
+ *  Returns 0, or -1 with err set. */
 int fem_write_vtu(const char *path, const fem_mesh *m, const double *u, const double *vm, char *err, size_t len);
 /** --png: the boundary of the mesh displaced by u (3 nv), each face in the colour of its
  *  element's von Mises stress vm (blue low, red high), flat-shaded into a size x size

@@ -13,4 +13,5 @@
 #include "spsolve/precond.h"
 #include "spsolve/solver.h"
 #include "spsolve/cuda.h"
+#include "spsolve/file.h"
 #endif
