@@ -491,17 +491,22 @@ template <typename Op> static inline sps_status sps_cuda_foreach(sps_exec *ex, s
     return SPS_OK;
 }
 
-/* y = b y (b == 0: y = 0, y not read): the SpMV^T scatters and COO's segments start with it */
+/* y = b y (b == 0: y = 0, y not read): the SpMV^T scatters and COO's segments start with it.
+ * TRIGGER: each block lets a dependent kernel launched by sps_cu_launch_pdl start at once (it
+ * must sps_cu_pdl_wait before it touches y). */
 namespace {
-template <typename T> struct scale_y_op {
+template <typename T, bool TRIGGER = false> struct scale_y_op {
     T b; int beta_zero; T *y;
-    __device__ void setup() {}
+    __device__ void setup()
+    {
+        if constexpr (TRIGGER) sps_cu_pdl_trigger();
+    }
     __device__ void operator()(sps_index i) { y[i] = beta_zero ? zero_of<T>() : b * y[i]; }
 };
-template <typename T> static sps_status scale_y(sps_exec *ex, sps_index m, sps_cplx b, void *y)
+template <typename T, bool TRIGGER = false> static sps_status scale_y(sps_exec *ex, sps_index m, sps_cplx b, void *y)
 {
     const int bz = b.re == 0.0 && b.im == 0.0;
-    return sps_cuda_foreach(ex, m, scale_y_op<T>{sc<T>::from(b), bz, (T *)y});
+    return sps_cuda_foreach(ex, m, scale_y_op<T, TRIGGER>{sc<T>::from(b), bz, (T *)y});
 }
 } // namespace
 

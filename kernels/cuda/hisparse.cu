@@ -2,7 +2,7 @@
  * kernels/format_kernels_hisparse.h; the format: formats/hisparse.c; the CPU
  * reference: kernels/cpu/hisparse.inc, FN(hs_spmv), the same items in order).
  *
- * One launch (hs_kernel) after y's scaling (hs_scale_kernel), dependent on it (PDL):
+ * One launch (hs_kernel) after y's scaling (scale_y with the PDL trigger), dependent on it (PDL):
  * hs_sparse_warp: a warp K packed work items (windows) of 32 entries (runs of sparse
  *   leaves' entries, several small leaves to a window), a thread an entry: every
  *   thread has one entry's work, whatever the leaves' sizes (the paper's work per
@@ -160,18 +160,12 @@ __global__ void __launch_bounds__(HS_WARPS * 32)
     }
 }
 
-/* y = b y (b = 0: set, not read), then the product's kernel, launched dependent on the
+/* y = b y (scale_y with the PDL trigger), then the product's kernel, launched dependent on the
  * scaling (PDL): the scaling kernel lets it start at once, and it waits only before its
  * first atomic, so the scaling, the launch gap and the product's chain of dependent
  * loads overlap.  A small product is that chain (5 round trips: the warp's segment range,
  * its segments, the leaf's coordinates and count, x and the values, the atomic), and two
  * launches in a row had cost about a third more (bench/results/hisparse.md, session 22). */
-template <typename T> __global__ void __launch_bounds__(SPS_CU_THREADS) hs_scale_kernel(scale_y_op<T> op, sps_index n)
-{
-    sps_cu_pdl_trigger();
-    const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
-    for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) op(i);
-}
 static_assert(HS_WARPS * 32 == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
 
 template <typename T, bool TR, int K>
@@ -193,13 +187,8 @@ static sps_status hs_run(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, T
 template <typename T, bool TR>
 static sps_status hs_launch(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, sps_cplx b, T *y, sps_index nout)
 {
-    cudaStream_t st = sps_custream(ex);
     const int scaled = !(b.re == 1.0 && b.im == 0.0) && nout > 0;
-    if (scaled) {
-        const int bz = b.re == 0.0 && b.im == 0.0;
-        hs_scale_kernel<T><<<sps_cu_grid(ex, nout), SPS_CU_THREADS, 0, st>>>(scale_y_op<T>{sc<T>::from(b), bz, y}, nout);
-        SPS_CU_LAUNCHED(ex, "hs_scale_kernel");
-    }
+    if (scaled) SPS_CHECK((scale_y<T, true>(ex, nout, b, y)));
     /* dependent on the scaling only: without one, the previous kernel may be what wrote x */
     const int pdl = scaled && sps_cu_all_sm90();
     /* a window a warp while the windows fit one wave of warps; two past it (four were slower
