@@ -15,7 +15,13 @@
  *   - Gmsh 2.2 and 4.1 files of the beam (clamp and traction by physical group, node tags
  *     with gaps, line elements skipped) solve as the generated beam; malformed files are
  *     refused naming file:line (version, section order, missing section, a short node
- *     line, an unknown node, a degenerate and an inverted tetrahedron);
+ *     line, an unknown node, a degenerate and an inverted tetrahedron, 4.1 element blocks
+ *     beyond or short of their count, a second $Entities, a count wrapping a size, a
+ *     physical tag beyond an int, ntags overflowing);
+ *   - the same beam with its elements in two groups each (2.2 repeating them, 4.1 naming
+ *     both on a surface's line, over 4096 characters) and a node of no tetrahedron;
+ *   - small meshes: repeated elements dropped, names resolving only to groups of
+ *     triangles, a node of no tetrahedron, names of 255 characters and FEM_MAX_GROUPS;
  *   - -o: the VTK XML grid's arrays have their sizes; a directory is not replaced;
  *   - a beam of no cells is refused with a message.
  * Ends "N passed, M failed". */
@@ -235,18 +241,29 @@ static int beam_faces(const fem_mesh *m, int *tri, int *grp, int *tet)
 
 /* A Gmsh file of a beam, format 2.2 or 4.1: node tags with gaps (10 + 2 i), the faces as
  * groups "clamp" (1) and "load" (2), the tetrahedra in "beam" (3), and (2.2) two line
- * elements to be skipped. */
-static void write_msh(const char *path, const fem_mesh *m, int v41)
+ * elements to be skipped.  two: the faces also in "fixed" (7) and "end" (8), the
+ * tetrahedra also in "steel" (4), as Gmsh writes them: 2.2 lists each element once a group,
+ * 4.1 lists the groups on the entity's line (the volume's line also naming 1200 bounding
+ * surfaces: over 4096 characters); and in 2.2 a geometry point on a node of no
+ * tetrahedron (tag 8, first in $Nodes). */
+static void write_msh(const char *path, const fem_mesh *m, int v41, int two)
 {
     FILE *f = fopen(path, "w");
     int *tri = malloc(sizeof(int) * 3 * 4 * m->nt), *grp = malloc(sizeof(int) * 4 * m->nt),
         *tet = malloc(sizeof(int) * 4 * m->nt);
     const int ntri = beam_faces(m, tri, grp, tet);
     if (!f) return;
-    fprintf(f, "$MeshFormat\n%s 0 8\n$EndMeshFormat\n$PhysicalNames\n3\n2 1 \"clamp\"\n2 2 \"load\"\n3 3 \"beam\"\n"
-               "$EndPhysicalNames\n", v41 ? "4.1" : "2.2");
+    fprintf(f, "$MeshFormat\n%s 0 8\n$EndMeshFormat\n$PhysicalNames\n%d\n2 1 \"clamp\"\n2 2 \"load\"\n3 3 \"beam\"\n%s"
+               "$EndPhysicalNames\n", v41 ? "4.1" : "2.2", two ? 6 : 3,
+            two ? "2 7 \"fixed\"\n2 8 \"end\"\n3 4 \"steel\"\n" : "");
     if (v41) {
-        fprintf(f, "$Entities\n0 0 2 1\n1 0 0 0 0 1 1 1 1 0\n2 10 0 0 10 1 1 1 2 0\n1 0 0 0 10 1 1 1 3 0\n$EndEntities\n");
+        if (two) {
+            fprintf(f, "$Entities\n0 0 2 1\n1 0 0 0 0 1 1 2 1 7 0\n2 10 0 0 10 1 1 2 2 8 0\n1 0 0 0 10 1 1 2 3 4 1200");
+            for (int k = 1; k <= 1200; k++) fprintf(f, " %d", k % 2 ? -k : k);
+            fprintf(f, "\n$EndEntities\n");
+        } else
+            fprintf(f, "$Entities\n0 0 2 1\n1 0 0 0 0 1 1 1 1 0\n2 10 0 0 10 1 1 1 2 0\n1 0 0 0 10 1 1 1 3 0\n"
+                       "$EndEntities\n");
         fprintf(f, "$Nodes\n1 %d 10 %d\n3 1 0 %d\n", m->nv, 10 + 2 * (m->nv - 1), m->nv);
         for (int i = 0; i < m->nv; i++) fprintf(f, "%d\n", 10 + 2 * i);
         for (int i = 0; i < m->nv; i++) fprintf(f, "%.17g %.17g %.17g\n", m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
@@ -264,42 +281,68 @@ static void write_msh(const char *path, const fem_mesh *m, int v41)
             fprintf(f, "%d %d %d %d %d\n", id++, 10 + 2 * tet[4 * e], 10 + 2 * tet[4 * e + 1], 10 + 2 * tet[4 * e + 2],
                     10 + 2 * tet[4 * e + 3]);
     } else {
-        fprintf(f, "$Nodes\n%d\n", m->nv);
+        fprintf(f, "$Nodes\n%d\n", m->nv + two);
+        if (two) fprintf(f, "8 5 0.5 3\n");
         for (int i = 0; i < m->nv; i++) fprintf(f, "%d %.17g %.17g %.17g\n", 10 + 2 * i, m->v[3 * i], m->v[3 * i + 1], m->v[3 * i + 2]);
-        fprintf(f, "$EndNodes\n$Elements\n%d\n1 1 2 0 1 10 12\n2 1 2 0 1 12 14\n", ntri + m->nt + 2);
+        fprintf(f, "$EndNodes\n$Elements\n%d\n1 1 2 0 1 10 12\n2 1 2 0 1 12 14\n", (1 + two) * (ntri + m->nt) + 2 + two);
         int id = 3;
-        for (int k = 0; k < ntri; k++)
-            fprintf(f, "%d 2 2 %d 7 %d %d %d\n", id++, grp[k], 10 + 2 * tri[3 * k], 10 + 2 * tri[3 * k + 1], 10 + 2 * tri[3 * k + 2]);
-        for (int e = 0; e < m->nt; e++)
-            fprintf(f, "%d 4 2 3 1 %d %d %d %d\n", id++, 10 + 2 * tet[4 * e], 10 + 2 * tet[4 * e + 1],
-                    10 + 2 * tet[4 * e + 2], 10 + 2 * tet[4 * e + 3]);
+        if (two) fprintf(f, "%d 15 2 0 1 8\n", id++);
+        for (int c = 0; c <= two; c++)
+            for (int k = 0; k < ntri; k++)
+                fprintf(f, "%d 2 2 %d 7 %d %d %d\n", id++, grp[k] + 6 * c, 10 + 2 * tri[3 * k], 10 + 2 * tri[3 * k + 1],
+                        10 + 2 * tri[3 * k + 2]);
+        for (int c = 0; c <= two; c++)
+            for (int e = 0; e < m->nt; e++)
+                fprintf(f, "%d 4 2 %d 1 %d %d %d %d\n", id++, 3 + c, 10 + 2 * tet[4 * e], 10 + 2 * tet[4 * e + 1],
+                        10 + 2 * tet[4 * e + 2], 10 + 2 * tet[4 * e + 3]);
     }
     fprintf(f, "$EndElements\n");
     fclose(f);
     free(tri), free(grp), free(tet);
 }
 
+/* Small meshes: the unit tetrahedron, its face z = 0 a triangle. */
+#define MSH22 "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n"
+#define NODES22 "$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+#define MSH41 "$MeshFormat\n4.1 0 8\n$EndMeshFormat\n"
+#define NODES41 "$Nodes\n1 4 1 4\n3 1 0 4\n1\n2\n3\n4\n0 0 0\n1 0 0\n0 1 0\n0 0 1\n$EndNodes\n"
+#define TET41 "$Elements\n1 1 1 1\n3 1 4 1\n1 1 2 3 4\n$EndElements\n"
+
 /* The same beam from a Gmsh file (clamp and traction by physical group) solves as the
- * generator's (tip load P = traction 1 on the unit end face); malformed files refused
- * with file:line. */
+ * generator's (tip load P = traction 1 on the unit end face), also with its elements in two
+ * groups each (2.2: listed twice, the repeats dropped, K not doubled; 4.1: a surface's
+ * second group holds its triangles too) and a node of no tetrahedron (2.2: dropped, no
+ * singular block for block-Jacobi); malformed files refused with file:line. */
 static void test_gmsh(sps_context ctx)
 {
     fem_mesh b, g;
     char err[512], path[64];
     if (fem_beam(10, 1, 1, 20, 2, 2, &b, err, sizeof err)) return;
     snprintf(path, sizeof path, "/tmp/test_fem_%ld.msh", (long)getpid());
-    for (int v41 = 0; v41 < 2; v41++) {
-        write_msh(path, &b, v41);
-        const char *fmt = v41 ? "4.1" : "2.2";
-        CHECK(fem_gmsh_read(path, &g, err, sizeof err) == 0, "gmsh %s: %s", fmt, err);
-        if (g.nv != b.nv) continue;
-        CHECK(g.nt == b.nt && g.ntri == 2 * 2 * 2 * 2 && g.skipped == (v41 ? 0 : 2) && fem_group(&g, "clamp") == 1 &&
-                  fem_group(&g, "load") == 2 && fem_group(&g, "2") == 2 && fem_group(&g, "nothing") == -1,
-              "gmsh %s: %d tets, %d triangles, %d skipped, groups", fmt, g.nt, g.ntri, g.skipped);
+    for (int variant = 0; variant < 4; variant++) {
+        const int v41 = variant & 1, two = variant >> 1;
+        write_msh(path, &b, v41, two);
+        const char *fmt = v41 ? two ? "4.1, two groups" : "4.1" : two ? "2.2, two groups" : "2.2";
+        if (fem_gmsh_read(path, &g, err, sizeof err)) {
+            CHECK(0, "gmsh %s: %s", fmt, err);
+            continue;
+        }
+        CHECK(g.nv == b.nv, "gmsh %s: %d nodes, the beam's %d", fmt, g.nv, b.nv);
+        if (g.nv != b.nv) {
+            fem_mesh_free(&g);
+            continue;
+        }
+        CHECK(g.nt == b.nt && g.ntri == (2 * 2 * 2 * 2 << two) && g.skipped == (v41 ? 0 : 2 + two) &&
+                  g.duplicates == (two && !v41 ? b.nt : 0) && fem_group(&g, "clamp") == 1 &&
+                  fem_group(&g, "load") == 2 && fem_group(&g, "2") == 2 && fem_group(&g, "nothing") == -1 &&
+                  fem_group(&g, "beam") == -1 &&
+                  (!two || (fem_group(&g, "fixed") == 7 && fem_group(&g, "end") == 8 && fem_group(&g, "steel") == -1)),
+              "gmsh %s: %d tets, %d triangles, %d skipped, %d duplicates, groups", fmt, g.nt, g.ntri, g.skipped,
+              g.duplicates);
         unsigned char *clamp = calloc((size_t)g.nv, 1);
-        fem_clamp_group(&g, fem_group(&g, "clamp"), clamp);
+        fem_clamp_group(&g, fem_group(&g, two ? "fixed" : "clamp"), clamp);
         fem_options og = {.E = 1000, .nu = 0.3, .rtol = 1e-11, .maxit = 100000, .clamp = clamp,
-                          .traction_tag = 2, .traction = {0, 0, -1}};
+                          .traction_tag = fem_group(&g, two ? "end" : "load"), .traction = {0, 0, -1}};
         fem_options ob = {.E = 1000, .nu = 0.3, .tip_load = 1, .rtol = 1e-11, .maxit = 100000};
         double *ug = malloc(sizeof(double) * 3 * g.nv), *ub = malloc(sizeof(double) * 3 * b.nv);
         fem_report rg, rb;
@@ -326,6 +369,22 @@ static void test_gmsh(sps_context ctx)
          "$Elements\n1\n7 4 2 0 1 1 2 3 4\n$EndElements\n", ":13: tetrahedron 7 is degenerate"},
         {"$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n4\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
          "$Elements\n1\n7 4 2 0 1 1 3 2 4\n$EndElements\n", ":13: tetrahedron 7 is inverted"},
+        /* 4.1 element blocks beyond the header's count (the arrays' size), and short of it */
+        {MSH41 NODES41 "$Elements\n1 1 1 3\n3 1 4 3\n1 1 2 3 4\n2 1 2 3 4\n3 1 2 3 4\n$EndElements\n",
+         ":18: element block: expected 'dim entity type n' within the element count"},
+        {MSH41 NODES41 "$Elements\n1 3 1 3\n3 1 4 1\n1 1 2 3 4\n$EndElements\n",
+         ":19: $Elements: 1 elements in the blocks, 3 announced"},
+        /* a second $Entities (counted on top of the first's arrays), a count that wraps the size */
+        {MSH41 "$Entities\n0 0 1 0\n1 0 0 0 1 1 0 1 1 0\n$EndEntities\n$Entities\n0 0 2 0\n1 0 0 0 1 1 0 1 1 0\n"
+               "2 0 0 0 1 1 0 1 2 0\n$EndEntities\n" NODES41 TET41,
+         ":8: a second $Entities section"},
+        {MSH41 "$Entities\n0 0 9223372036854775807 0\n1 0 0 0 1 1 0 1 1 0\n$EndEntities\n" NODES41 TET41,
+         ":5: $Entities: expected 'points curves surfaces volumes', each 0..100000000"},
+        /* a physical tag beyond an int; ntags that would overflow 3 + ntags */
+        {MSH22 NODES22 "$Elements\n2\n1 2 2 4294967298 1 1 2 3\n2 4 2 3 1 1 2 3 4\n$EndElements\n",
+         ":13: element 1: physical tag 4294967298 out of range"},
+        {MSH22 NODES22 "$Elements\n1\n1 4 9223372036854775807 1 2 3 4\n$EndElements\n",
+         ":13: element: expected 'tag type ntags tags... nodes'"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         FILE *f = fopen(path, "w");
@@ -338,6 +397,107 @@ static void test_gmsh(sps_context ctx)
               "malformed gmsh %zu: '%s' should name '%s'", k, err, bad[k].want);
         remove(path);
     }
+}
+
+/* text into a file, read back: fem_gmsh_read's result */
+static int read_text(const char *text, fem_mesh *m, char *err, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_fem_%ld.msh", (long)getpid());
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        memset(m, 0, sizeof *m);
+        snprintf(err, len, "cannot write %s", path);
+        return -1;
+    }
+    fputs(text, f);
+    fclose(f);
+    err[0] = 0;
+    const int rc = fem_gmsh_read(path, m, err, len);
+    remove(path);
+    return rc;
+}
+
+/* The reader's corner cases on small meshes: repeated elements dropped (the first kept; a
+ * triangle repeats only with its tag), a name resolving only to a group of triangles, a node
+ * of no tetrahedron dropped (and the mesh solving with block-Jacobi), names up to 255
+ * characters and at most FEM_MAX_GROUPS of them, a read error named. */
+static void test_gmsh_cases(sps_context ctx)
+{
+    fem_mesh m;
+    char err[512];
+    /* 2.2: the tetrahedron listed twice (groups 3 and 4; the second's corners rotated), its
+     * face twice in group 1 (rotated) and once in group 2 */
+    if (read_text(MSH22 "$PhysicalNames\n4\n2 1 \"a\"\n2 2 \"b\"\n3 3 \"v\"\n3 4 \"w\"\n$EndPhysicalNames\n" NODES22
+                        "$Elements\n5\n1 2 2 1 1 1 2 3\n2 4 2 3 1 1 2 3 4\n3 2 2 1 1 2 3 1\n4 2 2 2 1 1 2 3\n"
+                        "5 4 2 4 1 1 3 4 2\n$EndElements\n",
+                  &m, err, sizeof err)) {
+        CHECK(0, "repeats: %s", err);
+    } else {
+        CHECK(m.nt == 1 && m.ntri == 2 && m.duplicates == 2 && m.tri_tag[0] == 1 && m.tri_tag[1] == 2 &&
+                  m.t[0] == 0 && m.t[1] == 1 && m.t[2] == 2 && m.t[3] == 3 && fem_group(&m, "a") == 1 &&
+                  fem_group(&m, "b") == 2 && fem_group(&m, "v") == -1 && fem_group(&m, "w") == -1,
+              "repeats dropped: %d tets, %d triangles, %d duplicates", m.nt, m.ntri, m.duplicates);
+        fem_mesh_free(&m);
+    }
+    /* 4.1 without $Entities: the triangles have no group, so "a" names none */
+    if (read_text(MSH41 "$PhysicalNames\n2\n2 1 \"a\"\n3 2 \"v\"\n$EndPhysicalNames\n" NODES41
+                        "$Elements\n2 2 1 2\n2 1 2 1\n1 1 2 3\n3 1 4 1\n2 1 2 3 4\n$EndElements\n",
+                  &m, err, sizeof err)) {
+        CHECK(0, "4.1 without $Entities: %s", err);
+    } else {
+        CHECK(m.ntri == 1 && m.tri_tag[0] == 0 && fem_group(&m, "a") == -1 && fem_group(&m, "v") == -1 &&
+                  fem_group(&m, "1") == -1,
+              "4.1 without $Entities: no group resolves (%d %d)", fem_group(&m, "a"), fem_group(&m, "v"));
+        fem_mesh_free(&m);
+    }
+    /* a geometry point (node 9, third in $Nodes) on no tetrahedron, and a triangle on it */
+    if (read_text(MSH22 "$Nodes\n5\n1 0 0 0\n2 1 0 0\n9 5 5 5\n3 0 1 0\n4 0 0 1\n$EndNodes\n"
+                        "$Elements\n4\n1 15 2 0 1 9\n2 2 2 1 1 1 2 9\n3 2 2 1 1 1 2 3\n4 4 2 3 1 1 2 3 4\n$EndElements\n",
+                  &m, err, sizeof err)) {
+        CHECK(0, "a node of no tetrahedron: %s", err);
+    } else {
+        static const double v[12] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+        CHECK(m.nv == 4 && m.ntri == 1 && m.skipped == 2 && !memcmp(m.v, v, sizeof v) && m.t[0] == 0 && m.t[1] == 1 &&
+                  m.t[2] == 2 && m.t[3] == 3 && m.tri[0] == 0 && m.tri[1] == 1 && m.tri[2] == 2,
+              "a node of no tetrahedron dropped: %d nodes, %d triangles, %d skipped", m.nv, m.ntri, m.skipped);
+        unsigned char clamp[5] = {0};
+        fem_clamp_group(&m, fem_group(&m, "1"), clamp);
+        fem_options o = {.E = 1000, .nu = 0.3, .density = 1, .gravity = {0, 0, -1}, .rtol = 1e-10, .maxit = 100,
+                         .precond = "bjacobi", .clamp = clamp};
+        double u[15];
+        fem_report rep;
+        CHECK(fem_solve(ctx, &m, &o, u, &rep) == SPS_OK && u[3 * 3 + 2] < 0,
+              "a node of no tetrahedron: block-Jacobi solves: %s", sps_context_error(ctx));
+        fem_mesh_free(&m);
+    }
+    /* physical names: 255 characters taken, 256 refused; FEM_MAX_GROUPS taken, one more refused */
+    static char text[70000];
+    for (int n = 255; n <= 256; n++) {
+        char name[300];
+        memset(name, 'n', (size_t)n);
+        name[n] = 0;
+        snprintf(text, sizeof text, MSH22 "$PhysicalNames\n1\n2 1 \"%s\"\n$EndPhysicalNames\n" NODES22
+                 "$Elements\n2\n1 2 2 1 1 1 2 3\n2 4 2 3 1 1 2 3 4\n$EndElements\n", name);
+        const int rc = read_text(text, &m, err, sizeof err);
+        if (n == 255) CHECK(rc == 0 && fem_group(&m, name) == 1, "a name of 255 characters: %s", err);
+        else CHECK(rc == -1 && strstr(err, ":6: physical name of 256 characters: at most 255"), "a name of 256: '%s'", err);
+        fem_mesh_free(&m);
+    }
+    for (int n = FEM_MAX_GROUPS; n <= FEM_MAX_GROUPS + 1; n++) {
+        size_t at = (size_t)snprintf(text, sizeof text, MSH22 "$PhysicalNames\n%d\n", n);
+        for (int g = 0; g < n; g++) at += (size_t)snprintf(text + at, sizeof text - at, "2 %d \"g%d\"\n", g + 1, g + 1);
+        snprintf(text + at, sizeof text - at, "$EndPhysicalNames\n" NODES22
+                 "$Elements\n2\n1 2 2 %d 1 1 2 3\n2 4 2 3 1 1 2 3 4\n$EndElements\n", n);
+        const int rc = read_text(text, &m, err, sizeof err);
+        char last[16];
+        snprintf(last, sizeof last, "g%d", n);
+        if (n == FEM_MAX_GROUPS) CHECK(rc == 0 && fem_group(&m, last) == n, "%d names: %s", n, err);
+        else CHECK(rc == -1 && strstr(err, ":5: 65 physical names: this reader takes at most 64"), "%d names: '%s'", n, err);
+        fem_mesh_free(&m);
+    }
+    /* a read error (a directory) is one, not an end of the file */
+    CHECK(fem_gmsh_read("/tmp", &m, err, sizeof err) == -1 && strstr(err, "cannot read"), "a directory: '%s'", err);
 }
 
 /* The manufactured field u = (phi, phi, phi), phi = sin(pi x) sin(pi y) sin(pi z), on the
@@ -554,6 +714,7 @@ int main(void)
     test_patch(cpu, "CPU");
     test_manufactured(cpu);
     test_gmsh(cpu);
+    test_gmsh_cases(cpu);
     test_vtu();
     if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) == SPS_OK) {
         test_cantilever(gpu, "GPU", 40); /* the 40x4x4, 80x8x8, 160x16x16 */

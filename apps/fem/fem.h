@@ -21,20 +21,28 @@ typedef struct {
     double L, W, H; /* the beam's box (generator), else 0 */
     int ntri;       /* boundary triangles (a Gmsh file's type-2 elements) */
     int *tri;       /* 3 ntri node indices */
-    int *tri_tag;   /* ntri physical tags */
-    int ngroups;    /* physical names: group g is tag group_tag[g], called group_name[g] */
+    int *tri_tag;   /* ntri physical tags (a triangle in k groups: k triangles, one a tag) */
+    int ngroups;    /* physical names: group g is tag group_tag[g] of dimension group_dim[g], called group_name[g] */
     int group_tag[FEM_MAX_GROUPS];
-    char group_name[FEM_MAX_GROUPS][64];
-    int skipped;    /* elements of other types in the file (lines, quads, points, ...) */
+    int group_dim[FEM_MAX_GROUPS];
+    char group_name[FEM_MAX_GROUPS][256];
+    int skipped;    /* elements of other types in the file (lines, quads, points, ...), and triangles on
+                       nodes of no tetrahedron */
+    int duplicates; /* elements dropped as repeats (MSH2 lists an element once per physical group) */
 } fem_mesh;
 
-/** A Gmsh ASCII mesh, format 4.1 or 2.2: $MeshFormat, $PhysicalNames (optional),
- *  $Entities (4.1), $Nodes, $Elements; linear tetrahedra (type 4) are the mesh, triangles (type 2) keep their
- *  physical tag for --clamp / --traction, other element types are counted and skipped.
+/** A Gmsh ASCII mesh, format 4.1 or 2.2: $MeshFormat, $PhysicalNames (optional, at most
+ *  FEM_MAX_GROUPS names of at most 255 characters), $Entities (4.1), $Nodes, $Elements;
+ *  linear tetrahedra (type 4) are the mesh, triangles (type 2) keep their physical tags
+ *  (each: a 4.1 surface in k groups gives its triangles k times) for --clamp / --traction,
+ *  other element types are counted and skipped.  Repeated elements (a tetrahedron's node
+ *  set, a triangle's node set and tag) are dropped and counted in duplicates; the nodes are
+ *  renumbered to those the tetrahedra use (a triangle on another node is skipped).
  *  Node tags may have gaps.  Errors name file:line: a missing section, a malformed line,
  *  an unknown node, a degenerate or inverted tetrahedron.  Returns 0, or -1 with err. */
 int fem_gmsh_read(const char *path, fem_mesh *m, char *err, size_t len);
-/** A physical group's tag from its name or number; -1 when the mesh has no such group. */
+/** A physical group of triangles' tag from its name (a group of dimension 2) or number; -1
+ *  when no triangle carries it. */
 int fem_group(const fem_mesh *m, const char *name);
 /** Clamp the nodes of the triangles of physical tag `tag`. */
 void fem_clamp_group(const fem_mesh *m, int tag, unsigned char *clamp);

@@ -6,12 +6,14 @@
  * on its line there), "$Nodes / blocks n min max", each block "dim entity parametric n",
  * n tag lines, then n coordinate lines; "$Elements / blocks n min max", each block
  * "dim entity type n", then n lines "tag nodes...".  4.0 (another block layout) is
- * refused. */
+ * refused.  After reading: repeated elements dropped (MSH2 lists an element once per
+ * physical group) and the nodes renumbered to those the tetrahedra use. */
 #define _POSIX_C_SOURCE 200809L
 #include "fem.h"
 #include "fem_math.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,12 +24,20 @@ typedef struct {
     FILE *f;
     const char *path;
     long line;
-    char buf[4096];
+    /* the current line, getline's and grown as needed: a 4.1 $Entities line lists an
+     * entity's bounding entities, thousands of them on a large model */
+    char *buf;
+    size_t cap;
+    int read_errno;        /* getline's errno when it failed before the end of the file */
     char *err;
     size_t len;
     int v41;               /* format 4.1 */
-    int nsurf;             /* 4.1: surface entities and their first physical tag (0: none) */
-    long *surf_tag, *surf_phys;
+    int have_entities;
+    /* 4.1: surface entity i is tag surf_tag[i], in the physical groups
+     * surf_phys[surf_first[i] .. surf_first[i + 1]) (all of them: its triangles are in each) */
+    long nsurf, nphys, phys_cap;
+    long *surf_tag, *surf_first, *surf_phys;
+    long tri_cap;          /* room in m->tri and m->tri_tag: a 4.1 triangle is stored once a group */
 } reader;
 
 static int fail(reader *r, const char *fmt, ...)
@@ -41,10 +51,16 @@ static int fail(reader *r, const char *fmt, ...)
     return -1;
 }
 
-/* The next line (without its newline) into r->buf; 0 at the end of the file. */
+/* The next line (without its newline) into r->buf; 0 at the end of the file or on a read
+ * error (read_errno set, reported over the caller's message at the end).  r->buf may move:
+ * pointers into it are taken after the call. */
 static int next(reader *r)
 {
-    if (!fgets(r->buf, sizeof r->buf, r->f)) return 0;
+    errno = 0;
+    if (getline(&r->buf, &r->cap, r->f) < 0) {
+        if (!feof(r->f)) r->read_errno = errno ? errno : EIO;
+        return 0;
+    }
     r->line++;
     r->buf[strcspn(r->buf, "\r\n")] = 0;
     return 1;
@@ -105,15 +121,21 @@ static int ints(reader *r, long *f, int max)
     return *p && strspn(p, " \t") != strlen(p) ? -1 : k;
 }
 
-/* 4.1: the surfaces' physical tags (the others' lines skipped). */
+/* 4.1: the surfaces' physical tags, all of them (the others' lines skipped).  One section:
+ * a second would be counted on top of the first's arrays.  The counts are capped before the
+ * arrays are sized from them (2^63 - 1 surfaces would wrap the size). */
 static int read_entities(reader *r)
 {
     long cnt[4];
-    if (!next(r) || ints(r, cnt, 4) != 4 || cnt[0] < 0 || cnt[1] < 0 || cnt[2] < 0 || cnt[3] < 0)
-        return fail(r, "$Entities: expected 'points curves surfaces volumes'");
+    if (r->have_entities) return fail(r, "a second $Entities section");
+    r->have_entities = 1;
+    if (!next(r) || ints(r, cnt, 4) != 4) return fail(r, "$Entities: expected 'points curves surfaces volumes'");
+    for (int d = 0; d < 4; d++)
+        if (cnt[d] < 0 || cnt[d] > 100000000L)
+            return fail(r, "$Entities: expected 'points curves surfaces volumes', each 0..100000000");
     r->surf_tag = malloc(sizeof(long) * ((size_t)cnt[2] + 1));
-    r->surf_phys = malloc(sizeof(long) * ((size_t)cnt[2] + 1));
-    if (!r->surf_tag || !r->surf_phys) return fail(r, "out of memory for %ld surfaces", cnt[2]);
+    r->surf_first = malloc(sizeof(long) * ((size_t)cnt[2] + 2));
+    if (!r->surf_tag || !r->surf_first) return fail(r, "out of memory for %ld surfaces", cnt[2]);
     for (int d = 0; d < 4; d++)
         for (long i = 0; i < cnt[d]; i++) {
             if (!next(r)) return fail(r, "the file ends in $Entities");
@@ -124,18 +146,35 @@ static int read_entities(reader *r)
             p = end;
             const long nphys = strtol(p, &end, 10);
             if (end == p || nphys < 0) return fail(r, "surface entity: expected 'tag box(6) nphys phys...'");
-            p = end;
-            const long phys = nphys > 0 ? strtol(p, &end, 10) : 0;
-            r->surf_tag[r->nsurf] = tag, r->surf_phys[r->nsurf++] = phys;
+            r->surf_first[r->nsurf] = r->nphys;
+            for (long k = 0; k < nphys; k++) { /* each one a number on the line: nphys bounded by its length */
+                p = end;
+                const long phys = strtol(p, &end, 10);
+                if (end == p) return fail(r, "surface entity %ld: expected %ld physical tags", tag, nphys);
+                if (r->nphys == r->phys_cap) {
+                    const long cap = 2 * r->phys_cap + 16;
+                    long *q = realloc(r->surf_phys, sizeof(long) * (size_t)cap);
+                    if (!q) return fail(r, "out of memory for %ld physical tags", cap);
+                    r->surf_phys = q, r->phys_cap = cap;
+                }
+                r->surf_phys[r->nphys++] = phys;
+            }
+            r->surf_tag[r->nsurf++] = tag;
         }
+    r->surf_first[r->nsurf] = r->nphys;
     return section_end(r, "Entities");
 }
 
-static long surface_phys(const reader *r, long entity)
+/* Surface `entity`'s physical tags, *n of them (0: none, or not in $Entities). */
+static const long *surface_phys(const reader *r, long entity, long *n)
 {
-    for (int i = 0; i < r->nsurf; i++)
-        if (r->surf_tag[i] == entity) return r->surf_phys[i];
-    return 0;
+    for (long i = 0; i < r->nsurf; i++)
+        if (r->surf_tag[i] == entity) {
+            *n = r->surf_first[i + 1] - r->surf_first[i];
+            return r->surf_phys + r->surf_first[i];
+        }
+    *n = 0;
+    return NULL;
 }
 
 /* 4.1 nodes: blocks of n tags, then n coordinate lines. */
@@ -158,8 +197,8 @@ static int read_nodes41(reader *r, fem_mesh *m, tagged **tags)
             (*tags)[done + i] = (tagged){t, (int)(done + i)};
         }
         for (long i = 0; i < bh[3]; i++) {
-            char *p = r->buf, *end = NULL;
             if (!next(r)) return fail(r, "the file ends in a node block");
+            char *p = r->buf, *end = NULL;
             for (int c = 0; c < 3; c++) {
                 m->v[3 * (done + i) + c] = strtod(p, &end);
                 if (end == p || !isfinite(m->v[3 * (done + i) + c]))
@@ -177,8 +216,10 @@ static int read_nodes41(reader *r, fem_mesh *m, tagged **tags)
     return section_end(r, "Nodes");
 }
 
-/* One element (tag, type, nn node tags in f, physical tag phys) into m; -1 on an error. */
-static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, long type, const long *nodes, long phys)
+/* One element (tag, type, nn node tags in f, physical tags phys[0 .. nphys)) into m; a
+ * triangle once for each of its tags (a clamp or a traction names one); -1 on an error. */
+static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, long type, const long *nodes,
+                       const long *phys, long nphys)
 {
     const int nn = type == 4 ? 4 : type == 2 ? 3 : 0;
     if (!nn) { /* another type: skipped (counted) */
@@ -189,8 +230,22 @@ static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, lon
     for (int a = 0; a < nn; a++)
         if ((id[a] = node_of(tags, m->nv, nodes[a])) < 0) return fail(r, "element %ld: unknown node %ld", tag, nodes[a]);
     if (nn == 3) {
-        memcpy(m->tri + 3 * (size_t)m->ntri, id, 3 * sizeof *id);
-        m->tri_tag[m->ntri++] = (int)phys;
+        if (nphys > INT_MAX - m->ntri) return fail(r, "element %ld: more than %d triangles", tag, INT_MAX);
+        if (m->ntri + nphys > r->tri_cap) {
+            const long cap = m->ntri + nphys > 2 * r->tri_cap ? m->ntri + nphys : 2 * r->tri_cap;
+            int *a = realloc(m->tri, sizeof(int) * 3 * (size_t)cap);
+            if (a) m->tri = a;
+            int *b = a ? realloc(m->tri_tag, sizeof(int) * (size_t)cap) : NULL;
+            if (b) m->tri_tag = b;
+            if (!a || !b) return fail(r, "out of memory for %ld triangles", cap);
+            r->tri_cap = cap;
+        }
+        for (long k = 0; k < nphys; k++) {
+            if (phys[k] < INT_MIN || phys[k] > INT_MAX) /* the tags are ints from here on */
+                return fail(r, "element %ld: physical tag %ld out of range (at most %d)", tag, phys[k], INT_MAX);
+            memcpy(m->tri + 3 * (size_t)m->ntri, id, 3 * sizeof *id);
+            m->tri_tag[m->ntri++] = (int)phys[k];
+        }
         return 0;
     }
     double g[4][3];
@@ -209,29 +264,38 @@ static int element_arrays(reader *r, fem_mesh *m, long n)
     m->t = malloc(sizeof(int) * 4 * ((size_t)n + 1));
     m->tri = malloc(sizeof(int) * 3 * ((size_t)n + 1));
     m->tri_tag = malloc(sizeof(int) * ((size_t)n + 1));
+    r->tri_cap = n + 1;
     return !m->t || !m->tri || !m->tri_tag ? fail(r, "out of memory for %ld elements", n) : 0;
 }
 
-/* 4.1 elements: blocks "dim entity type n", then n lines "tag nodes". */
+/* 4.1 elements: blocks "dim entity type n", then n lines "tag nodes".  The arrays are sized
+ * from the header's count: the blocks may not hold more (as the nodes'). */
 static int read_elements41(reader *r, fem_mesh *m, const tagged *tags)
 {
     long h[4];
     if (!next(r) || ints(r, h, 4) != 4 || h[0] < 0 || h[1] < 0 || h[1] > 500000000L)
         return fail(r, "$Elements: expected 'blocks elements min-tag max-tag'");
     if (element_arrays(r, m, h[1])) return -1;
+    long done = 0;
     for (long b = 0; b < h[0]; b++) {
         long bh[4];
-        if (!next(r) || ints(r, bh, 4) != 4 || bh[3] < 0) return fail(r, "element block: expected 'dim entity type n'");
-        const long phys = bh[0] == 2 ? surface_phys(r, bh[1]) : 0;
+        if (!next(r) || ints(r, bh, 4) != 4 || bh[3] < 0 || bh[3] > h[1] - done)
+            return fail(r, "element block: expected 'dim entity type n' within the element count");
+        static const long untagged = 0;
+        long nphys = 0;
+        const long *phys = bh[0] == 2 ? surface_phys(r, bh[1], &nphys) : NULL;
+        if (!nphys) phys = &untagged, nphys = 1;
         for (long i = 0; i < bh[3]; i++) {
             long f[64];
             if (!next(r)) return fail(r, "the file ends in an element block");
             const int k = ints(r, f, 64), nn = bh[2] == 4 ? 4 : bh[2] == 2 ? 3 : -1;
             if (k < 1 || (nn > 0 && k != 1 + nn))
                 return fail(r, "element of type %ld: expected 'tag' and %d node tags", bh[2], nn);
-            if (add_element(r, m, tags, f[0], bh[2], f + 1, phys)) return -1;
+            if (add_element(r, m, tags, f[0], bh[2], f + 1, phys, nphys)) return -1;
         }
+        done += bh[3];
     }
+    if (done != h[1]) return fail(r, "$Elements: %ld elements in the blocks, %ld announced", done, h[1]);
     return section_end(r, "Elements");
 }
 
@@ -244,8 +308,8 @@ static int read_nodes(reader *r, fem_mesh *m, tagged **tags)
     *tags = malloc(sizeof(tagged) * ((size_t)n + 1));
     if (!m->v || !*tags) return fail(r, "out of memory for %ld nodes", n);
     for (long i = 0; i < n; i++) {
-        char *p = r->buf, *end = NULL;
         if (!next(r)) return fail(r, "the file ends after %ld of %ld nodes", i, n);
+        char *p = r->buf, *end = NULL;
         const long tag = strtol(p, &end, 10);
         if (end == p) return fail(r, "node: expected 'tag x y z'");
         for (int c = 0; c < 3; c++) {
@@ -270,37 +334,144 @@ static int read_elements(reader *r, fem_mesh *m, const tagged *tags)
         if (!next(r)) return fail(r, "the file ends after %ld of %ld elements", i, n);
         const int k = ints(r, f, 64);
         if (k < 0) return fail(r, "element: expected integers");
-        if (k < 3 || f[2] < 0 || k < 3 + f[2]) return fail(r, "element: expected 'tag type ntags tags... nodes'");
+        if (k < 3 || f[2] < 0 || f[2] > 64 || k < 3 + f[2]) /* f[2] bounded first: 3 + f[2] could overflow */
+            return fail(r, "element: expected 'tag type ntags tags... nodes'");
         const long type = f[1], ntags = f[2], nn = type == 4 ? 4 : type == 2 ? 3 : -1;
         if (nn > 0 && k != 3 + ntags + nn)
             return fail(r, "element %ld of type %ld: expected %ld node tags, got %ld", f[0], type, nn, k - 3 - ntags);
-        if (add_element(r, m, tags, f[0], type, f + 3 + ntags, ntags > 0 ? f[3] : 0)) return -1;
+        const long phys = ntags > 0 ? f[3] : 0;
+        if (add_element(r, m, tags, f[0], type, f + 3 + ntags, &phys, 1)) return -1;
     }
     return section_end(r, "Elements");
 }
 
+/* $PhysicalNames: at most FEM_MAX_GROUPS, names of at most 255 characters (refused beyond,
+ * not dropped or cut: --clamp or --traction would then miss the group). */
 static int read_names(reader *r, fem_mesh *m)
 {
     long n = 0;
     if (count_line(r, "physical name", 100000, &n)) return -1;
+    if (n > FEM_MAX_GROUPS - m->ngroups)
+        return fail(r, "%ld physical names: this reader takes at most %d", m->ngroups + n, FEM_MAX_GROUPS);
     for (long i = 0; i < n; i++) {
-        int dim, tag, used = 0;
-        char name[64];
         if (!next(r)) return fail(r, "the file ends in $PhysicalNames");
-        if (sscanf(r->buf, "%d %d \"%63[^\"]\"%n", &dim, &tag, name, &used) != 3 || !used)
-            return fail(r, "physical name: expected 'dim tag \"name\"'");
-        if (m->ngroups < FEM_MAX_GROUPS) {
-            m->group_tag[m->ngroups] = tag;
-            snprintf(m->group_name[m->ngroups++], sizeof m->group_name[0], "%s", name);
+        long dt[2];
+        char *p = r->buf, *end = NULL;
+        int k = 0;
+        for (; k < 2; k++) {
+            dt[k] = strtol(p, &end, 10);
+            if (end == p) break;
+            p = end;
         }
+        p += strspn(p, " \t");
+        const char *close = *p == '"' ? strchr(p + 1, '"') : NULL;
+        if (k < 2 || dt[0] < 0 || dt[0] > 3 || dt[1] < INT_MIN || dt[1] > INT_MAX || !close || close == p + 1)
+            return fail(r, "physical name: expected 'dim tag \"name\"'");
+        const size_t len = (size_t)(close - p - 1);
+        if (len >= sizeof m->group_name[0])
+            return fail(r, "physical name of %zu characters: at most %zu", len, sizeof m->group_name[0] - 1);
+        m->group_dim[m->ngroups] = (int)dt[0];
+        m->group_tag[m->ngroups] = (int)dt[1];
+        memcpy(m->group_name[m->ngroups], p + 1, len);
+        m->group_name[m->ngroups++][len] = 0;
     }
     return section_end(r, "PhysicalNames");
+}
+
+/* Element e's key: its sorted nodes, then (a triangle) its physical tag; pos its place. */
+typedef struct {
+    int key[5];
+    int pos;
+} elem_key;
+static int key_cmp(const void *a, const void *b)
+{
+    const elem_key *x = a, *y = b;
+    for (int k = 0; k < 5; k++)
+        if (x->key[k] != y->key[k]) return x->key[k] < y->key[k] ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The n elements of nn nodes e (tags tag, or NULL) without the repeats of an earlier one's
+ * nodes (and tag), in their order; their number.  keys and dup: room for n. */
+static int drop_repeats(int *e, int nn, int *tag, int n, elem_key *keys, unsigned char *dup)
+{
+    for (int i = 0; i < n; i++) {
+        elem_key *k = keys + i;
+        memset(k, 0, sizeof *k);
+        for (int a = 0; a < nn; a++) { /* insertion sort of the nodes */
+            int b = a;
+            for (; b > 0 && k->key[b - 1] > e[nn * (size_t)i + a]; b--) k->key[b] = k->key[b - 1];
+            k->key[b] = e[nn * (size_t)i + a];
+        }
+        if (tag) k->key[nn] = tag[i];
+        k->pos = i;
+    }
+    qsort(keys, (size_t)n, sizeof *keys, key_cmp);
+    memset(dup, 0, (size_t)n);
+    for (int i = 1; i < n; i++) /* in a run of equal keys the first is the earliest */
+        dup[keys[i].pos] = !memcmp(keys[i].key, keys[i - 1].key, sizeof keys[i].key);
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!dup[i]) {
+            memmove(e + nn * (size_t)kept, e + nn * (size_t)i, sizeof(int) * (size_t)nn);
+            if (tag) tag[kept] = tag[i];
+            kept++;
+        }
+    return kept;
+}
+
+/* The mesh tidied after reading.  Nodes no tetrahedron uses (a geometry's points) would be
+ * zero rows of K, singular blocks for block-Jacobi: the nodes are renumbered to those the
+ * tetrahedra use, in their order, and a triangle on another node is dropped (skipped).
+ * Gmsh's MSH2 writer gives an element once per physical group it is in, so a volume in two
+ * groups would give each tetrahedron twice (K doubled): a tetrahedron repeating an earlier
+ * one's node set is dropped, and a triangle repeating one's node set and physical tag (a
+ * triangle stays once a tag: a clamp or a traction names one group), counted in duplicates.
+ * Sorted keys: n log n. */
+static int tidy(reader *r, fem_mesh *m)
+{
+    const size_t most = (size_t)(m->nt > m->ntri ? m->nt : m->ntri) + 1;
+    int *map = malloc(sizeof(int) * ((size_t)m->nv + 1));
+    elem_key *keys = malloc(sizeof(elem_key) * most);
+    unsigned char *dup = malloc(most);
+    if (!map || !keys || !dup) {
+        free(map), free(keys), free(dup);
+        return fail(r, "out of memory for %d nodes", m->nv);
+    }
+    for (int i = 0; i < m->nv; i++) map[i] = -1;
+    for (size_t k = 0; k < 4 * (size_t)m->nt; k++) map[m->t[k]] = 0;
+    int nv = 0;
+    for (int i = 0; i < m->nv; i++)
+        if (!map[i]) {
+            memmove(m->v + 3 * (size_t)nv, m->v + 3 * (size_t)i, 3 * sizeof(double));
+            map[i] = nv++;
+        }
+    m->nv = nv;
+    for (size_t k = 0; k < 4 * (size_t)m->nt; k++) m->t[k] = map[m->t[k]];
+    int ntri = 0;
+    for (int i = 0; i < m->ntri; i++) {
+        const int *s = m->tri + 3 * (size_t)i, a = map[s[0]], b = map[s[1]], c = map[s[2]];
+        if (a < 0 || b < 0 || c < 0) {
+            m->skipped++;
+            continue;
+        }
+        int *d = m->tri + 3 * (size_t)ntri; /* ntri <= i: s read before d written */
+        d[0] = a, d[1] = b, d[2] = c;
+        m->tri_tag[ntri++] = m->tri_tag[i];
+    }
+    m->ntri = ntri;
+    const int nt = drop_repeats(m->t, 4, NULL, m->nt, keys, dup);
+    ntri = drop_repeats(m->tri, 3, m->tri_tag, m->ntri, keys, dup);
+    m->duplicates = m->nt - nt + m->ntri - ntri;
+    m->nt = nt, m->ntri = ntri;
+    free(map), free(keys), free(dup);
+    return 0;
 }
 
 int fem_gmsh_read(const char *path, fem_mesh *m, char *err, size_t len)
 {
     memset(m, 0, sizeof *m);
-    reader r = {fopen(path, "r"), path, 0, {0}, err, len, 0, 0, NULL, NULL};
+    reader r = {.f = fopen(path, "r"), .path = path, .err = err, .len = len};
     if (!r.f) {
         snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
         return -1;
@@ -339,28 +510,43 @@ int fem_gmsh_read(const char *path, fem_mesh *m, char *err, size_t len)
             }
         }
     }
-    if (rc == 0 && (!have_nodes || !have_elements || m->nt == 0)) {
+    if (r.read_errno) { /* over the message of the section it cut short */
+        r.line++;
+        rc = fail(&r, "cannot read: %s", strerror(r.read_errno));
+    } else if (rc == 0 && (!have_nodes || !have_elements || m->nt == 0)) {
         r.line++;
         rc = fail(&r, "%s", !have_nodes ? "no $Nodes section" : !have_elements ? "no $Elements section" : "no tetrahedra");
     }
+    if (rc == 0) rc = tidy(&r, m);
     fclose(r.f);
+    free(r.buf);
     free(tags);
     free(r.surf_tag);
+    free(r.surf_first);
     free(r.surf_phys);
     if (rc) fem_mesh_free(m);
     return rc;
 }
 
+static int has_triangles(const fem_mesh *m, long tag)
+{
+    for (int i = 0; i < m->ntri; i++)
+        if (m->tri_tag[i] == tag) return 1;
+    return 0;
+}
+
+/* A name resolves only to a surface group (dimension 2) that some triangle carries: a
+ * volume's group, or a surface's whose triangles have no tag (a 4.1 file without
+ * $Entities), would clamp or load nothing, silently. */
 int fem_group(const fem_mesh *m, const char *name)
 {
     for (int g = 0; g < m->ngroups; g++)
-        if (!strcmp(m->group_name[g], name)) return m->group_tag[g];
+        if (m->group_dim[g] == 2 && !strcmp(m->group_name[g], name) && has_triangles(m, m->group_tag[g]))
+            return m->group_tag[g];
     char *end = NULL;
     const long t = strtol(name, &end, 10);
     if (end == name || *end) return -1;
-    for (int i = 0; i < m->ntri; i++)
-        if (m->tri_tag[i] == t) return (int)t;
-    return -1;
+    return has_triangles(m, t) ? (int)t : -1;
 }
 
 void fem_clamp_group(const fem_mesh *m, int tag, unsigned char *clamp)

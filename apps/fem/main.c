@@ -12,6 +12,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fem.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,13 +28,13 @@ static int usage(void)
     return 2;
 }
 
-/* "a,b,c" into three numbers; 0 when it is not that */
+/* "a,b,c" into three finite numbers; 0 when it is not that (inf or nan would solve to nan) */
 static int three(const char *s, double *v)
 {
     char *end = NULL;
     for (int i = 0; i < 3; i++) {
         v[i] = strtod(s, &end);
-        if (end == s || (i < 2 ? *end != ',' : *end != 0)) return 0;
+        if (end == s || (i < 2 ? *end != ',' : *end != 0) || !isfinite(v[i])) return 0;
         s = end + 1;
     }
     return 1;
@@ -46,15 +48,17 @@ int main(int argc, char **argv)
     const char *vtu = NULL, *png = NULL, *mesh = NULL, *clamp_tag = NULL, *traction = NULL;
     sps_backend be = SPS_BACKEND_AUTO;
     int json = 0, have_beam = 0, have_cells = 0, have_rtol = 0;
+    long maxit = o.maxit; /* a long first: checked to fit o.maxit, not truncated */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         char *end = NULL;
+        double *x = NULL; /* a number just read: finite */
         if (!strcmp(a, "--json")) json = 1;
         else if (!v) return usage();
         else if (!strcmp(a, "--beam")) have_beam = three(v, beam), i++;
         else if (!strcmp(a, "--cells")) have_cells = three(v, cells), i++;
-        else if (!strcmp(a, "--tip-load")) o.tip_load = strtod(v, &end), i++;
-        else if (!strcmp(a, "--density")) o.density = strtod(v, &end), i++;
+        else if (!strcmp(a, "--tip-load")) o.tip_load = strtod(v, &end), x = &o.tip_load, i++;
+        else if (!strcmp(a, "--density")) o.density = strtod(v, &end), x = &o.density, i++;
         else if (!strcmp(a, "--mesh")) mesh = v, i++;
         else if (!strcmp(a, "--clamp")) clamp_tag = v, i++;
         else if (!strcmp(a, "--traction")) traction = v, i++;
@@ -64,28 +68,29 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "-o")) vtu = v, i++;
         else if (!strcmp(a, "--png")) png = v, i++;
-        else if (!strcmp(a, "--E")) o.E = strtod(v, &end), i++;
-        else if (!strcmp(a, "--nu")) o.nu = strtod(v, &end), i++;
-        else if (!strcmp(a, "--rtol")) o.rtol = strtod(v, &end), have_rtol = 1, i++;
+        else if (!strcmp(a, "--E")) o.E = strtod(v, &end), x = &o.E, i++;
+        else if (!strcmp(a, "--nu")) o.nu = strtod(v, &end), x = &o.nu, i++;
+        else if (!strcmp(a, "--rtol")) o.rtol = strtod(v, &end), x = &o.rtol, have_rtol = 1, i++;
         else if (!strcmp(a, "--precision")) {
             if (strcmp(v, "f32") && strcmp(v, "f64")) return usage();
             o.single = !strcmp(v, "f32"), i++;
         }
-        else if (!strcmp(a, "--maxit")) o.maxit = (int)strtol(v, &end, 10), i++;
+        else if (!strcmp(a, "--maxit")) maxit = strtol(v, &end, 10), i++;
         else if (!strcmp(a, "--precond")) o.precond = v, i++;
         else if (!strcmp(a, "--backend")) {
             be = !strcmp(v, "cpu") ? SPS_BACKEND_CPU : !strcmp(v, "cuda") ? SPS_BACKEND_CUDA : SPS_BACKEND_AUTO;
             if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto")) return usage();
             i++;
         } else return usage();
-        if (end && *end) return usage();
+        if ((end && (end == v || *end)) || (x && !isfinite(*x))) return usage();
     }
     if (o.single && !have_rtol) o.rtol = 1e-5; /* as spsolve: f32 reaches about 1e-6 */
-    if ((mesh ? have_beam || have_cells || !clamp_tag : !have_beam || !have_cells || clamp_tag) || !(o.E > 0) || !(o.nu > -1 && o.nu < 0.5) || !(o.rtol > 0) || o.maxit < 1 ||
+    if ((mesh ? have_beam || have_cells || !clamp_tag : !have_beam || !have_cells || clamp_tag) || !(o.E > 0) || !(o.nu > -1 && o.nu < 0.5) || !(o.rtol > 0 && o.rtol < 1) || maxit < 1 || maxit > INT_MAX ||
         (strcmp(o.precond, "bjacobi") && strcmp(o.precond, "jacobi") && strcmp(o.precond, "none")))
         return usage();
-    for (int k = 0; k < 3; k++)
-        if (cells[k] != (int)cells[k]) return usage();
+    o.maxit = (int)maxit;
+    for (int k = 0; k < 3; k++) /* in range before the cast (fem_beam adds 1 to each) */
+        if (!(fabs(cells[k]) < INT_MAX) || cells[k] != (int)cells[k]) return usage();
     char err[512];
     fem_mesh m;
     if (mesh ? fem_gmsh_read(mesh, &m, err, sizeof err)
@@ -93,7 +98,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "spsolve-fem: %s\n", err);
         return 1;
     }
-    if (mesh && m.skipped && !json) printf("spsolve-fem: %s: %d elements of other types skipped\n", mesh, m.skipped);
+    if (mesh && m.skipped && !json)
+        printf("spsolve-fem: %s: %d elements of other types (or triangles off the tetrahedra) skipped\n", mesh,
+               m.skipped);
+    if (mesh && m.duplicates && !json)
+        printf("spsolve-fem: %s: %d duplicate elements (one per physical group in MSH2 files) dropped\n", mesh,
+               m.duplicates);
     unsigned char *clamp = calloc((size_t)m.nv + 1, 1);
     if (clamp && clamp_tag) {
         const int tag = fem_group(&m, clamp_tag);
@@ -108,7 +118,7 @@ int main(int argc, char **argv)
     }
     o.traction_tag = -1;
     if (traction) {
-        char name[128];
+        char name[256]; /* a physical name: at most 255 characters (fem.h) */
         const char *colon = strrchr(traction, ':');
         if (!colon || colon == traction || (size_t)(colon - traction) >= sizeof name || !three(colon + 1, o.traction)) {
             fem_mesh_free(&m);

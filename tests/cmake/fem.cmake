@@ -33,3 +33,23 @@ set_tests_properties(e2e.fem.png PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "
 add_test(NAME e2e.fem.f32 COMMAND fem_cli --beam 2,1,1 --cells 8,4,4 --precision f32 --rtol 1e-3 --json)
 set_tests_properties(e2e.fem.f32 PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
                      "\"dofs\": 675, \"nnz\": 2529.*\"tip_deflection\": -0\\.0297.*\"precision\": \"f32\"")
+# the cube with its volume in two physical groups, so Gmsh's MSH2 writer lists each tetrahedron
+# twice: the repeats dropped and said; a volume's group is not one of triangles to clamp
+add_test(NAME e2e.fem.gmsh_duplicates COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube_twophys.msh
+                                                --clamp bottom --traction top:0,0,-1)
+set_tests_properties(e2e.fem.gmsh_duplicates PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
+                     "6 duplicate elements \\(one per physical group in MSH2 files\\) dropped.*8 nodes, 6 tetrahedra, 24 DOFs, 46 3x3 blocks")
+add_test(NAME e2e.fem.gmsh_volume_group COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh --clamp cube)
+set_tests_properties(e2e.fem.gmsh_volume_group PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
+                     "--clamp cube: no physical group of triangles")
+# numbers checked, not truncated (--maxit 2^32 + 1 is not 1) nor taken infinite or out of range: usage
+foreach(bad "maxit;4294967297" "rtol;1" "E;inf" "density;inf" "tip-load;nan" "gravity;0,0,inf"
+            "beam;10,1,inf" "cells;2147483647,1,1")
+  list(GET bad 0 opt)
+  list(GET bad 1 val)
+  add_test(NAME e2e.fem.usage_${opt} COMMAND fem_cli --beam 10,1,1 --cells 4,1,1 --${opt} ${val})
+  set_tests_properties(e2e.fem.usage_${opt} PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem \\(--beam")
+endforeach()
+add_test(NAME e2e.fem.usage_traction COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh --clamp bottom
+                                                --traction top:0,0,inf)
+set_tests_properties(e2e.fem.usage_traction PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem \\(--beam")
