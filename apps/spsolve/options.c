@@ -10,6 +10,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -458,35 +459,105 @@ static void put_wrapped(FILE *f, const char *text, int *col)
     }
 }
 
+/* The number that ends choice t (len chars) after a stem of *stem chars
+ * ("sweeps:10": 10 after "sweeps:"), or -1 when t does not end in one (or in one
+ * written with a leading zero, which "a..b" would not give back). */
+static long choice_number(const char *t, size_t len, size_t *stem)
+{
+    size_t k = len;
+    while (k > 0 && t[k - 1] >= '0' && t[k - 1] <= '9') k--;
+    if (k == len || len - k > 9 || (t[k] == '0' && len - k > 1)) return -1;
+    *stem = k;
+    long v = 0;
+    for (size_t i = k; i < len; i++) v = 10 * v + (t[i] - '0');
+    return v;
+}
+
+/* The '|'-separated choices of a declaration, with runs of 3 or more consecutive
+ * numbers of one stem written as a range: "auto|1|2|...|32" as "auto|1..32",
+ * "exact|sweeps:1|...|sweeps:6|sweeps:8" as "exact|sweeps:1..6|sweeps:8".  Every
+ * choice is listed (no fixed buffer cuts the list short) and the line stays
+ * short enough to read.  Returns the characters written. */
+static int put_choices(FILE *f, const char *choices)
+{
+    int col = 0;
+    for (const char *p = choices; *p;) {
+        const size_t len = strcspn(p, "|");
+        size_t stem = 0, stem2 = 0;
+        const long first = choice_number(p, len, &stem);
+        long last = first;
+        int count = 1;
+        const char *q = p + len; /* the '|' (or NUL) after the run */
+        while (first >= 0 && *q == '|') {
+            const size_t len2 = strcspn(q + 1, "|");
+            const long v = choice_number(q + 1, len2, &stem2);
+            if (v != last + 1 || stem2 != stem || strncmp(q + 1, p, stem) != 0) break;
+            last = v;
+            count++;
+            q += 1 + len2;
+        }
+        if (count >= 3) {
+            col += fprintf(f, "%.*s%ld..%ld", (int)stem, p, first, last);
+            p = q;
+        } else {
+            col += fprintf(f, "%.*s", (int)len, p);
+            p += len;
+        }
+        if (*p == '|') {
+            col += fprintf(f, "|");
+            p++;
+        }
+    }
+    return col;
+}
+
+/* printf to text[*at ..] (size chars in all), keeping *at within the buffer so
+ * that a help text longer than it is cut, not written past. */
+static void text_add(char *text, size_t size, size_t *at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int n = vsnprintf(text + *at, size - *at, fmt, ap);
+    va_end(ap);
+    if (n > 0) *at = *at + (size_t)n < size ? *at + (size_t)n : size - 1;
+}
+
 /* One declared parameter of group g:
- *   --NAME ARG          OWNERS: HELP (default D; range) */
+ *   --NAME ARG          OWNERS: HELP (default D; range)
+ * OWNERS are left out when every owner of the group reads it, or when HELP
+ * itself starts with them ("cheby: ..."): said once, not twice. */
 static void print_param(FILE *f, const param *p)
 {
     const sps_option_desc *d = p->d;
     const owner_group *g = &groups[p->g];
-    char arg[64] = "", text[512];
-    if (d->choices) snprintf(arg, sizeof arg, " %s", d->choices);
-    else if (d->type == SPS_OPT_INT && d->max < INT_MAX) snprintf(arg, sizeof arg, " %.0f..%.0f", d->min, d->max);
-    else if (d->type == SPS_OPT_INT) snprintf(arg, sizeof arg, " N");
-    else if (d->type == SPS_OPT_REAL) snprintf(arg, sizeof arg, " X");
-    int col = fprintf(f, "      --%s%s", d->name, arg);
+    char text[1024], owners[512];
+    int col = fprintf(f, "      --%s", d->name);
+    if (d->choices) {
+        col += fprintf(f, " "); /* a statement apart: the order of a sum's calls is unspecified */
+        col += put_choices(f, d->choices);
+    }
+    else if (d->type == SPS_OPT_INT && d->max < INT_MAX) col += fprintf(f, " %.0f..%.0f", d->min, d->max);
+    else if (d->type == SPS_OPT_INT) col += fprintf(f, " N");
+    else if (d->type == SPS_OPT_REAL) col += fprintf(f, " X");
     if (col >= HELP_COL) col = fprintf(f, "\n%*s", HELP_COL, "") - 1;
     else col += fprintf(f, "%*s", HELP_COL - col, "");
-    size_t at = 0;
+    size_t at = 0, no = 0;
     int every = 0;
+    owners[0] = 0;
     for (int o = 0; o < g->n; o++) every |= (p->owners & (1u << o)) && !*g->name[o];
     for (int o = 0; o < g->n && !every; o++)
-        if (p->owners & (1u << o)) at += (size_t)snprintf(text + at, sizeof text - at, "%s%s", at ? ", " : "", g->name[o]);
-    at += (size_t)snprintf(text + at, sizeof text - at, "%s%s (default %s", at ? ": " : "", d->help,
-                           d->type == SPS_OPT_BOOL ? (strcmp(d->def, "false") == 0 ? "off" : "on") : d->def);
+        if (p->owners & (1u << o)) text_add(owners, sizeof owners, &no, "%s%s", no ? ", " : "", g->name[o]);
+    if (no > 0 && !(strncmp(d->help, owners, no) == 0 && d->help[no] == ':'))
+        text_add(text, sizeof text, &at, "%s: ", owners);
+    text_add(text, sizeof text, &at, "%s (default %s", d->help,
+             d->type == SPS_OPT_BOOL ? (strcmp(d->def, "false") == 0 ? "off" : "on") : d->def);
     for (size_t i = 0; i < sizeof single_defaults / sizeof single_defaults[0]; i++)
         if (strcmp(single_defaults[i].name, d->name) == 0)
-            at += (size_t)snprintf(text + at, sizeof text - at, "; %s for f32/c32", single_defaults[i].value);
-    if (d->type == SPS_OPT_INT && !d->choices && d->max >= INT_MAX)
-        at += (size_t)snprintf(text + at, sizeof text - at, "; N >= %.0f", d->min);
-    if (d->type == SPS_OPT_REAL && isinf(d->max)) at += (size_t)snprintf(text + at, sizeof text - at, "; X >= %g", d->min);
-    else if (d->type == SPS_OPT_REAL) at += (size_t)snprintf(text + at, sizeof text - at, "; X in %g..%g", d->min, d->max);
-    snprintf(text + at, sizeof text - at, ")");
+            text_add(text, sizeof text, &at, "; %s for f32/c32", single_defaults[i].value);
+    if (d->type == SPS_OPT_INT && !d->choices && d->max >= INT_MAX) text_add(text, sizeof text, &at, "; N >= %.0f", d->min);
+    if (d->type == SPS_OPT_REAL && isinf(d->max)) text_add(text, sizeof text, &at, "; X >= %g", d->min);
+    else if (d->type == SPS_OPT_REAL) text_add(text, sizeof text, &at, "; X in %g..%g", d->min, d->max);
+    text_add(text, sizeof text, &at, ")");
     put_wrapped(f, text, &col);
     fputc('\n', f);
 }

@@ -110,6 +110,39 @@ void cli_print_summary(FILE *f, const cli_report *r)
 }
 
 /* ---------------------------------------------------------------- JSON */
+/* The length of the well-formed UTF-8 sequence at p (1..4), or 0 when the bytes
+ * there are not one (Unicode's Table 3-7): JSON text must be UTF-8 (RFC 8259),
+ * and the strings printed here are paths and messages holding whatever bytes
+ * the user or the file system gave.  Overlong forms, surrogates (U+D800..DFFF)
+ * and code points above U+10FFFF are refused by the ranges of the second byte;
+ * a sequence cut short by the terminating NUL fails its continuation test. */
+static int utf8_sequence(const unsigned char *p)
+{
+    const unsigned char c = p[0];
+    int n;
+    unsigned char lo = 0x80, hi = 0xbf; /* allowed range of the second byte */
+    if (c < 0x80) return 1;
+    if (c >= 0xc2 && c <= 0xdf) n = 2;  /* 0xc0, 0xc1: overlong forms of ASCII */
+    else if (c >= 0xe0 && c <= 0xef) {
+        n = 3;
+        if (c == 0xe0) lo = 0xa0;      /* below: overlong */
+        else if (c == 0xed) hi = 0x9f; /* above: surrogates */
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        n = 4;
+        if (c == 0xf0) lo = 0x90;      /* below: overlong */
+        else if (c == 0xf4) hi = 0x8f; /* above: beyond U+10FFFF */
+    } else
+        return 0; /* a continuation byte, or 0xf5..0xff */
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (int i = 2; i < n; i++)
+        if (p[i] < 0x80 || p[i] > 0xbf) return 0;
+    return n;
+}
+
+/* s as a JSON string: quotes, backslashes and control characters escaped,
+ * well-formed UTF-8 passed through, each byte of an ill-formed sequence
+ * replaced by U+FFFD, written as its escape so that the output stays ASCII there
+ * (the next byte starts the next try: one U+FFFD a byte, nothing swallowed). */
 static void json_string(FILE *f, const char *s)
 {
     if (!s) {
@@ -117,7 +150,7 @@ static void json_string(FILE *f, const char *s)
         return;
     }
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
         switch (*p) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -126,8 +159,16 @@ static void json_string(FILE *f, const char *s)
         case '\t': fputs("\\t", f); break;
         default:
             if (*p < 0x20) fprintf(f, "\\u%04x", *p);
-            else fputc(*p, f);
+            else if (*p >= 0x80) {
+                const int n = utf8_sequence(p);
+                if (n == 0) fputs("\\ufffd", f);
+                else fwrite(p, 1, (size_t)n, f);
+                p += n ? n : 1;
+                continue;
+            } else
+                fputc(*p, f);
         }
+        p++;
     }
     fputc('"', f);
 }

@@ -44,6 +44,11 @@ foreach(s quaternion quaternion_rhs quaternion_malformed blocks)
 endforeach()
 # the README's option table lists exactly the flags of spsolve --help
 sps_e2e(help_readme scenarios.cmake -DSCENARIO=help_readme -DREADME=${CMAKE_SOURCE_DIR}/README.md)
+# the CLI's text: JSON strings stay UTF-8 (any bytes in a path), --json abbreviated
+# on a usage error, --help's owners and choice lists
+foreach(s json_utf8 json_abbrev help_text)
+  sps_e2e(cli_text.${s} cli_text.cmake -DSCENARIO=${s})
+endforeach()
 
 # ---- real-matrix suite: SuiteSparse matrices from SPS_MATRIX_DIR.  Registered whether the
 # folder exists or not: without it each test prints E2E-SKIP and CTest reports it skipped
