@@ -174,12 +174,20 @@ sps_status sps_matrix_write_mtx_expanded(sps_matrix A, const char *path)
 
 sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_vector *out)
 {
+    return sps_vector_read_mtx_n(ctx, path, t, 0, out);
+}
+
+sps_status sps_vector_read_mtx_n(sps_context ctx, const char *path, sps_scalar t, sps_index n_expect, sps_vector *out)
+{
     if (!ctx || !path || !out) return SPS_ERR_ARG;
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_read_mtx: bad scalar type");
+    if (n_expect < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_read_mtx_n: length %d", (int)n_expect);
     *out = NULL;
     sps_mm_data d;
     memset(&d, 0, sizeof d);
-    sps_mm_options o = {.allow_quaternion = 1};
+    /* the length checked at the size line, before anything is allocated; the memory limit of
+       the matrix reader */
+    sps_mm_options o = {.allow_quaternion = 1, .max_bytes = read_limit(0), .expect_len = n_expect, .vector = 1};
     char err[1024];
     sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
     if (st != SPS_OK) return sps_error(ctx, st, "%s", err);

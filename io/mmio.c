@@ -501,8 +501,9 @@ static sps_status slow_double(mm_ctx *c, const char **pp, double *out, const cha
         if (errno == ERANGE)
             return perr(c, c->line, "%s '%s' is out of the double range", what, tok_show(tok).s);
         if (!c->allow_nonfinite)
-            return perr(c, c->line, "non-finite value '%s' (allow it with the allow-nonfinite option)",
-                        tok_show(tok).s);
+            return perr(c, c->line, "non-finite value '%s'%s", tok_show(tok).s,
+                        c->opt && c->opt->vector ? " (a vector must be finite)"
+                                                 : " (allow it with the allow-nonfinite option)");
     }
     *out = v;
     *pp = te;
@@ -744,6 +745,19 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
     if (o && o->require_square && d->rows != d->cols)
         return perr(c, c->line, "the matrix is %ld x %ld: a linear system needs a square matrix", (long)d->rows,
                     (long)d->cols);
+    if (o && o->expect_len > 0) { /* a right-hand side or a start vector of the system's length */
+        if (d->rows != 1 && d->cols != 1)
+            return perr(c, c->line, "a vector must be n x 1 or 1 x n, the size line says %ld x %ld", (long)d->rows,
+                        (long)d->cols);
+        const int q = d->field == SPS_MM_QUATERNION ? 4 : 1;
+        const int64_t len = (int64_t)(d->rows == 1 ? d->cols : d->rows) * q;
+        if (len != o->expect_len && q > 1)
+            return perr(c, c->line, "a vector of %lld quaternions (%lld scalars) for a system of %lld rows of scalars",
+                        (long long)len / 4, (long long)len, (long long)o->expect_len);
+        if (len != o->expect_len)
+            return perr(c, c->line, "a vector of %lld entries for a system of %lld rows", (long long)len,
+                        (long long)o->expect_len);
+    }
     const int64_t nexp = d->symmetry == SPS_MM_GENERAL ? *nnz_decl : 2 * *nnz_decl; /* at most, mirrored */
     if (o && o->max_entries > 0 && nexp > o->max_entries)
         return perr(c, c->line, "%lld entries%s exceed the %lld a matrix can hold (32-bit row offsets)",

@@ -179,7 +179,10 @@ static int step_load(cli_run *r)
         r->rep.expansion_written = opt->write_expansion;
     }
     if (opt->rhs) {
-        if ((st = sps_vector_read_mtx(r->ctx, opt->rhs, r->t, &r->b)) != SPS_OK) return fail(r->ctx, st, NULL);
+        if ((st = sps_vector_read_mtx_n(r->ctx, opt->rhs, r->t, r->n, &r->b)) != SPS_OK) return fail(r->ctx, st, NULL);
+        if (sps_vector_scalar(r->b) != r->t && r->rep.info.entry.kind == SPS_ENTRY_QUATERNION)
+            return failf(EXIT_INPUT, "%s: b is complex; a quaternion system takes a real or quaternion b (its 4n reals)",
+                         opt->rhs);
         if (sps_vector_scalar(r->b) != r->t) {
             r->t = sps_vector_scalar(r->b); /* complex b, real A: solve in the complex field */
             sps_matrix_destroy(r->A);
@@ -193,7 +196,7 @@ static int step_load(cli_run *r)
         }
     }
     if (opt->x0) {
-        if ((st = sps_vector_read_mtx(r->ctx, opt->x0, r->t, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
+        if ((st = sps_vector_read_mtx_n(r->ctx, opt->x0, r->t, r->n, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
         if (sps_vector_scalar(r->x) != r->t) {
             return failf(EXIT_INPUT, "%s: the initial guess is complex but the system is real", opt->x0);
         }
@@ -393,10 +396,14 @@ static int step_check(cli_run *r)
                 "spsolve: the solver reported convergence, but ||b-Ax|| recomputed on the host is %.3e > "
                 "tolerance %.3e (+ rounding allowance %.3e)\n",
                 rep->true_residual_norm, rep->tolerance, r->slack);
-    else if (!rep->converged)
+    else if (!rep->converged) {
         fprintf(stderr, "spsolve: not converged: %s after %d iterations (%s), ||b-Ax||/||b|| = %.3e\n",
                 sps_reason_name(rep->res.reason), rep->res.iterations, sps_status_name(rep->status),
                 rep->true_relative_residual);
+        /* the solver's own account (which quantity, at which iteration) */
+        if (rep->status != SPS_OK && *sps_context_error(r->ctx))
+            fprintf(stderr, "spsolve: %s\n", sps_context_error(r->ctx));
+    }
     return STEP_OK;
 }
 
@@ -460,11 +467,15 @@ static void run_free(cli_run *r)
     cli_options_free(&r->opt);
 }
 
-/* --json among the arguments (the parse may have failed before reading it). */
+/* --json among the arguments (the parse may have failed before reading it), as
+ * getopt_long reads it: also abbreviated ("--js", "--jso"; "--j" is ambiguous with
+ * --jacobi-zero-diagonal), and not after "--", where the options end. */
 static int wants_json(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--json") == 0) return 1;
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        const size_t len = strlen(argv[i]);
+        if (len >= 4 && strncmp(argv[i], "--json", len) == 0) return 1;
+    }
     return 0;
 }
 

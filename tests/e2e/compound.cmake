@@ -159,7 +159,7 @@ function(scenario_quaternion_rhs)
   endif()
   # a b of the wrong size names the scalar size
   e2e_write_mtx("${WORK}/b3.mtx" "array quaternion general" "3 1" "1 0 0 0" "1 0 0 0" "1 0 0 0")
-  e2e_run_refused("b has 12 entries but the matrix has 64 rows of scalars" -m q.mtx -b b3.mtx)
+  e2e_run_refused("a vector of 3 quaternions \\(12 scalars\\) for a system of 64 rows of scalars" -m q.mtx -b b3.mtx)
 endfunction()
 
 # A malformed quaternion file: file:line on stderr, exit 1.

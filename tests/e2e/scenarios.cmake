@@ -683,7 +683,7 @@ function(scenario_x0)
   endif()
   e2e_run(-m poisson2d:9 --x0 ones.mtx)
   e2e_expect_rc(1)
-  e2e_expect_stderr("ones.mtx: x0 has 64 entries but the matrix has 81")
+  e2e_expect_stderr("ones.mtx:.*: a vector of 64 entries for a system of 81 rows")
 endfunction()
 
 # Shape and setup errors: a non-square matrix, a b of the wrong size, a
@@ -719,7 +719,12 @@ function(scenario_shape)
   e2e_write_mtx("${WORK}/b5.mtx" "array real general" "5 1" 1 2 3 4 5)
   e2e_run(-m poisson2d:2 -b b5.mtx)
   e2e_expect_rc(1)
-  e2e_expect_stderr("b5.mtx: b has 5 entries but the matrix has 4 rows")
+  e2e_expect_stderr("b5.mtx:2: a vector of 5 entries for a system of 4 rows")
+  # a size line asking for 2e9 entries is refused there, before anything is allocated
+  e2e_write_mtx("${WORK}/bhuge.mtx" "coordinate real general" "2000000000 1 0")
+  e2e_run(-m poisson2d:2 -b bhuge.mtx)
+  e2e_expect_rc(1)
+  e2e_expect_stderr("bhuge.mtx:2: a vector of 2000000000 entries for a system of 4 rows")
   # a complex initial guess for a real system
   e2e_write_mtx("${WORK}/cx0.mtx" "array complex general" "4 1" "1 0" "1 0" "1 0" "1 1")
   e2e_run(-m poisson2d:2 --x0 cx0.mtx)
