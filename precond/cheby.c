@@ -16,7 +16,8 @@
  * its estimate of lambda_max: cheby-ratio 0.0909).  The Ritz values of the
  * tridiagonal T_m by bisection on Sturm counts, on the host.
  * The products need A after the setup: the preconditioner keeps a copy of it (in
- * A's format, default options), so A need not outlive P (one more matrix in memory). */
+ * A's format, default options, A's launch variant; CSR where those options refuse A),
+ * so A need not outlive P (one more matrix in memory). */
 #include "precond/precond_impl.h"
 
 #include <math.h>
@@ -28,7 +29,7 @@ static const sps_option_desc cheby_options[] = {
     {.name = "cheby-degree", .type = SPS_OPT_INT, .def = "3", .min = 1, .max = 50,
      .help = "cheby: products with A an application, plus one (the polynomial's degree + 1)"},
     {.name = "cheby-ratio", .type = SPS_OPT_REAL, .def = "0", .min = 0, .max = 1,
-     .help = "cheby: the lower bound of the spectrum as a fraction of the upper one; 0: Lanczos's estimate"},
+     .help = "cheby: the lower bound of the spectrum as a fraction of the upper one (below 1); 0: Lanczos's estimate"},
     {.name = "cheby-lanczos", .type = SPS_OPT_INT, .def = "10", .min = 2, .max = 200,
      .help = "cheby: Lanczos steps that estimate the spectrum"},
 };
@@ -171,11 +172,20 @@ static sps_status cheby_numeric(sps_precond P, sps_operator op, sps_matrix A)
     sps_matrix_destroy(s->A);
     s->op = NULL;
     s->A = NULL;
-    SPS_CHECK(sps_matrix_convert(A, A->ops->id, NULL, &s->A));
+    /* the copy in A's format with its launch variant; a format whose defaults refuse A (DIA
+       past its max-fill, built with force) gives CSR, which takes any scalar matrix */
+    const sps_status own = sps_matrix_convert(A, A->ops->id, NULL, &s->A);
+    if (own == SPS_OK) s->A->lv = A->lv;
+    else if (A->entry.kind == SPS_ENTRY_SCALAR && A->ops->id != SPS_FMT_CSR)
+        SPS_CHECK(sps_matrix_convert(A, SPS_FMT_CSR, NULL, &s->A));
+    else return own;
     SPS_CHECK(sps_operator_from_matrix(s->A, &s->op));
     double rmin = 0, rmax = 0;
     SPS_CHECK(lanczos(P, s->op, sps_opt_int(P->opts, "cheby-lanczos"), &rmin, &rmax));
     const double ratio = sps_opt_num(P->opts, "cheby-ratio");
+    if (ratio >= 1) /* the option's range is closed; the interval [ratio hi, hi] must not be empty */
+        return sps_error(ctx, SPS_ERR_ARG, "cheby: cheby-ratio %g leaves no interval [ratio x hi, hi]: it must be below 1",
+                         ratio);
     s->hi = 1.1 * rmax;
     s->lo = ratio > 0 ? ratio * s->hi : rmin;
     if (!(s->hi > 0) || !(s->lo > 0) || !(s->lo < s->hi))

@@ -282,11 +282,14 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
         SPS_CHECK(sps_dcopy(ctx, &bad, s->bad, sizeof bad, SPS_COPY_D2H));
         if (!bad) break;
     }
-    if (bad)
-        return sps_error(ctx, SPS_ERR_NUMERIC,
-                         "%s: %s pivot in row %d%s (pc-shift nonzero or positive-definite lets the factorisation go on)",
-                         P->m->name, s->ic ? "non-positive" : "zero", (int)bad,
-                         shift == SHIFT_PD ? " even with A + diag(A)" : "");
+    if (bad) /* the hint names what can still help: nonzero raises zero pivots only (ic0's negative ones stay) */
+        return sps_error(ctx, SPS_ERR_NUMERIC, "%s: %s pivot in row %d%s", P->m->name,
+                         s->ic ? "non-positive" : "zero", (int)bad,
+                         shift == SHIFT_PD        ? " even with A + diag(A) (pc-shift positive-definite)"
+                         : shift == SHIFT_NONZERO ? " (pc-shift nonzero raises zero pivots only; pc-shift "
+                                                    "positive-definite factors A + alpha diag(A))"
+                         : s->ic                  ? " (pc-shift positive-definite lets the factorisation go on)"
+                                                  : " (pc-shift nonzero or positive-definite lets the factorisation go on)");
     if (alpha > 0)
         snprintf(P->warning, sizeof P->warning, "%s: factored A + %g diag(A) (pc-shift positive-definite)",
                  P->m->name, alpha);
