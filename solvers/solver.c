@@ -109,6 +109,7 @@ const char *sps_reason_name(sps_reason r)
     case SPS_REASON_BREAKDOWN: return "breakdown";
     case SPS_REASON_INDEFINITE: return "indefinite";
     case SPS_REASON_NAN: return "nan";
+    case SPS_REASON_STAGNATION: return "stagnation";
     }
     return "?";
 }
@@ -530,7 +531,7 @@ sps_status sps_sv_confirm(struct sps_solver_s *s, sps_vector b, sps_vector x, sp
                            "%s: at iteration %d the true residual ||b - A x|| is not finite (%g)", s->method->title,
                            s->its, t);
     if (++s->drift_restarts > SPS_MAX_DRIFT_RESTARTS)
-        return sps_sv_stop(s, SPS_REASON_MAXIT, SPS_ERR_NOT_CONVERGED,
+        return sps_sv_stop(s, SPS_REASON_STAGNATION, SPS_ERR_NOT_CONVERGED,
                            "%s: at iteration %d the tracked residual %.3e meets the tolerance %.3e but the true "
                            "residual ||b - A x|| = %.3e does not, for the %d-th time: the tolerance is below the "
                            "attainable accuracy",
@@ -595,8 +596,32 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     s->bnorm = s->rnorm_true = NAN;
     SPS_CHECK(check_solve(s, b, x));
     SPS_CHECK(ws_setup(s, s->A->n, s->A->t));
+    /* The iterations sum squares in double: past ||b|| ~ 1e154 they overflow, below ~1e-154
+     * they vanish (b = 1e-170 would read as b = 0).  Such a b is solved as b f, x f with f
+     * the power of two that brings ||b|| near 1 (exact scalings, the iterates the same up to
+     * the factor), then x and the reported norms scaled back.  The norm is sps_vector_nrm2's,
+     * which rescales as it sums. */
+    double bn = 0, f = 1;
+    SPS_CHECK(sps_vector_nrm2(b, &bn));
+    if (isfinite(bn) && bn > 0 && (bn > SPS_SV_SCALE_ABOVE || bn < 1 / SPS_SV_SCALE_ABOVE)) {
+        int e;
+        frexp(bn, &e);
+        f = ldexp(1.0, -e);
+    }
+    sps_vector bs = b;
+    const double atol = s->atol;
+    sps_status st = SPS_OK;
+    if (f != 1) { /* bs = f b, x = f x, atol f */
+        unsigned char fs[2 * sizeof(double)];
+        sps_cplx_store(s->A->t, sps_cplx_make(f, 0), fs);
+        st = sps_vector_create(s->ctx, b->n, b->t, &bs);
+        if (st == SPS_OK) st = sps_vector_copy(b, bs);
+        if (st == SPS_OK) st = sps_vector_scale(fs, bs);
+        if (st == SPS_OK) st = sps_vector_scale(fs, x);
+        s->atol = atol * f;
+    }
     const double t1 = sps_wtime();
-    sps_status st = s->method->iterate(s, b, x);
+    if (st == SPS_OK) st = s->method->iterate(s, bs, x);
     { /* disarm: the slots may go with the workspace */
         const sps_status st2 = sps_q_fetch_arm(s->ctx, NULL, 0, 0);
         if (st == SPS_OK) st = st2;
@@ -606,9 +631,19 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
      * (allocation, device, shell callback) reports what it has */
     if (s->reason != SPS_REASON_NONE && !s->true_known) {
         double t;
-        sps_status st2 = sps_sv_true_residual(s, b, x, sps_sv_vec(s, s->ws_nvec), &t);
+        sps_status st2 = sps_sv_true_residual(s, bs, x, sps_sv_vec(s, s->ws_nvec), &t);
         if (st2 == SPS_OK) s->rnorm_true = t;
         if (st == SPS_OK) st = st2;
+    }
+    if (f != 1) { /* back: x / f and the norms / f */
+        unsigned char fs[2 * sizeof(double)];
+        sps_cplx_store(s->A->t, sps_cplx_make(1 / f, 0), fs);
+        const sps_status st2 = sps_vector_scale(fs, x);
+        if (st == SPS_OK) st = st2;
+        if (bs != b) sps_vector_destroy(bs);
+        s->atol = atol;
+        s->bnorm /= f, s->rnorm_true /= f, s->tol /= f;
+        for (int i = 0; i < s->hist_len; i++) s->history[i] /= f;
     }
     const double t2 = sps_wtime();
     if (res) {

@@ -27,6 +27,10 @@ enum {
  * (the tolerance is below the attainable accuracy). */
 #define SPS_MAX_DRIFT_RESTARTS 10
 
+/* ||b|| above this (or below its inverse) is solved scaled to ~1 (sps_solver_solve): the
+ * double sums of squares then stay far from overflow and underflow, whatever the rtol. */
+#define SPS_SV_SCALE_ABOVE 1e100
+
 typedef struct sps_solver_method {
     sps_solver_type type;
     const char *name;

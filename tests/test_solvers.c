@@ -379,6 +379,64 @@ static void test_zero_rhs(void)
     }
 }
 
+/* b of norm ~1e160 or ~1e-170 (the solvers' sums of squares in double would overflow or
+ * vanish): solved scaled, so each solve equals the one of b itself times the power of two,
+ * bit for bit -- the same iterations, x and norms scaled exactly. */
+static void test_extreme_rhs(void)
+{
+    const sps_scalar ts[2] = {SPS_F64, SPS_C64};
+    for (int ti = 0; ti < 2; ti++) {
+        const sps_scalar t = ts[ti];
+        sps_matrix A = make_matrix(M_POISSON, t);
+        dcsr D = export_dcsr(A);
+        const size_t n = (size_t)D.n, ss = sps_scalar_size(t), nr = n * (cplx(t) ? 2 : 1);
+        double *xt = tu_xcalloc(nr, sizeof(double)), *b = tu_xcalloc(nr, sizeof(double)),
+               *bs = tu_xcalloc(nr, sizeof(double)), *x1 = tu_xcalloc(nr, sizeof(double)),
+               *x2 = tu_xcalloc(nr, sizeof(double));
+        (void)ss;
+        tu_fill_random(&g_rng, t, n, xt);
+        matvec(&D, t, xt, b);
+        const int pw[2] = {530, -565}; /* ||b|| ~ 3e160 and ~2e-169 */
+        for (int si = 0; si < 3; si++)
+            for (int k = 0; k < 2; k++) {
+                for (size_t i = 0; i < nr; i++) bs[i] = ldexp(b[i], pw[k]);
+                sps_result r1, r2;
+                sps_status st1 = SPS_ERR_ARG, st2 = SPS_ERR_ARG;
+                for (int pass = 0; pass < 2; pass++) {
+                    sps_operator op = NULL;
+                    sps_solver s = NULL;
+                    sps_vector vb = NULL, vx = NULL;
+                    TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+                    TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &s));
+                    TU_OK(g_ctx, sps_solver_set_operator(s, op));
+                    TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-10, 0.0, 1000));
+                    TU_OK(g_ctx, sps_vector_from_host(g_ctx, (sps_index)n, t, pass ? bs : b, &vb));
+                    TU_OK(g_ctx, sps_vector_create(g_ctx, (sps_index)n, t, &vx));
+                    TU_OK(g_ctx, sps_vector_fill(vx, (double[2]){0, 0}));
+                    const sps_status st = sps_solver_solve(s, vb, vx, pass ? &r2 : &r1);
+                    *(pass ? &st2 : &st1) = st;
+                    TU_OK(g_ctx, sps_vector_get(vx, pass ? x2 : x1));
+                    sps_vector_destroy(vb);
+                    sps_vector_destroy(vx);
+                    sps_solver_destroy(s);
+                    sps_operator_destroy(op);
+                }
+                int same = st1 == SPS_OK && st2 == SPS_OK && r1.iterations == r2.iterations && r1.reason == r2.reason;
+                for (size_t i = 0; same && i < nr; i++) same = ldexp(x2[i], -pw[k]) == x1[i];
+                TU_CHECK(same, "%s %s, b x 2^%d: %s / %s, %d / %d iterations, reason %s / %s, x %s", sps_scalar_name(t),
+                         solver_names[si], pw[k], sps_status_name(st1), sps_status_name(st2), r1.iterations,
+                         r2.iterations, sps_reason_name(r1.reason), sps_reason_name(r2.reason),
+                         same ? "same" : "differs");
+                TU_CHECK(ldexp(r2.rhs_norm, -pw[k]) == r1.rhs_norm && ldexp(r2.residual_norm, -pw[k]) == r1.residual_norm,
+                         "%s %s, b x 2^%d: norms %.17g / %.17g, residual %.17g / %.17g", sps_scalar_name(t),
+                         solver_names[si], pw[k], r2.rhs_norm, r1.rhs_norm, r2.residual_norm, r1.residual_norm);
+            }
+        free(xt), free(b), free(bs), free(x1), free(x2);
+        dcsr_free(&D);
+        sps_matrix_destroy(A);
+    }
+}
+
 static void test_maxit(void)
 {
     for (int ti = 0; ti < 4; ti++) {
@@ -1301,6 +1359,7 @@ int main(int argc, char **argv)
     test_matrix_grid();
     test_initial_guess();
     test_zero_rhs();
+    test_extreme_rhs();
     test_maxit();
     test_indefinite();
     test_bicgstab_breakdown();

@@ -120,7 +120,7 @@ typedef struct {
  * Other differences are by design:
  *   nos7 cg none: PETSc reports convergence on its recurrence residual while
  *     the true one is 4.3e-7 > 1e-8; we recompute b - A x before reporting
- *     convergence and stop with "maxit" (tolerance below attainable accuracy).
+ *     convergence and stop with "stagnation" (tolerance below attainable accuracy).
  *   Zero diagonal entries (west0067, e05r0000, gre_343, lnsp_511): PETSc's
  *     PCJACOBI uses 1 there, and so does ours by default (with a warning;
  *     jacobi-zero-diagonal = error refuses them).  With GMRES(30) + Jacobi all four
