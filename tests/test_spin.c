@@ -11,11 +11,16 @@
  *     equal the host's bit for bit, on the sphere, on it subdivided twice (64k vertices) and
  *     on a double cone whose apexes have 20 neighbours (rows longer than the row kernel keeps
  *     in registers);
- *   - malformed OBJ and TGA inputs are refused with file:line (TGA: byte) messages.
+ *   - malformed OBJ and TGA inputs are refused with file:line (TGA: byte) messages: indices out of
+ *     range (LONG_MIN too), degenerate faces, coordinates not finite or with trailing characters;
+ *   - texture coordinates far outside [0, 1] sample the edge pixel;
+ *   - rho 0 everywhere gives the input back normalised; a vertex in no face is named, or dropped by
+ *     spin_mesh_drop_unused; a subdivision too large is refused before any round.
  *   test_spin DATA_DIR   (../shared/data/spinxform; without it the data checks skip)
  * Ends "N passed, M failed"; 77 when nothing could run. */
 #define _POSIX_C_SOURCE 200809L
 #include "spin.h"
+#include "spin_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -424,6 +429,24 @@ static void test_malformed(void)
         {"short.obj", "v 0 0\n", "short.obj:1: vertex needs 3 coordinates"},
         {"empty.obj", "# nothing\n", "no vertices"},
         {"junk.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1x 2 3\n", "junk.obj:4: face corner 1: unexpected 'x'"},
+        /* strtol saturates at LONG_MIN, whose negation overflowed into an index of nv */
+        {"longmin.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf -9223372036854775808 1 2\n",
+         "longmin.obj:4: face corner 1: vertex index out of 1..3"},
+        {"longmin_vt.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nf 1/-9223372036854775808 2/1 3/1\n",
+         "longmin_vt.obj:5: face corner 1: texture index out of 1..1"},
+        {"bigidx.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 4294967299\n", "bigidx.obj:4: face corner 3: vertex index out of 1..3"},
+        /* degenerate faces: a repeated vertex, collinear corners, a sliver of relative area 5e-14 */
+        {"repeat.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 1 2\n", "repeat.obj:4: a face with vertex 1 twice"},
+        {"collinear.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n", "collinear.obj:4: a degenerate face (area 0,"},
+        {"sliver.obj", "v 0 0 0\nv 1 0 0\nv 0.5 1e-13 0\nf 1 2 3\n", "sliver.obj:4: a degenerate face (area 5e-14,"},
+        {"tiny.obj", "v 0 0 0\nv 1e-170 0 0\nv 0 1e-170 0\nf 1 2 3\n", "tiny.obj:4: a face too small for double"},
+        /* coordinates that are not finite, or followed by other characters */
+        {"nan.obj", "v nan 0 0\n", "nan.obj:1: column 3: a number that is not finite"},
+        {"inf.obj", "v 0 0 0\nv 0 -inf 0\n", "inf.obj:2: column 5: a number that is not finite"},
+        {"huge.obj", "v 1e999 0 0\n", "huge.obj:1: column 3: a number that is not finite"},
+        {"vtnan.obj", "v 0 0 0\nvt 0.5 nan\n", "vtnan.obj:2: column 8: a number that is not finite"},
+        {"trail.obj", "v 0 0 0abc\n", "trail.obj:1: column 8: unexpected 'a'"},
+        {"trail2.obj", "v 0 0 0 x\n", "trail2.obj:1: column 9: unexpected 'x'"},
     };
     char path[1024], err[1024];
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
@@ -432,6 +455,21 @@ static void test_malformed(void)
         const int rc = spin_mesh_read(path, &m, err, sizeof err);
         CHECK(rc != 0 && strstr(err, objs[i].want), "%s: '%s' (want '%s')", objs[i].name, rc ? err : "accepted",
               objs[i].want);
+        if (rc == 0) spin_mesh_free(&m);
+        unlink(path);
+    }
+    /* what stays accepted: v's w and vertex colours, vt's w, a trailing comment, CRLF */
+    static const char *fine[] = {
+        "v 0 0 0 1\nv 1 0 0 1\nv 0 1 0 1\nf 1 2 3\n",
+        "v 0 0 0 0.5 0.5 0.5\nv 1 0 0 1 1 1\nv 0 1 0 0 0 0\nvt 0 0 0\nf 1/1 2/1 3/1\n",
+        "v 0 0 0 # origin\nv 1 0 0\t\nv 0 1 0#\nf 1 2 3\n",
+        "v 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nvt 0.5 0.5\r\nf 1/1 2/1 3/1\r\n",
+    };
+    for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
+        write_file("fine.obj", fine[i], strlen(fine[i]), path, sizeof path);
+        spin_mesh m;
+        const int rc = spin_mesh_read(path, &m, err, sizeof err);
+        CHECK(rc == 0 && m.nv == 3 && m.nf == 1, "accepted OBJ %zu: %s", i, rc ? err : "");
         if (rc == 0) spin_mesh_free(&m);
         unlink(path);
     }
@@ -452,6 +490,148 @@ static void test_malformed(void)
         if (rc == 0) spin_image_free(&im);
         unlink(path);
     }
+    /* a directory opens for reading and fails at the first read: said so, not a short header */
+    spin_image im;
+    const int rc = spin_image_read(tmpdir, &im, err, sizeof err);
+    CHECK(rc != 0 && strstr(err, "cannot read: Is a directory"), "directory as image: '%s'", rc ? err : "accepted");
+    if (rc == 0) spin_image_free(&im);
+}
+
+/* A texture coordinate far outside [0, 1] samples the nearest edge pixel: (int)floor(u w) of
+ * 1e12 was undefined (INT_MIN on x86-64, the opposite edge), as of NaN. */
+static void test_sample_clamp(void)
+{
+    const unsigned char pix[4] = {0, 85, 170, 255};
+    CHECK(spin_sample(pix, 4, 1, 1e12, 0.5) == 1.0, "u = 1e12: %g, want the right edge 1", spin_sample(pix, 4, 1, 1e12, 0.5));
+    CHECK(spin_sample(pix, 4, 1, -1e12, 1e300) == 0.0, "u = -1e12: %g, want the left edge 0",
+          spin_sample(pix, 4, 1, -1e12, 1e300));
+    CHECK(spin_sample(pix, 4, 1, 0.5, 0.0) == 170 / 255.0, "u = 0.5: %g, want pixel 2", spin_sample(pix, 4, 1, 0.5, 0.0));
+    CHECK(spin_sample(pix, 4, 1, NAN, NAN) == 0.0, "u = NaN: %g", spin_sample(pix, 4, 1, NAN, NAN));
+}
+
+/* The icosahedron as OBJ text: stray (the number of unused vertices written before and after
+ * its 12), vt (faces v/vt with one texture coordinate at the image's centre, else v). */
+static void icosahedron_obj(char *buf, size_t len, int stray, int vt)
+{
+    static const int F[20][3] = {{0, 11, 5}, {0, 5, 1},  {0, 1, 7},   {0, 7, 10}, {0, 10, 11}, {1, 5, 9}, {5, 11, 4},
+                                 {11, 10, 2}, {10, 7, 6}, {7, 1, 8},  {3, 9, 4},  {3, 4, 2},   {3, 2, 6}, {3, 6, 8},
+                                 {3, 8, 9},  {4, 9, 5},  {2, 4, 11}, {6, 2, 10}, {8, 6, 7},   {9, 8, 1}};
+    const double t = 1.618033988749895;
+    const double V[12][3] = {{-1, t, 0}, {1, t, 0}, {-1, -t, 0}, {1, -t, 0}, {0, -1, t}, {0, 1, t},
+                             {0, -1, -t}, {0, 1, -t}, {t, 0, -1}, {t, 0, 1}, {-t, 0, -1}, {-t, 0, 1}};
+    size_t k = 0;
+    if (stray) k += (size_t)snprintf(buf + k, len - k, "v 9 9 9\n");
+    for (int i = 0; i < 12; i++) k += (size_t)snprintf(buf + k, len - k, "v %.17g %.17g %.17g\n", V[i][0], V[i][1], V[i][2]);
+    if (stray) k += (size_t)snprintf(buf + k, len - k, "v 0 0 0\n");
+    if (vt) k += (size_t)snprintf(buf + k, len - k, "vt 0.5 0.5\n");
+    for (int f = 0; f < 20; f++) {
+        const int a = F[f][0] + 1 + (stray > 0), b = F[f][1] + 1 + (stray > 0), c = F[f][2] + 1 + (stray > 0);
+        k += (size_t)(vt ? snprintf(buf + k, len - k, "f %d/1 %d/1 %d/1\n", a, b, c)
+                         : snprintf(buf + k, len - k, "f %d %d %d\n", a, b, c));
+    }
+}
+
+/* max |pos - the input normalised| (the unweighted mean subtracted, the largest radius 1) */
+static double off_normalised(const spin_mesh *m, const double *pos)
+{
+    double c[3] = {0, 0, 0}, rmax = 0, worst = 0;
+    for (int i = 0; i < m->nv; i++)
+        for (int q = 0; q < 3; q++) c[q] += m->v[3 * i + q] / m->nv;
+    for (int i = 0; i < m->nv; i++) {
+        double r2 = 0;
+        for (int q = 0; q < 3; q++) r2 += (m->v[3 * i + q] - c[q]) * (m->v[3 * i + q] - c[q]);
+        rmax = r2 > rmax ? r2 : rmax;
+    }
+    for (int i = 0; i < 3 * m->nv; i++) {
+        const double d = fabs(pos[i] - (m->v[i] - c[i % 3]) / sqrt(rmax));
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* Inputs the solves cannot take, without the data set: rho 0 everywhere (b = 1 in E's null
+ * space: "CG breakdown") gives the input back, normalised; a vertex in no face (an empty row:
+ * "CG: NaN") is named, and spin_mesh_drop_unused takes it out; a subdivision too large is
+ * refused before any round. */
+static void test_degenerate_inputs(void)
+{
+    char text[4096], path[1024], err[1024];
+    unsigned char px[4] = {0, 0, 0, 0}; /* black: rho = -scale */
+    const spin_image black = {2, 2, px};
+    spin_options o = {.scale = 5.0, .iterations = 3, .rtol = 1e-10, .maxit = 20000, .reorder = 1};
+    spin_report rep;
+    double pos[3 * 14];
+    sps_context ctx = NULL;
+    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
+        CHECK(0, "CPU context");
+        return;
+    }
+    for (int w = 0; w < 3; w++) { /* no texture coordinates; textured with scale 0; both without reordering */
+        icosahedron_obj(text, sizeof text, 0, w == 1);
+        write_file("ico.obj", text, strlen(text), path, sizeof path);
+        spin_mesh m;
+        if (spin_mesh_read(path, &m, err, sizeof err)) {
+            CHECK(0, "icosahedron: %s", err);
+            continue;
+        }
+        spin_options z = o;
+        z.scale = w == 1 ? 0.0 : 5.0;
+        z.reorder = w != 2;
+        const sps_status st = spin_transform(ctx, &m, &black, &z, pos, &rep);
+        CHECK(st == SPS_OK && rep.rho_zero && off_normalised(&m, pos) <= 1e-15,
+              "rho 0 everywhere (%s): %s, rho_zero %d, off the input by %.3g", w == 1 ? "scale 0" : "no vt",
+              st == SPS_OK ? "ok" : sps_context_error(ctx), rep.rho_zero, st == SPS_OK ? off_normalised(&m, pos) : 0.0);
+        spin_mesh_free(&m);
+        unlink(path);
+    }
+    /* the same icosahedron textured, on black: rho = -5, solved (not taken for rho 0) */
+    icosahedron_obj(text, sizeof text, 0, 1);
+    write_file("ico.obj", text, strlen(text), path, sizeof path);
+    spin_mesh m;
+    if (spin_mesh_read(path, &m, err, sizeof err) == 0) {
+        const sps_status st = spin_transform(ctx, &m, &black, &o, pos, &rep);
+        CHECK(st == SPS_OK && !rep.rho_zero && rep.its[0] > 0, "icosahedron, rho = -5: %s, rho_zero %d, CG %d",
+              st == SPS_OK ? "ok" : sps_context_error(ctx), rep.rho_zero, rep.its[0]);
+        /* too many rounds: refused up front, the mesh as it was */
+        const int rc = spin_mesh_subdivide(&m, 12, err, sizeof err);
+        CHECK(rc != 0 && strstr(err, "subdivision: 12 rounds would make") && m.nv == 12 && m.nf == 20,
+              "subdivision past the limit: '%s', %d v, %d f", rc ? err : "accepted", m.nv, m.nf);
+        spin_mesh_free(&m);
+    } else {
+        CHECK(0, "icosahedron: %s", err);
+    }
+    unlink(path);
+    /* vertices in no face, first and last: named by spin_transform, dropped by spin_mesh_drop_unused */
+    icosahedron_obj(text, sizeof text, 1, 1);
+    write_file("stray.obj", text, strlen(text), path, sizeof path);
+    if (spin_mesh_read(path, &m, err, sizeof err) == 0) {
+        sps_status st = spin_transform(ctx, &m, &black, &o, pos, &rep);
+        CHECK(st == SPS_ERR_ARG && strstr(rep.err, "vertex 1 is in no face"), "a vertex in no face: %s '%s'",
+              sps_status_name(st), rep.err);
+        int first = -1;
+        const int dropped = spin_mesh_drop_unused(&m, &first);
+        int renumbered = m.nv == 12 && m.v[0] == -1 && m.v[3 * 11 + 0] < -1.6; /* vertices 2..13 now 1..12 */
+        spin_mesh ico;
+        icosahedron_obj(text, sizeof text, 0, 1);
+        char p2[1024];
+        write_file("ico.obj", text, strlen(text), p2, sizeof p2);
+        if (spin_mesh_read(p2, &ico, err, sizeof err) == 0) {
+            renumbered = renumbered && !memcmp(ico.f, m.f, sizeof(int) * 60) && !memcmp(ico.v, m.v, sizeof(double) * 36);
+            spin_mesh_free(&ico);
+        }
+        unlink(p2);
+        CHECK(dropped == 2 && first == 1 && renumbered, "drop unused: %d dropped, first %d, renumbered %d", dropped,
+              first, renumbered);
+        st = spin_transform(ctx, &m, &black, &o, pos, &rep);
+        int finite = st == SPS_OK;
+        for (int i = 0; finite && i < 3 * m.nv; i++) finite = isfinite(pos[i]);
+        CHECK(finite && !rep.rho_zero, "after dropping: %s", st == SPS_OK ? "not finite" : sps_context_error(ctx));
+        spin_mesh_free(&m);
+    } else {
+        CHECK(0, "stray vertices: %s", err);
+    }
+    unlink(path);
+    sps_context_destroy(ctx);
 }
 
 int main(int argc, char **argv)
@@ -459,6 +639,8 @@ int main(int argc, char **argv)
     snprintf(tmpdir, sizeof tmpdir, "%s", "/tmp/test_spin.XXXXXX");
     if (!mkdtemp(tmpdir)) return 1;
     test_malformed();
+    test_sample_clamp();
+    test_degenerate_inputs();
     const char *dir = argc > 1 && argv[1][0] ? argv[1] : NULL;
     char probe[1024];
     snprintf(probe, sizeof probe, "%s/sphere.obj", dir ? dir : "");

@@ -7,10 +7,14 @@
  * gather from nearby memory); --no-reorder keeps the input's numbering.  --write-matrix
  * writes E as it is solved, in the numbering used (the input's with --no-reorder).  The
  * output mesh is in the input's order either way.
+ * Vertices in no face are left out (the output lists the used ones); rho 0 on every face
+ * gives the input back, normalised.  --help: the usage on stdout.
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
 #include "spin.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,12 +27,40 @@ static double now(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static int usage(void)
+/* The usage line to out: stderr for a command line refused (exit status 2), stdout for --help (0). */
+static int usage(FILE *out)
 {
-    fprintf(stderr, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
-                    "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder]\n"
-                    "                    [--solver cg|bicgstab|gmres] [--norm 2|inf] [--json]\n");
-    return 2;
+    fprintf(out, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
+                 "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder]\n"
+                 "                    [--solver cg|bicgstab|gmres] [--norm 2|inf] [--json]\n");
+    return out == stdout ? 0 : 2;
+}
+
+/* An option's value refused: what it must be, then the usage line. */
+static int bad_value(const char *opt, const char *val, const char *want)
+{
+    fprintf(stderr, "spsolve-spin: %s '%s': %s\n", opt, val, want);
+    return usage(stderr);
+}
+
+/* s whole as a finite real: strtod alone takes "" as 0 and accepts nan and inf. */
+static int parse_real(const char *s, double *x)
+{
+    char *end;
+    *x = strtod(s, &end);
+    return end != s && !*end && isfinite(*x);
+}
+
+/* s whole as an integer in lo..hi, parsed as a long and range-checked before the conversion
+ * to int (which would take 4294967297 as 1); "" refused. */
+static int parse_int(const char *s, long lo, long hi, int *x)
+{
+    char *end;
+    errno = 0;
+    const long v = strtol(s, &end, 10);
+    if (end == s || *end || errno == ERANGE || v < lo || v > hi) return 0;
+    *x = (int)v;
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -40,27 +72,24 @@ int main(int argc, char **argv)
     sps_backend be = SPS_BACKEND_AUTO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        char *end = NULL;
-        if (!strcmp(a, "--json")) json = 1;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage(stdout);
+        else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--no-reorder")) o.reorder = 0;
         else if (!strcmp(a, "--scale") && i + 1 < argc) {
-            o.scale = strtod(argv[++i], &end);
-            if (*end) return usage();
+            if (!parse_real(argv[++i], &o.scale)) return bad_value(a, argv[i], "not a finite number");
         } else if (!strcmp(a, "--iterations") && i + 1 < argc) {
-            o.iterations = (int)strtol(argv[++i], &end, 10);
-            if (*end || o.iterations < 1 || o.iterations > 100) return usage();
+            if (!parse_int(argv[++i], 1, 100, &o.iterations)) return bad_value(a, argv[i], "not an integer in 1..100");
         } else if (!strcmp(a, "--rtol") && i + 1 < argc) {
-            o.rtol = strtod(argv[++i], &end);
-            if (*end || !(o.rtol > 0 && o.rtol < 1)) return usage();
+            if (!parse_real(argv[++i], &o.rtol) || !(o.rtol > 0 && o.rtol < 1))
+                return bad_value(a, argv[i], "not a number in (0, 1)");
         } else if (!strcmp(a, "--subdivide") && i + 1 < argc) {
-            subdivide = (int)strtol(argv[++i], &end, 10);
-            if (*end || subdivide < 0 || subdivide > 8) return usage();
+            if (!parse_int(argv[++i], 0, 8, &subdivide)) return bad_value(a, argv[i], "not an integer in 0..8");
         } else if (!strcmp(a, "--solver") && i + 1 < argc) {
             o.solver = argv[++i];
-            if (strcmp(o.solver, "cg") && strcmp(o.solver, "bicgstab") && strcmp(o.solver, "gmres")) return usage();
+            if (strcmp(o.solver, "cg") && strcmp(o.solver, "bicgstab") && strcmp(o.solver, "gmres")) return usage(stderr);
         } else if (!strcmp(a, "--norm") && i + 1 < argc) {
             const char *nm = argv[++i];
-            if (strcmp(nm, "2") && strcmp(nm, "inf")) return usage();
+            if (strcmp(nm, "2") && strcmp(nm, "inf")) return usage(stderr);
             o.norm_inf = !strcmp(nm, "inf");
         } else if (!strcmp(a, "--png") && i + 1 < argc) {
             png = argv[++i];
@@ -69,16 +98,16 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--backend") && i + 1 < argc) {
             const char *b = argv[++i];
             be = !strcmp(b, "cpu") ? SPS_BACKEND_CPU : !strcmp(b, "cuda") ? SPS_BACKEND_CUDA : SPS_BACKEND_AUTO;
-            if (strcmp(b, "cpu") && strcmp(b, "cuda") && strcmp(b, "auto")) return usage();
+            if (strcmp(b, "cpu") && strcmp(b, "cuda") && strcmp(b, "auto")) return usage(stderr);
         } else if (a[0] == '-' && a[1]) {
-            return usage();
+            return usage(stderr);
         } else if (npos < 3) {
             pos_args[npos++] = a;
         } else {
-            return usage();
+            return usage(stderr);
         }
     }
-    if (npos != 3) return usage();
+    if (npos != 3) return usage(stderr);
     char err[1024];
     spin_mesh m;
     spin_image im;
@@ -87,6 +116,20 @@ int main(int argc, char **argv)
         fprintf(stderr, "spsolve-spin: %s\n", err);
         return 1;
     }
+    /* vertices in no face (stray ones are common in OBJ files) left out of the computation and
+     * of the output, which lists the used ones renumbered */
+    int first = 0;
+    const int nv_in = m.nv, dropped = spin_mesh_drop_unused(&m, &first);
+    if (dropped < 0) {
+        fprintf(stderr, "spsolve-spin: out of memory\n");
+        spin_mesh_free(&m);
+        return 1;
+    }
+    if (dropped)
+        fprintf(stderr,
+                "spsolve-spin: note: %s: %d of its %d vertices in no face (the first: vertex %d) left out; %s lists "
+                "the %d used, renumbered\n",
+                pos_args[0], dropped, nv_in, first, pos_args[2], m.nv);
     if (subdivide && spin_mesh_subdivide(&m, subdivide, err, sizeof err)) {
         fprintf(stderr, "spsolve-spin: %s\n", err);
         spin_mesh_free(&m);
@@ -105,6 +148,12 @@ int main(int argc, char **argv)
     memset(&rep, 0, sizeof rep);
     if (st == SPS_OK && pos) st = spin_transform(ctx, &m, &im, &o, pos, &rep);
     int rc = 0;
+    if (st == SPS_OK && pos && rep.rho_zero)
+        fprintf(stderr, "spsolve-spin: note: rho is 0 on every face (%s): no change of curvature, so the output is "
+                        "the input mesh, normalised\n",
+                o.scale == 0 ? "--scale 0"
+                             : "no face has texture coordinates at all 3 corners, or those that do sample the image "
+                               "at 127.5");
     if (st != SPS_OK || !pos) {
         fprintf(stderr, "spsolve-spin: %s\n",
                 pos && rep.err[0] ? rep.err

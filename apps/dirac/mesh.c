@@ -1,6 +1,7 @@
 /* spsolve-spin: OBJ and TGA readers, OBJ writer (mesh.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "mesh.h"
+#include "spin_math.h"
 
 #include <spsolve/file.h>
 
@@ -35,25 +36,68 @@ static int push(void **arr, int *n, int *cap, const void *item, size_t sz)
     return 0;
 }
 
-/* Up to k numbers from e into x; returns how many were read. */
-static int read_reals(char *e, int k, double *x)
+/* The end of a line's items: its end or a trailing comment. */
+static int line_end(char c) { return c == '\n' || c == '\r' || c == '\0' || c == '#'; }
+
+/* The numbers of a v or vt line from e: the first k into x, any further ones (v's optional w
+ * or vertex colours, vt's w) only checked.  Each must be finite and end at a blank or the
+ * line's end: strtod alone takes "0abc" as 0, and a nan or inf coordinate would reach the
+ * solves as a NaN far from its line.  Returns 0; -1: fewer than k numbers; -2: a number not
+ * finite; -3: other characters (*at: where, in both). */
+static int read_reals(char *e, int k, double *x, char **at)
 {
-    int got = 0;
-    for (; got < k; got++) {
+    for (int got = 0;; got++) {
+        while (*e == ' ' || *e == '\t') e++;
+        if (line_end(*e)) return got < k ? -1 : 0;
         char *q;
-        x[got] = strtod(e, &q);
-        if (q == e) break;
+        const double y = strtod(e, &q);
+        *at = q;
+        if (q == e || (*q != ' ' && *q != '\t' && !line_end(*q))) return -3;
+        *at = e;
+        if (!isfinite(y)) return -2;
+        if (got < k) x[got] = y;
         e = q;
     }
-    return got;
 }
 
-/* One index of a face corner: 1-based, or negative (relative to the end). */
+/* One index of a face corner: 1-based, or negative (relative to the end).  Compared as a
+ * long before any conversion to int: strtol saturates at LONG_MIN, whose negation overflows,
+ * and a value past INT_MAX would wrap. */
 static int obj_index(long v, int count, int *out)
 {
-    if (v > 0 && v <= count) *out = (int)v - 1;
-    else if (v < 0 && -v <= count) *out = count + (int)v;
+    if (v > 0 && v <= (long)count) *out = (int)(v - 1);
+    else if (v < 0 && v >= -(long)count) *out = (int)(count + v);
     else return -1;
+    return 0;
+}
+
+/* A face's corners are 3 distinct vertices spanning a triangle of area above 1e-9 of its
+ * longest edge squared (a height 2e-9 of that edge): below, E's blocks of the face,
+ * -e_i e_j / (4 A), outgrow its neighbours' by the inverse of that ratio and the E solves
+ * break down (a sliver of relative area 1.6e-10 did; 4.7e-10 still converged, at 5x the
+ * iterations), and a zero area is a division by 0.  Returns 0, or -1 with err set. */
+static int check_face(const char *path, long lineno, const double *v, const int *vi, char *err, size_t errlen)
+{
+    for (int c = 0; c < 3; c++)
+        if (vi[c] == vi[(c + 1) % 3])
+            return fail(err, errlen, "%s:%ld: a face with vertex %d twice (a degenerate triangle)", path, lineno,
+                        vi[c] + 1);
+    double e[3][3], l2 = 0;
+    const double A = spin_face_edges(v, vi, e);
+    for (int c = 0; c < 3; c++) l2 = dot3(e[c], e[c]) > l2 ? dot3(e[c], e[c]) : l2;
+    if (!isfinite(A) || !isfinite(l2))
+        return fail(err, errlen, "%s:%ld: the face's area overflows (coordinates too large)", path, lineno);
+    if (!(A > 0) && sqrt(l2) < 1e-150) /* its edges' products underflow, collinear or not */
+        return fail(err, errlen, "%s:%ld: a face too small for double precision (longest edge %.3g: its area is 0)",
+                    path, lineno, sqrt(l2));
+    /* collinear to rounding: its cotangents are noise or infinite.  Slivers above this are
+       taken: a relative area of 5e-10 still solved (in 5x the iterations), 1.6e-10 broke CG
+       down, and a real mesh is better tried than refused on a guess */
+    if (!(A > 1e-12 * l2))
+        return fail(err, errlen,
+                    "%s:%ld: a degenerate face (area %.3g, longest edge %.3g: its corners coincide or are collinear;"
+                    " an area of at most 1e-12 of the longest edge squared is refused)",
+                    path, lineno, A, sqrt(l2));
     return 0;
 }
 
@@ -76,9 +120,18 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
             /* v x y z, or vt u v: k numbers appended to their array */
             const int k = is_v ? 3 : 2;
             double x[3];
-            if (read_reals(is_v ? p + 1 : p + 2, k, x) != k) {
-                rc = fail(err, errlen, is_v ? "%s:%ld: vertex needs 3 coordinates"
-                                            : "%s:%ld: texture coordinate needs u and v", path, lineno);
+            char *at = p;
+            const int r = read_reals(is_v ? p + 1 : p + 2, k, x, &at);
+            if (r) {
+                if (r == -1)
+                    rc = fail(err, errlen, is_v ? "%s:%ld: vertex needs 3 coordinates"
+                                                : "%s:%ld: texture coordinate needs u and v", path, lineno);
+                else if (r == -2)
+                    rc = fail(err, errlen, "%s:%ld: column %ld: a number that is not finite", path, lineno,
+                              (long)(at - line) + 1);
+                else
+                    rc = fail(err, errlen, "%s:%ld: column %ld: unexpected '%c'", path, lineno, (long)(at - line) + 1,
+                              *at);
                 break;
             }
             for (int c = 0; c < k && rc == 0; c++)
@@ -129,6 +182,7 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
                 k++;
             }
             if (rc == 0 && k != 3) rc = fail(err, errlen, "%s:%ld: a face of %d corners (triangles only)", path, lineno, k);
+            if (rc == 0) rc = check_face(path, lineno, m->v, vi, err, errlen);
             for (int c = 0; c < 3 && rc == 0; c++)
                 if (push((void **)&m->f, &nf3, &capf, &vi[c], sizeof(int)) ||
                     push((void **)&m->ft, &nft3, &capft, &ti[c], sizeof(int)))
@@ -158,6 +212,28 @@ int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, cha
     const int ok = !ferror(f);
     if (!ok) snprintf(err, errlen, "%s: write error", path);
     return sps_outfile_close(o, ok, err, errlen) == SPS_OK ? 0 : -1;
+}
+
+int spin_mesh_drop_unused(spin_mesh *m, int *first)
+{
+    int *map = calloc((size_t)m->nv + 1, sizeof *map); /* used: 1, then the new index + 1 */
+    if (!map) return -1;
+    for (size_t k = 0; k < 3 * (size_t)m->nf; k++) map[m->f[k]] = 1;
+    int n = 0;
+    *first = 0;
+    for (int i = 0; i < m->nv; i++) {
+        if (!map[i]) {
+            if (!*first) *first = i + 1;
+            continue;
+        }
+        memmove(m->v + 3 * (size_t)n, m->v + 3 * (size_t)i, 3 * sizeof(double));
+        map[i] = ++n;
+    }
+    for (size_t k = 0; k < 3 * (size_t)m->nf; k++) m->f[k] = map[m->f[k]] - 1;
+    const int dropped = m->nv - n;
+    m->nv = n;
+    free(map);
+    return dropped;
 }
 
 void spin_mesh_free(spin_mesh *m)
@@ -217,6 +293,26 @@ static edge_slot *edge_table(const int *idx, int nf, int first, long *n)
 
 int spin_mesh_subdivide(spin_mesh *m, int rounds, char *err, size_t errlen)
 {
+    /* The final size before anything is allocated: a round adds a vertex an edge, splits each
+     * edge in two and adds 3 inside each face (E' = 2 E + 3 F), and makes 4 faces of each, so
+     * a request too large is refused at once rather than after the rounds that fit. */
+    if (rounds > 0) {
+        long ne = 0;
+        edge_slot *ev = edge_table(m->f, m->nf, 0, &ne);
+        if (!ev) return fail(err, errlen, "subdivision: out of memory");
+        free(ev);
+        long nv = m->nv, nf = m->nf;
+        for (int r = 0; r < rounds; r++) {
+            nv += ne;
+            ne = 2 * ne + 3 * nf;
+            nf *= 4;
+            if (nv > 100000000 || nf > 400000000)
+                return fail(err, errlen,
+                            "subdivision: %d rounds would make %ld vertices and %ld faces by round %d: too large "
+                            "(at most 100000000 vertices and 400000000 faces)",
+                            rounds, nv, nf, r + 1);
+        }
+    }
     for (int r = 0; r < rounds; r++) {
         long ne = 0, nte = 0;
         edge_slot *ev = edge_table(m->f, m->nf, m->nv, &ne), *et = edge_table(m->ft, m->nf, m->nvt, &nte);
@@ -290,7 +386,9 @@ int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen)
     unsigned char h[18];
     const size_t got = fread(h, 1, sizeof h, f);
     int rc = 0;
-    if (got < sizeof h) rc = fail(err, errlen, "%s: byte %zu: the 18-byte TGA header ends early", path, got);
+    if (got < sizeof h && ferror(f)) /* a directory opens, and fails here with EISDIR */
+        rc = fail(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+    else if (got < sizeof h) rc = fail(err, errlen, "%s: byte %zu: the 18-byte TGA header ends early", path, got);
     else if (h[2] != 3)
         rc = fail(err, errlen, "%s: byte 2: data type %d (only 3, uncompressed grayscale, is read)", path, h[2]);
     else if (h[16] != 8)

@@ -14,15 +14,24 @@ typedef struct {
 
 /** Read v, vt and triangular f (v, v/vt, v/vt/vn, v//vn corners; negative indices
  *  count from the end); other lines (vn, comments, o, g, s, usemtl) are skipped.
+ *  Refused with file:line: a coordinate that is not a finite number or is followed by other
+ *  characters (further numbers, v's w or colours, are allowed and ignored), an index out of
+ *  range, a face with a repeated vertex or of area at most 1e-12 of its longest edge squared.
  *  Returns 0, or -1 with err set. */
 int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen);
 /** Write v and f (1-based "f a b c") with 6 significant digits, as the reference, to a
  *  temporary file renamed over path.  Returns 0, or -1 with err set. */
 int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, char *err, size_t errlen);
 void spin_mesh_free(spin_mesh *m);
+/** Drop the vertices no face uses (real OBJ files carry stray ones; E's row of such a vertex
+ *  is empty and its solves fail), renumbering the rest in their order and the faces with them.
+ *  Returns how many were dropped, *first the 1-based input number of the first (0 if none);
+ *  or -1 out of memory, m unchanged. */
+int spin_mesh_drop_unused(spin_mesh *m, int *first);
 /** rounds of midpoint subdivision: every triangle into 4 (orientation kept), a new vertex
  *  at each edge's midpoint and a new texture coordinate at each texture edge's midpoint
- *  (faces without texture coordinates keep none).  Returns 0, or -1 with err set. */
+ *  (faces without texture coordinates keep none).  Returns 0, or -1 with err set (a result of
+ *  over 1e8 vertices or 4e8 faces is refused before any round, m unchanged). */
 int spin_mesh_subdivide(spin_mesh *m, int rounds, char *err, size_t errlen);
 
 typedef struct {

@@ -5,6 +5,7 @@
 #include "render.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -237,6 +238,19 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
                           double *pos, spin_report *rep)
 {
     memset(rep, 0, sizeof *rep);
+    /* a vertex in no face has an empty row in E and in L: the solves would divide by its zero
+     * diagonal (CG's NaN many iterations later), so it is named here instead */
+    unsigned char *used = calloc((size_t)m->nv + 1, 1);
+    if (!used) return SPS_ERR_ALLOC;
+    for (size_t k = 0; k < 3 * (size_t)m->nf; k++) used[m->f[k]] = 1;
+    int unused = -1;
+    for (int i = 0; i < m->nv && unused < 0; i++)
+        if (!used[i]) unused = i;
+    free(used);
+    if (unused >= 0) {
+        snprintf(rep->err, sizeof rep->err, "vertex %d is in no face (spin_mesh_drop_unused drops such)", unused + 1);
+        return SPS_ERR_ARG;
+    }
     if (!o->reorder) return transform_core(ctx, m, im, o, pos, rep);
     /* the same computation on the mesh renumbered breadth-first, the positions back in
      * the input's order (faces keep their order, so rho and E's blocks are the same) */
@@ -264,6 +278,26 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
     return st;
 }
 
+/* The reference's normalisation of n positions: the unweighted mean subtracted, then the
+ * largest norm scaled to 1. */
+static void normalise(double *pos, int n)
+{
+    double c3[3] = {0, 0, 0}, rmax = 0;
+    for (int i = 0; i < n; i++)
+        for (int q = 0; q < 3; q++) c3[q] += pos[3 * (size_t)i + q];
+    for (int q = 0; q < 3; q++) c3[q] /= n;
+    for (int i = 0; i < n; i++) {
+        double r2 = 0;
+        for (int q = 0; q < 3; q++) {
+            pos[3 * (size_t)i + q] -= c3[q];
+            r2 += pos[3 * (size_t)i + q] * pos[3 * (size_t)i + q];
+        }
+        rmax = r2 > rmax ? r2 : rmax;
+    }
+    rmax = sqrt(rmax);
+    for (size_t i = 0; i < 3 * (size_t)n; i++) pos[i] /= rmax;
+}
+
 static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin_image *im, const spin_options *o,
                                  double *pos, spin_report *rep)
 {
@@ -282,6 +316,13 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
 #endif
     if (!lam || !scratch) goto done;
     double t0 = now();
+    /* rho 0 on every face (no texture coordinates, scale 0) prescribes no change of curvature:
+     * E = D^H M D then holds the constants in its null space, b = 1 among them, and the solves
+     * break down; the transformation is the identity (lambda = 1), so the input, normalised,
+     * once E is built (and written).  The first face of nonzero rho ends this scan, at once for
+     * any real image. */
+    int zero = 1;
+    for (int f = 0; f < nf && zero; f++) zero = spin_face_rho(m->ft, m->vt, im->pix, im->w, im->h, o->scale, f) == 0.0;
     /* rho: on the GPU with the mesh and image uploaded once, or on the host */
 #ifdef SPIN_HAVE_CUDA
     if (gpu) {
@@ -312,6 +353,12 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
     rep->nnz_e = (int)info.nnz;
     rep->t_assemble = now() - t0;
     if (o->write_matrix && (st = sps_matrix_write_mtx(E, o->write_matrix)) != SPS_OK) goto done;
+    if (zero) {
+        memcpy(pos, m->v, sizeof(double) * 3 * (size_t)n);
+        normalise(pos, n);
+        rep->rho_zero = 1;
+        goto done;
+    }
     t0 = now();
     if ((st = inverse_iteration(ctx, E, o, n, lam, !gpu, &eig, rep)) != SPS_OK) goto done;
     rep->t_eigen = now() - t0;
@@ -338,21 +385,7 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
         }
     }
     if ((st = poisson_solves(ctx, L, comp, o, pos, scratch, rep)) != SPS_OK) goto done;
-    /* normalisation: the unweighted mean subtracted, then the largest norm scaled to 1 */
-    double c3[3] = {0, 0, 0}, rmax = 0;
-    for (int i = 0; i < n; i++)
-        for (int q = 0; q < 3; q++) c3[q] += pos[3 * (size_t)i + q];
-    for (int q = 0; q < 3; q++) c3[q] /= n;
-    for (int i = 0; i < n; i++) {
-        double r2 = 0;
-        for (int q = 0; q < 3; q++) {
-            pos[3 * (size_t)i + q] -= c3[q];
-            r2 += pos[3 * (size_t)i + q] * pos[3 * (size_t)i + q];
-        }
-        rmax = r2 > rmax ? r2 : rmax;
-    }
-    rmax = sqrt(rmax);
-    for (size_t i = 0; i < 3 * (size_t)n; i++) pos[i] /= rmax;
+    normalise(pos, n);
     rep->t_poisson = now() - t0;
 done:
 #ifdef SPIN_HAVE_CUDA

@@ -38,7 +38,11 @@ typedef struct {
     double t_assemble_parts[3]; /* GPU: of t_assemble_build, the stream's time of E's pattern, values and matrix (s) */
     double t_solve[16];         /* each E solve (s) */
     int gpu_assembly;           /* E was assembled on the GPU */
-    char err[256];              /* what failed in the app's own GPU code ("" when nothing did) */
+    int rho_zero;               /* rho is 0 on every face (no texture coordinates, scale 0): no curvature
+                                   change, so pos is the input normalised; E built (and written), nothing
+                                   solved (b = 1 lies in E's null space then: the solves would break down) */
+    char err[256];              /* what failed in the app's own code: its GPU calls, a vertex in no face
+                                   ("" when nothing did) */
 } spin_report;
 
 /** rho per face (nf values) from the image, sampled bilinearly at each corner's texture
@@ -48,7 +52,9 @@ void spin_rho(const spin_mesh *m, const spin_image *im, double scale, double *rh
 /** E as a quaternion COO (row, col, 4 values each) into arrays of 9 nf entries. */
 void spin_assemble(const spin_mesh *m, const double *rho, int *row, int *col, double *val);
 /** The whole transformation: new positions (3 nv) into pos.  Returns SPS_OK or the
- *  failing status, with ctx's message. */
+ *  failing status, with ctx's message (rep->err where the app's own code failed: a vertex
+ *  in no face, SPS_ERR_ARG; spin_mesh_drop_unused removes those).  rho 0 on every face:
+ *  the input normalised, rep->rho_zero set. */
 sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image *im, const spin_options *o,
                           double *pos, spin_report *rep);
 /** --png: positions a and b (3 nv each, faces of m) side by side in a 2 size x size image. */

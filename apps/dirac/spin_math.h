@@ -107,9 +107,13 @@ static inline SPIN_HD double spin_pixel(const unsigned char *pix, int w, int h, 
     y = y < 0 ? 0 : y >= h ? h - 1 : y;
     return pix[(size_t)x + (size_t)y * (size_t)w] / 255.0;
 }
+/* x clamped to [-1, n] in double before any conversion to int ((int) of a value past INT_MAX
+ * is undefined, as of NaN, which goes to -1): outside that range both neighbours clamp to
+ * the same edge pixel anyway, so the sample is the edge's. */
+static inline SPIN_HD double spin_clamp_coord(double x, int n) { return !(x >= -1.0) ? -1.0 : x > n ? (double)n : x; }
 static inline SPIN_HD double spin_sample(const unsigned char *pix, int w, int h, double u, double v)
 {
-    const double x = u * w, y = v * h;
+    const double x = spin_clamp_coord(u * w, w), y = spin_clamp_coord(v * h, h);
     const int x0 = (int)floor(x), y0 = (int)floor(y);
     const double s = x - x0, t = y - y0;
     return (1 - s) * (1 - t) * spin_pixel(pix, w, h, x0, y0) + s * (1 - t) * spin_pixel(pix, w, h, x0 + 1, y0) +

@@ -1,5 +1,6 @@
 # spsolve-spin (apps/dirac, issue 25): the bumpy sphere against the reference output, a
-# mid-grey image, the assembly against its factors, malformed OBJ/TGA inputs.  The data
+# mid-grey image, the assembly against its factors, malformed OBJ/TGA inputs, inputs the
+# solves cannot take (rho 0 everywhere, vertices in no face), option values refused.  The data
 # (SPSOLVE_SPIN_DATA, default ../shared/data/spinxform) is optional: without it those
 # checks print "skipped".
 add_executable(test_spin ${CMAKE_CURRENT_SOURCE_DIR}/test_spin.c)
@@ -13,7 +14,31 @@ set_tests_properties(e2e.spin.usage PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSIO
 add_test(NAME e2e.spin.missing COMMAND spin_cli no-such-mesh.obj no.tga out.obj)
 set_tests_properties(e2e.spin.missing PROPERTIES LABELS e2e
                      PASS_REGULAR_EXPRESSION "spsolve-spin: no-such-mesh.obj: cannot open: No such file")
+# --help: the usage on stdout, exit status 0
+add_test(NAME e2e.spin.help COMMAND spin_cli --help)
+set_tests_properties(e2e.spin.help PROPERTIES LABELS e2e)
+# option values parsed whole and range-checked before any input is read: 4294967297 was taken
+# as 1 (truncated to int), "" as 0, nan and inf as scales
+foreach(bad "iterations;4294967297;not an integer in 1\\.\\.100" "subdivide;4294967297;not an integer in 0\\.\\.8"
+            "subdivide;;not an integer in 0\\.\\.8" "scale;nan;not a finite number" "scale;inf;not a finite number"
+            "scale;;not a finite number")
+  list(GET bad 0 opt)
+  list(GET bad 1 val)
+  list(GET bad 2 want)
+  set(name e2e.spin.bad_${opt}_${val})
+  if(val STREQUAL "")
+    set(name e2e.spin.bad_${opt}_empty)
+  endif()
+  add_test(NAME ${name} COMMAND spin_cli no-such-mesh.obj no.tga out.obj --${opt} "${val}")
+  set_tests_properties(${name} PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "spsolve-spin: --${opt} '${val}': ${want}")
+endforeach()
 if(SPSOLVE_SPIN_DATA)
+  # 8 rounds of the sphere (524M faces) refused before the first round (the seven that fit took
+  # 65M vertices before)
+  add_test(NAME e2e.spin.subdivide_size COMMAND spin_cli ${SPSOLVE_SPIN_DATA}/sphere.obj ${SPSOLVE_SPIN_DATA}/bumpy.tga
+                                                 ${CMAKE_CURRENT_BINARY_DIR}/spin_sub8.obj --subdivide 8)
+  set_tests_properties(e2e.spin.subdivide_size PROPERTIES LABELS e2e TIMEOUT 60
+                       PASS_REGULAR_EXPRESSION "subdivision: 8 rounds would make [0-9]+ vertices and [0-9]+ faces by round 8: too large")
   add_test(NAME e2e.spin.bumpy COMMAND spin_cli ${SPSOLVE_SPIN_DATA}/sphere.obj ${SPSOLVE_SPIN_DATA}/bumpy.tga
                                         ${CMAKE_CURRENT_BINARY_DIR}/spin_bumpy.obj --json)
   set_tests_properties(e2e.spin.bumpy PROPERTIES LABELS e2e TIMEOUT 600
