@@ -385,6 +385,9 @@ static void test_gmsh(sps_context ctx)
          ":13: element 1: physical tag 4294967298 out of range"},
         {MSH22 NODES22 "$Elements\n1\n1 4 9223372036854775807 1 2 3 4\n$EndElements\n",
          ":13: element: expected 'tag type ntags tags... nodes'"},
+        /* counts the file cannot hold, refused before arrays are sized from them */
+        {MSH22 "$Nodes\n200000000\n1 0 0 0\n$EndNodes\n", ":5: 200000000 nodes cannot be in a file of"},
+        {MSH22 NODES22 "$Elements\n400000000\n$EndElements\n", ":12: 400000000 elements cannot be in a file of"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         FILE *f = fopen(path, "w");

@@ -477,7 +477,8 @@ static void test_malformed(void)
     h[2] = 3, h[12] = 2, h[14] = 2, h[16] = 8;
     const struct { const char *name; int len, type, bpp; const char *want; } tgas[] = {
         {"rgb.tga", 22, 2, 8, "byte 2: data type 2"},      {"b16.tga", 22, 3, 16, "byte 16: 16 bits per pixel"},
-        {"cut.tga", 20, 3, 8, "byte 20: the pixels end early"}, {"hdr.tga", 10, 3, 8, "byte 10: the 18-byte TGA header"},
+        {"cut.tga", 20, 3, 8, "a 2 x 2 image needs 4 bytes after the header; the file has 2"},
+        {"hdr.tga", 10, 3, 8, "byte 10: the 18-byte TGA header"},
     };
     for (size_t i = 0; i < sizeof tgas / sizeof tgas[0]; i++) {
         h[2] = (unsigned char)tgas[i].type;
@@ -488,6 +489,17 @@ static void test_malformed(void)
         CHECK(rc != 0 && strstr(err, tgas[i].want), "%s: '%s' (want '%s')", tgas[i].name, rc ? err : "accepted",
               tgas[i].want);
         if (rc == 0) spin_image_free(&im);
+        unlink(path);
+    }
+    { /* a 65535 x 65535 header on 18 bytes: refused from the file's size, nothing allocated */
+        unsigned char big[18] = {0};
+        big[2] = 3, big[12] = big[13] = big[14] = big[15] = 0xff, big[16] = 8;
+        write_file("big.tga", big, sizeof big, path, sizeof path);
+        spin_image bi;
+        const int rb = spin_image_read(path, &bi, err, sizeof err);
+        CHECK(rb != 0 && strstr(err, "a 65535 x 65535 image needs 4294836225 bytes"), "big.tga: '%s'",
+              rb ? err : "accepted");
+        if (rb == 0) spin_image_free(&bi);
         unlink(path);
     }
     /* a directory opens for reading and fails at the first read: said so, not a short header */

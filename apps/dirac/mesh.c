@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -399,6 +400,11 @@ int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen)
         if (im->w <= 0 || im->h <= 0)
             rc = fail(err, errlen, "%s: byte 12: image of %d x %d pixels", path, im->w, im->h);
     }
+    struct stat sb; /* the pixels must be in the file before they are allocated (65535^2 from 18 bytes) */
+    if (rc == 0 && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+        (long long)sb.st_size - 18 < (long long)im->w * im->h)
+        rc = fail(err, errlen, "%s: a %d x %d image needs %lld bytes after the header; the file has %lld", path, im->w,
+                  im->h, (long long)im->w * im->h, (long long)sb.st_size - 18);
     if (rc == 0) {
         const size_t n = (size_t)im->w * (size_t)im->h;
         im->pix = malloc(n);

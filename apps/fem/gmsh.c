@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 typedef struct {
     FILE *f;
@@ -31,6 +32,7 @@ typedef struct {
     int read_errno;        /* getline's errno when it failed before the end of the file */
     char *err;
     size_t len;
+    long long bytes;       /* the file's size (a regular file; else LLONG_MAX): what a count can ask for */
     int v41;               /* format 4.1 */
     int have_entities;
     /* 4.1: surface entity i is tag surf_tag[i], in the physical groups
@@ -76,6 +78,15 @@ static int section_end(reader *r, const char *name)
 }
 
 /* A count line: a non-negative integer, at most max. */
+/* A declared count of items each taking at least `per` bytes of the file, before arrays are
+ * sized from it: 30 bytes declaring 2e8 nodes would otherwise ask for gigabytes. */
+static int fits(reader *r, const char *what, long n, int per)
+{
+    if (n > r->bytes / per)
+        return fail(r, "%ld %s cannot be in a file of %lld bytes", n, what, r->bytes);
+    return 0;
+}
+
 static int count_line(reader *r, const char *what, long max, long *n)
 {
     char *end = NULL;
@@ -133,6 +144,7 @@ static int read_entities(reader *r)
     for (int d = 0; d < 4; d++)
         if (cnt[d] < 0 || cnt[d] > 100000000L)
             return fail(r, "$Entities: expected 'points curves surfaces volumes', each 0..100000000");
+    if (fits(r, "entities", cnt[0] + cnt[1] + cnt[2] + cnt[3], 4)) return -1;
     r->surf_tag = malloc(sizeof(long) * ((size_t)cnt[2] + 1));
     r->surf_first = malloc(sizeof(long) * ((size_t)cnt[2] + 2));
     if (!r->surf_tag || !r->surf_first) return fail(r, "out of memory for %ld surfaces", cnt[2]);
@@ -171,7 +183,7 @@ static const long *surface_phys(const reader *r, long entity, long *n)
     for (long i = 0; i < r->nsurf; i++)
         if (r->surf_tag[i] == entity) {
             *n = r->surf_first[i + 1] - r->surf_first[i];
-            return r->surf_phys + r->surf_first[i];
+            return *n ? r->surf_phys + r->surf_first[i] : NULL; /* no tags anywhere: surf_phys is NULL */
         }
     *n = 0;
     return NULL;
@@ -183,6 +195,7 @@ static int read_nodes41(reader *r, fem_mesh *m, tagged **tags)
     long h[4];
     if (!next(r) || ints(r, h, 4) != 4 || h[0] < 0 || h[1] < 0 || h[1] > 200000000L)
         return fail(r, "$Nodes: expected 'blocks nodes min-tag max-tag'");
+    if (fits(r, "nodes", h[1], 8)) return -1; /* a tag line and a coordinate line: "1", "0 0 0" */
     m->v = malloc(sizeof(double) * 3 * ((size_t)h[1] + 1));
     *tags = malloc(sizeof(tagged) * ((size_t)h[1] + 1));
     if (!m->v || !*tags) return fail(r, "out of memory for %ld nodes", h[1]);
@@ -261,6 +274,7 @@ static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, lon
 
 static int element_arrays(reader *r, fem_mesh *m, long n)
 {
+    if (fits(r, "elements", n, 4)) return -1; /* "1 15" and a node: a point, the shortest line */
     m->t = malloc(sizeof(int) * 4 * ((size_t)n + 1));
     m->tri = malloc(sizeof(int) * 3 * ((size_t)n + 1));
     m->tri_tag = malloc(sizeof(int) * ((size_t)n + 1));
@@ -302,7 +316,7 @@ static int read_elements41(reader *r, fem_mesh *m, const tagged *tags)
 static int read_nodes(reader *r, fem_mesh *m, tagged **tags)
 {
     long n = 0;
-    if (count_line(r, "node", 200000000L, &n)) return -1;
+    if (count_line(r, "node", 200000000L, &n) || fits(r, "nodes", n, 8)) return -1; /* "1 0 0 0" */
     m->nv = (int)n;
     m->v = malloc(sizeof(double) * 3 * ((size_t)n + 1));
     *tags = malloc(sizeof(tagged) * ((size_t)n + 1));
@@ -471,16 +485,18 @@ static int tidy(reader *r, fem_mesh *m)
 int fem_gmsh_read(const char *path, fem_mesh *m, char *err, size_t len)
 {
     memset(m, 0, sizeof *m);
-    reader r = {.f = fopen(path, "r"), .path = path, .err = err, .len = len};
+    reader r = {.f = fopen(path, "r"), .path = path, .err = err, .len = len, .bytes = LLONG_MAX};
     if (!r.f) {
         snprintf(err, len, "%s: cannot open: %s", path, strerror(errno));
         return -1;
     }
+    struct stat sb;
+    if (fstat(fileno(r.f), &sb) == 0 && S_ISREG(sb.st_mode)) r.bytes = (long long)sb.st_size;
     tagged *tags = NULL;
     int rc = 0, have_format = 0, have_nodes = 0, have_elements = 0;
     while (rc == 0 && next(&r)) {
         if (!strcmp(r.buf, "$MeshFormat")) {
-            double version;
+            double version = 0; /* read below; 0 (no format) where the line fails */
             int type, size;
             if (!next(&r) || sscanf(r.buf, "%lf %d %d", &version, &type, &size) != 3) rc = fail(&r, "expected 'version file-type data-size'");
             else if (version != 2.2 && version != 4.1)
