@@ -179,7 +179,8 @@ static const sps_operator_vtbl shell_vtbl = {.apply = shell_apply};
 sps_status sps_operator_shell(sps_context ctx, sps_index n, sps_index m, sps_scalar t, sps_apply_fn apply,
                               sps_apply_fn apply_t, void *user, sps_operator *out)
 {
-    if (!ctx || !out) return SPS_ERR_ARG;
+    if (!ctx) return SPS_ERR_ARG;
+    if (!out) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: NULL output operator");
     *out = NULL;
     if (!apply) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: NULL apply callback");
     if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_operator_shell: negative size");

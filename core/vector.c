@@ -8,7 +8,8 @@ static size_t vbytes(sps_vector v) { return (size_t)v->n * sps_scalar_size(v->t)
 
 sps_status sps_vector_create(sps_context ctx, sps_index n, sps_scalar t, sps_vector *out)
 {
-    if (!ctx || !out) return SPS_ERR_ARG;
+    if (!ctx) return SPS_ERR_ARG;
+    if (!out) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_create: NULL output vector");
     *out = NULL;
     if (n < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_create: negative size %d", (int)n);
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_create: bad scalar type %d", (int)t);
@@ -66,7 +67,8 @@ sps_status sps_vector_get(sps_vector v, void *host)
 
 sps_status sps_vector_check_pair(const char *fn, sps_vector x, sps_vector y)
 {
-    if (!x || !y) return SPS_ERR_ARG;
+    if (!x || !y) return x || y ? sps_error((x ? x : y)->ctx, SPS_ERR_ARG, "%s: NULL vector %s", fn, x ? "y" : "x")
+                         : SPS_ERR_ARG;
     if (x->ctx != y->ctx) return sps_error(x->ctx, SPS_ERR_ARG, "%s: vectors belong to different contexts", fn);
     if (x->t != y->t)
         return sps_error(x->ctx, SPS_ERR_ARG, "%s: scalar types differ (%s vs %s)", fn, sps_scalar_name(x->t),

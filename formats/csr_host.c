@@ -118,10 +118,19 @@ sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_
                 const int64_t p0 = (int64_t)perm[a] * nv + q;
                 double re = src_complex ? val[2 * p0] : val[p0];
                 double im = src_complex ? val[2 * p0 + 1] : 0.0;
+                int finite = isfinite(re) && isfinite(im); /* the summands (a file may allow nan/inf) */
                 for (sps_index d = a + 1; d < end; d++) {
                     const int64_t p = (int64_t)perm[d] * nv + q;
-                    re += src_complex ? val[2 * p] : val[p];
-                    im += src_complex ? val[2 * p + 1] : 0.0;
+                    const double dr = src_complex ? val[2 * p] : val[p], di = src_complex ? val[2 * p + 1] : 0.0;
+                    finite = finite && isfinite(dr) && isfinite(di);
+                    re += dr;
+                    im += di;
+                }
+                if (finite && !(isfinite(re) && isfinite(im))) { /* finite duplicates whose sum overflows */
+                    st = sps_error(ctx, SPS_ERR_NUMERIC, "entry (%d, %d): its %d duplicates sum to %g%s (overflow)",
+                                   (int)i + 1, (int)c + 1, (int)(end - a), isfinite(re) ? im : re,
+                                   isfinite(re) ? " (imaginary part)" : "");
+                    goto fail;
                 }
                 /* a finite value that rounds to Inf in single precision (FLT_MAX written with 9
                  * digits reads back a little above it and still rounds to FLT_MAX: not refused) */

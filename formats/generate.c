@@ -132,7 +132,8 @@ static sps_status stencil27_b3(sps_context ctx, int dims, int64_t N, sps_scalar 
 
 sps_status sps_matrix_generate(sps_context ctx, const char *spec, sps_scalar t, sps_matrix *A)
 {
-    if (!ctx || !A) return SPS_ERR_ARG;
+    if (!ctx) return SPS_ERR_ARG;
+    if (!A) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_generate: NULL output matrix");
     *A = NULL;
     if (!spec) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_generate: NULL spec");
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_generate: bad scalar type");

@@ -901,6 +901,10 @@ sps_status sps_matrix_add(const void *alpha_p, sps_matrix A, sps_op_mode opA, co
         return sps_error(ctx, SPS_ERR_ARG, "sps_matrix_add: options made for another format than hisparse");
     const sps_cplx alpha = sps_cplx_load(A->t, alpha_p, sps_cplx_make(1, 0)),
                    beta = sps_cplx_load(A->t, beta_p, sps_cplx_make(1, 0));
+    const int af = isfinite(alpha.re) && isfinite(alpha.im), bf = isfinite(beta.re) && isfinite(beta.im);
+    if (!af || !bf) /* as the builders refuse non-finite values */
+        return sps_error(ctx, SPS_ERR_NUMERIC, "sps_matrix_add: %s is not finite (%g%+gi)", af ? "beta" : "alpha",
+                         af ? beta.re : alpha.re, af ? beta.im : alpha.im);
     sps_options own = NULL;
     sps_matrix Ah = NULL, Bh = NULL;
     sps_status st = SPS_OK;

@@ -195,7 +195,8 @@ static sps_status from_coo_entries(sps_context ctx, const char *fn, sps_index n,
                                    const sps_index *row, const sps_index *col, const void *val, sps_entry_desc e,
                                    sps_scalar t, sps_matrix *A)
 {
-    if (!ctx || !A) return SPS_ERR_ARG;
+    if (!ctx) return SPS_ERR_ARG;
+    if (!A) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL output matrix", fn);
     *A = NULL;
     SPS_CHECK(entry_args(ctx, fn, n, m, e, t));
     if (nnz < 0 || nnz > INT32_MAX)
@@ -232,7 +233,8 @@ static sps_status from_csr_entries(sps_context ctx, const char *fn, sps_index n,
                                    const sps_index *col, const void *val, sps_entry_desc e, sps_scalar t,
                                    sps_matrix *A)
 {
-    if (!ctx || !A) return SPS_ERR_ARG;
+    if (!ctx) return SPS_ERR_ARG;
+    if (!A) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL output matrix", fn);
     *A = NULL;
     if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "%s: negative size %d x %d", fn, (int)n, (int)m);
     if (!rowptr) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL rowptr", fn);
@@ -304,6 +306,10 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps
         *M = *A;
         M->ops = ops;
         M->store = NULL;
+        /* as the host path: a conversion starts with the defaults (no reading warning, no
+           launch variant of A's format) */
+        M->warning[0] = 0;
+        memset(&M->lv, 0, sizeof M->lv);
         st = ops->from_backend_csr(M, src, use);
         sps_options_destroy(own);
         if (st != SPS_OK) {

@@ -38,6 +38,8 @@ static const sps_option_desc bjacobi_options[] = {
 typedef struct {
     sps_index nb;      /* blocks */
     int bsz;           /* > 0: every block has bsz rows */
+    int entries;       /* the blocks are the matrix's entries (bj_from_entries at the symbolic step: the
+                          numeric one keeps that choice whatever pc-block-size says by then) */
     int64_t nval;      /* values of all blocks: off[nb] */
     sps_index *start;  /* backend: nb + 1 first rows */
     int64_t *off;      /* backend: nb + 1 value offsets */
@@ -112,7 +114,7 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     bj_store *s;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&s, sizeof *s, "the block-Jacobi store"));
     P->data = s; /* released by bj_destroy on any failure below */
-    const int entries = bj_from_entries(P, A), d = sps_entry_dim(A->entry);
+    const int entries = s->entries = bj_from_entries(P, A), d = sps_entry_dim(A->entry);
     const sps_csr_host *h = NULL;
     if (!entries) SPS_CHECK(sps_pc_host_expanded(P, A, &h));
     sps_index *rowblk = NULL;
@@ -155,7 +157,7 @@ static sps_status bj_numeric(sps_precond P, sps_operator op, sps_matrix A)
     sps_context ctx = P->op.ctx;
     bj_store *s = P->data;
     const size_t ss = sps_scalar_size(P->op.t);
-    if (bj_from_entries(P, A)) {
+    if (s->entries) {
         SPS_CHECK(A->ops->diag_blocks(A, s->inv)); /* on the backend, straight into place */
     } else {
         const sps_csr_host *h;

@@ -307,6 +307,12 @@ static sps_status ilu_apply(sps_precond P, sps_op_mode mode, sps_vector x, sps_v
     sps_context ctx = P->op.ctx;
     if (mode != SPS_OP_N && !s->ic) /* no solver asks for it */
         return sps_error(ctx, SPS_ERR_UNSUPPORTED, "ilu0: no transposed apply");
+    /* ic0's M = (L D L^H)^-1 is Hermitian: M^T = M for real types, but conj(M) for complex ones,
+       which would take solves with conj(L) */
+    if (mode != SPS_OP_N && sps_scalar_is_complex(P->op.t))
+        return sps_error(ctx, SPS_ERR_UNSUPPORTED,
+                         "ic0: no plain-transposed apply for %s (M^T = conj(M); the solvers apply M only)",
+                         sps_scalar_name(P->op.t));
     const int sweeps = trisolve_sweeps[sps_opt_int(P->opts, "trisolve")];
     const sps_vec_kernels *k = sps_kvec(ctx, P->op.t);
     if (sweeps == 0)

@@ -210,6 +210,7 @@ sps_status sps_precond_setup(sps_precond P, sps_operator op, sps_matrix A)
     P->nsymbolic++;
     P->pattern.n = P->pattern.m = n;
     P->pattern.nnz = A ? A->nnz : -1;
+    P->pattern.entry = A ? A->entry : sps_entry_scalar();
     P->state = SPS_PC_SYMBOLIC;
     return drop_host(P, run_numeric(P, op, A));
 }
@@ -236,6 +237,14 @@ sps_status sps_precond_update(sps_precond P, sps_operator op, sps_matrix A)
                          fn, P->m->name);
     /* the pattern the symbolic step was run for; nnz only where both steps saw a matrix */
     const int64_t nnz = A && P->pattern.nnz >= 0 ? A->nnz : P->pattern.nnz;
+    /* the entry type too: 4 quaternions and 4 scalars fill the same 12 x 12... counts, not arrays */
+    if (A && P->pattern.nnz >= 0 &&
+        (A->entry.kind != P->pattern.entry.kind ||
+         (A->entry.kind == SPS_ENTRY_BLOCK && A->entry.block != P->pattern.entry.block)))
+        return sps_error(P->op.ctx, SPS_ERR_ARG,
+                         "%s: preconditioner %s was set up for a matrix of %s entries, this one has %s entries: "
+                         "call sps_precond_setup",
+                         fn, P->m->name, sps_entry_name(P->pattern.entry), sps_entry_name(A->entry));
     if (n != P->pattern.n || t != P->op.t || nnz != P->pattern.nnz) {
         char was[96], now[96];
         describe(was, sizeof was, P->pattern.n, P->pattern.m, P->pattern.nnz, P->op.t);

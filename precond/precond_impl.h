@@ -69,6 +69,7 @@ struct sps_precond_s {
     struct {                    /* what the last symbolic step was run for */
         sps_index n, m;
         int64_t nnz;            /* -1: set up from an operator only */
+        sps_entry_desc entry;   /* the matrix's entry type (scalar when from an operator) */
     } pattern;
     int nsymbolic, nnumeric;    /* times each step ran to completion (tests read them) */
     void *data;                 /* method private (Jacobi: its store) */

@@ -740,9 +740,9 @@ static void test_options(void)
         expect_refusal("index_bits 64", &p, SPS_FMT_ELL, &o, needles64);
         pattern wide = make_shape(SH_WIDE), band = make_shape(SH_BANDWIDE);
         o.index_bits = 16;
-        const char *nw[] = {"SELL", "index_bits 16 refused", "group span", "index_bits 32", NULL};
+        const char *nw[] = {"sell:", "index-bits 16 refused", "group span", "index-bits 32", NULL};
         expect_refusal("sell index_bits 16, wide columns", &wide, SPS_FMT_SELL, &o, nw);
-        const char *ne[] = {"ELL", "index_bits 16 refused", "matrix span", NULL};
+        const char *ne[] = {"ell:", "index-bits 16 refused", "matrix span", NULL};
         expect_refusal("ell index_bits 16, band of 150000 columns", &band, SPS_FMT_ELL, &o, ne);
         expect_ok("sell index_bits 16, band", &band, SPS_F32, SPS_FMT_SELL, &o, -1);
         expect_ok("rgcsr index_bits 16, band", &band, SPS_F32, SPS_FMT_RGCSR, &o, -1);
@@ -775,7 +775,7 @@ static void test_options(void)
                 c.o.index_bits = 16;
                 for (int ti = 0; ti < TU_NTYPES; ti++) check_one(&q, &c, tu_all_types[ti], 1);
             } else {
-                const char *nd[] = {"index_bits 16 refused", NULL};
+                const char *nd[] = {"index-bits 16 refused", NULL};
                 expect_refusal("span over the limit, index_bits 16", &q, fs[f], &o, nd);
             }
         }
