@@ -726,6 +726,39 @@ static void test_operator_shell(sps_scalar t)
     sps_context_clear_error(ctx);
 }
 
+/* A NULL output pointer with a valid context is SPS_ERR_ARG, and (types.h: on failure the
+ * context keeps a message saying what failed) a message naming the call; these returned the
+ * status alone.  Each call starts from a cleared error, so the message is its own. */
+static void test_null_outputs(void)
+{
+    const sps_index rowptr[2] = {0, 1}, col[1] = {0};
+    const double val[4] = {1, 0, 0, 0};
+    sps_vector x = NULL;
+    TU_OK(ctx, sps_vector_create(ctx, 3, SPS_F64, &x));
+#define NULL_OUT(call, msg)                                                                                    \
+    do {                                                                                                       \
+        sps_context_clear_error(ctx);                                                                          \
+        const sps_status st_ = (call);                                                                         \
+        TU_CHECK(st_ == SPS_ERR_ARG && contains(sps_context_error(ctx), (msg)),                               \
+                 "%s: %s '%s' (want SPS_ERR_ARG with '%s')", #call, sps_status_name(st_), sps_context_error(ctx), \
+                 (msg));                                                                                       \
+    } while (0)
+    NULL_OUT(sps_matrix_from_csr_entries(ctx, 1, 1, rowptr, col, val, sps_entry_quaternion(), SPS_F64, NULL),
+             "sps_matrix_from_csr_entries: NULL output matrix");
+    NULL_OUT(sps_matrix_from_coo_entries(ctx, 1, 1, 1, rowptr, col, val, sps_entry_quaternion(), SPS_F64, NULL),
+             "sps_matrix_from_coo_entries: NULL output matrix");
+    NULL_OUT(sps_matrix_from_csr(ctx, 1, 1, rowptr, col, val, SPS_F64, NULL), "sps_matrix_from_csr: NULL output");
+    NULL_OUT(sps_matrix_from_coo(ctx, 1, 1, 1, rowptr, col, val, SPS_F64, NULL), "sps_matrix_from_coo: NULL output");
+    NULL_OUT(sps_matrix_generate(ctx, "poisson2d:4", SPS_F64, NULL), "sps_matrix_generate: NULL output");
+    NULL_OUT(sps_vector_create(ctx, 3, SPS_F64, NULL), "sps_vector_create: NULL output");
+    NULL_OUT(sps_operator_shell(ctx, 3, 3, SPS_F64, shell_apply, NULL, NULL, NULL), "sps_operator_shell: NULL output");
+    NULL_OUT(sps_vector_copy(x, NULL), "sps_vector_copy: NULL vector y");
+    NULL_OUT(sps_vector_copy(NULL, x), "sps_vector_copy: NULL vector x");
+#undef NULL_OUT
+    sps_vector_destroy(x);
+    sps_context_clear_error(ctx);
+}
+
 /* ------------------------------------------------------------------ vector Matrix Market */
 static void test_vector_mtx(sps_scalar t)
 {
@@ -887,6 +920,7 @@ int main(void)
     test_names();
     test_entries();
     test_vector_errors();
+    test_null_outputs();
     const int sizes[4] = {0, 1, 7, 1000};
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];

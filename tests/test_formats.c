@@ -3,7 +3,9 @@
  *   construction from COO/CSR arrays (unsorted, duplicates, errors), canonical
  *   export, CSR -> COO -> CSR round trips (bitwise), sps_matrix_info, diagonal,
  *   the format registry, the generators against an independent construction,
- *   Matrix Market write/read round trips, and the real-matrix corpus: each file
+ *   Matrix Market write/read round trips, conversions starting without A's
+ *   reading warning and launch variant, the compound padded formats' 16-bit
+ *   refusal, and the real-matrix corpus: each file
  *   checked against an independent reader, CSR and COO SpMV against a long
  *   double reference.
  *
@@ -160,6 +162,29 @@ static void test_from_coo(sps_scalar t)
         TU_CHECK(s == SPS_ERR_NUMERIC && A == NULL && contains(sps_context_error(ctx), "42"),
                  "from_coo with (%g,%g) at entry 42: %s, '%s'", bads[c][0], bads[c][1], sps_status_name(s),
                  sps_context_error(ctx));
+        free(v2);
+    }
+    /* finite duplicates whose sum overflows: SPS_ERR_NUMERIC naming the 1-based entry, as a
+     * non-finite value is (f32 was refused by its range check; f64 stored the Inf) */
+    {
+        const double big = single(t) ? 3e38 : 1.7e308;
+        sps_index r2[3] = {1, 0, 1}, c2[3] = {2, 0, 2};
+        void *v2 = tu_xcalloc(3, ssz(t));
+        for (int part = 0; part < (cplx(t) ? 2 : 1); part++) { /* complex: the imaginary part too */
+            tu_put(t, v2, 0, part ? 1.0 : big, part ? -big : 0.0);
+            tu_put(t, v2, 1, 1.0, 0.0);
+            tu_put(t, v2, 2, part ? 1.0 : big, part ? -big : 0.0);
+            A = (sps_matrix)&d;
+            sps_context_clear_error(ctx);
+            sps_status so = sps_matrix_from_coo(ctx, 2, 3, 3, r2, c2, v2, t, &A);
+            TU_CHECK(so == SPS_ERR_NUMERIC && A == NULL && contains(sps_context_error(ctx), "entry (2, 3)") &&
+                         (single(t) ||
+                          contains(sps_context_error(ctx), part ? "(imaginary part) (overflow)" : "(overflow)")),
+                     "from_coo [%s]: duplicates summing past the range (%s part): %s, '%s'", tn(t),
+                     part ? "imaginary" : "real", sps_status_name(so), sps_context_error(ctx));
+            if (so == SPS_OK) sps_matrix_destroy(A);
+        }
+        sps_context_clear_error(ctx);
         free(v2);
     }
     /* bad arguments */
@@ -503,6 +528,83 @@ static void test_convert_errors(void)
     sps_matrix_destroy(NULL);
     sps_matrix_destroy(A);
     sps_context_clear_error(ctx);
+}
+
+/* A matrix read from a .mtx.gz with bytes after the gzip data carries a warning
+ * (sps_matrix_warning), documented as not carried by conversions.  The conversions that stay
+ * on the backend (from csr, and from bcsr with AoS entries) copied the whole handle, the
+ * warning and A's launch variant with it; now every conversion starts with "" and the default
+ * (zero) variant, as the route through host CSR always did. */
+static void test_convert_warning(void)
+{
+    char path[640];
+    snprintf(path, sizeof path, "%s/trailing.mtx.gz", tmpdir_path);
+    const char *mm = "%%MatrixMarket matrix coordinate real general\n4 4 5\n1 1 1\n2 2 2\n3 3 3\n4 4 4\n1 4 0.5\n";
+    gzFile g = gzopen(path, "wb");
+    const int wrote = g && gzputs(g, mm) == (int)strlen(mm);
+    if (g) gzclose(g);
+    FILE *f = fopen(path, "ab");
+    const int appended = f && fputs("GARBAGE", f) >= 0; /* 7 bytes that start no gzip member */
+    if (f) fclose(f);
+    if (!TU_CHECK(wrote && appended, "writing %s", path)) return;
+    sps_launch_variant lv0;
+    memset(&lv0, 0, sizeof lv0);
+    /* b = 1: scalar entries (csr); b = 2: 2 x 2 blocks (bcsr, AoS) */
+    for (int b = 1; b <= 2; b++) {
+        sps_matrix A = NULL;
+        if (!TU_OK(ctx, sps_matrix_read_mtx_blocks(ctx, path, SPS_F64, b, NULL, &A))) continue;
+        TU_CHECK(contains(sps_matrix_warning(A), "7 bytes after the gzip data"), "b = %d: A's warning '%s'", b,
+                 sps_matrix_warning(A));
+        sps_launch_variant v = lv0;
+        if (b == 1) v.csr_unroll = 2;
+        else v.cmp_sched = 1;
+        TU_OK(ctx, sps_matrix_set_launch_variant(A, &v));
+        const sps_format scalar_f[] = {SPS_FMT_CSR, SPS_FMT_COO, SPS_FMT_ELL, SPS_FMT_SELL, SPS_FMT_RGCSR,
+                                       SPS_FMT_HYB, SPS_FMT_JDS, SPS_FMT_DIA, SPS_FMT_HOLA, SPS_FMT_HISPARSE};
+        const sps_format block_f[] = {SPS_FMT_BCSR, SPS_FMT_BELL, SPS_FMT_BSELL};
+        const sps_format *fs = b == 1 ? scalar_f : block_f;
+        const int nf = b == 1 ? (int)(sizeof scalar_f / sizeof scalar_f[0]) : (int)(sizeof block_f / sizeof block_f[0]);
+        for (int k = 0; k < nf; k++) {
+            sps_matrix B = NULL;
+            if (!TU_OK(ctx, sps_matrix_convert(A, fs[k], NULL, &B))) continue;
+            TU_CHECK(sps_matrix_warning(B)[0] == 0, "b = %d: convert to %s carried the warning '%s'", b,
+                     sps_format_name(fs[k]), sps_matrix_warning(B));
+            TU_CHECK(memcmp(&B->lv, &lv0, sizeof lv0) == 0, "b = %d: convert to %s carried A's launch variant", b,
+                     sps_format_name(fs[k]));
+            sps_matrix_destroy(B);
+        }
+        TU_CHECK(contains(sps_matrix_warning(A), "7 bytes after the gzip data"), "b = %d: A kept its warning", b);
+        sps_matrix_destroy(A);
+    }
+    remove(path);
+}
+
+/* The padded formats' 16-bit column refusal named the scalar kind ("ELL:", "SELL:") and the
+ * option as index_bits; for the compound formats it must name bell / bsell and index-bits
+ * (the option's name).  A 1 x 100001 quaternion matrix spans 100000 columns, past 16 bits. */
+static void test_compound_index_bits(void)
+{
+    const sps_index r[2] = {0, 0}, c[2] = {0, 100000};
+    const double v[8] = {1, 0, 0, 0, 2, 0, 0, 0};
+    sps_matrix Q = NULL;
+    if (!TU_OK(ctx, sps_matrix_from_coo_entries(ctx, 1, 100001, 2, r, c, v, sps_entry_quaternion(), SPS_F64, &Q)))
+        return;
+    const struct {
+        const char *spec, *want;
+    } cases[2] = {{"bell index-bits=16", "bell: index-bits 16 refused: the columns of a matrix span 100000"},
+                  {"bsell index-bits=16", "bsell: index-bits 16 refused: the columns of a group span 100000"}};
+    for (int k = 0; k < 2; k++) {
+        sps_matrix B = (sps_matrix)&Q;
+        sps_context_clear_error(ctx);
+        const sps_status s = sps_matrix_convert_spec(Q, cases[k].spec, &B);
+        TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(sps_context_error(ctx), cases[k].want) &&
+                     contains(sps_context_error(ctx), "use index-bits 32 or 0 (auto)"),
+                 "%s: %s '%s' (want SPS_ERR_ARG with '%s')", cases[k].spec, sps_status_name(s), sps_context_error(ctx),
+                 cases[k].want);
+        if (s == SPS_OK) sps_matrix_destroy(B);
+    }
+    sps_context_clear_error(ctx);
+    sps_matrix_destroy(Q);
 }
 
 /* ------------------------------------------------------------------ diagonal */
@@ -1350,6 +1452,8 @@ int main(int argc, char **argv)
     test_auto_format();
     test_mtx_buffer();
     test_mtx_empty();
+    test_convert_warning();
+    test_compound_index_bits();
     build_shapes();
     for (int ti = 0; ti < TU_NTYPES; ti++) {
         const sps_scalar t = tu_all_types[ti];

@@ -13,7 +13,8 @@
  *     row, one dense column, a 2-level tree under d = 2 and a 3-level one;
  *   - node statistics: a dense block makes dense leaves, a diagonal COO4 leaves at d = 4;
  *     the pool holds at least the nodes' headers;
- *   - refusals: d not a power of two, unsorted columns.
+ *   - refusals: d not a power of two, unsorted columns; sps_matrix_add's (shapes, types,
+ *     options, a non-finite alpha or beta).
  * Ends "N passed, M failed". */
 #include "formats/hisparse.h"
 #include "hisparse_same.h"
@@ -497,6 +498,23 @@ int main(void)
             sps_context_clear_error(g_ctx);
             sps_options_destroy(os);
             TU_CHECK(sps_matrix_add(NULL, A1, SPS_OP_N, NULL, A2, SPS_OP_N, NULL, NULL) == SPS_ERR_ARG, "NULL C refused");
+            sps_context_clear_error(g_ctx);
+            /* a NaN or infinite alpha or beta would store non-finite values, which every builder
+             * refuses: SPS_ERR_NUMERIC naming the scalar (it used to build C full of NaN/Inf) */
+            const double one = 1.0, bad[3] = {NAN, INFINITY, -INFINITY};
+            for (int k = 0; k < 3; k++)
+                for (int which = 0; which < 2; which++) {
+                    C = (sps_matrix)&C;
+                    sps_context_clear_error(g_ctx);
+                    const sps_status st = sps_matrix_add(which ? &one : &bad[k], A1, SPS_OP_N,
+                                                         which ? &bad[k] : &one, A2, SPS_OP_N, NULL, &C);
+                    TU_CHECK(st == SPS_ERR_NUMERIC && !C &&
+                                 strstr(sps_context_error(g_ctx), which ? "beta is not finite" : "alpha is not finite"),
+                             "sps_matrix_add with %s = %g: %s '%s'", which ? "beta" : "alpha", bad[k],
+                             sps_status_name(st), sps_context_error(g_ctx));
+                    if (st == SPS_OK) sps_matrix_destroy(C);
+                    C = NULL;
+                }
             sps_context_clear_error(g_ctx);
             /* NULL scalars are 1: A + A doubles every entry, the pattern kept */
             if (TU_OK(g_ctx, sps_matrix_add(NULL, A1, SPS_OP_N, NULL, A2, SPS_OP_N, NULL, &C))) {

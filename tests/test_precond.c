@@ -9,7 +9,10 @@
  * preconditioner (a hand-written Jacobi gives the built-in's iterates bit for
  * bit, its flags, callback failures); what the solvers check (CG refuses a
  * preconditioner not flagged symmetric, one not set up is refused, graph
- * capture only when the operator and the preconditioner are capturable).
+ * capture only when the operator and the preconditioner are capturable);
+ * updates with another entry type refused (ilu0, ic0, bjacobi), bjacobi keeping
+ * its blocks when pc-block-size changes before an update, the transposed views
+ * of cheby (M^T on a nonsymmetric A) and ic0 (refused for complex types).
  * Ends with "N passed, M failed". */
 #include "testutil.h"
 #include "precond/precond_impl.h" /* the setup counters */
@@ -471,6 +474,165 @@ static void test_setup_arguments(void)
     sps_context_destroy(ctx2);
 }
 
+/* ---------------------------------------------------------------- entry types across an update */
+/* The 3 x 3 quaternion pattern of the tests below (a 12 x 12 operator): the diagonal and the
+ * two neighbours, 7 entries */
+static const sps_index q3_row[7] = {0, 0, 1, 1, 1, 2, 2}, q3_col[7] = {0, 1, 0, 1, 2, 1, 2};
+
+/* A 3 x 3 quaternion matrix (f64) of that pattern; another s gives other values (another
+ * matrix of the same pattern).  hermitian: real diagonal quaternions 4 + s and conjugate
+ * neighbours, an SPD expansion (ic0 takes it); else full diagonal quaternions, so the 4 x 4
+ * blocks are not multiples of I and block Jacobi differs from point Jacobi. */
+static sps_matrix quat3(double s, int hermitian)
+{
+    const double up[4] = {0.5 * s, 0.25 * s, -0.5 * s, 0.125 * s};
+    double v[7 * 4];
+    for (int k = 0; k < 7; k++) {
+        double *q = v + 4 * k;
+        if (q3_row[k] == q3_col[k]) {
+            q[0] = 4 + s;
+            q[1] = hermitian ? 0 : 0.5 + q3_row[k];
+            q[2] = hermitian ? 0 : -0.25 * s;
+            q[3] = hermitian ? 0 : 0.75;
+        } else if (q3_row[k] < q3_col[k] || hermitian) { /* below: the conjugate of the one above */
+            const double c = q3_row[k] < q3_col[k] ? 1 : -1;
+            q[0] = up[0], q[1] = c * up[1], q[2] = c * up[2], q[3] = c * up[3];
+        } else {
+            q[0] = 0.3 * s, q[1] = -0.2, q[2] = 0.1 * s, q[3] = 0.4;
+        }
+    }
+    sps_matrix A = NULL;
+    TU_OK(g_ctx, sps_matrix_from_coo_entries(g_ctx, 3, 3, 7, q3_row, q3_col, v, sps_entry_quaternion(), SPS_F64, &A));
+    return A;
+}
+
+/* An nb x nb matrix of entry type e (f64) with nnz entries at (r[k], c[k]), every value 1 + k */
+static sps_matrix entries_matrix(sps_index nb, sps_entry_desc e, int nnz, const sps_index *r, const sps_index *c)
+{
+    const int nv = sps_entry_values(e);
+    double *v = tu_xcalloc((size_t)nnz * (size_t)nv, sizeof *v);
+    for (int k = 0; k < nnz * nv; k++) v[k] = 1 + k;
+    sps_matrix A = NULL;
+    TU_OK(g_ctx, sps_matrix_from_coo_entries(g_ctx, nb, nb, nnz, r, c, v, e, SPS_F64, &A));
+    free(v);
+    return A;
+}
+
+/* sps_precond_update with a matrix of the setup's operator size, scalar type and entry count
+ * but another entry type (4 quaternions and 4 scalars both "fill" a 12 x 12 system) used to
+ * pass the pattern check, and the numeric step then read the new matrix through the old
+ * structure (heap overflow in ilu0/ic0, wrong blocks in bjacobi).  Now SPS_ERR_ARG naming
+ * both entry types, no numeric step run, M kept; the same entry type still updates. */
+static void test_update_entry_type(void)
+{
+    const char *pcs[3] = {"ilu0", "ic0", "bjacobi"};
+    sps_matrix Q = quat3(1.0, 1), Q2 = quat3(1.5, 1);
+    /* 7 entries each, all 12 x 12 operators: scalar, 2 x 2 blocks, and 4 x 4 blocks of Q's
+     * very pattern (only the kind differs from quaternion) */
+    const sps_index dr[7] = {0, 1, 2, 3, 4, 5, 6}, br[7] = {0, 1, 2, 3, 4, 5, 0}, bc[7] = {0, 1, 2, 3, 4, 5, 1};
+    sps_matrix S7 = entries_matrix(12, sps_entry_scalar(), 7, dr, dr);
+    sps_matrix B2 = entries_matrix(6, sps_entry_block(2), 7, br, bc);
+    sps_matrix B4 = entries_matrix(3, sps_entry_block(4), 7, q3_row, q3_col);
+    /* the reverse: set up on a 12 x 12 scalar diagonal (12 entries), updated with 6 x 6 blocks
+     * of 2 x 2 (12 entries: the diagonal and a cyclic neighbour) */
+    sps_index sr[12], cr[12], cc[12];
+    double sv[12];
+    for (int i = 0; i < 12; i++) {
+        sr[i] = i;
+        sv[i] = 2 + i % 3;
+        cr[i] = i / 2;
+        cc[i] = (i / 2 + i % 2) % 6;
+    }
+    sps_matrix S12 = NULL;
+    TU_OK(g_ctx, sps_matrix_from_coo(g_ctx, 12, 12, 12, sr, sr, sv, SPS_F64, &S12));
+    sps_matrix C12 = entries_matrix(6, sps_entry_block(2), 12, cr, cc);
+    const struct {
+        sps_matrix A;
+        const char *name;
+    } others[3] = {{S7, "scalar"}, {B2, "block2x2"}, {B4, "block4x4"}};
+    double x[12];
+    for (int i = 0; i < 12; i++) x[i] = 1.0 - 0.25 * i;
+
+    for (int p = 0; p < 3; p++) {
+        sps_precond P = tu_precond_with(g_ctx, Q, pcs[p], NULL, NULL);
+        TU_CHECK(P != NULL, "%s: setup on the quaternion matrix: %s", pcs[p], sps_context_error(g_ctx));
+        if (!P) continue;
+        double *y0 = tu_precond_apply_host(g_ctx, P, SPS_F64, 12, x);
+        for (int k = 0; k < 3; k++) {
+            char want[160];
+            snprintf(want, sizeof want, "preconditioner %s was set up for a matrix of quaternion entries, this one "
+                     "has %s entries", pcs[p], others[k].name);
+            sps_context_clear_error(g_ctx); /* the message must be this call's */
+            EXPECT_ERROR(sps_precond_update(P, NULL, others[k].A), SPS_ERR_ARG, want);
+        }
+        TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 1, "%s: the refused updates ran steps (%d/%d)", pcs[p],
+                 P->nsymbolic, P->nnumeric);
+        double *y1 = tu_precond_apply_host(g_ctx, P, SPS_F64, 12, x);
+        TU_CHECK(memcmp(y0, y1, sizeof x) == 0, "%s: M changed by the refused updates", pcs[p]);
+        /* the same entry type, pattern and count: updated */
+        TU_OK(g_ctx, sps_precond_update(P, NULL, Q2));
+        TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 2, "%s: update(Q2) ran %d/%d steps", pcs[p], P->nsymbolic,
+                 P->nnumeric);
+        sps_precond_destroy(P);
+        free(y0);
+        free(y1);
+
+        P = tu_precond_with(g_ctx, S12, pcs[p], NULL, NULL);
+        TU_CHECK(P != NULL, "%s: setup on the scalar diagonal: %s", pcs[p], sps_context_error(g_ctx));
+        if (!P) continue;
+        char want[160];
+        snprintf(want, sizeof want, "preconditioner %s was set up for a matrix of scalar entries, this one has "
+                 "block2x2 entries", pcs[p]);
+        sps_context_clear_error(g_ctx);
+        EXPECT_ERROR(sps_precond_update(P, NULL, C12), SPS_ERR_ARG, want);
+        TU_CHECK(P->nnumeric == 1, "%s: the refused update (scalar -> block2x2) ran", pcs[p]);
+        sps_precond_destroy(P);
+    }
+    TU_DESTROY_MATRICES(Q, Q2, S7, B2, B4, S12, C12);
+    sps_context_clear_error(g_ctx);
+}
+
+/* bjacobi picks its blocks (the matrix's entries, or runs of pc-block-size rows) at the
+ * symbolic step.  Changing pc-block-size between setup and update used to switch the
+ * numeric step to the other kind of blocks over the old store (auto -> 5 on a quaternion
+ * matrix wrote through a NULL stage; 1 -> auto wrote 4 x 4 blocks into room for 1 x 1 ones).
+ * Now the update keeps the setup's blocks: it succeeds and M equals a fresh setup with the
+ * setup-time option on the updated matrix. */
+static void test_bjacobi_option_change(void)
+{
+    const char *opts[2][2] = {{"auto", "5"}, {"1", "auto"}}; /* at setup, at update */
+    sps_matrix Q = quat3(1.0, 0), Q2 = quat3(1.5, 0);
+    double x[12];
+    for (int i = 0; i < 12; i++) x[i] = 0.5 + 0.125 * i * (i % 2 ? -1 : 1);
+    double *ref[2] = {NULL, NULL};
+    for (int c = 0; c < 2; c++) {
+        sps_precond P = tu_precond_with(g_ctx, Q, "bjacobi", "pc-block-size", opts[c][0]);
+        sps_precond F = tu_precond_with(g_ctx, Q2, "bjacobi", "pc-block-size", opts[c][0]);
+        TU_CHECK(P && F, "bjacobi pc-block-size %s: setup: %s", opts[c][0], sps_context_error(g_ctx));
+        if (P && F) {
+            TU_OK(g_ctx, sps_precond_set_option(P, "pc-block-size", opts[c][1]));
+            TU_OK(g_ctx, sps_precond_update(P, NULL, Q2));
+            TU_CHECK(P->nsymbolic == 1 && P->nnumeric == 2, "pc-block-size %s -> %s: update ran %d/%d steps",
+                     opts[c][0], opts[c][1], P->nsymbolic, P->nnumeric);
+            double *y = tu_precond_apply_host(g_ctx, P, SPS_F64, 12, x);
+            ref[c] = tu_precond_apply_host(g_ctx, F, SPS_F64, 12, x);
+            const double err = tu_relerr(SPS_F64, 12, y, ref[c]);
+            TU_CHECK(err <= 4 * tu_eps(SPS_F64),
+                     "pc-block-size %s at setup, %s at update: M differs from a fresh setup's (relerr %.3e)",
+                     opts[c][0], opts[c][1], err);
+            free(y);
+        }
+        sps_precond_destroy(P);
+        sps_precond_destroy(F);
+    }
+    /* the two choices give different M here, so the comparisons above tell them apart */
+    if (ref[0] && ref[1])
+        TU_CHECK(tu_relerr(SPS_F64, 12, ref[0], ref[1]) > 1e-3, "quaternion blocks and point Jacobi agree");
+    free(ref[0]);
+    free(ref[1]);
+    TU_DESTROY_MATRICES(Q, Q2);
+}
+
 /* ---------------------------------------------------------------- M as an operator */
 static void test_operator_view(void)
 {
@@ -554,6 +716,154 @@ static void test_operator_view(void)
     sps_vector_destroy(vsol);
     sps_precond_destroy(P);
     sps_matrix_destroy(D);
+}
+
+/* ---------------------------------------------------------------- transposed views */
+/* n x n tridiagonal of type t.  hermitian: diagonal 4, a(i, i+1) = 1 + i and a(i+1, i) its
+ * conjugate (real t: 1), positive definite; else nonsymmetric (and not complex symmetric):
+ * diagonal 4 + i % 3, a(i+1, i) = -1 + 0.5i, a(i, i+1) = -0.25 + 0.3i (real parts for real t)
+ * and a(0, n-1) = 0.5 */
+static sps_matrix tri_matrix(sps_scalar t, sps_index n, int hermitian)
+{
+    sps_index *r = tu_xcalloc(3 * (size_t)n, sizeof *r), *c = tu_xcalloc(3 * (size_t)n, sizeof *c);
+    void *v = tu_xcalloc(3 * (size_t)n, sps_scalar_size(t));
+    int k = 0;
+    for (sps_index i = 0; i < n; i++) {
+        r[k] = c[k] = i;
+        tu_put(t, v, (size_t)k++, hermitian ? 4.0 : 4.0 + i % 3, 0.0);
+        if (i + 1 == n) break;
+        r[k] = i, c[k] = i + 1;
+        tu_put(t, v, (size_t)k++, hermitian ? 1.0 : -0.25, hermitian ? 1.0 : 0.3);
+        r[k] = i + 1, c[k] = i;
+        tu_put(t, v, (size_t)k++, hermitian ? 1.0 : -1.0, hermitian ? -1.0 : 0.5);
+    }
+    if (!hermitian) {
+        r[k] = 0, c[k] = n - 1;
+        tu_put(t, v, (size_t)k++, 0.5, 0.0);
+    }
+    sps_matrix A = NULL;
+    TU_OK(g_ctx, sps_matrix_from_coo(g_ctx, n, n, k, r, c, v, t, &A));
+    free(r);
+    free(c);
+    free(v);
+    return A;
+}
+
+/* y = op(M) x through P's view (host in, host out) */
+static void view_apply(sps_precond P, sps_op_mode mode, sps_scalar t, sps_index n, const void *x, void *y)
+{
+    sps_operator V = NULL;
+    sps_vector vx = NULL, vy = NULL;
+    TU_OK(g_ctx, sps_precond_operator(P, &V));
+    TU_OK(g_ctx, sps_vector_from_host(g_ctx, n, t, x, &vx));
+    TU_OK(g_ctx, sps_vector_create(g_ctx, n, t, &vy));
+    TU_OK(g_ctx, sps_operator_apply(V, mode, NULL, vx, NULL, vy));
+    TU_OK(g_ctx, sps_vector_get(vy, y));
+    sps_vector_destroy(vx);
+    sps_vector_destroy(vy);
+}
+
+/* cheby's M = p(A) was applied as M for SPS_OP_T too (its products with A ignored the mode),
+ * which is M^T only for symmetric A.  On a nonsymmetric A (and a complex one that is not
+ * complex symmetric) the view's SPS_OP_T must give the plain transpose of the dense M built
+ * column by column from SPS_OP_N applications: (M^T x)_i = sum_j M_ji x_j, no conjugate. */
+static void test_cheby_transpose(void)
+{
+    enum { N = 10 };
+    for (int ti = 0; ti < 4; ti++) {
+        const sps_scalar t = all_types[ti];
+        const size_t ss = sps_scalar_size(t);
+        sps_matrix A = tri_matrix(t, N, 0);
+        sps_precond P = NULL;
+        TU_OK(g_ctx, sps_precond_new(g_ctx, "cheby", &P));
+        TU_OK(g_ctx, sps_precond_set_option(P, "cheby-degree", "4"));
+        TU_OK(g_ctx, sps_precond_set_option(P, "cheby-ratio", "0.1")); /* the bounds need no real spectrum */
+        if (!TU_OK(g_ctx, sps_precond_setup(P, NULL, A))) {
+            sps_precond_destroy(P);
+            sps_matrix_destroy(A);
+            continue;
+        }
+        /* M[i][j] (re, im): column j is M e_j */
+        double mre[N][N], mim[N][N], mmax = 0, asym = 0;
+        void *e = tu_xcalloc(N, ss), *col = tu_xcalloc(N, ss), *x = tu_xcalloc(N, ss), *y = tu_xcalloc(N, ss);
+        void *ref = tu_xcalloc(N, ss);
+        for (int j = 0; j < N; j++) {
+            memset(e, 0, N * ss);
+            tu_put(t, e, (size_t)j, 1.0, 0.0);
+            view_apply(P, SPS_OP_N, t, N, e, col);
+            for (int i = 0; i < N; i++) tu_get(t, col, (size_t)i, &mre[i][j], &mim[i][j]);
+        }
+        for (int i = 0; i < N; i++)
+            for (int j = 0; j < N; j++) {
+                mmax = fmax(mmax, hypot(mre[i][j], mim[i][j]));
+                asym = fmax(asym, hypot(mre[i][j] - mre[j][i], mim[i][j] - mim[j][i]));
+            }
+        TU_CHECK(asym > 1e-3 * mmax, "cheby %s: M is (nearly) symmetric (%.3e of %.3e): the check is void",
+                 sps_scalar_name(t), asym, mmax);
+        tu_fill_random(&g_rng, t, N, x);
+        for (int i = 0; i < N; i++) {
+            double sr = 0, si = 0;
+            for (int j = 0; j < N; j++) {
+                double xr, xi;
+                tu_get(t, x, (size_t)j, &xr, &xi);
+                sr += mre[j][i] * xr - mim[j][i] * xi;
+                si += mre[j][i] * xi + mim[j][i] * xr;
+            }
+            tu_put(t, ref, (size_t)i, sr, si);
+        }
+        view_apply(P, SPS_OP_T, t, N, x, y);
+        const double err = tu_relerr(t, N, y, ref);
+        TU_CHECK(err <= 64 * tu_eps(t), "cheby %s: SPS_OP_T is not M^T (relerr %.3e)", sps_scalar_name(t), err);
+        free(e), free(col), free(x), free(y), free(ref);
+        sps_precond_destroy(P);
+        sps_matrix_destroy(A);
+    }
+}
+
+/* ic0's M = (L D L^H)^-1 is Hermitian.  For real types M^T = M, so SPS_OP_T applies M; for
+ * complex ones M^T = conj(M), which ic0 used to answer with M: now SPS_ERR_UNSUPPORTED with a
+ * message (SPS_OP_N unchanged). */
+static void test_ic0_transpose(void)
+{
+    enum { N = 12 };
+    for (int ti = 0; ti < 4; ti++) {
+        const sps_scalar t = all_types[ti];
+        const size_t ss = sps_scalar_size(t);
+        sps_matrix A = tri_matrix(t, N, 1);
+        sps_precond P = tu_precond_with(g_ctx, A, "ic0", NULL, NULL);
+        TU_CHECK(P != NULL, "ic0 %s: setup on an HPD tridiagonal: %s", sps_scalar_name(t), sps_context_error(g_ctx));
+        if (!P) {
+            sps_matrix_destroy(A);
+            continue;
+        }
+        void *x = tu_xcalloc(N, ss), *yn = tu_xcalloc(N, ss), *yt = tu_xcalloc(N, ss);
+        tu_fill_random(&g_rng, t, N, x);
+        view_apply(P, SPS_OP_N, t, N, x, yn);
+        if (!sps_scalar_is_complex(t)) {
+            view_apply(P, SPS_OP_T, t, N, x, yt);
+            TU_CHECK(tu_relerr(t, N, yt, yn) <= 4 * tu_eps(t), "ic0 %s: SPS_OP_T differs from M x (relerr %.3e)",
+                     sps_scalar_name(t), tu_relerr(t, N, yt, yn));
+        } else {
+            sps_operator V = NULL;
+            sps_vector vx = NULL, vy = NULL;
+            TU_OK(g_ctx, sps_precond_operator(P, &V));
+            TU_OK(g_ctx, sps_vector_from_host(g_ctx, N, t, x, &vx));
+            TU_OK(g_ctx, sps_vector_create(g_ctx, N, t, &vy));
+            char want[96];
+            snprintf(want, sizeof want, "ic0: no plain-transposed apply for %s", sps_scalar_name(t));
+            sps_context_clear_error(g_ctx);
+            EXPECT_ERROR(sps_operator_apply(V, SPS_OP_T, NULL, vx, NULL, vy), SPS_ERR_UNSUPPORTED, want);
+            /* still usable as M */
+            view_apply(P, SPS_OP_N, t, N, x, yt);
+            TU_CHECK(memcmp(yt, yn, N * ss) == 0, "ic0 %s: M x changed after the refused SPS_OP_T", sps_scalar_name(t));
+            sps_vector_destroy(vx);
+            sps_vector_destroy(vy);
+        }
+        free(x), free(yn), free(yt);
+        sps_precond_destroy(P);
+        sps_matrix_destroy(A);
+    }
+    sps_context_clear_error(g_ctx);
 }
 
 /* ---------------------------------------------------------------- shell */
@@ -830,7 +1140,11 @@ int main(void)
     test_arguments();
     test_setup_update();
     test_setup_arguments();
+    test_update_entry_type();
+    test_bjacobi_option_change();
     test_operator_view();
+    test_cheby_transpose();
+    test_ic0_transpose();
     test_shell();
     test_solver_checks();
     sps_context_destroy(g_ctx);
