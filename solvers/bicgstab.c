@@ -29,7 +29,7 @@ static void bicgstab_workspace(const struct sps_solver_s *s, int *nvec, int *nsl
 
 static double breakdown_tol(sps_scalar t)
 {
-    const double eps = (t == SPS_F32 || t == SPS_C32) ? (double)FLT_EPSILON : DBL_EPSILON;
+    const double eps = sps_sv_eps(t);
     return eps * eps;
 }
 
@@ -111,6 +111,8 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
         const int code = (int)s->hslots[STOP].re;
         const int it = s->its + 1;
         if (code == SPS_BCG_SKIPPED) { /* the update was skipped: x, r unchanged */
+            sps_status st; /* vanishing rho or rhat'v where the residual is at rounding level: rtol = 0, say */
+            if (sps_sv_stop_at_rounding(s, b->t, it, "the step was not finite", &st)) return st;
             /* finite rho and rhat'v with a non-finite alpha: rhat'v = 0 (s, t are NaN then too) */
             if (sps_sv_finite(rho) && sps_sv_finite(rv) && !isfinite(hypot(rho.re, rho.im) / hypot(rv.re, rv.im)))
                 return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
@@ -145,6 +147,12 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
         if (s->its >= s->maxit) return sps_sv_stop_maxit(s, rn);
         if (restart) continue;
         /* omega = t's / t't ~ 0: r = s, and the next beta divides by omega */
+        if (code == SPS_BCG_OMEGA || code == SPS_BCG_RHO) { /* at rounding level: no breakdown of A's */
+            sps_status st;
+            if (sps_sv_stop_at_rounding(s, b->t, it, code == SPS_BCG_RHO ? "rho = rhat'r vanished" : "omega vanished",
+                                        &st))
+                return st;
+        }
         if (code == SPS_BCG_OMEGA)
             return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
                                "BiCGSTAB breakdown at iteration %d: omega = t's / t't = %.3e (t's = %.3e, ||t|| = "

@@ -100,7 +100,7 @@ static sps_status update_x(struct sps_solver_s *s, gm_host *w, int nc, sps_vecto
 static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector x)
 {
     const int m = gm_restart(s), ld = m + 1, pc = sps_sv_has_pc(s);
-    const double eps = (b->t == SPS_F32 || b->t == SPS_C32) ? (double)FLT_EPSILON : DBL_EPSILON;
+    const double eps = sps_sv_eps(b->t);
     gm_host w = host_views(s);
     sps_vector v0 = sps_sv_vec(s, 0);
     int done, stop;

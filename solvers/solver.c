@@ -408,6 +408,17 @@ sps_status sps_sv_stop_maxit(struct sps_solver_s *s, double rnorm)
                        s->method->title, s->its, rnorm, s->tol, s->rtol, s->bnorm, s->atol);
 }
 
+int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int it, const char *what, sps_status *st)
+{
+    const double rlast = s->hist_len > 0 ? s->history[s->hist_len - 1] : INFINITY;
+    if (!(rlast <= 1e3 * sps_sv_eps(t) * s->bnorm)) return 0;
+    *st = sps_sv_stop(s, SPS_REASON_STAGNATION, SPS_ERR_NOT_CONVERGED,
+                      "%s: at iteration %d %s with ||r|| = %.3e, %.1e of ||b||: the residual is at the rounding level "
+                      "of %s, where the tolerance %.3e cannot be met; x holds iterate %d",
+                      s->method->title, it, what, rlast, rlast / s->bnorm, sps_scalar_name(t), s->tol, s->its);
+    return 1;
+}
+
 static sps_reason converged_reason(struct sps_solver_s *s, double rnorm)
 {
     return rnorm <= s->rtol * s->bnorm ? SPS_REASON_CONVERGED_RTOL : SPS_REASON_CONVERGED_ATOL;

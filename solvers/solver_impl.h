@@ -14,6 +14,7 @@
  * sps_sv_fetch, the one device-to-host copy per iteration. */
 #ifndef SPS_SOLVER_IMPL_H
 #define SPS_SOLVER_IMPL_H
+#include <float.h>
 #include "core/internal.h"
 
 enum {
@@ -30,6 +31,12 @@ enum {
 /* ||b|| above this (or below its inverse) is solved scaled to ~1 (sps_solver_solve): the
  * double sums of squares then stay far from overflow and underflow, whatever the rtol. */
 #define SPS_SV_SCALE_ABOVE 1e100
+
+/* The unit roundoff of t's precision. */
+static inline double sps_sv_eps(sps_scalar t)
+{
+    return (t == SPS_F32 || t == SPS_C32) ? (double)FLT_EPSILON : DBL_EPSILON;
+}
 
 typedef struct sps_solver_method {
     sps_solver_type type;
@@ -177,6 +184,12 @@ sps_status sps_sv_stop(struct sps_solver_s *s, sps_reason reason, sps_status st,
 /** Standard stop when the monitor asked for it or the iteration limit is reached. */
 sps_status sps_sv_stop_monitor(struct sps_solver_s *s, double rnorm);
 sps_status sps_sv_stop_maxit(struct sps_solver_s *s, double rnorm);
+/** A breakdown (a step skipped: x holds the last iterate) met where the recorded residual is
+ *  down at t's rounding level, 1e3 eps ||b||: the tolerance (rtol = 0, say) is below what the
+ *  precision attains and the quantity that vanished is rounding, not a property of A.  Then
+ *  the solve stops with SPS_REASON_STAGNATION and `what` in the message, and 1 is returned
+ *  with *st; else 0 (the caller reports the breakdown). */
+int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int it, const char *what, sps_status *st);
 /** Non-finite check of a slot value. */
 static inline int sps_sv_finite(sps_cplx c) { return c.re - c.re == 0.0 && c.im - c.im == 0.0; }
 #endif

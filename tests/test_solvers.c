@@ -437,6 +437,28 @@ static void test_extreme_rhs(void)
     }
 }
 
+/* rtol = atol = 0: no residual meets the tolerance, so a solve ends at maxit or where the
+ * precision stops it -- a vanishing p'Ap, rho or omega with the residual at rounding level is
+ * stagnation, not an indefinite operator, a breakdown or NaN (CG ended "indefinite after 837
+ * iterations" on nos4, BiCGSTAB "nan"); x is then a solution to rounding. */
+static void test_rtol_zero(void)
+{
+    for (int ti = 0; ti < 4; ti++) {
+        const sps_scalar t = all_types[ti];
+        sps_matrix A = make_matrix(M_POISSON, t);
+        dcsr D = export_dcsr(A);
+        for (int si = 0; si < 3; si++) {
+            outcome o = run_solve(A, &D, solver_names[si], "none", 0.0, 4000, 0, NULL, NULL, NULL);
+            const int ok_reason = o.res.reason == SPS_REASON_MAXIT || o.res.reason == SPS_REASON_STAGNATION;
+            TU_CHECK(o.st == SPS_ERR_NOT_CONVERGED && ok_reason && o.relres <= 1e3 * tu_eps(t),
+                     "rtol 0 %s %s: %s, reason %s after %d its, relres %.3e", sps_scalar_name(t), solver_names[si],
+                     sps_status_name(o.st), sps_reason_name(o.res.reason), o.its, o.relres);
+        }
+        dcsr_free(&D);
+        sps_matrix_destroy(A);
+    }
+}
+
 static void test_maxit(void)
 {
     for (int ti = 0; ti < 4; ti++) {
@@ -1360,6 +1382,7 @@ int main(int argc, char **argv)
     test_initial_guess();
     test_zero_rhs();
     test_extreme_rhs();
+    test_rtol_zero();
     test_maxit();
     test_indefinite();
     test_bicgstab_breakdown();

@@ -22,9 +22,10 @@ typedef enum {
     SPS_REASON_BREAKDOWN,         /**< rho = 0, omega = 0, ... (status SPS_ERR_BREAKDOWN) */
     SPS_REASON_INDEFINITE,        /**< CG: p'Ap <= 0 (status SPS_ERR_BREAKDOWN) */
     SPS_REASON_NAN,               /**< NaN/Inf in the iteration (status SPS_ERR_NUMERIC) */
-    SPS_REASON_STAGNATION         /**< the iteration's residual met the tolerance again and again while the true
-                                       ||b - A x|| did not: the tolerance is below the accuracy the method attains
-                                       here (status SPS_ERR_NOT_CONVERGED; x is the last iterate) */
+    SPS_REASON_STAGNATION         /**< the tolerance is below the accuracy the method attains here: the iteration's
+                                       residual met it again and again while the true ||b - A x|| did not, or CG's
+                                       p'Ap came out <= 0 with the residual at the rounding level (rtol = 0, say)
+                                       (status SPS_ERR_NOT_CONVERGED; x is the last iterate) */
 } sps_reason;
 
 /** Result of a solve.  history points into the solver and stays valid until the
