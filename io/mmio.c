@@ -758,6 +758,11 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
             return perr(c, c->line, "a vector of %lld entries for a system of %lld rows", (long long)len,
                         (long long)o->expect_len);
     }
+    /* a quaternion matrix acts as its 4n x 4m real expansion: that must index in 32 bits too */
+    if (o && o->max_entries > 0 && d->field == SPS_MM_QUATERNION &&
+        ((int64_t)d->rows * 4 > INT32_MAX || (int64_t)d->cols * 4 > INT32_MAX))
+        return perr(c, c->line, "a %ld x %ld quaternion matrix acts as a %lld x %lld real one: past the 32-bit index "
+                    "range", (long)d->rows, (long)d->cols, 4LL * d->rows, 4LL * d->cols);
     const int64_t nexp = d->symmetry == SPS_MM_GENERAL ? *nnz_decl : 2 * *nnz_decl; /* at most, mirrored */
     if (o && o->max_entries > 0 && nexp > o->max_entries)
         return perr(c, c->line, "%lld entries%s exceed the %lld a matrix can hold (32-bit row offsets)",

@@ -941,6 +941,14 @@ static void test_size_edges(void)
     s = sps_matrix_read_mtx_buffer(ctx, mm, strlen(mm), "big", SPS_F64, NULL, &A);
     TU_CHECK(s == SPS_ERR_PARSE && A == NULL && contains(sps_context_error(ctx), "big:2: 2147483648 entries exceed"),
              "2^31 declared entries: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+    /* a quaternion matrix whose real expansion (4n x 4m) does not index in 32 bits: at its size
+       line too, naming the file (it was refused after the entries, as "matrix: ...") */
+    const char *mq = "%%MatrixMarket matrix coordinate quaternion general\n536870912 1 1\n1 1 1 0 0 0\n";
+    A = NULL;
+    s = sps_matrix_read_mtx_buffer(ctx, mq, strlen(mq), "bigq", SPS_F64, NULL, &A);
+    TU_CHECK(s == SPS_ERR_PARSE && A == NULL &&
+                 contains(sps_context_error(ctx), "bigq:2: a 536870912 x 1 quaternion matrix acts as a 2147483648 x 4"),
+             "quaternion 536870912 x 1: %s '%s'", sps_status_name(s), sps_context_error(ctx));
 }
 
 static void test_generate_errors(void)
