@@ -159,6 +159,11 @@ int main(int argc, char **argv)
                 pos && rep.err[0] ? rep.err
                 : ctx && *sps_context_error(ctx) ? sps_context_error(ctx)
                                                  : sps_status_name(st));
+        /* E is positive definite on the closed meshes CG is the default for; an open surface (a
+           single triangle, say) can make it indefinite, which GMRES and BiCGSTAB take */
+        if (st == SPS_ERR_BREAKDOWN && (!o.solver || !strcmp(o.solver, "cg")))
+            fprintf(stderr, "spsolve-spin: E is not positive definite on this mesh (an open or nearly degenerate "
+                            "surface?): --solver gmres or bicgstab take indefinite systems\n");
         rc = 1;
     } else if ((t0 = now(), spin_mesh_write(pos_args[2], &m, pos, err, sizeof err))) {
         fprintf(stderr, "spsolve-spin: %s\n", err);

@@ -33,6 +33,17 @@ foreach(bad "iterations;4294967297;not an integer in 1\\.\\.100" "subdivide;4294
   set_tests_properties(${name} PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "spsolve-spin: --${opt} '${val}': ${want}")
 endforeach()
 if(SPSOLVE_SPIN_DATA)
+  # one open triangle: E is indefinite there, CG breaks down, and the program says which solvers
+  # take it (and GMRES does)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/spin_one_tri.obj "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n")
+  add_test(NAME e2e.spin.open_cg COMMAND spin_cli ${CMAKE_CURRENT_BINARY_DIR}/spin_one_tri.obj
+                                         ${SPSOLVE_SPIN_DATA}/bumpy.tga ${CMAKE_CURRENT_BINARY_DIR}/spin_one_tri_out.obj)
+  set_tests_properties(e2e.spin.open_cg PROPERTIES LABELS e2e
+                       PASS_REGULAR_EXPRESSION "E is not positive definite on this mesh.*--solver gmres or bicgstab")
+  add_test(NAME e2e.spin.open_gmres COMMAND spin_cli ${CMAKE_CURRENT_BINARY_DIR}/spin_one_tri.obj
+                                            ${SPSOLVE_SPIN_DATA}/bumpy.tga ${CMAKE_CURRENT_BINARY_DIR}/spin_one_tri_g.obj
+                                            --solver gmres)
+  set_tests_properties(e2e.spin.open_gmres PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "wrote .*spin_one_tri_g.obj")
   # 8 rounds of the sphere (524M faces) refused before the first round (the seven that fit took
   # 65M vertices before)
   add_test(NAME e2e.spin.subdivide_size COMMAND spin_cli ${SPSOLVE_SPIN_DATA}/sphere.obj ${SPSOLVE_SPIN_DATA}/bumpy.tga
