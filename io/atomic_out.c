@@ -17,6 +17,41 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The descriptor a name stands for (/dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), else -1. */
+static int descriptor_of(const char *p)
+{
+    if (!strcmp(p, "/dev/stdin")) return 0;
+    if (!strcmp(p, "/dev/stdout")) return 1;
+    if (!strcmp(p, "/dev/stderr")) return 2;
+    const char *n = !strncmp(p, "/dev/fd/", 8) ? p + 8 : !strncmp(p, "/proc/self/fd/", 14) ? p + 14 : NULL;
+    if (!n || *n < '0' || *n > '9') return -1;
+    char *end = NULL;
+    const long fd = strtol(n, &end, 10);
+    return *end || fd > INT_MAX ? -1 : (int)fd;
+}
+
+/* Write straight into target (opened with flags | O_WRONLY): no temporary, no rename.  The
+ * open does not block: a FIFO without a reader is an error (ENXIO), not a hang; then blocking
+ * writes as usual. */
+static sps_status open_direct(sps_out_file *o, const char *path, const char *target, int flags, char *err,
+                              size_t errlen)
+{
+    const int fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK | flags);
+    const int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+    o->f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "wb") : NULL;
+    if (!o->f) {
+        snprintf(err, errlen, "cannot open '%s' (a special file) for writing: %s", path,
+                 errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
+        if (fd >= 0) close(fd);
+        free(o->target);
+        o->target = NULL;
+        return SPS_ERR_IO;
+    }
+    o->direct = 1;
+    return SPS_OK;
+}
+
 sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, size_t errlen)
 {
     o->path = path;
@@ -27,6 +62,22 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
     struct stat sb;
     const char *target = path;
     int exists = lstat(path, &sb) == 0;
+    /* A descriptor's name (/dev/stdout, /dev/fd/N, /proc/self/fd/N) stands for a stream the
+     * process already has open: written through a duplicate of it, at its offset, never
+     * replaced.  Replacing the file behind a redirected stdout unlinked what was written to it,
+     * reopening the name wrote over it from offset 0, and a pipe's "link" has no path. */
+    const int dfd = !exists || S_ISLNK(sb.st_mode) ? descriptor_of(path) : -1;
+    if (dfd >= 0) {
+        const int fd = dup(dfd);
+        o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+        if (!o->f) {
+            snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
+            if (fd >= 0) close(fd);
+            return SPS_ERR_IO;
+        }
+        o->direct = 1;
+        return SPS_OK;
+    }
     if (exists && S_ISLNK(sb.st_mode)) { /* written through: the file it names is the target */
         o->target = realpath(path, NULL);
         if (!o->target || stat(o->target, &sb) != 0) {
@@ -43,23 +94,8 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
         o->target = NULL;
         return SPS_ERR_IO;
     }
-    if (exists && !S_ISREG(sb.st_mode)) { /* a device, FIFO or socket: written into, never replaced */
-        /* non-blocking open: a FIFO without a reader is an error (ENXIO), not a hang; then
-         * blocking writes as usual */
-        const int fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK);
-        const int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-        o->f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "wb") : NULL;
-        if (!o->f) {
-            snprintf(err, errlen, "cannot open '%s' (a special file) for writing: %s", path,
-                     errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
-            if (fd >= 0) close(fd);
-            free(o->target);
-            o->target = NULL;
-            return SPS_ERR_IO;
-        }
-        o->direct = 1;
-        return SPS_OK;
-    }
+    if (exists && !S_ISREG(sb.st_mode)) /* a device, FIFO or socket: written into, never replaced */
+        return open_direct(o, path, target, 0, err, errlen);
     /* pid and a per-process count: threads (one context each) may write at once */
     static atomic_uint seq;
     const size_t n = strlen(target) + 48;

@@ -6,7 +6,10 @@
  *   a symbolic link is written through: the file it names is the target (its
  *     temporary beside it, in that directory); a link to nothing is refused;
  *   a device, FIFO or socket is written into directly (no temporary, no rename:
- *     -o /dev/stdout works, /dev/full fails with its error and stays a device);
+ *     /dev/full fails with its error and stays a device);
+ *   a descriptor's name (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written through a
+ *     duplicate of the descriptor, at its offset: a pipe, a terminal or a redirected file,
+ *     never replaced (replacing the file behind a redirected stdout lost what was printed);
  *   a directory is refused.
  * The temporary file is created anew (O_EXCL), never through a link planted at its
  * name (O_NOFOLLOW).  Messages name the path the caller gave.  Used by the Matrix

@@ -15,6 +15,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -893,6 +894,29 @@ static void test_roundtrip(void)
         CHECK(sps_outfile_open(tmpdir, &o, &f, err, sizeof err) == SPS_ERR_IO && !o && !f && strstr(err, "directory"),
               "onto a directory: %s", err);
         CHECK(sps_outfile_open(NULL, &o, &f, err, sizeof err) == SPS_ERR_ARG, "NULL path");
+        /* a descriptor's name (a redirected stdout): written at the descriptor's own offset,
+           between what the process wrote to it before and after, the file not replaced */
+        const int fd = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        char dpath[64];
+        snprintf(dpath, sizeof dpath, "/dev/fd/%d", fd);
+        CHECK(fd >= 0 && write(fd, "A", 1) == 1, "open/write %s", target);
+        struct stat before, after;
+        CHECK(fstat(fd, &before) == 0, "fstat");
+        CHECK(sps_outfile_open(dpath, &o, &f, err, sizeof err) == SPS_OK && f, "outfile %s: %s", dpath, err);
+        if (f) fputs("B", f);
+        CHECK(sps_outfile_close(o, 1, err, sizeof err) == SPS_OK, "outfile close %s: %s", dpath, err);
+        CHECK(fd >= 0 && write(fd, "C", 1) == 1, "write after");
+        if (fd >= 0) close(fd);
+        char abc[8] = {0};
+        rf = fopen(target, "r");
+        if (rf) {
+            if (!fgets(abc, sizeof abc, rf)) abc[0] = 0;
+            fclose(rf);
+        }
+        CHECK(!strcmp(abc, "ABC") && stat(target, &after) == 0 && after.st_ino == before.st_ino,
+              "through %s: '%s' (want ABC, the same file)", dpath, abc);
+        CHECK(sps_outfile_open("/dev/fd/987", &o, &f, err, sizeof err) == SPS_ERR_IO && strstr(err, "/dev/fd/987"),
+              "a closed descriptor: %s", err);
         CHECK(sps_outfile_close(NULL, 1, err, sizeof err) == SPS_OK, "close(NULL)");
         CHECK(count_tmp_files(tmpdir) == 0, "temp files left: %d", count_tmp_files(tmpdir));
         remove(link_path);

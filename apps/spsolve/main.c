@@ -414,6 +414,7 @@ static int step_write(cli_run *r)
 {
     const cli_options *opt = &r->opt;
     sps_status st;
+    fflush(stdout); /* anything printed so far comes before x where -o names stdout (/dev/stdout) */
     if (opt->output) {
         if (r->rc != EXIT_CONVERGED) {
             fprintf(stderr, "spsolve: %s not written: the solve did not converge\n", opt->output);

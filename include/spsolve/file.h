@@ -16,8 +16,10 @@
  * regular file replaced keeps its permissions.  Nothing but a regular file is ever
  * replaced: a symbolic link is written through (the file it names is the target; a
  * link to nothing is refused); a device, FIFO or socket is written into directly
- * (`/dev/stdout` works, `/dev/null` stays a device); a directory is refused.  Messages
- * name the path as given. */
+ * (`/dev/null` stays a device); a descriptor's name (`/dev/stdout`, `/dev/fd/N`,
+ * `/proc/self/fd/N`) is written through a duplicate of that descriptor, at its offset,
+ * whatever it is open on (a terminal, a pipe, a redirected file: not replaced); a
+ * directory is refused.  Messages name the path as given. */
 #ifndef SPSOLVE_FILE_H
 #define SPSOLVE_FILE_H
 #include "spsolve/types.h"
