@@ -46,8 +46,8 @@ typedef struct {
     double fill_percent;   /**< padding as % of nnz */
     sps_backend backend;   /**< where the arrays live */
     int index_bits;        /**< bits of each stored entry's column index: 32, or 16 where ELL/SELL/RgCSR
-                                store offsets from a group's smallest column; 8 for HiSparse (a byte within
-                                its node); 0 for DIA (none per entry) */
+                                (and bell/bsell) store offsets from a group's smallest column; 8 for HiSparse
+                                (a byte within its node); 0 for DIA (none per entry) */
     sps_entry_desc entry;  /**< the entry type: rows, cols and nnz count entries; a vector the matrix acts on
                                 has cols * sps_entry_dim(entry) scalars */
 } sps_matrix_info_t;
@@ -70,12 +70,15 @@ typedef struct {
  *  extension") gives a matrix of quaternion entries (bcsr format, q32/q64 from t =
  *  SPS_F32/SPS_F64; a complex t is SPS_ERR_ARG); a hermitian one arrives expanded
  *  (the mirrored entries conjugated) with info.symmetry hermitian.  Malformed input:
- *  SPS_ERR_PARSE with "file:line: what".  opt may be NULL. */
+ *  SPS_ERR_PARSE with "file:line: what".  The default read options
+ *  (sps_matrix_read_mtx_opts with opt NULL). */
 SPS_API sps_status sps_matrix_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_matrix *A);
 /** What reading A from a file went on despite, "" when nothing (and for a matrix not
  *  read from a file): bytes after the gzip data that start no gzip member.  Valid
  *  while A is; conversions do not carry it. */
 SPS_API const char *sps_matrix_warning(sps_matrix A);
+/** sps_matrix_read_mtx with read options; opt may be NULL (the defaults: non-finite values
+ *  refused, any shape, the memory limit half the physical memory). */
 SPS_API sps_status sps_matrix_read_mtx_opts(sps_context ctx, const char *path, sps_scalar t,
                                             const sps_read_options *opt, sps_matrix *A);
 /** Read a scalar Matrix Market file (real, integer, pattern or complex) as a matrix
@@ -215,10 +218,15 @@ SPS_API void sps_matrix_destroy(sps_matrix A);
 SPS_API sps_context sps_matrix_context(sps_matrix A);
 
 /** The format sps_matrix_convert(A, SPS_FMT_AUTO, ...) builds, by a model of the
- *  SpMV times from A's row lengths and its backend, without timing anything (README,
- *  "Choosing a format"): compound entries bcsr; on the CPU csr; on the GPU ell for
- *  near-uniform rows, sell for short rows with little SELL-32 padding or many
- *  regular long ones, csr otherwise.  *why (may be NULL) gets a short static reason.
+ *  SpMV times from A's row lengths (and diagonals) and its backend, without timing
+ *  anything (README, "Choosing a format"): compound entries bcsr on either backend; a
+ *  scalar matrix csr on the CPU, and on the GPU, in the README's rule order: dia for
+ *  more than 50k rows in at most 16 occupied diagonals storing at most 1.1 nnz (rule
+ *  0); csr for irregular rows (its merge path); for 8 or more entries a row sell
+ *  (100k rows or more, near-uniform), ell (at most 50k near-uniform rows of at most
+ *  16) or csr; ell for near-uniform short rows, or at most 50k rows of at most 32
+ *  within ELL's padding limit; sell for short rows with little SELL-32 padding; csr
+ *  otherwise.  *why (may be NULL) gets a short static reason.
  *  With SPS_FMT_AUTO, sps_matrix_convert applies its options only when they were
  *  made for the picked format. */
 SPS_API sps_status sps_matrix_auto_format(sps_matrix A, sps_format *fmt, const char **why);

@@ -97,7 +97,9 @@ SPS_API sps_status sps_precond_create_shell(sps_context ctx, sps_index n, sps_sc
  *  method has it; Jacobi's M^T = M).  The view is borrowed: it lives as long as P,
  *  follows its setups, and sps_operator_destroy ignores it. */
 SPS_API sps_status sps_precond_operator(sps_precond P, sps_operator *op);
-/** SPS_PRECOND_* of P (none and jacobi: CAPTURABLE | SYMMETRIC); 0 for NULL. */
+/** SPS_PRECOND_* of P; 0 for NULL.  none: CAPTURABLE | SYMMETRIC | IDENTITY; jacobi: CAPTURABLE |
+ *  SYMMETRIC | DIAGONAL; ic0 and cheby: CAPTURABLE | SYMMETRIC; ilu0: CAPTURABLE; bjacobi:
+ *  SYMMETRIC; a shell: the flags its creator gave. */
 SPS_API unsigned sps_precond_flags(sps_precond P);
 /** y <- M x; x may be y (in place). */
 SPS_API sps_status sps_precond_apply(sps_precond P, sps_vector x, sps_vector y);
@@ -114,7 +116,9 @@ SPS_API void sps_precond_destroy(sps_precond P);
 
 /** Set an option of P's method by name (spsolve/options.h; the declarations:
  *  sps_precond_options_desc).  Unknown name, bad value or out of range:
- *  SPS_ERR_ARG naming it.  none, jacobi and shell declare none today. */
+ *  SPS_ERR_ARG naming it.  jacobi declares jacobi-zero-diagonal; bjacobi pc-block-size;
+ *  ilu0 and ic0 trisolve and pc-shift; cheby cheby-degree, cheby-ratio and cheby-lanczos;
+ *  none and shell declare none. */
 SPS_API sps_status sps_precond_set_option(sps_precond P, const char *name, const char *value);
 
 #ifdef __cplusplus

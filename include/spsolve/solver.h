@@ -76,9 +76,9 @@ SPS_API sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void 
  *  instead of one per kernel; what the iteration computes is unchanged).  On by default;
  *  used only where the operator (a matrix, or a preconditioner's view) and the preconditioner,
  *  if any, are capturable: a shell operator's callback never is, a preconditioner when flagged
- *  SPS_PRECOND_CAPTURABLE (none and jacobi are; a shell when its creator says so); no effect on
- *  the CPU backend.  CG and BiCGSTAB use it (GMRES, whose Hessenberg work is on
- *  the host, does not). */
+ *  SPS_PRECOND_CAPTURABLE (none, jacobi, ilu0, ic0 and cheby are, bjacobi is not; a shell when
+ *  its creator says so); no effect on the CPU backend.  CG and BiCGSTAB use it (GMRES,
+ *  whose Hessenberg work is on the host, does not). */
 SPS_API sps_status sps_solver_set_graphs(sps_solver s, int on);
 /** Solve A x = b; x holds the initial guess on entry.  Returns SPS_OK when converged,
  *  SPS_ERR_NOT_CONVERGED, SPS_ERR_BREAKDOWN or SPS_ERR_NUMERIC otherwise (res is

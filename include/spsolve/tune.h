@@ -26,9 +26,11 @@ extern "C" {
 
 /** How sps_matrix_tune searches (sps_tune_options_default sets every field). */
 typedef struct {
-    double budget;     /**< seconds for building and timing candidates (default 2).  0: time nothing and
-                            take the model's pick (sps_matrix_auto_format); the tuning file is then neither
-                            read nor written.  csr with its defaults, the reference, is always timed. */
+    double budget;     /**< seconds for building and timing candidates (default 2).  0: time nothing, not
+                            even the reference, and take the model's pick (sps_matrix_auto_format) untimed
+                            (from_model); the tuning file is then neither read nor written.  Above 0 the
+                            reference (csr with its defaults; a compound matrix: bcsr with its defaults)
+                            is timed first whatever the budget, the other candidates while it lasts. */
     int runs;          /**< timed runs of each candidate, the median is its time (default 7, at least 5) */
     int warmup;        /**< untimed products before them (default 2, at least 1) */
     double max_fill;   /**< skip a candidate whose stored entries (padding included) would exceed

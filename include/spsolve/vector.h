@@ -39,8 +39,8 @@ SPS_API sps_status sps_vector_dot(sps_vector x, sps_vector y, void *result);
 /** *result <- ||x||_2 (always a double). */
 SPS_API sps_status sps_vector_nrm2(sps_vector x, double *result);
 
-/** Read a vector from a Matrix Market file (array n x 1, or coordinate n x 1 /
- *  1 x n).  A complex file gives a complex vector of t's precision.  A quaternion
+/** Read a vector from a Matrix Market file (array or coordinate, n x 1 or 1 x n).
+ *  A complex file gives a complex vector of t's precision.  A quaternion
  *  file (array or coordinate, README "Quaternion extension") of n entries gives a
  *  real vector of 4n scalars of t's precision, w, x, y, z of each entry together:
  *  the vector a quaternion matrix acts on (a complex t is SPS_ERR_ARG). */
