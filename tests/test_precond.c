@@ -763,6 +763,20 @@ static void view_apply(sps_precond P, sps_op_mode mode, sps_scalar t, sps_index 
     sps_vector_destroy(vy);
 }
 
+/* name (with one option) set up on tri_matrix(t, n, hpd) into *A; NULL (A freed) on failure */
+static sps_precond tri_precond(sps_scalar t, int n, int hpd, const char *name, const char *opt, const char *val,
+                               sps_matrix *A)
+{
+    *A = tri_matrix(t, n, hpd);
+    sps_precond P = tu_precond_with(g_ctx, *A, name, opt, val);
+    TU_CHECK(P != NULL, "%s %s: setup on a tridiagonal: %s", name, sps_scalar_name(t), sps_context_error(g_ctx));
+    if (!P) {
+        sps_matrix_destroy(*A);
+        *A = NULL;
+    }
+    return P;
+}
+
 /* cheby's M = p(A) was applied as M for SPS_OP_T too (its products with A ignored the mode),
  * which is M^T only for symmetric A.  On a nonsymmetric A (and a complex one that is not
  * complex symmetric) the view's SPS_OP_T must give the plain transpose of the dense M built
@@ -773,16 +787,10 @@ static void test_cheby_transpose(void)
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];
         const size_t ss = sps_scalar_size(t);
-        sps_matrix A = tri_matrix(t, N, 0);
-        sps_precond P = NULL;
-        TU_OK(g_ctx, sps_precond_new(g_ctx, "cheby", &P));
-        TU_OK(g_ctx, sps_precond_set_option(P, "cheby-degree", "4"));
-        TU_OK(g_ctx, sps_precond_set_option(P, "cheby-ratio", "0.1")); /* the bounds need no real spectrum */
-        if (!TU_OK(g_ctx, sps_precond_setup(P, NULL, A))) {
-            sps_precond_destroy(P);
-            sps_matrix_destroy(A);
-            continue;
-        }
+        sps_matrix A = NULL;
+        /* cheby-ratio: the bounds need no real spectrum */
+        sps_precond P = tri_precond(t, N, 0, "cheby", "cheby-ratio", "0.1", &A);
+        if (!P) continue;
         /* M[i][j] (re, im): column j is M e_j */
         double mre[N][N], mim[N][N], mmax = 0, asym = 0;
         void *e = tu_xcalloc(N, ss), *col = tu_xcalloc(N, ss), *x = tu_xcalloc(N, ss), *y = tu_xcalloc(N, ss);
@@ -829,13 +837,9 @@ static void test_ic0_transpose(void)
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];
         const size_t ss = sps_scalar_size(t);
-        sps_matrix A = tri_matrix(t, N, 1);
-        sps_precond P = tu_precond_with(g_ctx, A, "ic0", NULL, NULL);
-        TU_CHECK(P != NULL, "ic0 %s: setup on an HPD tridiagonal: %s", sps_scalar_name(t), sps_context_error(g_ctx));
-        if (!P) {
-            sps_matrix_destroy(A);
-            continue;
-        }
+        sps_matrix A = NULL;
+        sps_precond P = tri_precond(t, N, 1, "ic0", NULL, NULL, &A);
+        if (!P) continue;
         void *x = tu_xcalloc(N, ss), *yn = tu_xcalloc(N, ss), *yt = tu_xcalloc(N, ss);
         tu_fill_random(&g_rng, t, N, x);
         view_apply(P, SPS_OP_N, t, N, x, yn);
