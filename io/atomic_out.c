@@ -31,13 +31,11 @@ static int descriptor_of(const char *p)
     return *end || fd > INT_MAX ? -1 : (int)fd;
 }
 
-/* Write straight into target (opened with flags | O_WRONLY): no temporary, no rename.  The
- * open does not block: a FIFO without a reader is an error (ENXIO), not a hang; then blocking
- * writes as usual. */
-static sps_status open_direct(sps_out_file *o, const char *path, const char *target, int flags, char *err,
-                              size_t errlen)
+/* Write straight into target: no temporary, no rename.  The open does not block: a FIFO
+ * without a reader is an error (ENXIO), not a hang; then blocking writes as usual. */
+static sps_status open_direct(sps_out_file *o, const char *path, const char *target, char *err, size_t errlen)
 {
-    const int fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK | flags);
+    const int fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK);
     const int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
     o->f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "wb") : NULL;
     if (!o->f) {
@@ -95,7 +93,7 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
         return SPS_ERR_IO;
     }
     if (exists && !S_ISREG(sb.st_mode)) /* a device, FIFO or socket: written into, never replaced */
-        return open_direct(o, path, target, 0, err, errlen);
+        return open_direct(o, path, target, err, errlen);
     /* pid and a per-process count: threads (one context each) may write at once */
     static atomic_uint seq;
     const size_t n = strlen(target) + 48;
