@@ -66,6 +66,7 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
      * reopening the name wrote over it from offset 0, and a pipe's "link" has no path. */
     const int dfd = !exists || S_ISLNK(sb.st_mode) ? descriptor_of(path) : -1;
     if (dfd >= 0) {
+        if (dfd == 1 || dfd == 2) fflush(dfd == 1 ? stdout : stderr); /* what the process printed comes first */
         const int fd = dup(dfd);
         o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
         if (!o->f) {

@@ -176,9 +176,12 @@ static sps_status cheby_numeric(sps_precond P, sps_operator op, sps_matrix A)
        past its max-fill, built with force) gives CSR, which takes any scalar matrix */
     const sps_status own = sps_matrix_convert(A, A->ops->id, NULL, &s->A);
     if (own == SPS_OK) s->A->lv = A->lv;
-    else if (A->entry.kind == SPS_ENTRY_SCALAR && A->ops->id != SPS_FMT_CSR)
+    else if (own == SPS_ERR_ARG && A->entry.kind == SPS_ENTRY_SCALAR && A->ops->id != SPS_FMT_CSR) {
+        sps_context_clear_error(ctx); /* the format's refusal, answered: not the setup's failure */
         SPS_CHECK(sps_matrix_convert(A, SPS_FMT_CSR, NULL, &s->A));
-    else return own;
+    } else {
+        return own;
+    }
     SPS_CHECK(sps_operator_from_matrix(s->A, &s->op));
     double rmin = 0, rmax = 0;
     SPS_CHECK(lanczos(P, s->op, sps_opt_int(P->opts, "cheby-lanczos"), &rmin, &rmax));

@@ -111,8 +111,13 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
         const int code = (int)s->hslots[STOP].re;
         const int it = s->its + 1;
         if (code == SPS_BCG_SKIPPED) { /* the update was skipped: x, r unchanged */
-            sps_status st; /* vanishing rho or rhat'v where the residual is at rounding level: rtol = 0, say */
-            if (sps_sv_stop_at_rounding(s, b->t, it, "the step was not finite", &st)) return st;
+            /* vanishing rho or rhat'v where the residual is at rounding level (rtol = 0, say); a
+               NaN or Inf in them only where the recurrence underflowed (its 0/0), else a NaN
+               from A or the preconditioner, reported as such below */
+            sps_status st;
+            if (sps_sv_stop_at_rounding(s, b->t, !(sps_sv_finite(rho) && sps_sv_finite(rv)), it,
+                                        "the step was not finite", &st))
+                return st;
             /* finite rho and rhat'v with a non-finite alpha: rhat'v = 0 (s, t are NaN then too) */
             if (sps_sv_finite(rho) && sps_sv_finite(rv) && !isfinite(hypot(rho.re, rho.im) / hypot(rv.re, rv.im)))
                 return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
@@ -149,7 +154,7 @@ static sps_status bicgstab_iterate(struct sps_solver_s *s, sps_vector b, sps_vec
         /* omega = t's / t't ~ 0: r = s, and the next beta divides by omega */
         if (code == SPS_BCG_OMEGA || code == SPS_BCG_RHO) { /* at rounding level: no breakdown of A's */
             sps_status st;
-            if (sps_sv_stop_at_rounding(s, b->t, it, code == SPS_BCG_RHO ? "rho = rhat'r vanished" : "omega vanished",
+            if (sps_sv_stop_at_rounding(s, b->t, 0, it, code == SPS_BCG_RHO ? "rho = rhat'r vanished" : "omega vanished",
                                         &st))
                 return st;
         }

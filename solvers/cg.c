@@ -115,7 +115,7 @@ static sps_status cg_run(cg_state *c, sps_vector b)
             /* p'Ap <= 0, or rho / p'Ap past the range, where the residual is down at rounding
                level (rtol = 0, say): the rounding of a tiny p, not an indefinite A */
             sps_status st;
-            if (sps_sv_stop_at_rounding(s, b->t, it, pq.re <= 0.0 ? "p'Ap <= 0" : "rho / p'Ap overflowed", &st))
+            if (sps_sv_stop_at_rounding(s, b->t, 0, it, pq.re <= 0.0 ? "p'Ap <= 0" : "rho / p'Ap overflowed", &st))
                 return st;
             if (pq.re <= 0.0)
                 return sps_sv_stop(s, SPS_REASON_INDEFINITE, SPS_ERR_BREAKDOWN,

@@ -408,10 +408,17 @@ sps_status sps_sv_stop_maxit(struct sps_solver_s *s, double rnorm)
                        s->method->title, s->its, rnorm, s->tol, s->rtol, s->bnorm, s->atol);
 }
 
-int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int it, const char *what, sps_status *st)
+int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int nonfinite, int it, const char *what,
+                            sps_status *st)
 {
+    /* near eps ||b|| the residual is at what the precision holds (CG's recurrence falls on to
+       1e-105 with the true one at 1e-15; BiCGSTAB's broke down at 1.4 eps in f32); a genuine
+       breakdown comes above it (an indefinite f32 system broke down at 17 eps).  A NaN counts
+       only where the recurrence has underflowed far past that (eps^2 ||b||: its 0/0), not a
+       NaN that A or a preconditioner returned */
+    const double eps = sps_sv_eps(t), level = nonfinite ? eps * eps : 10 * eps;
     const double rlast = s->hist_len > 0 ? s->history[s->hist_len - 1] : INFINITY;
-    if (!(rlast <= 1e3 * sps_sv_eps(t) * s->bnorm)) return 0;
+    if (!(rlast <= level * s->bnorm)) return 0;
     *st = sps_sv_stop(s, SPS_REASON_STAGNATION, SPS_ERR_NOT_CONVERGED,
                       "%s: at iteration %d %s with ||r|| = %.3e, %.1e of ||b||: the residual is at the rounding level "
                       "of %s, where the tolerance %.3e cannot be met; x holds iterate %d",
@@ -507,7 +514,7 @@ sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop)
 {
     SPS_CHECK(history_push(s, rnorm));
     s->its++;
-    *stop = s->monitor && s->monitor(s->monitor_user, s->its, rnorm) != 0;
+    *stop = s->monitor && s->monitor(s->monitor_user, s->its, rnorm * s->unscale) != 0; /* the system's norm */
     return SPS_OK;
 }
 
@@ -609,16 +616,19 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     SPS_CHECK(ws_setup(s, s->A->n, s->A->t));
     /* The iterations sum squares in double: past ||b|| ~ 1e154 they overflow, below ~1e-154
      * they vanish (b = 1e-170 would read as b = 0).  Such a b is solved as b f, x f with f
-     * the power of two that brings ||b|| near 1 (exact scalings, the iterates the same up to
-     * the factor), then x and the reported norms scaled back.  The norm is sps_vector_nrm2's,
-     * which rescales as it sums. */
+     * the power of two that brings ||b|| near 1 (exact scalings while x f stays in range, the
+     * iterates the same up to the factor), then x and the reported norms scaled back; the
+     * monitor sees the system's norms, a failure's message says it quotes the scaled ones.  The
+     * norm is sps_vector_nrm2's, which rescales as it sums. */
     double bn = 0, f = 1;
+    int e = 0, x_scaled = 0;
     SPS_CHECK(sps_vector_nrm2(b, &bn));
     if (isfinite(bn) && bn > 0 && (bn > SPS_SV_SCALE_ABOVE || bn < 1 / SPS_SV_SCALE_ABOVE)) {
-        int e;
         frexp(bn, &e);
+        e = e > 1020 ? 1020 : e < -1020 ? -1020 : e; /* f and 1 / f normal (||b|| near DBL_MAX or subnormal) */
         f = ldexp(1.0, -e);
     }
+    s->unscale = 1 / f;
     sps_vector bs = b;
     const double atol = s->atol;
     sps_status st = SPS_OK;
@@ -628,7 +638,7 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
         st = sps_vector_create(s->ctx, b->n, b->t, &bs);
         if (st == SPS_OK) st = sps_vector_copy(b, bs);
         if (st == SPS_OK) st = sps_vector_scale(fs, bs);
-        if (st == SPS_OK) st = sps_vector_scale(fs, x);
+        if (st == SPS_OK && (st = sps_vector_scale(fs, x)) == SPS_OK) x_scaled = 1;
         s->atol = atol * f;
     }
     const double t1 = sps_wtime();
@@ -646,15 +656,24 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
         if (st2 == SPS_OK) s->rnorm_true = t;
         if (st == SPS_OK) st = st2;
     }
-    if (f != 1) { /* back: x / f and the norms / f */
-        unsigned char fs[2 * sizeof(double)];
-        sps_cplx_store(s->A->t, sps_cplx_make(1 / f, 0), fs);
-        const sps_status st2 = sps_vector_scale(fs, x);
-        if (st == SPS_OK) st = st2;
+    if (f != 1) { /* back: x / f (where it was scaled) and the norms / f */
+        if (st != SPS_OK && *sps_context_error(s->ctx)) { /* the method's message gave the scaled norms */
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", sps_context_error(s->ctx));
+            st = sps_error(s->ctx, st, "%s (b was solved scaled by 2^%d: the norms quoted are 2^%d times the "
+                                       "system's)", msg, -e, -e);
+        }
+        if (x_scaled) {
+            unsigned char fs[2 * sizeof(double)];
+            sps_cplx_store(s->A->t, sps_cplx_make(1 / f, 0), fs);
+            const sps_status st2 = sps_vector_scale(fs, x);
+            if (st == SPS_OK) st = st2;
+        }
         if (bs != b) sps_vector_destroy(bs);
         s->atol = atol;
         s->bnorm /= f, s->rnorm_true /= f, s->tol /= f;
         for (int i = 0; i < s->hist_len; i++) s->history[i] /= f;
+        s->unscale = 1;
     }
     const double t2 = sps_wtime();
     if (res) {

@@ -95,6 +95,7 @@ struct sps_solver_s {
     /* the solve in progress */
     double tol;                 /* max(rtol ||b||, atol), in the solver's norm (option norm) */
     double bnorm;               /* ||b|| in that norm */
+    double unscale;             /* 1, or 1 / f while a scaled b is solved (sps_solver_solve): to the system's norms */
     int its;
     sps_reason reason;
     double rnorm_true;          /* ||b - A x|| when known (true_known) */
@@ -185,11 +186,13 @@ sps_status sps_sv_stop(struct sps_solver_s *s, sps_reason reason, sps_status st,
 sps_status sps_sv_stop_monitor(struct sps_solver_s *s, double rnorm);
 sps_status sps_sv_stop_maxit(struct sps_solver_s *s, double rnorm);
 /** A breakdown (a step skipped: x holds the last iterate) met where the recorded residual is
- *  down at t's rounding level, 1e3 eps ||b||: the tolerance (rtol = 0, say) is below what the
+ *  down at t's rounding level, 10 eps ||b|| (nonfinite: a NaN or Inf met, eps^2 ||b||, where the
+ *  recurrence has underflowed and divided 0 by 0): the tolerance (rtol = 0, say) is below what the
  *  precision attains and the quantity that vanished is rounding, not a property of A.  Then
  *  the solve stops with SPS_REASON_STAGNATION and `what` in the message, and 1 is returned
  *  with *st; else 0 (the caller reports the breakdown). */
-int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int it, const char *what, sps_status *st);
+int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int nonfinite, int it, const char *what,
+                            sps_status *st);
 /** Non-finite check of a slot value. */
 static inline int sps_sv_finite(sps_cplx c) { return c.re - c.re == 0.0 && c.im - c.im == 0.0; }
 #endif

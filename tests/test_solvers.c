@@ -437,6 +437,55 @@ static void test_extreme_rhs(void)
     }
 }
 
+/* ||b|| at the ends of the double range (1e308: 1/f would overflow with an unclamped exponent;
+ * a subnormal 1e-310: f would) on 2 I, and the monitor shown the system's norms, not the scaled
+ * ones the iteration works with. */
+static int g_mon_first_set;
+static double g_mon_first;
+static int first_rnorm(void *user, int it, double rnorm)
+{
+    (void)user;
+    if (it == 1 && !g_mon_first_set) g_mon_first = rnorm, g_mon_first_set = 1;
+    return 0;
+}
+static void test_range_ends(void)
+{
+    enum { N = 8 };
+    trip T = {0};
+    for (int i = 0; i < N; i++) trip_add(&T, i, i, 2.0, 0.0);
+    sps_matrix A = trip_matrix(&T, N, N, SPS_F64);
+    const double vals[2] = {1e308, 1e-310};
+    for (int k = 0; k < 2; k++) {
+        double b[N] = {0}, x[N];
+        for (int i = 0; i < N; i++) b[i] = vals[k] * (i == 0 ? 1.0 : 0.5);
+        sps_operator op = NULL;
+        sps_solver s = NULL;
+        sps_vector vb = NULL, vx = NULL;
+        TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+        TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, "cg", &s));
+        TU_OK(g_ctx, sps_solver_set_operator(s, op));
+        TU_OK(g_ctx, sps_solver_set_monitor(s, first_rnorm, NULL));
+        TU_OK(g_ctx, sps_vector_from_host(g_ctx, N, SPS_F64, b, &vb));
+        TU_OK(g_ctx, sps_vector_create(g_ctx, N, SPS_F64, &vx));
+        TU_OK(g_ctx, sps_vector_fill(vx, (double[1]){0}));
+        g_mon_first_set = 0;
+        sps_result r;
+        const sps_status st = sps_solver_solve(s, vb, vx, &r);
+        TU_OK(g_ctx, sps_vector_get(vx, x));
+        int ok = st == SPS_OK;
+        for (int i = 0; i < N; i++) ok = ok && x[i] == b[i] / 2; /* 2 I: exact */
+        TU_CHECK(ok, "b = %g: %s, x[0] = %g (want %g)", vals[k], sps_status_name(st), x[0], b[0] / 2);
+        TU_CHECK(!g_mon_first_set || (r.history_len > 1 && g_mon_first == r.history[1]),
+                 "b = %g: the monitor saw %g, the history says %g", vals[k], g_mon_first,
+                 r.history_len > 1 ? r.history[1] : NAN);
+        sps_vector_destroy(vb);
+        sps_vector_destroy(vx);
+        sps_solver_destroy(s);
+        sps_operator_destroy(op);
+    }
+    sps_matrix_destroy(A);
+}
+
 /* rtol = atol = 0: no residual meets the tolerance, so a solve ends at maxit or where the
  * precision stops it -- a vanishing p'Ap, rho or omega with the residual at rounding level is
  * stagnation, not an indefinite operator, a breakdown or NaN (CG ended "indefinite after 837
@@ -1383,6 +1432,7 @@ int main(int argc, char **argv)
     test_zero_rhs();
     test_extreme_rhs();
     test_rtol_zero();
+    test_range_ends();
     test_maxit();
     test_indefinite();
     test_bicgstab_breakdown();

@@ -72,11 +72,12 @@ static int obj_index(long v, int count, int *out)
     return 0;
 }
 
-/* A face's corners are 3 distinct vertices spanning a triangle of area above 1e-9 of its
- * longest edge squared (a height 2e-9 of that edge): below, E's blocks of the face,
- * -e_i e_j / (4 A), outgrow its neighbours' by the inverse of that ratio and the E solves
- * break down (a sliver of relative area 1.6e-10 did; 4.7e-10 still converged, at 5x the
- * iterations), and a zero area is a division by 0.  Returns 0, or -1 with err set. */
+/* A face's corners are 3 distinct vertices spanning a triangle of area above 1e-12 of its
+ * longest edge squared: at that ratio the corners are collinear to rounding and E's blocks
+ * of the face, -e_i e_j / (4 A), are noise or a division by 0.  Slivers above it are taken,
+ * though E's blocks outgrow their neighbours' by the inverse ratio and the solves may then
+ * fail (a relative area of 1.6e-10 broke CG down; 4.7e-10 converged in 5x the iterations):
+ * refusing a real mesh on that guess would be worse.  Returns 0, or -1 with err set. */
 static int check_face(const char *path, long lineno, const double *v, const int *vi, char *err, size_t errlen)
 {
     for (int c = 0; c < 3; c++)

@@ -241,7 +241,10 @@ sps_status spin_transform(sps_context ctx, const spin_mesh *m, const spin_image 
     /* a vertex in no face has an empty row in E and in L: the solves would divide by its zero
      * diagonal (CG's NaN many iterations later), so it is named here instead */
     unsigned char *used = calloc((size_t)m->nv + 1, 1);
-    if (!used) return SPS_ERR_ALLOC;
+    if (!used) {
+        snprintf(rep->err, sizeof rep->err, "out of memory for %d vertex flags", m->nv);
+        return SPS_ERR_ALLOC;
+    }
     for (size_t k = 0; k < 3 * (size_t)m->nf; k++) used[m->f[k]] = 1;
     int unused = -1;
     for (int i = 0; i < m->nv && unused < 0; i++)
