@@ -31,15 +31,14 @@ static int descriptor_of(const char *p)
     return *end || fd > INT_MAX ? -1 : (int)fd;
 }
 
-/* Write straight into target: no temporary, no rename.  The open does not block: a FIFO
- * without a reader is an error (ENXIO), not a hang; then blocking writes as usual. */
-static sps_status open_direct(sps_out_file *o, const char *path, const char *target, char *err, size_t errlen)
+/* Write straight into fd (ok: it is ready for blocking writes): no temporary, no rename.
+ * A failure says why, naming path (how: what was opened). */
+static sps_status write_direct(sps_out_file *o, const char *path, int fd, int ok, const char *how, char *err,
+                               size_t errlen)
 {
-    const int fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK);
-    const int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
-    o->f = fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0 ? fdopen(fd, "wb") : NULL;
+    o->f = fd >= 0 && ok ? fdopen(fd, "wb") : NULL;
     if (!o->f) {
-        snprintf(err, errlen, "cannot open '%s' (a special file) for writing: %s", path,
+        snprintf(err, errlen, "cannot open '%s'%s for writing: %s", path, how,
                  errno == ENXIO ? "a FIFO with no reader" : strerror(errno));
         if (fd >= 0) close(fd);
         free(o->target);
@@ -67,15 +66,7 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
     const int dfd = !exists || S_ISLNK(sb.st_mode) ? descriptor_of(path) : -1;
     if (dfd >= 0) {
         if (dfd == 1 || dfd == 2) fflush(dfd == 1 ? stdout : stderr); /* what the process printed comes first */
-        const int fd = dup(dfd);
-        o->f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-        if (!o->f) {
-            snprintf(err, errlen, "cannot write '%s': %s", path, strerror(errno));
-            if (fd >= 0) close(fd);
-            return SPS_ERR_IO;
-        }
-        o->direct = 1;
-        return SPS_OK;
+        return write_direct(o, path, dup(dfd), 1, " (a descriptor)", err, errlen);
     }
     if (exists && S_ISLNK(sb.st_mode)) { /* written through: the file it names is the target */
         o->target = realpath(path, NULL);
@@ -93,8 +84,14 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
         o->target = NULL;
         return SPS_ERR_IO;
     }
-    if (exists && !S_ISREG(sb.st_mode)) /* a device, FIFO or socket: written into, never replaced */
-        return open_direct(o, path, target, err, errlen);
+    if (exists && !S_ISREG(sb.st_mode)) { /* a device, FIFO or socket: written into, never replaced */
+        /* the open does not block: a FIFO without a reader is an error (ENXIO), not a hang;
+           then blocking writes as usual */
+        const int fd = open(target, O_WRONLY | O_NOCTTY | O_NONBLOCK);
+        const int fl = fd >= 0 ? fcntl(fd, F_GETFL) : -1;
+        return write_direct(o, path, fd, fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0, " (a special file)",
+                            err, errlen);
+    }
     /* pid and a per-process count: threads (one context each) may write at once */
     static atomic_uint seq;
     const size_t n = strlen(target) + 48;

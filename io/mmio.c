@@ -745,10 +745,9 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
     if (o && o->require_square && d->rows != d->cols)
         return perr(c, c->line, "the matrix is %ld x %ld: a linear system needs a square matrix", (long)d->rows,
                     (long)d->cols);
-    if (o && o->expect_len > 0) { /* a right-hand side or a start vector of the system's length */
-        if (d->rows != 1 && d->cols != 1)
-            return perr(c, c->line, "a vector must be n x 1 or 1 x n, the size line says %ld x %ld", (long)d->rows,
-                        (long)d->cols);
+    /* a right-hand side or a start vector of the system's length (another shape is the vector
+       reader's to refuse: formats/mtx.c) */
+    if (o && o->expect_len > 0 && (d->rows == 1 || d->cols == 1)) {
         const int q = d->field == SPS_MM_QUATERNION ? 4 : 1;
         const int64_t len = (int64_t)(d->rows == 1 ? d->cols : d->rows) * q;
         if (len != o->expect_len && q > 1)

@@ -112,7 +112,7 @@ typedef struct {
     int require_square;   /* rows == cols */
     int64_t max_entries;  /* entries after symmetric expansion (a CSR of 32-bit offsets: INT32_MAX) */
     int64_t max_bytes;    /* what reading the declared entries takes (triplet arrays) */
-    int64_t expect_len;   /* a vector (n x 1 or 1 x n) of this many scalars (a quaternion entry: 4) */
+    int64_t expect_len;   /* an n x 1 or 1 x n file: of this many scalars (a quaternion entry: 4); 0: any */
     int vector;           /* read as a vector (b, x0): messages offer no allow-nonfinite option, which is
                              the matrix reader's */
 } sps_mm_options;
