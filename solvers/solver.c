@@ -601,6 +601,14 @@ static sps_status check_solve(sps_solver s, sps_vector b, sps_vector x)
     return SPS_OK;
 }
 
+/* x = f x, f real */
+static sps_status scale_by(sps_vector x, double f)
+{
+    unsigned char fs[2 * sizeof(double)];
+    sps_cplx_store(x->t, sps_cplx_make(f, 0), fs);
+    return sps_vector_scale(fs, x);
+}
+
 sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result *res)
 {
     if (!s) return SPS_ERR_ARG;
@@ -632,13 +640,10 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     sps_vector bs = b;
     const double atol = s->atol;
     sps_status st = SPS_OK;
-    if (f != 1) { /* bs = f b, x = f x, atol f */
-        unsigned char fs[2 * sizeof(double)];
-        sps_cplx_store(s->A->t, sps_cplx_make(f, 0), fs);
+    if (f != 1) { /* bs = f b (one pass, b unchanged), x = f x, atol f */
         st = sps_vector_create(s->ctx, b->n, b->t, &bs);
-        if (st == SPS_OK) st = sps_vector_copy(b, bs);
-        if (st == SPS_OK) st = sps_vector_scale(fs, bs);
-        if (st == SPS_OK && (st = sps_vector_scale(fs, x)) == SPS_OK) x_scaled = 1;
+        if (st == SPS_OK) st = sps_v_axpby(sps_cplx_make(f, 0), b, sps_cplx_make(0, 0), bs);
+        if (st == SPS_OK && (st = scale_by(x, f)) == SPS_OK) x_scaled = 1;
         s->atol = atol * f;
     }
     const double t1 = sps_wtime();
@@ -664,9 +669,7 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
                                        "system's)", msg, -e, -e);
         }
         if (x_scaled) {
-            unsigned char fs[2 * sizeof(double)];
-            sps_cplx_store(s->A->t, sps_cplx_make(1 / f, 0), fs);
-            const sps_status st2 = sps_vector_scale(fs, x);
+            const sps_status st2 = scale_by(x, 1 / f);
             if (st == SPS_OK) st = st2;
         }
         if (bs != b) sps_vector_destroy(bs);
