@@ -11,10 +11,9 @@
  * gives the input back, normalised.  --help: the usage on stdout.
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
+#include "args.h"
 #include "spin.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,26 +42,6 @@ static int bad_value(const char *opt, const char *val, const char *want)
     return usage(stderr);
 }
 
-/* s whole as a finite real: strtod alone takes "" as 0 and accepts nan and inf. */
-static int parse_real(const char *s, double *x)
-{
-    char *end;
-    *x = strtod(s, &end);
-    return end != s && !*end && isfinite(*x);
-}
-
-/* s whole as an integer in lo..hi, parsed as a long and range-checked before the conversion
- * to int (which would take 4294967297 as 1); "" refused. */
-static int parse_int(const char *s, long lo, long hi, int *x)
-{
-    char *end;
-    errno = 0;
-    const long v = strtol(s, &end, 10);
-    if (end == s || *end || errno == ERANGE || v < lo || v > hi) return 0;
-    *x = (int)v;
-    return 1;
-}
-
 int main(int argc, char **argv)
 {
     const char *pos_args[3] = {NULL, NULL, NULL};
@@ -76,14 +55,14 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--json")) json = 1;
         else if (!strcmp(a, "--no-reorder")) o.reorder = 0;
         else if (!strcmp(a, "--scale") && i + 1 < argc) {
-            if (!parse_real(argv[++i], &o.scale)) return bad_value(a, argv[i], "not a finite number");
+            if (!args_real(argv[++i], &o.scale)) return bad_value(a, argv[i], "not a finite number");
         } else if (!strcmp(a, "--iterations") && i + 1 < argc) {
-            if (!parse_int(argv[++i], 1, 100, &o.iterations)) return bad_value(a, argv[i], "not an integer in 1..100");
+            if (!args_int(argv[++i], 1, 100, &o.iterations)) return bad_value(a, argv[i], "not an integer in 1..100");
         } else if (!strcmp(a, "--rtol") && i + 1 < argc) {
-            if (!parse_real(argv[++i], &o.rtol) || !(o.rtol > 0 && o.rtol < 1))
+            if (!args_real(argv[++i], &o.rtol) || !(o.rtol > 0 && o.rtol < 1))
                 return bad_value(a, argv[i], "not a number in (0, 1)");
         } else if (!strcmp(a, "--subdivide") && i + 1 < argc) {
-            if (!parse_int(argv[++i], 0, 8, &subdivide)) return bad_value(a, argv[i], "not an integer in 0..8");
+            if (!args_int(argv[++i], 0, 8, &subdivide)) return bad_value(a, argv[i], "not an integer in 0..8");
         } else if (!strcmp(a, "--solver") && i + 1 < argc) {
             o.solver = argv[++i];
             if (strcmp(o.solver, "cg") && strcmp(o.solver, "bicgstab") && strcmp(o.solver, "gmres")) return usage(stderr);

@@ -1,6 +1,7 @@
 /* spsolve-spin: OBJ and TGA readers, OBJ writer (mesh.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "mesh.h"
+#include "compact.h"
 #include "spin_math.h"
 
 #include <spsolve/file.h>
@@ -218,21 +219,12 @@ int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, cha
 
 int spin_mesh_drop_unused(spin_mesh *m, int *first)
 {
-    int *map = calloc((size_t)m->nv + 1, sizeof *map); /* used: 1, then the new index + 1 */
+    int *map = malloc(sizeof *map * ((size_t)m->nv + 1));
     if (!map) return -1;
-    for (size_t k = 0; k < 3 * (size_t)m->nf; k++) map[m->f[k]] = 1;
-    int n = 0;
+    const int n = compact_vertices(m->v, m->nv, m->f, 3 * (size_t)m->nf, map), dropped = m->nv - n;
     *first = 0;
-    for (int i = 0; i < m->nv; i++) {
-        if (!map[i]) {
-            if (!*first) *first = i + 1;
-            continue;
-        }
-        memmove(m->v + 3 * (size_t)n, m->v + 3 * (size_t)i, 3 * sizeof(double));
-        map[i] = ++n;
-    }
-    for (size_t k = 0; k < 3 * (size_t)m->nf; k++) m->f[k] = map[m->f[k]] - 1;
-    const int dropped = m->nv - n;
+    for (int i = 0; i < m->nv && !*first; i++)
+        if (map[i] < 0) *first = i + 1;
     m->nv = n;
     free(map);
     return dropped;

@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fem.h"
 #include "fem_math.h"
+#include "compact.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -409,6 +410,7 @@ static int key_cmp(const void *a, const void *b)
  * nodes (and tag), in their order; their number.  keys and dup: room for n. */
 static int drop_repeats(int *e, int nn, int *tag, int n, elem_key *keys, unsigned char *dup)
 {
+    if (n <= 0) return 0;
     for (int i = 0; i < n; i++) {
         elem_key *k = keys + i;
         memset(k, 0, sizeof *k);
@@ -452,16 +454,7 @@ static int tidy(reader *r, fem_mesh *m)
         free(map), free(keys), free(dup);
         return fail(r, "out of memory for %d nodes", m->nv);
     }
-    for (int i = 0; i < m->nv; i++) map[i] = -1;
-    for (size_t k = 0; k < 4 * (size_t)m->nt; k++) map[m->t[k]] = 0;
-    int nv = 0;
-    for (int i = 0; i < m->nv; i++)
-        if (!map[i]) {
-            memmove(m->v + 3 * (size_t)nv, m->v + 3 * (size_t)i, 3 * sizeof(double));
-            map[i] = nv++;
-        }
-    m->nv = nv;
-    for (size_t k = 0; k < 4 * (size_t)m->nt; k++) m->t[k] = map[m->t[k]];
+    m->nv = compact_vertices(m->v, m->nv, m->t, 4 * (size_t)m->nt, map);
     int ntri = 0;
     for (int i = 0; i < m->ntri; i++) {
         const int *s = m->tri + 3 * (size_t)i, a = map[s[0]], b = map[s[1]], c = map[s[2]];

@@ -10,6 +10,7 @@
  * true_relative_residual, time.assembly, time.setup, time.solve; time.mesh_upload and
  * time.spmv, one product K x, so that the assembly reads as a count of SpMVs). */
 #define _POSIX_C_SOURCE 200809L
+#include "args.h"
 #include "fem.h"
 
 #include <limits.h>
@@ -48,17 +49,15 @@ int main(int argc, char **argv)
     const char *vtu = NULL, *png = NULL, *mesh = NULL, *clamp_tag = NULL, *traction = NULL;
     sps_backend be = SPS_BACKEND_AUTO;
     int json = 0, have_beam = 0, have_cells = 0, have_rtol = 0;
-    long maxit = o.maxit; /* a long first: checked to fit o.maxit, not truncated */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        char *end = NULL;
-        double *x = NULL; /* a number just read: finite */
+        double *x = NULL; /* a real to read from v (args_real: whole and finite) */
         if (!strcmp(a, "--json")) json = 1;
         else if (!v) return usage();
         else if (!strcmp(a, "--beam")) have_beam = three(v, beam), i++;
         else if (!strcmp(a, "--cells")) have_cells = three(v, cells), i++;
-        else if (!strcmp(a, "--tip-load")) o.tip_load = strtod(v, &end), x = &o.tip_load, i++;
-        else if (!strcmp(a, "--density")) o.density = strtod(v, &end), x = &o.density, i++;
+        else if (!strcmp(a, "--tip-load")) x = &o.tip_load, i++;
+        else if (!strcmp(a, "--density")) x = &o.density, i++;
         else if (!strcmp(a, "--mesh")) mesh = v, i++;
         else if (!strcmp(a, "--clamp")) clamp_tag = v, i++;
         else if (!strcmp(a, "--traction")) traction = v, i++;
@@ -68,27 +67,29 @@ int main(int argc, char **argv)
             i++;
         } else if (!strcmp(a, "-o")) vtu = v, i++;
         else if (!strcmp(a, "--png")) png = v, i++;
-        else if (!strcmp(a, "--E")) o.E = strtod(v, &end), x = &o.E, i++;
-        else if (!strcmp(a, "--nu")) o.nu = strtod(v, &end), x = &o.nu, i++;
-        else if (!strcmp(a, "--rtol")) o.rtol = strtod(v, &end), x = &o.rtol, have_rtol = 1, i++;
+        else if (!strcmp(a, "--E")) x = &o.E, i++;
+        else if (!strcmp(a, "--nu")) x = &o.nu, i++;
+        else if (!strcmp(a, "--rtol")) x = &o.rtol, have_rtol = 1, i++;
         else if (!strcmp(a, "--precision")) {
             if (strcmp(v, "f32") && strcmp(v, "f64")) return usage();
             o.single = !strcmp(v, "f32"), i++;
         }
-        else if (!strcmp(a, "--maxit")) maxit = strtol(v, &end, 10), i++;
+        else if (!strcmp(a, "--maxit")) {
+            if (!args_int(v, 1, INT_MAX, &o.maxit)) return usage();
+            i++;
+        }
         else if (!strcmp(a, "--precond")) o.precond = v, i++;
         else if (!strcmp(a, "--backend")) {
             be = !strcmp(v, "cpu") ? SPS_BACKEND_CPU : !strcmp(v, "cuda") ? SPS_BACKEND_CUDA : SPS_BACKEND_AUTO;
             if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto")) return usage();
             i++;
         } else return usage();
-        if ((end && (end == v || *end)) || (x && !isfinite(*x))) return usage();
+        if (x && !args_real(v, x)) return usage();
     }
     if (o.single && !have_rtol) o.rtol = 1e-5; /* as spsolve: f32 reaches about 1e-6 */
-    if ((mesh ? have_beam || have_cells || !clamp_tag : !have_beam || !have_cells || clamp_tag) || !(o.E > 0) || !(o.nu > -1 && o.nu < 0.5) || !(o.rtol > 0 && o.rtol < 1) || maxit < 1 || maxit > INT_MAX ||
+    if ((mesh ? have_beam || have_cells || !clamp_tag : !have_beam || !have_cells || clamp_tag) || !(o.E > 0) || !(o.nu > -1 && o.nu < 0.5) || !(o.rtol > 0 && o.rtol < 1) ||
         (strcmp(o.precond, "bjacobi") && strcmp(o.precond, "jacobi") && strcmp(o.precond, "none")))
         return usage();
-    o.maxit = (int)maxit;
     for (int k = 0; k < 3; k++) /* in range before the cast (fem_beam adds 1 to each) */
         if (!(fabs(cells[k]) < INT_MAX) || cells[k] != (int)cells[k]) return usage();
     char err[512];
