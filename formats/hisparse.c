@@ -519,7 +519,10 @@ void sps_hisparse_free(sps_hisparse *H)
  * bit-reproducible).  Option node-size: d. */
 static const sps_option_desc hisparse_options[] = {
     {.name = "node-size", .type = SPS_OPT_INT, .def = "128", .min = 2, .max = SPS_HS_MAX_D,
-     .choices = "2|4|8|16|32|64|128|256", .help = "rows and columns of a tree node (d, a power of two)"}};
+     .choices = "2|4|8|16|32|64|128|256", .help = "rows and columns of a tree node (d, a power of two)"},
+    {.name = "small-sum", .type = SPS_OPT_INT, .def = "4096", .min = 0, .max = SPS_HS_SMALL_SLOTS,
+     .help = "sps_matrix_add: operands listing at most this many entry slots together are summed in one "
+             "pass (one GPU block, two launches; 0: never)"}};
 
 typedef struct {
     sps_hisparse H;                /* the description; H.pool NULL (the pool is dpool) */
@@ -826,6 +829,95 @@ static sps_status sum_build(sps_matrix C, void *arg, sps_options opt)
     return hs_store_build(C, opt, u->key, NULL, u->val);
 }
 
+/* The one-pass sum (kernels/hisparse_small.h) of operands xa, xb into C's geometry g: one
+ * scratch allocation carved into its arrays, the shape, one read of its sizes, then C built at
+ * those sizes (small_build) and filled. */
+typedef struct {
+    sps_hs_small w;
+    const int64_t *stats; /* the shape's results, on the host */
+} hs_small_arg;
+
+static sps_status small_build(sps_matrix C, void *arg, sps_options opt)
+{
+    hs_small_arg *a = arg;
+    const int64_t *st = a->stats;
+    if (C->nnz == 0) return hs_store_build(C, opt, NULL, NULL, NULL);
+    sps_context ctx = C->ctx;
+    hs_store *S;
+    SPS_CHECK(sps_hcalloc(ctx, (void **)&S, sizeof *S, "HiSparse handle"));
+    C->store = S; /* on failure the caller destroys C */
+    sps_hisparse *H = &S->H;
+    SPS_CHECK(hs_geometry(ctx, C->n, C->m, C->nnz, sps_scalar_size(C->t), sps_opt_int(opt, "node-size"), H, NULL));
+    H->bytes = (size_t)(16 + st[SPS_HSS_TOTAL]);
+    H->root = SPS_HS_REF(H->bytes - (size_t)st[SPS_HSS_ROWN], (int)st[SPS_HSS_RTYPE]);
+    for (int i = 0; i < 8; i++) H->nodes[i / 4][i % 4] = st[SPS_HSS_NODES + i];
+    H->leaf_slots = st[SPS_HSS_SLOTS];
+    S->nsparse = st[SPS_HSS_NSEG], S->ndense = st[SPS_HSS_NDENSE];
+    S->nwarps = (st[SPS_HSS_SO] + SPS_HS_RUN - 1) / SPS_HS_RUN;
+    SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dpool, H->bytes));
+    if (S->nsparse) {
+        SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dsparse, (size_t)S->nsparse * sizeof *S->dsparse));
+        SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dwarp, ((size_t)S->nwarps + 1) * sizeof *S->dwarp));
+    }
+    if (S->ndense) SPS_CHECK(sps_dmalloc(ctx, (void **)&S->ddense, (size_t)S->ndense * sizeof *S->ddense));
+    a->w.pool = S->dpool, a->w.sparse = S->dsparse, a->w.dense = S->ddense, a->w.warp_seg = S->dwarp;
+    return sps_kidx(ctx)->hs_small_fill(sps_ex(ctx), &a->w);
+}
+
+/* the scratch's arrays, carved from base (NULL: only counted); returns the bytes */
+static size_t small_carve(sps_hs_small *w, unsigned char *base, int depth, size_t vs)
+{
+    const size_t n1 = (size_t)w->nv + 1;
+    size_t at = 0;
+#define CARVE(ptr, bytes) (at = sps_hs_align16(at), (ptr) = base ? (void *)(base + at) : NULL, at += (bytes))
+    CARVE(w->key, SPS_HS_SMALL_SLOTS * sizeof *w->key);
+    CARVE(w->src, SPS_HS_SMALL_SLOTS * sizeof *w->src);
+    CARVE(w->mark, n1);
+    CARVE(w->at, n1 * sizeof *w->at);
+    CARVE(w->ustart, n1 * sizeof *w->ustart);
+    CARVE(w->ukey, n1 * sizeof *w->ukey);
+    CARVE(w->val, n1 * vs);
+    CARVE(w->sz, n1 * sizeof *w->sz);
+    CARVE(w->so, n1 * sizeof *w->so);
+    CARVE(w->sI, n1 * sizeof *w->sI);
+    CARVE(w->dI, n1 * sizeof *w->dI);
+    CARVE(w->stats, SPS_HSS_COUNT * sizeof *w->stats);
+    for (int l = 0; l < depth; l++) {
+        sps_hs_level *v = &w->lv[l];
+        CARVE(v->start, n1 * sizeof *v->start);
+        CARVE(v->cb, n1 * sizeof *v->cb);
+        CARVE(v->type, n1);
+        CARVE(v->own, n1 * sizeof *v->own);
+        CARVE(v->S, n1 * sizeof *v->S);
+        CARVE(v->st, n1 * sizeof *v->st);
+    }
+#undef CARVE
+    return at;
+}
+
+static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta, sps_matrix B, int tb, sps_options opt,
+                            sps_hs_geom g, sps_matrix *C)
+{
+    sps_context ctx = A->ctx;
+    const size_t vs = sps_scalar_size(A->t);
+    hs_small_arg a = {.w = {.xa = store_sched(A->store), .xb = store_sched(B->store), .ta = ta, .tb = tb, .g = g,
+                            .vs = vs, .nv = A->nnz + B->nnz}};
+    a.w.slots = sps_hs_list_slots(a.w.xa) + sps_hs_list_slots(a.w.xb);
+    unsigned char *ws = NULL;
+    int64_t stats[SPS_HSS_COUNT];
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ws, small_carve(&a.w, NULL, g.depth, vs)), done);
+    small_carve(&a.w, ws, g.depth, vs);
+    SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_small_shape(sps_ex(ctx), &a.w, alpha, beta), done);
+    SPS_CHECK_GOTO(st, fetch(ctx, stats, a.w.stats, sizeof stats), done);
+    a.stats = stats;
+    st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, ta ? A->m : A->n, ta ? A->n : A->m, stats[SPS_HSS_NU], A->t,
+                          small_build, &a, C);
+done: /* freed in stream order, after the fill */
+    sps_dfree(ctx, ws);
+    return st;
+}
+
 /* the sum of hisparse A and B (checked by the caller), C's options opt (not NULL) */
 static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta, sps_matrix B, int tb, sps_options opt,
                             sps_matrix *C)
@@ -839,6 +931,8 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     SPS_CHECK(hs_geometry(ctx, n, m, 0, vs, sps_opt_int(opt, "node-size"), &h, &g));
     const sps_hs_sched xa = store_sched(A->store), xb = store_sched(B->store);
     const int64_t ca = sps_hs_list_slots(xa), cb = sps_hs_list_slots(xb), nv = A->nnz + B->nnz;
+    if (nv > 0 && ca + cb <= sps_opt_int(opt, "small-sum") && g.depth <= SPS_HS_SMALL_DEPTH)
+        return add_small(alpha, A, ta, beta, B, tb, opt, g, C);
     if (ca + cb >= INT32_MAX) /* the lists' indices and counts are 32-bit on both backends */
         return sps_error(ctx, SPS_ERR_UNSUPPORTED,
                          "sps_matrix_add: %lld + %lld entries list %lld slots (at most %d)", (long long)A->nnz,

@@ -405,6 +405,48 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
                     tag | (off + sps_hs_dense_val_at(X.d) + (size_t)slot * vs), key + i, src + i);
 }
 
+/* C = op(A) + op(B) in one pass (kernels/hisparse_small.h): where both lists together hold at
+ * most SPS_HS_SMALL_SLOTS slots (the GPU sorts them in one block: 1024 threads x 4 keys) and C's
+ * tree is at most SPS_HS_SMALL_DEPTH levels deep, the general sum's steps run as loops over the
+ * same element steps, in two calls (the shape, then the fill), with one read of the results'
+ * sizes between them (stats).  Scratch and results in backend memory, each array sized for
+ * nv = A's entries + B's (the distinct keys and every level's nodes are at most that many). */
+#define SPS_HS_SMALL_SLOTS 4096
+#define SPS_HS_SMALL_DEPTH 8
+enum { /* stats: what the shape leaves for the host */
+    SPS_HSS_NODES = 0,   /* 8: [leaf 4 + type] node counts */
+    SPS_HSS_SLOTS = 8,   /* the leaves' value slots */
+    SPS_HSS_TOTAL = 9,   /* the pool's bytes past its 16-byte header */
+    SPS_HSS_RTYPE = 10,  /* the root's type */
+    SPS_HSS_ROWN = 11,   /* the root's own bytes */
+    SPS_HSS_NU = 12,     /* C's entries: the distinct keys */
+    SPS_HSS_SO = 13,     /* the sparse leaves' entries */
+    SPS_HSS_NSEG = 14,   /* the schedule's segments */
+    SPS_HSS_NDENSE = 15, /* the dense leaves */
+    SPS_HSS_LEVEL = 16,  /* depth: each level's node count */
+    SPS_HSS_COUNT = SPS_HSS_LEVEL + SPS_HS_SMALL_DEPTH
+};
+typedef struct {
+    sps_hs_sched xa, xb;  /* the operands */
+    int ta, tb;           /* transposed operands (their coordinates swapped) */
+    sps_hs_geom g;        /* C's geometry */
+    size_t vs;            /* bytes a value */
+    int64_t nv;           /* A's entries + B's */
+    int64_t slots;        /* the lists' slots, sorted (ca + cb; the GPU pads to SPS_HS_SMALL_SLOTS) */
+    uint64_t *key, *src;  /* SPS_HS_SMALL_SLOTS each */
+    uint8_t *mark;        /* nv */
+    sps_index *at, *ustart;
+    uint64_t *ukey;       /* nv */
+    unsigned char *val;   /* nv values */
+    int64_t *sz, *so, *sI, *dI;
+    sps_hs_level lv[SPS_HS_SMALL_DEPTH]; /* nv + 1 a node array; n set by the shape (and kept in stats) */
+    int64_t *stats;       /* SPS_HSS_COUNT */
+    int64_t *part;        /* the GPU's block scans (shared memory, set by the kernel) */
+    unsigned char *pool;  /* the fill's results, at the sizes in stats */
+    sps_hs_item *sparse, *dense;
+    int64_t *warp_seg;
+} sps_hs_small;
+
 /* The build's kernels, in the index family (kernels/index_kernels.h: values are moved, never
  * read as numbers); X(P, name, args).  Backend memory throughout; N = v.n. */
 #define SPS_KERNEL_LIST_INDEX_HISPARSE(X, P)                                                                  \
@@ -446,7 +488,9 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
     /* (key, val) pairs sorted by the key's low `bits` bits, in place, stably */                          \
     X(P, hs_sort_pairs, (sps_exec *ex, int64_t n, int bits, uint64_t *key, uint64_t *val))                \
     /* ukey[u] = key[ustart[u]], u < nu */                                                                 \
-    X(P, hs_ukeys, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key, uint64_t *ukey))
+    X(P, hs_ukeys, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key, uint64_t *ukey)) \
+    /* the one-pass sum's second call: C's pool (zeroed here) and schedule from w's shape */              \
+    X(P, hs_small_fill, (sps_exec *ex, const sps_hs_small *w))
 
 /* X(P, S, name, args); see kernels/kernels.h. */
 #define SPS_KERNEL_LIST_HISPARSE(X, P, S)                                                                 \
@@ -460,7 +504,11 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
        poolB with SPS_HS_TAG_B; an operand without a member adds nothing (sps_cpu_hisparse_lin) */        \
     X(P, S, hs_add_values, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *src,      \
                             const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha,         \
-                            sps_cplx beta, void *out))
+                            sps_cplx beta, void *out))                                                      \
+    /* the one-pass sum's first call (sps_hs_small): the lists, their sort, the distinct keys and their   \
+       values (as hs_add_values), the levels, sizes, subtree starts and the schedule's sums; w->stats     \
+       gets the sizes the host reads */                                                                    \
+    X(P, S, hs_small_shape, (sps_exec *ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta))
 
 #include "kernels/kernels.h" /* sps_cplx (after the list: kernels.h expands it) */
 

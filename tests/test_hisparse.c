@@ -13,6 +13,8 @@
  *     row, one dense column, a 2-level tree under d = 2 and a 3-level one;
  *   - node statistics: a dense block makes dense leaves, a diagonal COO4 leaves at d = 4;
  *     the pool holds at least the nodes' headers;
+ *   - sps_matrix_add's one-pass sum (small operands) and its general one: the same tree and
+ *     schedule, byte for byte, op N and T mixed;
  *   - refusals: d not a power of two, unsorted columns; sps_matrix_add's (shapes, types,
  *     options, a non-finite alpha or beta).
  * Ends "N passed, M failed". */
@@ -28,6 +30,7 @@
 
 static tu_rng g_rng;
 static sps_context g_ctx;
+static int g_small; /* sums the one-pass path took (hs_same_sum_paths) */
 
 typedef struct {
     const char *name;
@@ -242,6 +245,19 @@ static void check(const shape *s, sps_scalar t, int d)
                                         trans ? "^T" : "", trans ? "^T" : "", d, d == 4 ? "16" : "4");
                     sps_matrix_destroy(C2), sps_matrix_destroy(B2);
                     sps_options_destroy(o2);
+                    /* the one-pass sum and the general one: the same tree and schedule (B as hisparse too) */
+                    sps_matrix Bh = NULL;
+                    if (TU_OK(g_ctx, sps_matrix_convert(Bm, SPS_FMT_HISPARSE, o, &Bh))) {
+                        TU_CHECK(hs_same_sum_paths(g_ctx, alpha, Ah, op, beta, Bh, op, dv, &g_small),
+                                 "%s: 0.5 A%s + 3 B%s: the one-pass sum differs from the general one", what,
+                                 trans ? "^T" : "", trans ? "^T" : "");
+                        if (s->n == s->m)
+                            TU_CHECK(hs_same_sum_paths(g_ctx, alpha, Ah, op, beta, Bh, trans ? SPS_OP_N : SPS_OP_T, dv,
+                                                       &g_small),
+                                     "%s: 0.5 A%s + 3 B%s: the one-pass sum differs from the general one", what,
+                                     trans ? "^T" : "", trans ? "" : "^T");
+                    }
+                    sps_matrix_destroy(Bh);
                     /* the backend's sum (lists, sort, build from keys) is the dual traversal's tree */
                     sps_hisparse_copy cs;
                     if (TU_OK(g_ctx, sps_hisparse_download(Cm, &cs))) {
@@ -529,6 +545,7 @@ int main(void)
     }
     free(v);
     for (int si = 0; si < ns; si++) free_shape(&sh[si]);
+    TU_CHECK(g_small > 0, "no sum took the one-pass path (%d)", g_small);
     sps_context_destroy(g_ctx);
     return tu_finish();
 }

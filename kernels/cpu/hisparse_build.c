@@ -5,6 +5,7 @@
  * recursive builder (formats/hisparse.c) is the oracle of both: tests/test_hisparse.c
  * checks the pools byte for byte. */
 #include "kernels/cpu/common.h"
+#include "kernels/hisparse_small.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -151,5 +152,13 @@ sps_status sps_cpu_hs_ukeys(sps_exec *ex, sps_index nu, const sps_index *ustart,
 {
     (void)ex;
     for (sps_index u = 0; u < nu; u++) ukey[u] = key[ustart[u]];
+    return SPS_OK;
+}
+
+sps_status sps_cpu_hs_small_fill(sps_exec *ex, const sps_hs_small *W)
+{
+    (void)ex;
+    sps_hs_small w = *W;
+    sps_hs_small_fill(&w);
     return SPS_OK;
 }

@@ -20,6 +20,9 @@
  * the result equals the CPU's to rounding.  What the product costs and why it is
  * shaped so: bench/results/hisparse.md. */
 #include "kernels/cuda/common.cuh"
+#include "kernels/hisparse_small.h"
+
+#include <cub/block/block_radix_sort.cuh>
 
 namespace {
 
@@ -239,6 +242,48 @@ static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index
                                                         sc<T>::from(beta), (T *)out});
 }
 
+/* The one-pass sum's first call (kernels/hisparse_small.h): one block of HS_SMALL_THREADS,
+ * the lists sorted in registers by cub::BlockRadixSort (SPS_HS_SMALL_SLOTS keys, padded with
+ * empty slots), the distinct keys' values by hs_add_values_op, then the shape. */
+constexpr int HS_SMALL_THREADS = 1024, HS_SMALL_ITEMS = SPS_HS_SMALL_SLOTS / HS_SMALL_THREADS;
+static_assert(HS_SMALL_THREADS * HS_SMALL_ITEMS == SPS_HS_SMALL_SLOTS, "the sort's tile is the small sum's slots");
+using hs_small_sort = cub::BlockRadixSort<uint64_t, HS_SMALL_THREADS, HS_SMALL_ITEMS, uint64_t>;
+
+template <typename T>
+__global__ void __launch_bounds__(HS_SMALL_THREADS, 1) hs_small_shape_kernel(sps_hs_small W, T al, T be)
+{
+    __shared__ int64_t part[HS_SMALL_THREADS];
+    __shared__ typename hs_small_sort::TempStorage tmp;
+    sps_hs_small w = W;
+    w.part = part, w.slots = SPS_HS_SMALL_SLOTS;
+    sps_hs_small_list(&w);
+    uint64_t k[HS_SMALL_ITEMS], v[HS_SMALL_ITEMS];
+    const int base = (int)threadIdx.x * HS_SMALL_ITEMS; /* blocked: thread t holds slots t ITEMS .. */
+#pragma unroll
+    for (int j = 0; j < HS_SMALL_ITEMS; j++) k[j] = w.key[base + j], v[j] = w.src[base + j];
+    hs_small_sort(tmp).Sort(k, v, 0, sps_hs_key_bits(w.g) + 1);
+#pragma unroll
+    for (int j = 0; j < HS_SMALL_ITEMS; j++) w.key[base + j] = k[j], w.src[base + j] = v[j];
+    __syncthreads();
+    const sps_index nu = sps_hs_small_unique(&w);
+    const hs_add_values_op<T> op{w.ustart, w.src, w.xa.pool, w.xb.pool, al, be, (T *)(void *)w.val};
+    SPS_HSS_FOR(u, nu) op((sps_index)u);
+    __syncthreads();
+    sps_hs_small_shape(&w, nu);
+}
+
+template <typename T>
+static sps_status hs_small_shape_impl(sps_exec *ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta)
+{
+    if (sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb) > SPS_HS_SMALL_SLOTS || w->g.depth > SPS_HS_SMALL_DEPTH)
+        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld slots, depth %d (at most %d, %d)",
+                          (long long)(sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb)), w->g.depth,
+                          SPS_HS_SMALL_SLOTS, SPS_HS_SMALL_DEPTH);
+    hs_small_shape_kernel<T><<<1, HS_SMALL_THREADS, 0, sps_custream(ex)>>>(*w, sc<T>::from(alpha), sc<T>::from(beta));
+    SPS_CU_LAUNCHED(ex, "hs_small_shape_kernel");
+    return SPS_OK;
+}
+
 } // namespace
 
 #define SPS_CU_HS_ENTRIES(S, T)                                                                                \
@@ -250,5 +295,7 @@ static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index
                  (sps_exec * ex, sps_index nu, const sps_index *ustart, const uint64_t *src,                  \
                   const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha, sps_cplx beta,      \
                   void *out),                                                                                  \
-                 (ex, nu, ustart, src, poolA, poolB, alpha, beta, out))
+                 (ex, nu, ustart, src, poolA, poolB, alpha, beta, out))                                   \
+    SPS_CU_ENTRY(hs_small_shape, S, hs_small_shape_impl<T>,                                                    \
+                 (sps_exec * ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta), (ex, w, alpha, beta))
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HS_ENTRIES)

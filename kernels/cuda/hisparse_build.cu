@@ -13,6 +13,7 @@
  * schedule from the leaves by prefix sums.  Nothing waits for the device here (the host
  * reads the marks' histogram and a few totals: formats/hisparse.c). */
 #include "kernels/cuda/common.cuh"
+#include "kernels/hisparse_small.h"
 
 #include <cub/device/device_radix_sort.cuh>
 
@@ -331,6 +332,20 @@ extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, 
     }
     sps_exec_release(ex, out);
     return st;
+}
+
+/* the one-pass sum's second call (kernels/hisparse_small.h): one block, as its first */
+__global__ void __launch_bounds__(1024, 1) hs_small_fill_kernel(sps_hs_small W)
+{
+    sps_hs_small w = W;
+    sps_hs_small_fill(&w);
+}
+
+extern "C" sps_status sps_cuda_hs_small_fill(sps_exec *ex, const sps_hs_small *w)
+{
+    hs_small_fill_kernel<<<1, 1024, 0, sps_custream(ex)>>>(*w);
+    SPS_CU_LAUNCHED(ex, "hs_small_fill_kernel");
+    return SPS_OK;
 }
 
 extern "C" sps_status sps_cuda_hs_ukeys(sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key,

@@ -1,0 +1,203 @@
+/* libspsolve — C = alpha op(A) + beta op(B) of small HiSparse operands in one pass
+ * (sps_hs_small, kernels/format_kernels_hisparse.h; formats/hisparse.c takes it where both
+ * lists hold at most SPS_HS_SMALL_SLOTS slots).  The general sum's steps (add_trees and
+ * hs_store_build there: each operand's list, one sort, the distinct keys and their values,
+ * the levels' node starts, the sizes bottom-up, the subtree starts top-down, the pool and
+ * the schedule) as loops over the same element steps, written once for both backends: the
+ * CPU runs each loop in order (kernels/cpu/hisparse.inc, hisparse_build.c), the GPU in one
+ * block of 1024 threads with a barrier between steps and block-wide prefix sums
+ * (kernels/cuda/hisparse.cu).  The result is the general sum's tree and schedule byte for
+ * byte (tests/test_hisparse.c, test_gpu_hisparse.c).
+ *
+ * Why a second path: the general sum queues some 70 launches, copies and stream-ordered
+ * allocations and waits for the device four times; for a sum of a few thousand entries that
+ * fixed cost is everything (0.3 ms against csrgeam2's 0.06: bench/results/hisparse.md).
+ * Here it is two launches and one read of the results' sizes between them: sps_hs_small_list,
+ * the caller's sort, sps_hs_small_unique, the caller's values and sps_hs_small_shape in the
+ * first; the host then allocates C's pool and schedule at their sizes; sps_hs_small_fill in
+ * the second.  One block is one multiprocessor: this is for sums too small to fill more. */
+#ifndef SPS_HISPARSE_SMALL_H
+#define SPS_HISPARSE_SMALL_H
+
+#include "kernels/format_kernels_hisparse.h"
+
+/* the loops: every thread of the block strided (GPU) or one in order (CPU); SYNC between a
+ * step's writes and the next step's reads; ONE: a single thread */
+#if defined(__CUDA_ARCH__)
+#define SPS_HSS_FOR(i, n) for (int64_t i = threadIdx.x; i < (int64_t)(n); i += blockDim.x)
+#define SPS_HSS_SYNC() __syncthreads()
+#define SPS_HSS_ONE if (threadIdx.x == 0)
+#define SPS_HSS_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
+#else
+#define SPS_HSS_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n); i++)
+#define SPS_HSS_SYNC() ((void)0)
+#define SPS_HSS_ONE
+#define SPS_HSS_ADD(p, v) (*(p) += (v))
+#endif
+
+/* a[0..n) replaced by its inclusive prefix sums.  GPU: each thread sums a contiguous chunk,
+ * the chunks' sums are scanned in part (a slot a thread, shared memory; Hillis-Steele), then
+ * each chunk is rewritten from its offset: integers, so the same sums as the CPU's loop. */
+#define SPS_HSS_DEF_SCAN(NAME, I)                                                                          \
+    static inline SPS_HS_HD void NAME(I *a, int64_t n, int64_t *part)                                    \
+    {                                                                                                    \
+        SPS_HSS_SCAN_BODY(I)                                                                             \
+    }
+#if defined(__CUDA_ARCH__)
+#define SPS_HSS_SCAN_BODY(I)                                                                             \
+    const int64_t T = blockDim.x, t = threadIdx.x, chunk = (n + T - 1) / T;                              \
+    const int64_t lo = t * chunk < n ? t * chunk : n, hi = lo + chunk < n ? lo + chunk : n;              \
+    int64_t s = 0;                                                                                       \
+    for (int64_t i = lo; i < hi; i++) s += a[i];                                                         \
+    part[t] = s;                                                                                         \
+    __syncthreads();                                                                                     \
+    for (int64_t o = 1; o < T; o *= 2) {                                                                 \
+        const int64_t v = t >= o ? part[t - o] : 0;                                                      \
+        __syncthreads();                                                                                 \
+        part[t] += v;                                                                                    \
+        __syncthreads();                                                                                 \
+    }                                                                                                    \
+    int64_t run = t ? part[t - 1] : 0;                                                                   \
+    for (int64_t i = lo; i < hi; i++) run += a[i], a[i] = (I)run;                                        \
+    __syncthreads();
+#else
+#define SPS_HSS_SCAN_BODY(I)                                                                             \
+    (void)part;                                                                                          \
+    for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
+#endif
+SPS_HSS_DEF_SCAN(sps_hss_scan32, sps_index)
+SPS_HSS_DEF_SCAN(sps_hss_scan64, int64_t)
+
+/* hs_starts: at[e] = the entries before e marked <= l (n + 1 of them), start[at[e]] = e for
+ * each such e, start[at[n]] = n; returns at[n], the level's node count */
+static inline SPS_HS_HD sps_index sps_hss_starts(int64_t n, const uint8_t *mark, int l, sps_index *at, sps_index *start,
+                                                 int64_t *part)
+{
+    SPS_HSS_ONE at[0] = 0;
+    SPS_HSS_FOR(e, n) at[e + 1] = mark[e] <= l;
+    SPS_HSS_SYNC();
+    sps_hss_scan32(at + 1, n, part);
+    SPS_HSS_FOR(e, n) if (mark[e] <= l) start[at[e]] = (sps_index)e;
+    SPS_HSS_ONE start[at[n]] = (sps_index)n;
+    SPS_HSS_SYNC();
+    return at[n];
+}
+
+/* out[0] = 0, out[i + 1] = out[i] + (what out[i + 1] held): the exclusive sums hs_sizes and
+ * hs_sched_sums make, from terms the caller stored one slot up */
+static inline SPS_HS_HD void sps_hss_exclusive(int64_t *out, int64_t n, int64_t *part)
+{
+    SPS_HSS_ONE out[0] = 0;
+    SPS_HSS_SYNC();
+    sps_hss_scan64(out + 1, n, part);
+}
+
+/* slot i of operand X's list (hs_list: its windows' slots, then its dense leaves' slots) */
+static inline SPS_HS_HD void sps_hss_list_slot(int64_t i, sps_hs_sched X, size_t vs, int trans, sps_hs_geom g,
+                                               uint64_t tag, uint64_t *key, uint64_t *src)
+{
+    const int64_t base = X.nwarps * SPS_HS_RUN;
+    if (i < base) sps_hs_list_entry(i, X, vs, trans, g, tag, key, src);
+    else sps_hs_list_slot(i - base, X, vs, trans, g, tag, key + base, src + base);
+}
+
+/* 1. both lists, A's then B's, then empty slots up to w->slots */
+static inline SPS_HS_HD void sps_hs_small_list(const sps_hs_small *w)
+{
+    const int64_t ca = sps_hs_list_slots(w->xa), cb = sps_hs_list_slots(w->xb);
+    SPS_HSS_FOR(i, w->slots) {
+        if (i < ca) sps_hss_list_slot(i, w->xa, w->vs, w->ta, w->g, 0, w->key, w->src);
+        else if (i < ca + cb)
+            sps_hss_list_slot(i - ca, w->xb, w->vs, w->tb, w->g, SPS_HS_TAG_B, w->key + ca, w->src + ca);
+        else w->key[i] = sps_hs_nokey(w->g), w->src[i] = 0;
+    }
+    SPS_HSS_SYNC();
+}
+
+/* 2. (after the caller's sort of key and src by the key's low sps_hs_key_bits + 1 bits) the
+ * distinct keys: ustart (their first members), ukey; returns their count */
+static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w)
+{
+    SPS_HSS_FOR(e, w->nv) w->mark[e] = (uint8_t)sps_hs_mark(w->g, w->key, e);
+    SPS_HSS_SYNC();
+    const sps_index nu = sps_hss_starts(w->nv, w->mark, w->g.depth, w->at, w->ustart, w->part);
+    SPS_HSS_FOR(u, nu) w->ukey[u] = w->key[w->ustart[u]];
+    SPS_HSS_SYNC();
+    return nu;
+}
+
+/* 3. (after the caller's values, val[u] for u < nu) hs_store_build's steps 2-4 and the
+ * schedule's sums: the levels' node starts (the leaves last, their `at` kept), the node sizes
+ * and subtree bytes bottom-up, the subtree starts top-down, the leaves' sums; w->stats */
+static inline SPS_HS_HD void sps_hs_small_shape(sps_hs_small *w, sps_index nu)
+{
+    const sps_hs_geom g = w->g;
+    const int D = g.depth;
+    int64_t *st = w->stats;
+    SPS_HSS_FOR(q, SPS_HSS_COUNT) st[q] = 0;
+    SPS_HSS_FOR(e, nu) w->mark[e] = (uint8_t)sps_hs_mark(g, w->ukey, e);
+    SPS_HSS_SYNC();
+    for (int l = 0; l < D; l++) w->lv[l].n = sps_hss_starts(nu, w->mark, l, w->at, w->lv[l].start, w->part);
+    w->lv[D - 1].at = w->at;
+    for (int l = D - 1; l >= 0; l--) {
+        const int leaf = l == D - 1;
+        const sps_hs_level v = w->lv[l], c = leaf ? w->lv[l] : w->lv[l + 1]; /* c unused for leaves */
+        int64_t cnt[5] = {0, 0, 0, 0, 0};
+        SPS_HSS_FOR(i, v.n) {
+            int64_t slots;
+            sps_hs_size_at(i, g.d, leaf, leaf ? w->vs : 4, v, c, w->sz, &slots);
+            cnt[v.type[i]]++, cnt[4] += slots;
+            v.S[i + 1] = w->sz[i];
+        }
+        for (int q = 0; q < 4; q++)
+            if (cnt[q]) SPS_HSS_ADD(st + leaf * 4 + q, cnt[q]);
+        if (cnt[4]) SPS_HSS_ADD(st + SPS_HSS_SLOTS, cnt[4]);
+        sps_hss_exclusive(v.S, v.n, w->part);
+    }
+    SPS_HSS_ONE w->lv[0].st[0] = 16; /* the root's subtree after the pool's header */
+    SPS_HSS_SYNC();
+    for (int l = 0; l + 1 < D; l++) {
+        SPS_HSS_FOR(j, w->lv[l + 1].n) sps_hs_offset_at(j, w->lv[l], w->lv[l + 1]);
+        SPS_HSS_SYNC();
+    }
+    const sps_hs_level v = w->lv[D - 1];
+    SPS_HSS_FOR(i, v.n) {
+        const int dense = v.type[i] == SPS_HS_DENSE;
+        w->so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
+        w->dI[i + 1] = dense;
+    }
+    sps_hss_exclusive(w->so, v.n, w->part);
+    sps_hss_exclusive(w->dI, v.n, w->part);
+    SPS_HSS_FOR(i, v.n) w->sI[i + 1] = sps_hs_segments(w->so[i], w->so[i + 1] - w->so[i]);
+    sps_hss_exclusive(w->sI, v.n, w->part);
+    SPS_HSS_ONE {
+        st[SPS_HSS_TOTAL] = w->lv[0].S[1];
+        st[SPS_HSS_RTYPE] = w->lv[0].type[0];
+        st[SPS_HSS_ROWN] = w->lv[0].own[0];
+        st[SPS_HSS_NU] = nu;
+        st[SPS_HSS_SO] = w->so[v.n];
+        st[SPS_HSS_NSEG] = w->sI[v.n];
+        st[SPS_HSS_NDENSE] = w->dI[v.n];
+        for (int l = 0; l < D; l++) st[SPS_HSS_LEVEL + l] = w->lv[l].n;
+    }
+}
+
+/* 4. (a second call, w->pool and the schedule's arrays allocated at the sizes in w->stats)
+ * the pool zeroed, every entry and child reference written (hs_fill_leaves, hs_fill_inner),
+ * the schedule (hs_sched) */
+static inline SPS_HS_HD void sps_hs_small_fill(sps_hs_small *w)
+{
+    const int D = w->g.depth;
+    const int64_t *st = w->stats;
+    for (int l = 0; l < D; l++) w->lv[l].n = (sps_index)st[SPS_HSS_LEVEL + l];
+    w->lv[D - 1].at = w->at;
+    SPS_HSS_FOR(q, (16 + st[SPS_HSS_TOTAL]) / 8) ((uint64_t *)(void *)w->pool)[q] = 0;
+    SPS_HSS_SYNC();
+    SPS_HSS_FOR(e, st[SPS_HSS_NU]) sps_hs_fill_entry(e, w->g, w->vs, w->ukey, NULL, w->val, w->lv[D - 1], w->pool);
+    for (int l = 0; l + 1 < D; l++)
+        SPS_HSS_FOR(j, w->lv[l + 1].n) sps_hs_fill_child(j, w->g, l, w->ukey, w->lv[l], w->lv[l + 1], w->pool);
+    SPS_HSS_FOR(i, w->lv[D - 1].n)
+        sps_hs_sched_at(i, w->g, w->ukey, w->lv[D - 1], w->so, w->sI, w->dI, w->sparse, w->dense, w->warp_seg);
+}
+
+#endif
