@@ -116,6 +116,7 @@ inline void destroy_dnvec(cusparseDnVecDescr_t d) { cusparseDestroyDnVec(d); }
 using SpsMatrix = Handle<sps_matrix, sps_matrix_destroy>;
 using SpsVector = Handle<sps_vector, sps_vector_destroy>;
 using SpsOperator = Handle<sps_operator, sps_operator_destroy>;
+using SpsOptions = Handle<sps_options, sps_options_destroy>;
 using SpMat = Handle<cusparseSpMatDescr_t, destroy_spmat>;
 using DnVec = Handle<cusparseDnVecDescr_t, destroy_dnvec>;
 

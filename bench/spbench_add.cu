@@ -3,7 +3,9 @@
  * with probability 0.2, an entry A lacks added just left of one with probability 0.2, fresh
  * values), alpha = 0.5, beta = 3.
  *
- *   ours:hisparse      sps_matrix_add on A and B converted to HiSparse (op T a view);
+ *   ours:hisparse      sps_matrix_add on A and B converted to HiSparse (op T a view), its default
+ *                      options: small operands take the one-pass sum (kernels/hisparse_small.h);
+ *   ours:hisparse-general  the same with option small-sum 0: the general sum whatever the size;
  *   ours:csr-operands  sps_matrix_add on the CSR matrices themselves (its conversion path);
  *   cusparse:csrgeam2  CUDA 13's sparse addition (cusparse<t>csrgeam2, with its buffer size
  *                      and csrgeam2Nnz) on the CSR arrays; op T on A^T and B^T made first
@@ -295,19 +297,26 @@ template <class T> void bench_add(Bench &b, const std::string &name, sps_matrix 
             cu.nnzc = c.nnz;
             cu.ms = time_calls(reps, [&] { cusparse_add<T>(b, d, n, m, al, gA, csr.nnz, be, gB, Bh.nnz, c); });
         });
-        for (int k = 0; k < 2; k++) {
-            Row r(opc, k == 0 ? "ours:hisparse" : "ours:csr-operands");
-            sps_matrix ma = k == 0 ? static_cast<sps_matrix>(Ahs) : A, mb = k == 0 ? static_cast<sps_matrix>(Bhs) : B;
+        for (int k = 0; k < 3; k++) {
+            static const char *const kname[3] = {"ours:hisparse", "ours:hisparse-general", "ours:csr-operands"};
+            Row r(opc, kname[k]);
+            sps_matrix ma = k < 2 ? static_cast<sps_matrix>(Ahs) : A, mb = k < 2 ? static_cast<sps_matrix>(Bhs) : B;
             guarded(b, r.status, r.detail, [&] {
                 SpsMatrix C;
-                CK_SPS(b.ctx, sps_matrix_add(&al, ma, op, &be, mb, op, nullptr, C.out()));
+                SpsOptions general;
+                if (k == 1) {
+                    CK_SPS(b.ctx, sps_format_options_create(SPS_FMT_HISPARSE, general.out()));
+                    CK_SPS(b.ctx, sps_options_set(general, "small-sum", "0"));
+                }
+                sps_options opt = k == 1 ? static_cast<sps_options>(general) : nullptr;
+                CK_SPS(b.ctx, sps_matrix_add(&al, ma, op, &be, mb, op, opt, C.out()));
                 std::vector<int32_t> rp, cl;
                 std::vector<T> vl;
                 export_sum<T>(b, C, rp, cl, vl);
                 const std::string why = check_sum<T>(ref, rp, cl, vl);
                 if (!why.empty()) throw BenchError("check: " + why);
                 r.nnzc = (int64_t)cl.size();
-                r.ms = time_calls(reps, [&] { CK_SPS(b.ctx, sps_matrix_add(&al, ma, op, &be, mb, op, nullptr, C.out())); });
+                r.ms = time_calls(reps, [&] { CK_SPS(b.ctx, sps_matrix_add(&al, ma, op, &be, mb, op, opt, C.out())); });
                 r.speedup = cu.ms / r.ms;
             });
             rows.push_back(r);
