@@ -366,26 +366,34 @@ static inline SPS_HS_HD void sps_hs_list_put(sps_hs_geom g, int trans, sps_index
     }
     *key = sps_hs_key(g, (uint64_t)r, (uint64_t)c), *src = where;
 }
-/* slot i of the warps' windows (window i / 32, its entry i % 32: found by walking the
- * window's segments, which a warp's threads read alike), or an empty slot past the stream */
+/* slot i of the warps' windows (window i / 32, its entry i % 32: the last of the window's
+ * segments that starts at or before it, found by bisection on where each starts: 5 dependent
+ * loads, where a walk over a window of 32 one-entry leaves had taken 32), or an empty slot
+ * past the stream */
 static inline SPS_HS_HD void sps_hs_list_entry(int64_t i, sps_hs_sched X, size_t vs, int trans, sps_hs_geom g,
                                                uint64_t tag, uint64_t *key, uint64_t *src)
 {
     const int64_t w = i / SPS_HS_RUN;
-    int k = (int)(i % SPS_HS_RUN);
-    for (int64_t s = X.warp_seg[w]; s < X.warp_seg[w + 1]; s++) {
-        const sps_hs_item it = X.sparse[s];
-        if (k >= sps_hs_seg_count(it)) {
-            k -= sps_hs_seg_count(it);
-            continue;
+    const int k = (int)(i % SPS_HS_RUN);
+    int64_t lo = X.warp_seg[w], hi = X.warp_seg[w + 1] - 1; /* sparse[lo] starts at 0 <= k */
+    if (hi >= lo) {
+        while (lo < hi) {
+            const int64_t mid = (lo + hi + 1) / 2;
+            if (sps_hs_seg_at(X.sparse[mid]) <= k) lo = mid;
+            else hi = mid - 1;
         }
-        const size_t off = SPS_HS_OFF(it.ref);
-        const unsigned char *p = X.pool + off;
-        const uint32_t count = *(const uint32_t *)(const void *)p;
-        const int t = SPS_HS_TYPE(it.ref), q = it.first + k;
-        sps_hs_list_put(g, trans, it.r0 + p[4 + 2 * q], it.c0 + p[5 + 2 * q],
-                        tag | (off + sps_hs_val_at(t, sps_hs_pad(t, count), vs) + (size_t)q * vs), key + i, src + i);
-        return;
+        const sps_hs_item it = X.sparse[lo];
+        const int at = k - sps_hs_seg_at(it);
+        if (at < sps_hs_seg_count(it)) {
+            const size_t off = SPS_HS_OFF(it.ref);
+            const unsigned char *p = X.pool + off;
+            const uint32_t count = *(const uint32_t *)(const void *)p;
+            const int t = SPS_HS_TYPE(it.ref), q = it.first + at;
+            sps_hs_list_put(g, trans, it.r0 + p[4 + 2 * q], it.c0 + p[5 + 2 * q],
+                            tag | (off + sps_hs_val_at(t, sps_hs_pad(t, count), vs) + (size_t)q * vs), key + i,
+                            src + i);
+            return;
+        }
     }
     key[i] = sps_hs_nokey(g), src[i] = 0;
 }

@@ -5,7 +5,7 @@
  * the levels' node starts, the sizes bottom-up, the subtree starts top-down, the pool and
  * the schedule) as loops over the same element steps, written once for both backends: the
  * CPU runs each loop in order (kernels/cpu/hisparse.inc, hisparse_build.c), the GPU in one
- * block of 1024 threads with a barrier between steps and block-wide prefix sums
+ * block of 1024 threads (SPS_HSS_THREADS) with a barrier between steps and block-wide prefix sums
  * (kernels/cuda/hisparse.cu).  The result is the general sum's tree and schedule byte for
  * byte (tests/test_hisparse.c, test_gpu_hisparse.c).
  *
@@ -36,28 +36,27 @@
 #endif
 
 /* a[0..n) replaced by its inclusive prefix sums.  GPU: each thread sums a contiguous chunk,
- * the chunks' sums are scanned in part (a slot a thread, shared memory; Hillis-Steele), then
- * each chunk is rewritten from its offset: integers, so the same sums as the CPU's loop. */
+ * the chunks' sums are scanned across the block, then each chunk is rewritten from its
+ * offset: integers, so the same sums as the CPU's loop. */
 #define SPS_HSS_DEF_SCAN(NAME, I)                                                                          \
     static inline SPS_HS_HD void NAME(I *a, int64_t n, int64_t *part)                                    \
     {                                                                                                    \
         SPS_HSS_SCAN_BODY(I)                                                                             \
     }
+/* the GPU's block: its threads; its scans by cub::BlockScan (warp scans, then the warps'
+ * sums), their storage in part */
+#define SPS_HSS_THREADS 1024
+#if defined(__CUDACC__)
+typedef cub::BlockScan<int64_t, SPS_HSS_THREADS> sps_hss_block_scan;
+#endif
 #if defined(__CUDA_ARCH__)
 #define SPS_HSS_SCAN_BODY(I)                                                                             \
-    const int64_t T = blockDim.x, t = threadIdx.x, chunk = (n + T - 1) / T;                              \
+    const int64_t T = SPS_HSS_THREADS, t = threadIdx.x, chunk = (n + T - 1) / T;                         \
     const int64_t lo = t * chunk < n ? t * chunk : n, hi = lo + chunk < n ? lo + chunk : n;              \
     int64_t s = 0;                                                                                       \
     for (int64_t i = lo; i < hi; i++) s += a[i];                                                         \
-    part[t] = s;                                                                                         \
-    __syncthreads();                                                                                     \
-    for (int64_t o = 1; o < T; o *= 2) {                                                                 \
-        const int64_t v = t >= o ? part[t - o] : 0;                                                      \
-        __syncthreads();                                                                                 \
-        part[t] += v;                                                                                    \
-        __syncthreads();                                                                                 \
-    }                                                                                                    \
-    int64_t run = t ? part[t - 1] : 0;                                                                   \
+    int64_t run;                                                                                         \
+    sps_hss_block_scan(*(sps_hss_block_scan::TempStorage *)(void *)part).ExclusiveSum(s, run);           \
     for (int64_t i = lo; i < hi; i++) run += a[i], a[i] = (I)run;                                        \
     __syncthreads();
 #else

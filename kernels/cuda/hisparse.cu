@@ -245,15 +245,15 @@ static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index
 /* The one-pass sum's first call (kernels/hisparse_small.h): one block of HS_SMALL_THREADS,
  * the lists sorted in registers by cub::BlockRadixSort (SPS_HS_SMALL_SLOTS keys, padded with
  * empty slots), the distinct keys' values by hs_add_values_op, then the shape. */
-constexpr int HS_SMALL_THREADS = 1024, HS_SMALL_ITEMS = SPS_HS_SMALL_SLOTS / HS_SMALL_THREADS;
+constexpr int HS_SMALL_THREADS = SPS_HSS_THREADS, HS_SMALL_ITEMS = SPS_HS_SMALL_SLOTS / HS_SMALL_THREADS;
 static_assert(HS_SMALL_THREADS * HS_SMALL_ITEMS == SPS_HS_SMALL_SLOTS, "the sort's tile is the small sum's slots");
 using hs_small_sort = cub::BlockRadixSort<uint64_t, HS_SMALL_THREADS, HS_SMALL_ITEMS, uint64_t>;
 
 template <typename T>
 __global__ void __launch_bounds__(HS_SMALL_THREADS, 1) hs_small_shape_kernel(sps_hs_small W, T al, T be)
 {
-    __shared__ int64_t part[HS_SMALL_THREADS];
     __shared__ typename hs_small_sort::TempStorage tmp;
+    __shared__ __align__(16) int64_t part[sizeof(sps_hss_block_scan::TempStorage) / 8 + 1];
     sps_hs_small w = W;
     w.part = part, w.slots = SPS_HS_SMALL_SLOTS;
     sps_hs_small_list(&w);

@@ -335,7 +335,7 @@ extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, 
 }
 
 /* the one-pass sum's second call (kernels/hisparse_small.h): one block, as its first */
-__global__ void __launch_bounds__(1024, 1) hs_small_fill_kernel(sps_hs_small W)
+__global__ void __launch_bounds__(SPS_HSS_THREADS, 1) hs_small_fill_kernel(sps_hs_small W)
 {
     sps_hs_small w = W;
     sps_hs_small_fill(&w);
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(1024, 1) hs_small_fill_kernel(sps_hs_small W)
 
 extern "C" sps_status sps_cuda_hs_small_fill(sps_exec *ex, const sps_hs_small *w)
 {
-    hs_small_fill_kernel<<<1, 1024, 0, sps_custream(ex)>>>(*w);
+    hs_small_fill_kernel<<<1, SPS_HSS_THREADS, 0, sps_custream(ex)>>>(*w);
     SPS_CU_LAUNCHED(ex, "hs_small_fill_kernel");
     return SPS_OK;
 }
