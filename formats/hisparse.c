@@ -892,6 +892,7 @@ static size_t small_carve(sps_hs_small *w, unsigned char *base, int depth, size_
         CARVE(v->st, n1 * sizeof *v->st);
     }
 #undef CARVE
+    w->lv[depth - 1].at = w->at; /* the leaves' entries' leaf (sps_hs_small_shape) */
     return at;
 }
 

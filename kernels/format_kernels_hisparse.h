@@ -447,9 +447,9 @@ typedef struct {
     uint64_t *ukey;       /* nv */
     unsigned char *val;   /* nv values */
     int64_t *sz, *so, *sI, *dI;
-    sps_hs_level lv[SPS_HS_SMALL_DEPTH]; /* nv + 1 a node array; n set by the shape (and kept in stats) */
+    sps_hs_level lv[SPS_HS_SMALL_DEPTH]; /* nv + 1 a node array (n: the shape's, in stats; the
+                                            leaves' at: the array at) */
     int64_t *stats;       /* SPS_HSS_COUNT */
-    int64_t *part;        /* the GPU's block scans (shared memory, set by the kernel) */
     unsigned char *pool;  /* the fill's results, at the sizes in stats */
     sps_hs_item *sparse, *dense;
     int64_t *warp_seg;

@@ -100,11 +100,24 @@ static inline SPS_HS_HD void sps_hss_list_slot(int64_t i, sps_hs_sched X, size_t
     else sps_hs_list_slot(i - base, X, vs, trans, g, tag, key + base, src + base);
 }
 
-/* 1. both lists, A's then B's, then empty slots up to w->slots */
-static inline SPS_HS_HD void sps_hs_small_list(const sps_hs_small *w)
+/* Every call below reads w where the caller keeps it (the GPU: the kernel's parameter, never
+ * copied: a copy per thread had been 1 KB of stack, and its loads throttled the kernels) and
+ * keeps what varies per call apart: n, the levels' node counts (each thread's own, the same
+ * in all), part (the GPU's block scans). */
+
+/* level l of w with its node count */
+static inline SPS_HS_HD sps_hs_level sps_hss_level(const sps_hs_small *w, const sps_index *n, int l)
+{
+    sps_hs_level v = w->lv[l];
+    v.n = n[l];
+    return v;
+}
+
+/* 1. both lists, A's then B's, then empty slots up to `slots` (w->slots, or the GPU's tile) */
+static inline SPS_HS_HD void sps_hs_small_list(const sps_hs_small *w, int64_t slots)
 {
     const int64_t ca = sps_hs_list_slots(w->xa), cb = sps_hs_list_slots(w->xb);
-    SPS_HSS_FOR(i, w->slots) {
+    SPS_HSS_FOR(i, slots) {
         if (i < ca) sps_hss_list_slot(i, w->xa, w->vs, w->ta, w->g, 0, w->key, w->src);
         else if (i < ca + cb)
             sps_hss_list_slot(i - ca, w->xb, w->vs, w->tb, w->g, SPS_HS_TAG_B, w->key + ca, w->src + ca);
@@ -115,32 +128,33 @@ static inline SPS_HS_HD void sps_hs_small_list(const sps_hs_small *w)
 
 /* 2. (after the caller's sort of key and src by the key's low sps_hs_key_bits + 1 bits) the
  * distinct keys: ustart (their first members), ukey; returns their count */
-static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w)
+static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w, int64_t *part)
 {
     SPS_HSS_FOR(e, w->nv) w->mark[e] = (uint8_t)sps_hs_mark(w->g, w->key, e);
     SPS_HSS_SYNC();
-    const sps_index nu = sps_hss_starts(w->nv, w->mark, w->g.depth, w->at, w->ustart, w->part);
+    const sps_index nu = sps_hss_starts(w->nv, w->mark, w->g.depth, w->at, w->ustart, part);
     SPS_HSS_FOR(u, nu) w->ukey[u] = w->key[w->ustart[u]];
     SPS_HSS_SYNC();
     return nu;
 }
 
 /* 3. (after the caller's values, val[u] for u < nu) hs_store_build's steps 2-4 and the
- * schedule's sums: the levels' node starts (the leaves last, their `at` kept), the node sizes
- * and subtree bytes bottom-up, the subtree starts top-down, the leaves' sums; w->stats */
-static inline SPS_HS_HD void sps_hs_small_shape(sps_hs_small *w, sps_index nu)
+ * schedule's sums: the levels' node starts (the leaves last, their `at` kept: lv[depth - 1].at
+ * is w->at), the node sizes and subtree bytes bottom-up, the subtree starts top-down, the
+ * leaves' sums; w->stats */
+static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index nu, int64_t *part)
 {
     const sps_hs_geom g = w->g;
     const int D = g.depth;
     int64_t *st = w->stats;
+    sps_index n[SPS_HS_SMALL_DEPTH];
     SPS_HSS_FOR(q, SPS_HSS_COUNT) st[q] = 0;
     SPS_HSS_FOR(e, nu) w->mark[e] = (uint8_t)sps_hs_mark(g, w->ukey, e);
     SPS_HSS_SYNC();
-    for (int l = 0; l < D; l++) w->lv[l].n = sps_hss_starts(nu, w->mark, l, w->at, w->lv[l].start, w->part);
-    w->lv[D - 1].at = w->at;
+    for (int l = 0; l < D; l++) n[l] = sps_hss_starts(nu, w->mark, l, w->at, w->lv[l].start, part);
     for (int l = D - 1; l >= 0; l--) {
         const int leaf = l == D - 1;
-        const sps_hs_level v = w->lv[l], c = leaf ? w->lv[l] : w->lv[l + 1]; /* c unused for leaves */
+        const sps_hs_level v = sps_hss_level(w, n, l), c = sps_hss_level(w, n, leaf ? l : l + 1); /* c: not for leaves */
         int64_t cnt[5] = {0, 0, 0, 0, 0};
         SPS_HSS_FOR(i, v.n) {
             int64_t slots;
@@ -151,24 +165,25 @@ static inline SPS_HS_HD void sps_hs_small_shape(sps_hs_small *w, sps_index nu)
         for (int q = 0; q < 4; q++)
             if (cnt[q]) SPS_HSS_ADD(st + leaf * 4 + q, cnt[q]);
         if (cnt[4]) SPS_HSS_ADD(st + SPS_HSS_SLOTS, cnt[4]);
-        sps_hss_exclusive(v.S, v.n, w->part);
+        sps_hss_exclusive(v.S, v.n, part);
     }
     SPS_HSS_ONE w->lv[0].st[0] = 16; /* the root's subtree after the pool's header */
     SPS_HSS_SYNC();
     for (int l = 0; l + 1 < D; l++) {
-        SPS_HSS_FOR(j, w->lv[l + 1].n) sps_hs_offset_at(j, w->lv[l], w->lv[l + 1]);
+        const sps_hs_level p = sps_hss_level(w, n, l), c = sps_hss_level(w, n, l + 1);
+        SPS_HSS_FOR(j, c.n) sps_hs_offset_at(j, p, c);
         SPS_HSS_SYNC();
     }
-    const sps_hs_level v = w->lv[D - 1];
+    const sps_hs_level v = sps_hss_level(w, n, D - 1);
     SPS_HSS_FOR(i, v.n) {
         const int dense = v.type[i] == SPS_HS_DENSE;
         w->so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
         w->dI[i + 1] = dense;
     }
-    sps_hss_exclusive(w->so, v.n, w->part);
-    sps_hss_exclusive(w->dI, v.n, w->part);
+    sps_hss_exclusive(w->so, v.n, part);
+    sps_hss_exclusive(w->dI, v.n, part);
     SPS_HSS_FOR(i, v.n) w->sI[i + 1] = sps_hs_segments(w->so[i], w->so[i + 1] - w->so[i]);
-    sps_hss_exclusive(w->sI, v.n, w->part);
+    sps_hss_exclusive(w->sI, v.n, part);
     SPS_HSS_ONE {
         st[SPS_HSS_TOTAL] = w->lv[0].S[1];
         st[SPS_HSS_RTYPE] = w->lv[0].type[0];
@@ -177,26 +192,30 @@ static inline SPS_HS_HD void sps_hs_small_shape(sps_hs_small *w, sps_index nu)
         st[SPS_HSS_SO] = w->so[v.n];
         st[SPS_HSS_NSEG] = w->sI[v.n];
         st[SPS_HSS_NDENSE] = w->dI[v.n];
-        for (int l = 0; l < D; l++) st[SPS_HSS_LEVEL + l] = w->lv[l].n;
+        for (int l = 0; l < D; l++) st[SPS_HSS_LEVEL + l] = n[l];
     }
 }
 
 /* 4. (a second call, w->pool and the schedule's arrays allocated at the sizes in w->stats)
  * the pool zeroed, every entry and child reference written (hs_fill_leaves, hs_fill_inner),
  * the schedule (hs_sched) */
-static inline SPS_HS_HD void sps_hs_small_fill(sps_hs_small *w)
+static inline SPS_HS_HD void sps_hs_small_fill(const sps_hs_small *w)
 {
     const int D = w->g.depth;
-    const int64_t *st = w->stats;
-    for (int l = 0; l < D; l++) w->lv[l].n = (sps_index)st[SPS_HSS_LEVEL + l];
-    w->lv[D - 1].at = w->at;
-    SPS_HSS_FOR(q, (16 + st[SPS_HSS_TOTAL]) / 8) ((uint64_t *)(void *)w->pool)[q] = 0;
+    const int64_t *st = w->stats, words = (16 + st[SPS_HSS_TOTAL]) / 8, nu = st[SPS_HSS_NU];
+    sps_index n[SPS_HS_SMALL_DEPTH];
+    for (int l = 0; l < D; l++) n[l] = (sps_index)st[SPS_HSS_LEVEL + l];
+    uint64_t *pool = (uint64_t *)(void *)w->pool;
+    SPS_HSS_FOR(q, words) pool[q] = 0;
     SPS_HSS_SYNC();
-    SPS_HSS_FOR(e, st[SPS_HSS_NU]) sps_hs_fill_entry(e, w->g, w->vs, w->ukey, NULL, w->val, w->lv[D - 1], w->pool);
-    for (int l = 0; l + 1 < D; l++)
-        SPS_HSS_FOR(j, w->lv[l + 1].n) sps_hs_fill_child(j, w->g, l, w->ukey, w->lv[l], w->lv[l + 1], w->pool);
-    SPS_HSS_FOR(i, w->lv[D - 1].n)
-        sps_hs_sched_at(i, w->g, w->ukey, w->lv[D - 1], w->so, w->sI, w->dI, w->sparse, w->dense, w->warp_seg);
+    const sps_hs_level leaves = sps_hss_level(w, n, D - 1);
+    SPS_HSS_FOR(e, nu) sps_hs_fill_entry(e, w->g, w->vs, w->ukey, NULL, w->val, leaves, w->pool);
+    for (int l = 0; l + 1 < D; l++) {
+        const sps_hs_level p = sps_hss_level(w, n, l), c = sps_hss_level(w, n, l + 1);
+        SPS_HSS_FOR(j, c.n) sps_hs_fill_child(j, w->g, l, w->ukey, p, c, w->pool);
+    }
+    SPS_HSS_FOR(i, leaves.n)
+        sps_hs_sched_at(i, w->g, w->ukey, leaves, w->so, w->sI, w->dI, w->sparse, w->dense, w->warp_seg);
 }
 
 #endif

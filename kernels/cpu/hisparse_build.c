@@ -158,7 +158,6 @@ sps_status sps_cpu_hs_ukeys(sps_exec *ex, sps_index nu, const sps_index *ustart,
 sps_status sps_cpu_hs_small_fill(sps_exec *ex, const sps_hs_small *W)
 {
     (void)ex;
-    sps_hs_small w = *W;
-    sps_hs_small_fill(&w);
+    sps_hs_small_fill(W);
     return SPS_OK;
 }

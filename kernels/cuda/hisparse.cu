@@ -250,13 +250,12 @@ static_assert(HS_SMALL_THREADS * HS_SMALL_ITEMS == SPS_HS_SMALL_SLOTS, "the sort
 using hs_small_sort = cub::BlockRadixSort<uint64_t, HS_SMALL_THREADS, HS_SMALL_ITEMS, uint64_t>;
 
 template <typename T>
-__global__ void __launch_bounds__(HS_SMALL_THREADS, 1) hs_small_shape_kernel(sps_hs_small W, T al, T be)
+__global__ void __launch_bounds__(HS_SMALL_THREADS, 1)
+    hs_small_shape_kernel(const __grid_constant__ sps_hs_small w, T al, T be)
 {
     __shared__ typename hs_small_sort::TempStorage tmp;
     __shared__ __align__(16) int64_t part[sizeof(sps_hss_block_scan::TempStorage) / 8 + 1];
-    sps_hs_small w = W;
-    w.part = part, w.slots = SPS_HS_SMALL_SLOTS;
-    sps_hs_small_list(&w);
+    sps_hs_small_list(&w, SPS_HS_SMALL_SLOTS);
     uint64_t k[HS_SMALL_ITEMS], v[HS_SMALL_ITEMS];
     const int base = (int)threadIdx.x * HS_SMALL_ITEMS; /* blocked: thread t holds slots t ITEMS .. */
 #pragma unroll
@@ -265,11 +264,11 @@ __global__ void __launch_bounds__(HS_SMALL_THREADS, 1) hs_small_shape_kernel(sps
 #pragma unroll
     for (int j = 0; j < HS_SMALL_ITEMS; j++) w.key[base + j] = k[j], w.src[base + j] = v[j];
     __syncthreads();
-    const sps_index nu = sps_hs_small_unique(&w);
+    const sps_index nu = sps_hs_small_unique(&w, part);
     const hs_add_values_op<T> op{w.ustart, w.src, w.xa.pool, w.xb.pool, al, be, (T *)(void *)w.val};
     SPS_HSS_FOR(u, nu) op((sps_index)u);
     __syncthreads();
-    sps_hs_small_shape(&w, nu);
+    sps_hs_small_shape(&w, nu, part);
 }
 
 template <typename T>

@@ -335,9 +335,8 @@ extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, 
 }
 
 /* the one-pass sum's second call (kernels/hisparse_small.h): one block, as its first */
-__global__ void __launch_bounds__(SPS_HSS_THREADS, 1) hs_small_fill_kernel(sps_hs_small W)
+__global__ void __launch_bounds__(SPS_HSS_THREADS, 1) hs_small_fill_kernel(const __grid_constant__ sps_hs_small w)
 {
-    sps_hs_small w = W;
     sps_hs_small_fill(&w);
 }
 
