@@ -414,12 +414,13 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
 }
 
 /* C = op(A) + op(B) in one pass (kernels/hisparse_small.h): where both lists together hold at
- * most SPS_HS_SMALL_SLOTS slots (the GPU sorts them in one block: 1024 threads x 4 keys) and C's
+ * most SPS_HS_SMALL_SLOTS slots (the GPU sorts them in one block: 512 threads x 8 keys) and C's
  * tree is at most SPS_HS_SMALL_DEPTH levels deep, the general sum's steps run as loops over the
  * same element steps, in two calls (the shape, then the fill), with one read of the results'
  * sizes between them (stats).  Scratch and results in backend memory, each array sized for
  * nv = A's entries + B's (the distinct keys and every level's nodes are at most that many). */
 #define SPS_HS_SMALL_SLOTS 4096
+#define SPS_HS_SMALL_TILE 1024 /* lists of at most this many slots: the GPU's smaller block (256 x 4) */
 #define SPS_HS_SMALL_DEPTH 8
 enum { /* stats: what the shape leaves for the host */
     SPS_HSS_NODES = 0,   /* 8: [leaf 4 + type] node counts */

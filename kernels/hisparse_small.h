@@ -5,7 +5,7 @@
  * the levels' node starts, the sizes bottom-up, the subtree starts top-down, the pool and
  * the schedule) as loops over the same element steps, written once for both backends: the
  * CPU runs each loop in order (kernels/cpu/hisparse.inc, hisparse_build.c), the GPU in one
- * block of 1024 threads (SPS_HSS_THREADS) with a barrier between steps and block-wide prefix sums
+ * block of 256 or 512 threads with a barrier between steps and block-wide prefix sums
  * (kernels/cuda/hisparse.cu).  The result is the general sum's tree and schedule byte for
  * byte (tests/test_hisparse.c, test_gpu_hisparse.c).
  *
@@ -43,20 +43,38 @@
     {                                                                                                    \
         SPS_HSS_SCAN_BODY(I)                                                                             \
     }
-/* the GPU's block: its threads; its scans by cub::BlockScan (warp scans, then the warps'
- * sums), their storage in part */
-#define SPS_HSS_THREADS 1024
-#if defined(__CUDACC__)
-typedef cub::BlockScan<int64_t, SPS_HSS_THREADS> sps_hss_block_scan;
-#endif
 #if defined(__CUDA_ARCH__)
+/* the GPU's block scan, for any block of whole warps: each warp's sums by shuffles, the
+ * warps' totals in part (32 slots of shared memory) scanned by the first warp, two barriers */
+static __device__ inline int64_t sps_hss_block_exclusive(int64_t s, int64_t *part)
+{
+    const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5), nw = (int)(blockDim.x >> 5);
+    int64_t v = s;
+#pragma unroll
+    for (int o = 1; o < 32; o *= 2) {
+        const int64_t u = __shfl_up_sync(0xffffffffu, v, o);
+        if (lane >= o) v += u;
+    }
+    if (lane == 31) part[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        int64_t t = lane < nw ? part[lane] : 0;
+#pragma unroll
+        for (int o = 1; o < 32; o *= 2) {
+            const int64_t u = __shfl_up_sync(0xffffffffu, t, o);
+            if (lane >= o) t += u;
+        }
+        if (lane < nw) part[lane] = t;
+    }
+    __syncthreads();
+    return (warp ? part[warp - 1] : 0) + v - s;
+}
 #define SPS_HSS_SCAN_BODY(I)                                                                             \
-    const int64_t T = SPS_HSS_THREADS, t = threadIdx.x, chunk = (n + T - 1) / T;                         \
+    const int64_t T = blockDim.x, t = threadIdx.x, chunk = (n + T - 1) / T;                              \
     const int64_t lo = t * chunk < n ? t * chunk : n, hi = lo + chunk < n ? lo + chunk : n;              \
     int64_t s = 0;                                                                                       \
     for (int64_t i = lo; i < hi; i++) s += a[i];                                                         \
-    int64_t run;                                                                                         \
-    sps_hss_block_scan(*(sps_hss_block_scan::TempStorage *)(void *)part).ExclusiveSum(s, run);           \
+    int64_t run = sps_hss_block_exclusive(s, part);                                                      \
     for (int64_t i = lo; i < hi; i++) run += a[i], a[i] = (I)run;                                        \
     __syncthreads();
 #else

@@ -242,27 +242,27 @@ static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index
                                                         sc<T>::from(beta), (T *)out});
 }
 
-/* The one-pass sum's first call (kernels/hisparse_small.h): one block of HS_SMALL_THREADS,
- * the lists sorted in registers by cub::BlockRadixSort (SPS_HS_SMALL_SLOTS keys, padded with
- * empty slots), the distinct keys' values by hs_add_values_op, then the shape. */
-constexpr int HS_SMALL_THREADS = SPS_HSS_THREADS, HS_SMALL_ITEMS = SPS_HS_SMALL_SLOTS / HS_SMALL_THREADS;
-static_assert(HS_SMALL_THREADS * HS_SMALL_ITEMS == SPS_HS_SMALL_SLOTS, "the sort's tile is the small sum's slots");
-using hs_small_sort = cub::BlockRadixSort<uint64_t, HS_SMALL_THREADS, HS_SMALL_ITEMS, uint64_t>;
-
-template <typename T>
-__global__ void __launch_bounds__(HS_SMALL_THREADS, 1)
+/* The one-pass sum's first call (kernels/hisparse_small.h): one block of THREADS, the lists
+ * sorted in registers by cub::BlockRadixSort (THREADS x ITEMS keys, padded with empty slots),
+ * the distinct keys' values by hs_add_values_op, then the shape.  Two shapes of block: 256 x 4
+ * for lists of up to 1024 slots, 512 x 8 up to SPS_HS_SMALL_SLOTS.  A block of 1024 x 4 for all
+ * had taken 43 us on west0067 (294 entries; ncu): its 4096-key sort for a few hundred keys, 64
+ * registers a thread with spills, and 1024 threads at every barrier. */
+template <typename T, int THREADS, int ITEMS>
+__global__ void __launch_bounds__(THREADS, 1)
     hs_small_shape_kernel(const __grid_constant__ sps_hs_small w, T al, T be)
 {
-    __shared__ typename hs_small_sort::TempStorage tmp;
-    __shared__ __align__(16) int64_t part[sizeof(sps_hss_block_scan::TempStorage) / 8 + 1];
-    sps_hs_small_list(&w, SPS_HS_SMALL_SLOTS);
-    uint64_t k[HS_SMALL_ITEMS], v[HS_SMALL_ITEMS];
-    const int base = (int)threadIdx.x * HS_SMALL_ITEMS; /* blocked: thread t holds slots t ITEMS .. */
+    using sort = cub::BlockRadixSort<uint64_t, THREADS, ITEMS, uint64_t>;
+    __shared__ typename sort::TempStorage tmp;
+    __shared__ int64_t part[32];
+    sps_hs_small_list(&w, (int64_t)THREADS * ITEMS);
+    uint64_t k[ITEMS], v[ITEMS];
+    const int base = (int)threadIdx.x * ITEMS; /* blocked: thread t holds slots t ITEMS .. */
 #pragma unroll
-    for (int j = 0; j < HS_SMALL_ITEMS; j++) k[j] = w.key[base + j], v[j] = w.src[base + j];
-    hs_small_sort(tmp).Sort(k, v, 0, sps_hs_key_bits(w.g) + 1);
+    for (int j = 0; j < ITEMS; j++) k[j] = w.key[base + j], v[j] = w.src[base + j];
+    sort(tmp).Sort(k, v, 0, sps_hs_key_bits(w.g) + 1);
 #pragma unroll
-    for (int j = 0; j < HS_SMALL_ITEMS; j++) w.key[base + j] = k[j], w.src[base + j] = v[j];
+    for (int j = 0; j < ITEMS; j++) w.key[base + j] = k[j], w.src[base + j] = v[j];
     __syncthreads();
     const sps_index nu = sps_hs_small_unique(&w, part);
     const hs_add_values_op<T> op{w.ustart, w.src, w.xa.pool, w.xb.pool, al, be, (T *)(void *)w.val};
@@ -270,15 +270,19 @@ __global__ void __launch_bounds__(HS_SMALL_THREADS, 1)
     __syncthreads();
     sps_hs_small_shape(&w, nu, part);
 }
+static_assert(512 * 8 == SPS_HS_SMALL_SLOTS, "the larger block sorts the small sum's slots");
 
 template <typename T>
 static sps_status hs_small_shape_impl(sps_exec *ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta)
 {
-    if (sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb) > SPS_HS_SMALL_SLOTS || w->g.depth > SPS_HS_SMALL_DEPTH)
-        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld slots, depth %d (at most %d, %d)",
-                          (long long)(sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb)), w->g.depth,
-                          SPS_HS_SMALL_SLOTS, SPS_HS_SMALL_DEPTH);
-    hs_small_shape_kernel<T><<<1, HS_SMALL_THREADS, 0, sps_custream(ex)>>>(*w, sc<T>::from(alpha), sc<T>::from(beta));
+    const int64_t slots = sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb);
+    if (slots > SPS_HS_SMALL_SLOTS || w->g.depth > SPS_HS_SMALL_DEPTH)
+        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld slots, depth %d (at most %d, %d)", (long long)slots,
+                          w->g.depth, SPS_HS_SMALL_SLOTS, SPS_HS_SMALL_DEPTH);
+    const T al = sc<T>::from(alpha), be = sc<T>::from(beta);
+    cudaStream_t st = sps_custream(ex);
+    if (slots <= SPS_HS_SMALL_TILE) hs_small_shape_kernel<T, 256, 4><<<1, 256, 0, st>>>(*w, al, be);
+    else hs_small_shape_kernel<T, 512, 8><<<1, 512, 0, st>>>(*w, al, be);
     SPS_CU_LAUNCHED(ex, "hs_small_shape_kernel");
     return SPS_OK;
 }

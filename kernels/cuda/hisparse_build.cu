@@ -334,15 +334,18 @@ extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, 
     return st;
 }
 
-/* the one-pass sum's second call (kernels/hisparse_small.h): one block, as its first */
-__global__ void __launch_bounds__(SPS_HSS_THREADS, 1) hs_small_fill_kernel(const __grid_constant__ sps_hs_small w)
+/* the one-pass sum's second call (kernels/hisparse_small.h): one block, of the first's size */
+template <int THREADS>
+__global__ void __launch_bounds__(THREADS, 1) hs_small_fill_kernel(const __grid_constant__ sps_hs_small w)
 {
     sps_hs_small_fill(&w);
 }
 
 extern "C" sps_status sps_cuda_hs_small_fill(sps_exec *ex, const sps_hs_small *w)
 {
-    hs_small_fill_kernel<<<1, SPS_HSS_THREADS, 0, sps_custream(ex)>>>(*w);
+    cudaStream_t st = sps_custream(ex);
+    if (w->slots <= SPS_HS_SMALL_TILE) hs_small_fill_kernel<256><<<1, 256, 0, st>>>(*w);
+    else hs_small_fill_kernel<512><<<1, 512, 0, st>>>(*w);
     SPS_CU_LAUNCHED(ex, "hs_small_fill_kernel");
     return SPS_OK;
 }
