@@ -520,9 +520,9 @@ void sps_hisparse_free(sps_hisparse *H)
 static const sps_option_desc hisparse_options[] = {
     {.name = "node-size", .type = SPS_OPT_INT, .def = "128", .min = 2, .max = SPS_HS_MAX_D,
      .choices = "2|4|8|16|32|64|128|256", .help = "rows and columns of a tree node (d, a power of two)"},
-    {.name = "small-sum", .type = SPS_OPT_INT, .def = "4096", .min = 0, .max = SPS_HS_SMALL_SLOTS,
+    {.name = "small-sum", .type = SPS_OPT_INT, .def = "4194304", .min = 0, .max = 1 << 30,
      .help = "sps_matrix_add: operands listing at most this many entry slots together are summed in one "
-             "pass (one GPU block, two launches; 0: never)"}};
+             "pass (two launches and one read; 0: never)"}};
 
 typedef struct {
     sps_hisparse H;                /* the description; H.pool NULL (the pool is dpool) */
@@ -864,14 +864,16 @@ static sps_status small_build(sps_matrix C, void *arg, sps_options opt)
     return sps_kidx(ctx)->hs_small_fill(sps_ex(ctx), &a->w);
 }
 
-/* the scratch's arrays, carved from base (NULL: only counted); returns the bytes */
-static size_t small_carve(sps_hs_small *w, unsigned char *base, int depth, size_t vs)
+/* the scratch's arrays for C of n x m, carved from base (NULL: only counted); returns the
+ * bytes.  A level's node arrays: at most its d^(depth - l)-square blocks of C, and nv. */
+static size_t small_carve(sps_hs_small *w, unsigned char *base, sps_index n, sps_index m, size_t vs)
 {
-    const size_t n1 = (size_t)w->nv + 1;
+    const size_t n1 = (size_t)w->nv + 1, ns = (size_t)(w->slots > SPS_HS_SMALL_SLOTS ? w->slots : SPS_HS_SMALL_SLOTS);
+    const int depth = w->g.depth;
     size_t at = 0;
 #define CARVE(ptr, bytes) (at = sps_hs_align16(at), (ptr) = base ? (void *)(base + at) : NULL, at += (bytes))
-    CARVE(w->key, SPS_HS_SMALL_SLOTS * sizeof *w->key);
-    CARVE(w->src, SPS_HS_SMALL_SLOTS * sizeof *w->src);
+    CARVE(w->key, ns * sizeof *w->key);
+    CARVE(w->src, ns * sizeof *w->src);
     CARVE(w->mark, n1);
     CARVE(w->at, n1 * sizeof *w->at);
     CARVE(w->ustart, n1 * sizeof *w->ustart);
@@ -882,14 +884,18 @@ static size_t small_carve(sps_hs_small *w, unsigned char *base, int depth, size_
     CARVE(w->sI, n1 * sizeof *w->sI);
     CARVE(w->dI, n1 * sizeof *w->dI);
     CARVE(w->stats, SPS_HSS_COUNT * sizeof *w->stats);
-    for (int l = 0; l < depth; l++) {
+    CARVE(w->bsum, SPS_HSS_MAX_BLOCKS * sizeof *w->bsum);
+    int64_t span = w->g.d; /* the rows (columns) a node of level l covers: d^(depth - l) */
+    for (int l = depth - 1; l >= 0; l--, span *= w->g.d) {
+        const int64_t blocks = ((int64_t)n + span - 1) / span * (((int64_t)m + span - 1) / span);
+        const size_t c1 = (size_t)(blocks < w->nv ? blocks : w->nv) + 1;
         sps_hs_level *v = &w->lv[l];
-        CARVE(v->start, n1 * sizeof *v->start);
-        CARVE(v->cb, n1 * sizeof *v->cb);
-        CARVE(v->type, n1);
-        CARVE(v->own, n1 * sizeof *v->own);
-        CARVE(v->S, n1 * sizeof *v->S);
-        CARVE(v->st, n1 * sizeof *v->st);
+        CARVE(v->start, c1 * sizeof *v->start);
+        CARVE(v->cb, c1 * sizeof *v->cb);
+        CARVE(v->type, c1);
+        CARVE(v->own, c1 * sizeof *v->own);
+        CARVE(v->S, c1 * sizeof *v->S);
+        CARVE(v->st, c1 * sizeof *v->st);
     }
 #undef CARVE
     w->lv[depth - 1].at = w->at; /* the leaves' entries' leaf (sps_hs_small_shape) */
@@ -901,19 +907,27 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
 {
     sps_context ctx = A->ctx;
     const size_t vs = sps_scalar_size(A->t);
+    const sps_index n = ta ? A->m : A->n, m = ta ? A->n : A->m;
     hs_small_arg a = {.w = {.xa = store_sched(A->store), .xb = store_sched(B->store), .ta = ta, .tb = tb, .g = g,
                             .vs = vs, .nv = A->nnz + B->nnz}};
-    a.w.slots = sps_hs_list_slots(a.w.xa) + sps_hs_list_slots(a.w.xb);
+    const int64_t ca = sps_hs_list_slots(a.w.xa);
+    a.w.slots = ca + sps_hs_list_slots(a.w.xb);
+    a.w.sorted = a.w.slots > SPS_HS_SMALL_SLOTS; /* longer lists: listed and sorted here, not in one block */
     unsigned char *ws = NULL;
     int64_t stats[SPS_HSS_COUNT];
     sps_status st;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ws, small_carve(&a.w, NULL, g.depth, vs)), done);
-    small_carve(&a.w, ws, g.depth, vs);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ws, small_carve(&a.w, NULL, n, m, vs)), done);
+    small_carve(&a.w, ws, n, m, vs);
+    if (a.w.sorted) {
+        const sps_idx_kernels *k = sps_kidx(ctx);
+        SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xa, vs, ta, g, 0, a.w.key, a.w.src), done);
+        SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xb, vs, tb, g, SPS_HS_TAG_B, a.w.key + ca, a.w.src + ca), done);
+        SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), a.w.slots, sps_hs_key_bits(g) + 1, a.w.key, a.w.src), done);
+    }
     SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_small_shape(sps_ex(ctx), &a.w, alpha, beta), done);
     SPS_CHECK_GOTO(st, fetch(ctx, stats, a.w.stats, sizeof stats), done);
     a.stats = stats;
-    st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, ta ? A->m : A->n, ta ? A->n : A->m, stats[SPS_HSS_NU], A->t,
-                          small_build, &a, C);
+    st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, stats[SPS_HSS_NU], A->t, small_build, &a, C);
 done: /* freed in stream order, after the fill */
     sps_dfree(ctx, ws);
     return st;

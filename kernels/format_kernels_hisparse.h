@@ -413,15 +413,18 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
                     tag | (off + sps_hs_dense_val_at(X.d) + (size_t)slot * vs), key + i, src + i);
 }
 
-/* C = op(A) + op(B) in one pass (kernels/hisparse_small.h): where both lists together hold at
- * most SPS_HS_SMALL_SLOTS slots (the GPU sorts them in one block: 512 threads x 8 keys) and C's
- * tree is at most SPS_HS_SMALL_DEPTH levels deep, the general sum's steps run as loops over the
- * same element steps, in two calls (the shape, then the fill), with one read of the results'
- * sizes between them (stats).  Scratch and results in backend memory, each array sized for
- * nv = A's entries + B's (the distinct keys and every level's nodes are at most that many). */
+/* C = op(A) + op(B) in one pass (kernels/hisparse_small.h): where C's tree is at most
+ * SPS_HS_SMALL_DEPTH levels deep, the general sum's steps run as loops over the same element
+ * steps, in two calls (the shape, then the fill), with one read of the results' sizes between
+ * them (stats).  Lists of at most SPS_HS_SMALL_SLOTS slots are listed and sorted inside the
+ * shape (the GPU: one block, 512 threads x 8 keys); longer ones by hs_list and hs_sort_pairs
+ * first (sorted set), the shape and fill then running on a cooperative grid.  Scratch and
+ * results in backend memory, arrays sized for nv = A's entries + B's (the distinct keys are at
+ * most that many), a level's node arrays for lv_cap[l] nodes. */
 #define SPS_HS_SMALL_SLOTS 4096
 #define SPS_HS_SMALL_TILE 1024 /* lists of at most this many slots: the GPU's smaller block (256 x 4) */
 #define SPS_HS_SMALL_DEPTH 8
+#define SPS_HSS_MAX_BLOCKS 4096 /* the cooperative grid's blocks, at most */
 enum { /* stats: what the shape leaves for the host */
     SPS_HSS_NODES = 0,   /* 8: [leaf 4 + type] node counts */
     SPS_HSS_SLOTS = 8,   /* the leaves' value slots */
@@ -441,8 +444,9 @@ typedef struct {
     sps_hs_geom g;        /* C's geometry */
     size_t vs;            /* bytes a value */
     int64_t nv;           /* A's entries + B's */
-    int64_t slots;        /* the lists' slots, sorted (ca + cb; the GPU pads to SPS_HS_SMALL_SLOTS) */
-    uint64_t *key, *src;  /* SPS_HS_SMALL_SLOTS each */
+    int64_t slots;        /* the lists' slots (ca + cb; the GPU's one block pads them to its tile) */
+    int sorted;           /* key and src hold both lists sorted already (hs_list, hs_sort_pairs) */
+    uint64_t *key, *src;  /* max(slots, SPS_HS_SMALL_SLOTS) each */
     uint8_t *mark;        /* nv */
     sps_index *at, *ustart;
     uint64_t *ukey;       /* nv */
@@ -451,6 +455,7 @@ typedef struct {
     sps_hs_level lv[SPS_HS_SMALL_DEPTH]; /* nv + 1 a node array (n: the shape's, in stats; the
                                             leaves' at: the array at) */
     int64_t *stats;       /* SPS_HSS_COUNT */
+    int64_t *bsum;        /* the GPU's cooperative grid: a slot a block (SPS_HSS_MAX_BLOCKS) */
     unsigned char *pool;  /* the fill's results, at the sizes in stats */
     sps_hs_item *sparse, *dense;
     int64_t *warp_seg;

@@ -1,33 +1,49 @@
-/* libspsolve — C = alpha op(A) + beta op(B) of small HiSparse operands in one pass
- * (sps_hs_small, kernels/format_kernels_hisparse.h; formats/hisparse.c takes it where both
- * lists hold at most SPS_HS_SMALL_SLOTS slots).  The general sum's steps (add_trees and
+/* libspsolve — C = alpha op(A) + beta op(B) of HiSparse operands in one pass (sps_hs_small,
+ * kernels/format_kernels_hisparse.h; formats/hisparse.c takes it where both lists hold at
+ * most the small-sum option's slots).  The general sum's steps (add_trees and
  * hs_store_build there: each operand's list, one sort, the distinct keys and their values,
  * the levels' node starts, the sizes bottom-up, the subtree starts top-down, the pool and
  * the schedule) as loops over the same element steps, written once for both backends: the
- * CPU runs each loop in order (kernels/cpu/hisparse.inc, hisparse_build.c), the GPU in one
- * block of 256 or 512 threads with a barrier between steps and block-wide prefix sums
- * (kernels/cuda/hisparse.cu).  The result is the general sum's tree and schedule byte for
- * byte (tests/test_hisparse.c, test_gpu_hisparse.c).
+ * CPU runs each loop in order (kernels/cpu/hisparse.inc, hisparse_build.c); the GPU runs them
+ * in one block of 256 or 512 threads for lists of up to SPS_HS_SMALL_SLOTS slots (listed and
+ * sorted inside: cub::BlockRadixSort), else on a cooperative grid of resident blocks after
+ * hs_list and hs_sort_pairs (kernels/cuda/hisparse.cu), a barrier (the block's or the grid's)
+ * between steps and prefix sums across the launch.  The result is the general sum's tree and
+ * schedule byte for byte (tests/test_hisparse.c, test_gpu_hisparse.c).
  *
  * Why a second path: the general sum queues some 70 launches, copies and stream-ordered
  * allocations and waits for the device four times; for a sum of a few thousand entries that
  * fixed cost is everything (0.3 ms against csrgeam2's 0.06: bench/results/hisparse.md).
- * Here it is two launches and one read of the results' sizes between them: sps_hs_small_list,
- * the caller's sort, sps_hs_small_unique, the caller's values and sps_hs_small_shape in the
- * first; the host then allocates C's pool and schedule at their sizes; sps_hs_small_fill in
- * the second.  One block is one multiprocessor: this is for sums too small to fill more. */
+ * Here it is two launches (after the lists' sort, for long lists) and one read of the
+ * results' sizes between them: sps_hs_small_list, the caller's sort, sps_hs_small_unique, the
+ * caller's values and sps_hs_small_shape in the first; the host then allocates C's pool and
+ * schedule at their sizes; sps_hs_small_fill in the second.  Its scratch is sized by bounds
+ * (nv entries, each level's d^(depth - l)-square blocks), so the option caps it. */
 #ifndef SPS_HISPARSE_SMALL_H
 #define SPS_HISPARSE_SMALL_H
 
 #include "kernels/format_kernels_hisparse.h"
 
-/* the loops: every thread of the block strided (GPU) or one in order (CPU); SYNC between a
- * step's writes and the next step's reads; ONE: a single thread */
+#if defined(__CUDACC__)
+#include <cooperative_groups.h>
+#endif
+
+/* The loops: on the GPU every thread of the launch, grid-strided (one block for the smallest
+ * sums; a cooperative grid of resident blocks above SPS_HS_SMALL_SLOTS); on the CPU one in
+ * order.  SYNC between a step's writes and the next step's reads (a block's barrier, or the
+ * grid's); ONE: a single thread of the launch. */
 #if defined(__CUDA_ARCH__)
-#define SPS_HSS_FOR(i, n) for (int64_t i = threadIdx.x; i < (int64_t)(n); i += blockDim.x)
-#define SPS_HSS_SYNC() __syncthreads()
-#define SPS_HSS_ONE if (threadIdx.x == 0)
+#define SPS_HSS_FOR(i, n)                                                                                \
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);                   \
+         i += (int64_t)gridDim.x * blockDim.x)
+#define SPS_HSS_SYNC() sps_hss_sync()
+#define SPS_HSS_ONE if (blockIdx.x == 0 && threadIdx.x == 0)
 #define SPS_HSS_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
+static __device__ inline void sps_hss_sync()
+{
+    if (gridDim.x == 1) __syncthreads(); /* uniform: a launch of one block, or a cooperative grid */
+    else cooperative_groups::this_grid().sync();
+}
 #else
 #define SPS_HSS_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n); i++)
 #define SPS_HSS_SYNC() ((void)0)
@@ -35,18 +51,25 @@
 #define SPS_HSS_ADD(p, v) (*(p) += (v))
 #endif
 
-/* a[0..n) replaced by its inclusive prefix sums.  GPU: each thread sums a contiguous chunk,
- * the chunks' sums are scanned across the block, then each chunk is rewritten from its
- * offset: integers, so the same sums as the CPU's loop. */
+/* the GPU's scan scratch: part, 32 slots of the block's shared memory; bsum, a slot a block of
+ * a cooperative grid (backend memory, w->bsum); NULL on the CPU */
+typedef struct {
+    int64_t *part, *bsum;
+} sps_hss_scratch;
+
+/* a[0..n) replaced by its inclusive prefix sums.  GPU: each thread sums a contiguous chunk
+ * (the chunks in thread order), the chunks' sums are scanned in the block, the blocks' totals
+ * added across the grid, then each chunk is rewritten from its offset: integers, so the same
+ * sums as the CPU's loop. */
 #define SPS_HSS_DEF_SCAN(NAME, I)                                                                          \
-    static inline SPS_HS_HD void NAME(I *a, int64_t n, int64_t *part)                                    \
+    static inline SPS_HS_HD void NAME(I *a, int64_t n, const sps_hss_scratch *sc)                        \
     {                                                                                                    \
         SPS_HSS_SCAN_BODY(I)                                                                             \
     }
 #if defined(__CUDA_ARCH__)
-/* the GPU's block scan, for any block of whole warps: each warp's sums by shuffles, the
- * warps' totals in part (32 slots of shared memory) scanned by the first warp, two barriers */
-static __device__ inline int64_t sps_hss_block_exclusive(int64_t s, int64_t *part)
+/* the block's exclusive scan, for any block of whole warps: each warp's sums by shuffles, the
+ * warps' totals in part scanned by the first warp, two barriers; *total the block's sum */
+static __device__ inline int64_t sps_hss_block_exclusive(int64_t s, int64_t *part, int64_t *total)
 {
     const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5), nw = (int)(blockDim.x >> 5);
     int64_t v = s;
@@ -67,33 +90,66 @@ static __device__ inline int64_t sps_hss_block_exclusive(int64_t s, int64_t *par
         if (lane < nw) part[lane] = t;
     }
     __syncthreads();
+    *total = part[nw - 1];
     return (warp ? part[warp - 1] : 0) + v - s;
 }
+/* the blocks before this one: their totals (bsum, after the grid's barrier) summed by each warp */
+static __device__ inline int64_t sps_hss_grid_offset(const int64_t *bsum)
+{
+    const int lane = (int)(threadIdx.x & 31);
+    int64_t o = 0;
+    for (int b = lane; b < (int)blockIdx.x; b += 32) o += bsum[b];
+#pragma unroll
+    for (int k = 16; k > 0; k /= 2) o += __shfl_xor_sync(0xffffffffu, o, k);
+    return o;
+}
 #define SPS_HSS_SCAN_BODY(I)                                                                             \
-    const int64_t T = blockDim.x, t = threadIdx.x, chunk = (n + T - 1) / T;                              \
-    const int64_t lo = t * chunk < n ? t * chunk : n, hi = lo + chunk < n ? lo + chunk : n;              \
-    int64_t s = 0;                                                                                       \
+    const int64_t T = (int64_t)gridDim.x * blockDim.x, t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; \
+    const int64_t chunk = (n + T - 1) / T, lo = t * chunk < n ? t * chunk : n,                           \
+                  hi = lo + chunk < n ? lo + chunk : n;                                                  \
+    int64_t s = 0, total;                                                                                \
     for (int64_t i = lo; i < hi; i++) s += a[i];                                                         \
-    int64_t run = sps_hss_block_exclusive(s, part);                                                      \
+    int64_t run = sps_hss_block_exclusive(s, sc->part, &total);                                          \
+    if (gridDim.x > 1) {                                                                                 \
+        if (threadIdx.x == 0) sc->bsum[blockIdx.x] = total;                                              \
+        cooperative_groups::this_grid().sync();                                                          \
+        run += sps_hss_grid_offset(sc->bsum);                                                            \
+    }                                                                                                    \
     for (int64_t i = lo; i < hi; i++) run += a[i], a[i] = (I)run;                                        \
-    __syncthreads();
+    sps_hss_sync();
 #else
 #define SPS_HSS_SCAN_BODY(I)                                                                             \
-    (void)part;                                                                                          \
+    (void)sc;                                                                                            \
     for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
 #endif
 SPS_HSS_DEF_SCAN(sps_hss_scan32, sps_index)
 SPS_HSS_DEF_SCAN(sps_hss_scan64, int64_t)
 
+/* stats[leaf 4 + type] += cnt[type], stats[SPS_HSS_SLOTS] += cnt[4]: on the GPU summed over
+ * each warp first (every thread of the launch calls it), then one atomic a warp and count */
+static inline SPS_HS_HD void sps_hss_add_counts(int64_t *stats, int leaf, int64_t cnt[5])
+{
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+    for (int q = 0; q < 5; q++)
+#pragma unroll
+        for (int o = 16; o > 0; o /= 2) cnt[q] += __shfl_down_sync(0xffffffffu, cnt[q], o);
+    if (threadIdx.x & 31) return;
+#endif
+    for (int q = 0; q < 4; q++)
+        if (cnt[q]) SPS_HSS_ADD(stats + leaf * 4 + q, cnt[q]);
+    if (cnt[4]) SPS_HSS_ADD(stats + SPS_HSS_SLOTS, cnt[4]);
+}
+
 /* hs_starts: at[e] = the entries before e marked <= l (n + 1 of them), start[at[e]] = e for
  * each such e, start[at[n]] = n; returns at[n], the level's node count */
 static inline SPS_HS_HD sps_index sps_hss_starts(int64_t n, const uint8_t *mark, int l, sps_index *at, sps_index *start,
-                                                 int64_t *part)
+                                                 const sps_hss_scratch *sc)
 {
     SPS_HSS_ONE at[0] = 0;
     SPS_HSS_FOR(e, n) at[e + 1] = mark[e] <= l;
     SPS_HSS_SYNC();
-    sps_hss_scan32(at + 1, n, part);
+    sps_hss_scan32(at + 1, n, sc);
     SPS_HSS_FOR(e, n) if (mark[e] <= l) start[at[e]] = (sps_index)e;
     SPS_HSS_ONE start[at[n]] = (sps_index)n;
     SPS_HSS_SYNC();
@@ -102,11 +158,11 @@ static inline SPS_HS_HD sps_index sps_hss_starts(int64_t n, const uint8_t *mark,
 
 /* out[0] = 0, out[i + 1] = out[i] + (what out[i + 1] held): the exclusive sums hs_sizes and
  * hs_sched_sums make, from terms the caller stored one slot up */
-static inline SPS_HS_HD void sps_hss_exclusive(int64_t *out, int64_t n, int64_t *part)
+static inline SPS_HS_HD void sps_hss_exclusive(int64_t *out, int64_t n, const sps_hss_scratch *sc)
 {
     SPS_HSS_ONE out[0] = 0;
     SPS_HSS_SYNC();
-    sps_hss_scan64(out + 1, n, part);
+    sps_hss_scan64(out + 1, n, sc);
 }
 
 /* slot i of operand X's list (hs_list: its windows' slots, then its dense leaves' slots) */
@@ -121,7 +177,7 @@ static inline SPS_HS_HD void sps_hss_list_slot(int64_t i, sps_hs_sched X, size_t
 /* Every call below reads w where the caller keeps it (the GPU: the kernel's parameter, never
  * copied: a copy per thread had been 1 KB of stack, and its loads throttled the kernels) and
  * keeps what varies per call apart: n, the levels' node counts (each thread's own, the same
- * in all), part (the GPU's block scans). */
+ * in all), sc (the GPU's scan scratch). */
 
 /* level l of w with its node count */
 static inline SPS_HS_HD sps_hs_level sps_hss_level(const sps_hs_small *w, const sps_index *n, int l)
@@ -146,11 +202,11 @@ static inline SPS_HS_HD void sps_hs_small_list(const sps_hs_small *w, int64_t sl
 
 /* 2. (after the caller's sort of key and src by the key's low sps_hs_key_bits + 1 bits) the
  * distinct keys: ustart (their first members), ukey; returns their count */
-static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w, int64_t *part)
+static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w, const sps_hss_scratch *sc)
 {
     SPS_HSS_FOR(e, w->nv) w->mark[e] = (uint8_t)sps_hs_mark(w->g, w->key, e);
     SPS_HSS_SYNC();
-    const sps_index nu = sps_hss_starts(w->nv, w->mark, w->g.depth, w->at, w->ustart, part);
+    const sps_index nu = sps_hss_starts(w->nv, w->mark, w->g.depth, w->at, w->ustart, sc);
     SPS_HSS_FOR(u, nu) w->ukey[u] = w->key[w->ustart[u]];
     SPS_HSS_SYNC();
     return nu;
@@ -160,7 +216,7 @@ static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w, int
  * schedule's sums: the levels' node starts (the leaves last, their `at` kept: lv[depth - 1].at
  * is w->at), the node sizes and subtree bytes bottom-up, the subtree starts top-down, the
  * leaves' sums; w->stats */
-static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index nu, int64_t *part)
+static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index nu, const sps_hss_scratch *sc)
 {
     const sps_hs_geom g = w->g;
     const int D = g.depth;
@@ -169,7 +225,7 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
     SPS_HSS_FOR(q, SPS_HSS_COUNT) st[q] = 0;
     SPS_HSS_FOR(e, nu) w->mark[e] = (uint8_t)sps_hs_mark(g, w->ukey, e);
     SPS_HSS_SYNC();
-    for (int l = 0; l < D; l++) n[l] = sps_hss_starts(nu, w->mark, l, w->at, w->lv[l].start, part);
+    for (int l = 0; l < D; l++) n[l] = sps_hss_starts(nu, w->mark, l, w->at, w->lv[l].start, sc);
     for (int l = D - 1; l >= 0; l--) {
         const int leaf = l == D - 1;
         const sps_hs_level v = sps_hss_level(w, n, l), c = sps_hss_level(w, n, leaf ? l : l + 1); /* c: not for leaves */
@@ -180,10 +236,8 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
             cnt[v.type[i]]++, cnt[4] += slots;
             v.S[i + 1] = w->sz[i];
         }
-        for (int q = 0; q < 4; q++)
-            if (cnt[q]) SPS_HSS_ADD(st + leaf * 4 + q, cnt[q]);
-        if (cnt[4]) SPS_HSS_ADD(st + SPS_HSS_SLOTS, cnt[4]);
-        sps_hss_exclusive(v.S, v.n, part);
+        sps_hss_add_counts(st, leaf, cnt);
+        sps_hss_exclusive(v.S, v.n, sc);
     }
     SPS_HSS_ONE w->lv[0].st[0] = 16; /* the root's subtree after the pool's header */
     SPS_HSS_SYNC();
@@ -198,10 +252,10 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
         w->so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
         w->dI[i + 1] = dense;
     }
-    sps_hss_exclusive(w->so, v.n, part);
-    sps_hss_exclusive(w->dI, v.n, part);
+    sps_hss_exclusive(w->so, v.n, sc);
+    sps_hss_exclusive(w->dI, v.n, sc);
     SPS_HSS_FOR(i, v.n) w->sI[i + 1] = sps_hs_segments(w->so[i], w->so[i + 1] - w->so[i]);
-    sps_hss_exclusive(w->sI, v.n, part);
+    sps_hss_exclusive(w->sI, v.n, sc);
     SPS_HSS_ONE {
         st[SPS_HSS_TOTAL] = w->lv[0].S[1];
         st[SPS_HSS_RTYPE] = w->lv[0].type[0];

@@ -27,11 +27,12 @@ static inline int hs_same_sched(const sps_hisparse_copy *a, const sps_hisparse_c
 }
 
 /* sps_matrix_add(alpha, op(A), beta, op(B)) of hisparse A and B into node size d by both of
- * the backend's paths, the one-pass sum (the default small-sum, taken where both operands'
- * lists fit: *small counts those calls) and the general one (small-sum 0): the same tree and
- * schedule, byte for byte (the same arithmetic on each backend, so the values to the bit). */
+ * the backend's paths, the one-pass sum (the default small-sum: count[0] counts the calls
+ * whose lists it sorts in one block, count[1] the longer ones, listed and sorted first) and
+ * the general one (small-sum 0): the same tree and schedule, byte for byte (the same
+ * arithmetic on each backend, so the values to the bit). */
 static inline int hs_same_sum_paths(sps_context ctx, const void *alpha, sps_matrix A, sps_op_mode opA,
-                                    const void *beta, sps_matrix B, sps_op_mode opB, const char *d, int *small)
+                                    const void *beta, sps_matrix B, sps_op_mode opB, const char *d, int count[2])
 {
     sps_options o1 = tu_fopts(SPS_FMT_HISPARSE, "node-size", d, NULL),
                 o0 = tu_fopts(SPS_FMT_HISPARSE, "node-size", d, "small-sum", "0", NULL);
@@ -45,7 +46,7 @@ static inline int hs_same_sum_paths(sps_context ctx, const void *alpha, sps_matr
     if (ok) {
         const int64_t slots = a.nwarps * SPS_HS_RUN + a.ndense * (int64_t)a.H.d * a.H.d + b.nwarps * SPS_HS_RUN +
                               b.ndense * (int64_t)b.H.d * b.H.d;
-        *small += a.H.nnz + b.H.nnz > 0 && slots <= SPS_HS_SMALL_SLOTS && c1.H.depth <= SPS_HS_SMALL_DEPTH;
+        if (a.H.nnz + b.H.nnz > 0 && c1.H.depth <= SPS_HS_SMALL_DEPTH) count[slots > SPS_HS_SMALL_SLOTS]++;
         ok = hs_same_tree(&c1.H, &c0.H) && hs_same_sched(&c1, &c0);
     }
     sps_hisparse_copy_free(&a), sps_hisparse_copy_free(&b), sps_hisparse_copy_free(&c1), sps_hisparse_copy_free(&c0);

@@ -27,7 +27,7 @@
 #include <string.h>
 
 static tu_rng rng;
-static int g_one_pass; /* sums the one-pass path took (hs_same_sum_paths) */
+static int g_one_pass[2]; /* sums the one-pass path took: short lists, long ones (hs_same_sum_paths) */
 
 /* the GPU's sum against the CPU's: the same pattern, each value within a few roundings of the
  * matrix's largest (the GPU may fuse alpha a + beta b into an fma) */
@@ -121,11 +121,11 @@ static void check(const tu_shape *s, sps_scalar t, int d)
         tu_csr_free(&ec), tu_csr_free(&eg);
         sps_matrix_destroy(Cc), sps_matrix_destroy(Cg);
         /* the GPU's one-pass sum (one block) and its general one: the same tree and schedule */
-        TU_CHECK(hs_same_sum_paths(g_gpu, alpha, Bg, SPS_OP_T, beta, Bg, ob, dv, &g_one_pass),
+        TU_CHECK(hs_same_sum_paths(g_gpu, alpha, Bg, SPS_OP_T, beta, Bg, ob, dv, g_one_pass),
                  "%s [%s] d=%d: the GPU's one-pass sum 0.5 A^T + 3 op(A) differs from its general one", s->name,
                  sps_scalar_name(t), d);
         if (s->n == s->m)
-            TU_CHECK(hs_same_sum_paths(g_gpu, beta, Bg, SPS_OP_N, alpha, Bg, SPS_OP_N, dv, &g_one_pass),
+            TU_CHECK(hs_same_sum_paths(g_gpu, beta, Bg, SPS_OP_N, alpha, Bg, SPS_OP_N, dv, g_one_pass),
                      "%s [%s] d=%d: the GPU's one-pass sum 3 A + 0.5 A differs from its general one", s->name,
                      sps_scalar_name(t), d);
     }
@@ -183,7 +183,8 @@ int main(void)
         for (int ti = 0; ti < TU_NTYPES; ti++)
             for (int di = 0; di < 3; di++) check(&sh[si], tu_all_types[ti], ds[di]);
     for (int si = 0; si < ns; si++) tu_shape_free(&sh[si]);
-    TU_CHECK(g_one_pass > 0, "no GPU sum took the one-pass path (%d)", g_one_pass);
+    TU_CHECK(g_one_pass[0] > 0 && g_one_pass[1] > 0, "the GPU's one-pass sums: %d of short lists (one block), %d of "
+             "long ones (a cooperative grid)", g_one_pass[0], g_one_pass[1]);
     gpu_teardown();
     return tu_finish();
 }

@@ -459,6 +459,16 @@ static inline cudaError_t sps_cu_launch_attr(cudaLaunchAttribute at, void (*kern
     cfg.numAttrs = 1;
     return cudaLaunchKernelEx(&cfg, kernel, std::forward<A>(args)...);
 }
+/* a cooperative launch (every block resident at once: grid-wide barriers; grid at most the
+ * kernel's resident blocks, sps_cu_resident) */
+template <typename... P, typename... A>
+static inline cudaError_t sps_cu_launch_coop(void (*kernel)(P...), unsigned grid, cudaStream_t s, A &&...args)
+{
+    cudaLaunchAttribute at;
+    at.id = cudaLaunchAttributeCooperative;
+    at.val.cooperative = 1;
+    return sps_cu_launch_attr(at, kernel, grid, s, std::forward<A>(args)...);
+}
 template <typename... P, typename... A>
 static inline cudaError_t sps_cu_launch_pdl(void (*kernel)(P...), unsigned grid, cudaStream_t s, A &&...args)
 {

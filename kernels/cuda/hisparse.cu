@@ -248,6 +248,17 @@ static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index
  * for lists of up to 1024 slots, 512 x 8 up to SPS_HS_SMALL_SLOTS.  A block of 1024 x 4 for all
  * had taken 43 us on west0067 (294 entries; ncu): its 4096-key sort for a few hundred keys, 64
  * registers a thread with spills, and 1024 threads at every barrier. */
+/* after the sort: the distinct keys, their values (hs_add_values_op), the shape */
+template <typename T>
+__device__ inline void hs_small_rest(const sps_hs_small &w, T al, T be, const sps_hss_scratch *sc)
+{
+    const sps_index nu = sps_hs_small_unique(&w, sc);
+    const hs_add_values_op<T> op{w.ustart, w.src, w.xa.pool, w.xb.pool, al, be, (T *)(void *)w.val};
+    SPS_HSS_FOR(u, nu) op((sps_index)u);
+    SPS_HSS_SYNC();
+    sps_hs_small_shape(&w, nu, sc);
+}
+
 template <typename T, int THREADS, int ITEMS>
 __global__ void __launch_bounds__(THREADS, 1)
     hs_small_shape_kernel(const __grid_constant__ sps_hs_small w, T al, T be)
@@ -255,6 +266,7 @@ __global__ void __launch_bounds__(THREADS, 1)
     using sort = cub::BlockRadixSort<uint64_t, THREADS, ITEMS, uint64_t>;
     __shared__ typename sort::TempStorage tmp;
     __shared__ int64_t part[32];
+    const sps_hss_scratch sc = {part, NULL};
     sps_hs_small_list(&w, (int64_t)THREADS * ITEMS);
     uint64_t k[ITEMS], v[ITEMS];
     const int base = (int)threadIdx.x * ITEMS; /* blocked: thread t holds slots t ITEMS .. */
@@ -264,24 +276,38 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
     for (int j = 0; j < ITEMS; j++) w.key[base + j] = k[j], w.src[base + j] = v[j];
     __syncthreads();
-    const sps_index nu = sps_hs_small_unique(&w, part);
-    const hs_add_values_op<T> op{w.ustart, w.src, w.xa.pool, w.xb.pool, al, be, (T *)(void *)w.val};
-    SPS_HSS_FOR(u, nu) op((sps_index)u);
-    __syncthreads();
-    sps_hs_small_shape(&w, nu, part);
+    hs_small_rest<T>(w, al, be, &sc);
 }
 static_assert(512 * 8 == SPS_HS_SMALL_SLOTS, "the larger block sorts the small sum's slots");
+
+/* longer lists, sorted already (hs_list, hs_sort_pairs): the rest on a cooperative grid of
+ * SPS_CU_THREADS-thread blocks, grid-wide barriers between the steps */
+template <typename T>
+__global__ void __launch_bounds__(SPS_CU_THREADS) hs_small_grid_kernel(const __grid_constant__ sps_hs_small w, T al,
+                                                                      T be)
+{
+    __shared__ int64_t part[32];
+    const sps_hss_scratch sc = {part, w.bsum};
+    hs_small_rest<T>(w, al, be, &sc);
+}
 
 template <typename T>
 static sps_status hs_small_shape_impl(sps_exec *ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta)
 {
     const int64_t slots = sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb);
-    if (slots > SPS_HS_SMALL_SLOTS || w->g.depth > SPS_HS_SMALL_DEPTH)
-        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld slots, depth %d (at most %d, %d)", (long long)slots,
-                          w->g.depth, SPS_HS_SMALL_SLOTS, SPS_HS_SMALL_DEPTH);
+    if ((!w->sorted && slots > SPS_HS_SMALL_SLOTS) || w->g.depth > SPS_HS_SMALL_DEPTH)
+        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld unsorted slots, depth %d (at most %d, %d)",
+                          (long long)slots, w->g.depth, SPS_HS_SMALL_SLOTS, SPS_HS_SMALL_DEPTH);
     const T al = sc<T>::from(alpha), be = sc<T>::from(beta);
     cudaStream_t st = sps_custream(ex);
-    if (slots <= SPS_HS_SMALL_TILE) hs_small_shape_kernel<T, 256, 4><<<1, 256, 0, st>>>(*w, al, be);
+    if (w->sorted) {
+        int grid = 1;
+        SPS_CHECK(sps_cu_resident(ex, hs_small_grid_kernel<T>, &grid));
+        const int64_t need = (w->nv + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+        grid = (int)(need < grid ? need : grid);
+        grid = grid < 1 ? 1 : grid > SPS_HSS_MAX_BLOCKS ? SPS_HSS_MAX_BLOCKS : grid;
+        SPS_CU(ex, sps_cu_launch_coop(hs_small_grid_kernel<T>, (unsigned)grid, st, *w, al, be));
+    } else if (slots <= SPS_HS_SMALL_TILE) hs_small_shape_kernel<T, 256, 4><<<1, 256, 0, st>>>(*w, al, be);
     else hs_small_shape_kernel<T, 512, 8><<<1, 512, 0, st>>>(*w, al, be);
     SPS_CU_LAUNCHED(ex, "hs_small_shape_kernel");
     return SPS_OK;

@@ -344,7 +344,14 @@ __global__ void __launch_bounds__(THREADS, 1) hs_small_fill_kernel(const __grid_
 extern "C" sps_status sps_cuda_hs_small_fill(sps_exec *ex, const sps_hs_small *w)
 {
     cudaStream_t st = sps_custream(ex);
-    if (w->slots <= SPS_HS_SMALL_TILE) hs_small_fill_kernel<256><<<1, 256, 0, st>>>(*w);
+    if (w->sorted) { /* the longer lists' cooperative grid, as the shape's */
+        int grid = 1;
+        SPS_CHECK(sps_cu_resident(ex, hs_small_fill_kernel<SPS_CU_THREADS>, &grid));
+        const int64_t need = (w->nv + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+        grid = (int)(need < grid ? need : grid);
+        grid = grid < 1 ? 1 : grid > SPS_HSS_MAX_BLOCKS ? SPS_HSS_MAX_BLOCKS : grid;
+        SPS_CU(ex, sps_cu_launch_coop(hs_small_fill_kernel<SPS_CU_THREADS>, (unsigned)grid, st, *w));
+    } else if (w->slots <= SPS_HS_SMALL_TILE) hs_small_fill_kernel<256><<<1, 256, 0, st>>>(*w);
     else hs_small_fill_kernel<512><<<1, 512, 0, st>>>(*w);
     SPS_CU_LAUNCHED(ex, "hs_small_fill_kernel");
     return SPS_OK;
