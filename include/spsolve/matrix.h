@@ -195,8 +195,8 @@ SPS_API sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options 
  *  entries, op(A) and op(B) of one size (else SPS_ERR_ARG; compound entries
  *  SPS_ERR_UNSUPPORTED); any format (a matrix not in hisparse is converted to hisparse
  *  with opt first, on its backend).  opt: hisparse's options (node-size of C; small-sum:
- *  operands whose lists hold at most that many slots, default 4096, take the one-pass
- *  path, one GPU block, the same C), or NULL for the defaults; A, B and C may differ in
+ *  operands whose lists hold at most that many slots, default 4M, take the one-pass path,
+ *  two launches and one host read, the same C), or NULL for the defaults; A, B and C may differ in
  *  node size.  Computed on the backend that holds A and B (on the GPU: the operands'
  *  entries listed with their keys, one sort, the tree built from the distinct keys;
  *  nothing comes to the host but a few counts), deterministic: the same C every run. */
