@@ -57,15 +57,6 @@ typedef struct {
     int64_t *part, *bsum;
 } sps_hss_scratch;
 
-/* a[0..n) replaced by its inclusive prefix sums.  GPU: each thread sums a contiguous chunk
- * (the chunks in thread order), the chunks' sums are scanned in the block, the blocks' totals
- * added across the grid, then each chunk is rewritten from its offset: integers, so the same
- * sums as the CPU's loop. */
-#define SPS_HSS_DEF_SCAN(NAME, I)                                                                          \
-    static inline SPS_HS_HD void NAME(I *a, int64_t n, const sps_hss_scratch *sc)                        \
-    {                                                                                                    \
-        SPS_HSS_SCAN_BODY(I)                                                                             \
-    }
 #if defined(__CUDA_ARCH__)
 /* the block's exclusive scan, for any block of whole warps: each warp's sums by shuffles, the
  * warps' totals in part scanned by the first warp, two barriers; *total the block's sum */
@@ -103,27 +94,42 @@ static __device__ inline int64_t sps_hss_grid_offset(const int64_t *bsum)
     for (int k = 16; k > 0; k /= 2) o += __shfl_xor_sync(0xffffffffu, o, k);
     return o;
 }
-#define SPS_HSS_SCAN_BODY(I)                                                                             \
-    const int64_t T = (int64_t)gridDim.x * blockDim.x, t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; \
-    const int64_t chunk = (n + T - 1) / T, lo = t * chunk < n ? t * chunk : n,                           \
-                  hi = lo + chunk < n ? lo + chunk : n;                                                  \
-    int64_t s = 0, total;                                                                                \
-    for (int64_t i = lo; i < hi; i++) s += a[i];                                                         \
-    int64_t run = sps_hss_block_exclusive(s, sc->part, &total);                                          \
-    if (gridDim.x > 1) {                                                                                 \
-        if (threadIdx.x == 0) sc->bsum[blockIdx.x] = total;                                              \
-        cooperative_groups::this_grid().sync();                                                          \
-        run += sps_hss_grid_offset(sc->bsum);                                                            \
-    }                                                                                                    \
-    for (int64_t i = lo; i < hi; i++) run += a[i], a[i] = (I)run;                                        \
+/* The launch's prefix sums: each thread takes a contiguous chunk [lo, hi) of n items (the
+ * chunks in thread order); sps_hss_launch_exclusive gives the sum of s over the threads
+ * before this one (the block's scan, then on a cooperative grid the blocks' totals). */
+static __device__ inline void sps_hss_chunk(int64_t n, int64_t *lo, int64_t *hi)
+{
+    const int64_t T = (int64_t)gridDim.x * blockDim.x, t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    const int64_t chunk = (n + T - 1) / T;
+    *lo = t * chunk < n ? t * chunk : n, *hi = *lo + chunk < n ? *lo + chunk : n;
+}
+static __device__ inline int64_t sps_hss_launch_exclusive(int64_t s, const sps_hss_scratch *sc)
+{
+    int64_t total, run = sps_hss_block_exclusive(s, sc->part, &total);
+    if (gridDim.x > 1) {
+        if (threadIdx.x == 0) sc->bsum[blockIdx.x] = total;
+        cooperative_groups::this_grid().sync();
+        run += sps_hss_grid_offset(sc->bsum);
+    }
+    return run;
+}
+#endif
+
+/* a[0..n) replaced by its inclusive prefix sums (integers: the GPU's are the CPU's loop's) */
+static inline SPS_HS_HD void sps_hss_scan64(int64_t *a, int64_t n, const sps_hss_scratch *sc)
+{
+#if defined(__CUDA_ARCH__)
+    int64_t lo, hi, s = 0;
+    sps_hss_chunk(n, &lo, &hi);
+    for (int64_t i = lo; i < hi; i++) s += a[i];
+    int64_t run = sps_hss_launch_exclusive(s, sc);
+    for (int64_t i = lo; i < hi; i++) run += a[i], a[i] = run;
     sps_hss_sync();
 #else
-#define SPS_HSS_SCAN_BODY(I)                                                                             \
-    (void)sc;                                                                                            \
+    (void)sc;
     for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
 #endif
-SPS_HSS_DEF_SCAN(sps_hss_scan32, sps_index)
-SPS_HSS_DEF_SCAN(sps_hss_scan64, int64_t)
+}
 
 /* stats[leaf 4 + type] += cnt[type], stats[SPS_HSS_SLOTS] += cnt[4]: on the GPU summed over
  * each warp first (every thread of the launch calls it), then one atomic a warp and count */
@@ -146,13 +152,30 @@ static inline SPS_HS_HD void sps_hss_add_counts(int64_t *stats, int leaf, int64_
 static inline SPS_HS_HD sps_index sps_hss_starts(int64_t n, const uint8_t *mark, int l, sps_index *at, sps_index *start,
                                                  const sps_hss_scratch *sc)
 {
-    SPS_HSS_ONE at[0] = 0;
-    SPS_HSS_FOR(e, n) at[e + 1] = mark[e] <= l;
-    SPS_HSS_SYNC();
-    sps_hss_scan32(at + 1, n, sc);
-    SPS_HSS_FOR(e, n) if (mark[e] <= l) start[at[e]] = (sps_index)e;
-    SPS_HSS_ONE start[at[n]] = (sps_index)n;
-    SPS_HSS_SYNC();
+#if defined(__CUDA_ARCH__)
+    /* one scan of the flags as they are read, the starts placed while the counts are written:
+       each thread a contiguous chunk, two barriers of the launch (four as flags, scan and
+       scatter apart, each a grid barrier on the cooperative grid) */
+    int64_t lo, hi, s = 0;
+    sps_hss_chunk(n, &lo, &hi);
+    for (int64_t e = lo; e < hi; e++) s += mark[e] <= l;
+    int64_t run = sps_hss_launch_exclusive(s, sc);
+    for (int64_t e = lo; e < hi; e++) {
+        at[e] = (sps_index)run;
+        if (mark[e] <= l) start[run++] = (sps_index)e;
+    }
+    if ((lo < hi && hi == n) || (n == 0 && blockIdx.x == 0 && threadIdx.x == 0))
+        at[n] = (sps_index)run, start[run] = (sps_index)n;
+    sps_hss_sync();
+#else
+    (void)sc;
+    sps_index k = 0;
+    for (int64_t e = 0; e < n; e++) {
+        at[e] = k;
+        if (mark[e] <= l) start[k++] = (sps_index)e;
+    }
+    at[n] = k, start[k] = (sps_index)n;
+#endif
     return at[n];
 }
 
