@@ -849,6 +849,8 @@ static sps_status small_build(sps_matrix C, void *arg, sps_options opt)
     sps_hisparse *H = &S->H;
     SPS_CHECK(hs_geometry(ctx, C->n, C->m, C->nnz, sps_scalar_size(C->t), sps_opt_int(opt, "node-size"), H, NULL));
     H->bytes = (size_t)(16 + st[SPS_HSS_TOTAL]);
+    if (H->bytes > ((size_t)1 << 34)) /* as hs_store_build: references hold 2^30 units of 16 bytes */
+        return sps_error(ctx, SPS_ERR_ARG, "HiSparse: the node pool would exceed 16 GiB (%zu bytes)", H->bytes);
     H->root = SPS_HS_REF(H->bytes - (size_t)st[SPS_HSS_ROWN], (int)st[SPS_HSS_RTYPE]);
     for (int i = 0; i < 8; i++) H->nodes[i / 4][i % 4] = st[SPS_HSS_NODES + i];
     H->leaf_slots = st[SPS_HSS_SLOTS];

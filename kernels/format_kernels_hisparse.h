@@ -452,8 +452,9 @@ typedef struct {
     uint64_t *ukey;       /* nv */
     unsigned char *val;   /* nv values */
     int64_t *sz, *so, *sI, *dI;
-    sps_hs_level lv[SPS_HS_SMALL_DEPTH]; /* nv + 1 a node array (n: the shape's, in stats; the
-                                            leaves' at: the array at) */
+    sps_hs_level lv[SPS_HS_SMALL_DEPTH]; /* a level's node arrays: min(nv, C's blocks of its nodes'
+                                            span) + 1 (n: the shape's, in stats; the leaves' at:
+                                            the array at) */
     int64_t *stats;       /* SPS_HSS_COUNT */
     int64_t *bsum;        /* the GPU's cooperative grid: a slot a block (SPS_HSS_MAX_BLOCKS) */
     unsigned char *pool;  /* the fill's results, at the sizes in stats */
