@@ -36,15 +36,11 @@ sps_status sps_cpu_hs_marks(sps_exec *ex, sps_hs_geom g, int64_t nnz, const uint
     return SPS_OK;
 }
 
+/* the one-pass sum's step, in order (kernels/hisparse_small.h) */
 sps_status sps_cpu_hs_starts(sps_exec *ex, int64_t nnz, const uint8_t *mark, int l, sps_index *at, sps_index *start)
 {
     (void)ex;
-    sps_index k = 0;
-    for (int64_t e = 0; e < nnz; e++) {
-        at[e] = k;
-        if (mark[e] <= l) start[k++] = (sps_index)e;
-    }
-    at[nnz] = k, start[k] = (sps_index)nnz;
+    (void)sps_hss_starts(nnz, mark, l, at, start, NULL);
     return SPS_OK;
 }
 
