@@ -243,6 +243,11 @@ static void check(const shape *s, sps_scalar t, int d)
                         TU_OK(g_ctx, sps_matrix_add(alpha, Ah, op, beta, B2, op, NULL, &C2)))
                         TU_CHECK_EXPORT(g_ctx, C2, &want_c, "%s: 0.5 A%s + 3 B%s of node sizes %d, %s into 128", what,
                                         trans ? "^T" : "", trans ? "^T" : "", d, d == 4 ? "16" : "4");
+                    if (B2 && s->n == s->m) /* op(A) + op'(B): mixed ops need a square A */
+                        TU_CHECK(hs_same_sum_paths(g_ctx, alpha, Ah, op, beta, B2, trans ? SPS_OP_N : SPS_OP_T, "32",
+                                                   g_small),
+                                 "%s: 0.5 A%s + 3 B%s of node sizes %d, %s into 32: the one-pass sum differs from the "
+                                 "general one", what, trans ? "^T" : "", trans ? "" : "^T", d, d == 4 ? "16" : "4");
                     sps_matrix_destroy(C2), sps_matrix_destroy(B2);
                     sps_options_destroy(o2);
                     /* the one-pass sum and the general one: the same tree and schedule (B as hisparse too) */
