@@ -579,6 +579,33 @@ static sps_status fetch(sps_context ctx, void *dst, const void *src, size_t byte
     return sps_dcopy(ctx, dst, src, bytes, SPS_COPY_D2H);
 }
 
+/* S's tree description and pool allocation (not zeroed) from a build's totals: the pool's bytes
+ * past its 16-byte header, the root's type and own bytes, and stats[0..8], the node counts by
+ * [leaf 4 + type] and the leaves' value slots (the layout of SPS_HSS_NODES, SPS_HSS_SLOTS).
+ * The general build's and the one-pass sum's. */
+static sps_status store_pool(sps_context ctx, hs_store *S, int64_t total, int rtype, uint32_t rown, const int64_t *stats)
+{
+    sps_hisparse *H = &S->H;
+    H->bytes = (size_t)(16 + total);
+    if (H->bytes > ((size_t)1 << 34)) /* references hold 2^30 units of 16 bytes */
+        return sps_error(ctx, SPS_ERR_ARG, "HiSparse: the node pool would exceed 16 GiB (%zu bytes)", H->bytes);
+    H->root = SPS_HS_REF(H->bytes - rown, rtype);
+    for (int i = 0; i < 8; i++) H->nodes[i / 4][i % 4] = stats[SPS_HSS_NODES + i];
+    H->leaf_slots = stats[SPS_HSS_SLOTS];
+    return sps_dmalloc(ctx, (void **)&S->dpool, H->bytes);
+}
+
+/* S's schedule arrays for the leaves' sparse entries, segments and dense leaves */
+static sps_status store_sched_alloc(sps_context ctx, hs_store *S, int64_t entries, int64_t nseg, int64_t ndense)
+{
+    S->nsparse = nseg, S->ndense = ndense, S->nwarps = (entries + SPS_HS_RUN - 1) / SPS_HS_RUN;
+    if (S->nsparse) {
+        SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dsparse, (size_t)S->nsparse * sizeof *S->dsparse));
+        SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dwarp, ((size_t)S->nwarps + 1) * sizeof *S->dwarp));
+    }
+    return S->ndense ? sps_dmalloc(ctx, (void **)&S->ddense, (size_t)S->ndense * sizeof *S->ddense) : SPS_OK;
+}
+
 /* B->store from B->nnz distinct entries in tree order (steps 2-6): their keys (sorted) and
  * values of B's type (entry e's at val[perm[e]], or val[e] where perm is NULL). */
 static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *key, const sps_index *perm,
@@ -659,20 +686,12 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     SPS_CHECK_GOTO(st, sps_dcopy(ctx, L.lv[0].st, &header, sizeof header, SPS_COPY_H2D), done);
     for (int l = 0; l + 1 < D; l++) SPS_CHECK_GOTO(st, k->hs_offsets(sps_ex(ctx), L.lv[l], L.lv[l + 1]), done);
     /* 5. the pool */
-    H->bytes = (size_t)(header + total);
-    if (H->bytes > ((size_t)1 << 34)) {
-        st = sps_error(ctx, SPS_ERR_ARG, "HiSparse: the node pool would exceed 16 GiB (%zu bytes)", H->bytes);
-        goto done;
-    }
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dpool, H->bytes), done);
+    SPS_CHECK_GOTO(st, store_pool(ctx, S, total, rtype, rown, hs_stats), done);
     SPS_CHECK_GOTO(st, sps_dzero(ctx, S->dpool, H->bytes), done);
     L.lv[D - 1].at = at;
     SPS_CHECK_GOTO(st, k->hs_fill_leaves(sps_ex(ctx), g, vs, nnz, key, perm, val, L.lv[D - 1], S->dpool), done);
     for (int l = 0; l + 1 < D; l++)
         SPS_CHECK_GOTO(st, k->hs_fill_inner(sps_ex(ctx), g, l, key, L.lv[l], L.lv[l + 1], S->dpool), done);
-    H->root = SPS_HS_REF((size_t)(header + total) - rown, rtype);
-    for (int i = 0; i < 8; i++) H->nodes[i / 4][i % 4] = hs_stats[i];
-    H->leaf_slots = hs_stats[8];
     /* 6. the schedule */
     const sps_hs_level *lf = &L.lv[D - 1];
     const size_t l1 = (size_t)lf->n + 1;
@@ -684,12 +703,7 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
     SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats + 1, sI + lf->n, sizeof *stats, SPS_COPY_D2D), done);
     SPS_CHECK_GOTO(st, sps_dcopy(ctx, stats + 2, dI + lf->n, sizeof *stats, SPS_COPY_D2D), done);
     SPS_CHECK_GOTO(st, fetch(ctx, tot, stats, sizeof tot), done);
-    S->nsparse = tot[1], S->ndense = tot[2], S->nwarps = (tot[0] + SPS_HS_RUN - 1) / SPS_HS_RUN;
-    if (S->nsparse) {
-        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dsparse, (size_t)S->nsparse * sizeof *S->dsparse), done);
-        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->dwarp, ((size_t)S->nwarps + 1) * sizeof *S->dwarp), done);
-    }
-    if (S->ndense) SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&S->ddense, (size_t)S->ndense * sizeof *S->ddense), done);
+    SPS_CHECK_GOTO(st, store_sched_alloc(ctx, S, tot[0], tot[1], tot[2]), done);
     SPS_CHECK_GOTO(st, k->hs_sched(sps_ex(ctx), g, key, *lf, so, sI, dI, S->dsparse, S->ddense, S->dwarp), done);
 done: /* freed in stream order, after the kernels that read them */
     levels_free(&L);
@@ -841,27 +855,14 @@ static sps_status small_build(sps_matrix C, void *arg, sps_options opt)
 {
     hs_small_arg *a = arg;
     const int64_t *st = a->stats;
-    if (C->nnz == 0) return hs_store_build(C, opt, NULL, NULL, NULL);
     sps_context ctx = C->ctx;
     hs_store *S;
     SPS_CHECK(sps_hcalloc(ctx, (void **)&S, sizeof *S, "HiSparse handle"));
     C->store = S; /* on failure the caller destroys C */
     sps_hisparse *H = &S->H;
     SPS_CHECK(hs_geometry(ctx, C->n, C->m, C->nnz, sps_scalar_size(C->t), sps_opt_int(opt, "node-size"), H, NULL));
-    H->bytes = (size_t)(16 + st[SPS_HSS_TOTAL]);
-    if (H->bytes > ((size_t)1 << 34)) /* as hs_store_build: references hold 2^30 units of 16 bytes */
-        return sps_error(ctx, SPS_ERR_ARG, "HiSparse: the node pool would exceed 16 GiB (%zu bytes)", H->bytes);
-    H->root = SPS_HS_REF(H->bytes - (size_t)st[SPS_HSS_ROWN], (int)st[SPS_HSS_RTYPE]);
-    for (int i = 0; i < 8; i++) H->nodes[i / 4][i % 4] = st[SPS_HSS_NODES + i];
-    H->leaf_slots = st[SPS_HSS_SLOTS];
-    S->nsparse = st[SPS_HSS_NSEG], S->ndense = st[SPS_HSS_NDENSE];
-    S->nwarps = (st[SPS_HSS_SO] + SPS_HS_RUN - 1) / SPS_HS_RUN;
-    SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dpool, H->bytes));
-    if (S->nsparse) {
-        SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dsparse, (size_t)S->nsparse * sizeof *S->dsparse));
-        SPS_CHECK(sps_dmalloc(ctx, (void **)&S->dwarp, ((size_t)S->nwarps + 1) * sizeof *S->dwarp));
-    }
-    if (S->ndense) SPS_CHECK(sps_dmalloc(ctx, (void **)&S->ddense, (size_t)S->ndense * sizeof *S->ddense));
+    SPS_CHECK(store_pool(ctx, S, st[SPS_HSS_TOTAL], (int)st[SPS_HSS_RTYPE], (uint32_t)st[SPS_HSS_ROWN], st));
+    SPS_CHECK(store_sched_alloc(ctx, S, st[SPS_HSS_SO], st[SPS_HSS_NSEG], st[SPS_HSS_NDENSE]));
     a->w.pool = S->dpool, a->w.sparse = S->dsparse, a->w.dense = S->ddense, a->w.warp_seg = S->dwarp;
     return sps_kidx(ctx)->hs_small_fill(sps_ex(ctx), &a->w);
 }
@@ -914,13 +915,12 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
                             .vs = vs, .nv = A->nnz + B->nnz}};
     const int64_t ca = sps_hs_list_slots(a.w.xa);
     a.w.slots = ca + sps_hs_list_slots(a.w.xb);
-    a.w.sorted = a.w.slots > SPS_HS_SMALL_SLOTS; /* longer lists: listed and sorted here, not in one block */
     unsigned char *ws = NULL;
     int64_t stats[SPS_HSS_COUNT];
     sps_status st;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ws, small_carve(&a.w, NULL, n, m, vs)), done);
     small_carve(&a.w, ws, n, m, vs);
-    if (a.w.sorted) {
+    if (sps_hs_small_sorted(&a.w)) { /* longer lists: listed and sorted here, not in one block */
         const sps_idx_kernels *k = sps_kidx(ctx);
         SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xa, vs, ta, g, 0, a.w.key, a.w.src), done);
         SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xb, vs, tb, g, SPS_HS_TAG_B, a.w.key + ca, a.w.src + ca), done);

@@ -418,7 +418,7 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
  * steps, in two calls (the shape, then the fill), with one read of the results' sizes between
  * them (stats).  Lists of at most SPS_HS_SMALL_SLOTS slots are listed and sorted inside the
  * shape (the GPU: one block, 512 threads x 8 keys); longer ones by hs_list and hs_sort_pairs
- * first (sorted set), the shape and fill then running on a cooperative grid.  Scratch and
+ * first (sps_hs_small_sorted), the shape and fill then running on a cooperative grid.  Scratch and
  * results in backend memory, arrays sized for nv = A's entries + B's (the distinct keys are at
  * most that many), a level's node arrays for lv_cap[l] nodes. */
 #define SPS_HS_SMALL_SLOTS 4096
@@ -444,8 +444,8 @@ typedef struct {
     sps_hs_geom g;        /* C's geometry */
     size_t vs;            /* bytes a value */
     int64_t nv;           /* A's entries + B's */
-    int64_t slots;        /* the lists' slots (ca + cb; the GPU's one block pads them to its tile) */
-    int sorted;           /* key and src hold both lists sorted already (hs_list, hs_sort_pairs) */
+    int64_t slots;        /* the lists' slots (ca + cb; the GPU's one block pads them to its tile);
+                             past SPS_HS_SMALL_SLOTS key and src come sorted (sps_hs_small_sorted) */
     uint64_t *key, *src;  /* max(slots, SPS_HS_SMALL_SLOTS) each */
     uint8_t *mark;        /* nv */
     sps_index *at, *ustart;
@@ -461,6 +461,8 @@ typedef struct {
     sps_hs_item *sparse, *dense;
     int64_t *warp_seg;
 } sps_hs_small;
+/* the lists too long for one block: listed and sorted (hs_list, hs_sort_pairs) before the shape */
+static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w) { return w->slots > SPS_HS_SMALL_SLOTS; }
 
 /* The build's kernels, in the index family (kernels/index_kernels.h: values are moved, never
  * read as numbers); X(P, name, args).  Backend memory throughout; N = v.n. */

@@ -197,6 +197,38 @@ static inline SPS_HS_HD void sps_hss_list_slot(int64_t i, sps_hs_sched X, size_t
     else sps_hs_list_slot(i - base, X, vs, trans, g, tag, key + base, src + base);
 }
 
+/* hs_sizes of level v (c: the next level, not read for leaves): each node's type and bytes,
+ * stats[leaf 4 + type] and stats[SPS_HSS_SLOTS] added to, then v.S (sz: v.n of scratch) */
+static inline SPS_HS_HD void sps_hss_sizes(int d, int leaf, size_t vbytes, sps_hs_level v, sps_hs_level c, int64_t *sz,
+                                           int64_t *stats, const sps_hss_scratch *sc)
+{
+    int64_t cnt[5] = {0, 0, 0, 0, 0};
+    SPS_HSS_FOR(i, v.n) {
+        int64_t slots;
+        sps_hs_size_at(i, d, leaf, vbytes, v, c, sz, &slots);
+        cnt[v.type[i]]++, cnt[4] += slots;
+        v.S[i + 1] = sz[i];
+    }
+    sps_hss_add_counts(stats, leaf, cnt);
+    sps_hss_exclusive(v.S, v.n, sc);
+}
+
+/* hs_sched_sums over the leaves v: so, sI, dI the exclusive sums of their sparse entries,
+ * segments and dense flags (v.n + 1 each) */
+static inline SPS_HS_HD void sps_hss_sched_sums(sps_hs_level v, int64_t *so, int64_t *sI, int64_t *dI,
+                                                const sps_hss_scratch *sc)
+{
+    SPS_HSS_FOR(i, v.n) {
+        const int dense = v.type[i] == SPS_HS_DENSE;
+        so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
+        dI[i + 1] = dense;
+    }
+    sps_hss_exclusive(so, v.n, sc);
+    sps_hss_exclusive(dI, v.n, sc);
+    SPS_HSS_FOR(i, v.n) sI[i + 1] = sps_hs_segments(so[i], so[i + 1] - so[i]);
+    sps_hss_exclusive(sI, v.n, sc);
+}
+
 /* Every call below reads w where the caller keeps it (the GPU: the kernel's parameter, never
  * copied: a copy per thread had been 1 KB of stack, and its loads throttled the kernels) and
  * keeps what varies per call apart: n, the levels' node counts (each thread's own, the same
@@ -251,16 +283,8 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
     for (int l = 0; l < D; l++) n[l] = sps_hss_starts(nu, w->mark, l, w->at, w->lv[l].start, sc);
     for (int l = D - 1; l >= 0; l--) {
         const int leaf = l == D - 1;
-        const sps_hs_level v = sps_hss_level(w, n, l), c = sps_hss_level(w, n, leaf ? l : l + 1); /* c: not for leaves */
-        int64_t cnt[5] = {0, 0, 0, 0, 0};
-        SPS_HSS_FOR(i, v.n) {
-            int64_t slots;
-            sps_hs_size_at(i, g.d, leaf, leaf ? w->vs : 4, v, c, w->sz, &slots);
-            cnt[v.type[i]]++, cnt[4] += slots;
-            v.S[i + 1] = w->sz[i];
-        }
-        sps_hss_add_counts(st, leaf, cnt);
-        sps_hss_exclusive(v.S, v.n, sc);
+        sps_hss_sizes(g.d, leaf, leaf ? w->vs : 4, sps_hss_level(w, n, l), sps_hss_level(w, n, leaf ? l : l + 1),
+                      w->sz, st, sc);
     }
     SPS_HSS_ONE w->lv[0].st[0] = 16; /* the root's subtree after the pool's header */
     SPS_HSS_SYNC();
@@ -270,15 +294,7 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
         SPS_HSS_SYNC();
     }
     const sps_hs_level v = sps_hss_level(w, n, D - 1);
-    SPS_HSS_FOR(i, v.n) {
-        const int dense = v.type[i] == SPS_HS_DENSE;
-        w->so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
-        w->dI[i + 1] = dense;
-    }
-    sps_hss_exclusive(w->so, v.n, sc);
-    sps_hss_exclusive(w->dI, v.n, sc);
-    SPS_HSS_FOR(i, v.n) w->sI[i + 1] = sps_hs_segments(w->so[i], w->so[i + 1] - w->so[i]);
-    sps_hss_exclusive(w->sI, v.n, sc);
+    sps_hss_sched_sums(v, w->so, w->sI, w->dI, sc);
     SPS_HSS_ONE {
         st[SPS_HSS_TOTAL] = w->lv[0].S[1];
         st[SPS_HSS_RTYPE] = w->lv[0].type[0];

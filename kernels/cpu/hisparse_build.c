@@ -1,6 +1,7 @@
 /* The CPU build of a HiSparse tree (kernels/format_kernels_hisparse.h: the hs_* kernels of
  * the index family), the oracle of kernels/cuda/hisparse_build.cu: the same element steps
- * (sps_hs_size_at, sps_hs_fill_entry, ...) in loops, the sort an LSD radix sort (keys are
+ * (sps_hs_size_at, sps_hs_fill_entry, ...) in loops (the level starts, sizes and schedule sums
+ * as the one-pass sum's steps run in order: kernels/hisparse_small.h), the sort an LSD radix sort (keys are
  * distinct, so every sort gives the same order), the prefix sums serial.  The host's
  * recursive builder (formats/hisparse.c) is the oracle of both: tests/test_hisparse.c
  * checks the pools byte for byte. */
@@ -36,7 +37,6 @@ sps_status sps_cpu_hs_marks(sps_exec *ex, sps_hs_geom g, int64_t nnz, const uint
     return SPS_OK;
 }
 
-/* the one-pass sum's step, in order (kernels/hisparse_small.h) */
 sps_status sps_cpu_hs_starts(sps_exec *ex, int64_t nnz, const uint8_t *mark, int l, sps_index *at, sps_index *start)
 {
     (void)ex;
@@ -48,14 +48,7 @@ sps_status sps_cpu_hs_sizes(sps_exec *ex, int d, int leaf, size_t vbytes, sps_hs
                             int64_t *stats)
 {
     (void)ex;
-    for (int64_t i = 0; i < v.n; i++) {
-        int64_t slots;
-        sps_hs_size_at(i, d, leaf, vbytes, v, c, sz, &slots);
-        stats[leaf * 4 + v.type[i]]++;
-        stats[8] += slots;
-    }
-    v.S[0] = 0;
-    for (int64_t i = 0; i < v.n; i++) v.S[i + 1] = v.S[i] + sz[i];
+    sps_hss_sizes(d, leaf, vbytes, v, c, sz, stats, NULL);
     return SPS_OK;
 }
 
@@ -85,14 +78,7 @@ sps_status sps_cpu_hs_fill_inner(sps_exec *ex, sps_hs_geom g, int l, const uint6
 sps_status sps_cpu_hs_sched_sums(sps_exec *ex, sps_hs_level v, int64_t *so, int64_t *sI, int64_t *dI)
 {
     (void)ex;
-    so[0] = sI[0] = dI[0] = 0;
-    for (int64_t i = 0; i < v.n; i++) {
-        const int dense = v.type[i] == SPS_HS_DENSE;
-        const int64_t cnt = dense ? 0 : v.start[i + 1] - v.start[i];
-        so[i + 1] = so[i] + cnt;
-        sI[i + 1] = sI[i] + sps_hs_segments(so[i], cnt);
-        dI[i + 1] = dI[i] + dense;
-    }
+    sps_hss_sched_sums(v, so, sI, dI, NULL);
     return SPS_OK;
 }
 

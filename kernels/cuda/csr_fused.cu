@@ -254,10 +254,7 @@ static sps_status csr_cg_iter_impl(sps_exec *ex, sps_index n, int64_t nnz, const
         SPS_CHECK(csr_spmv_xpay_dot_impl<T>(ex, n, nnz, rowptr, col, val, maxrow, z, c, pold, pnew, q, slots, ks.pq));
         return cg_step_impl<T>(ex, n, slots, ks, pnew, q, x, r);
     }
-    cudaLaunchAttribute at;
-    at.id = cudaLaunchAttributeCooperative;
-    at.val.cooperative = 1;
-    SPS_CU(ex, sps_cu_launch_attr(at, kernel, grid, sps_custream(ex), n < 0 ? 0 : n,
+    SPS_CU(ex, sps_cu_launch_coop(kernel, grid, sps_custream(ex), n < 0 ? 0 : n,
                                    csr_tpr_of<T, S>(n, nnz), rowptr, col, (const T *)val,
                                    X{(const T *)z, (const T *)pold, slots, c}, (T *)pnew, (T *)q, (T *)x, (T *)r,
                                    (typename sc<T>::ACC *)sps_cuws_red(ex), sps_cuws_counter(ex), slots, ks,

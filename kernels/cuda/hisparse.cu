@@ -295,12 +295,12 @@ template <typename T>
 static sps_status hs_small_shape_impl(sps_exec *ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta)
 {
     const int64_t slots = sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb);
-    if ((!w->sorted && slots > SPS_HS_SMALL_SLOTS) || w->g.depth > SPS_HS_SMALL_DEPTH)
-        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld unsorted slots, depth %d (at most %d, %d)",
-                          (long long)slots, w->g.depth, SPS_HS_SMALL_SLOTS, SPS_HS_SMALL_DEPTH);
+    if (slots != w->slots || w->g.depth > SPS_HS_SMALL_DEPTH)
+        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld slots (the operands list %lld), depth %d (at most %d)",
+                          (long long)w->slots, (long long)slots, w->g.depth, SPS_HS_SMALL_DEPTH);
     const T al = sc<T>::from(alpha), be = sc<T>::from(beta);
     cudaStream_t st = sps_custream(ex);
-    if (w->sorted) {
+    if (sps_hs_small_sorted(w)) {
         int grid = 1;
         SPS_CHECK(sps_cu_resident(ex, hs_small_grid_kernel<T>, &grid));
         const int64_t need = (w->nv + SPS_CU_THREADS - 1) / SPS_CU_THREADS;

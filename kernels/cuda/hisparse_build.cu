@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(THREADS, 1) hs_small_fill_kernel(const __grid_
 extern "C" sps_status sps_cuda_hs_small_fill(sps_exec *ex, const sps_hs_small *w)
 {
     cudaStream_t st = sps_custream(ex);
-    if (w->sorted) { /* the longer lists' cooperative grid, as the shape's */
+    if (sps_hs_small_sorted(w)) { /* the longer lists' cooperative grid, as the shape's */
         int grid = 1;
         SPS_CHECK(sps_cu_resident(ex, hs_small_fill_kernel<SPS_CU_THREADS>, &grid));
         const int64_t need = (w->nv + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
