@@ -887,7 +887,7 @@ static size_t small_carve(sps_hs_small *w, unsigned char *base, sps_index n, sps
     CARVE(w->sI, n1 * sizeof *w->sI);
     CARVE(w->dI, n1 * sizeof *w->dI);
     CARVE(w->stats, SPS_HSS_COUNT * sizeof *w->stats);
-    CARVE(w->bsum, SPS_HSS_MAX_BLOCKS * sizeof *w->bsum);
+    CARVE(w->bsum, (size_t)SPS_HSS_MAX_BLOCKS * SPS_HSS_SCANS * sizeof *w->bsum);
     int64_t span = w->g.d; /* the rows (columns) a node of level l covers: d^(depth - l) */
     for (int l = depth - 1; l >= 0; l--, span *= w->g.d) {
         const int64_t blocks = ((int64_t)n + span - 1) / span * (((int64_t)m + span - 1) / span);
@@ -916,22 +916,26 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     const int64_t ca = sps_hs_list_slots(a.w.xa);
     a.w.slots = ca + sps_hs_list_slots(a.w.xb);
     unsigned char *ws = NULL;
+    uint64_t *list = NULL; /* the longer lists before their sort into w.key, w.src */
     int64_t stats[SPS_HSS_COUNT];
     sps_status st;
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ws, small_carve(&a.w, NULL, n, m, vs)), done);
     small_carve(&a.w, ws, n, m, vs);
     if (sps_hs_small_sorted(&a.w)) { /* longer lists: listed and sorted here, not in one block */
         const sps_idx_kernels *k = sps_kidx(ctx);
-        SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xa, vs, ta, g, 0, a.w.key, a.w.src), done);
-        SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xb, vs, tb, g, SPS_HS_TAG_B, a.w.key + ca, a.w.src + ca), done);
-        SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), a.w.slots, sps_hs_key_bits(g) + 1, a.w.key, a.w.src), done);
+        const int64_t S = a.w.slots;
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&list, 2 * (size_t)S * sizeof *list), done);
+        SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xa, vs, ta, g, 0, list, list + S), done);
+        SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xb, vs, tb, g, SPS_HS_TAG_B, list + ca, list + S + ca), done);
+        SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), S, sps_hs_key_bits(g) + 1, list, list + S, a.w.key, a.w.src),
+                       done);
     }
     SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_small_shape(sps_ex(ctx), &a.w, alpha, beta), done);
     SPS_CHECK_GOTO(st, fetch(ctx, stats, a.w.stats, sizeof stats), done);
     a.stats = stats;
     st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, stats[SPS_HSS_NU], A->t, small_build, &a, C);
 done: /* freed in stream order, after the fill */
-    sps_dfree(ctx, ws);
+    sps_dfree(ctx, ws), sps_dfree(ctx, list);
     return st;
 }
 
@@ -954,11 +958,12 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
         return sps_error(ctx, SPS_ERR_UNSUPPORTED,
                          "sps_matrix_add: %lld + %lld entries list %lld slots (at most %d)", (long long)A->nnz,
                          (long long)B->nnz, (long long)(ca + cb), INT32_MAX - 1);
-    uint64_t *key = NULL, *src = NULL, *ukey = NULL;
+    uint64_t *list = NULL, *key = NULL, *src = NULL, *ukey = NULL;
     sps_index *ustart = NULL, *at = NULL, *hist = NULL, nu = 0;
     uint8_t *mark = NULL;
     void *val = NULL;
     sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&list, (2 * (size_t)(ca + cb) + 1) * sizeof *list), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&key, ((size_t)(ca + cb) + 1) * sizeof *key), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&src, ((size_t)(ca + cb) + 1) * sizeof *src), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&ustart, ((size_t)nv + 1) * sizeof *ustart), done);
@@ -966,10 +971,11 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&mark, (size_t)nv + 1), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&hist, ((size_t)g.depth + 2) * sizeof *hist), done);
     SPS_CHECK_GOTO(st, sps_dzero(ctx, hist, ((size_t)g.depth + 2) * sizeof *hist), done);
-    SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xa, vs, ta, g, 0, key, src), done);
-    SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xb, vs, tb, g, SPS_HS_TAG_B, key + ca, src + ca), done);
+    uint64_t *lkey = list, *lsrc = list + ca + cb; /* the lists, sorted into key and src */
+    SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xa, vs, ta, g, 0, lkey, lsrc), done);
+    SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xb, vs, tb, g, SPS_HS_TAG_B, lkey + ca, lsrc + ca), done);
     /* the empty slots' key is 1 << bits: one bit more sorts them last */
-    SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), ca + cb, sps_hs_key_bits(g) + 1, key, src), done);
+    SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), ca + cb, sps_hs_key_bits(g) + 1, lkey, lsrc, key, src), done);
     /* the distinct keys: the entries of the sorted lists not marked as repeats (depth + 1) */
     SPS_CHECK_GOTO(st, k->hs_marks(sps_ex(ctx), g, nv, key, mark, hist), done);
     SPS_CHECK_GOTO(st, fetch(ctx, &nu, hist + g.depth + 1, sizeof nu), done);
@@ -983,7 +989,7 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     hs_sum u = {ukey, val};
     st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, nu, A->t, sum_build, &u, C);
 done: /* freed in stream order */
-    sps_dfree(ctx, key), sps_dfree(ctx, src), sps_dfree(ctx, ustart), sps_dfree(ctx, at);
+    sps_dfree(ctx, list), sps_dfree(ctx, key), sps_dfree(ctx, src), sps_dfree(ctx, ustart), sps_dfree(ctx, at);
     sps_dfree(ctx, mark), sps_dfree(ctx, hist);
     sps_dfree(ctx, ukey), sps_dfree(ctx, val);
     return st;

@@ -425,6 +425,7 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
 #define SPS_HS_SMALL_TILE 1024 /* lists of at most this many slots: the GPU's smaller block (256 x 4) */
 #define SPS_HS_SMALL_DEPTH 8
 #define SPS_HSS_MAX_BLOCKS 4096 /* the cooperative grid's blocks, at most */
+#define SPS_HSS_SCANS SPS_HS_SMALL_DEPTH /* prefix sums made at once (kernels/hisparse_small.h) */
 enum { /* stats: what the shape leaves for the host */
     SPS_HSS_NODES = 0,   /* 8: [leaf 4 + type] node counts */
     SPS_HSS_SLOTS = 8,   /* the leaves' value slots */
@@ -456,7 +457,7 @@ typedef struct {
                                             span) + 1 (n: the shape's, in stats; the leaves' at:
                                             the array at) */
     int64_t *stats;       /* SPS_HSS_COUNT */
-    int64_t *bsum;        /* the GPU's cooperative grid: a slot a block (SPS_HSS_MAX_BLOCKS) */
+    int64_t *bsum;        /* the GPU's cooperative grid: SPS_HSS_SCANS slots a block (SPS_HSS_MAX_BLOCKS) */
     unsigned char *pool;  /* the fill's results, at the sizes in stats */
     sps_hs_item *sparse, *dense;
     int64_t *warp_seg;
@@ -502,8 +503,10 @@ static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w) { return 
        window slot, then sps_hs_list_slot for every dense slot) */                                         \
     X(P, hs_list, (sps_exec *ex, sps_hs_sched X, size_t vsize, int trans, sps_hs_geom g, uint64_t tag,    \
                    uint64_t *key, uint64_t *src))                                                          \
-    /* (key, val) pairs sorted by the key's low `bits` bits, in place, stably */                          \
-    X(P, hs_sort_pairs, (sps_exec *ex, int64_t n, int bits, uint64_t *key, uint64_t *val))                \
+    /* the (kin, vin) pairs sorted by the key's low `bits` bits, stably, into (key, val); kin == key     \
+       and vin == val sorts in place (the GPU then copies back: apart saves two copies) */                 \
+    X(P, hs_sort_pairs, (sps_exec *ex, int64_t n, int bits, const uint64_t *kin, const uint64_t *vin,     \
+                         uint64_t *key, uint64_t *val))                                                    \
     /* ukey[u] = key[ustart[u]], u < nu */                                                                 \
     X(P, hs_ukeys, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key, uint64_t *ukey)) \
     /* the one-pass sum's second call: C's pool (zeroed here) and schedule from w's shape */              \

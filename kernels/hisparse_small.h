@@ -36,6 +36,9 @@
 #define SPS_HSS_FOR(i, n)                                                                                \
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < (int64_t)(n);                   \
          i += (int64_t)gridDim.x * blockDim.x)
+/* the same items as thread t's chunk of a scan (sps_hss_chunk): a loop that writes a scan's
+ * terms so, and the scan reads them without a barrier between */
+#define SPS_HSS_CHUNK_FOR(i, n) for (int64_t i = sps_hss_lo(n), i##_end = sps_hss_hi(n); i < i##_end; i++)
 #define SPS_HSS_SYNC() sps_hss_sync()
 #define SPS_HSS_ONE if (blockIdx.x == 0 && threadIdx.x == 0)
 #define SPS_HSS_ADD(p, v) atomicAdd((unsigned long long *)(p), (unsigned long long)(v))
@@ -46,88 +49,133 @@ static __device__ inline void sps_hss_sync()
 }
 #else
 #define SPS_HSS_FOR(i, n) for (int64_t i = 0; i < (int64_t)(n); i++)
+#define SPS_HSS_CHUNK_FOR(i, n) SPS_HSS_FOR(i, n)
 #define SPS_HSS_SYNC() ((void)0)
 #define SPS_HSS_ONE
 #define SPS_HSS_ADD(p, v) (*(p) += (v))
 #endif
 
-/* the GPU's scan scratch: part, 32 slots of the block's shared memory; bsum, a slot a block of
- * a cooperative grid (backend memory, w->bsum); NULL on the CPU */
+/* The prefix sums take up to SPS_HSS_SCANS sums at once (a level's starts for every level, the
+ * schedule's sums), through the same barriers.  The GPU's scan scratch: part, 32 slots a sum of
+ * the block's shared memory; bsum, SPS_HSS_SCANS slots a block of a cooperative grid (backend
+ * memory, w->bsum); NULL on the CPU */
 typedef struct {
     int64_t *part, *bsum;
 } sps_hss_scratch;
 
 #if defined(__CUDA_ARCH__)
-/* the block's exclusive scan, for any block of whole warps: each warp's sums by shuffles, the
- * warps' totals in part scanned by the first warp, two barriers; *total the block's sum */
-static __device__ inline int64_t sps_hss_block_exclusive(int64_t s, int64_t *part, int64_t *total)
+/* the block's exclusive scans of s[0..k), for any block of whole warps: each warp's sums by
+ * shuffles, the warps' totals in part scanned by the first warp, two barriers; total[q] the
+ * block's sum of s[q] */
+static __device__ inline void sps_hss_block_exclusive(int64_t *s, int k, int64_t *part, int64_t *total)
 {
     const int lane = (int)(threadIdx.x & 31), warp = (int)(threadIdx.x >> 5), nw = (int)(blockDim.x >> 5);
-    int64_t v = s;
+    int64_t v[SPS_HSS_SCANS];
 #pragma unroll
-    for (int o = 1; o < 32; o *= 2) {
-        const int64_t u = __shfl_up_sync(0xffffffffu, v, o);
-        if (lane >= o) v += u;
-    }
-    if (lane == 31) part[warp] = v;
-    __syncthreads();
-    if (warp == 0) {
-        int64_t t = lane < nw ? part[lane] : 0;
+    for (int q = 0; q < SPS_HSS_SCANS; q++) {
+        if (q >= k) break;
+        v[q] = s[q];
 #pragma unroll
         for (int o = 1; o < 32; o *= 2) {
-            const int64_t u = __shfl_up_sync(0xffffffffu, t, o);
-            if (lane >= o) t += u;
+            const int64_t u = __shfl_up_sync(0xffffffffu, v[q], o);
+            if (lane >= o) v[q] += u;
         }
-        if (lane < nw) part[lane] = t;
+        if (lane == 31) part[q * 32 + warp] = v[q];
     }
     __syncthreads();
-    *total = part[nw - 1];
-    return (warp ? part[warp - 1] : 0) + v - s;
-}
-/* the blocks before this one: their totals (bsum, after the grid's barrier) summed by each warp */
-static __device__ inline int64_t sps_hss_grid_offset(const int64_t *bsum)
-{
-    const int lane = (int)(threadIdx.x & 31);
-    int64_t o = 0;
-    for (int b = lane; b < (int)blockIdx.x; b += 32) o += bsum[b];
+    if (warp == 0) {
 #pragma unroll
-    for (int k = 16; k > 0; k /= 2) o += __shfl_xor_sync(0xffffffffu, o, k);
-    return o;
+        for (int q = 0; q < SPS_HSS_SCANS; q++) {
+            if (q >= k) break;
+            int64_t t = lane < nw ? part[q * 32 + lane] : 0;
+#pragma unroll
+            for (int o = 1; o < 32; o *= 2) {
+                const int64_t u = __shfl_up_sync(0xffffffffu, t, o);
+                if (lane >= o) t += u;
+            }
+            if (lane < nw) part[q * 32 + lane] = t;
+        }
+    }
+    __syncthreads();
+#pragma unroll
+    for (int q = 0; q < SPS_HSS_SCANS; q++) {
+        if (q >= k) break;
+        total[q] = part[q * 32 + nw - 1];
+        s[q] = (warp ? part[q * 32 + warp - 1] : 0) + v[q] - s[q];
+    }
 }
 /* The launch's prefix sums: each thread takes a contiguous chunk [lo, hi) of n items (the
- * chunks in thread order); sps_hss_launch_exclusive gives the sum of s over the threads
- * before this one (the block's scan, then on a cooperative grid the blocks' totals). */
+ * chunks in thread order); sps_hss_launch_exclusive replaces s[q] by the sum of s[q] over the
+ * threads before this one (the block's scans, then on a cooperative grid the blocks' totals,
+ * summed by each warp: bsum[b k + q] is block b's) */
 static __device__ inline void sps_hss_chunk(int64_t n, int64_t *lo, int64_t *hi)
 {
     const int64_t T = (int64_t)gridDim.x * blockDim.x, t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     const int64_t chunk = (n + T - 1) / T;
     *lo = t * chunk < n ? t * chunk : n, *hi = *lo + chunk < n ? *lo + chunk : n;
 }
-static __device__ inline int64_t sps_hss_launch_exclusive(int64_t s, const sps_hss_scratch *sc)
+static __device__ inline int64_t sps_hss_lo(int64_t n)
 {
-    int64_t total, run = sps_hss_block_exclusive(s, sc->part, &total);
+    int64_t lo, hi;
+    sps_hss_chunk(n, &lo, &hi);
+    return lo;
+}
+static __device__ inline int64_t sps_hss_hi(int64_t n)
+{
+    int64_t lo, hi;
+    sps_hss_chunk(n, &lo, &hi);
+    return hi;
+}
+static __device__ inline void sps_hss_launch_exclusive(int64_t *s, int k, const sps_hss_scratch *sc)
+{
+    int64_t total[SPS_HSS_SCANS];
+    sps_hss_block_exclusive(s, k, sc->part, total);
     if (gridDim.x > 1) {
-        if (threadIdx.x == 0) sc->bsum[blockIdx.x] = total;
+        if (threadIdx.x < (unsigned)k) {
+#pragma unroll
+            for (int q = 0; q < SPS_HSS_SCANS; q++)
+                if (q == (int)threadIdx.x) sc->bsum[blockIdx.x * k + q] = total[q];
+        }
         cooperative_groups::this_grid().sync();
-        run += sps_hss_grid_offset(sc->bsum);
+        const int lane = (int)(threadIdx.x & 31);
+#pragma unroll
+        for (int q = 0; q < SPS_HSS_SCANS; q++) {
+            if (q >= k) break;
+            int64_t o = 0;
+            for (int b = lane; b < (int)blockIdx.x; b += 32) o += __ldcg(sc->bsum + b * k + q);
+#pragma unroll
+            for (int m = 16; m > 0; m /= 2) o += __shfl_xor_sync(0xffffffffu, o, m);
+            s[q] += o;
+        }
     }
-    return run;
 }
 #endif
 
-/* a[0..n) replaced by its inclusive prefix sums (integers: the GPU's are the CPU's loop's) */
-static inline SPS_HS_HD void sps_hss_scan64(int64_t *a, int64_t n, const sps_hss_scratch *sc)
+/* a[q][0..n) for q < k replaced by their inclusive prefix sums (integers: the GPU's are the
+ * CPU's loop's) */
+static inline SPS_HS_HD void sps_hss_scan64(int64_t *const *a, int k, int64_t n, const sps_hss_scratch *sc)
 {
 #if defined(__CUDA_ARCH__)
-    int64_t lo, hi, s = 0;
+    int64_t lo, hi, s[SPS_HSS_SCANS];
     sps_hss_chunk(n, &lo, &hi);
-    for (int64_t i = lo; i < hi; i++) s += a[i];
-    int64_t run = sps_hss_launch_exclusive(s, sc);
-    for (int64_t i = lo; i < hi; i++) run += a[i], a[i] = run;
+#pragma unroll
+    for (int q = 0; q < SPS_HSS_SCANS; q++) {
+        if (q >= k) break;
+        s[q] = 0;
+        for (int64_t i = lo; i < hi; i++) s[q] += a[q][i];
+    }
+    sps_hss_launch_exclusive(s, k, sc);
+#pragma unroll
+    for (int q = 0; q < SPS_HSS_SCANS; q++) {
+        if (q >= k) break;
+        int64_t run = s[q];
+        for (int64_t i = lo; i < hi; i++) run += a[q][i], a[q][i] = run;
+    }
     sps_hss_sync();
 #else
     (void)sc;
-    for (int64_t i = 1; i < n; i++) a[i] += a[i - 1];
+    for (int q = 0; q < k; q++)
+        for (int64_t i = 1; i < n; i++) a[q][i] += a[q][i - 1];
 #endif
 }
 
@@ -147,45 +195,86 @@ static inline SPS_HS_HD void sps_hss_add_counts(int64_t *stats, int leaf, int64_
     if (cnt[4]) SPS_HSS_ADD(stats + SPS_HSS_SLOTS, cnt[4]);
 }
 
-/* hs_starts: at[e] = the entries before e marked <= l (n + 1 of them), start[at[e]] = e for
- * each such e, start[at[n]] = n; returns at[n], the level's node count */
-static inline SPS_HS_HD sps_index sps_hss_starts(int64_t n, const uint8_t *mark, int l, sps_index *at, sps_index *start,
-                                                 const sps_hss_scratch *sc)
+/* hs_starts of levels l0 .. l0 + k - 1 at once (k <= SPS_HSS_SCANS): start[q] of level l0 + q
+ * (start[q][j] = the j-th entry marked <= l0 + q, start[q][its count] = n); at[e] = the entries
+ * before e marked <= l0 + k - 1 (n + 1 of them); count[q] (where not NULL) the level's node
+ * count.  The marks are mark[e], or where key is not NULL sps_hs_mark(g, key, e), stored into
+ * mark as they are made; then also ukey[j] = key[start[k - 1][j]] where ukey is not NULL. */
+static inline SPS_HS_HD void sps_hss_starts(int64_t n, sps_hs_geom g, const uint64_t *key, uint8_t *mark, int l0, int k,
+                                            sps_index *at, sps_index *const *start, int64_t *count, uint64_t *ukey,
+                                            const sps_hss_scratch *sc)
 {
 #if defined(__CUDA_ARCH__)
-    /* one scan of the flags as they are read, the starts placed while the counts are written:
-       each thread a contiguous chunk, two barriers of the launch (four as flags, scan and
-       scatter apart, each a grid barrier on the cooperative grid) */
-    int64_t lo, hi, s = 0;
+    /* one scan of the flags as they are made or read, the starts placed while the counts are
+       written: each thread a contiguous chunk (its own marks: no barrier between), one scan
+       of the k counts, two barriers of the launch */
+    int64_t lo, hi, s[SPS_HSS_SCANS];
     sps_hss_chunk(n, &lo, &hi);
-    for (int64_t e = lo; e < hi; e++) s += mark[e] <= l;
-    int64_t run = sps_hss_launch_exclusive(s, sc);
+#pragma unroll
+    for (int q = 0; q < SPS_HSS_SCANS; q++) s[q] = 0;
     for (int64_t e = lo; e < hi; e++) {
-        at[e] = (sps_index)run;
-        if (mark[e] <= l) start[run++] = (sps_index)e;
+        const int m = key ? (mark[e] = (uint8_t)sps_hs_mark(g, key, e)) : mark[e];
+#pragma unroll
+        for (int q = 0; q < SPS_HSS_SCANS; q++)
+            if (q < k) s[q] += m <= l0 + q;
     }
-    if ((lo < hi && hi == n) || (n == 0 && blockIdx.x == 0 && threadIdx.x == 0))
-        at[n] = (sps_index)run, start[run] = (sps_index)n;
+    sps_hss_launch_exclusive(s, k, sc);
+    int64_t last = 0; /* s[k - 1], kept apart: a run-time index would put s in local memory */
+#pragma unroll
+    for (int q = 0; q < SPS_HSS_SCANS; q++)
+        if (q == k - 1) last = s[q];
+    for (int64_t e = lo; e < hi; e++) {
+        const int m = mark[e];
+        at[e] = (sps_index)last;
+        if (m <= l0 + k - 1) {
+            if (ukey) ukey[last] = key[e];
+            last++;
+        }
+#pragma unroll
+        for (int q = 0; q < SPS_HSS_SCANS; q++)
+            if (q < k && m <= l0 + q) start[q][s[q]++] = (sps_index)e;
+    }
+    if ((lo < hi && hi == n) || (n == 0 && blockIdx.x == 0 && threadIdx.x == 0)) {
+        at[n] = (sps_index)last;
+#pragma unroll
+        for (int q = 0; q < SPS_HSS_SCANS; q++)
+            if (q < k) {
+                start[q][s[q]] = (sps_index)n;
+                if (count) count[q] = s[q];
+            }
+    }
     sps_hss_sync();
 #else
     (void)sc;
-    sps_index k = 0;
+    int64_t s[SPS_HSS_SCANS] = {0};
     for (int64_t e = 0; e < n; e++) {
-        at[e] = k;
-        if (mark[e] <= l) start[k++] = (sps_index)e;
+        const int m = key ? (mark[e] = (uint8_t)sps_hs_mark(g, key, e)) : mark[e];
+        at[e] = (sps_index)s[k - 1];
+        if (ukey && m <= l0 + k - 1) ukey[s[k - 1]] = key[e];
+        for (int q = 0; q < k; q++)
+            if (m <= l0 + q) start[q][s[q]++] = (sps_index)e;
     }
-    at[n] = k, start[k] = (sps_index)n;
+    at[n] = (sps_index)s[k - 1];
+    for (int q = 0; q < k; q++) {
+        start[q][s[q]] = (sps_index)n;
+        if (count) count[q] = s[q];
+    }
 #endif
-    return at[n];
 }
 
-/* out[0] = 0, out[i + 1] = out[i] + (what out[i + 1] held): the exclusive sums hs_sizes and
- * hs_sched_sums make, from terms the caller stored one slot up */
-static inline SPS_HS_HD void sps_hss_exclusive(int64_t *out, int64_t n, const sps_hss_scratch *sc)
+/* out[q][0] = 0, out[q][i + 1] = out[q][i] + (what out[q][i + 1] held), q < k: the exclusive
+ * sums hs_sizes and hs_sched_sums make, from terms the caller stored one slot up -- in a
+ * SPS_HSS_CHUNK_FOR loop over the same n, so that each thread scans its own terms and no
+ * barrier comes between */
+static inline SPS_HS_HD void sps_hss_exclusive(int64_t *const *out, int k, int64_t n, const sps_hss_scratch *sc)
 {
-    SPS_HSS_ONE out[0] = 0;
-    SPS_HSS_SYNC();
-    sps_hss_scan64(out + 1, n, sc);
+    int64_t *a[SPS_HSS_SCANS];
+    for (int q = 0; q < SPS_HSS_SCANS; q++) /* constant bounds: a stays in registers */
+        if (q < k) {
+            SPS_HSS_ONE out[q][0] = 0;
+            a[q] = out[q] + 1;
+        }
+    sps_hss_scan64(a, k, n, sc);
 }
 
 /* slot i of operand X's list (hs_list: its windows' slots, then its dense leaves' slots) */
@@ -203,14 +292,14 @@ static inline SPS_HS_HD void sps_hss_sizes(int d, int leaf, size_t vbytes, sps_h
                                            int64_t *stats, const sps_hss_scratch *sc)
 {
     int64_t cnt[5] = {0, 0, 0, 0, 0};
-    SPS_HSS_FOR(i, v.n) {
+    SPS_HSS_CHUNK_FOR(i, v.n) {
         int64_t slots;
         sps_hs_size_at(i, d, leaf, vbytes, v, c, sz, &slots);
         cnt[v.type[i]]++, cnt[4] += slots;
         v.S[i + 1] = sz[i];
     }
     sps_hss_add_counts(stats, leaf, cnt);
-    sps_hss_exclusive(v.S, v.n, sc);
+    sps_hss_exclusive(&v.S, 1, v.n, sc);
 }
 
 /* hs_sched_sums over the leaves v: so, sI, dI the exclusive sums of their sparse entries,
@@ -218,15 +307,15 @@ static inline SPS_HS_HD void sps_hss_sizes(int d, int leaf, size_t vbytes, sps_h
 static inline SPS_HS_HD void sps_hss_sched_sums(sps_hs_level v, int64_t *so, int64_t *sI, int64_t *dI,
                                                 const sps_hss_scratch *sc)
 {
-    SPS_HSS_FOR(i, v.n) {
+    SPS_HSS_CHUNK_FOR(i, v.n) {
         const int dense = v.type[i] == SPS_HS_DENSE;
         so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
         dI[i + 1] = dense;
     }
-    sps_hss_exclusive(so, v.n, sc);
-    sps_hss_exclusive(dI, v.n, sc);
-    SPS_HSS_FOR(i, v.n) sI[i + 1] = sps_hs_segments(so[i], so[i + 1] - so[i]);
-    sps_hss_exclusive(sI, v.n, sc);
+    int64_t *const both[2] = {so, dI};
+    sps_hss_exclusive(both, 2, v.n, sc);
+    SPS_HSS_CHUNK_FOR(i, v.n) sI[i + 1] = sps_hs_segments(so[i], so[i + 1] - so[i]);
+    sps_hss_exclusive(&sI, 1, v.n, sc);
 }
 
 /* Every call below reads w where the caller keeps it (the GPU: the kernel's parameter, never
@@ -259,12 +348,11 @@ static inline SPS_HS_HD void sps_hs_small_list(const sps_hs_small *w, int64_t sl
  * distinct keys: ustart (their first members), ukey; returns their count */
 static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w, const sps_hss_scratch *sc)
 {
-    SPS_HSS_FOR(e, w->nv) w->mark[e] = (uint8_t)sps_hs_mark(w->g, w->key, e);
-    SPS_HSS_SYNC();
-    const sps_index nu = sps_hss_starts(w->nv, w->mark, w->g.depth, w->at, w->ustart, sc);
-    SPS_HSS_FOR(u, nu) w->ukey[u] = w->key[w->ustart[u]];
-    SPS_HSS_SYNC();
-    return nu;
+    SPS_HSS_FOR(q, SPS_HSS_COUNT) w->stats[q] = 0; /* for the shape (the starts' barrier between) */
+    SPS_HSS_ONE w->lv[0].st[0] = 16;                  /* the root's subtree after the pool's header */
+    sps_index *const us[1] = {w->ustart};
+    sps_hss_starts(w->nv, w->g, w->key, w->mark, w->g.depth, 1, w->at, us, NULL, w->ukey, sc);
+    return w->at[w->nv];
 }
 
 /* 3. (after the caller's values, val[u] for u < nu) hs_store_build's steps 2-4 and the
@@ -276,18 +364,15 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
     const sps_hs_geom g = w->g;
     const int D = g.depth;
     int64_t *st = w->stats;
-    sps_index n[SPS_HS_SMALL_DEPTH];
-    SPS_HSS_FOR(q, SPS_HSS_COUNT) st[q] = 0;
-    SPS_HSS_FOR(e, nu) w->mark[e] = (uint8_t)sps_hs_mark(g, w->ukey, e);
-    SPS_HSS_SYNC();
-    for (int l = 0; l < D; l++) n[l] = sps_hss_starts(nu, w->mark, l, w->at, w->lv[l].start, sc);
+    sps_index n[SPS_HS_SMALL_DEPTH], *start[SPS_HS_SMALL_DEPTH];
+    for (int l = 0; l < D; l++) start[l] = w->lv[l].start;
+    sps_hss_starts(nu, g, w->ukey, w->mark, 0, D, w->at, start, st + SPS_HSS_LEVEL, NULL, sc);
+    for (int l = 0; l < D; l++) n[l] = (sps_index)st[SPS_HSS_LEVEL + l];
     for (int l = D - 1; l >= 0; l--) {
         const int leaf = l == D - 1;
         sps_hss_sizes(g.d, leaf, leaf ? w->vs : 4, sps_hss_level(w, n, l), sps_hss_level(w, n, leaf ? l : l + 1),
                       w->sz, st, sc);
     }
-    SPS_HSS_ONE w->lv[0].st[0] = 16; /* the root's subtree after the pool's header */
-    SPS_HSS_SYNC();
     for (int l = 0; l + 1 < D; l++) {
         const sps_hs_level p = sps_hss_level(w, n, l), c = sps_hss_level(w, n, l + 1);
         SPS_HSS_FOR(j, c.n) sps_hs_offset_at(j, p, c);
@@ -303,7 +388,6 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
         st[SPS_HSS_SO] = w->so[v.n];
         st[SPS_HSS_NSEG] = w->sI[v.n];
         st[SPS_HSS_NDENSE] = w->dI[v.n];
-        for (int l = 0; l < D; l++) st[SPS_HSS_LEVEL + l] = n[l];
     }
 }
 

@@ -22,7 +22,7 @@ sps_status sps_cpu_hs_keys(sps_exec *ex, sps_hs_geom g, sps_index n, int64_t nnz
     for (sps_index i = 0; i < n; i++)
         for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++)
             key[k] = sps_hs_key(g, (uint64_t)i, (uint64_t)col[k]), pos[k] = (uint64_t)k;
-    const sps_status st = sps_cpu_hs_sort_pairs(ex, nnz, sps_hs_key_bits(g), key, pos);
+    const sps_status st = sps_cpu_hs_sort_pairs(ex, nnz, sps_hs_key_bits(g), key, pos, key, pos);
     if (st == SPS_OK)
         for (int64_t e = 0; e < nnz; e++) perm[e] = (sps_index)pos[e];
     free(pos);
@@ -40,7 +40,10 @@ sps_status sps_cpu_hs_marks(sps_exec *ex, sps_hs_geom g, int64_t nnz, const uint
 sps_status sps_cpu_hs_starts(sps_exec *ex, int64_t nnz, const uint8_t *mark, int l, sps_index *at, sps_index *start)
 {
     (void)ex;
-    (void)sps_hss_starts(nnz, mark, l, at, start, NULL);
+    sps_index *const s1[1] = {start};
+    const sps_hs_geom none = {0};
+    /* key NULL: the marks are read, never written (the cast is for the shared signature) */
+    sps_hss_starts(nnz, none, NULL, (uint8_t *)(uintptr_t)mark, l, 1, at, s1, NULL, NULL, NULL);
     return SPS_OK;
 }
 
@@ -101,9 +104,13 @@ sps_status sps_cpu_hs_list(sps_exec *ex, sps_hs_sched X, size_t vsize, int trans
     return SPS_OK;
 }
 
-sps_status sps_cpu_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, uint64_t *key, uint64_t *val)
+sps_status sps_cpu_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, const uint64_t *kin, const uint64_t *vin,
+                                 uint64_t *key, uint64_t *val)
 {
-    if (n <= 1) return SPS_OK;
+    if (n <= 0) return SPS_OK;
+    if (kin != key) memcpy(key, kin, (size_t)n * sizeof *key);
+    if (vin != val) memcpy(val, vin, (size_t)n * sizeof *val);
+    if (n == 1) return SPS_OK;
     uint64_t *k2 = malloc((size_t)n * sizeof *k2), *v2 = malloc((size_t)n * sizeof *v2);
     if (!k2 || !v2) {
         free(k2), free(v2);

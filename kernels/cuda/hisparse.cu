@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 {
     using sort = cub::BlockRadixSort<uint64_t, THREADS, ITEMS, uint64_t>;
     __shared__ typename sort::TempStorage tmp;
-    __shared__ int64_t part[32];
+    __shared__ int64_t part[32 * SPS_HSS_SCANS];
     const sps_hss_scratch sc = {part, NULL};
     sps_hs_small_list(&w, (int64_t)THREADS * ITEMS);
     uint64_t k[ITEMS], v[ITEMS];
@@ -286,7 +286,7 @@ template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) hs_small_grid_kernel(const __grid_constant__ sps_hs_small w, T al,
                                                                       T be)
 {
-    __shared__ int64_t part[32];
+    __shared__ int64_t part[32 * SPS_HSS_SCANS];
     const sps_hss_scratch sc = {part, w.bsum};
     hs_small_rest<T>(w, al, be, &sc);
 }

@@ -316,14 +316,16 @@ extern "C" sps_status sps_cuda_hs_list(sps_exec *ex, sps_hs_sched X, size_t vsiz
     return sps_cuda_foreach(ex, (sps_index)slots, hs_list_op<true>{X, vsize, trans, g, tag, key + base, src + base});
 }
 
-extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, uint64_t *key, uint64_t *val)
+extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, const uint64_t *kin,
+                                             const uint64_t *vin, uint64_t *key, uint64_t *val)
 {
-    if (n <= 1) return SPS_OK;
+    if (n <= 0) return SPS_OK;
     if (n >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_sort_pairs: %lld pairs", (long long)n);
-    uint64_t *out = NULL; /* the sorted keys, then the values */
+    const char *what = "HiSparse addition: the list sort (CUB DeviceRadixSort)";
+    if (kin != key && vin != val) return hs_radix_sort(ex, n, bits, kin, key, vin, val, what);
+    uint64_t *out = NULL; /* in place: the sorted keys, then the values, copied back */
     SPS_CHECK(sps_exec_alloc(ex, (void **)&out, 2 * (size_t)n * sizeof *out));
-    sps_status st = hs_radix_sort(ex, n, bits, key, out, (const uint64_t *)val, out + n,
-                                  "HiSparse addition: the list sort (CUB DeviceRadixSort)");
+    sps_status st = hs_radix_sort(ex, n, bits, kin, out, vin, out + n, what);
     if (st == SPS_OK) {
         cudaStream_t s = sps_custream(ex);
         cudaError_t e = cudaMemcpyAsync(key, out, (size_t)n * sizeof *key, cudaMemcpyDeviceToDevice, s);
