@@ -331,15 +331,19 @@ static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uin
         dense[dI[i]] = it;
         return;
     }
+    /* the bounds read once, before the loop: its stores into warp_seg (int64_t, as so and sI) would
+       make the compiler read them again every segment, a round trip each (the GPU's fill spent
+       43 us on bcsstk13's longest leaf so: bench/results/hisparse.md, session 25) */
+    const int64_t beg = so[i], end = so[i + 1], last = so[v.n];
     int64_t s = sI[i];
-    for (int64_t pos = so[i], end = so[i + 1]; pos < end; s++) {
+    for (int64_t pos = beg; pos < end; s++) {
         const int64_t w = pos / SPS_HS_RUN, lim = (w + 1) * SPS_HS_RUN < end ? (w + 1) * SPS_HS_RUN : end;
-        it.first = (uint16_t)(pos - so[i]), it.span = sps_hs_span(lim - pos, pos % SPS_HS_RUN);
+        it.first = (uint16_t)(pos - beg), it.span = sps_hs_span(lim - pos, pos % SPS_HS_RUN);
         if (pos % SPS_HS_RUN == 0) warp_seg[w] = s;
         sparse[s] = it;
-        if (lim == so[v.n]) warp_seg[(lim + SPS_HS_RUN - 1) / SPS_HS_RUN] = sI[v.n];
         pos = lim;
     }
+    if (end > beg && end == last) warp_seg[(last + SPS_HS_RUN - 1) / SPS_HS_RUN] = sI[v.n]; /* the windows' end */
 }
 
 /* ---------------------------------------------------------------- C = op(A) + op(B) on the backend

@@ -286,10 +286,20 @@ static inline SPS_HS_HD void sps_hss_list_slot(int64_t i, sps_hs_sched X, size_t
     else sps_hs_list_slot(i - base, X, vs, trans, g, tag, key + base, src + base);
 }
 
+/* leaf i's terms of the schedule's sums (sps_hss_sched_sums): its sparse entries, its dense flag */
+static inline SPS_HS_HD void sps_hss_sched_terms(sps_hs_level v, int64_t i, int64_t *so, int64_t *dI)
+{
+    const int dense = v.type[i] == SPS_HS_DENSE;
+    so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
+    dI[i + 1] = dense;
+}
+
 /* hs_sizes of level v (c: the next level, not read for leaves): each node's type and bytes,
- * stats[leaf 4 + type] and stats[SPS_HSS_SLOTS] added to, then v.S (sz: v.n of scratch) */
+ * stats[leaf 4 + type] and stats[SPS_HSS_SLOTS] added to, then v.S (sz: v.n of scratch).
+ * Leaves with so and dI (not NULL): their schedule sums too, in the same scan (the one-pass
+ * sum: two barriers of the launch fewer than sps_hss_sched_sums' own scan) */
 static inline SPS_HS_HD void sps_hss_sizes(int d, int leaf, size_t vbytes, sps_hs_level v, sps_hs_level c, int64_t *sz,
-                                           int64_t *stats, const sps_hss_scratch *sc)
+                                           int64_t *stats, int64_t *so, int64_t *dI, const sps_hss_scratch *sc)
 {
     int64_t cnt[5] = {0, 0, 0, 0, 0};
     SPS_HSS_CHUNK_FOR(i, v.n) {
@@ -297,9 +307,19 @@ static inline SPS_HS_HD void sps_hss_sizes(int d, int leaf, size_t vbytes, sps_h
         sps_hs_size_at(i, d, leaf, vbytes, v, c, sz, &slots);
         cnt[v.type[i]]++, cnt[4] += slots;
         v.S[i + 1] = sz[i];
+        if (so) sps_hss_sched_terms(v, i, so, dI);
     }
     sps_hss_add_counts(stats, leaf, cnt);
-    sps_hss_exclusive(&v.S, 1, v.n, sc);
+    int64_t *const all[3] = {v.S, so, dI};
+    sps_hss_exclusive(all, so ? 3 : 1, v.n, sc);
+}
+
+/* the segments' sums (sI) of the leaves v from so, scanned already */
+static inline SPS_HS_HD void sps_hss_sched_segs(sps_hs_level v, const int64_t *so, int64_t *sI,
+                                                const sps_hss_scratch *sc)
+{
+    SPS_HSS_CHUNK_FOR(i, v.n) sI[i + 1] = sps_hs_segments(so[i], so[i + 1] - so[i]);
+    sps_hss_exclusive(&sI, 1, v.n, sc);
 }
 
 /* hs_sched_sums over the leaves v: so, sI, dI the exclusive sums of their sparse entries,
@@ -307,15 +327,10 @@ static inline SPS_HS_HD void sps_hss_sizes(int d, int leaf, size_t vbytes, sps_h
 static inline SPS_HS_HD void sps_hss_sched_sums(sps_hs_level v, int64_t *so, int64_t *sI, int64_t *dI,
                                                 const sps_hss_scratch *sc)
 {
-    SPS_HSS_CHUNK_FOR(i, v.n) {
-        const int dense = v.type[i] == SPS_HS_DENSE;
-        so[i + 1] = dense ? 0 : v.start[i + 1] - v.start[i];
-        dI[i + 1] = dense;
-    }
+    SPS_HSS_CHUNK_FOR(i, v.n) sps_hss_sched_terms(v, i, so, dI);
     int64_t *const both[2] = {so, dI};
     sps_hss_exclusive(both, 2, v.n, sc);
-    SPS_HSS_CHUNK_FOR(i, v.n) sI[i + 1] = sps_hs_segments(so[i], so[i + 1] - so[i]);
-    sps_hss_exclusive(&sI, 1, v.n, sc);
+    sps_hss_sched_segs(v, so, sI, sc);
 }
 
 /* Every call below reads w where the caller keeps it (the GPU: the kernel's parameter, never
@@ -368,18 +383,18 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
     for (int l = 0; l < D; l++) start[l] = w->lv[l].start;
     sps_hss_starts(nu, g, w->ukey, w->mark, 0, D, w->at, start, st + SPS_HSS_LEVEL, NULL, sc);
     for (int l = 0; l < D; l++) n[l] = (sps_index)st[SPS_HSS_LEVEL + l];
-    for (int l = D - 1; l >= 0; l--) {
+    for (int l = D - 1; l >= 0; l--) { /* the leaves' with the schedule's entry and dense sums */
         const int leaf = l == D - 1;
         sps_hss_sizes(g.d, leaf, leaf ? w->vs : 4, sps_hss_level(w, n, l), sps_hss_level(w, n, leaf ? l : l + 1),
-                      w->sz, st, sc);
+                      w->sz, st, leaf ? w->so : NULL, leaf ? w->dI : NULL, sc);
     }
-    for (int l = 0; l + 1 < D; l++) {
+    for (int l = 0; l + 1 < D; l++) { /* nothing here reads the last level's: no barrier after it */
         const sps_hs_level p = sps_hss_level(w, n, l), c = sps_hss_level(w, n, l + 1);
         SPS_HSS_FOR(j, c.n) sps_hs_offset_at(j, p, c);
-        SPS_HSS_SYNC();
+        if (l + 2 < D) SPS_HSS_SYNC();
     }
     const sps_hs_level v = sps_hss_level(w, n, D - 1);
-    sps_hss_sched_sums(v, w->so, w->sI, w->dI, sc);
+    sps_hss_sched_segs(v, w->so, w->sI, sc);
     SPS_HSS_ONE {
         st[SPS_HSS_TOTAL] = w->lv[0].S[1];
         st[SPS_HSS_RTYPE] = w->lv[0].type[0];

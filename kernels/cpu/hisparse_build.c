@@ -51,7 +51,7 @@ sps_status sps_cpu_hs_sizes(sps_exec *ex, int d, int leaf, size_t vbytes, sps_hs
                             int64_t *stats)
 {
     (void)ex;
-    sps_hss_sizes(d, leaf, vbytes, v, c, sz, stats, NULL);
+    sps_hss_sizes(d, leaf, vbytes, v, c, sz, stats, NULL, NULL, NULL);
     return SPS_OK;
 }
 
