@@ -929,6 +929,7 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
         SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xb, vs, tb, g, SPS_HS_TAG_B, list + ca, list + S + ca), done);
         SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), S, sps_hs_key_bits(g) + 1, list, list + S, a.w.key, a.w.src),
                        done);
+        sps_dfree(ctx, list), list = NULL; /* stream-ordered: after the sort, not held through C's build */
     }
     SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_small_shape(sps_ex(ctx), &a.w, alpha, beta), done);
     SPS_CHECK_GOTO(st, fetch(ctx, stats, a.w.stats, sizeof stats), done);
@@ -976,6 +977,7 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xb, vs, tb, g, SPS_HS_TAG_B, lkey + ca, lsrc + ca), done);
     /* the empty slots' key is 1 << bits: one bit more sorts them last */
     SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), ca + cb, sps_hs_key_bits(g) + 1, lkey, lsrc, key, src), done);
+    sps_dfree(ctx, list), list = NULL; /* stream-ordered: after the sort, not held through C's build */
     /* the distinct keys: the entries of the sorted lists not marked as repeats (depth + 1) */
     SPS_CHECK_GOTO(st, k->hs_marks(sps_ex(ctx), g, nv, key, mark, hist), done);
     SPS_CHECK_GOTO(st, fetch(ctx, &nu, hist + g.depth + 1, sizeof nu), done);

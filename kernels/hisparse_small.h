@@ -199,10 +199,11 @@ static inline SPS_HS_HD void sps_hss_add_counts(int64_t *stats, int leaf, int64_
  * (start[q][j] = the j-th entry marked <= l0 + q, start[q][its count] = n); at[e] = the entries
  * before e marked <= l0 + k - 1 (n + 1 of them); count[q] (where not NULL) the level's node
  * count.  The marks are mark[e], or where key is not NULL sps_hs_mark(g, key, e), stored into
- * mark as they are made; then also ukey[j] = key[start[k - 1][j]] where ukey is not NULL. */
-static inline SPS_HS_HD void sps_hss_starts(int64_t n, sps_hs_geom g, const uint64_t *key, uint8_t *mark, int l0, int k,
-                                            sps_index *at, sps_index *const *start, int64_t *count, uint64_t *ukey,
-                                            const sps_hss_scratch *sc)
+ * made (then the same array as mark) as they are made; then also ukey[j] = key[start[k - 1][j]]
+ * where ukey is not NULL. */
+static inline SPS_HS_HD void sps_hss_starts(int64_t n, sps_hs_geom g, const uint64_t *key, const uint8_t *mark,
+                                            uint8_t *made, int l0, int k, sps_index *at, sps_index *const *start,
+                                            int64_t *count, uint64_t *ukey, const sps_hss_scratch *sc)
 {
 #if defined(__CUDA_ARCH__)
     /* one scan of the flags as they are made or read, the starts placed while the counts are
@@ -213,7 +214,7 @@ static inline SPS_HS_HD void sps_hss_starts(int64_t n, sps_hs_geom g, const uint
 #pragma unroll
     for (int q = 0; q < SPS_HSS_SCANS; q++) s[q] = 0;
     for (int64_t e = lo; e < hi; e++) {
-        const int m = key ? (mark[e] = (uint8_t)sps_hs_mark(g, key, e)) : mark[e];
+        const int m = key ? (made[e] = (uint8_t)sps_hs_mark(g, key, e)) : mark[e];
 #pragma unroll
         for (int q = 0; q < SPS_HSS_SCANS; q++)
             if (q < k) s[q] += m <= l0 + q;
@@ -248,7 +249,7 @@ static inline SPS_HS_HD void sps_hss_starts(int64_t n, sps_hs_geom g, const uint
     (void)sc;
     int64_t s[SPS_HSS_SCANS] = {0};
     for (int64_t e = 0; e < n; e++) {
-        const int m = key ? (mark[e] = (uint8_t)sps_hs_mark(g, key, e)) : mark[e];
+        const int m = key ? (made[e] = (uint8_t)sps_hs_mark(g, key, e)) : mark[e];
         at[e] = (sps_index)s[k - 1];
         if (ukey && m <= l0 + k - 1) ukey[s[k - 1]] = key[e];
         for (int q = 0; q < k; q++)
@@ -366,7 +367,7 @@ static inline SPS_HS_HD sps_index sps_hs_small_unique(const sps_hs_small *w, con
     SPS_HSS_FOR(q, SPS_HSS_COUNT) w->stats[q] = 0; /* for the shape (the starts' barrier between) */
     SPS_HSS_ONE w->lv[0].st[0] = 16;                  /* the root's subtree after the pool's header */
     sps_index *const us[1] = {w->ustart};
-    sps_hss_starts(w->nv, w->g, w->key, w->mark, w->g.depth, 1, w->at, us, NULL, w->ukey, sc);
+    sps_hss_starts(w->nv, w->g, w->key, w->mark, w->mark, w->g.depth, 1, w->at, us, NULL, w->ukey, sc);
     return w->at[w->nv];
 }
 
@@ -380,8 +381,9 @@ static inline SPS_HS_HD void sps_hs_small_shape(const sps_hs_small *w, sps_index
     const int D = g.depth;
     int64_t *st = w->stats;
     sps_index n[SPS_HS_SMALL_DEPTH], *start[SPS_HS_SMALL_DEPTH];
-    for (int l = 0; l < D; l++) start[l] = w->lv[l].start;
-    sps_hss_starts(nu, g, w->ukey, w->mark, 0, D, w->at, start, st + SPS_HSS_LEVEL, NULL, sc);
+    for (int l = 0; l < SPS_HS_SMALL_DEPTH; l++) /* constant bounds: start stays in registers */
+        if (l < D) start[l] = w->lv[l].start;
+    sps_hss_starts(nu, g, w->ukey, w->mark, w->mark, 0, D, w->at, start, st + SPS_HSS_LEVEL, NULL, sc);
     for (int l = 0; l < D; l++) n[l] = (sps_index)st[SPS_HSS_LEVEL + l];
     for (int l = D - 1; l >= 0; l--) { /* the leaves' with the schedule's entry and dense sums */
         const int leaf = l == D - 1;

@@ -42,8 +42,7 @@ sps_status sps_cpu_hs_starts(sps_exec *ex, int64_t nnz, const uint8_t *mark, int
     (void)ex;
     sps_index *const s1[1] = {start};
     const sps_hs_geom none = {0};
-    /* key NULL: the marks are read, never written (the cast is for the shared signature) */
-    sps_hss_starts(nnz, none, NULL, (uint8_t *)(uintptr_t)mark, l, 1, at, s1, NULL, NULL, NULL);
+    sps_hss_starts(nnz, none, NULL, mark, NULL, l, 1, at, s1, NULL, NULL, NULL); /* the marks given */
     return SPS_OK;
 }
 
