@@ -564,13 +564,26 @@ typedef struct {
     int depth;
 } hs_levels;
 
+/* a level's node arrays for n1 - 1 nodes carved from base (NULL: only counted), start first (at
+ * base); returns the bytes.  The general build's levels (an allocation each) and the one-pass
+ * sum's (in its scratch). */
+#define HS_CARVE(at, base, ptr, bytes)                                                                     \
+    ((at) = sps_hs_align16(at), (ptr) = (base) ? (void *)((base) + (at)) : NULL, (at) += (bytes))
+static size_t level_carve(sps_hs_level *v, unsigned char *base, size_t n1)
+{
+    size_t at = 0;
+    HS_CARVE(at, base, v->start, n1 * sizeof *v->start);
+    HS_CARVE(at, base, v->cb, n1 * sizeof *v->cb);
+    HS_CARVE(at, base, v->type, n1);
+    HS_CARVE(at, base, v->own, n1 * sizeof *v->own);
+    HS_CARVE(at, base, v->S, n1 * sizeof *v->S);
+    HS_CARVE(at, base, v->st, n1 * sizeof *v->st);
+    return at;
+}
+
 static void levels_free(hs_levels *L)
 {
-    for (int l = 0; l < L->depth; l++) {
-        sps_hs_level *v = &L->lv[l];
-        sps_dfree(L->ctx, v->start), sps_dfree(L->ctx, v->cb), sps_dfree(L->ctx, v->type);
-        sps_dfree(L->ctx, v->own), sps_dfree(L->ctx, v->S), sps_dfree(L->ctx, v->st);
-    }
+    for (int l = 0; l < L->depth; l++) sps_dfree(L->ctx, L->lv[l].start); /* each level's allocation */
 }
 
 /* one index or int64 from backend memory */
@@ -649,13 +662,10 @@ static sps_status hs_store_build(sps_matrix B, sps_options opt, const uint64_t *
         const sps_index nl = below += h[l]; /* the entries marked <= l */
         v->n = nl;
         const size_t n1 = (size_t)nl + 1;
-        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->start, n1 * sizeof *v->start), done);
+        unsigned char *base = NULL;
+        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&base, level_carve(v, NULL, n1)), done);
+        level_carve(v, base, n1);
         SPS_CHECK_GOTO(st, k->hs_starts(sps_ex(ctx), nnz, mark, l, at, v->start), done);
-        if (l < D - 1) SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->cb, n1 * sizeof *v->cb), done);
-        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->type, (size_t)nl), done);
-        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->own, (size_t)nl * sizeof *v->own), done);
-        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->S, n1 * sizeof *v->S), done);
-        SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&v->st, (size_t)nl * sizeof *v->st), done);
     }
     /* 3. sizes, bottom-up */
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&sz, (size_t)nnz * sizeof *sz), done);
@@ -871,10 +881,11 @@ static sps_status small_build(sps_matrix C, void *arg, sps_options opt)
  * bytes.  A level's node arrays: at most its d^(depth - l)-square blocks of C, and nv. */
 static size_t small_carve(sps_hs_small *w, unsigned char *base, sps_index n, sps_index m, size_t vs)
 {
-    const size_t n1 = (size_t)w->nv + 1, ns = (size_t)(w->slots > SPS_HS_SMALL_SLOTS ? w->slots : SPS_HS_SMALL_SLOTS);
+    const int64_t slots = sps_hs_small_slots(w);
+    const size_t n1 = (size_t)w->nv + 1, ns = (size_t)(slots > SPS_HS_SMALL_SLOTS ? slots : SPS_HS_SMALL_SLOTS);
     const int depth = w->g.depth;
     size_t at = 0;
-#define CARVE(ptr, bytes) (at = sps_hs_align16(at), (ptr) = base ? (void *)(base + at) : NULL, at += (bytes))
+#define CARVE(ptr, bytes) HS_CARVE(at, base, ptr, bytes)
     CARVE(w->key, ns * sizeof *w->key);
     CARVE(w->src, ns * sizeof *w->src);
     CARVE(w->mark, n1);
@@ -892,13 +903,8 @@ static size_t small_carve(sps_hs_small *w, unsigned char *base, sps_index n, sps
     for (int l = depth - 1; l >= 0; l--, span *= w->g.d) {
         const int64_t blocks = ((int64_t)n + span - 1) / span * (((int64_t)m + span - 1) / span);
         const size_t c1 = (size_t)(blocks < w->nv ? blocks : w->nv) + 1;
-        sps_hs_level *v = &w->lv[l];
-        CARVE(v->start, c1 * sizeof *v->start);
-        CARVE(v->cb, c1 * sizeof *v->cb);
-        CARVE(v->type, c1);
-        CARVE(v->own, c1 * sizeof *v->own);
-        CARVE(v->S, c1 * sizeof *v->S);
-        CARVE(v->st, c1 * sizeof *v->st);
+        at = sps_hs_align16(at);
+        at += level_carve(&w->lv[l], base ? base + at : NULL, c1);
     }
 #undef CARVE
     w->lv[depth - 1].at = w->at; /* the leaves' entries' leaf (sps_hs_small_shape) */
@@ -914,7 +920,6 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     hs_small_arg a = {.w = {.xa = store_sched(A->store), .xb = store_sched(B->store), .ta = ta, .tb = tb, .g = g,
                             .vs = vs, .nv = A->nnz + B->nnz}};
     const int64_t ca = sps_hs_list_slots(a.w.xa);
-    a.w.slots = ca + sps_hs_list_slots(a.w.xb);
     unsigned char *ws = NULL;
     uint64_t *list = NULL; /* the longer lists before their sort into w.key, w.src */
     int64_t stats[SPS_HSS_COUNT];
@@ -923,7 +928,7 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     small_carve(&a.w, ws, n, m, vs);
     if (sps_hs_small_sorted(&a.w)) { /* longer lists: listed and sorted here, not in one block */
         const sps_idx_kernels *k = sps_kidx(ctx);
-        const int64_t S = a.w.slots;
+        const int64_t S = sps_hs_small_slots(&a.w);
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&list, 2 * (size_t)S * sizeof *list), done);
         SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xa, vs, ta, g, 0, list, list + S), done);
         SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xb, vs, tb, g, SPS_HS_TAG_B, list + ca, list + S + ca), done);

@@ -332,8 +332,7 @@ static inline SPS_HS_HD void sps_hs_sched_at(int64_t i, sps_hs_geom g, const uin
         return;
     }
     /* the bounds read once, before the loop: its stores into warp_seg (int64_t, as so and sI) would
-       make the compiler read them again every segment, a round trip each (the GPU's fill spent
-       43 us on bcsstk13's longest leaf so: bench/results/hisparse.md, session 25) */
+       make the compiler read them again every segment, a round trip each on the GPU */
     const int64_t beg = so[i], end = so[i + 1], last = so[v.n];
     int64_t s = sI[i];
     for (int64_t pos = beg; pos < end; s++) {
@@ -421,10 +420,11 @@ static inline SPS_HS_HD void sps_hs_list_slot(int64_t i, sps_hs_sched X, size_t 
  * SPS_HS_SMALL_DEPTH levels deep, the general sum's steps run as loops over the same element
  * steps, in two calls (the shape, then the fill), with one read of the results' sizes between
  * them (stats).  Lists of at most SPS_HS_SMALL_SLOTS slots are listed and sorted inside the
- * shape (the GPU: one block, 512 threads x 8 keys); longer ones by hs_list and hs_sort_pairs
- * first (sps_hs_small_sorted), the shape and fill then running on a cooperative grid.  Scratch and
- * results in backend memory, arrays sized for nv = A's entries + B's (the distinct keys are at
- * most that many), a level's node arrays for lv_cap[l] nodes. */
+ * shape (the GPU: one block, 256 threads x 4 keys up to SPS_HS_SMALL_TILE, else 512 x 8); longer
+ * ones by hs_list and hs_sort_pairs first (sps_hs_small_sorted), the shape and fill then running
+ * on a cooperative grid.  Scratch and results in backend memory, arrays sized for nv = A's
+ * entries + B's (the distinct keys are at most that many), a level's node arrays for at most
+ * its nodes' blocks of C (formats/hisparse.c, small_carve). */
 #define SPS_HS_SMALL_SLOTS 4096
 #define SPS_HS_SMALL_TILE 1024 /* lists of at most this many slots: the GPU's smaller block (256 x 4) */
 #define SPS_HS_SMALL_DEPTH 8
@@ -449,9 +449,7 @@ typedef struct {
     sps_hs_geom g;        /* C's geometry */
     size_t vs;            /* bytes a value */
     int64_t nv;           /* A's entries + B's */
-    int64_t slots;        /* the lists' slots (ca + cb; the GPU's one block pads them to its tile);
-                             past SPS_HS_SMALL_SLOTS key and src come sorted (sps_hs_small_sorted) */
-    uint64_t *key, *src;  /* max(slots, SPS_HS_SMALL_SLOTS) each */
+    uint64_t *key, *src;  /* max(sps_hs_small_slots, SPS_HS_SMALL_SLOTS) each */
     uint8_t *mark;        /* nv */
     sps_index *at, *ustart;
     uint64_t *ukey;       /* nv */
@@ -466,8 +464,16 @@ typedef struct {
     sps_hs_item *sparse, *dense;
     int64_t *warp_seg;
 } sps_hs_small;
+/* the lists' slots, A's then B's (the GPU's one block pads them to its tile) */
+static inline SPS_HS_HD int64_t sps_hs_small_slots(const sps_hs_small *w)
+{
+    return sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb);
+}
 /* the lists too long for one block: listed and sorted (hs_list, hs_sort_pairs) before the shape */
-static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w) { return w->slots > SPS_HS_SMALL_SLOTS; }
+static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w)
+{
+    return sps_hs_small_slots(w) > SPS_HS_SMALL_SLOTS;
+}
 
 /* The build's kernels, in the index family (kernels/index_kernels.h: values are moved, never
  * read as numbers); X(P, name, args).  Backend memory throughout; N = v.n. */
@@ -507,8 +513,8 @@ static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w) { return 
        window slot, then sps_hs_list_slot for every dense slot) */                                         \
     X(P, hs_list, (sps_exec *ex, sps_hs_sched X, size_t vsize, int trans, sps_hs_geom g, uint64_t tag,    \
                    uint64_t *key, uint64_t *src))                                                          \
-    /* the (kin, vin) pairs sorted by the key's low `bits` bits, stably, into (key, val); kin == key     \
-       and vin == val sorts in place (the GPU then copies back: apart saves two copies) */                 \
+    /* the (kin, vin) pairs sorted by the key's low `bits` bits, stably, into (key, val), arrays apart   \
+       (the CPU's also sorts in place, for its own build and one-pass sum) */                              \
     X(P, hs_sort_pairs, (sps_exec *ex, int64_t n, int bits, const uint64_t *kin, const uint64_t *vin,     \
                          uint64_t *key, uint64_t *val))                                                    \
     /* ukey[u] = key[ustart[u]], u < nu */                                                                 \

@@ -347,7 +347,7 @@ static inline SPS_HS_HD sps_hs_level sps_hss_level(const sps_hs_small *w, const 
     return v;
 }
 
-/* 1. both lists, A's then B's, then empty slots up to `slots` (w->slots, or the GPU's tile) */
+/* 1. both lists, A's then B's, then empty slots up to `slots` (sps_hs_small_slots, or the GPU's tile) */
 static inline SPS_HS_HD void sps_hs_small_list(const sps_hs_small *w, int64_t slots)
 {
     const int64_t ca = sps_hs_list_slots(w->xa), cb = sps_hs_list_slots(w->xb);

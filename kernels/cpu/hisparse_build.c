@@ -103,6 +103,7 @@ sps_status sps_cpu_hs_list(sps_exec *ex, sps_hs_sched X, size_t vsize, int trans
     return SPS_OK;
 }
 
+/* in place too (kin == key, vin == val): the CPU build's keys and the one-pass sum sort so */
 sps_status sps_cpu_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, const uint64_t *kin, const uint64_t *vin,
                                  uint64_t *key, uint64_t *val)
 {

@@ -570,6 +570,20 @@ template <typename K> static inline sps_status sps_cu_resident(sps_exec *ex, K k
     return SPS_OK;
 }
 
+/** Blocks of a cooperative launch of `kernel` (SPS_CU_THREADS a block) over n items, a thread an
+ *  item: as many as the items need, at most the resident ones (a cooperative grid is resident
+ *  whole) and cap, at least one. */
+template <typename K> static inline sps_status sps_cu_coop_grid(sps_exec *ex, K kernel, int64_t n, int cap, int *grid)
+{
+    int res = 1;
+    SPS_CHECK(sps_cu_resident(ex, kernel, &res));
+    int64_t g = (n + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
+    g = g < res ? g : res;
+    g = g < cap ? g : cap;
+    *grid = g < 1 ? 1 : (int)g;
+    return SPS_OK;
+}
+
 /** Blocks of a reduction kernel over n entries: a block per 256 entries up to one
  *  resident wave (more blocks would only run as a partial second wave: the
  *  kernels are grid-stride). */

@@ -294,20 +294,15 @@ __global__ void __launch_bounds__(SPS_CU_THREADS) hs_small_grid_kernel(const __g
 template <typename T>
 static sps_status hs_small_shape_impl(sps_exec *ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta)
 {
-    const int64_t slots = sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb);
-    if (slots != w->slots || w->g.depth > SPS_HS_SMALL_DEPTH)
-        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: %lld slots (the operands list %lld), depth %d (at most %d)",
-                          (long long)w->slots, (long long)slots, w->g.depth, SPS_HS_SMALL_DEPTH);
+    if (w->g.depth > SPS_HS_SMALL_DEPTH)
+        return sps_kerror(ex, SPS_ERR_ARG, "hs_small_shape: depth %d (at most %d)", w->g.depth, SPS_HS_SMALL_DEPTH);
     const T al = sc<T>::from(alpha), be = sc<T>::from(beta);
     cudaStream_t st = sps_custream(ex);
     if (sps_hs_small_sorted(w)) {
         int grid = 1;
-        SPS_CHECK(sps_cu_resident(ex, hs_small_grid_kernel<T>, &grid));
-        const int64_t need = (w->nv + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
-        grid = (int)(need < grid ? need : grid);
-        grid = grid < 1 ? 1 : grid > SPS_HSS_MAX_BLOCKS ? SPS_HSS_MAX_BLOCKS : grid;
+        SPS_CHECK(sps_cu_coop_grid(ex, hs_small_grid_kernel<T>, w->nv, SPS_HSS_MAX_BLOCKS, &grid));
         SPS_CU(ex, sps_cu_launch_coop(hs_small_grid_kernel<T>, (unsigned)grid, st, *w, al, be));
-    } else if (slots <= SPS_HS_SMALL_TILE) hs_small_shape_kernel<T, 256, 4><<<1, 256, 0, st>>>(*w, al, be);
+    } else if (sps_hs_small_slots(w) <= SPS_HS_SMALL_TILE) hs_small_shape_kernel<T, 256, 4><<<1, 256, 0, st>>>(*w, al, be);
     else hs_small_shape_kernel<T, 512, 8><<<1, 512, 0, st>>>(*w, al, be);
     SPS_CU_LAUNCHED(ex, "hs_small_shape_kernel");
     return SPS_OK;

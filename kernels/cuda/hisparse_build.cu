@@ -321,19 +321,8 @@ extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, 
 {
     if (n <= 0) return SPS_OK;
     if (n >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_sort_pairs: %lld pairs", (long long)n);
-    const char *what = "HiSparse addition: the list sort (CUB DeviceRadixSort)";
-    if (kin != key && vin != val) return hs_radix_sort(ex, n, bits, kin, key, vin, val, what);
-    uint64_t *out = NULL; /* in place: the sorted keys, then the values, copied back */
-    SPS_CHECK(sps_exec_alloc(ex, (void **)&out, 2 * (size_t)n * sizeof *out));
-    sps_status st = hs_radix_sort(ex, n, bits, kin, out, vin, out + n, what);
-    if (st == SPS_OK) {
-        cudaStream_t s = sps_custream(ex);
-        cudaError_t e = cudaMemcpyAsync(key, out, (size_t)n * sizeof *key, cudaMemcpyDeviceToDevice, s);
-        if (e == cudaSuccess) e = cudaMemcpyAsync(val, out + n, (size_t)n * sizeof *val, cudaMemcpyDeviceToDevice, s);
-        if (e != cudaSuccess) st = sps_cuda_fail(ex, e, "HiSparse addition: the sorted list's copy", __FILE__, __LINE__);
-    }
-    sps_exec_release(ex, out);
-    return st;
+    if (kin == key || vin == val) return sps_kerror(ex, SPS_ERR_ARG, "hs_sort_pairs: input and output arrays alias");
+    return hs_radix_sort(ex, n, bits, kin, key, vin, val, "HiSparse addition: the list sort (CUB DeviceRadixSort)");
 }
 
 /* the one-pass sum's second call (kernels/hisparse_small.h): one block, of the first's size */
@@ -348,12 +337,9 @@ extern "C" sps_status sps_cuda_hs_small_fill(sps_exec *ex, const sps_hs_small *w
     cudaStream_t st = sps_custream(ex);
     if (sps_hs_small_sorted(w)) { /* the longer lists' cooperative grid, as the shape's */
         int grid = 1;
-        SPS_CHECK(sps_cu_resident(ex, hs_small_fill_kernel<SPS_CU_THREADS>, &grid));
-        const int64_t need = (w->nv + SPS_CU_THREADS - 1) / SPS_CU_THREADS;
-        grid = (int)(need < grid ? need : grid);
-        grid = grid < 1 ? 1 : grid > SPS_HSS_MAX_BLOCKS ? SPS_HSS_MAX_BLOCKS : grid;
+        SPS_CHECK(sps_cu_coop_grid(ex, hs_small_fill_kernel<SPS_CU_THREADS>, w->nv, SPS_HSS_MAX_BLOCKS, &grid));
         SPS_CU(ex, sps_cu_launch_coop(hs_small_fill_kernel<SPS_CU_THREADS>, (unsigned)grid, st, *w));
-    } else if (w->slots <= SPS_HS_SMALL_TILE) hs_small_fill_kernel<256><<<1, 256, 0, st>>>(*w);
+    } else if (sps_hs_small_slots(w) <= SPS_HS_SMALL_TILE) hs_small_fill_kernel<256><<<1, 256, 0, st>>>(*w);
     else hs_small_fill_kernel<512><<<1, 512, 0, st>>>(*w);
     SPS_CU_LAUNCHED(ex, "hs_small_fill_kernel");
     return SPS_OK;
