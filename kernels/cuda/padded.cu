@@ -581,18 +581,25 @@ static sps_index pad_lean_width(const sps_pad_layout &L, const sps_launch_varian
     return -1;
 }
 
-/* Blocks of PAD_THREADS: blocks of 32-128 threads, so that a small matrix's warps load
- * on more SMs, measured no faster (H100, 2026-11-26). */
+/* Blocks of 128 rows, as cuSPARSE's SELL kernel: a small matrix's warps on twice the SMs of
+ * 256-row blocks.  H100, 2026-11-27, 27 small corpus matrices x 2 precisions, three rounds,
+ * each row's time over cuSPARSE's SELL in the same run (spbench's runs drift by a few % on
+ * both): 0.988, 0.985, 0.996 of the 256-row blocks' (west0132 f32 1.139 -> 1.103 of
+ * cuSPARSE's SELL, west0167 1.115 -> 1.090); 32-128 threads had measured no faster on
+ * 2026-11-26 by times alone.  Slots and gathers predicated on j < K and on padding, as
+ * cuSPARSE's, were 9 % slower than these unconditional ones (bench/results/auto-model-*.md). */
+#define PAD_LEAN_THREADS 128
+static_assert(PAD_LEAN_THREADS <= PAD_THREADS, "the lean kernel's launch bounds");
 template <typename T, typename C>
 static void pad_lean_launch(const sps_pad_layout &L, sps_index K, const T *val, T a, const T *x, T b, int bz, T *y,
                             cudaStream_t st)
 {
-    const unsigned grid = pad_blocks(L.n);
-    if (K <= 8) pad_lean_spmv_kernel<T, C, 8><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
-    else if (K <= 16) pad_lean_spmv_kernel<T, C, 16><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
+    const unsigned grid = (unsigned)(((int64_t)L.n + PAD_LEAN_THREADS - 1) / PAD_LEAN_THREADS), bs = PAD_LEAN_THREADS;
+    if (K <= 8) pad_lean_spmv_kernel<T, C, 8><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
+    else if (K <= 16) pad_lean_spmv_kernel<T, C, 16><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
     else if constexpr (sizeof(T) <= 8) {
-        if (K <= 24) pad_lean_spmv_kernel<T, C, 24><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
-        else pad_lean_spmv_kernel<T, C, 32><<<grid, PAD_THREADS, 0, st>>>(L, K, val, a, x, b, bz, y);
+        if (K <= 24) pad_lean_spmv_kernel<T, C, 24><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
+        else pad_lean_spmv_kernel<T, C, 32><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
     }
 }
 
