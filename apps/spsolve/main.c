@@ -48,6 +48,7 @@ typedef struct {
     cli_report rep;
     sps_tune_result tune; /* --tune */
     sps_options auto_opts; /* --format auto: the picked format's defaults, as built (the summary lists them) */
+    char read_warning[256]; /* rep.read_warning: a copy, as A may be read again or replaced by its conversion */
 } cli_run;
 
 static double now(void)
@@ -163,7 +164,8 @@ static int step_load(cli_run *r)
     }
     r->n = r->rep.info.rows * sps_entry_dim(r->rep.info.entry);
     if (*sps_matrix_warning(r->A)) {
-        r->rep.read_warning = sps_matrix_warning(r->A);
+        snprintf(r->read_warning, sizeof r->read_warning, "%s", sps_matrix_warning(r->A));
+        r->rep.read_warning = r->read_warning;
         fprintf(stderr, "spsolve: warning: %s\n", r->rep.read_warning);
     }
     /* a trivial system converges at once ("zero_rhs"), which alone would mislead */
