@@ -621,11 +621,16 @@ static sps_status parse_banner(mm_ctx *c, const char **pp, sps_mm_data *d)
 {
     const char *p = *pp;
     if (c->end - p >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0) p += 3; /* UTF-8 BOM */
-    for (;;) {                                                    /* leading blank lines */
+    for (;;) { /* leading blank lines, past the window's end on a stream (a line start there) */
         while (IS_BLANK(*p)) p++;
-        if (*p != '\n') break;
-        p++;
-        c->line++;
+        if (*p == '\n') {
+            p++;
+            c->line++;
+        } else if (p == c->end && c->src && !c->eof) {
+            p = refill(c, p);
+        } else {
+            break;
+        }
     }
     if (p == c->end) return perr(c, 1, "empty file (no %%%%MatrixMarket banner)");
 

@@ -1172,6 +1172,35 @@ static void test_streaming(void)
     sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
     CHECK(sb == SPS_ERR_PARSE && strstr(err, "longer than 64 MiB"), "a 66 MiB line: %d '%s'", sb, err);
     sps_mm_data_free(&b);
+    /* blank lines before the banner past the first window (plain), and in a gzip member of their
+       own (the first read ends with them): skipped as on the first window; blank lines only: an
+       empty file (line 1, as a file of a few blanks) */
+    const size_t blank = (size_t)5 << 20;
+    memset(text, '\n', blank);
+    const char *small = "%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 2\n2 2 3\n";
+    f = fopen(path, "wb");
+    fwrite(text, 1, blank, f);
+    fputs(small, f);
+    fclose(f);
+    sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
+    CHECK(sb == SPS_OK && b.nnz == 2, "5 MiB of blank lines before the banner: %d '%s'", sb, err);
+    sps_mm_data_free(&b);
+    g = gzopen(gzp, "wb1");
+    gzwrite(g, "\n", 1);
+    gzclose(g);
+    g = gzopen(gzp, "ab1");
+    gzwrite(g, small, (unsigned)strlen(small));
+    gzclose(g);
+    sc = sps_mm_read_file(gzp, NULL, &c, err, sizeof err);
+    CHECK(sc == SPS_OK && c.nnz == 2, "a blank line in a gzip member of its own: %d '%s'", sc, err);
+    sps_mm_data_free(&c);
+    f = fopen(path, "wb");
+    fwrite(text, 1, blank, f);
+    fclose(f);
+    snprintf(want, sizeof want, ":1: empty file");
+    sb = sps_mm_read_file(path, NULL, &b, err, sizeof err);
+    CHECK(sb == SPS_ERR_PARSE && strstr(err, want), "5 MiB of blank lines only: %d '%s' (want '%s')", sb, err, want);
+    sps_mm_data_free(&b);
     free(text);
     /* a NUL byte after the last entry is still an error (the stream failed), and frees */
     f = fopen(path, "wb");
