@@ -449,6 +449,9 @@ static inline int fast_double(const char **pp, double *out)
             if (x < 100000) x = x * 10 + (*p - '0');
             p++;
         }
+        /* digits dropped past the cap: the fraction's leading zeros may still bring the value
+           into range (0.000...3e1000000), so strtod decides */
+        if (x >= 100000) return 0;
         e10 += eneg ? -x : x;
     }
     if (!IS_TERM(*p)) return 0;

@@ -528,6 +528,20 @@ static void test_nonfinite_and_errors(void)
     st = sps_mm_read_buffer(t, strlen(t), "A.mtx", NULL, &d, err, sizeof err); /* NULL options = defaults */
     CHECK(st == SPS_ERR_PARSE && strstr(err, "A.mtx:3: "), "NULL options: %s", err);
 
+    /* a 7-digit exponent that 99999 leading zeros of the fraction do not bring into range
+       (3e900000): out of the double range, as strtod says, not the digits read as 3 */
+    {
+        const size_t z = 99999;
+        char *big = malloc(z + 128);
+        int o = snprintf(big, 128, "%%%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 0.");
+        memset(big + o, '0', z);
+        snprintf(big + o + z, 64, "3e1000000\n");
+        st = rd(big, 0, &d);
+        CHECK(st == SPS_ERR_PARSE && strstr(err, "out of the double range"), "0.(99999 zeros)3e1000000: %d %s", st,
+              err);
+        sps_mm_data_free(&d);
+        free(big);
+    }
     /* complex: non-finite imaginary part */
     st = rd("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 0 inf\n", 0, &d);
     CHECK(st == SPS_ERR_PARSE && strstr(err, ":3: non-finite value 'inf'"), "complex inf: %s", err);
