@@ -5,6 +5,7 @@
 #include "io/mmio.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,18 @@ sps_status sps_vector_read_mtx_n(sps_context ctx, const char *path, sps_scalar t
             sps_cplx c = sps_cplx_make(cplx ? d.val[2 * k] : d.val[k * per + p], cplx ? d.val[2 * k + 1] : 0.0);
             sps_cplx prev = sps_cplx_load(t, h + (size_t)(i + p) * ss, c);
             if (d.is_array == 0) { c.re += prev.re; c.im += prev.im; } /* coordinate duplicates are summed */
+            /* the file's values are finite (the reader refuses others): what is not came from
+               duplicates summed past the range, or from a value past f32's */
+            const int bad_re = is_single(t) ? isinf((float)c.re) : !isfinite(c.re),
+                      bad_im = is_single(t) ? isinf((float)c.im) : !isfinite(c.im);
+            if (bad_re || bad_im) {
+                free(h);
+                st = sps_error(ctx, SPS_ERR_NUMERIC, "%s: entry %lld%s = %g%s is past the range of %s%s", path,
+                               (long long)(d.rows == 1 ? d.col[k] : d.row[k]) + 1,
+                               d.is_array ? "" : " (its duplicates summed)", bad_re ? c.re : c.im, bad_re ? "" : "i",
+                               sps_scalar_name(t), is_single(t) ? " (read it as f64)" : "");
+                goto done;
+            }
             sps_cplx_store(t, c, h + (size_t)(i + p) * ss);
         }
     }

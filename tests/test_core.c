@@ -832,6 +832,27 @@ static void test_vector_mtx(sps_scalar t)
         sps_status s = sps_vector_read_mtx(ctx, path, SPS_F64, &w);
         TU_CHECK(s == SPS_ERR_ARG && w == NULL && contains(sps_context_error(ctx), "2 x 3"),
                  "2x3 file as vector: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+        /* past the range: a finite file value beyond f32's, coordinate duplicates summed beyond f64's;
+           refused (SPS_ERR_NUMERIC, naming the entry), never an Inf in the vector */
+        f = fopen(path, "w");
+        fputs("%%MatrixMarket matrix array real general\n2 1\n1e300\n1\n", f);
+        fclose(f);
+        w = (sps_vector)&f;
+        s = sps_vector_read_mtx(ctx, path, SPS_F32, &w);
+        TU_CHECK(s == SPS_ERR_NUMERIC && w == NULL && contains(sps_context_error(ctx), "entry 1 = 1e+300") &&
+                     contains(sps_context_error(ctx), "f32"),
+                 "1e300 as f32: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+        s = sps_vector_read_mtx(ctx, path, SPS_F64, &w);
+        TU_CHECK(s == SPS_OK, "1e300 as f64: %s '%s'", sps_status_name(s), sps_context_error(ctx));
+        sps_vector_destroy(w);
+        f = fopen(path, "w");
+        fputs("%%MatrixMarket matrix coordinate complex general\n3 1 3\n2 1 0 1e308\n2 1 0 1e308\n3 1 1 1\n", f);
+        fclose(f);
+        w = (sps_vector)&f;
+        s = sps_vector_read_mtx(ctx, path, SPS_C64, &w);
+        TU_CHECK(s == SPS_ERR_NUMERIC && w == NULL &&
+                     contains(sps_context_error(ctx), "entry 2 (its duplicates summed) = infi"),
+                 "duplicates past f64: %s '%s'", sps_status_name(s), sps_context_error(ctx));
         remove(path);
     }
     /* errors */
