@@ -647,7 +647,7 @@ static int parse_size(const char *opt, const char *s, int64_t *out)
     const double v = strtod(s, &end);
     double mul = 1;
     if (end != s && *end) {
-        const char *u = "KMGT", *q = strchr(u, end[0] & ~0x20);
+        const char *u = "KMGT", c0 = (char)(end[0] & ~0x20), *q = c0 ? strchr(u, c0) : NULL; /* ' ' -> 0 */
         if (q && (end[1] == 0 || ((end[1] == 'B' || end[1] == 'b') && end[2] == 0))) {
             for (const char *k = u; k <= q; k++) mul *= 1024;
             end += strlen(end);
