@@ -21,6 +21,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <time.h>
 
@@ -473,6 +474,15 @@ static int wants_json(int argc, char **argv)
     return 0;
 }
 
+/* rc, or EXIT_INPUT with why where stdout could not take what was printed (a full disk,
+ * /dev/full, a closed pipe): a summary, x or --help that did not arrive is a failure. */
+static int stdout_flushed(int rc)
+{
+    if (fflush(stdout) == 0 && !ferror(stdout)) return rc;
+    fprintf(stderr, "spsolve: cannot write to standard output: %s\n", strerror(errno));
+    return EXIT_INPUT;
+}
+
 int main(int argc, char **argv)
 {
     static cli_run r; /* zeroed: every handle NULL */
@@ -481,7 +491,7 @@ int main(int argc, char **argv)
         /* a usage error: with --json, still one JSON object (the reason is on stderr) */
         if (rc != EXIT_CONVERGED && wants_json(argc, argv))
             cli_print_json_error(stdout, rc, "usage error: see stderr for the option and what it accepts");
-        return rc;
+        return stdout_flushed(rc);
     }
     r.t_start = r.t0 = now();
     if ((rc = step_start(&r)) == STEP_OK && (rc = step_load(&r)) == STEP_OK && (rc = step_prepare_check(&r)) == STEP_OK &&
@@ -491,6 +501,5 @@ int main(int argc, char **argv)
     else if (r.opt.json) /* an input or setup error: the report was not printed, this object is */
         cli_print_json_error(stdout, rc, g_error[0] ? g_error : "see stderr");
     run_free(&r);
-    if (fflush(stdout) != 0) rc = EXIT_INPUT;
-    return rc;
+    return stdout_flushed(rc);
 }

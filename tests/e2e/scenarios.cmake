@@ -827,6 +827,18 @@ function(scenario_help)
   e2e_run(--version)
   e2e_expect_rc(0)
   e2e_expect_stdout("^spsolve [0-9]+\\.[0-9]+\\.[0-9]+")
+  # what stdout could not take is a failure, said on stderr: --help and a solve's summary to /dev/full
+  if(EXISTS /dev/full)
+    foreach(args "--help" "-m;poisson2d:4")
+      execute_process(COMMAND "${CLI}" ${args} WORKING_DIRECTORY "${WORK}" OUTPUT_FILE /dev/full
+                      RESULT_VARIABLE rc ERROR_VARIABLE err TIMEOUT 60)
+      set(E2E_CMD "spsolve ${args} > /dev/full")
+      set(E2E_RC "${rc}")
+      set(E2E_ERR "${err}")
+      e2e_expect_rc(1)
+      e2e_expect_stderr("cannot write to standard output")
+    endforeach()
+  endif()
 endfunction()
 
 # The README's option table (after <!-- cli-reference -->, up to the next
