@@ -17,6 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#ifdef NAME_MAX
+#define SPS_NAME_MAX NAME_MAX
+#else
+#define SPS_NAME_MAX 255
+#endif
+
 /* The descriptor a name stands for (/dev/stdin, /dev/stdout, /dev/stderr, /dev/fd/N,
  * /proc/self/fd/N), else -1. */
 static int descriptor_of(const char *p)
@@ -84,6 +90,18 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
         o->target = NULL;
         return SPS_ERR_IO;
     }
+    /* The file the process's stdout or stderr already writes (redirected there, reached through
+     * a link such as one to /dev/stdout or /proc/<pid>/fd/1): written through that stream, as
+     * a descriptor's name is.  Replacing it had unlinked what the stream wrote, and the stream
+     * went on into the unlinked file. */
+    for (int sfd = 1; exists && S_ISREG(sb.st_mode) && sfd <= 2; sfd++) {
+        struct stat ss;
+        if (fstat(sfd, &ss) == 0 && ss.st_dev == sb.st_dev && ss.st_ino == sb.st_ino) {
+            fflush(sfd == 1 ? stdout : stderr);
+            const char *how = sfd == 1 ? " (standard output's file)" : " (standard error's file)";
+            return write_direct(o, path, dup(sfd), 1, how, err, errlen);
+        }
+    }
     if (exists && !S_ISREG(sb.st_mode)) { /* a device, FIFO or socket: written into, never replaced */
         /* the open does not block: a FIFO without a reader is an error (ENXIO), not a hang;
            then blocking writes as usual */
@@ -92,9 +110,15 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
         return write_direct(o, path, fd, fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0, " (a special file)",
                             err, errlen);
     }
-    /* pid and a per-process count: threads (one context each) may write at once */
+    /* pid and a per-process count: threads (one context each) may write at once.  The name's
+     * last component is cut where it and the suffix would pass NAME_MAX (a 250-byte name is
+     * valid, its temporary with the suffix was not). */
     static atomic_uint seq;
-    const size_t n = strlen(target) + 48;
+    const char *slash = strrchr(target, '/');
+    const size_t dirlen = slash ? (size_t)(slash - target) + 1 : 0, suffix = 40; /* ".tmp.<pid>.<seq>" */
+    size_t baselen = strlen(target) - dirlen;
+    if (baselen + suffix > SPS_NAME_MAX) baselen = SPS_NAME_MAX - suffix;
+    const size_t n = dirlen + baselen + suffix + 8;
     o->tmp = malloc(n);
     if (!o->tmp) {
         snprintf(err, errlen, "out of host memory: %zu bytes for a file name", n);
@@ -102,7 +126,8 @@ sps_status sps_out_open(sps_out_file *o, const char *path, int mode, char *err, 
         o->target = NULL;
         return SPS_ERR_ALLOC;
     }
-    snprintf(o->tmp, n, "%s.tmp.%ld.%u", target, (long)getpid(), (unsigned)atomic_fetch_add(&seq, 1u));
+    snprintf(o->tmp, n, "%.*s%.*s.tmp.%ld.%u", (int)dirlen, target, (int)baselen, target + dirlen, (long)getpid(),
+             (unsigned)atomic_fetch_add(&seq, 1u));
     const int fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, (mode_t)mode);
     /* a regular file replaced keeps its permissions */
     const int moded = fd < 0 || !exists || fchmod(fd, sb.st_mode & 07777) == 0;
