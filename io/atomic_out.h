@@ -10,7 +10,11 @@
  *   a descriptor's name (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written through a
  *     duplicate of the descriptor, at its offset: a pipe, a terminal or a redirected file,
  *     never replaced (replacing the file behind a redirected stdout lost what was printed);
+ *   so is the file that stdout or stderr already writes, by whatever name or link it is
+ *     reached (the same device and inode);
  *   a directory is refused.
+ * The temporary's name is the target's with ".tmp.<pid>.<n>", the last component cut to fit
+ * NAME_MAX.
  * The temporary file is created anew (O_EXCL), never through a link planted at its
  * name (O_NOFOLLOW).  Messages name the path the caller gave.  Used by the Matrix
  * Market writers, the tuning file and the residual history. */

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum {
     OPT_X0 = 256, OPT_SOLVER, OPT_PRECOND, OPT_FORMAT, OPT_BACKEND, OPT_DEVICE, OPT_PRECISION, OPT_MONITOR,
@@ -634,6 +635,14 @@ static void print_help(FILE *f)
 
 static void usage_hint(void) { fprintf(stderr, "Try 'spsolve --help' for more information.\n"); }
 
+/* Whether path is the file, pipe or terminal of standard output (/dev/stdout, a link to it, or
+ * the file stdout is redirected to). */
+static int names_stdout(const char *path)
+{
+    struct stat a, b;
+    return path && stat(path, &a) == 0 && fstat(1, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /* --max-memory: bytes with an optional K/M/G/T (powers of 1024) suffix, or "none"
  * (no limit: -1); 0 is refused (the library reads 0 as the default). */
 static int parse_size(const char *opt, const char *s, int64_t *out)
@@ -802,6 +811,15 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
         fprintf(stderr, "spsolve: --tune picks the format: use it with --format auto or without --format\n");
         return CLI_PARSE_EXIT_USAGE;
     }
+    /* --json: stdout holds the JSON object and nothing else */
+    const char *const outs[] = {opt->output, opt->history, opt->write_expansion};
+    const char *const outn[] = {"-o", "--history", "--write-expansion"};
+    for (int i = 0; opt->json && i < 3; i++)
+        if (names_stdout(outs[i])) {
+            fprintf(stderr, "spsolve: --json prints one JSON object on standard output: %s '%s' cannot write there\n",
+                    outn[i], outs[i]);
+            return CLI_PARSE_EXIT_USAGE;
+        }
     if (opt->tune) opt->format = SPS_FMT_AUTO;
     else if (opt->tune_budget >= 0 || opt->tune_cache)
         fprintf(stderr, "spsolve: warning: --tune-budget and --tune-cache have no effect without --tune\n");
