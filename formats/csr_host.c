@@ -61,12 +61,14 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
                                       const sps_index *col, const double *val, int src_complex, sps_scalar t,
                                       sps_csr_host *out)
 {
-    return sps_csr_host_from_triplets_entries(ctx, n, m, nnz, row, col, val, src_complex, sps_entry_scalar(), t, out);
+    return sps_csr_host_from_triplets_entries(ctx, n, m, nnz, row, col, val, src_complex, sps_entry_scalar(), t, 0,
+                                              out);
 }
 
 sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                               const sps_index *row, const sps_index *col, const double *val,
-                                              int src_complex, sps_entry_desc e, sps_scalar t, sps_csr_host *out)
+                                              int src_complex, sps_entry_desc e, sps_scalar t, int base,
+                                              sps_csr_host *out)
 {
     memset(out, 0, sizeof *out);
     if (n < 0 || m < 0) return sps_error(ctx, SPS_ERR_ARG, "matrix size %d x %d is negative", (int)n, (int)m);
@@ -128,7 +130,7 @@ sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_
                 }
                 if (finite && !(isfinite(re) && isfinite(im))) { /* finite duplicates whose sum overflows */
                     st = sps_error(ctx, SPS_ERR_NUMERIC, "entry (%d, %d): its %d duplicates sum to %g%s (overflow)",
-                                   (int)i + 1, (int)c + 1, (int)(end - a), isfinite(re) ? im : re,
+                                   (int)i + base, (int)c + base, (int)(end - a), isfinite(re) ? im : re,
                                    isfinite(re) ? " (imaginary part)" : "");
                     goto fail;
                 }
@@ -137,9 +139,8 @@ sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_
                 if ((t == SPS_F32 || t == SPS_C32) && ((isfinite(re) && isinf((float)re)) ||
                                                        (isfinite(im) && isinf((float)im)))) {
                     st = sps_error(ctx, SPS_ERR_NUMERIC,
-                                   "entry (%d, %d) = %g%s overflows %s (largest %g): read it in double precision "
-                                   "(--precision f64)",
-                                   (int)i + 1, (int)c + 1, isinf((float)re) ? re : im,
+                                   "entry (%d, %d) = %g%s overflows %s (largest %g): read it as f64",
+                                   (int)i + base, (int)c + base, isinf((float)re) ? re : im,
                                    isinf((float)re) ? "" : " (imaginary part)", sps_scalar_name(t), (double)FLT_MAX);
                     goto fail;
                 }

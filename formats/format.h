@@ -38,10 +38,12 @@ sps_status sps_csr_host_from_triplets(sps_context ctx, sps_index n, sps_index m,
                                       const sps_index *row, const sps_index *col, const double *val,
                                       int src_complex, sps_scalar t, sps_csr_host *out);
 /** The same with entries of type e: val holds sps_entry_values(e) values (doubles, or
- *  complex pairs) per triplet, summed member by member over duplicates. */
+ *  complex pairs) per triplet, summed member by member over duplicates.  base: how the
+ *  messages number an entry's row and column (0 for the API's arrays, 1 for a file's). */
 sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                               const sps_index *row, const sps_index *col, const double *val,
-                                              int src_complex, sps_entry_desc e, sps_scalar t, sps_csr_host *out);
+                                              int src_complex, sps_entry_desc e, sps_scalar t, int base,
+                                              sps_csr_host *out);
 /** The scalar expansion of in (n*d x m*d scalars, d = sps_entry_dim(in->entry)): each
  *  entry becomes its d x d block of scalars, explicit zeros kept (a block's elements;
  *  a quaternion's L(q) = [[w,-x,-y,-z],[x,w,-z,y],[y,z,w,-x],[z,-y,x,w]]).  A scalar in

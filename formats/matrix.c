@@ -207,7 +207,7 @@ static sps_status from_coo_entries(sps_context ctx, const char *fn, sps_index n,
     SPS_CHECK(vals_to_double(ctx, t, sps_entry_values(e), nnz, row, col, val, &dv));
     sps_csr_host h;
     sps_status st =
-        sps_csr_host_from_triplets_entries(ctx, n, m, nnz, row, col, dv, sps_scalar_is_complex(t), e, t, &h);
+        sps_csr_host_from_triplets_entries(ctx, n, m, nnz, row, col, dv, sps_scalar_is_complex(t), e, t, 0, &h);
     free(dv);
     SPS_CHECK(st);
     st = sps_matrix_from_csr_host(ctx, &h, e.kind == SPS_ENTRY_SCALAR ? SPS_FMT_CSR : SPS_FMT_BCSR, NULL,

@@ -41,7 +41,7 @@ static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps
     if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
     sps_csr_host h, g;
     SPS_CHECK(sps_csr_host_from_triplets_entries(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx,
-                                                 quat ? sps_entry_quaternion() : sps_entry_scalar(), t, &h));
+                                                 quat ? sps_entry_quaternion() : sps_entry_scalar(), t, 1, &h));
     sps_status st = SPS_OK;
     if (b > 1) {
         st = sps_csr_host_group_blocks(ctx, &h, b, name, &g);

@@ -164,8 +164,9 @@ static void test_from_coo(sps_scalar t)
                  sps_context_error(ctx));
         free(v2);
     }
-    /* finite duplicates whose sum overflows: SPS_ERR_NUMERIC naming the 1-based entry, as a
-     * non-finite value is (f32 was refused by its range check; f64 stored the Inf) */
+    /* finite duplicates whose sum overflows: SPS_ERR_NUMERIC naming the entry's 0-based row and
+     * column, as the API's other messages do (a Matrix Market file's are 1-based; f32 was refused
+     * by its range check; f64 stored the Inf) */
     {
         const double big = single(t) ? 3e38 : 1.7e308;
         sps_index r2[3] = {1, 0, 1}, c2[3] = {2, 0, 2};
@@ -177,7 +178,7 @@ static void test_from_coo(sps_scalar t)
             A = (sps_matrix)&d;
             sps_context_clear_error(ctx);
             sps_status so = sps_matrix_from_coo(ctx, 2, 3, 3, r2, c2, v2, t, &A);
-            TU_CHECK(so == SPS_ERR_NUMERIC && A == NULL && contains(sps_context_error(ctx), "entry (2, 3)") &&
+            TU_CHECK(so == SPS_ERR_NUMERIC && A == NULL && contains(sps_context_error(ctx), "entry (1, 2)") &&
                          (single(t) ||
                           contains(sps_context_error(ctx), part ? "(imaginary part) (overflow)" : "(overflow)")),
                      "from_coo [%s]: duplicates summing past the range (%s part): %s, '%s'", tn(t),
