@@ -764,14 +764,22 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
         case OPT_TUNE: opt->tune = 1; break;
         case OPT_TUNE_BUDGET: {
             char *end = NULL;
+            errno = 0;
             opt->tune_budget = strtod(optarg, &end);
-            if (end == optarg || *end || !isfinite(opt->tune_budget) || opt->tune_budget < 0) {
+            /* ERANGE: 1e-400 would read as 0, the model's pick with nothing timed */
+            if (end == optarg || *end || errno == ERANGE || !isfinite(opt->tune_budget) || opt->tune_budget < 0) {
                 fprintf(stderr, "spsolve: --tune-budget: expected seconds >= 0, got '%s'\n", optarg);
                 return CLI_PARSE_EXIT_USAGE;
             }
             break;
         }
-        case OPT_TUNE_CACHE: opt->tune_cache = optarg; break;
+        case OPT_TUNE_CACHE:
+            if (!*optarg) { /* the library would read "" as its default file */
+                fprintf(stderr, "spsolve: --tune-cache: expected a file or off, got ''\n");
+                return CLI_PARSE_EXIT_USAGE;
+            }
+            opt->tune_cache = optarg;
+            break;
         case OPT_MONITOR: opt->monitor = 1; break;
         case OPT_JSON: opt->json = 1; break;
         case OPT_NONFINITE: opt->allow_nonfinite = 1; break;
