@@ -184,6 +184,8 @@ static int step_load(cli_run *r)
     if (opt->rhs) {
         /* the length is the reader's to check, at the file's size line */
         if ((st = sps_vector_read_mtx_n(r->ctx, opt->rhs, r->t, r->n, &r->b)) != SPS_OK) return fail(r->ctx, st, NULL);
+        if (r->n == 0 && sps_vector_size(r->b) != 0) /* the reader's 0 is any length */
+            return failf(EXIT_INPUT, "%s: b has %d entries; the system is 0 x 0", opt->rhs, (int)sps_vector_size(r->b));
         if (sps_vector_scalar(r->b) != r->t && r->rep.info.entry.kind == SPS_ENTRY_QUATERNION)
             return failf(EXIT_INPUT, "%s: b is complex; a quaternion system takes a real or quaternion b (its 4n reals)",
                          opt->rhs);
@@ -196,6 +198,8 @@ static int step_load(cli_run *r)
     }
     if (opt->x0) {
         if ((st = sps_vector_read_mtx_n(r->ctx, opt->x0, r->t, r->n, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
+        if (r->n == 0 && sps_vector_size(r->x) != 0)
+            return failf(EXIT_INPUT, "%s: x0 has %d entries; the system is 0 x 0", opt->x0, (int)sps_vector_size(r->x));
         if (sps_vector_scalar(r->x) != r->t) {
             return failf(EXIT_INPUT, "%s: the initial guess is complex but the system is real", opt->x0);
         }
