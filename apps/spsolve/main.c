@@ -24,6 +24,7 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { EXIT_CONVERGED = 0, EXIT_INPUT = 1, EXIT_NOT_CONVERGED = 2 };
 /* A step that lets the run go on; any other value is the exit status. */
@@ -208,12 +209,39 @@ static int step_load(cli_run *r)
     return STEP_OK;
 }
 
+/* --max-memory for the vectors as for the file: a few entries can declare 10^8 rows, and the
+ * solve's host vectors (the CLI's b and x and their check copies; on the CPU backend also the
+ * solver's workspace, GMRES's its restart length of them) would take gigabytes before any
+ * failure said why.  A rough count, made before the first of them is allocated; the GPU's
+ * workspace is the device allocator's to refuse. */
+static int check_vectors_fit(const cli_run *r)
+{
+    int64_t limit = r->opt.max_memory;
+    if (limit == 0) { /* the reader's default: half the physical memory */
+        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        limit = pages > 0 && page > 0 ? (int64_t)pages / 2 * (int64_t)page : -1;
+    }
+    if (limit < 0) return STEP_OK;
+    const char *sv = r->rep.solver;
+    const int64_t restart = r->opt.restart < r->n ? r->opt.restart : r->n;
+    const int64_t ws = !strcmp(sv, "gmres") ? restart + 6 : !strcmp(sv, "bicgstab") ? 10 : 6;
+    const int64_t nvec = 6 + (sps_context_backend(r->ctx) == SPS_BACKEND_CPU ? ws : 0);
+    const double need = (double)r->n * (double)sps_scalar_size(r->t) * (double)nvec;
+    if (need <= (double)limit) return STEP_OK;
+    return failf(EXIT_INPUT, "%s: the solve's vectors take about %.3g GB (%lld of %lld scalars: %s), above the "
+                 "limit of %.3g GB (--max-memory)", r->opt.matrix, need / 1e9, (long long)nvec, (long long)r->n, sv,
+                 (double)limit / 1e9);
+}
+
 /* The host copy of A for the independent check; b = A*1 when not given; x = 0
  * when no x0; the method, from the symmetry the source declared. */
 static int step_prepare_check(cli_run *r)
 {
     sps_status st;
     if ((st = cli_csr_export(r->A, &r->h)) != SPS_OK) return fail(r->ctx, st, "cannot copy the matrix to the host");
+    r->rep.solver = r->opt.solver ? r->opt.solver : default_solver(&r->rep.info, &r->h);
+    const int rc = check_vectors_fit(r);
+    if (rc != STEP_OK) return rc;
     const size_t ss = sps_scalar_size(r->t);
     r->hb = malloc((size_t)r->n * ss + 1);
     r->hx = malloc((size_t)r->n * ss + 1);
@@ -226,7 +254,6 @@ static int step_prepare_check(cli_run *r)
     }
     if (!r->x && (st = sps_vector_create(r->ctx, r->n, r->t, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
     r->rep.t_check = lap(r->ctx, &r->t0);
-    r->rep.solver = r->opt.solver ? r->opt.solver : default_solver(&r->rep.info, &r->h);
     return STEP_OK;
 }
 

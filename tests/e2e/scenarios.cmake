@@ -760,6 +760,12 @@ function(scenario_shape)
   e2e_run(-m big.mtx --max-memory 1G --json)
   e2e_expect_rc(1)
   e2e_expect_stderr("big.mtx:2: reading the 9000 x 9000 matrix of 81000000 declared entries takes about 1.3 GB, above the limit of 1.07 GB \\(--max-memory\\)")
+  # a few bytes declaring 2e7 rows: the solve's vectors (GMRES(30) on the CPU: ~6.7 GB) are
+  # refused under the limit before any is allocated
+  e2e_write_mtx("${WORK}/tall.mtx" "coordinate real general" "20000000 20000000 1" "1 1 1")
+  e2e_run(-m tall.mtx --backend cpu --max-memory 1G)
+  e2e_expect_rc(1)
+  e2e_expect_stderr("the solve.s vectors take about 6.72 GB \\(42 of 20000000 scalars: gmres\\), above the limit of 1.07 GB")
   e2e_run(-m big.mtx --max-memory 12Q)
   e2e_expect_rc(1)
   e2e_expect_stderr("--max-memory: expected a size in bytes")
