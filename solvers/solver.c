@@ -634,6 +634,23 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     if (isfinite(bn) && bn > 0 && (bn > SPS_SV_SCALE_ABOVE || bn < 1 / SPS_SV_SCALE_ABOVE)) {
         frexp(bn, &e);
         e = e > 1020 ? 1020 : e < -1020 ? -1020 : e; /* f and 1 / f normal (||b|| near DBL_MAX or subnormal) */
+        /* x is scaled too: a large initial guess with a tiny b must stay below 2^450 (its squares
+           summed in double), b f above 2^-450; where no power of two does both, the guess and b
+           are too far apart for the iterations' arithmetic, and x is left as it was given
+           (scaling it to Inf had been reported as "NaN or Inf in the initial guess") */
+        double xn = 0;
+        SPS_CHECK(sps_vector_nrm2(x, &xn));
+        if (isfinite(xn) && xn > 0) {
+            int ex = 0;
+            frexp(xn, &ex);
+            const int kmax = 450 - ex, kmin = -449 - e; /* x f <= 2^450, b f >= 2^-450 */
+            if (kmax < kmin)
+                return sps_error(s->ctx, SPS_ERR_NUMERIC,
+                                 "sps_solver_solve: ||b|| = %g and the initial guess's ||x|| = %g are too far apart "
+                                 "to iterate on in double (their squares); start from x = 0 or rescale the system",
+                                 bn, xn);
+            if (-e > kmax) e = -kmax;
+        }
         f = ldexp(1.0, -e);
     }
     s->unscale = 1 / f;

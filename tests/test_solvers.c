@@ -437,6 +437,56 @@ static void test_extreme_rhs(void)
     }
 }
 
+/* A tiny b with a large initial guess: the scaling that brings b near 1 must not take x past
+ * the range.  b ~ 1e-120 with x0 = 1e150: scaled within range, the solve ends (x finite, not
+ * "NaN or Inf in the initial guess" nor NaN iterates; converging is another matter); b ~ 1e-200 with x0 = 1e200: no power of two serves both,
+ * refused (SPS_ERR_NUMERIC, saying so) with x as given. */
+static void test_extreme_x0(void)
+{
+    sps_matrix A = make_matrix(M_POISSON, SPS_F64);
+    dcsr D = export_dcsr(A);
+    const size_t n = (size_t)D.n;
+    double *b = tu_xcalloc(n, sizeof(double)), *x = tu_xcalloc(n, sizeof(double));
+    const double bv[2] = {1e-120, 1e-200}, xv[2] = {1e150, 1e200};
+    for (int si = 0; si < 3; si++)
+        for (int k = 0; k < 2; k++) {
+            for (size_t i = 0; i < n; i++) b[i] = bv[k] * (1.0 + (double)(i % 7)), x[i] = xv[k];
+            sps_operator op = NULL;
+            sps_solver s = NULL;
+            sps_vector vb = NULL, vx = NULL;
+            TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+            TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &s));
+            TU_OK(g_ctx, sps_solver_set_operator(s, op));
+            TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-8, 0.0, 50));
+            TU_OK(g_ctx, sps_vector_from_host(g_ctx, (sps_index)n, SPS_F64, b, &vb));
+            TU_OK(g_ctx, sps_vector_from_host(g_ctx, (sps_index)n, SPS_F64, x, &vx));
+            sps_context_clear_error(g_ctx);
+            sps_result r;
+            const sps_status st = sps_solver_solve(s, vb, vx, &r);
+            TU_OK(g_ctx, sps_vector_get(vx, x));
+            int finite = 1, given = 1;
+            for (size_t i = 0; i < n; i++) finite = finite && isfinite(x[i]), given = given && x[i] == xv[k];
+            if (k == 0)
+                TU_CHECK((st == SPS_OK || st == SPS_ERR_NOT_CONVERGED) && finite && r.reason != SPS_REASON_NONE &&
+                             r.reason != SPS_REASON_NAN,
+                         "%s, b ~ 1e-120, x0 = 1e150: %s (%s), reason %s, x %s", solver_names[si],
+                         sps_status_name(st), sps_context_error(g_ctx), sps_reason_name(r.reason),
+                         finite ? "finite" : "not finite");
+            else
+                TU_CHECK(st == SPS_ERR_NUMERIC && given && strstr(sps_context_error(g_ctx), "too far apart"),
+                         "%s, b ~ 1e-200, x0 = 1e200: %s (%s), x %s", solver_names[si], sps_status_name(st),
+                         sps_context_error(g_ctx), given ? "as given" : "changed");
+            sps_vector_destroy(vb);
+            sps_vector_destroy(vx);
+            sps_solver_destroy(s);
+            sps_operator_destroy(op);
+        }
+    sps_context_clear_error(g_ctx);
+    free(b), free(x);
+    dcsr_free(&D);
+    sps_matrix_destroy(A);
+}
+
 /* ||b|| at the ends of the double range (1e308: 1/f would overflow with an unclamped exponent;
  * a subnormal 1e-310: f would) on 2 I, and the monitor shown the system's norms, not the scaled
  * ones the iteration works with. */
@@ -1431,6 +1481,7 @@ int main(int argc, char **argv)
     test_initial_guess();
     test_zero_rhs();
     test_extreme_rhs();
+    test_extreme_x0();
     test_rtol_zero();
     test_range_ends();
     test_maxit();
