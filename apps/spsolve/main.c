@@ -18,6 +18,7 @@
 #include "report.h"
 #include "spsolve/spsolve.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -406,7 +407,10 @@ static int step_check(cli_run *r)
     cli_residual(&r->h, r->hx, r->hb, opt->norm_inf, &rep->true_residual_norm, &rep->rhs_norm, &scale);
     rep->true_relative_residual =
         rep->rhs_norm > 0 ? rep->true_residual_norm / rep->rhs_norm : rep->true_residual_norm;
-    rep->tolerance = opt->rtol * rep->rhs_norm > opt->atol ? opt->rtol * rep->rhs_norm : opt->atol;
+    /* NaN with ||b|| (a non-finite b): no tolerance, not atol (JSON null) */
+    rep->tolerance = isnan(rep->rhs_norm)                      ? NAN
+                     : opt->rtol * rep->rhs_norm > opt->atol ? opt->rtol * rep->rhs_norm
+                                                             : opt->atol;
     /* the solver judged its residual in its own precision; allow for the
        rounding of that computation and nothing more */
     r->slack = (double)(r->h.max_row_nnz + 4) * unit_roundoff(r->t) * scale;
