@@ -157,9 +157,13 @@ static sps_status bj_numeric(sps_precond P, sps_operator op, sps_matrix A)
     sps_context ctx = P->op.ctx;
     bj_store *s = P->data;
     const size_t ss = sps_scalar_size(P->op.t);
-    if (s->entries) {
+    /* an update may bring the same entries in another format (bcsr at setup, bell now): the
+       host path then, its staging made on first need */
+    if (s->entries && A->ops->diag_blocks) {
         SPS_CHECK(A->ops->diag_blocks(A, s->inv)); /* on the backend, straight into place */
     } else {
+        if (!s->stage)
+            SPS_CHECK(sps_hmalloc(ctx, &s->stage, s->nval ? (size_t)s->nval * ss : 1, "the block-Jacobi blocks"));
         const sps_csr_host *h;
         SPS_CHECK(sps_pc_host_expanded(P, A, &h));
         /* the diagonal blocks, row-major; what the pattern lacks stays zero */
