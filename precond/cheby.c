@@ -183,12 +183,16 @@ static sps_status cheby_numeric(sps_precond P, sps_operator op, sps_matrix A)
         return own;
     }
     SPS_CHECK(sps_operator_from_matrix(s->A, &s->op));
-    double rmin = 0, rmax = 0;
-    SPS_CHECK(lanczos(P, s->op, sps_opt_int(P->opts, "cheby-lanczos"), &rmin, &rmax));
     const double ratio = sps_opt_num(P->opts, "cheby-ratio");
     if (ratio >= 1) /* the option's range is closed; the interval [ratio hi, hi] must not be empty */
         return sps_error(ctx, SPS_ERR_ARG, "cheby: cheby-ratio %g leaves no interval [ratio x hi, hi]: it must be below 1",
                          ratio);
+    if (P->op.n == 0) { /* nothing to estimate (Lanczos would give NaN); the apply has no entry */
+        s->lo = 0.5, s->hi = 1;
+        return SPS_OK;
+    }
+    double rmin = 0, rmax = 0;
+    SPS_CHECK(lanczos(P, s->op, sps_opt_int(P->opts, "cheby-lanczos"), &rmin, &rmax));
     s->hi = 1.1 * rmax;
     s->lo = ratio > 0 ? ratio * s->hi : rmin;
     if (!(s->hi > 0) || !(s->lo > 0) || !(s->lo < s->hi))
