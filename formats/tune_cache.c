@@ -11,13 +11,15 @@
  *   }
  *
  * An entry matches when all five key strings are equal; members this version does
- * not know are skipped (and not written back).  A file that does not parse as such
- * an object is ignored with a warning and replaced by a valid one at the next
- * store.  Writes go to a temporary file beside the target (created exclusively,
- * never through a link), synced, then renamed over it, as io/mmio.c writes; a
- * target that is a symbolic link or not a regular file is never replaced (nor read
- * when it is not a regular file: a FIFO would block).  Concurrent tunes may lose one
- * another's new entry (the last rename wins); the file stays valid. */
+ * not know are skipped (and not written back), and an entry with a member of ours of
+ * the wrong type is dropped.  A file that does not parse as such an object (another
+ * file named by mistake, a newer version's) is ignored with a warning and left as it
+ * is: a store then writes nothing.  Writes go to a temporary file beside the target
+ * (created exclusively, never through a link), synced, then renamed over it, as
+ * io/mmio.c writes; a target that is a symbolic link or not a regular file is never
+ * replaced (nor read when it is not a regular file: a FIFO would block).  A store
+ * reads, merges and writes under an exclusive lock of "<file>.lock" beside it, so
+ * concurrent tunes keep each other's entries. */
 #include "formats/tune.h"
 #include "io/atomic_out.h"
 
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -290,6 +293,14 @@ static int jentry(jp *j, sps_tune_entry *e, int *ok)
             if (i == nm) {
                 if (!jskip(j, 1)) return 0;
             } else {
+                /* a value of another type (a string for a number, null) is no value of ours: the
+                   entry is dropped, not the file */
+                jws(j);
+                const int is_str = j->p < j->e && *j->p == '"';
+                if (is_str != !!m[i].s) {
+                    if (!jskip(j, 1)) return 0;
+                    continue;
+                }
                 const int r = m[i].s ? jstring(j, m[i].s, m[i].cap) : jnumber(j, m[i].v);
                 if (!r) return 0;
                 if (r == 1) have |= 1u << i; /* a truncated string is no value of ours */
@@ -418,8 +429,7 @@ static int read_file(const char *path, entry_list *l, char *warn, size_t wl)
         if (r < 0)
             sps_tune_warn(warn, wl, "tuning file '%s' ignored: %s", path, strerror(errno));
         else if (!(ok = parse_file(buf, got, l, &line, &why)))
-            sps_tune_warn(warn, wl, "tuning file '%s' is corrupt (line %d: %s): ignored, and replaced by a valid one",
-                          path, line, why);
+            sps_tune_warn(warn, wl, "tuning file '%s' is corrupt (line %d: %s): ignored", path, line, why);
         else if (l->dropped)
             sps_tune_warn(warn, wl, "tuning file '%s': %d incomplete entr%s dropped", path, l->dropped,
                           l->dropped == 1 ? "y" : "ies");
@@ -494,6 +504,26 @@ static int write_file(const char *path, const entry_list *l, char *warn, size_t 
     return 0;
 }
 
+/* An exclusive lock of "<path>.lock" (created beside path, never through a link), held
+ * while the descriptor is open; -1 where none can be had (the store goes on unlocked) or
+ * where path is no regular file (nothing is written there then). */
+static int lock_beside(const char *path)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return -1; /* /dev/null, a directory: never ours */
+    const size_t n = strlen(path) + 6;
+    char *lp = malloc(n);
+    if (!lp) return -1;
+    snprintf(lp, n, "%s.lock", path);
+    int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    free(lp);
+    if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 int sps_tune_cache_store(const char *path, int create_dir, const sps_tune_entry *e, char *warn, size_t wl)
 {
     if (create_dir && make_parent(path) != 0) {
@@ -502,12 +532,18 @@ int sps_tune_cache_store(const char *path, int create_dir, const sps_tune_entry 
         return -1;
     }
     entry_list l = {0};
+    int rc = -1;
+    const int lock = lock_beside(path);
     /* the entries as they are now (another process may have added some since the
-     * lookup); already warned about when unreadable: read quietly */
-    read_file(path, &l, NULL, 0);
+     * lookup), read quietly: an unreadable file was warned about at the lookup, and is
+     * not ours to overwrite */
+    if (!read_file(path, &l, NULL, 0)) {
+        sps_tune_warn(warn, wl, "tuning file '%s' not written: it is not a tuning file this version reads (left as "
+                      "it is)", path);
+        goto out;
+    }
     size_t i = 0;
     while (i < l.n && !key_eq(&l.v[i].key, &e->key)) i++;
-    int rc = -1;
     if (i < l.n) l.v[i] = *e;
     else if (!list_push(&l, e)) {
         sps_tune_warn(warn, wl, "tuning file '%s' not written: out of memory", path);
@@ -515,6 +551,7 @@ int sps_tune_cache_store(const char *path, int create_dir, const sps_tune_entry 
     }
     rc = write_file(path, &l, warn, wl);
 out:
+    if (lock >= 0) close(lock); /* the lock goes with the descriptor */
     free(l.v);
     return rc;
 }

@@ -6,6 +6,7 @@
  * the compound formats only; sps_matrix_convert_spec refuses what does not parse.
  * argv[1]: a scratch directory (emptied of the files this test writes). */
 #include "testutil.h"
+#include "formats/tune.h"
 
 #include <errno.h>
 #include <math.h>
@@ -151,19 +152,38 @@ static void test_tune_and_cache(sps_matrix A)
     TU_CHECK(text && strstr(text, "other GPU") && strstr(text, r2.choice), "other devices' entries are kept");
     free(text);
 
-    /* corrupt: ignored with a warning, replaced by a valid file */
+    /* corrupt, or not ours (another file named by mistake, a newer version's): ignored with a
+       warning and left as it is, byte for byte (it had been replaced by a valid one) */
     const char *bad[] = {"{garbage", "", "[1, 2]", "{\"spsolve-tune\": 2, \"entries\": []}",
-                         "{\"spsolve-tune\": 1, \"entries\": [{\"device\": \"x\"]}"};
+                         "{\"spsolve-tune\": 1, \"entries\": [{\"device\": \"x\"]}", "some notes\n"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         spit(cache, bad[k]);
         TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r2));
-        TU_CHECK(!r2.from_cache && strstr(r2.warning, "corrupt"), "corrupt file %zu: warning (%s)", k, r2.warning);
+        TU_CHECK(!r2.from_cache && strstr(r2.warning, "corrupt") && strstr(r2.warning, "not written"),
+                 "corrupt file %zu: warning (%s)", k, r2.warning);
         sps_matrix_destroy(B);
-        TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r2));
-        TU_CHECK(r2.from_cache && r2.warning[0] == '\0', "corrupt file %zu: valid after (from_cache %d, %s)", k,
-                 r2.from_cache, r2.warning);
-        sps_matrix_destroy(B);
+        text = slurp(cache);
+        TU_CHECK(text && !strcmp(text, bad[k]), "corrupt file %zu: left as it was ('%s')", k, text ? text : "gone");
+        free(text);
     }
+    /* an entry with a member of the wrong type is dropped, the others kept; then a valid file */
+    spit(cache, "{\"spsolve-tune\": 1, \"entries\": [{\"device\": \"d\", \"runtime\": \"r\", \"library\": \"l\", "
+                "\"matrix\": \"m\", \"search\": \"s\", \"choice\": null}, {\"device\": \"other GPU\", \"runtime\": "
+                "\"cuda 1\", \"library\": \"0.0.9\", \"matrix\": \"n=1\", \"search\": \"any\", \"choice\": \"ell\", "
+                "\"chosen_ms\": \"fast\"}]}");
+    TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r2));
+    TU_CHECK(!r2.from_cache && strstr(r2.warning, "1 incomplete entry dropped") && !strstr(r2.warning, "corrupt"),
+             "a wrong-typed member drops its entry only (%s)", r2.warning);
+    sps_matrix_destroy(B);
+    text = slurp(cache);
+    TU_CHECK(text && strstr(text, "other GPU") && strstr(text, r2.choice), "the other entry is kept, ours added");
+    free(text);
+    TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r2));
+    TU_CHECK(r2.from_cache && r2.warning[0] == '\0', "valid after (from_cache %d, %s)", r2.from_cache, r2.warning);
+    sps_matrix_destroy(B);
+    remove(cache); /* ours alone again: the next check edits the file's first choice */
+    TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r2));
+    sps_matrix_destroy(B);
     /* a cached choice that no longer builds: warned, tuned again */
     text = slurp(cache);
     char *at = text ? strstr(text, "\"choice\": \"") : NULL;
@@ -241,7 +261,7 @@ static void test_cache_paths(sps_matrix A)
     path_of(target, sizeof target, "target.json");
     path_of(link, sizeof link, "link.json");
     remove(link);
-    spit(target, "precious");
+    spit(target, "{\"spsolve-tune\": 1, \"entries\": []}");
     TU_CHECK(symlink(target, link) == 0, "symlink: %s", strerror(errno));
     o = opts(link, 2.0);
     TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r));
@@ -375,6 +395,50 @@ static void test_spec(sps_matrix A)
     sps_context_clear_error(ctx);
 }
 
+/* Stores from 8 threads at once, each its own keys, into one file: every key is there at the
+ * end (the read, merge and rename run under the file's lock; without it the last rename won
+ * and 3-4 of 6 concurrent tunes' entries were lost). */
+static void test_concurrent_store(void)
+{
+    char path[600];
+    path_of(path, sizeof path, "concurrent.json");
+    remove(path);
+    enum { T = 8, R = 6 };
+    int fails = 0;
+#pragma omp parallel for num_threads(T) reduction(+ : fails)
+    for (int t = 0; t < T; t++)
+        for (int r = 0; r < R; r++) {
+            sps_tune_entry e;
+            memset(&e, 0, sizeof e);
+            snprintf(e.key.device, sizeof e.key.device, "dev");
+            snprintf(e.key.runtime, sizeof e.key.runtime, "rt");
+            snprintf(e.key.library, sizeof e.key.library, "lib");
+            snprintf(e.key.matrix, sizeof e.key.matrix, "thread %d round %d", t, r);
+            snprintf(e.key.search, sizeof e.key.search, "deterministic");
+            snprintf(e.choice, sizeof e.choice, "csr");
+            e.chosen_ms = e.default_ms = e.tune_s = 1;
+            char warn[512] = "";
+            fails += sps_tune_cache_store(path, 0, &e, warn, sizeof warn) != 0;
+        }
+    TU_CHECK(fails == 0, "%d concurrent stores failed", fails);
+    int found = 0;
+    for (int t = 0; t < T; t++)
+        for (int r = 0; r < R; r++) {
+            sps_tune_key k;
+            memset(&k, 0, sizeof k);
+            snprintf(k.device, sizeof k.device, "dev");
+            snprintf(k.runtime, sizeof k.runtime, "rt");
+            snprintf(k.library, sizeof k.library, "lib");
+            snprintf(k.matrix, sizeof k.matrix, "thread %d round %d", t, r);
+            snprintf(k.search, sizeof k.search, "deterministic");
+            sps_tune_entry hit;
+            char warn[512] = "";
+            found += sps_tune_cache_lookup(path, &k, &hit, warn, sizeof warn) == 1;
+        }
+    TU_CHECK(found == T * R, "concurrent stores: %d of %d entries in the file", found, T * R);
+    remove(path);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "test_tune.d");
@@ -388,6 +452,7 @@ int main(int argc, char **argv)
     test_cache_paths(A);
     test_padding_prune();
     test_compound();
+    test_concurrent_store();
     sps_matrix_destroy(A);
     sps_context_destroy(ctx);
     return tu_finish();
