@@ -108,7 +108,8 @@ static inline SPS_HD sps_cplx sps_scoef_eval(sps_scoef c, const sps_cplx *slots)
     X(P, S, axpy_s, (sps_exec *ex, sps_index n, const sps_cplx *slots, sps_scoef c, const void *x, void *y))            \
     /* y = x + c y with c from slots */                                                             \
     X(P, S, xpay_s, (sps_exec *ex, sps_index n, const void *x, const sps_cplx *slots, sps_scoef c, void *y))            \
-    /* d[i] = 1 / d[i]; slots[out].re = index+1 of the first zero or non-finite entry, 0 if none */ \
+    /* d[i] = 1 / d[i]; slots[out].re = index+1 of the first zero or non-finite entry or one of  */ \
+    /* non-finite inverse (a subnormal), 0 if none (d then untouched)                             */ \
     X(P, S, invert, (sps_exec *ex, sps_index n, void *d, sps_cplx *slots, int out))                \
     /* Block-Jacobi (precond/bjacobi.c): nb diagonal blocks, block k the rows start[k] ..          */ \
     /* start[k+1] - 1 (sz_k <= SPS_BJ_MAX rows), its sz_k^2 values row-major at blk + off[k].       */ \

@@ -19,6 +19,7 @@
  * may use it (SPS_PRECOND_SYMMETRIC); capturable (kernels only). */
 #include "precond/precond_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -95,6 +96,9 @@ static sps_status jacobi_numeric(sps_precond P, sps_operator op, sps_matrix A)
                          "Jacobi: diagonal entry of row %d is zero (jacobi-zero-diagonal = error; 'one' takes it as 1, "
                          "as PETSc does)",
                          (int)row);
+    if (isfinite(d.re) && isfinite(d.im)) /* finite, nonzero: its inverse is past the range (a subnormal) */
+        return sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d (%g%+gi) is too small to invert in %s",
+                         (int)row, d.re, d.im, sps_scalar_name(t));
     if (sps_scalar_is_complex(t))
         return sps_error(ctx, SPS_ERR_NUMERIC, "Jacobi: diagonal entry of row %d is not finite (%g%+gi)", (int)row,
                          d.re, d.im);

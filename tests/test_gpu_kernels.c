@@ -300,6 +300,18 @@ static void test_blas1(sps_scalar t, size_t n)
             free(g);
             free(orig);
             gb_free(&e);
+            /* a finite entry whose inverse is not (a subnormal): bad too, on both */
+            gbuf u = gb_rand(t, n);
+            tu_put(t, u.h, kz, t == SPS_F32 || t == SPS_C32 ? 1e-39 : 1e-310, 0.0);
+            gb_push(&u);
+            slot_poison(2);
+            RUN_OK(g_gpu, G->invert(sps_ex(g_gpu), N, u.d, g_dslots, 2));
+            C->invert(sps_ex(g_cpu), N, u.h, g_hslots, 2);
+            gs = dslot(2);
+            TU_CHECK(gs.re == (double)(kz + 1) && gs.re == g_hslots[2].re,
+                     "invert [%s n=%zu]: a subnormal's inverse: first bad %g, want %zu (cpu %g)", sps_scalar_name(t), n,
+                     gs.re, kz + 1, g_hslots[2].re);
+            gb_free(&u);
         }
     }
 }

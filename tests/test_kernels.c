@@ -433,15 +433,17 @@ static void test_invert(sps_scalar t, sps_index n)
 
     /* bad entries: slot = 1-based index of the first one, d untouched */
     if (N > 0) {
+        const double tiny = single(t) ? 1e-39 : 1e-310; /* subnormal: 1 / it past the range */
         struct { size_t pos; double re, im; size_t pos2; double re2, im2; } cases[] = {
             {N - 1, 0.0, 0.0, N, 0, 0},                 /* zero, last */
             {0, NAN, 0.0, N, 0, 0},                     /* NaN, first */
             {N / 2, INFINITY, 0.0, N, 0, 0},            /* Inf */
             {N / 3, -0.0, 0.0, N - 1, NAN, 0.0},        /* -0 before a NaN */
+            {N / 2, tiny, 0.0, N, 0, 0},                /* finite, its inverse not */
             {N / 2, 1.0, NAN, N, 0, 0},                 /* complex: NaN imaginary part */
             {N - 1, 1.0, -INFINITY, N, 0, 0},           /* complex: Inf imaginary part */
         };
-        const int ncases = cplx(t) ? 6 : 4;
+        const int ncases = cplx(t) ? 7 : 5;
         for (int c = 0; c < ncases; c++) {
             memcpy(d, d0, N * ssz(t));
             if (cases[c].pos2 < N && cases[c].pos2 > cases[c].pos) tu_put(t, d, cases[c].pos2, cases[c].re2, cases[c].im2);

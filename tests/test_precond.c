@@ -254,6 +254,20 @@ static void test_jacobi_errors(void)
     TU_CHECK(sps_precond_create(A, SPS_PRECOND_JACOBI, &P) == SPS_ERR_NUMERIC && !P, "inf diagonal");
     TU_CHECK(strstr(sps_context_error(g_ctx), "row 3 is not finite") != NULL, "message: %s", sps_context_error(g_ctx));
     sps_matrix_destroy(A);
+    /* a finite diagonal entry whose inverse is not (a subnormal, row 2): refused naming it, not an
+       Inf in M for the solver to meet at its first iteration */
+    for (int k = 0; k < 2; k++) {
+        const char *mt = k ? "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 2\n2 2 1e-310\n3 3 1\n"
+                           : "%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 2\n2 2 1e-39\n3 3 1\n";
+        P = NULL;
+        TU_OK(g_ctx, sps_matrix_read_mtx_buffer(g_ctx, mt, strlen(mt), "tiny.mtx", k ? SPS_F64 : SPS_F32, NULL, &A));
+        TU_CHECK(sps_precond_create(A, SPS_PRECOND_JACOBI, &P) == SPS_ERR_NUMERIC && !P, "subnormal diagonal (%s)",
+                 k ? "f64" : "f32");
+        TU_CHECK(strstr(sps_context_error(g_ctx), "row 2 (") && strstr(sps_context_error(g_ctx), "too small to invert"),
+                 "message: %s", sps_context_error(g_ctx));
+        sps_precond_destroy(P);
+        sps_matrix_destroy(A);
+    }
 }
 
 static void test_arguments(void)

@@ -5,7 +5,8 @@
  *   read);  pmul y = d .* x;  axpy_s y += c x, xpay_s y = x + c y with c from
  *   slots (sps_scoef, evaluated on the device in double, then rounded to T);
  *   dot slots[out] = x^H y;  nrm2 slots[out] = ||x||_2;  nrm_inf slots[out] = max |x_i|;
- *   invert d = 1 ./ d and slots[out].re = 1 + index of the first zero or non-finite entry (0: none;
+ *   invert d = 1 ./ d and slots[out].re = 1 + index of the first zero or non-finite entry, or of
+ *   non-finite inverse (0: none;
  *   d untouched when one exists).
  *
  * Launch shape: element-wise kernels are grid-stride, 256 threads, at most 32
@@ -201,7 +202,8 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS)
 }
 
 /* ---------------------------------------------------------------- invert */
-/* Pass 1: per block, the smallest index of a zero or non-finite entry (n if none).
+/* Pass 1: per block, the smallest index of a zero or non-finite entry, or one whose inverse is
+ * not finite (n if none).
  * Pass 2 (one block): the minimum -> slots[out] and a device flag.
  * Pass 3: d = 1 / d unless the flag says an entry was bad. */
 struct imin_op {
@@ -215,7 +217,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS) invert_scan_kernel(sps_ind
     sps_index first = n;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n && i < first; i = sps_cu_next(i, stride, n))
-        if (!finite_of(d[i]) || is_zero(d[i])) first = i;
+        if (!finite_of(d[i]) || is_zero(d[i]) || !finite_of(recip(d[i]))) first = i; /* a subnormal's: Inf */
     sps_index b = BR(tmp).Reduce(first, imin_op());
     if (threadIdx.x == 0) part[blockIdx.x] = b;
 }
