@@ -447,6 +447,13 @@ static void test_malformed(void)
         {"vtnan.obj", "v 0 0 0\nvt 0.5 nan\n", "vtnan.obj:2: column 8: a number that is not finite"},
         {"trail.obj", "v 0 0 0abc\n", "trail.obj:1: column 8: unexpected 'a'"},
         {"trail2.obj", "v 0 0 0 x\n", "trail2.obj:1: column 9: unexpected 'x'"},
+        /* an empty index after '/': "1/ 2" had read 2 as corner 1's texture index (a triangle 1 3 4) */
+        {"slash.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nf 1/ 2 3 4\n",
+         "slash.obj:7: face corner 1: no texture index after '/'"},
+        {"slash2.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1// 2 3 4\n",
+         "slash2.obj:5: a face of 4 corners (triangles only)"},
+        /* a bare "v" is a vertex short of its coordinates (it was skipped, shifting the numbering) */
+        {"barev.obj", "v 0 0 0\nv\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "barev.obj:2: vertex needs 3 coordinates"},
     };
     char path[1024], err[1024];
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {

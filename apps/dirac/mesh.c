@@ -65,6 +65,11 @@ static int read_reals(char *e, int k, double *x, char **at)
 /* One index of a face corner: 1-based, or negative (relative to the end).  Compared as a
  * long before any conversion to int: strtol saturates at LONG_MIN, whose negation overflows,
  * and a value past INT_MAX would wrap. */
+/* Whether c ends an OBJ keyword (a blank or the line's end), and whether it starts an index
+ * (strtol would also skip blanks before one). */
+static int obj_word_end(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\0'; }
+static int obj_num_start(char c) { return (c >= '0' && c <= '9') || c == '-' || c == '+'; }
+
 static int obj_index(long v, int count, int *out)
 {
     if (v > 0 && v <= (long)count) *out = (int)(v - 1);
@@ -118,8 +123,10 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
         lineno++;
         char *p = line;
         while (*p == ' ' || *p == '\t') p++;
-        const int is_v = p[0] == 'v' && (p[1] == ' ' || p[1] == '\t');
-        if (is_v || (p[0] == 'v' && p[1] == 't' && (p[2] == ' ' || p[2] == '\t'))) {
+        /* a keyword ends at a blank or the line's end: a bare "v" is a vertex line short of its
+           coordinates (an error), not a line to skip (which shifted every later vertex number) */
+        const int is_v = p[0] == 'v' && obj_word_end(p[1]);
+        if (is_v || (p[0] == 'v' && p[1] == 't' && obj_word_end(p[2]))) {
             /* v x y z, or vt u v: k numbers appended to their array */
             const int k = is_v ? 3 : 2;
             double x[3];
@@ -142,7 +149,7 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
                          : push((void **)&m->vt, &ntd, &capt, &x[c], sizeof(double)))
                     rc = fail(err, errlen, "out of memory");
             if (rc == 0) *(is_v ? &m->nv : &m->nvt) += 1;
-        } else if (p[0] == 'f' && (p[1] == ' ' || p[1] == '\t')) {
+        } else if (p[0] == 'f' && obj_word_end(p[1])) {
             int vi[4], ti[4], k = 0;
             char *e = p + 1;
             for (;;) {
@@ -164,6 +171,12 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
                 if (*e == '/') {
                     e++;
                     if (*e != '/') {
+                        /* strtol would skip blanks: "1/ 2" read 2 as corner 1's texture index */
+                        if (!obj_num_start(*e)) {
+                            rc = fail(err, errlen, "%s:%ld: face corner %d: no texture index after '/'", path, lineno,
+                                      k + 1);
+                            break;
+                        }
                         long b = strtol(e, &q, 10);
                         if (q == e || obj_index(b, m->nvt, &ti[k])) {
                             rc = fail(err, errlen, "%s:%ld: face corner %d: texture index out of 1..%d", path, lineno,
@@ -172,10 +185,12 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
                         }
                         e = q;
                     }
-                    if (*e == '/') { /* the normal: not used */
+                    if (*e == '/') { /* the normal: not used; a number, or nothing before a blank */
                         e++;
-                        (void)strtol(e, &q, 10);
-                        e = q;
+                        if (obj_num_start(*e)) {
+                            (void)strtol(e, &q, 10);
+                            e = q;
+                        }
                     }
                 }
                 if (*e != ' ' && *e != '\t' && *e != '\n' && *e != '\r' && *e != '\0') {
