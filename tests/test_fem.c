@@ -387,6 +387,9 @@ static void test_gmsh(sps_context ctx)
          ":13: element: expected 'tag type ntags tags... nodes'"},
         /* counts the file cannot hold, refused before arrays are sized from them */
         {MSH22 "$Nodes\n200000000\n1 0 0 0\n$EndNodes\n", ":5: 200000000 nodes cannot be in a file of"},
+        /* a triangle of a repeated node, or of three collinear ones: it clamped two nodes */
+        {MSH22 NODES22 "$Elements\n2\n1 2 2 1 1 1 1 2\n2 4 2 3 1 1 2 3 4\n$EndElements\n",
+         ":13: triangle 1 is degenerate (area 0)"},
         {MSH22 NODES22 "$Elements\n400000000\n$EndElements\n", ":12: 400000000 elements cannot be in a file of"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
@@ -429,6 +432,15 @@ static void test_gmsh_cases(sps_context ctx)
 {
     fem_mesh m;
     char err[512];
+    /* a triangle with no physical tag holds 0, which names no group: --clamp 0 had clamped it */
+    if (read_text(MSH22 NODES22 "$Elements\n3\n1 2 0 1 2 3\n2 2 2 1 1 1 2 4\n3 4 2 3 1 1 2 3 4\n$EndElements\n", &m,
+                  err, sizeof err)) {
+        CHECK(0, "untagged triangle: %s", err);
+    } else {
+        CHECK(fem_group(&m, "0") == -1 && fem_group(&m, "-1") == -1 && fem_group(&m, "1") == 1,
+              "group 0 or -1 names nothing (%d %d %d)", fem_group(&m, "0"), fem_group(&m, "-1"), fem_group(&m, "1"));
+        fem_mesh_free(&m);
+    }
     /* 2.2: the tetrahedron listed twice (groups 3 and 4; the second's corners rotated), its
      * face twice in group 1 (rotated) and once in group 2 */
     if (read_text(MSH22 "$PhysicalNames\n4\n2 1 \"a\"\n2 2 \"b\"\n3 3 \"v\"\n3 4 \"w\"\n$EndPhysicalNames\n" NODES22
