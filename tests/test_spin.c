@@ -420,6 +420,8 @@ static void test_reference(sps_context ctx, const char *dir)
     spin_image_free(&im);
 }
 
+/* a tetrahedron's corners: its faces f 1 2 3, f 1 3 4, f 1 4 2, f 2 4 3 are oriented alike */
+#define TET_V "v 1 1 1\nv 1 -1 -1\nv -1 1 -1\nv -1 -1 1\n"
 static void test_malformed(void)
 {
     static const struct { const char *name, *text, *want; } objs[] = {
@@ -454,6 +456,13 @@ static void test_malformed(void)
          "slash2.obj:5: a face of 4 corners (triangles only)"},
         /* a bare "v" is a vertex short of its coordinates (it was skipped, shifting the numbering) */
         {"barev.obj", "v 0 0 0\nv\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "barev.obj:2: vertex needs 3 coordinates"},
+        /* not an oriented surface: a face flipped, one listed twice, a third face on an edge */
+        {"flip.obj", TET_V "f 1 3 2\nf 1 3 4\nf 1 4 2\nf 2 4 3\n",
+         "flip.obj:6: edge 1-3 is used in the same direction as by the face of line 5"},
+        {"dupface.obj", TET_V "f 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\nf 2 3 1\n",
+         "dupface.obj:9: edge 1-2 is used in the same direction as by the face of line 5"},
+        {"nonman.obj", TET_V "v 2 2 2\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\nf 2 3 5\n",
+         "nonman.obj:10: edge 2-3 is used in the same direction as by the face of line 6"},
     };
     char path[1024], err[1024];
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
@@ -465,18 +474,21 @@ static void test_malformed(void)
         if (rc == 0) spin_mesh_free(&m);
         unlink(path);
     }
-    /* what stays accepted: v's w and vertex colours, vt's w, a trailing comment, CRLF */
+    /* what stays accepted: v's w and vertex colours, vt's w, a trailing comment, CRLF, a tetrahedron */
     static const char *fine[] = {
         "v 0 0 0 1\nv 1 0 0 1\nv 0 1 0 1\nf 1 2 3\n",
         "v 0 0 0 0.5 0.5 0.5\nv 1 0 0 1 1 1\nv 0 1 0 0 0 0\nvt 0 0 0\nf 1/1 2/1 3/1\n",
         "v 0 0 0 # origin\nv 1 0 0\t\nv 0 1 0#\nf 1 2 3\n",
         "v 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nvt 0.5 0.5\r\nf 1/1 2/1 3/1\r\n",
+        /* a closed oriented surface, a face line's trailing comment, a normal index */
+        TET_V "f 1 2 3 # top\nf 1//1 3//1 4//1\nf 1 4 2#\nf 2 4 3\n",
     };
     for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
         write_file("fine.obj", fine[i], strlen(fine[i]), path, sizeof path);
         spin_mesh m;
         const int rc = spin_mesh_read(path, &m, err, sizeof err);
-        CHECK(rc == 0 && m.nv == 3 && m.nf == 1, "accepted OBJ %zu: %s", i, rc ? err : "");
+        const int nv = i == 4 ? 4 : 3, nf = i == 4 ? 4 : 1; /* the tetrahedron, the triangles */
+        CHECK(rc == 0 && m.nv == nv && m.nf == nf, "accepted OBJ %zu: %s", i, rc ? err : "");
         if (rc == 0) spin_mesh_free(&m);
         unlink(path);
     }
