@@ -272,14 +272,29 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
     /* A's values, the pattern symbolic saw: uploaded from the setup's host copy for each try */
     const int shift = sps_opt_int(P->opts, "pc-shift");
     const sps_vec_kernels *k = sps_kvec(ctx, t);
-    sps_index bad = 0;
+    /* a value that is not finite makes every pivot test NaN: named as such, not as a zero pivot
+       (and not raised to a small one by pc-shift nonzero, which had hidden a NaN row) */
+    const size_t ssz = sps_scalar_size(t);
+    for (sps_index i = 0; i < h->n; i++)
+        for (sps_index e = h->rowptr[i]; e < h->rowptr[i + 1]; e++) {
+            const sps_cplx v = sps_cplx_load(t, (const char *)h->val + (size_t)e * ssz, sps_cplx_make(0, 0));
+            if (!isfinite(v.re) || !isfinite(v.im))
+                return sps_error(ctx, SPS_ERR_NUMERIC, "%s: row %d holds a value that is not finite (column %d)",
+                                 P->m->name, (int)i + 1, (int)h->col[e] + 1);
+        }
+    sps_index bad = 0, raised = 0;
     double alpha = 0;
     for (int a = -1; a < (shift == SHIFT_PD ? (int)(sizeof pd_alpha / sizeof pd_alpha[0]) : 0); a++) {
         alpha = a < 0 ? 0.0 : pd_alpha[a];
-        SPS_CHECK(sps_dcopy(ctx, s->val, h->val, vb, SPS_COPY_H2D));
-        SPS_CHECK(k->ilu_factor(sps_ex(ctx), s->n, s->rowptr, s->col, s->val, s->diag, s->nl, s->lvl_ptr, s->lvl_rows,
-                                alpha, shift == SHIFT_NONZERO, s->ic, s->bad));
-        SPS_CHECK(sps_dcopy(ctx, &bad, s->bad, sizeof bad, SPS_COPY_D2H));
+        /* pc-shift nonzero: first without it, so that a raised pivot is known (and said) */
+        for (int nz = 0; nz < (shift == SHIFT_NONZERO ? 2 : 1); nz++) {
+            SPS_CHECK(sps_dcopy(ctx, s->val, h->val, vb, SPS_COPY_H2D));
+            SPS_CHECK(k->ilu_factor(sps_ex(ctx), s->n, s->rowptr, s->col, s->val, s->diag, s->nl, s->lvl_ptr,
+                                    s->lvl_rows, alpha, nz, s->ic, s->bad));
+            SPS_CHECK(sps_dcopy(ctx, &bad, s->bad, sizeof bad, SPS_COPY_D2H));
+            if (!bad) break;
+            if (!nz) raised = bad;
+        }
         if (!bad) break;
     }
     if (bad) /* the hint names what can still help: nonzero raises zero pivots only (ic0's negative ones stay) */
@@ -293,6 +308,9 @@ static sps_status ilu_numeric(sps_precond P, sps_operator op, sps_matrix A)
     if (alpha > 0)
         snprintf(P->warning, sizeof P->warning, "%s: factored A + %g diag(A) (pc-shift positive-definite)",
                  P->m->name, alpha);
+    else if (raised)
+        snprintf(P->warning, sizeof P->warning, "%s: a zero pivot in row %d (and any after it) raised to a small "
+                 "value (pc-shift nonzero)", P->m->name, (int)raised);
     if (s->sweeps > 0) { /* the sweeps' copies of the new factors */
         SPS_CHECK(k->ilu_gather(sps_ex(ctx), s->lo.cnt, s->lo.src, s->val, 0, s->lo.val));
         SPS_CHECK(k->ilu_gather(sps_ex(ctx), s->up.cnt, s->up.src, s->val, 0, s->up.val));

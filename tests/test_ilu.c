@@ -221,7 +221,31 @@ static void test_errors(void)
              "zero pivot: %s", sps_context_error(ctx));
     P = tu_precond_with(ctx, A, "ilu0", "pc-shift", "nonzero");
     TU_CHECK(P != NULL, "pc-shift nonzero: %s", sps_context_error(ctx));
+    /* ... and says so (it raised the pivot silently) */
+    TU_CHECK(P && strstr(sps_precond_warning(P), "zero pivot in row 2 (and any after it) raised"),
+             "pc-shift nonzero warning: '%s'", P ? sps_precond_warning(P) : "");
     sps_precond_destroy(P);
+    sps_matrix_destroy(A);
+    /* a value that is not finite: named as such in every shift mode (nonzero had raised the NaN
+       row's pivot and gone on) */
+    {
+        const char *mm = "%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 2\n2 1 nan\n2 2 3\n";
+        sps_read_options ro = {.allow_nonfinite = 1};
+        TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, mm, strlen(mm), "nan.mtx", SPS_F64, &ro, &A));
+        for (int sh = 0; sh < 2; sh++) {
+            P = NULL;
+            sps_status sn = SPS_OK;
+            if (TU_OK(ctx, sps_precond_new(ctx, "ilu0", &P))) {
+                if (sh) TU_OK(ctx, sps_precond_set_option(P, "pc-shift", "nonzero"));
+                sn = sps_precond_setup(P, NULL, A);
+            }
+            TU_CHECK(sn == SPS_ERR_NUMERIC && strstr(sps_context_error(ctx), "row 2 holds a value that is not finite"),
+                     "NaN row (shift %d): %s", sh, sps_context_error(ctx));
+            sps_precond_destroy(P);
+        }
+        sps_matrix_destroy(A);
+    }
+    TU_OK(ctx, sps_matrix_from_csr(ctx, 2, 2, rp2, cl2, v2, SPS_F64, &A));
     /* ic0: the same matrix has pivots 1 and 0: refused; positive-definite shifts A */
     TU_CHECK(sps_precond_create_by_name(A, "ic0", &P) == SPS_ERR_NUMERIC &&
                  strstr(sps_context_error(ctx), "non-positive pivot in row 2"),
