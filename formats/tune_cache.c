@@ -496,8 +496,13 @@ static int write_file(const char *path, const entry_list *l, char *warn, size_t 
 {
     char err[600] = "";
     sps_out_file o;
-    if (sps_out_open(&o, path, 0644, err, sizeof err) != SPS_OK ||
-        sps_out_close(&o, write_entries(o.f, l), err, sizeof err) != SPS_OK) {
+    if (sps_out_open(&o, path, 0644, err, sizeof err) != SPS_OK) {
+        sps_tune_warn(warn, wl, "tuning file '%s' not written: %s", path, err);
+        return -1;
+    }
+    const int ok = write_entries(o.f, l);
+    if (!ok) snprintf(err, sizeof err, "a write failed: %s", strerror(errno)); /* close says nothing then */
+    if (sps_out_close(&o, ok, err, sizeof err) != SPS_OK) {
         sps_tune_warn(warn, wl, "tuning file '%s' not written: %s", path, err);
         return -1;
     }
