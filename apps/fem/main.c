@@ -19,14 +19,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int usage(void)
+static int usage_to(FILE *f, int rc)
 {
-    fprintf(stderr, "usage: spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)\n"
+    fprintf(f, "usage: spsolve-fem (--beam L,W,H --cells NX,NY,NZ [--tip-load P] | --mesh FILE.msh --clamp TAG)\n"
                     "                   [--traction TAG:FX,FY,FZ] [--E E] [--nu NU] [--density RHO] [--gravity GX,GY,GZ]\n"
                     "                   [--rtol R] [--maxit N] [--precond bjacobi|jacobi|none] [--backend auto|cpu|cuda]\n"
                     "                   [--precision f32|f64]\n"
                     "                   [-o OUT.vtu] [--png OUT.png] [--write-matrix K.mtx] [--json]\n");
-    return 2;
+    return rc;
+}
+static int usage(void) { return usage_to(stderr, 2); }
+
+/* A usage error naming the option, its value and what it takes (then the usage). */
+static int bad(const char *opt, const char *val, const char *want)
+{
+    fprintf(stderr, "spsolve-fem: %s%s%s: %s\n", opt, val ? " " : "", val ? val : "", want);
+    return usage();
 }
 
 /* "a,b,c" into three finite numbers; 0 when it is not that (inf or nan would solve to nan) */
@@ -53,9 +61,15 @@ int main(int argc, char **argv)
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         double *x = NULL; /* a real to read from v (args_real: whole and finite) */
         if (!strcmp(a, "--json")) json = 1;
-        else if (!v) return usage();
-        else if (!strcmp(a, "--beam")) have_beam = three(v, beam), i++;
-        else if (!strcmp(a, "--cells")) have_cells = three(v, cells), i++;
+        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) return usage_to(stdout, 0);
+        else if (!v) return bad(a, NULL, "needs a value, or is unknown");
+        else if (!strcmp(a, "--beam")) {
+            if (!(have_beam = three(v, beam))) return bad(a, v, "expected three finite numbers L,W,H");
+            i++;
+        } else if (!strcmp(a, "--cells")) {
+            if (!(have_cells = three(v, cells))) return bad(a, v, "expected three counts NX,NY,NZ");
+            i++;
+        }
         else if (!strcmp(a, "--tip-load")) x = &o.tip_load, i++;
         else if (!strcmp(a, "--density")) x = &o.density, i++;
         else if (!strcmp(a, "--mesh")) mesh = v, i++;
@@ -63,7 +77,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--traction")) traction = v, i++;
         else if (!strcmp(a, "--write-matrix")) o.write_matrix = v, i++;
         else if (!strcmp(a, "--gravity")) {
-            if (!three(v, o.gravity)) return usage();
+            if (!three(v, o.gravity)) return bad(a, v, "expected three finite numbers GX,GY,GZ");
             i++;
         } else if (!strcmp(a, "-o")) vtu = v, i++;
         else if (!strcmp(a, "--png")) png = v, i++;
@@ -71,27 +85,33 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--nu")) x = &o.nu, i++;
         else if (!strcmp(a, "--rtol")) x = &o.rtol, have_rtol = 1, i++;
         else if (!strcmp(a, "--precision")) {
-            if (strcmp(v, "f32") && strcmp(v, "f64")) return usage();
+            if (strcmp(v, "f32") && strcmp(v, "f64")) return bad(a, v, "f32 or f64");
             o.single = !strcmp(v, "f32"), i++;
         }
         else if (!strcmp(a, "--maxit")) {
-            if (!args_int(v, 1, INT_MAX, &o.maxit)) return usage();
+            if (!args_int(v, 1, INT_MAX, &o.maxit)) return bad(a, v, "an integer in 1..2147483647");
             i++;
         }
         else if (!strcmp(a, "--precond")) o.precond = v, i++;
         else if (!strcmp(a, "--backend")) {
             be = !strcmp(v, "cpu") ? SPS_BACKEND_CPU : !strcmp(v, "cuda") ? SPS_BACKEND_CUDA : SPS_BACKEND_AUTO;
-            if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto")) return usage();
+            if (strcmp(v, "cpu") && strcmp(v, "cuda") && strcmp(v, "auto")) return bad(a, v, "auto, cpu or cuda");
             i++;
-        } else return usage();
-        if (x && !args_real(v, x)) return usage();
+        } else return bad(a, NULL, "unknown option");
+        if (x && !args_real(v, x)) return bad(a, v, "not a finite number");
     }
     if (o.single && !have_rtol) o.rtol = 1e-5; /* as spsolve: f32 reaches about 1e-6 */
-    if ((mesh ? have_beam || have_cells || !clamp_tag : !have_beam || !have_cells || clamp_tag) || !(o.E > 0) || !(o.nu > -1 && o.nu < 0.5) || !(o.rtol > 0 && o.rtol < 1) ||
-        (strcmp(o.precond, "bjacobi") && strcmp(o.precond, "jacobi") && strcmp(o.precond, "none")))
-        return usage();
+    if (mesh ? have_beam || have_cells || !clamp_tag : !have_beam || !have_cells || clamp_tag)
+        return bad(mesh ? "--mesh" : "--beam", NULL,
+                   mesh ? "takes --clamp, and neither --beam nor --cells" : "takes --cells, and no --clamp");
+    if (!(o.E > 0)) return bad("--E", NULL, "must be > 0");
+    if (!(o.nu > -1 && o.nu < 0.5)) return bad("--nu", NULL, "must be in (-1, 0.5)");
+    if (!(o.rtol > 0 && o.rtol < 1)) return bad("--rtol", NULL, "must be in (0, 1)");
+    if (strcmp(o.precond, "bjacobi") && strcmp(o.precond, "jacobi") && strcmp(o.precond, "none"))
+        return bad("--precond", o.precond, "bjacobi, jacobi or none");
     for (int k = 0; k < 3; k++) /* in range before the cast (fem_beam adds 1 to each) */
-        if (!(fabs(cells[k]) < INT_MAX) || cells[k] != (int)cells[k]) return usage();
+        if (!(fabs(cells[k]) < INT_MAX) || cells[k] != (int)cells[k])
+            return bad("--cells", NULL, "three whole numbers of cells");
     char err[512];
     fem_mesh m;
     if (mesh ? fem_gmsh_read(mesh, &m, err, sizeof err)
@@ -124,7 +144,7 @@ int main(int argc, char **argv)
         if (!colon || colon == traction || (size_t)(colon - traction) >= sizeof name || !three(colon + 1, o.traction)) {
             fem_mesh_free(&m);
             free(clamp);
-            return usage();
+            return bad("--traction", traction, "expected TAG:FX,FY,FZ");
         }
         snprintf(name, sizeof name, "%.*s", (int)(colon - traction), traction);
         if ((o.traction_tag = fem_group(&m, name)) < 0) {

@@ -48,8 +48,13 @@ foreach(bad "maxit;4294967297" "rtol;1" "E;inf" "density;inf" "tip-load;nan" "gr
   list(GET bad 0 opt)
   list(GET bad 1 val)
   add_test(NAME e2e.fem.usage_${opt} COMMAND fem_cli --beam 10,1,1 --cells 4,1,1 --${opt} ${val})
-  set_tests_properties(e2e.fem.usage_${opt} PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem \\(--beam")
+  # the option named, then the usage
+  set_tests_properties(e2e.fem.usage_${opt} PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
+                       "spsolve-fem: --${opt}[^\n]*: [^\n]+\nusage: spsolve-fem \\(--beam")
 endforeach()
+# --help: the usage on stdout, exit 0 (it exited 2)
+add_test(NAME e2e.fem.help COMMAND fem_cli --help)
+set_tests_properties(e2e.fem.help PROPERTIES LABELS e2e)
 add_test(NAME e2e.fem.usage_traction COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh --clamp bottom
                                                 --traction top:0,0,inf)
 set_tests_properties(e2e.fem.usage_traction PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem \\(--beam")
