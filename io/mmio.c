@@ -1053,6 +1053,7 @@ static sps_status parse_text(mm_ctx *c, sps_mm_data *out)
     int tokens = (d.is_array ? 0 : 2) + (d.field == SPS_MM_PATTERN ? 0 : a.nv);
     int64_t left = (int64_t)(c->end - p);
     if (c->src && c->size_hint >= 0) left = c->size_hint - c->consumed - (int64_t)(p - c->buf);
+    if (left < 0) left = 0; /* a file that grew since its fstat: the entries then grow as they come */
     int64_t bound = (left + 1) / (2 * tokens) + 1;
     int64_t cap = nnz_decl < bound ? nnz_decl : bound;
     if ((st = arrays_resize(&a, cap, c->err, c->errlen)) != SPS_OK) goto fail;
