@@ -442,6 +442,7 @@ static void test_malformed(void)
         {"collinear.obj", "v 0 0 0\nv 1 0 0\nv 2 0 0\nf 1 2 3\n", "collinear.obj:4: a degenerate face (area 0,"},
         {"sliver.obj", "v 0 0 0\nv 1 0 0\nv 0.5 1e-13 0\nf 1 2 3\n", "sliver.obj:4: a degenerate face (area 5e-14,"},
         {"tiny.obj", "v 0 0 0\nv 1e-170 0 0\nv 0 1e-170 0\nf 1 2 3\n", "tiny.obj:4: a face too small for double"},
+        {"tiny2.obj", "v 0 0 0\nv 1e-100 0 0\nv 0 1e-100 0\nf 1 2 3\n", "tiny2.obj:4: a face too small for double"},
         /* coordinates that are not finite, or followed by other characters */
         {"nan.obj", "v nan 0 0\n", "nan.obj:1: column 3: a number that is not finite"},
         {"inf.obj", "v 0 0 0\nv 0 -inf 0\n", "inf.obj:2: column 5: a number that is not finite"},

@@ -95,7 +95,9 @@ static int check_face(const char *path, long lineno, const double *v, const int 
     for (int c = 0; c < 3; c++) l2 = dot3(e[c], e[c]) > l2 ? dot3(e[c], e[c]) : l2;
     if (!isfinite(A) || !isfinite(l2))
         return fail(err, errlen, "%s:%ld: the face's area overflows (coordinates too large)", path, lineno);
-    if (!(A > 0) && sqrt(l2) < 1e-150) /* its edges' products underflow, collinear or not */
+    /* its edges' products underflow, collinear or not: the area comes from squared lengths
+       squared again (|e|^4), gone below |e| ~ 1e-77 */
+    if (!(A > 0) && sqrt(l2) < 1e-75)
         return fail(err, errlen, "%s:%ld: a face too small for double precision (longest edge %.3g: its area is 0)",
                     path, lineno, sqrt(l2));
     /* collinear to rounding: its cotangents are noise or infinite.  Slivers above this are
