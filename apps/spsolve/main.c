@@ -328,7 +328,7 @@ static int step_setup(cli_run *r)
     rep->rtol = opt->rtol;
     rep->atol = opt->atol;
     rep->maxit = opt->maxit;
-    rep->restart = opt->restart;
+    rep->restart = r->n > 0 && opt->restart > r->n ? (int)r->n : opt->restart; /* as GMRES caps it (solvers/gmres.c) */
     double tp = now();
     sps_context_synchronize(r->ctx);
     if (strcmp(opt->precond, "none") != 0 &&

@@ -233,6 +233,7 @@ function(scenario_history)
   # asked for 1.6e17 bytes before the cap)
   e2e_run(-m poisson2d:2 --solver gmres --restart 100000000 --json)
   e2e_expect_solved(1e-8)
+  e2e_json_expect(4 solver restart) # as run: at most n
 endfunction()
 
 # Usage errors: exit 1, a message on stderr, nothing on stdout.
