@@ -45,7 +45,10 @@ typedef struct {
 static int gm_restart(const struct sps_solver_s *s)
 {
     const sps_index n = s->A ? s->A->n : 0;
-    return n > 0 && (sps_index)s->restart > n ? (int)n : s->restart;
+    const int m = n > 0 && (sps_index)s->restart > n ? (int)n : s->restart;
+    /* the slots (H0 + 2 m) and vectors (m + 2) are counted in int: a restart of 2^30 wrapped;
+       this cap leaves the workspace's allocation to refuse what cannot be had */
+    return m < (INT_MAX - H0) / 2 ? m : (INT_MAX - H0) / 2;
 }
 
 static gm_host host_views(struct sps_solver_s *s)

@@ -63,11 +63,22 @@ const sps_option_desc *sps_solver_options_desc(const char *name, int *n)
     return !name ? common_options : m ? m->options : NULL;
 }
 
+/* A call from the solver's own monitor or a callback during its solve: the solve holds the
+ * workspace sized for the settings it began with (a new restart length made GMRES read past
+ * it; a nested solve clobbered the outer one's history). */
+#define SPS_SV_NOT_BUSY(s, fn)                                                                              \
+    do {                                                                                                   \
+        if ((s)->busy)                                                                                     \
+            return sps_error((s)->ctx, SPS_ERR_ARG,                                                        \
+                             fn ": called during this solver's solve (from its monitor or a callback)");   \
+    } while (0)
+
 /* value parsed against the declaration of name (the method's, else the common
  * one) by the one option parser, then applied through the typed setters. */
 sps_status sps_solver_set_option(sps_solver s, const char *name, const char *value)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_set_option");
     const sps_solver_method *m = s->method;
     int common = 0;
     for (int i = 0; name && i < NCOMMON; i++) common |= strcmp(common_options[i].name, name) == 0;
@@ -154,6 +165,7 @@ sps_status sps_solver_create_by_name(sps_context ctx, const char *name, sps_solv
 sps_status sps_solver_set_operator(sps_solver s, sps_operator A)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_set_operator");
     if (!A) return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: NULL operator");
     if (A->ctx != s->ctx)
         return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_operator: the operator belongs to another context");
@@ -189,6 +201,7 @@ static sps_status check_precond(sps_solver s, sps_precond P, const char *fn)
 sps_status sps_solver_set_precond(sps_solver s, sps_precond P)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_set_precond");
     if (P) SPS_CHECK(check_precond(s, P, "sps_solver_set_precond"));
     s->P = P;
     return SPS_OK;
@@ -197,6 +210,7 @@ sps_status sps_solver_set_precond(sps_solver s, sps_precond P)
 sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int maxit)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_set_tolerances");
     if (!(rtol >= 0.0) || !(atol >= 0.0) || isinf(rtol) || isinf(atol) || maxit < 0)
         return sps_error(s->ctx, SPS_ERR_ARG,
                          "sps_solver_set_tolerances: need finite rtol >= 0, atol >= 0 and maxit >= 0 (got %g, %g, %d)",
@@ -210,6 +224,7 @@ sps_status sps_solver_set_tolerances(sps_solver s, double rtol, double atol, int
 sps_status sps_solver_set_restart(sps_solver s, int m)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_set_restart");
     if (m < 1) return sps_error(s->ctx, SPS_ERR_ARG, "sps_solver_set_restart: restart length %d < 1", m);
     s->restart = m;
     return SPS_OK;
@@ -218,6 +233,7 @@ sps_status sps_solver_set_restart(sps_solver s, int m)
 sps_status sps_solver_set_graphs(sps_solver s, int on)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_set_graphs");
     s->graphs = on != 0;
     return SPS_OK;
 }
@@ -225,6 +241,7 @@ sps_status sps_solver_set_graphs(sps_solver s, int on)
 sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void *user)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_set_monitor");
     s->monitor = fn;
     s->monitor_user = user;
     return SPS_OK;
@@ -609,9 +626,22 @@ static sps_status scale_by(sps_vector x, double f)
     return sps_vector_scale(fs, x);
 }
 
+static sps_status solve(sps_solver s, sps_vector b, sps_vector x, sps_result *res);
+static void destroy_now(sps_solver s);
+
 sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result *res)
 {
     if (!s) return SPS_ERR_ARG;
+    SPS_SV_NOT_BUSY(s, "sps_solver_solve");
+    s->busy = 1;
+    const sps_status st = solve(s, b, x, res);
+    s->busy = 0;
+    if (s->destroy_pending) destroy_now(s); /* destroyed from its monitor: now */
+    return st;
+}
+
+static sps_status solve(sps_solver s, sps_vector b, sps_vector x, sps_result *res)
+{
     if (res) memset(res, 0, sizeof *res);
     const double t0 = sps_wtime();
     s->its = 0;
@@ -676,7 +706,9 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
         double t;
         sps_status st2 = sps_sv_true_residual(s, bs, x, sps_sv_vec(s, s->ws_nvec), &t);
         if (st2 == SPS_OK) s->rnorm_true = t;
-        if (st == SPS_OK) st = st2;
+        else s->rnorm_true = NAN, st = st2; /* its failure is the message: the status says the same */
+    } else if (!s->true_known) {
+        s->rnorm_true = NAN; /* a failed call: ||b - A x|| of the x it leaves is not known (r0's was stale) */
     }
     if (f != 1) { /* back: x / f (where it was scaled) and the norms / f */
         if (st != SPS_OK && *sps_context_error(s->ctx)) { /* the method's message gave the scaled norms */
@@ -710,10 +742,16 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
     return st;
 }
 
-void sps_solver_destroy(sps_solver s)
+static void destroy_now(sps_solver s)
 {
-    if (!s) return;
     ws_free(s);
     free(s->history);
     free(s);
+}
+
+void sps_solver_destroy(sps_solver s)
+{
+    if (!s) return;
+    if (s->busy) s->destroy_pending = 1; /* from its own monitor or a callback: when the solve returns */
+    else destroy_now(s);
 }

@@ -80,6 +80,8 @@ struct sps_solver_s {
     int graphs;                 /* sps_solver_set_graphs: capture iterations as CUDA graphs (default on) */
     int norm_inf;               /* option norm = inf: the stopping test and the reported norms are max norms */
     void *graph[2];             /* the solve's recorded iteration per parity (sps_sv_advance) */
+    int busy;                   /* in sps_solver_solve: its monitor and callbacks may not change the solver */
+    int destroy_pending;        /* sps_solver_destroy called from them: freed when the solve returns */
 
     /* workspace (setup), reused while these four and host_bytes do not change */
     sps_index ws_n;

@@ -487,6 +487,71 @@ static void test_extreme_x0(void)
     sps_matrix_destroy(A);
 }
 
+/* The solver's own monitor calling back into it mid-solve: settings, a nested solve and a
+ * destroy.  A new restart length had made GMRES (with a preconditioner) read past its
+ * workspace, a destroy was a use after free, a nested solve clobbered the outer history.  Now
+ * the setters and solve refuse (SPS_ERR_ARG) and the destroy waits for the solve's return. */
+typedef struct {
+    sps_solver s;
+    sps_vector b, x;
+    sps_status set, nested;
+    int destroy;
+} reenter;
+static int reenter_mon(void *user, int it, double rnorm)
+{
+    (void)rnorm;
+    reenter *r = user;
+    if (it != 2) return 0;
+    if (r->destroy) {
+        sps_solver_destroy(r->s);
+        return 0;
+    }
+    r->set = sps_solver_set_restart(r->s, 40);
+    r->nested = sps_solver_solve(r->s, r->b, r->x, NULL);
+    return 0;
+}
+static void test_reentrant_monitor(void)
+{
+    sps_matrix A = make_matrix(M_POISSON, SPS_F64);
+    sps_matrix_info_t in;
+    TU_OK(g_ctx, sps_matrix_info(A, &in));
+    for (int si = 0; si < 3; si++)
+        for (int destroy = 0; destroy < 2; destroy++) {
+            sps_operator op = NULL;
+            sps_precond P = NULL;
+            reenter r = {.set = SPS_OK, .nested = SPS_OK, .destroy = destroy};
+            TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+            TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_JACOBI, &P));
+            TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &r.s));
+            TU_OK(g_ctx, sps_solver_set_operator(r.s, op));
+            TU_OK(g_ctx, sps_solver_set_precond(r.s, P));
+            TU_OK(g_ctx, sps_solver_set_restart(r.s, 5));
+            TU_OK(g_ctx, sps_solver_set_monitor(r.s, reenter_mon, &r));
+            TU_OK(g_ctx, sps_vector_create(g_ctx, in.rows, SPS_F64, &r.b));
+            TU_OK(g_ctx, sps_vector_create(g_ctx, in.rows, SPS_F64, &r.x));
+            TU_OK(g_ctx, sps_vector_fill(r.b, (double[1]){1}));
+            TU_OK(g_ctx, sps_vector_fill(r.x, (double[1]){0}));
+            sps_result res;
+            const sps_status st = sps_solver_solve(r.s, r.b, r.x, &res);
+            TU_CHECK(st == SPS_OK && res.reason == SPS_REASON_CONVERGED_RTOL, "%s%s: the solve ends (%s, %s)",
+                     solver_names[si], destroy ? " destroyed from its monitor" : "", sps_status_name(st),
+                     sps_context_error(g_ctx));
+            if (!destroy) {
+                TU_CHECK(r.set == SPS_ERR_ARG && r.nested == SPS_ERR_ARG &&
+                             strstr(sps_context_error(g_ctx), "called during this solver's solve"),
+                         "%s: set_restart %s, nested solve %s from the monitor (%s)", solver_names[si],
+                         sps_status_name(r.set), sps_status_name(r.nested), sps_context_error(g_ctx));
+                sps_solver_destroy(r.s);
+            } /* else freed when its solve returned (ASan: no leak, no use after free) */
+            sps_context_clear_error(g_ctx);
+            sps_vector_destroy(r.b);
+            sps_vector_destroy(r.x);
+            sps_precond_destroy(P);
+            sps_operator_destroy(op);
+        }
+    sps_matrix_destroy(A);
+}
+
 /* ||b|| at the ends of the double range (1e308: 1/f would overflow with an unclamped exponent;
  * a subnormal 1e-310: f would) on 2 I, and the monitor shown the system's norms, not the scaled
  * ones the iteration works with. */
@@ -698,7 +763,8 @@ static void test_nan_rhs(void)
 typedef struct {
     sps_scalar t;
     int applies;
-    int nan_at; /* 0: never; k: the k-th application returns NaN in y */
+    int nan_at;  /* 0: never; k: the k-th application returns NaN in y */
+    int fail_at; /* 0: never; k: the k-th application and later ones return SPS_ERR_DEVICE */
 } shell_data;
 
 /* y = T x with T = tridiag(-1, 3, -1) (SPD), in the type of the vectors */
@@ -717,7 +783,52 @@ static sps_status tridiag_apply(void *user, sps_vector xv, sps_vector yv)
         tu_put(d->t, y, (size_t)i, 3 * ar - br - cr, 3 * ai - bi - ci);
     }
     if (d->nan_at && d->applies == d->nan_at) tu_put(d->t, y, (size_t)n / 2, NAN, 0.0);
-    return SPS_OK;
+    return d->fail_at && d->applies >= d->fail_at ? SPS_ERR_DEVICE : SPS_OK;
+}
+
+/* A shell operator that fails from its k-th application on: during the iterations (the result's
+ * residual is unknown: NaN, not r0's), or only at the true residual after maxit (the status is
+ * the failure the message names, not "not converged") */
+static void test_shell_failure(void)
+{
+    const sps_index n = 50;
+    for (int si = 0; si < 3; si++)
+        for (int late = 0; late < 2; late++) {
+            shell_data sd = {SPS_F64, 0, 0, 0};
+            sps_operator op = NULL;
+            sps_solver s = NULL;
+            sps_vector vb = NULL, vx = NULL;
+            sps_result res;
+            TU_OK(g_ctx, sps_operator_shell(g_ctx, n, n, SPS_F64, tridiag_apply, NULL, &sd, &op));
+            TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &s));
+            TU_OK(g_ctx, sps_solver_set_operator(s, op));
+            TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-14, 0, late ? 2 : 1000));
+            TU_OK(g_ctx, sps_vector_create(g_ctx, n, SPS_F64, &vb));
+            TU_OK(g_ctx, sps_vector_create(g_ctx, n, SPS_F64, &vx));
+            TU_OK(g_ctx, sps_vector_fill(vb, (double[1]){1}));
+            TU_OK(g_ctx, sps_vector_fill(vx, (double[1]){0}));
+            /* late: count the applications of a 2-iteration solve; the same solve again then fails
+               at its last one, the true residual's */
+            if (late) {
+                (void)sps_solver_solve(s, vb, vx, &res);
+                sd.fail_at = sd.applies, sd.applies = 0;
+                TU_OK(g_ctx, sps_vector_fill(vx, (double[1]){0}));
+            } else {
+                sd.fail_at = 4;
+            }
+            sps_context_clear_error(g_ctx);
+            const sps_status st = sps_solver_solve(s, vb, vx, &res);
+            TU_CHECK(st == SPS_ERR_DEVICE && isnan(res.residual_norm) &&
+                         strstr(sps_context_error(g_ctx), "SPS_ERR_DEVICE"),
+                     "%s, the operator failing %s: %s, residual %g (%s)", solver_names[si],
+                     late ? "at the true residual" : "mid-solve", sps_status_name(st), res.residual_norm,
+                     sps_context_error(g_ctx));
+            sps_context_clear_error(g_ctx);
+            sps_vector_destroy(vb);
+            sps_vector_destroy(vx);
+            sps_solver_destroy(s);
+            sps_operator_destroy(op);
+        }
 }
 
 static void test_shell(void)
@@ -741,7 +852,7 @@ static void test_shell(void)
         void *xt = tu_xcalloc((size_t)n, ss), *b = tu_xcalloc((size_t)n, ss), *x = tu_xcalloc((size_t)n, ss);
         for (int si = 0; si < 3; si++) {
             for (int inject = 0; inject < 2; inject++) {
-                shell_data sd = {t, 0, inject ? 6 : 0};
+                shell_data sd = {t, 0, inject ? 6 : 0, 0};
                 sps_operator op = NULL;
                 sps_solver s = NULL;
                 sps_vector vb = NULL, vx = NULL;
@@ -1482,6 +1593,8 @@ int main(int argc, char **argv)
     test_zero_rhs();
     test_extreme_rhs();
     test_extreme_x0();
+    test_reentrant_monitor();
+    test_shell_failure();
     test_rtol_zero();
     test_range_ends();
     test_maxit();

@@ -34,7 +34,8 @@ typedef enum {
 typedef struct {
     int iterations;
     sps_reason reason;
-    double residual_norm;        /**< true ||b - A x||_2 at exit (recomputed, in the solve's precision) */
+    double residual_norm;        /**< true ||b - A x||_2 at exit (recomputed, in the solve's precision);
+                                      NaN where a failed call (a callback's error) leaves it unknown */
     double rhs_norm;             /**< ||b||_2 */
     double relative_residual;    /**< residual_norm / rhs_norm (or residual_norm when b = 0) */
     const double *history;       /**< ||r_k||_2 for k = 0..history_len-1 (k = 0: initial residual) */
@@ -70,7 +71,10 @@ SPS_API sps_status sps_solver_set_restart(sps_solver s, int m);
 SPS_API sps_status sps_solver_set_option(sps_solver s, const char *name, const char *value);
 /** Called after every iteration with its residual; a nonzero return stops the solve.
  *  With a monitor set the CUDA backend no longer queues iteration k+1 before the host
- *  has seen iteration k (the monitor could stop the solve between the two). */
+ *  has seen iteration k (the monitor could stop the solve between the two).  During a
+ *  solve, its monitor and callbacks (shell operators, preconditioners) may not change the
+ *  solver: its setters and sps_solver_solve return SPS_ERR_ARG there, and
+ *  sps_solver_destroy frees it when the solve returns. */
 SPS_API sps_status sps_solver_set_monitor(sps_solver s, sps_monitor_fn fn, void *user);
 /** CUDA backend: record a solver iteration once as a CUDA graph and replay it (one launch
  *  instead of one per kernel; what the iteration computes is unchanged).  On by default;
