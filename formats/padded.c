@@ -191,7 +191,7 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
     const int narrow = p->index_bits == 16 || (p->index_bits == 0 && span <= SPS_PAD_COL16_SPAN);
     if (narrow && span > SPS_PAD_COL16_SPAN) {
         st = sps_error(ctx, SPS_ERR_ARG,
-                       "%s: index-bits 16 refused: the columns of a %s span %lld > %d; use index-bits 32 or 0 (auto)",
+                       "%s: index-bits 16 refused: the columns of a %s span %lld > %d; use index-bits 32 or auto",
                        B->ops->name, p->kind == SPS_PAD_ELL ? "matrix" : "group", (long long)span,
                        SPS_PAD_COL16_SPAN);
         goto done;
