@@ -379,6 +379,19 @@ static void test_zero_rhs(void)
     }
 }
 
+/* A's operator and a solver of that name on it, with rtol (atol 0) and maxit: the setup the
+ * scaling and re-entrancy tests share */
+static sps_solver solver_on(sps_matrix A, const char *name, double rtol, int maxit, sps_operator *op)
+{
+    sps_solver s = NULL;
+    *op = NULL;
+    TU_OK(g_ctx, sps_operator_from_matrix(A, op));
+    TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, name, &s));
+    TU_OK(g_ctx, sps_solver_set_operator(s, *op));
+    TU_OK(g_ctx, sps_solver_set_tolerances(s, rtol, 0.0, maxit));
+    return s;
+}
+
 /* b of norm ~1e160 or ~1e-170 (the solvers' sums of squares in double would overflow or
  * vanish): solved scaled, so each solve equals the one of b itself times the power of two,
  * bit for bit -- the same iterations, x and norms scaled exactly. */
@@ -403,13 +416,9 @@ static void test_extreme_rhs(void)
                 sps_result r1, r2;
                 sps_status st1 = SPS_ERR_ARG, st2 = SPS_ERR_ARG;
                 for (int pass = 0; pass < 2; pass++) {
-                    sps_operator op = NULL;
-                    sps_solver s = NULL;
+                    sps_operator op;
+                    sps_solver s = solver_on(A, solver_names[si], 1e-10, 1000, &op);
                     sps_vector vb = NULL, vx = NULL;
-                    TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
-                    TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &s));
-                    TU_OK(g_ctx, sps_solver_set_operator(s, op));
-                    TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-10, 0.0, 1000));
                     TU_OK(g_ctx, sps_vector_from_host(g_ctx, (sps_index)n, t, pass ? bs : b, &vb));
                     TU_OK(g_ctx, sps_vector_create(g_ctx, (sps_index)n, t, &vx));
                     TU_OK(g_ctx, sps_vector_fill(vx, (double[2]){0, 0}));
@@ -451,13 +460,9 @@ static void test_extreme_x0(void)
     for (int si = 0; si < 3; si++)
         for (int k = 0; k < 2; k++) {
             for (size_t i = 0; i < n; i++) b[i] = bv[k] * (1.0 + (double)(i % 7)), x[i] = xv[k];
-            sps_operator op = NULL;
-            sps_solver s = NULL;
+            sps_operator op;
+            sps_solver s = solver_on(A, solver_names[si], 1e-8, 50, &op);
             sps_vector vb = NULL, vx = NULL;
-            TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
-            TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &s));
-            TU_OK(g_ctx, sps_solver_set_operator(s, op));
-            TU_OK(g_ctx, sps_solver_set_tolerances(s, 1e-8, 0.0, 50));
             TU_OK(g_ctx, sps_vector_from_host(g_ctx, (sps_index)n, SPS_F64, b, &vb));
             TU_OK(g_ctx, sps_vector_from_host(g_ctx, (sps_index)n, SPS_F64, x, &vx));
             sps_context_clear_error(g_ctx);
@@ -517,13 +522,11 @@ static void test_reentrant_monitor(void)
     TU_OK(g_ctx, sps_matrix_info(A, &in));
     for (int si = 0; si < 3; si++)
         for (int destroy = 0; destroy < 2; destroy++) {
-            sps_operator op = NULL;
+            sps_operator op;
             sps_precond P = NULL;
             reenter r = {.set = SPS_OK, .nested = SPS_OK, .destroy = destroy};
-            TU_OK(g_ctx, sps_operator_from_matrix(A, &op));
+            r.s = solver_on(A, solver_names[si], 1e-8, 1000, &op);
             TU_OK(g_ctx, sps_precond_create(A, SPS_PRECOND_JACOBI, &P));
-            TU_OK(g_ctx, sps_solver_create_by_name(g_ctx, solver_names[si], &r.s));
-            TU_OK(g_ctx, sps_solver_set_operator(r.s, op));
             TU_OK(g_ctx, sps_solver_set_precond(r.s, P));
             TU_OK(g_ctx, sps_solver_set_restart(r.s, 5));
             TU_OK(g_ctx, sps_solver_set_monitor(r.s, reenter_mon, &r));
