@@ -642,7 +642,10 @@ sps_status sps_solver_solve(sps_solver s, sps_vector b, sps_vector x, sps_result
 
 static sps_status solve(sps_solver s, sps_vector b, sps_vector x, sps_result *res)
 {
-    if (res) memset(res, 0, sizeof *res);
+    if (res) { /* a call refused before any solve reports no norms: NaN, not a relative residual of 0 */
+        memset(res, 0, sizeof *res);
+        res->residual_norm = res->rhs_norm = res->relative_residual = NAN;
+    }
     const double t0 = sps_wtime();
     s->its = 0;
     s->hist_len = 0;

@@ -819,6 +819,16 @@ static void test_shell_failure(void)
             } else {
                 sd.fail_at = 4;
             }
+            if (!late) { /* a call refused before any solve (b of another length): no norms, NaN */
+                sps_vector short_b = NULL;
+                TU_OK(g_ctx, sps_vector_create(g_ctx, n - 1, SPS_F64, &short_b));
+                const sps_status sa = sps_solver_solve(s, short_b, vx, &res);
+                TU_CHECK(sa == SPS_ERR_ARG && isnan(res.relative_residual) && isnan(res.residual_norm) &&
+                             res.reason == SPS_REASON_NONE,
+                         "%s, refused call: %s, relative residual %g", solver_names[si], sps_status_name(sa),
+                         res.relative_residual);
+                sps_vector_destroy(short_b);
+            }
             sps_context_clear_error(g_ctx);
             const sps_status st = sps_solver_solve(s, vb, vx, &res);
             TU_CHECK(st == SPS_ERR_DEVICE && isnan(res.residual_norm) &&

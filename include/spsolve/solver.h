@@ -35,7 +35,9 @@ typedef struct {
     int iterations;
     sps_reason reason;
     double residual_norm;        /**< true ||b - A x||_2 at exit (recomputed, in the solve's precision);
-                                      NaN where a failed call (a callback's error) leaves it unknown */
+                                      NaN where a failed call (a callback's error, or a call refused
+                                      before any solve) leaves it unknown; so are rhs_norm and
+                                      relative_residual in a refused call */
     double rhs_norm;             /**< ||b||_2 */
     double relative_residual;    /**< residual_norm / rhs_norm (or residual_norm when b = 0) */
     const double *history;       /**< ||r_k||_2 for k = 0..history_len-1 (k = 0: initial residual) */
