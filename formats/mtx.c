@@ -56,9 +56,7 @@ static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps
     return st;
 }
 
-/* sps_read_options.max_memory as the reader's byte limit: 0 is half the physical
- * memory (none where the system does not say), negative none. */
-static int64_t read_limit(int64_t max_memory)
+int64_t sps_read_memory_limit(int64_t max_memory)
 {
     if (max_memory != 0) return max_memory > 0 ? max_memory : 0;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
@@ -82,7 +80,7 @@ static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, con
                         .allow_quaternion = 1,
                         .require_square = opt ? opt->require_square : 0,
                         .max_entries = INT32_MAX, /* CSR row offsets are 32-bit */
-                        .max_bytes = read_limit(opt ? opt->max_memory : 0)};
+                        .max_bytes = sps_read_memory_limit(opt ? opt->max_memory : 0)};
     sps_mm_data d;
     memset(&d, 0, sizeof d);
     char err[1024];
@@ -188,7 +186,7 @@ sps_status sps_vector_read_mtx_n(sps_context ctx, const char *path, sps_scalar t
     memset(&d, 0, sizeof d);
     /* the length checked at the size line, before anything is allocated; the memory limit of
        the matrix reader */
-    sps_mm_options o = {.allow_quaternion = 1, .max_bytes = read_limit(0), .expect_len = n_expect, .vector = 1};
+    sps_mm_options o = {.allow_quaternion = 1, .max_bytes = sps_read_memory_limit(0), .expect_len = n_expect, .vector = 1};
     char err[1024];
     sps_status st = sps_mm_read_file(path, &o, &d, err, sizeof err);
     if (st != SPS_OK) return sps_error(ctx, st, "%s", err);

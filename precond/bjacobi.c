@@ -139,8 +139,7 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
         for (sps_index k = 1; k < s->nb && s->bsz; k++)
             if (s->hstart[k + 1] - s->hstart[k] != s->bsz) s->bsz = 0;
     }
-    const size_t vb = (size_t)s->nval * sps_scalar_size(P->op.t);
-    if (st == SPS_OK && !entries) st = sps_hmalloc(ctx, &s->stage, vb ? vb : 1, "the block-Jacobi blocks");
+    const size_t vb = (size_t)s->nval * sps_scalar_size(P->op.t); /* the host path's staging: bj_numeric's */
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->start, s->hstart, ((size_t)s->nb + 1) * sizeof *s->hstart);
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->off, s->hoff, ((size_t)s->nb + 1) * sizeof *s->hoff);
     if (st == SPS_OK) st = sps_dupload(ctx, (void **)&s->rowblk, rowblk, ((size_t)n ? n : 1) * sizeof *rowblk);
@@ -157,8 +156,8 @@ static sps_status bj_numeric(sps_precond P, sps_operator op, sps_matrix A)
     sps_context ctx = P->op.ctx;
     bj_store *s = P->data;
     const size_t ss = sps_scalar_size(P->op.t);
-    /* an update may bring the same entries in another format (bcsr at setup, bell now): the
-       host path then, its staging made on first need */
+    /* the host path's staging, made on its first need: the format's own blocks need none, but an
+       update may bring the same entries in another format (bcsr at setup, bell now) */
     if (s->entries && A->ops->diag_blocks) {
         SPS_CHECK(A->ops->diag_blocks(A, s->inv)); /* on the backend, straight into place */
     } else {

@@ -942,6 +942,12 @@ int main(void)
     test_entries();
     test_vector_errors();
     test_null_outputs();
+    /* the readers' memory limit as a caller sees it: a positive value itself, negative none (0),
+       0 the default (half the physical memory where the system says it) */
+    TU_CHECK(sps_read_memory_limit(12345) == 12345 && sps_read_memory_limit(-1) == 0 &&
+                 sps_read_memory_limit(0) >= 0,
+             "sps_read_memory_limit: %lld %lld %lld", (long long)sps_read_memory_limit(12345),
+             (long long)sps_read_memory_limit(-1), (long long)sps_read_memory_limit(0));
     const int sizes[4] = {0, 1, 7, 1000};
     for (int ti = 0; ti < 4; ti++) {
         const sps_scalar t = all_types[ti];

@@ -111,32 +111,37 @@ static int check_face(const char *path, long lineno, const double *v, const int 
     return 0;
 }
 
+/* An edge (a, b) as one key, a * 2^31 + b (vertex numbers are ints): sorted tables of them
+ * find the oriented-surface repeats below and the subdivision's edges. */
+typedef struct { long long key; int id; } edge_slot;
+static long long edge_key(int a, int b) { return (long long)a * 2147483648LL + b; }
+static int edge_cmp(const void *a, const void *b)
+{
+    const long long x = ((const edge_slot *)a)->key, y = ((const edge_slot *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
 /* An oriented surface uses each directed edge at most once: a face written the other way
  * round, a face listed twice, or a third face on an edge repeats one.  The operator needs a
  * consistent orientation, and such a mesh had solved to a meaningless result (a flipped face
- * of a tetrahedron: x^H E x 0.527 against 0.046). */
-typedef struct { long long key; int face; } dir_edge;
-static int dir_edge_cmp(const void *a, const void *b)
-{
-    const dir_edge *x = a, *y = b;
-    return x->key < y->key ? -1 : x->key > y->key ? 1 : x->face - y->face;
-}
+ * of a tetrahedron: x^H E x 0.527 against 0.046).  The directed edges, each with its face. */
 static int check_orientation(const char *path, const spin_mesh *m, const long *fline, char *err, size_t errlen)
 {
-    dir_edge *e = malloc(sizeof *e * 3 * (size_t)m->nf);
+    edge_slot *e = malloc(sizeof *e * 3 * (size_t)m->nf);
     if (!e) return fail(err, errlen, "out of memory");
     for (int t = 0; t < m->nf; t++)
         for (int c = 0; c < 3; c++)
-            e[3 * t + c] = (dir_edge){(long long)m->f[3 * t + c] * 2147483648LL + m->f[3 * t + (c + 1) % 3], t};
-    qsort(e, 3 * (size_t)m->nf, sizeof *e, dir_edge_cmp);
+            e[3 * t + c] = (edge_slot){edge_key(m->f[3 * t + c], m->f[3 * t + (c + 1) % 3]), t};
+    qsort(e, 3 * (size_t)m->nf, sizeof *e, edge_cmp);
     int rc = 0;
     for (size_t k = 1; k < 3 * (size_t)m->nf && !rc; k++)
-        if (e[k].key == e[k - 1].key)
+        if (e[k].key == e[k - 1].key) {
+            const int a = e[k - 1].id, b = e[k].id, f1 = a < b ? a : b, f2 = a < b ? b : a; /* qsort: ties unordered */
             rc = fail(err, errlen,
                       "%s:%ld: edge %lld-%lld is used in the same direction as by the face of line %ld (a face "
                       "flipped, listed twice, or a third face on that edge: the surface must be oriented)",
-                      path, fline[e[k].face], e[k].key / 2147483648LL + 1, e[k].key % 2147483648LL + 1,
-                      fline[e[k - 1].face]);
+                      path, fline[f2], e[k].key / 2147483648LL + 1, e[k].key % 2147483648LL + 1, fline[f1]);
+        }
     free(e);
     return rc;
 }
@@ -293,18 +298,10 @@ void spin_mesh_free(spin_mesh *m)
 }
 
 /* ---------------------------------------------------------------- subdivision */
-typedef struct { long long key; int id; } edge_slot; /* key: lo * 2^31 + hi */
-
-static int edge_cmp(const void *a, const void *b)
-{
-    const long long x = ((const edge_slot *)a)->key, y = ((const edge_slot *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
 /* The midpoint index of edge (a, b) in the sorted table (size n). */
 static int edge_find(const edge_slot *t, long n, int a, int b)
 {
-    const long long key = (long long)(a < b ? a : b) * 2147483648LL + (a < b ? b : a);
+    const long long key = edge_key(a < b ? a : b, a < b ? b : a);
     long lo = 0, hi = n - 1;
     while (lo <= hi) {
         const long mid = (lo + hi) / 2;
@@ -326,7 +323,7 @@ static edge_slot *edge_table(const int *idx, int nf, int first, long *n)
         for (int c = 0; c < 3; c++) {
             const int a = idx[3 * f + c], b = idx[3 * f + (c + 1) % 3];
             if (a < 0 || b < 0) continue;
-            t[k].key = (long long)(a < b ? a : b) * 2147483648LL + (a < b ? b : a);
+            t[k].key = edge_key(a < b ? a : b, a < b ? b : a);
             t[k++].id = 0;
         }
     qsort(t, (size_t)k, sizeof *t, edge_cmp);

@@ -79,17 +79,6 @@ void fem_mesh_free(fem_mesh *m)
 }
 
 /* ---------------------------------------------------------------- elements */
-static void sub3(const double *a, const double *b, double *o)
-{
-    for (int c = 0; c < 3; c++) o[c] = a[c] - b[c];
-}
-static void cross3(const double *a, const double *b, double *o)
-{
-    o[0] = a[1] * b[2] - a[2] * b[1];
-    o[1] = a[2] * b[0] - a[0] * b[2];
-    o[2] = a[0] * b[1] - a[1] * b[0];
-}
-
 double fem_tet_blocks(const double *v, const int *t, double lambda, double mu, double *k)
 {
     double g[4][3];
@@ -132,11 +121,7 @@ static int at_tip(const fem_mesh *m, int i) { return fabs(m->v[3 * (size_t)i] - 
 /* b += t A_T / 3 on each node of triangle n (a traction t, force per area), clamped nodes left out. */
 static void face_traction(const fem_mesh *m, const unsigned char *clamp, const int *n, const double *t, double *b)
 {
-    double u[3], w[3], x[3];
-    sub3(m->v + 3 * (size_t)n[1], m->v + 3 * (size_t)n[0], u);
-    sub3(m->v + 3 * (size_t)n[2], m->v + 3 * (size_t)n[0], w);
-    cross3(u, w, x);
-    const double area = 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+    const double area = fem_tri_area(m->v, n, NULL);
     for (int a = 0; a < 3; a++)
         if (!clamp[n[a]])
             for (int c = 0; c < 3; c++) b[3 * (size_t)n[a] + c] += t[c] * area / 3.0;

@@ -36,6 +36,23 @@ static inline FEM_HD double fem_tet_grad(const double *v, const int *t, double g
     return det;
 }
 
+/* The area of triangle n (nodes of v): |(p1 - p0) x (p2 - p0)| / 2; *h, where not NULL, the
+ * largest coordinate difference of its edges from p0 (the reader's degeneracy scale). */
+static inline FEM_HD double fem_tri_area(const double *v, const int *n, double *h)
+{
+    double u[3], w[3], x[3], s = 0;
+    for (int c = 0; c < 3; c++) {
+        u[c] = v[3 * (size_t)n[1] + c] - v[3 * (size_t)n[0] + c];
+        w[c] = v[3 * (size_t)n[2] + c] - v[3 * (size_t)n[0] + c];
+        s = fmax(s, fmax(fabs(u[c]), fabs(w[c])));
+    }
+    x[0] = u[1] * w[2] - u[2] * w[1];
+    x[1] = u[2] * w[0] - u[0] * w[2];
+    x[2] = u[0] * w[1] - u[1] * w[0];
+    if (h) *h = s;
+    return 0.5 * sqrt(x[0] * x[0] + x[1] * x[1] + x[2] * x[2]);
+}
+
 /* Block (a, b) of the element stiffness, row-major into K:
  * V [lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I] (seed-methods §4.2). */
 static inline FEM_HD void fem_tet_block(const double g[4][3], double det, double lambda, double mu, int a, int b,

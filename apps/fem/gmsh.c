@@ -246,15 +246,8 @@ static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, lon
     if (nn == 3) {
         /* a triangle of no area clamps or loads less than it says (two nodes, or none), far
            from any line: refused here, as a tetrahedron's is */
-        double e1[3], e2[3], cr[3], h = 0;
-        for (int c = 0; c < 3; c++) {
-            e1[c] = m->v[3 * id[1] + c] - m->v[3 * id[0] + c], e2[c] = m->v[3 * id[2] + c] - m->v[3 * id[0] + c];
-            h = fmax(h, fmax(fabs(e1[c]), fabs(e2[c])));
-        }
-        cr[0] = e1[1] * e2[2] - e1[2] * e2[1];
-        cr[1] = e1[2] * e2[0] - e1[0] * e2[2];
-        cr[2] = e1[0] * e2[1] - e1[1] * e2[0];
-        const double area = 0.5 * sqrt(cr[0] * cr[0] + cr[1] * cr[1] + cr[2] * cr[2]);
+        double h = 0;
+        const double area = fem_tri_area(m->v, id, &h);
         if (id[0] == id[1] || id[1] == id[2] || id[0] == id[2] || !(area > 1e-12 * h * h))
             return fail(r, "triangle %ld is degenerate (area %.3g)", tag, area);
         if (nphys > INT_MAX - m->ntri) return fail(r, "element %ld: more than %d triangles", tag, INT_MAX);

@@ -25,7 +25,6 @@
 #include <errno.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 enum { EXIT_CONVERGED = 0, EXIT_INPUT = 1, EXIT_NOT_CONVERGED = 2 };
 /* A step that lets the run go on; any other value is the exit status. */
@@ -210,6 +209,9 @@ static int step_load(cli_run *r)
     return STEP_OK;
 }
 
+/* GMRES's restart length as it runs: the option, at most n (solvers/gmres.c caps it so) */
+static int gmres_restart(const cli_run *r) { return r->n > 0 && r->opt.restart > r->n ? (int)r->n : r->opt.restart; }
+
 /* --max-memory for the vectors as for the file: a few entries can declare 10^8 rows, and the
  * solve's host vectors (the CLI's b and x and their check copies; on the CPU backend also the
  * solver's workspace, GMRES's its restart length of them) would take gigabytes before any
@@ -217,15 +219,10 @@ static int step_load(cli_run *r)
  * workspace is the device allocator's to refuse. */
 static int check_vectors_fit(const cli_run *r)
 {
-    int64_t limit = r->opt.max_memory;
-    if (limit == 0) { /* the reader's default: half the physical memory */
-        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        limit = pages > 0 && page > 0 ? (int64_t)pages / 2 * (int64_t)page : -1;
-    }
-    if (limit < 0) return STEP_OK;
+    const int64_t limit = sps_read_memory_limit(r->opt.max_memory); /* the reader's: 0 none */
+    if (limit <= 0) return STEP_OK;
     const char *sv = r->rep.solver;
-    const int64_t restart = r->opt.restart < r->n ? r->opt.restart : r->n;
-    const int64_t ws = !strcmp(sv, "gmres") ? restart + 6 : !strcmp(sv, "bicgstab") ? 10 : 6;
+    const int64_t ws = !strcmp(sv, "gmres") ? gmres_restart(r) + 6 : !strcmp(sv, "bicgstab") ? 10 : 6;
     const int64_t nvec = 6 + (sps_context_backend(r->ctx) == SPS_BACKEND_CPU ? ws : 0);
     const double need = (double)r->n * (double)sps_scalar_size(r->t) * (double)nvec;
     if (need <= (double)limit) return STEP_OK;
@@ -328,7 +325,7 @@ static int step_setup(cli_run *r)
     rep->rtol = opt->rtol;
     rep->atol = opt->atol;
     rep->maxit = opt->maxit;
-    rep->restart = r->n > 0 && opt->restart > r->n ? (int)r->n : opt->restart; /* as GMRES caps it (solvers/gmres.c) */
+    rep->restart = gmres_restart(r);
     double tp = now();
     sps_context_synchronize(r->ctx);
     if (strcmp(opt->precond, "none") != 0 &&

@@ -62,6 +62,12 @@ typedef struct {
     int64_t max_memory;
 } sps_read_options;
 
+/** The byte limit the readers apply for a max_memory value: itself when positive, half the
+ *  physical memory for 0 (0 where the system does not say), 0 for negative; 0 means no limit.
+ *  For a caller that bounds what it allocates after reading by the same limit (spsolve's
+ *  vectors). */
+SPS_API int64_t sps_read_memory_limit(int64_t max_memory);
+
 /** Read a Matrix Market file (.mtx or .mtx.gz; coordinate or array; real, integer,
  *  pattern, complex or quaternion; general, symmetric, skew-symmetric or hermitian,
  *  expanded to general; duplicates summed).  t gives the precision; a complex file

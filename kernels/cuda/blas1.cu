@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(SPS_CU_RED_THREADS) invert_scan_kernel(sps_ind
     sps_index first = n;
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n && i < first; i = sps_cu_next(i, stride, n))
-        if (!finite_of(d[i]) || is_zero(d[i]) || !finite_of(recip(d[i]))) first = i; /* a subnormal's: Inf */
+        if (!finite_of(d[i]) || !finite_of(recip(d[i]))) first = i; /* 1/0 and a subnormal's 1/d: not finite */
     sps_index b = BR(tmp).Reduce(first, imin_op());
     if (threadIdx.x == 0) part[blockIdx.x] = b;
 }
