@@ -911,6 +911,20 @@ static size_t small_carve(sps_hs_small *w, unsigned char *base, sps_index n, sps
     return at;
 }
 
+/* hs_add_values' overflow flag (~u of the first distinct key whose alpha a + beta b is not
+ * finite, 0 for none: the operands and scales are finite, so only an overflow): its error,
+ * naming the entry (ukey: the distinct keys in backend memory), or SPS_OK */
+static sps_status add_overflow(sps_context ctx, sps_scalar t, sps_hs_geom g, const uint64_t *ukey, uint64_t bad)
+{
+    if (!bad) return SPS_OK;
+    uint64_t key = 0;
+    sps_index r = -1, c = -1;
+    if (fetch(ctx, &key, ukey + ~bad, sizeof key) == SPS_OK) sps_hs_unkey(g, key, &r, &c);
+    return sps_error(ctx, SPS_ERR_NUMERIC,
+                     "sps_matrix_add: alpha op(A) + beta op(B) overflows %s at entry (%d, %d) (0-based)",
+                     sps_scalar_name(t), (int)r, (int)c);
+}
+
 static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta, sps_matrix B, int tb, sps_options opt,
                             sps_hs_geom g, sps_matrix *C)
 {
@@ -938,6 +952,7 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     }
     SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_small_shape(sps_ex(ctx), &a.w, alpha, beta), done);
     SPS_CHECK_GOTO(st, fetch(ctx, stats, a.w.stats, sizeof stats), done);
+    SPS_CHECK_GOTO(st, add_overflow(ctx, A->t, g, a.w.ukey, (uint64_t)stats[SPS_HSS_BAD]), done);
     a.stats = stats;
     st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, stats[SPS_HSS_NU], A->t, small_build, &a, C);
 done: /* freed in stream order, after the fill */
@@ -966,6 +981,7 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
                          (long long)B->nnz, (long long)(ca + cb), INT32_MAX - 1);
     uint64_t *list = NULL, *key = NULL, *src = NULL, *ukey = NULL;
     sps_index *ustart = NULL, *at = NULL, *hist = NULL, nu = 0;
+    uint64_t *bad = NULL, badh = 0; /* hs_add_values' overflow flag */
     uint8_t *mark = NULL;
     void *val = NULL;
     sps_status st;
@@ -977,6 +993,8 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&mark, (size_t)nv + 1), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&hist, ((size_t)g.depth + 2) * sizeof *hist), done);
     SPS_CHECK_GOTO(st, sps_dzero(ctx, hist, ((size_t)g.depth + 2) * sizeof *hist), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&bad, sizeof *bad), done);
+    SPS_CHECK_GOTO(st, sps_dzero(ctx, bad, sizeof *bad), done);
     uint64_t *lkey = list, *lsrc = list + ca + cb; /* the lists, sorted into key and src */
     SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xa, vs, ta, g, 0, lkey, lsrc), done);
     SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xb, vs, tb, g, SPS_HS_TAG_B, lkey + ca, lsrc + ca), done);
@@ -992,13 +1010,17 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &val, ((size_t)nu + 1) * vs), done);
     SPS_CHECK_GOTO(st, k->hs_ukeys(sps_ex(ctx), nu, ustart, key, ukey), done);
     SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_add_values(sps_ex(ctx), nu, ustart, src, xa.pool, xb.pool, alpha, beta,
-                                                          val), done);
+                                                          val, bad), done);
+    /* the flag read after the build: its own reads of sizes have waited for the values already */
     hs_sum u = {ukey, val};
-    st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, nu, A->t, sum_build, &u, C);
+    SPS_CHECK_GOTO(st, sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, nu, A->t, sum_build, &u, C), done);
+    st = fetch(ctx, &badh, bad, sizeof badh);
+    if (st == SPS_OK) st = add_overflow(ctx, A->t, g, ukey, badh);
+    if (st != SPS_OK) sps_matrix_destroy(*C), *C = NULL;
 done: /* freed in stream order */
     sps_dfree(ctx, list), sps_dfree(ctx, key), sps_dfree(ctx, src), sps_dfree(ctx, ustart), sps_dfree(ctx, at);
     sps_dfree(ctx, mark), sps_dfree(ctx, hist);
-    sps_dfree(ctx, ukey), sps_dfree(ctx, val);
+    sps_dfree(ctx, ukey), sps_dfree(ctx, val), sps_dfree(ctx, bad);
     return st;
 }
 

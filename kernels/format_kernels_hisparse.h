@@ -441,7 +441,8 @@ enum { /* stats: what the shape leaves for the host */
     SPS_HSS_NSEG = 14,   /* the schedule's segments */
     SPS_HSS_NDENSE = 15, /* the dense leaves */
     SPS_HSS_LEVEL = 16,  /* depth: each level's node count */
-    SPS_HSS_COUNT = SPS_HSS_LEVEL + SPS_HS_SMALL_DEPTH
+    SPS_HSS_BAD = SPS_HSS_LEVEL + SPS_HS_SMALL_DEPTH, /* hs_add_values' overflow: ~u, 0 for none */
+    SPS_HSS_COUNT
 };
 typedef struct {
     sps_hs_sched xa, xb;  /* the operands */
@@ -531,10 +532,12 @@ static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w)
                       sps_index nout, int trans))                                                         \
     /* the addition's values: out[u] = alpha a + beta b over the sorted list's members of distinct key u  \
        (ustart[u] .. ustart[u + 1] - 1: one or two), each src[e] a value's byte offset in poolA, or in    \
-       poolB with SPS_HS_TAG_B; an operand without a member adds nothing (sps_cpu_hisparse_lin) */        \
+       poolB with SPS_HS_TAG_B; an operand without a member adds nothing (sps_cpu_hisparse_lin).  An     \
+       overflow (finite operands, a sum that is not) sets *bad (zeroed by the caller) to ~u of the lowest  \
+       such u: a maximum of ~u, which the GPU's threads take atomically in any order, 0 for none */       \
     X(P, S, hs_add_values, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *src,      \
                             const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha,         \
-                            sps_cplx beta, void *out))                                                      \
+                            sps_cplx beta, void *out, uint64_t *bad))                                       \
     /* the one-pass sum's first call (sps_hs_small): the lists, their sort, the distinct keys and their   \
        values (as hs_add_values), the levels, sizes, subtree starts and the schedule's sums; w->stats     \
        gets the sizes the host reads */                                                                    \

@@ -7,6 +7,9 @@
 #include "formats/hisparse.h"
 #include "testutil.h"
 
+#include <float.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* the same pool, root, shape and node counts */
@@ -52,6 +55,68 @@ static inline int hs_same_sum_paths(sps_context ctx, const void *alpha, sps_matr
     sps_hisparse_copy_free(&a), sps_hisparse_copy_free(&b), sps_hisparse_copy_free(&c1), sps_hisparse_copy_free(&c0);
     sps_matrix_destroy(C1), sps_matrix_destroy(C0);
     sps_options_destroy(o1), sps_options_destroy(o0);
+    return ok;
+}
+
+/* sps_matrix_add refuses a sum that overflows (finite operands and scales): SPS_ERR_NUMERIC
+ * naming the entry, no C.  A of n x n, about k entries a row valued in [0.5, 1.5), one of
+ * 0.6 x the largest finite value at (n / 2, n / 2 + 1), none at (n / 2 + 1, n / 2): A + A
+ * overflows it by both members, 2 A + A^T by A's alone.  Each by the one-pass sum (default
+ * small-sum; which of its kernels depends on n k) and the general one (small-sum 0). */
+static inline int hs_overflow_refused(sps_context ctx, sps_scalar t, int n, int k, tu_rng *rng)
+{
+    const int r0 = n / 2, c0 = n / 2 + 1, sp = t == SPS_F32 || t == SPS_C32, cx = t == SPS_C32 || t == SPS_C64;
+    const size_t vs = sps_scalar_size(t);
+    sps_index *rp = malloc(((size_t)n + 1) * sizeof *rp), *col = malloc((size_t)n * (k + 1) * sizeof *col);
+    unsigned char *val = calloc((size_t)n * (k + 1), vs), *mark = calloc((size_t)n, 1);
+    int ok = rp && col && val && mark;
+    if (ok) {
+        rp[0] = 0;
+        for (int i = 0; i < n; i++) {
+            memset(mark, 0, (size_t)n);
+            for (int j = 0; j < k; j++) mark[tu_rng_u64(rng) % (uint64_t)n] = 1;
+            if (i == r0) mark[c0] = 1;
+            if (i == c0) mark[r0] = 0;
+            sps_index e = rp[i];
+            for (int c = 0; c < n; c++) {
+                if (!mark[c]) continue;
+                const double x = i == r0 && c == c0 ? 0.6 * (sp ? FLT_MAX : DBL_MAX) : 0.5 + tu_rng_uniform(rng);
+                unsigned char *p = val + (size_t)e * vs;
+                if (sp) *(float *)(void *)p = (float)x;
+                else *(double *)(void *)p = x;
+                if (cx && sp) ((float *)(void *)p)[1] = 0.25f;
+                else if (cx) ((double *)(void *)p)[1] = 0.25;
+                col[e++] = c;
+            }
+            rp[i + 1] = e;
+        }
+    }
+    sps_matrix A = NULL;
+    ok = ok && TU_OK(ctx, sps_matrix_from_csr(ctx, n, n, rp, col, val, t, &A));
+    unsigned char one[16] = {0}, two[16] = {0};
+    if (sp) *(float *)(void *)one = 1.0f, *(float *)(void *)two = 2.0f;
+    else *(double *)(void *)one = 1.0, *(double *)(void *)two = 2.0;
+    char want[64];
+    snprintf(want, sizeof want, "at entry (%d, %d)", r0, c0);
+    for (int path = 0; A && path < 2; path++) { /* each path checked whatever the other's result */
+        sps_options o = path ? tu_fopts(SPS_FMT_HISPARSE, "small-sum", "0", NULL) : NULL;
+        for (int alone = 0; alone < 2; alone++) {
+            sps_matrix C = (sps_matrix)&C;
+            sps_context_clear_error(ctx);
+            const sps_status st =
+                sps_matrix_add(alone ? two : one, A, SPS_OP_N, one, A, alone ? SPS_OP_T : SPS_OP_N, o, &C);
+            const int good = st == SPS_ERR_NUMERIC && !C && strstr(sps_context_error(ctx), want);
+            TU_CHECK(good, "%s n=%d k=%d %s path: %s overflowing: %s '%s'", sps_scalar_name(t), n, k,
+                     path ? "general" : "one-pass", alone ? "2 A + A^T" : "A + A", sps_status_name(st),
+                     sps_context_error(ctx));
+            if (st == SPS_OK) sps_matrix_destroy(C);
+            ok = ok && good;
+        }
+        sps_options_destroy(o);
+    }
+    sps_context_clear_error(ctx);
+    sps_matrix_destroy(A);
+    free(rp), free(col), free(val), free(mark);
     return ok;
 }
 

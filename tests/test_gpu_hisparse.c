@@ -16,7 +16,8 @@
  *     computed on the GPU (kernels/cuda/hisparse_build.cu), equals the CPU context's sum: the same
  *     pattern, values to rounding (test_hisparse holds the CPU's to the tree oracle bitwise);
  *     the GPU's one-pass sum of small operands (one block) and its general one give the same
- *     tree and schedule, byte for byte.
+ *     tree and schedule, byte for byte; a sum that overflows is refused on each of the GPU's
+ *     paths, the entry named.
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
 #include "hisparse_same.h"
 #include "testutil.h"
@@ -183,6 +184,10 @@ int main(void)
         for (int ti = 0; ti < TU_NTYPES; ti++)
             for (int di = 0; di < 3; di++) check(&sh[si], tu_all_types[ti], ds[di]);
     for (int si = 0; si < ns; si++) tu_shape_free(&sh[si]);
+    /* an overflowing sum refused on the GPU: a one-block sort, a larger block, the cooperative grid */
+    static const int ov[3][2] = {{20, 3}, {200, 4}, {2000, 6}};
+    for (int ti = 0; ti < TU_NTYPES; ti++)
+        for (int q = 0; q < 3; q++) hs_overflow_refused(g_gpu, tu_all_types[ti], ov[q][0], ov[q][1], &rng);
     TU_CHECK(g_one_pass[0] > 0 && g_one_pass[1] > 0, "the GPU's one-pass sums: %d of short lists (one block), %d of "
              "long ones (a cooperative grid)", g_one_pass[0], g_one_pass[1]);
     gpu_teardown();

@@ -16,7 +16,7 @@
  *   - sps_matrix_add's one-pass sum (small operands) and its general one: the same tree and
  *     schedule, byte for byte, op N and T mixed;
  *   - refusals: d not a power of two, unsorted columns; sps_matrix_add's (shapes, types,
- *     options, a non-finite alpha or beta).
+ *     options, a non-finite alpha or beta, a sum that overflows: the entry named).
  * Ends "N passed, M failed". */
 #include "formats/hisparse.h"
 #include "hisparse_same.h"
@@ -548,6 +548,9 @@ int main(void)
         }
         sps_matrix_destroy(C), sps_matrix_destroy(A1), sps_matrix_destroy(A2), sps_matrix_destroy(Af);
     }
+    /* an overflowing sum refused: A + A and 2 A + A^T by both paths, short and long lists */
+    for (int ti = 0; ti < TU_NTYPES; ti++)
+        for (int q = 0; q < 2; q++) hs_overflow_refused(g_ctx, tu_all_types[ti], q ? 2000 : 20, q ? 6 : 3, &g_rng);
     free(v);
     for (int si = 0; si < ns; si++) free_shape(&sh[si]);
     TU_CHECK(g_small[0] > 0 && g_small[1] > 0, "the one-pass sums: %d of short lists, %d of long ones", g_small[0],

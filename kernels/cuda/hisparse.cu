@@ -220,6 +220,7 @@ template <typename T> struct hs_add_values_op {
     const uint64_t *src;
     const unsigned char *poolA, *poolB;
     T al, be, *out;
+    uint64_t *bad;
     __device__ void setup() {}
     __device__ void operator()(sps_index u) const
     {
@@ -229,17 +230,19 @@ template <typename T> struct hs_add_values_op {
             if (s & SPS_HS_TAG_B) b = (const T *)(const void *)(poolB + (s & ~SPS_HS_TAG_B));
             else a = (const T *)(const void *)(poolA + s);
         }
-        out[u] = a && b ? al * *a + be * *b : a ? al * *a : be * *b;
+        const T r = a && b ? al * *a + be * *b : a ? al * *a : be * *b;
+        out[u] = r;
+        if (!finite_of(r)) atomicMax((unsigned long long *)bad, ~(unsigned long long)u); /* rare: no contention */
     }
 };
 
 template <typename T>
 static sps_status hs_add_values_impl(sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *src,
                                      const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha,
-                                     sps_cplx beta, void *out)
+                                     sps_cplx beta, void *out, uint64_t *bad)
 {
     return sps_cuda_foreach(ex, nu, hs_add_values_op<T>{ustart, src, poolA, poolB, sc<T>::from(alpha),
-                                                        sc<T>::from(beta), (T *)out});
+                                                        sc<T>::from(beta), (T *)out, bad});
 }
 
 /* The one-pass sum's first call (kernels/hisparse_small.h): one block of THREADS, the lists
@@ -253,7 +256,8 @@ template <typename T>
 __device__ inline void hs_small_rest(const sps_hs_small &w, T al, T be, const sps_hss_scratch *sc)
 {
     const sps_index nu = sps_hs_small_unique(&w, sc);
-    const hs_add_values_op<T> op{w.ustart, w.src, w.xa.pool, w.xb.pool, al, be, (T *)(void *)w.val};
+    const hs_add_values_op<T> op{w.ustart, w.src, w.xa.pool, w.xb.pool, al, be, (T *)(void *)w.val,
+                                 (uint64_t *)(w.stats + SPS_HSS_BAD)};
     SPS_HSS_FOR(u, nu) op((sps_index)u);
     SPS_HSS_SYNC();
     sps_hs_small_shape(&w, nu, sc);
@@ -318,8 +322,8 @@ static sps_status hs_small_shape_impl(sps_exec *ex, const sps_hs_small *w, sps_c
     SPS_CU_ENTRY(hs_add_values, S, hs_add_values_impl<T>,                                                      \
                  (sps_exec * ex, sps_index nu, const sps_index *ustart, const uint64_t *src,                  \
                   const unsigned char *poolA, const unsigned char *poolB, sps_cplx alpha, sps_cplx beta,      \
-                  void *out),                                                                                  \
-                 (ex, nu, ustart, src, poolA, poolB, alpha, beta, out))                                   \
+                  void *out, uint64_t *bad),                                                                   \
+                 (ex, nu, ustart, src, poolA, poolB, alpha, beta, out, bad))                                   \
     SPS_CU_ENTRY(hs_small_shape, S, hs_small_shape_impl<T>,                                                    \
                  (sps_exec * ex, const sps_hs_small *w, sps_cplx alpha, sps_cplx beta), (ex, w, alpha, beta))
 SPS_CU_FOR_ALL_TYPES(SPS_CU_HS_ENTRIES)
