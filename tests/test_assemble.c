@@ -8,7 +8,7 @@
  * so a lone -0.0 stays -0.0), sizes 0 x 0, 1 x 1, tall, wide, and one of 300k
  * triplets; on the GPU the sums also match the CPU's exactly.  The errors: a row or
  * column out of range (SPS_ERR_ARG naming the triplet), a NaN / Inf value
- * (SPS_ERR_NUMERIC naming it), an f32 sum that overflows, a negative nnz, NULL
+ * (SPS_ERR_NUMERIC naming it), an f32 or f64 sum that overflows, a negative nnz, NULL
  * arrays; the build leaves nothing behind (the caller's arrays unchanged).
  *
  * sps_matrix_from_csr_entries_device: the host builder's CSR arrays, put in the
@@ -227,6 +227,13 @@ static void check_errors(void)
     float v2[2] = {3e38f, 3e38f};
     triplets O = {2, r2, c2, v2};
     check_refused("f32 overflow", &O, 3, 3, s, SPS_F32, SPS_ERR_NUMERIC, "overflows");
+    /* an f64 sum that overflows (a quaternion's j part: 1e308 + 1e308) is refused as the host builder refuses it */
+    double q2[8] = {1, 0, 1e308, 0, 1, 0, 1e308, 0};
+    triplets Q = {2, r2, c2, q2};
+    check_refused("f64 overflow", &Q, 3, 3, q, SPS_F64, SPS_ERR_NUMERIC, "overflow");
+    double z2[4] = {0, 1e308, 0, 1e308}; /* c64: the imaginary parts */
+    triplets Z = {2, r2, c2, z2};
+    check_refused("c64 overflow", &Z, 3, 3, s, SPS_C64, SPS_ERR_NUMERIC, "overflow");
 
     sps_matrix A = (sps_matrix)1;
     TU_CHECK(sps_matrix_from_coo_entries_device(g_dev, 3, 3, -1, NULL, NULL, NULL, s, SPS_F64, &A) == SPS_ERR_ARG &&

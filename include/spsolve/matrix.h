@@ -160,9 +160,10 @@ SPS_API sps_status sps_matrix_from_coo_entries(sps_context ctx, sps_index n, sps
  *  GPU gets its matrix without copying triplets or matrix through the host.  Host memory
  *  on the CPU backend.  The sums are the host builder's, in its order, so the matrix
  *  equals sps_matrix_from_coo_entries' bit for bit; so are the errors (an index out of
- *  range: SPS_ERR_ARG naming the triplet; a value that is not finite, or a sum that
- *  overflows f32 / c32: SPS_ERR_NUMERIC).  The arrays stay the caller's and are not
- *  modified; nnz < 2^31 - 1.  Scalar entries give a csr matrix, compound ones bcsr. */
+ *  range: SPS_ERR_ARG naming the triplet; a value that is not finite, or a sum of
+ *  duplicates that overflows f64 or f32: SPS_ERR_NUMERIC).  The arrays stay the caller's
+ *  and are not modified; nnz < 2^31 - 1.  Scalar entries give a csr matrix, compound ones
+ *  bcsr. */
 SPS_API sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_index m, int64_t nnz,
                                                       const sps_index *row, const sps_index *col, const void *val,
                                                       sps_entry_desc e, sps_scalar t, sps_matrix *A);
