@@ -643,6 +643,18 @@ static int names_stdout(const char *path)
     return path && stat(path, &a) == 0 && fstat(1, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* Whether a and b name one regular file (one path, or two names of one inode); by_name: also
+ * when neither exists yet and the paths are equal (two outputs).  Special files (a terminal,
+ * /dev/null, a pipe) are written into, never replaced, and may be named twice. */
+static int same_file(const char *a, const char *b, int by_name)
+{
+    struct stat sa, sb;
+    if (!a || !b) return 0;
+    const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+    if (ea && eb) return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return by_name && !ea && !eb && strcmp(a, b) == 0;
+}
+
 /* --max-memory: bytes with an optional K/M/G/T (powers of 1024) suffix, or "none"
  * (no limit: -1); 0 is refused (the library reads 0 as the default). */
 static int parse_size(const char *opt, const char *s, int64_t *out)
@@ -836,6 +848,25 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
     if (opt->matrix_generated && opt->block_size > 1) {
         fprintf(stderr, "spsolve: --block-size reads a Matrix Market file; '%s' is a generated problem\n", opt->matrix);
         return CLI_PARSE_EXIT_USAGE;
+    }
+    /* No output may replace an input or another output: --write-expansion is written before -b
+     * and --x0 are read, and the outputs are written one after another.  -o over --x0 is an
+     * in-place restart, read before x is written. */
+    const char *const ins[] = {opt->matrix_generated ? NULL : opt->matrix, opt->rhs, opt->x0};
+    const char *const inn[] = {"-m", "-b", "--x0"};
+    for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++)
+            if (!(i == 0 && k == 2) && same_file(outs[i], ins[k], 0)) {
+                fprintf(stderr, "spsolve: %s '%s' is the file %s reads ('%s'): it would be replaced\n", outn[i],
+                        outs[i], inn[k], ins[k]);
+                return CLI_PARSE_EXIT_USAGE;
+            }
+        for (int k = i + 1; k < 3; k++)
+            if (same_file(outs[i], outs[k], 1)) {
+                fprintf(stderr, "spsolve: %s '%s' and %s '%s' name one file: one would replace the other\n",
+                        outn[i], outs[i], outn[k], outs[k]);
+                return CLI_PARSE_EXIT_USAGE;
+            }
     }
     /* the numbers the summary and the check report */
     opt->rtol = param_value(opt->sets, "rtol", 0);

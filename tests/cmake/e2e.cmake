@@ -39,7 +39,7 @@ foreach(s summary default_example monitor output history bad_option unknown_form
   sps_e2e(${s} scenarios.cmake -DSCENARIO=${s})
 endforeach()
 # compound matrices (issue 20 item 4): quaternion files, --block-size, --write-expansion
-foreach(s quaternion quaternion_rhs quaternion_malformed blocks)
+foreach(s quaternion quaternion_rhs quaternion_malformed blocks outputs)
   sps_e2e(compound.${s} compound.cmake -DSCENARIO=${s})
 endforeach()
 # the README's option table lists exactly the flags of spsolve --help

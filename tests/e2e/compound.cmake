@@ -162,6 +162,36 @@ function(scenario_quaternion_rhs)
   e2e_run_refused("a vector of 3 quaternions \\(12 scalars\\) for a system of 64 rows of scalars" -m q.mtx -b b3.mtx)
 endfunction()
 
+# An output that names an input or another output is refused before anything is
+# written: --write-expansion is written before -b is read (it replaced b with the
+# expansion, then the run failed reading that as a vector).  -o over --x0 (an
+# in-place restart) stays allowed.
+function(scenario_outputs)
+  write_quaternion_laplacian("${WORK}/q.mtx" 3)
+  set(q "")
+  foreach(k RANGE 1 9)
+    list(APPEND q "1 0 0 0")
+  endforeach()
+  e2e_write_mtx("${WORK}/bq.mtx" "array quaternion general" "9 1" ${q})
+  file(READ "${WORK}/bq.mtx" before)
+  e2e_run_refused("--write-expansion 'bq.mtx' is the file -b reads" -m q.mtx -b bq.mtx --write-expansion bq.mtx)
+  file(READ "${WORK}/bq.mtx" after)
+  if(NOT before STREQUAL after)
+    e2e_fail("bq.mtx was replaced")
+  endif()
+  file(READ "${WORK}/q.mtx" before)
+  e2e_run_refused("--write-expansion 'q.mtx' is the file -m reads" -m q.mtx --write-expansion q.mtx)
+  file(READ "${WORK}/q.mtx" after)
+  if(NOT before STREQUAL after)
+    e2e_fail("q.mtx was replaced")
+  endif()
+  e2e_run_refused("-o 'x.mtx' and --write-expansion 'x.mtx' name one file" -m q.mtx -o x.mtx --write-expansion x.mtx)
+  e2e_run(-m q.mtx -b bq.mtx -o x0.mtx)
+  e2e_expect_rc(0)
+  e2e_run(-m q.mtx -b bq.mtx --x0 x0.mtx -o x0.mtx)
+  e2e_expect_rc(0)
+endfunction()
+
 # A malformed quaternion file: file:line on stderr, exit 1.
 function(scenario_quaternion_malformed)
   # line 4 has three numbers after the indices
