@@ -27,7 +27,8 @@ static sps_symmetry mm_sym(sps_mm_symmetry s)
 
 /* A parsed file becomes canonical CSR: a complex file promotes t to complex; a
  * quaternion file gives quaternion entries (bcsr; t must be real); b > 1 groups a
- * scalar file into b x b blocks (bcsr).  fn names the API call, name the file. */
+ * scalar file into b x b blocks (bcsr; the reader has refused a quaternion file and
+ * sizes b does not divide, at the size line).  fn names the API call, name the file. */
 static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps_mm_data *d, sps_scalar t, int b,
                           sps_matrix *A)
 {
@@ -35,9 +36,6 @@ static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps
     if (quat && sps_scalar_is_complex(t))
         return sps_error(ctx, SPS_ERR_ARG, "%s: %s holds quaternions, whose precision is real (f32 or f64: q32, q64), "
                          "not %s", fn, name, sps_scalar_name(t));
-    if (quat && b > 1)
-        return sps_error(ctx, SPS_ERR_ARG, "%s: %s holds quaternions; reading as %dx%d blocks takes a scalar file", fn,
-                         name, b, b);
     if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
     sps_csr_host h, g;
     SPS_CHECK(sps_csr_host_from_triplets_entries(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx,
@@ -79,6 +77,7 @@ static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, con
     sps_mm_options o = {.allow_nonfinite = opt ? opt->allow_nonfinite : 0,
                         .allow_quaternion = 1,
                         .require_square = opt ? opt->require_square : 0,
+                        .block = b,
                         .max_entries = INT32_MAX, /* CSR row offsets are 32-bit */
                         .max_bytes = sps_read_memory_limit(opt ? opt->max_memory : 0)};
     sps_mm_data d;

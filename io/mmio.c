@@ -219,20 +219,36 @@ typedef struct {
     sps_status st;         /* a failure of refill (its message is in err; later ones keep it) */
 } mm_ctx;
 
-static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);
-static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...)
+/* "<name>:<line>: <what>" into the caller's buffer; st, or the stream's own failure. */
+static sps_status vperr(const mm_ctx *c, sps_status st, int64_t line, const char *fmt, va_list ap)
 {
     if (c->st != SPS_OK) return c->st; /* the stream failed first: that is the message */
     if (c->err && c->errlen) {
         int n = snprintf(c->err, c->errlen, "%s:%lld: ", c->name, (long long)line);
-        if (n >= 0 && (size_t)n < c->errlen) {
-            va_list ap;
-            va_start(ap, fmt);
-            vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
-            va_end(ap);
-        }
+        if (n >= 0 && (size_t)n < c->errlen) vsnprintf(c->err + n, c->errlen - (size_t)n, fmt, ap);
     }
-    return SPS_ERR_PARSE;
+    return st;
+}
+
+static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);
+static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const sps_status st = vperr(c, SPS_ERR_PARSE, line, fmt, ap);
+    va_end(ap);
+    return st;
+}
+
+/* A well-formed file that the caller's request does not fit (sps_mm_options.block). */
+static sps_status arg_err(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);
+static sps_status arg_err(const mm_ctx *c, int64_t line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const sps_status st = vperr(c, SPS_ERR_ARG, line, fmt, ap);
+    va_end(ap);
+    return st;
 }
 
 /* Copy of the token at p for messages: at most 40 bytes, non-printable bytes
@@ -695,6 +711,9 @@ static sps_status parse_banner(mm_ctx *c, const char **pp, sps_mm_data *d)
                     "unsupported combination: symmetry '%s' with field 'quaternion' (the quaternion extension "
                     "defines general and hermitian only)",
                     sym_name(d->symmetry));
+    if (d->field == SPS_MM_QUATERNION && c->opt && c->opt->block > 1)
+        return arg_err(c, c->line, "the file holds quaternions; reading as %dx%d blocks takes a scalar file",
+                       c->opt->block, c->opt->block);
     if (d->field == SPS_MM_QUATERNION && !c->allow_quaternion)
         return perr(c, c->line,
                     "quaternion Matrix Market files need a quaternion-aware reader (not supported by this "
@@ -753,6 +772,11 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
     if (o && o->require_square && d->rows != d->cols)
         return perr(c, c->line, "the matrix is %ld x %ld: a linear system needs a square matrix", (long)d->rows,
                     (long)d->cols);
+    /* blocks group scalars: known wrong before a large file's entries are read */
+    if (o && o->block > 1 && (d->rows % o->block || d->cols % o->block))
+        return arg_err(c, c->line, "the matrix is %ld x %ld, which does not divide into %dx%d blocks (%s %ld is not a "
+                    "multiple of %d)", (long)d->rows, (long)d->cols, o->block, o->block,
+                    d->rows % o->block ? "rows" : "columns", (long)(d->rows % o->block ? d->rows : d->cols), o->block);
     /* a right-hand side or a start vector of the system's length (another shape is the vector
        reader's to refuse: formats/mtx.c) */
     if (o && o->expect_len > 0 && (d->rows == 1 || d->cols == 1)) {

@@ -70,7 +70,8 @@
  * *out is all zero.  *out is not freed on entry.
  *
  * Errors (never printed):  SPS_ERR_PARSE with "<name>:<line>: <what>" (1-based
- * line of the offending line; for a truncated file, its last line),
+ * line of the offending line; for a truncated file, its last line), SPS_ERR_ARG
+ * the same way for a file that sps_mm_options.block refuses,
  * SPS_ERR_IO with the path and strerror/zlib text, SPS_ERR_ALLOC naming the
  * bytes, SPS_ERR_ARG for NULL path/buf/out.  err may be NULL / errlen 0.
  */
@@ -110,6 +111,8 @@ typedef struct {
     int allow_quaternion; /* return quaternion files (field SPS_MM_QUATERNION) when nonzero; refuse them when 0 */
     /* Checked at the size line, before any allocation (0: no check): */
     int require_square;   /* rows == cols */
+    int block;            /* > 1: the file is read as block x block blocks: a quaternion file is refused at
+                             its banner, rows or cols that block does not divide at the size line */
     int64_t max_entries;  /* entries after symmetric expansion (a CSR of 32-bit offsets: INT32_MAX) */
     int64_t max_bytes;    /* what reading the declared entries takes (triplet arrays) */
     int64_t expect_len;   /* an n x 1 or 1 x n file: of this many scalars (a quaternion entry: 4); 0: any */

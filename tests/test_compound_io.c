@@ -9,7 +9,8 @@
  *   out here, and against the blocks' own elements;
  * - sps_matrix_read_mtx_blocks: a scalar file grouped into 3x3 blocks (explicit
  *   zeros, real and complex), the same operator as the scalar matrix; sizes that 3
- *   does not divide, quaternion files and bad block sizes refused with their reason;
+ *   does not divide (at the size line, file:line) and quaternion files (at the banner)
+ *   and bad block sizes refused with their reason;
  * - quaternion vectors (array and coordinate) read as 4n interleaved reals. */
 #include "testutil.h"
 
@@ -78,7 +79,7 @@ static void test_quaternion_read(void)
                  strstr(sps_context_error(ctx), "quaternions") && strstr(sps_context_error(ctx), "c64"),
              "quaternion file as c64: %s", sps_context_error(ctx));
     TU_CHECK(sps_matrix_read_mtx_blocks(ctx, path, SPS_F64, 2, NULL, &C) == SPS_ERR_ARG && !C &&
-                 strstr(sps_context_error(ctx), "scalar file"),
+                 strstr(sps_context_error(ctx), "qh.mtx:1: ") && strstr(sps_context_error(ctx), "scalar file"),
              "quaternion file as blocks: %s", sps_context_error(ctx));
 
     /* written back: coordinate quaternion general, the same entries bit for bit */
@@ -257,6 +258,13 @@ static void test_blocks(void)
     TU_CHECK(sps_matrix_read_mtx_blocks(ctx, path, SPS_F64, 4, NULL, &Z) == SPS_ERR_ARG && !Z &&
                  strstr(sps_context_error(ctx), "s6.mtx") && strstr(sps_context_error(ctx), "not a multiple of 4"),
              "6 x 6 in 4x4 blocks: %s", sps_context_error(ctx));
+    /* refused at the size line, naming it, before the entries are read (here they are cut short) */
+    char cut[600]; /* not tmp_path: its next buffer is path's */
+    snprintf(cut, sizeof cut, "%s/cut.mtx", dir);
+    put_file(cut, "%%MatrixMarket matrix coordinate real general\n6 6 1000000\n1 1 1\n");
+    TU_CHECK(sps_matrix_read_mtx_blocks(ctx, cut, SPS_F64, 4, NULL, &Z) == SPS_ERR_ARG && !Z &&
+                 strstr(sps_context_error(ctx), "cut.mtx:2: ") && strstr(sps_context_error(ctx), "not a multiple of 4"),
+             "6 x 6 in 4x4 blocks, at the size line: %s", sps_context_error(ctx));
     TU_CHECK(sps_matrix_read_mtx_blocks(ctx, path, SPS_F64, 9, NULL, &Z) == SPS_ERR_ARG && !Z,
              "block size 9: %s", sps_context_error(ctx));
     TU_CHECK(sps_matrix_read_mtx_blocks(ctx, path, SPS_F64, 0, NULL, &Z) == SPS_ERR_ARG && !Z,
@@ -309,7 +317,7 @@ int main(void)
     test_blocks_unordered();
     test_vectors();
     sps_context_destroy(ctx);
-    const char *names[] = {"qh.mtx", "qw.mtx", "qx.mtx", "s6.mtx", "s6x.mtx", "c4.mtx", "qa.mtx", "qc.mtx"};
+    const char *names[] = {"qh.mtx", "qw.mtx", "qx.mtx", "s6.mtx", "s6x.mtx", "c4.mtx", "qa.mtx", "qc.mtx", "cut.mtx"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) remove(tmp_path(names[i]));
     rmdir(dir);
     return tu_finish();

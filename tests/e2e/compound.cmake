@@ -245,7 +245,7 @@ function(scenario_blocks)
   e2e_expect_solved(1e-8)
   e2e_json_expect(soa matrix format_options entry_layout)
   # 36 is not a multiple of 5
-  e2e_run_refused("p.mtx: the matrix is 36 x 36, which does not divide into 5x5 blocks" -m p.mtx --block-size 5)
+  e2e_run_refused("p.mtx:[0-9]+: the matrix is 36 x 36, which does not divide into 5x5 blocks" -m p.mtx --block-size 5)
   e2e_run_refused("--block-size: expected an integer in 1..8" -m p.mtx --block-size 9)
   e2e_run_refused("--block-size reads a Matrix Market file" -m poisson2d:6 --block-size 3)
   # a scalar format given explicitly: the library's refusal
