@@ -7,12 +7,12 @@
  * same matrix bit for bit; the same errors, named the same way.
  *
  * Steps (backend memory; three small downloads: the index check, the number of
- * distinct pairs, the value check; a fourth for f64/c64, the sums' check):
+ * distinct pairs, the value check):
  *   1. coo_sort: range check, stable sort of (row, col) -> perm, sorted columns,
  *      the triplets' row pointers;
  *   2. coo_compress: the distinct pairs -> segment starts, columns, row pointers;
- *   3. coo_sum: each pair's members summed in triplet order -> values (f64/c64:
- *      then csr_check's value pass finds a sum that overflowed double);
+ *   3. coo_sum: each pair's members summed in triplet order -> values, and the
+ *      first sum that overflowed the values' type;
  *   4. the CSR (scalar) or BCSR (compound) matrix from those arrays
  *      (sps_matrix_from_backend_csr, which copies them). */
 #include "formats/format.h"
@@ -90,14 +90,6 @@ sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_
         st = sps_error(ctx, SPS_ERR_NUMERIC, "%s: value of entry %lld (row %d, column %d) is not finite", fn,
                        (long long)bad[0], (int)i, (int)j);
         goto done;
-    }
-    /* coo_sum flags sums past float's range only; with every term finite, a sum that is
-       not finite overflowed double, which the host builder refuses too: csr_check's value
-       pass on the sums finds the first (its structure checks pass: the arrays are built) */
-    if (bad[1] < 0 && rsize == 8) {
-        SPS_CHECK_GOTO(st, ki->csr_check(ex, n, m, nu, rowptr, ucol, rsize, w, uval, dbad), done);
-        SPS_CHECK_GOTO(st, sps_dcopy(ctx, bad, dbad, sizeof bad, SPS_COPY_D2H), done);
-        if (bad[1] >= 0) bad[1] /= w;
     }
     if (bad[1] >= 0) { /* the pair's first triplet names it */
         sps_index p = 0, k = 0;

@@ -84,7 +84,7 @@
     /* out[u w + q] = the sum of val[perm[p] w + q] over seg[u] <= p < seg[u + 1] in that order, in      \
      * double from the first term, then rounded to the values' real type (rsize 4: float, 8: double);   \
      * w reals a triplet (a complex b x b block: 2 b^2).  bad[0] = the smallest triplet k with a member   \
-     * that is not finite, bad[1] = the smallest u whose sum overflows float (rsize 4); -1 when none */     \
+     * that is not finite, bad[1] = the smallest u whose rounded sum is not (an overflow); -1 when none */  \
     X(P, coo_sum, (sps_exec *ex, int rsize, int w, sps_index nu, const sps_index *perm,                  \
                       const sps_index *seg, const void *val, void *out, int64_t *bad))                       \
     /* ---- CSR arrays in backend memory (sps_matrix_from_csr_entries_device): bad[0] = the smallest    \

@@ -92,12 +92,10 @@ sps_status sps_cpu_coo_sum(sps_exec *ex, int rsize, int w, sps_index nu, const s
                 s = p == seg[u] ? v : s + v;
             }
             const int64_t o = (int64_t)u * w + q;
-            if (rsize == 4) {
-                ((float *)out)[o] = (float)s;
-                if (isfinite(s) && isinf((float)s) && u < bad_sum) bad_sum = u;
-            } else {
-                ((double *)out)[o] = s;
-            }
+            const double r = rsize == 4 ? (double)(float)s : s;
+            if (rsize == 4) ((float *)out)[o] = (float)s;
+            else ((double *)out)[o] = s;
+            if (!isfinite(r) && u < bad_sum) bad_sum = u; /* finite members: an overflow */
         }
     bad[0] = bad_in == INT64_MAX ? -1 : bad_in;
     bad[1] = bad_sum == INT64_MAX ? -1 : bad_sum;

@@ -141,8 +141,9 @@ __global__ void __launch_bounds__(SPS_CU_THREADS)
             if (!isfinite(v)) atomicMin(&bad[0], (unsigned long long)k);
             s = p == p0 ? v : s + v;
         }
-        out[t] = (R)s;
-        if (sizeof(R) == 4 && isfinite(s) && isinf((float)s)) atomicMin(&bad[1], (unsigned long long)u);
+        const R r = (R)s;
+        out[t] = r;
+        if (!isfinite(r)) atomicMin(&bad[1], (unsigned long long)u); /* finite members: an overflow */
     }
 }
 
