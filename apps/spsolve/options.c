@@ -643,16 +643,34 @@ static int names_stdout(const char *path)
     return path && stat(path, &a) == 0 && fstat(1, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* Whether path names an entry `base` of the directory *dir (its stat): the last component and
+ * the folder that holds it, for a file that does not exist yet */
+static int parent_of(const char *path, struct stat *dir, const char **base)
+{
+    const char *slash = strrchr(path, '/');
+    *base = slash ? slash + 1 : path;
+    char d[PATH_MAX];
+    const size_t len = slash ? (size_t)(slash - path) : 0;
+    if (len >= sizeof d) return 0;
+    memcpy(d, path, len);
+    d[len] = 0;
+    return stat(slash ? (len ? d : "/") : ".", dir) == 0;
+}
+
 /* Whether a and b name one regular file (one path, or two names of one inode); by_name: also
- * when neither exists yet and the paths are equal (two outputs).  Special files (a terminal,
- * /dev/null, a pipe) are written into, never replaced, and may be named twice. */
+ * when neither exists yet and they name one entry of one folder (two outputs: `x.mtx` and
+ * `./x.mtx`).  Special files (a terminal, /dev/null, a pipe) are written into, never
+ * replaced, and may be named twice. */
 static int same_file(const char *a, const char *b, int by_name)
 {
     struct stat sa, sb;
     if (!a || !b) return 0;
     const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
     if (ea && eb) return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    return by_name && !ea && !eb && strcmp(a, b) == 0;
+    if (!by_name || ea || eb) return 0;
+    const char *ba, *bb;
+    if (!parent_of(a, &sa, &ba) || !parent_of(b, &sb, &bb)) return strcmp(a, b) == 0;
+    return strcmp(ba, bb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 /* --max-memory: bytes with an optional K/M/G/T (powers of 1024) suffix, or "none"

@@ -186,6 +186,8 @@ function(scenario_outputs)
     e2e_fail("q.mtx was replaced")
   endif()
   e2e_run_refused("-o 'x.mtx' and --write-expansion 'x.mtx' name one file" -m q.mtx -o x.mtx --write-expansion x.mtx)
+  # two spellings of one file that does not exist yet
+  e2e_run_refused("-o 'e.mtx' and --write-expansion './e.mtx' name one file" -m q.mtx -o e.mtx --write-expansion ./e.mtx)
   e2e_run(-m q.mtx -b bq.mtx -o x0.mtx)
   e2e_expect_rc(0)
   e2e_run(-m q.mtx -b bq.mtx --x0 x0.mtx -o x0.mtx)
