@@ -74,6 +74,14 @@ static inline const sps_cmp_kernels *sps_kcmp(sps_context ctx, sps_entry_desc e,
     return sps_cmp_kernels_for(ctx->ex.be, e, t);
 }
 
+/** The descriptor a matrix keeps for entry type e (valid): the scalar one zeroed, as every
+ *  reader leaves it, the quaternion's block 4 whatever the caller's (types.h: ignored), so
+ *  sps_matrix_info reports one descriptor a type. */
+static inline sps_entry_desc sps_entry_stored(sps_entry_desc e)
+{
+    return e.kind == SPS_ENTRY_SCALAR ? (sps_entry_desc){0} : e.kind == SPS_ENTRY_QUATERNION ? sps_entry_quaternion() : e;
+}
+
 /** Backend memory helpers (errors recorded in ctx). */
 sps_status sps_dmalloc(sps_context ctx, void **p, size_t bytes);
 void sps_dfree(sps_context ctx, void *p);

@@ -156,7 +156,7 @@ sps_status sps_csr_host_from_triplets_entries(sps_context ctx, sps_index n, sps_
     out->m = m;
     out->nnz = w;
     out->t = t;
-    if (e.kind != SPS_ENTRY_SCALAR) out->entry = e; /* scalar: the zeroed descriptor, as every reader leaves it */
+    out->entry = sps_entry_stored(e);
     free(ptr);
     free(perm);
     free(bycol);

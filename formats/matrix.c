@@ -89,7 +89,7 @@ static sps_status matrix_begin(sps_context ctx, sps_format fmt, sps_options opt,
     A->ctx = ctx;
     A->ops = ops;
     A->t = t;
-    A->entry = e.kind == SPS_ENTRY_SCALAR ? (sps_entry_desc){0} : e; /* scalar: the zeroed descriptor */
+    A->entry = sps_entry_stored(e);
     A->n = n;
     A->m = m;
     A->nnz = nnz;

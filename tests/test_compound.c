@@ -203,6 +203,19 @@ static void test_refusals(void)
     TU_CHECK(Q && sps_matrix_convert(Q, SPS_FMT_CSR, NULL, &B) == SPS_ERR_UNSUPPORTED && !B &&
                  strstr(sps_context_error(ctx), "quaternion entries are not stored"),
              "quaternion matrix to csr: %s", sps_context_error(ctx));
+    /* a descriptor's block is ignored for quaternions and scalars (types.h): the matrix reports
+       the canonical one, whatever the caller's descriptor held */
+    for (int k = 0; k < 2; k++) {
+        sps_matrix W = NULL;
+        sps_matrix_info_t info;
+        const sps_entry_desc e = {k ? SPS_ENTRY_SCALAR : SPS_ENTRY_QUATERNION, 7};
+        if (TU_OK(ctx, sps_matrix_from_csr_entries(ctx, 2, 2, g_rowptr, g_col, g_val, e, SPS_F64, &W)) &&
+            TU_OK(ctx, sps_matrix_info(W, &info)))
+            TU_CHECK(info.entry.kind == e.kind && info.entry.block == (k ? 0 : 4),
+                     "%s descriptor with block 7: the matrix reports block %d", k ? "scalar" : "quaternion",
+                     info.entry.block);
+        sps_matrix_destroy(W);
+    }
     /* quaternions have a Matrix Market form (test_compound_io), blocks none */
     sps_matrix Bk = NULL;
     TU_OK(ctx, sps_matrix_from_csr_entries(ctx, 2, 2, g_rowptr, g_col, g_val, sps_entry_block(2), SPS_F64, &Bk));
