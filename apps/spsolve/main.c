@@ -494,18 +494,6 @@ static void run_free(cli_run *r)
     cli_options_free(&r->opt);
 }
 
-/* --json among the arguments (the parse may have failed before reading it), as
- * getopt_long reads it: also abbreviated ("--js", "--jso"; "--j" is ambiguous with
- * --jacobi-zero-diagonal), and not after "--", where the options end. */
-static int wants_json(int argc, char **argv)
-{
-    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        const size_t len = strlen(argv[i]);
-        if (len >= 4 && strncmp(argv[i], "--json", len) == 0) return 1;
-    }
-    return 0;
-}
-
 /* rc, or EXIT_INPUT with why where stdout could not take what was printed (a full disk,
  * /dev/full, a closed pipe): a summary, x or --help that did not arrive is a failure. */
 static int stdout_flushed(int rc)
@@ -521,7 +509,7 @@ int main(int argc, char **argv)
     int rc = step_parse(&r, argc, argv);
     if (rc != STEP_OK) {
         /* a usage error: with --json, still one JSON object (the reason is on stderr) */
-        if (rc != EXIT_CONVERGED && wants_json(argc, argv))
+        if (rc != EXIT_CONVERGED && cli_wants_json(argc, argv))
             cli_print_json_error(stdout, rc, "usage error: see stderr for the option and what it accepts");
         return stdout_flushed(rc);
     }

@@ -164,6 +164,8 @@ typedef struct {
 static param params[CLI_MAX_PARAMS];
 static int nparams;
 static struct option long_options[NFIXED + CLI_MAX_PARAMS + 1];
+/* ':' first: a missing value is ':', told apart from an unknown option */
+static const char short_options[] = ":m:b:o:h";
 
 static int param_find(const char *name)
 {
@@ -734,13 +736,27 @@ cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt)
     return r;
 }
 
+/* getopt_long again over argv with the same options, reading none of the values:
+ * a parse stopped at an error has not reached every option, and only getopt knows
+ * which word is an option ("--jso" abbreviated) and which is an option's value
+ * ("-o --json" names the output file). */
+int cli_wants_json(int argc, char **argv)
+{
+    collect_params();
+    opterr = 0;
+    optind = 0;
+    int c, json = 0;
+    while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) json |= c == OPT_JSON;
+    return json;
+}
+
 /* getopt over argv; declared parameters into opt->sets. */
 static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
 {
     opterr = 0; /* our own messages, with the usage hint */
     optind = 0; /* glibc: a full re-initialisation (a second parse, e.g. the fuzz harness, starts clean) */
     int c;
-    while ((c = getopt_long(argc, argv, ":m:b:o:h", long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
         if (c >= OPT_PARAM && c < OPT_PARAM + nparams) {
             opt->sets->given[c - OPT_PARAM] = 1;
             if (!param_set(opt->sets, c - OPT_PARAM, optarg ? optarg : "true")) return CLI_PARSE_EXIT_USAGE;

@@ -58,6 +58,10 @@ typedef enum { CLI_PARSE_RUN, CLI_PARSE_EXIT_OK, CLI_PARSE_EXIT_USAGE } cli_pars
  *  errors to stderr itself. */
 cli_parse_result cli_parse_options(int argc, char **argv, cli_options *opt);
 
+/** Nonzero when argv gives --json as an option (abbreviated or not, not as an
+ *  option's value, not after "--"), whether or not the rest of argv parses. */
+int cli_wants_json(int argc, char **argv);
+
 /** Release what parsing made. */
 void cli_options_free(cli_options *opt);
 

@@ -97,7 +97,8 @@ endfunction()
 
 # --jso and --js are --json to getopt_long (unambiguous abbreviations): on a
 # usage error they get the JSON error object too; "--j" is ambiguous (with
-# --jacobi-zero-diagonal), refused without JSON; after "--" nothing is an option.
+# --jacobi-zero-diagonal), refused without JSON; after "--" nothing is an option,
+# nor is the value of an option ("-o --json" names the output file "--json").
 function(scenario_json_abbrev)
   foreach(flag --jso --js --json)
     e2e_run(${flag} -m poisson2d:3 --bogus)
@@ -111,7 +112,8 @@ function(scenario_json_abbrev)
   e2e_expect_json_only()
   e2e_run(-m poisson2d:3 --backend cpu --jso)
   e2e_expect_solved(1e-8)
-  foreach(args "--j;-m;poisson2d:3" "-m;poisson2d:3;--;--json")
+  foreach(args "--j;-m;poisson2d:3" "-m;poisson2d:3;--;--json" "-m;poisson2d:3;-o;--json;--bogus"
+               "-m;poisson2d:3;--history;--jso;--bogus")
     e2e_run(${args})
     e2e_expect_rc(1)
     if(NOT E2E_OUT STREQUAL "")
