@@ -20,6 +20,8 @@
  *     physical tag beyond an int, ntags overflowing);
  *   - the same beam with its elements in two groups each (2.2 repeating them, 4.1 naming
  *     both on a surface's line, over 4096 characters) and a node of no tetrahedron;
+ *   - through a FIFO: a beam past 4096 nodes and tetrahedra reads as from a file; counts
+ *     declaring more than the pipe holds are refused where it ends, not allocated first;
  *   - small meshes: repeated elements dropped, names resolving only to groups of
  *     triangles, a node of no tetrahedron, names of 255 characters and FEM_MAX_GROUPS;
  *   - -o: the VTK XML grid's arrays have their sizes; a directory is not replaced;
@@ -424,6 +426,89 @@ static int read_text(const char *text, fem_mesh *m, char *err, size_t len)
     return rc;
 }
 
+/* A file's bytes (NULL where it cannot be read), *n of them. */
+static char *file_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    char *b = NULL;
+    *n = 0;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        const long len = ftell(f);
+        rewind(f);
+        if (len >= 0 && (b = malloc((size_t)len + 1))) *n = fread(b, 1, (size_t)len, f);
+    }
+    if (f) fclose(f);
+    return b;
+}
+
+/* n bytes of text through a FIFO (a pipe, of no size): fem_gmsh_read's result */
+static int read_fifo(const char *text, size_t n, fem_mesh *m, char *err, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/test_fem_%ld.fifo", (long)getpid());
+    const pid_t pid = app_fifo(path, text, n);
+    if (pid < 0) {
+        memset(m, 0, sizeof *m);
+        snprintf(err, len, "cannot make the FIFO %s", path);
+        return -1;
+    }
+    err[0] = 0;
+    const int rc = fem_gmsh_read(path, m, err, len);
+    app_fifo_done(pid, path);
+    return rc;
+}
+
+/* Through a pipe no file size bounds a count, so no count sizes an array: the arrays grow as
+ * the items arrive.  A beam past the first 4096 nodes and tetrahedra reads as from a regular
+ * file, and a header declaring 2e8 nodes or 4e8 elements over one is refused where the file
+ * ends, file:line (under ASan an array sized from the count would fail: app_check.h). */
+static void test_gmsh_stream(void)
+{
+    fem_mesh b;
+    char err[512], path[64];
+    if (fem_beam(10, 1, 1, 60, 8, 8, &b, err, sizeof err)) {
+        CHECK(0, "beam: %s", err);
+        return;
+    }
+    snprintf(path, sizeof path, "/tmp/test_fem_%ld.msh", (long)getpid());
+    for (int v41 = 0; v41 < 2; v41++) {
+        write_msh(path, &b, v41, 0);
+        size_t n = 0;
+        char *text = file_bytes(path, &n);
+        fem_mesh g, s;
+        const int rg = fem_gmsh_read(path, &g, err, sizeof err);
+        const int rs = rg || !text ? -1 : read_fifo(text, n, &s, err, sizeof err);
+        CHECK(rs == 0 && s.nv == g.nv && s.nt == g.nt && s.ntri == g.ntri && s.nv > 4096 && s.nt > 4096 &&
+                  !memcmp(s.v, g.v, sizeof(double) * 3 * (size_t)g.nv) &&
+                  !memcmp(s.t, g.t, sizeof(int) * 4 * (size_t)g.nt) &&
+                  !memcmp(s.tri, g.tri, sizeof(int) * 3 * (size_t)g.ntri) &&
+                  !memcmp(s.tri_tag, g.tri_tag, sizeof(int) * (size_t)g.ntri),
+              "gmsh %s through a FIFO: '%s', %d nodes, %d tets (the file's %d, %d)", v41 ? "4.1" : "2.2", err,
+              rs ? -1 : s.nv, rs ? -1 : s.nt, g.nv, g.nt);
+        if (rs == 0) fem_mesh_free(&s);
+        if (rg == 0) fem_mesh_free(&g);
+        free(text);
+    }
+    remove(path);
+    fem_mesh_free(&b);
+    static const struct {
+        const char *text, *want;
+    } cut[] = {
+        {MSH22 "$Nodes\n200000000\n1 0 0 0\n", ":6: the file ends after 1 of 200000000 nodes"},
+        {MSH22 NODES22 "$Elements\n400000000\n1 4 2 3 1 1 2 3 4\n", ":13: the file ends after 1 of 400000000 elements"},
+        {MSH41 "$Nodes\n1 200000000 1 200000000\n3 1 0 200000000\n1\n", ":7: the file ends in a node block"},
+        {MSH41 NODES41 "$Elements\n1 500000000 1 500000000\n3 1 4 500000000\n1 1 2 3 4\n",
+         ":19: the file ends in an element block"},
+    };
+    for (size_t k = 0; k < sizeof cut / sizeof cut[0]; k++) {
+        fem_mesh x;
+        const int rc = read_fifo(cut[k].text, strlen(cut[k].text), &x, err, sizeof err);
+        CHECK(rc == -1 && strstr(err, cut[k].want), "FIFO %zu declaring more than it holds: '%s' should name '%s'", k,
+              err, cut[k].want);
+        if (rc == 0) fem_mesh_free(&x);
+    }
+}
+
 /* The reader's corner cases on small meshes: repeated elements dropped (the first kept; a
  * triangle repeats only with its tag), a name resolving only to a group of triangles, a node
  * of no tetrahedron dropped (and the mesh solving with block-Jacobi), names up to 255
@@ -730,6 +815,7 @@ int main(void)
     test_manufactured(cpu);
     test_gmsh(cpu);
     test_gmsh_cases(cpu);
+    test_gmsh_stream();
     test_vtu();
     if (sps_context_create(&gpu, SPS_BACKEND_CUDA, 0) == SPS_OK) {
         test_cantilever(gpu, "GPU", 40); /* the 40x4x4, 80x8x8, 160x16x16 */

@@ -443,21 +443,31 @@ int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen)
         if (im->w <= 0 || im->h <= 0)
             rc = fail(err, errlen, "%s: byte 12: image of %d x %d pixels", path, im->w, im->h);
     }
-    struct stat sb; /* the pixels must be in the file before they are allocated (65535^2 from 18 bytes) */
-    if (rc == 0 && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
-        (long long)sb.st_size - 18 < (long long)im->w * im->h)
+    /* The pixels must be in the file before they are allocated (65535^2 from 18 bytes): a
+       regular file's size says so at once; a pipe's is unknown, so its pixels are read into a
+       buffer that doubles as they arrive, from 1 MiB. */
+    struct stat sb;
+    const int regular = rc == 0 && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
+    if (regular && (long long)sb.st_size - 18 < (long long)im->w * im->h)
         rc = fail(err, errlen, "%s: a %d x %d image needs %lld bytes after the header; the file has %lld", path, im->w,
                   im->h, (long long)im->w * im->h, (long long)sb.st_size - 18);
     if (rc == 0) {
         const size_t n = (size_t)im->w * (size_t)im->h;
-        im->pix = malloc(n);
-        if (!im->pix) rc = fail(err, errlen, "out of memory for %zu pixels", n);
-        else {
-            const size_t r = fread(im->pix, 1, n, f);
-            if (r < n)
-                rc = fail(err, errlen, "%s: byte %zu: the pixels end early (%d x %d needs %zu bytes after the header)",
-                          path, 18 + r, im->w, im->h, n);
+        size_t got_px = 0, cap = regular || n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
+        for (;;) {
+            unsigned char *p = realloc(im->pix, cap);
+            if (!p) {
+                rc = fail(err, errlen, "out of memory for %zu pixels", cap);
+                break;
+            }
+            im->pix = p;
+            got_px += fread(im->pix + got_px, 1, cap - got_px, f);
+            if (got_px < cap || cap == n) break;
+            cap = cap < n / 2 ? 2 * cap : n;
         }
+        if (rc == 0 && got_px < n)
+            rc = fail(err, errlen, "%s: byte %zu: the pixels end early (%d x %d needs %zu bytes after the header)", path,
+                      18 + got_px, im->w, im->h, n);
     }
     fclose(f);
     if (rc) spin_image_free(im);

@@ -38,9 +38,12 @@ typedef struct {
     int have_entities;
     /* 4.1: surface entity i is tag surf_tag[i], in the physical groups
      * surf_phys[surf_first[i] .. surf_first[i + 1]) (all of them: its triangles are in each) */
-    long nsurf, nphys, phys_cap;
+    long nsurf, nphys, phys_cap, surf_cap;
     long *surf_tag, *surf_first, *surf_phys;
-    long tri_cap;          /* room in m->tri and m->tri_tag: a 4.1 triangle is stored once a group */
+    /* room (items) in m->v and the node tags, in m->t, and in m->tri and m->tri_tag (a 4.1
+     * triangle is stored once a group): see capacity */
+    long node_cap, tet_cap, tri_cap;
+    long elements;         /* the $Elements count declared */
 } reader;
 
 static int fail(reader *r, const char *fmt, ...)
@@ -78,7 +81,6 @@ static int section_end(reader *r, const char *name)
     return 0;
 }
 
-/* A count line: a non-negative integer, at most max. */
 /* A declared count of items each taking at least `per` bytes of the file, before arrays are
  * sized from it: 30 bytes declaring 2e8 nodes would otherwise ask for gigabytes. */
 static int fits(reader *r, const char *what, long n, int per)
@@ -88,6 +90,43 @@ static int fits(reader *r, const char *what, long n, int per)
     return 0;
 }
 
+/* Arrays are sized from the items read, not from a declared count alone.  A regular file's
+ * size bounds a count (fits), so its items are allocated at once; a pipe's header can declare
+ * 2e8 nodes and send none, so there the arrays start at 4096 items and double as the items
+ * arrive.  The capacity from cap (0: none yet) that holds `need` items of the `declared`
+ * count (need where the file declares none: doubling from 1). */
+static long capacity(const reader *r, long cap, long need, long declared)
+{
+    long c = cap ? 2 * cap : r->bytes != LLONG_MAX ? declared : 4096;
+    if (c > declared && need <= declared) c = declared;
+    return c > need ? c : need;
+}
+
+/* *pa (pa the address of an array's pointer, of any item type) resized to c items of sz
+ * bytes; 0 when out of memory (*pa kept).  The pointer is copied in and out, not read through
+ * a void ** (another type's object: strict aliasing). */
+static int resize(void *pa, long c, size_t sz)
+{
+    void *p;
+    memcpy(&p, pa, sizeof p);
+    if (!(p = realloc(p, sz * (size_t)c))) return 0;
+    memcpy(pa, &p, sizeof p);
+    return 1;
+}
+
+/* Room for `need` items in the arrays *a (items of asz bytes) and *b (bsz; b may be NULL),
+ * which share the capacity *cap. */
+static int room(reader *r, long *cap, long need, long declared, const char *what, void *a, size_t asz, void *b,
+                size_t bsz)
+{
+    if (need <= *cap) return 0;
+    const long c = capacity(r, *cap, need, declared);
+    if (!resize(a, c, asz) || (b && !resize(b, c, bsz))) return fail(r, "out of memory for %ld %s", c, what);
+    *cap = c;
+    return 0;
+}
+
+/* A count line: a non-negative integer, at most max. */
 static int count_line(reader *r, const char *what, long max, long *n)
 {
     char *end = NULL;
@@ -119,6 +158,11 @@ static int node_of(const tagged *t, int n, long tag)
     return -1;
 }
 
+static int node_room(reader *r, fem_mesh *m, tagged **tags, long need, long declared)
+{
+    return room(r, &r->node_cap, need, declared, "nodes", &m->v, 3 * sizeof(double), tags, sizeof(tagged));
+}
+
 /* Up to max integers of the current line into f; their number (the rest of the line
  * must be blank). -1: something else on it. */
 static int ints(reader *r, long *f, int max)
@@ -146,13 +190,17 @@ static int read_entities(reader *r)
         if (cnt[d] < 0 || cnt[d] > 100000000L)
             return fail(r, "$Entities: expected 'points curves surfaces volumes', each 0..100000000");
     if (fits(r, "entities", cnt[0] + cnt[1] + cnt[2] + cnt[3], 4)) return -1;
-    r->surf_tag = malloc(sizeof(long) * ((size_t)cnt[2] + 1));
-    r->surf_first = malloc(sizeof(long) * ((size_t)cnt[2] + 2));
-    if (!r->surf_tag || !r->surf_first) return fail(r, "out of memory for %ld surfaces", cnt[2]);
+    /* surf_first holds one more than the surfaces: need nsurf + 2 of cnt[2] + 1 */
+    if (room(r, &r->surf_cap, 1, cnt[2] + 1, "surfaces", &r->surf_tag, sizeof(long), &r->surf_first,
+             sizeof(long)))
+        return -1;
     for (int d = 0; d < 4; d++)
         for (long i = 0; i < cnt[d]; i++) {
             if (!next(r)) return fail(r, "the file ends in $Entities");
             if (d != 2) continue;
+            if (room(r, &r->surf_cap, r->nsurf + 2, cnt[2] + 1, "surfaces", &r->surf_tag, sizeof(long),
+                     &r->surf_first, sizeof(long)))
+                return -1;
             char *p = r->buf, *end = NULL;
             const long tag = strtol(p, &end, 10);
             for (int c = 0; c < 6 && end != p; c++) p = end, strtod(p, &end); /* the bounding box */
@@ -164,12 +212,9 @@ static int read_entities(reader *r)
                 p = end;
                 const long phys = strtol(p, &end, 10);
                 if (end == p) return fail(r, "surface entity %ld: expected %ld physical tags", tag, nphys);
-                if (r->nphys == r->phys_cap) {
-                    const long cap = 2 * r->phys_cap + 16;
-                    long *q = realloc(r->surf_phys, sizeof(long) * (size_t)cap);
-                    if (!q) return fail(r, "out of memory for %ld physical tags", cap);
-                    r->surf_phys = q, r->phys_cap = cap;
-                }
+                if (room(r, &r->phys_cap, r->nphys + 1, r->nphys + 1, "physical tags", &r->surf_phys,
+                         sizeof(long), NULL, 0))
+                    return -1;
                 r->surf_phys[r->nphys++] = phys;
             }
             r->surf_tag[r->nsurf++] = tag;
@@ -196,10 +241,8 @@ static int read_nodes41(reader *r, fem_mesh *m, tagged **tags)
     long h[4];
     if (!next(r) || ints(r, h, 4) != 4 || h[0] < 0 || h[1] < 0 || h[1] > 200000000L)
         return fail(r, "$Nodes: expected 'blocks nodes min-tag max-tag'");
-    if (fits(r, "nodes", h[1], 8)) return -1; /* a tag line and a coordinate line: "1", "0 0 0" */
-    m->v = malloc(sizeof(double) * 3 * ((size_t)h[1] + 1));
-    *tags = malloc(sizeof(tagged) * ((size_t)h[1] + 1));
-    if (!m->v || !*tags) return fail(r, "out of memory for %ld nodes", h[1]);
+    /* a tag line and a coordinate line: "1", "0 0 0" */
+    if (fits(r, "nodes", h[1], 8) || node_room(r, m, tags, 1, h[1])) return -1;
     long done = 0;
     for (long b = 0; b < h[0]; b++) {
         long bh[4];
@@ -207,7 +250,9 @@ static int read_nodes41(reader *r, fem_mesh *m, tagged **tags)
             return fail(r, "node block: expected 'dim entity parametric n' within the node count");
         for (long i = 0; i < bh[3]; i++) {
             long t;
-            if (!next(r) || ints(r, &t, 1) != 1) return fail(r, "node block: expected a node tag");
+            if (!next(r)) return fail(r, "the file ends in a node block");
+            if (ints(r, &t, 1) != 1) return fail(r, "node block: expected a node tag");
+            if (node_room(r, m, tags, done + i + 1, h[1])) return -1;
             (*tags)[done + i] = (tagged){t, (int)(done + i)};
         }
         for (long i = 0; i < bh[3]; i++) {
@@ -251,15 +296,9 @@ static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, lon
         if (id[0] == id[1] || id[1] == id[2] || id[0] == id[2] || !(area > 1e-12 * h * h))
             return fail(r, "triangle %ld is degenerate (area %.3g)", tag, area);
         if (nphys > INT_MAX - m->ntri) return fail(r, "element %ld: more than %d triangles", tag, INT_MAX);
-        if (m->ntri + nphys > r->tri_cap) {
-            const long cap = m->ntri + nphys > 2 * r->tri_cap ? m->ntri + nphys : 2 * r->tri_cap;
-            int *a = realloc(m->tri, sizeof(int) * 3 * (size_t)cap);
-            if (a) m->tri = a;
-            int *b = a ? realloc(m->tri_tag, sizeof(int) * (size_t)cap) : NULL;
-            if (b) m->tri_tag = b;
-            if (!a || !b) return fail(r, "out of memory for %ld triangles", cap);
-            r->tri_cap = cap;
-        }
+        if (room(r, &r->tri_cap, m->ntri + nphys, r->elements, "triangles", &m->tri, 3 * sizeof(int),
+                 &m->tri_tag, sizeof(int)))
+            return -1;
         for (long k = 0; k < nphys; k++) {
             if (phys[k] < INT_MIN || phys[k] > INT_MAX) /* the tags are ints from here on */
                 return fail(r, "element %ld: physical tag %ld out of range (at most %d)", tag, phys[k], INT_MAX);
@@ -275,6 +314,8 @@ static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, lon
         for (int c = 0; c < 3; c++) h = fmax(h, fabs(m->v[3 * id[a] + c] - m->v[3 * id[0] + c]));
     if (!(fabs(det) > 1e-12 * h * h * h)) return fail(r, "tetrahedron %ld is degenerate (volume %.3g)", tag, det / 6);
     if (det < 0) return fail(r, "tetrahedron %ld is inverted (its nodes in clockwise order)", tag);
+    if (room(r, &r->tet_cap, m->nt + 1L, r->elements, "tetrahedra", &m->t, 4 * sizeof(int), NULL, 0))
+        return -1;
     memcpy(m->t + 4 * (size_t)m->nt++, id, sizeof id);
     return 0;
 }
@@ -282,15 +323,13 @@ static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, lon
 static int element_arrays(reader *r, fem_mesh *m, long n)
 {
     if (fits(r, "elements", n, 4)) return -1; /* "1 15" and a node: a point, the shortest line */
-    m->t = malloc(sizeof(int) * 4 * ((size_t)n + 1));
-    m->tri = malloc(sizeof(int) * 3 * ((size_t)n + 1));
-    m->tri_tag = malloc(sizeof(int) * ((size_t)n + 1));
-    r->tri_cap = n + 1;
-    return !m->t || !m->tri || !m->tri_tag ? fail(r, "out of memory for %ld elements", n) : 0;
+    r->elements = n;
+    return room(r, &r->tet_cap, 1, n, "tetrahedra", &m->t, 4 * sizeof(int), NULL, 0) ||
+           room(r, &r->tri_cap, 1, n, "triangles", &m->tri, 3 * sizeof(int), &m->tri_tag, sizeof(int));
 }
 
-/* 4.1 elements: blocks "dim entity type n", then n lines "tag nodes".  The arrays are sized
- * from the header's count: the blocks may not hold more (as the nodes'). */
+/* 4.1 elements: blocks "dim entity type n", then n lines "tag nodes".  The blocks may not hold
+ * more than the header's count (as the nodes'). */
 static int read_elements41(reader *r, fem_mesh *m, const tagged *tags)
 {
     long h[4];
@@ -323,13 +362,12 @@ static int read_elements41(reader *r, fem_mesh *m, const tagged *tags)
 static int read_nodes(reader *r, fem_mesh *m, tagged **tags)
 {
     long n = 0;
-    if (count_line(r, "node", 200000000L, &n) || fits(r, "nodes", n, 8)) return -1; /* "1 0 0 0" */
-    m->nv = (int)n;
-    m->v = malloc(sizeof(double) * 3 * ((size_t)n + 1));
-    *tags = malloc(sizeof(tagged) * ((size_t)n + 1));
-    if (!m->v || !*tags) return fail(r, "out of memory for %ld nodes", n);
+    if (count_line(r, "node", 200000000L, &n) || fits(r, "nodes", n, 8) /* "1 0 0 0" */ ||
+        node_room(r, m, tags, 1, n))
+        return -1;
     for (long i = 0; i < n; i++) {
         if (!next(r)) return fail(r, "the file ends after %ld of %ld nodes", i, n);
+        if (node_room(r, m, tags, i + 1, n)) return -1;
         char *p = r->buf, *end = NULL;
         const long tag = strtol(p, &end, 10);
         if (end == p) return fail(r, "node: expected 'tag x y z'");
@@ -340,6 +378,7 @@ static int read_nodes(reader *r, fem_mesh *m, tagged **tags)
         }
         (*tags)[i] = (tagged){tag, (int)i};
     }
+    m->nv = (int)n;
     qsort(*tags, (size_t)n, sizeof **tags, tag_cmp);
     for (long i = 1; i < n; i++)
         if ((*tags)[i].tag == (*tags)[i - 1].tag) return fail(r, "node tag %ld appears twice", (*tags)[i].tag);
