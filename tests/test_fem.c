@@ -22,7 +22,8 @@
  *     both on a surface's line, over 4096 characters) and a node of no tetrahedron;
  *   - through a FIFO: a beam past 4096 nodes and tetrahedra reads as from a file; counts
  *     declaring more than the pipe holds are refused where it ends, not allocated first;
- *   - small meshes: repeated elements dropped, names resolving only to groups of
+ *   - small meshes: an element of an unread type of 125 nodes skipped, a tetrahedron of
+ *     70 tags refused; repeated elements dropped, names resolving only to groups of
  *     triangles, a node of no tetrahedron, names of 255 characters and FEM_MAX_GROUPS;
  *   - -o: the VTK XML grid's arrays have their sizes; a directory is not replaced;
  *   - a beam of no cells is refused with a message.
@@ -571,8 +572,26 @@ static void test_gmsh_cases(sps_context ctx)
               "a node of no tetrahedron: block-Jacobi solves: %s", sps_context_error(ctx));
         fem_mesh_free(&m);
     }
-    /* physical names: 255 characters taken, 256 refused; FEM_MAX_GROUPS taken, one more refused */
+    /* an element of a type not read (93, the 125-node hexahedron: 130 integers on a 2.2 line,
+     * 126 on a 4.1 one) is skipped as the others are, beside a tetrahedron; a tetrahedron of
+     * more integers than the reader holds (70 tags) is refused, naming it */
     static char text[70000];
+    for (int v41 = 0; v41 < 2; v41++) {
+        size_t at = (size_t)snprintf(text, sizeof text, v41 ? MSH41 NODES41 "$Elements\n2 2 1 2\n3 1 93 1\n1"
+                                                              : MSH22 NODES22 "$Elements\n2\n1 93 2 0 1");
+        for (int k = 0; k < 125; k++) at += (size_t)snprintf(text + at, sizeof text - at, " %d", 1 + k % 4);
+        snprintf(text + at, sizeof text - at, "%s\n$EndElements\n", v41 ? "\n3 1 4 1\n2 1 2 3 4" : "\n2 4 2 3 1 1 2 3 4");
+        const int rc = read_text(text, &m, err, sizeof err);
+        CHECK(rc == 0 && m.nt == 1 && m.skipped == 1, "%s: a 125-node element skipped: %s, %d tets, %d skipped",
+              v41 ? "4.1" : "2.2", rc ? err : "read", rc ? -1 : m.nt, rc ? -1 : m.skipped);
+        if (rc == 0) fem_mesh_free(&m);
+    }
+    size_t at = (size_t)snprintf(text, sizeof text, MSH22 NODES22 "$Elements\n1\n7 4 70");
+    for (int k = 0; k < 70; k++) at += (size_t)snprintf(text + at, sizeof text - at, " 1");
+    snprintf(text + at, sizeof text - at, " 1 2 3 4\n$EndElements\n");
+    CHECK(read_text(text, &m, err, sizeof err) == -1 && strstr(err, ":13: element 7 of type 4: 77 integers"),
+          "a tetrahedron of 70 tags: '%s'", err);
+    /* physical names: 255 characters taken, 256 refused; FEM_MAX_GROUPS taken, one more refused */
     for (int n = 255; n <= 256; n++) {
         char name[300];
         memset(name, 'n', (size_t)n);

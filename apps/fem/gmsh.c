@@ -163,19 +163,25 @@ static int node_room(reader *r, fem_mesh *m, tagged **tags, long need, long decl
     return room(r, &r->node_cap, need, declared, "nodes", &m->v, 3 * sizeof(double), tags, sizeof(tagged));
 }
 
-/* Up to max integers of the current line into f; their number (the rest of the line
- * must be blank). -1: something else on it. */
-static int ints(reader *r, long *f, int max)
+/* The number of integers on the current line, the first max of them into f: an element of a
+ * type not read may list hundreds of nodes (Gmsh's high-order types), counted and skipped.
+ * -1: something else on the line. */
+static long ints(reader *r, long *f, int max)
 {
     char *p = r->buf, *end = NULL;
-    int k = 0;
-    for (; k < max; k++) {
-        f[k] = strtol(p, &end, 10);
+    long k = 0;
+    for (;; k++) {
+        const long v = strtol(p, &end, 10);
         if (end == p) break;
+        if (k < max) f[k] = v;
         p = end;
     }
     return *p && strspn(p, " \t") != strlen(p) ? -1 : k;
 }
+
+/* How many integers of an element's line are kept: a 2.2 triangle or tetrahedron needs 3 + its
+ * tags + its nodes (Gmsh writes 2 tags, more with mesh partitions). */
+enum { ELEMENT_INTS = 64 };
 
 /* 4.1: the surfaces' physical tags, all of them (the others' lines skipped).  One section:
  * a second would be counted on top of the first's arrays.  The counts are capped before the
@@ -275,8 +281,9 @@ static int read_nodes41(reader *r, fem_mesh *m, tagged **tags)
     return section_end(r, "Nodes");
 }
 
-/* One element (tag, type, nn node tags in f, physical tags phys[0 .. nphys)) into m; a
- * triangle once for each of its tags (a clamp or a traction names one); -1 on an error. */
+/* One element (tag, type, nn node tags in nodes, NULL for a type not read, physical tags
+ * phys[0 .. nphys)) into m; a triangle once for each of its tags (a clamp or a traction
+ * names one); -1 on an error. */
 static int add_element(reader *r, fem_mesh *m, const tagged *tags, long tag, long type, const long *nodes,
                        const long *phys, long nphys)
 {
@@ -346,9 +353,10 @@ static int read_elements41(reader *r, fem_mesh *m, const tagged *tags)
         const long *phys = bh[0] == 2 ? surface_phys(r, bh[1], &nphys) : NULL;
         if (!nphys) phys = &untagged, nphys = 1;
         for (long i = 0; i < bh[3]; i++) {
-            long f[64];
+            long f[ELEMENT_INTS];
             if (!next(r)) return fail(r, "the file ends in an element block");
-            const int k = ints(r, f, 64), nn = bh[2] == 4 ? 4 : bh[2] == 2 ? 3 : -1;
+            const long k = ints(r, f, ELEMENT_INTS);
+            const int nn = bh[2] == 4 ? 4 : bh[2] == 2 ? 3 : -1;
             if (k < 1 || (nn > 0 && k != 1 + nn))
                 return fail(r, "element of type %ld: expected 'tag' and %d node tags", bh[2], nn);
             if (add_element(r, m, tags, f[0], bh[2], f + 1, phys, nphys)) return -1;
@@ -390,17 +398,21 @@ static int read_elements(reader *r, fem_mesh *m, const tagged *tags)
     long n = 0;
     if (count_line(r, "element", 500000000L, &n) || element_arrays(r, m, n)) return -1;
     for (long i = 0; i < n; i++) {
-        long f[64];
+        long f[ELEMENT_INTS];
         if (!next(r)) return fail(r, "the file ends after %ld of %ld elements", i, n);
-        const int k = ints(r, f, 64);
+        const long k = ints(r, f, ELEMENT_INTS);
         if (k < 0) return fail(r, "element: expected integers");
-        if (k < 3 || f[2] < 0 || f[2] > 64 || k < 3 + f[2]) /* f[2] bounded first: 3 + f[2] could overflow */
+        if (k < 3 || f[2] < 0 || f[2] > k - 3) /* as k - 3, not 3 + f[2], which could overflow */
             return fail(r, "element: expected 'tag type ntags tags... nodes'");
         const long type = f[1], ntags = f[2], nn = type == 4 ? 4 : type == 2 ? 3 : -1;
         if (nn > 0 && k != 3 + ntags + nn)
             return fail(r, "element %ld of type %ld: expected %ld node tags, got %ld", f[0], type, nn, k - 3 - ntags);
-        const long phys = ntags > 0 ? f[3] : 0;
-        if (add_element(r, m, tags, f[0], type, f + 3 + ntags, &phys, 1)) return -1;
+        if (nn > 0 && k > ELEMENT_INTS) /* its nodes would lie past f */
+            return fail(r, "element %ld of type %ld: %ld integers (%ld tags): at most %d are read", f[0], type, k,
+                        ntags, ELEMENT_INTS);
+        const long phys = ntags > 0 ? f[3] : 0; /* k >= 4 */
+        /* a type not read is only counted: its nodes, past f maybe, are not passed */
+        if (add_element(r, m, tags, f[0], type, nn > 0 ? f + 3 + ntags : NULL, &phys, 1)) return -1;
     }
     return section_end(r, "Elements");
 }
