@@ -12,7 +12,8 @@
  *     on a double cone whose apexes have 20 neighbours (rows longer than the row kernel keeps
  *     in registers);
  *   - malformed OBJ and TGA inputs are refused with file:line (TGA: byte) messages: indices out of
- *     range (LONG_MIN too), degenerate faces, coordinates not finite or with trailing characters;
+ *     range (LONG_MIN too; normal indices too, though normals are not used), degenerate faces,
+ *     coordinates not finite or with trailing characters;
  *   - a TGA through a FIFO reads as its pixels arrive: a header declaring 65535 x 65535 over 4
  *     pixels is refused where they end, not allocated first;
  *   - texture coordinates far outside [0, 1] sample the edge pixel;
@@ -457,6 +458,12 @@ static void test_malformed(void)
          "slash.obj:7: face corner 1: no texture index after '/'"},
         {"slash2.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1// 2 3 4\n",
          "slash2.obj:5: a face of 4 corners (triangles only)"},
+        /* a normal index is range-checked as the others are, though normals are not used */
+        {"vn.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvn 0 0 1\nf 1//1 2//2 3//1\n",
+         "vn.obj:5: face corner 2: normal index out of 1..1"},
+        {"vn0.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nvn 0 0 1\nf 1/1/1 2/1/1 3/1/0\n",
+         "vn0.obj:6: face corner 3: normal index out of 1..1"},
+        {"novn.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1//1 2//1 3//1\n", "novn.obj:4: face corner 1: normal index out of 1..0"},
         /* a bare "v" is a vertex short of its coordinates (it was skipped, shifting the numbering) */
         {"barev.obj", "v 0 0 0\nv\nv 1 0 0\nv 0 1 0\nf 1 2 3\n", "barev.obj:2: vertex needs 3 coordinates"},
         /* not an oriented surface: a face flipped, one listed twice, a third face on an edge */
@@ -484,7 +491,9 @@ static void test_malformed(void)
         "v 0 0 0 # origin\nv 1 0 0\t\nv 0 1 0#\nf 1 2 3\n",
         "v 0 0 0\r\nv 1 0 0\r\nv 0 1 0\r\nvt 0.5 0.5\r\nf 1/1 2/1 3/1\r\n",
         /* a closed oriented surface, a face line's trailing comment, a normal index */
-        TET_V "f 1 2 3 # top\nf 1//1 3//1 4//1\nf 1 4 2#\nf 2 4 3\n",
+        TET_V "vn 0 0 1\nf 1 2 3 # top\nf 1//1 3//1 4//1\nf 1 4 2#\nf 2 4 3\n",
+        /* normals by relative index, and an empty one */
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nvn 0 0 -1\nf 1/1/-2 2/1/ 3//2\n",
     };
     for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
         write_file("fine.obj", fine[i], strlen(fine[i]), path, sizeof path);

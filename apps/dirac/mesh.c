@@ -152,6 +152,7 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
     FILE *f = fopen(path, "r");
     if (!f) return fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
     int capv = 0, capt = 0, capf = 0, capft = 0, nf3 = 0, nft3 = 0, nvd = 0, ntd = 0; /* doubles, ints held */
+    int nvn = 0;        /* vn lines: normals are not used, but a face's normal index must name one */
     long *fline = NULL; /* each face's line, for the orientation check's message */
     int nfl = 0, capfl = 0;
     char *line = NULL;
@@ -188,6 +189,8 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
                          : push((void **)&m->vt, &ntd, &capt, &x[c], sizeof(double)))
                     rc = fail(err, errlen, "out of memory");
             if (rc == 0) *(is_v ? &m->nv : &m->nvt) += 1;
+        } else if (p[0] == 'v' && p[1] == 'n' && obj_word_end(p[2])) {
+            nvn++;
         } else if (p[0] == 'f' && obj_word_end(p[1])) {
             int vi[4], ti[4], k = 0;
             char *e = p + 1;
@@ -224,10 +227,18 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
                         }
                         e = q;
                     }
-                    if (*e == '/') { /* the normal: not used; a number, or nothing before a blank */
+                    /* the normal: a number, or nothing before a blank.  Not used, but checked as
+                       the other indices are: a file naming a normal it lacks is malformed */
+                    if (*e == '/') {
                         e++;
                         if (obj_num_start(*e)) {
-                            (void)strtol(e, &q, 10);
+                            int ni;
+                            const long c = strtol(e, &q, 10);
+                            if (q == e || obj_index(c, nvn, &ni)) {
+                                rc = fail(err, errlen, "%s:%ld: face corner %d: normal index out of 1..%d", path,
+                                          lineno, k + 1, nvn);
+                                break;
+                            }
                             e = q;
                         }
                     }
