@@ -777,8 +777,13 @@ static sps_status parse_size(mm_ctx *c, const char **pp, sps_mm_data *d, int64_t
         return arg_err(c, c->line, "the matrix is %ld x %ld, which does not divide into %dx%d blocks (%s %ld is not a "
                     "multiple of %d)", (long)d->rows, (long)d->cols, o->block, o->block,
                     d->rows % o->block ? "rows" : "columns", (long)(d->rows % o->block ? d->rows : d->cols), o->block);
-    /* a right-hand side or a start vector of the system's length (another shape is the vector
-       reader's to refuse: formats/mtx.c) */
+    /* a right-hand side or a start vector: one row or one column, of the system's length.  Both
+       are refused here, before the entries: a dense array of another shape would otherwise be read
+       whole (gigabytes) before the vector reader saw its shape (SPS_ERR_ARG, as sps_vector_read_mtx
+       has it: a well-formed file its caller cannot take) */
+    if (o && o->vector && d->rows != 1 && d->cols != 1)
+        return arg_err(c, c->line, "a vector must be n x 1 or 1 x n, the size line says %ld x %ld", (long)d->rows,
+                       (long)d->cols);
     if (o && o->expect_len > 0 && (d->rows == 1 || d->cols == 1)) {
         const int q = d->field == SPS_MM_QUATERNION ? 4 : 1;
         const int64_t len = (int64_t)(d->rows == 1 ? d->cols : d->rows) * q;

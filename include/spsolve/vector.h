@@ -46,8 +46,9 @@ SPS_API sps_status sps_vector_nrm2(sps_vector x, double *result);
  *  the vector a quaternion matrix acts on (a complex t is SPS_ERR_ARG). */
 SPS_API sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, sps_vector *v);
 /** sps_vector_read_mtx of a vector that must hold n scalars (a quaternion file: n / 4
- *  entries; n = 0: any length): a file of another length is refused at its size line
- *  (file:line), before anything is allocated -- a right-hand side for a system of n rows. */
+ *  entries; n = 0: any length): a file of another length, or not n x 1 or 1 x n, is refused
+ *  at its size line (file:line), before anything is allocated -- a right-hand side for a
+ *  system of n rows. */
 SPS_API sps_status sps_vector_read_mtx_n(sps_context ctx, const char *path, sps_scalar t, sps_index n, sps_vector *v);
 /** Write a vector as a Matrix Market array file, round-trip precision,
  *  through a temporary file renamed over path. */

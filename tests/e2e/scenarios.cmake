@@ -791,6 +791,16 @@ function(scenario_shape)
   e2e_run(-m poisson2d:2 -b bhuge.mtx)
   e2e_expect_rc(1)
   e2e_expect_stderr("bhuge.mtx:2: a vector of 2000000000 entries for a system of 4 rows")
+  # a dense array that is no vector is refused at its size line, not read whole first: one
+  # declaring 4 x 300000000 over one value, and one of the system's rows but 2 columns
+  e2e_write_mtx("${WORK}/bwide.mtx" "array real general" "4 300000000" 1)
+  e2e_run(-m poisson2d:2 -b bwide.mtx)
+  e2e_expect_rc(1)
+  e2e_expect_stderr("bwide.mtx:2: a vector must be n x 1 or 1 x n, the size line says 4 x 300000000")
+  e2e_write_mtx("${WORK}/b42.mtx" "array real general" "4 2" 1 2 3 4 5 6 7 8)
+  e2e_run(-m poisson2d:2 --x0 b42.mtx)
+  e2e_expect_rc(1)
+  e2e_expect_stderr("b42.mtx:2: a vector must be n x 1 or 1 x n, the size line says 4 x 2")
   # a complex initial guess for a real system
   e2e_write_mtx("${WORK}/cx0.mtx" "array complex general" "4 1" "1 0" "1 0" "1 0" "1 1")
   e2e_run(-m poisson2d:2 --x0 cx0.mtx)
