@@ -214,7 +214,9 @@ sps_status sps_hisparse_from_csr(sps_context ctx, sps_index n, sps_index m, cons
         b.st = sps_error(ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for %lld entries", (long long)nnz);
         goto done;
     }
-    for (int l = H->depth - 1, s = 1; l >= 0; l--, s *= d) b.span[l] = s; /* span[depth - 1] = 1 */
+    /* span[depth - 1] = 1; s in 64 bits: the step after the last level makes it d^depth, past 2^31 at
+     * d = 256 from depth 4 on */
+    for (int64_t l = H->depth - 1, s = 1; l >= 0; l--, s *= d) b.span[l] = s;
     for (sps_index i = 0; i < n; i++)
         for (sps_index k = rowptr[i]; k < rowptr[i + 1]; k++) b.er[k] = i, b.ec[k] = col[k], b.ek[k] = k;
     (void)pool_take(&b, 16); /* the header: no node at offset 0 */

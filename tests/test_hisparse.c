@@ -486,6 +486,19 @@ int main(void)
                  (long long)H.nodes[1][SPS_HS_COO1], (long long)H.nodes[1][SPS_HS_DENSE], H.depth);
         sps_hisparse_free(&H);
     }
+    /* a row of 2^24 + 10 columns at d = 256: depth 4, so the levels' spans reach 256^4 = 2^32 */
+    {
+        const sps_index wr[2] = {0, 2}, wc[2] = {0, (1 << 24) + 5};
+        if (TU_OK(g_ctx, sps_hisparse_from_csr(g_ctx, 1, (1 << 24) + 10, wr, wc, v, 8, 256, &H))) {
+            sps_index br[2] = {0}, bc[2] = {0};
+            double bv[2] = {0};
+            sps_hisparse_to_csr(&H, 0, br, bc, bv);
+            TU_CHECK(H.depth == 4 && br[1] == 2 && bc[0] == wc[0] && bc[1] == wc[1] && bv[0] == v[0] && bv[1] == v[1],
+                     "1 x %d at d = 256: depth %d, back to CSR %d entries, columns %d %d", (1 << 24) + 10, H.depth,
+                     (int)br[1], (int)bc[0], (int)bc[1]);
+            sps_hisparse_free(&H);
+        }
+    }
     /* refusals */
     TU_CHECK(sps_hisparse_from_csr(g_ctx, 300, 300, sh[2].rowptr, sh[2].col, v, 8, 12, &H) == SPS_ERR_ARG &&
                  strstr(sps_context_error(g_ctx), "power of two"),
