@@ -101,7 +101,7 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, sps_options 
     if ((double)stored > max_fill * (double)B->nnz && !sps_opt_int(opt, "force")) {
         st = sps_error(ctx, SPS_ERR_ARG,
                        "DIA: %lld diagonals x %d rows = %lld stored entries (%zu bytes) for %lld nonzeros: fill factor "
-                       "%.2f exceeds max_fill %g; use hyb or sell for this matrix (or set force to convert anyway)",
+                       "%.2f exceeds max-fill %g; use hyb or sell for this matrix (or set force to convert anyway)",
                        (long long)ndiag, (int)B->n, (long long)stored, bytes, (long long)B->nnz,
                        B->nnz ? (double)stored / (double)B->nnz : 0.0, max_fill);
         goto done;

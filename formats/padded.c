@@ -89,7 +89,7 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
                      (int)B->n, (int)L->ngroups, (int)L->h);
         return sps_error(B->ctx, SPS_ERR_ARG,
                          "%s conversion refused: it would store %lld entries (%zu bytes) for %lld nonzeros, "
-                         "fill factor %.1f > max_fill %g (%s); %s, or set force to convert anyway",
+                         "fill factor %.1f > max-fill %g (%s); %s, or set force to convert anyway",
                          sps_pad_kind_name(p->kind), (long long)L->slots, bytes, (long long)B->nnz, fill, p->max_fill,
                          shape, p->suggest);
     }

@@ -41,8 +41,8 @@ static sps_status rgcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src,
                         .h = sps_opt_int(opt, "group-size"),
                         .window = sorted ? (B->n > 0 ? B->n : 1) : 0}; /* one window: a global sort */
     sps_pad_common(opt,
-                   sorted ? "use a smaller group_size, or sell, hyb or csr"
-                          : "use sort_rows (descending row lengths), a smaller group_size, or sell, hyb or csr",
+                   sorted ? "use a smaller group-size, or sell, hyb or csr"
+                          : "use sort-rows (descending row lengths), a smaller group-size, or sell, hyb or csr",
                    &p);
     return sps_pad_build(B, src, &p);
 }

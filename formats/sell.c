@@ -35,8 +35,8 @@ static sps_status sell_from_backend_csr(sps_matrix B, const sps_csr_store *src, 
 {
     sps_pad_params p = {.kind = SPS_PAD_SELL, .h = sps_opt_int(opt, "slice-height"), .window = sps_pad_window(opt)};
     sps_pad_common(opt,
-                   p.window ? "use a larger sort_window, or hyb or csr"
-                            : "use sort_window (e.g. 1024) to sort rows by length, or hyb or csr",
+                   p.window ? "use a larger sort-window, or hyb or csr"
+                            : "use sort-window (e.g. 1024) to sort rows by length, or hyb or csr",
                    &p);
     return sps_pad_build(B, src, &p);
 }

@@ -181,7 +181,8 @@ static void check_refusal(const char *what, sps_status s, sps_matrix B, const tu
     snprintf(nd, sizeof nd, "%lld diagonals", (long long)count_diagonals(h));
     const char *msg = sps_context_error(ctx);
     TU_CHECK(s == SPS_ERR_ARG && B == NULL && contains(msg, nd) && contains(msg, "bytes") && contains(msg, "hyb") &&
-                 contains(msg, "force") && contains(msg, "fill factor") && contains(msg, "stored entries"),
+                 contains(msg, "max-fill") && contains(msg, "force") && contains(msg, "fill factor") &&
+                 contains(msg, "stored entries"),
              "%s: DIA refusal: %s, B %p, '%s' (want SPS_ERR_ARG naming '%s', bytes, fill, hyb, force)", what,
              sps_status_name(s), (void *)B, msg, nd);
     sps_context_clear_error(ctx);

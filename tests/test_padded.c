@@ -817,7 +817,7 @@ static void test_refusal(void)
     /* 16-bit columns (the matrix spans 1500 columns): 10 bytes a slot, one base column */
     snprintf(byt, sizeof byt, "%zu bytes", (size_t)slots * 10 + 16 + 4 + (size_t)n * 4 + 4 /* one long row */);
     {
-        const char *needles[] = {"ELL", ent, byt, "fill factor", "max_fill 10", "longest row 1500", "sell", "hyb", "force", NULL};
+        const char *needles[] = {"ELL", ent, byt, "fill factor", "max-fill 10", "longest row 1500", "sell", "hyb", "force", NULL};
         popts o = {0};
         expect_refusal("ell blow-up", &p, SPS_FMT_ELL, &o, needles);
         o.max_fill = 100;
@@ -838,7 +838,7 @@ static void test_refusal(void)
     const int64_t nnz2 = 128 * 1000 + (n2 - 128);
     {
         popts o = {0};
-        const char *sell_needles[] = {"SELL", "4096000 entries", "bytes", "fill factor", "sort_window", "hyb", "force", NULL};
+        const char *sell_needles[] = {"SELL", "4096000 entries", "bytes", "fill factor", "sort-window", "hyb", "force", NULL};
         expect_refusal("sell unsorted blow-up", &p, SPS_FMT_SELL, &o, sell_needles);
         o.sort_window = 4096; /* sorted: the long rows fill 4 slices exactly: no padding */
         expect_ok("sell sigma 4096", &p, SPS_F64, SPS_FMT_SELL, &o, nnz2);
@@ -846,7 +846,7 @@ static void test_refusal(void)
         o.force = 1;
         expect_ok("sell forced", &p, SPS_F64, SPS_FMT_SELL, &o, 4096000);
         memset(&o, 0, sizeof o);
-        const char *rg_needles[] = {"RgCSR", "4096000 entries", "bytes", "fill factor", "sort_rows", "group_size", NULL};
+        const char *rg_needles[] = {"RgCSR", "4096000 entries", "bytes", "fill factor", "sort-rows", "group-size", NULL};
         expect_refusal("rgcsr unsorted blow-up", &p, SPS_FMT_RGCSR, &o, rg_needles);
         o.sort_rows = 1;
         expect_ok("rgcsr sorted", &p, SPS_F64, SPS_FMT_RGCSR, &o, nnz2);

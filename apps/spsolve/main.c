@@ -299,7 +299,7 @@ static int step_convert(cli_run *r)
         sps_matrix B = NULL;
         if ((st = sps_matrix_convert(r->A, fmt, opt->fmt, &B)) != SPS_OK) { /* opt->fmt: NULL with auto */
             /* a padding refusal names max_fill: say how the CLI lifts it */
-            const int refused = strstr(sps_context_error(r->ctx), "max_fill") != NULL;
+            const int refused = strstr(sps_context_error(r->ctx), "max-fill") != NULL;
             const int rc = fail(r->ctx, st, "format conversion failed");
             double max_fill = 0;
             if (refused && sps_options_get_value(opt->fmt, "max-fill", &max_fill) == SPS_OK)
