@@ -106,6 +106,11 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, sps_options 
                        B->nnz ? (double)stored / (double)B->nnz : 0.0, max_fill);
         goto done;
     }
+    if (stored > SPS_MAX_STORED) {
+        st = sps_error(ctx, SPS_ERR_ALLOC, "DIA: %lld diagonals x %d rows = %lld stored entries (at most %lld)",
+                       (long long)ndiag, (int)B->n, (long long)stored, (long long)SPS_MAX_STORED);
+        goto done;
+    }
     L->ndiag = (sps_index)ndiag; /* <= nnz <= INT32_MAX: every diagonal counted holds an entry */
 
     /* 3. the offsets */

@@ -62,6 +62,12 @@ typedef struct sps_csr_store {
     void *val;
 } sps_csr_store;
 
+/* The most stored entries (padding included) a padded or DIA build takes, forced or not: 2^52,
+ * beyond any machine's memory, and low enough that their byte counts (up to 1028 bytes an entry,
+ * an 8x8 block of c64 and its index) stay exact in a size_t instead of wrapping to a small
+ * allocation. */
+#define SPS_MAX_STORED ((int64_t)1 << 52)
+
 /** The options every format with a padding limit declares (formats/dia.c and the
  *  padded family): entries of an sps_option_desc table. */
 #define SPS_FMT_OPT_MAX_FILL                                                                                         \

@@ -93,6 +93,10 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
                          sps_pad_kind_name(p->kind), (long long)L->slots, bytes, (long long)B->nnz, fill, p->max_fill,
                          shape, p->suggest);
     }
+    if (L->slots > SPS_MAX_STORED)
+        return sps_error(B->ctx, SPS_ERR_ALLOC, "%s conversion: %lld stored entries for %lld nonzeros (at most %lld)",
+                         sps_pad_kind_name(p->kind), (long long)L->slots, (long long)B->nnz,
+                         (long long)SPS_MAX_STORED);
     return SPS_OK;
 }
 
