@@ -275,6 +275,16 @@ sps_status sps_matrix_to_host(sps_matrix A, sps_csr_host *h)
     return st;
 }
 
+/* A conversion's failure to allocate says which format asked: the allocator's message names
+ * the bytes only (a forced padded or DIA conversion is where it happens) */
+static sps_status convert_failed(sps_context ctx, const sps_format_ops *ops, sps_status st)
+{
+    if (st != SPS_ERR_ALLOC || strstr(ctx->errmsg, ops->name)) return st;
+    char was[sizeof ctx->errmsg];
+    snprintf(was, sizeof was, "%s", ctx->errmsg);
+    return sps_error(ctx, st, "converting to %s: %s", ops->name, was);
+}
+
 sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps_matrix *B)
 {
     if (!A || !B) return A ? sps_error(A->ctx, SPS_ERR_ARG, "sps_matrix_convert: NULL output") : SPS_ERR_ARG;
@@ -301,7 +311,7 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps
         sps_status st = sps_hcalloc(A->ctx, (void **)&M, sizeof *M, "a matrix handle");
         if (st != SPS_OK) {
             sps_options_destroy(own);
-            return st;
+            return convert_failed(A->ctx, ops, st);
         }
         *M = *A;
         M->ops = ops;
@@ -314,7 +324,7 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps
         sps_options_destroy(own);
         if (st != SPS_OK) {
             sps_matrix_destroy(M);
-            return st;
+            return convert_failed(A->ctx, ops, st);
         }
         *B = M;
         return SPS_OK;
@@ -324,7 +334,7 @@ sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options opt, sps
     SPS_CHECK(sps_matrix_to_host(A, &h));
     sps_status st = sps_matrix_from_csr_host(A->ctx, &h, fmt, opt, A->sym, B);
     sps_csr_host_free(&h);
-    return st;
+    return convert_failed(A->ctx, ops, st);
 }
 
 sps_status sps_matrix_export_csr(sps_matrix A, sps_index *rowptr, sps_index *col, void *val)

@@ -116,6 +116,9 @@ static void scenario(outcome *o)
             sps_context_clear_error(ctx);
             continue;
         }
+        if (cs == SPS_ERR_ALLOC) /* the allocator names bytes; the conversion adds which format asked */
+            TU_CHECK(strstr(sps_context_error(ctx), f) != NULL, "a failed conversion to %s names it: '%s'", f,
+                     sps_context_error(ctx));
         ok = step(o, ctx, cs, f) && solve_one(o, ctx, B, "cg", NULL);
         sps_matrix_destroy(B);
     }
