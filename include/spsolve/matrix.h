@@ -206,7 +206,9 @@ SPS_API sps_status sps_matrix_convert(sps_matrix A, sps_format fmt, sps_options 
  *  two launches and one host read, the same C), or NULL for the defaults; A, B and C may differ in
  *  node size.  Computed on the backend that holds A and B (on the GPU: the operands'
  *  entries listed with their keys, one sort, the tree built from the distinct keys;
- *  nothing comes to the host but a few counts), deterministic: the same C every run. */
+ *  nothing comes to the host but a few counts), deterministic: the same C every run.
+ *  SPS_ERR_NUMERIC, no C, for a non-finite alpha or beta, or an entry of C that overflows
+ *  (finite operands whose alpha a + beta b is not), the message naming that entry (0-based). */
 SPS_API sps_status sps_matrix_add(const void *alpha, sps_matrix A, sps_op_mode opA, const void *beta, sps_matrix B,
                                   sps_op_mode opB, sps_options opt, sps_matrix *C);
 /** Copy A out as host CSR: rowptr has rows+1 entries, col nnz, val nnz entries of
