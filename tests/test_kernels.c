@@ -318,6 +318,25 @@ static void test_nrm2(sps_scalar t, sps_index n)
         TU_CHECK(isnan(slots[0].re), "nrm2 [%s n=%d] with NaN entry gave %g", sps_scalar_name(t), (int)n, slots[0].re);
         free(h);
     }
+    /* nrm_inf: the largest modulus; one NaN anywhere (first, middle, last entry) gives NaN,
+       since the solvers' max-norm test must not take a NaN residual for a small one */
+    {
+        long double want = 0;
+        for (size_t i = 0; i < N; i++) want = fmaxl(want, lc_abs(ld(t, x, i)));
+        poison_slots(slots, 1);
+        K->nrm_inf(sps_ex(g_ctx), n, x, slots, 0);
+        check_val("nrm_inf", t, n, slots[0], lc_make(want, 0), want, 4);
+        const size_t at[3] = {0, N / 2, N - 1};
+        for (int k = 0; k < 3; k++) {
+            void *h = dup_vec(t, N, x);
+            tu_put(t, h, at[k], NAN, 0.0);
+            poison_slots(slots, 1);
+            K->nrm_inf(sps_ex(g_ctx), n, h, slots, 0);
+            TU_CHECK(isnan(slots[0].re), "nrm_inf [%s n=%d] with NaN at %zu gave %g", sps_scalar_name(t), (int)n,
+                     at[k], slots[0].re);
+            free(h);
+        }
+    }
     /* the smallest subnormals only */
     if (!single(t)) {
         void *h = xmalloc(N * ssz(t));

@@ -30,4 +30,8 @@ static inline int sps_red_chunks(sps_index n)
 }
 static inline sps_index sps_chunk_lo(sps_index n, int k, int c) { return (sps_index)(((int64_t)n * c) / k); }
 
+/* max(m, a) where a NaN on either side wins and then stays: a maximum that
+ * skipped a NaN would report a vector holding one as finite. */
+static inline double sps_nanmax(double m, double a) { return a > m || a != a ? a : m; }
+
 #endif
