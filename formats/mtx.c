@@ -177,10 +177,12 @@ sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_scalar t, 
 
 sps_status sps_vector_read_mtx_n(sps_context ctx, const char *path, sps_scalar t, sps_index n_expect, sps_vector *out)
 {
-    if (!ctx || !path || !out) return SPS_ERR_ARG;
+    if (!ctx) return SPS_ERR_ARG;
+    if (!out) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_read_mtx: NULL output vector");
+    *out = NULL;
+    if (!path) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_read_mtx: NULL path");
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_read_mtx: bad scalar type");
     if (n_expect < 0) return sps_error(ctx, SPS_ERR_ARG, "sps_vector_read_mtx_n: length %d", (int)n_expect);
-    *out = NULL;
     sps_mm_data d;
     memset(&d, 0, sizeof d);
     /* the length checked at the size line, before anything is allocated; the memory limit of

@@ -752,6 +752,11 @@ static void test_null_outputs(void)
     NULL_OUT(sps_matrix_generate(ctx, "poisson2d:4", SPS_F64, NULL), "sps_matrix_generate: NULL output");
     NULL_OUT(sps_vector_create(ctx, 3, SPS_F64, NULL), "sps_vector_create: NULL output");
     NULL_OUT(sps_operator_shell(ctx, 3, 3, SPS_F64, shell_apply, NULL, NULL, NULL), "sps_operator_shell: NULL output");
+    NULL_OUT(sps_vector_read_mtx(ctx, "v.mtx", SPS_F64, NULL), "sps_vector_read_mtx: NULL output vector");
+    sps_vector got = x;
+    NULL_OUT(sps_vector_read_mtx(ctx, NULL, SPS_F64, &got), "sps_vector_read_mtx: NULL path");
+    TU_CHECK(got == NULL, "sps_vector_read_mtx with a NULL path clears its output");
+    NULL_OUT(sps_vector_read_mtx_n(ctx, NULL, SPS_F64, 3, &got), "sps_vector_read_mtx: NULL path");
     NULL_OUT(sps_vector_copy(x, NULL), "sps_vector_copy: NULL vector y");
     NULL_OUT(sps_vector_copy(NULL, x), "sps_vector_copy: NULL vector x");
 #undef NULL_OUT
