@@ -68,7 +68,8 @@ int64_t sps_read_memory_limit(int64_t max_memory)
 static sps_status read_matrix(sps_context ctx, const char *fn, int from_buf, const char *path, const char *buf,
                               size_t len, sps_scalar t, int b, const sps_read_options *opt, sps_matrix *A)
 {
-    if (!ctx || !A) return SPS_ERR_ARG;
+    if (!ctx) return SPS_ERR_ARG;
+    if (!A) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL output matrix", fn);
     *A = NULL;
     if (from_buf ? !buf : !path) return sps_error(ctx, SPS_ERR_ARG, "%s: NULL %s", fn, from_buf ? "buffer" : "path");
     if ((unsigned)t >= SPS_NUM_SCALARS) return sps_error(ctx, SPS_ERR_ARG, "%s: bad scalar type", fn);

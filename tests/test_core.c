@@ -753,6 +753,7 @@ static void test_null_outputs(void)
     NULL_OUT(sps_vector_create(ctx, 3, SPS_F64, NULL), "sps_vector_create: NULL output");
     NULL_OUT(sps_operator_shell(ctx, 3, 3, SPS_F64, shell_apply, NULL, NULL, NULL), "sps_operator_shell: NULL output");
     NULL_OUT(sps_vector_read_mtx(ctx, "v.mtx", SPS_F64, NULL), "sps_vector_read_mtx: NULL output vector");
+    NULL_OUT(sps_matrix_read_mtx(ctx, "a.mtx", SPS_F64, NULL), "sps_matrix_read_mtx: NULL output matrix");
     sps_vector got = x;
     NULL_OUT(sps_vector_read_mtx(ctx, NULL, SPS_F64, &got), "sps_vector_read_mtx: NULL path");
     TU_CHECK(got == NULL, "sps_vector_read_mtx with a NULL path clears its output");
