@@ -531,10 +531,16 @@ sps_status fem_solve(sps_context ctx, const fem_mesh *m, const fem_options *o, d
         (st = vec_get(vy, t, y)) != SPS_OK)
         goto done;
     rep->t_spmv = app_time_median(ctx, product_once, &(fem_product){op, vb, vy});
-    double rr = 0, bb = 0, tip = 0;
+    /* the sums of squares scaled by the largest |b_i| and |b_i - y_i|: loads near 1e160 and
+       above (b, K u) overflow the squares, which made the ratio inf/inf = NaN or r/inf = 0 */
+    double scale = 0, rr = 0, bb = 0, tip = 0;
     int ntip = 0;
-    for (sps_index i = 0; i < N; i++) rr += (b[i] - y[i]) * (b[i] - y[i]), bb += b[i] * b[i];
-    rep->true_relative_residual = bb > 0 ? sqrt(rr / bb) : sqrt(rr);
+    for (sps_index i = 0; i < N; i++) scale = fmax(scale, fmax(fabs(b[i]), fabs(b[i] - y[i])));
+    for (sps_index i = 0; scale > 0 && i < N; i++) {
+        const double ri = (b[i] - y[i]) / scale, bi = b[i] / scale;
+        rr += ri * ri, bb += bi * bi;
+    }
+    rep->true_relative_residual = bb > 0 ? sqrt(rr / bb) : scale * sqrt(rr);
     for (int i = 0; i < m->nv; i++)
         if (m->L > 0 && at_tip(m, i)) tip += u[3 * (size_t)i + 2], ntip++;
     rep->tip_deflection = ntip ? tip / ntip : 0;

@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "args.h"
 #include "fem.h"
+#include "json.h"
 
 #include <limits.h>
 #include <math.h>
@@ -177,15 +178,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "spsolve-fem: %s\n",
                 rep.err[0] ? rep.err : ctx && *sps_context_error(ctx) ? sps_context_error(ctx) : sps_status_name(st));
         rc = 1;
-    } else if (json) {
-        printf("{\"dofs\": %d, \"nnz\": %lld, \"nnz_scalar\": %lld, \"iterations\": %d, \"tip_deflection\": %.10g, "
-               "\"true_relative_residual\": %.3g, \"backend\": \"%s\", \"precision\": \"%s\", \"assembly\": \"%s\", \"precond\": \"%s\", "
-               "\"time\": {\"assembly\": %.6g, \"setup\": %.6g, \"solve\": %.6g, \"mesh_upload\": %.6g, "
-               "\"spmv\": %.6g}}\n",
-               rep.dofs, rep.nnz_blocks, 9 * rep.nnz_blocks, rep.iterations, rep.tip_deflection,
-               rep.true_relative_residual, sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu",
-               o.single ? "f32" : "f64", rep.gpu_assembly ? "gpu" : "host", o.precond, rep.t_assembly, rep.t_setup, rep.t_solve, rep.t_upload,
-               rep.t_spmv);
+    } else if (json) { /* the numbers through app_json_number: a non-finite one is null */
+        printf("{\"dofs\": %d, \"nnz\": %lld, \"nnz_scalar\": %lld, \"iterations\": %d, \"tip_deflection\": ",
+               rep.dofs, rep.nnz_blocks, 9 * rep.nnz_blocks, rep.iterations);
+        app_json_number(stdout, 10, rep.tip_deflection);
+        printf(", \"true_relative_residual\": ");
+        app_json_number(stdout, 3, rep.true_relative_residual);
+        printf(", \"backend\": \"%s\", \"precision\": \"%s\", \"assembly\": \"%s\", \"precond\": \"%s\", \"time\": {",
+               sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", o.single ? "f32" : "f64",
+               rep.gpu_assembly ? "gpu" : "host", o.precond);
+        const char *const tk[] = {"assembly", "setup", "solve", "mesh_upload", "spmv"};
+        const double tv[] = {rep.t_assembly, rep.t_setup, rep.t_solve, rep.t_upload, rep.t_spmv};
+        for (int k = 0; k < 5; k++) {
+            printf("%s\"%s\": ", k ? ", " : "", tk[k]);
+            app_json_number(stdout, 6, tv[k]);
+        }
+        printf("}}\n");
     } else {
         if (mesh) printf("spsolve-fem: %s: %d nodes, %d tetrahedra, %d DOFs, %lld 3x3 blocks\n", mesh, m.nv, m.nt, rep.dofs,
                          rep.nnz_blocks);

@@ -1,6 +1,7 @@
 /* spsolve CLI: the summary (human-readable or JSON) and the history CSV.
  * Every JSON key is documented in README.md (Command-line tool); keep the two in step. */
 #include "report.h"
+#include "json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -173,12 +174,8 @@ static void json_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-/* JSON has no NaN or Infinity: those become null. */
-static void json_number(FILE *f, double v)
-{
-    if (isfinite(v)) fprintf(f, "%.17g", v);
-    else fputs("null", f);
-}
+/* round-trip precision; NaN and Inf as null (JSON has neither) */
+static void json_number(FILE *f, double v) { app_json_number(f, 17, v); }
 
 /* Key helpers: `first` keeps the commas right without a trailing one. */
 typedef struct {
