@@ -156,7 +156,10 @@ void cli_csr_times_ones(const cli_csr *A, void *b)
     }
 }
 
-/* Rows [i0, i1): sum |r_i|^2, sum |b_i|^2, sum (|b_i| + sum_j |a_ij| |x_j|)^2 into s[0..2]. */
+/* The larger of m and v, NaN where either is: a NaN in b or r makes its max norm NaN, as it
+ * makes its 2-norm (the tolerance from max|b| is then none, not rtol times the other entries). */
+static long double max_nan(long double m, long double v) { return v > m || v != v ? v : m; }
+
 /* Rows i0..i1 of b - A x: s[0], s[1], s[2] = the sums of |r_i|^2, |b_i|^2 and (|b_i| + (|A||x|)_i)^2,
  * or with inf their maxima of |r_i|, |b_i| and |b_i| + (|A||x|)_i. */
 static void residual_rows(const cli_csr *A, const void *x, const void *b, int inf, sps_index i0, sps_index i1,
@@ -180,10 +183,9 @@ static void residual_rows(const cli_csr *A, const void *x, const void *b, int in
             axabs += cplx ? sqrtl((ar * ar + ai * ai) * (xr * xr + xi * xi)) : fabsl(ar * xr);
         }
         if (inf) {
-            const long double ra = sqrtl(sr * sr + si * si);
-            r2 = ra > r2 || ra != ra ? ra : r2; /* NaN sticks */
-            b2 = babs > b2 ? babs : b2;
-            s2 = babs + axabs > s2 ? babs + axabs : s2;
+            r2 = max_nan(r2, sqrtl(sr * sr + si * si));
+            b2 = max_nan(b2, babs);
+            s2 = max_nan(s2, babs + axabs);
             continue;
         }
         r2 += sr * sr + si * si;
@@ -214,7 +216,7 @@ void cli_residual(const cli_csr *A, const void *x, const void *b, int inf, doubl
         if (!part) residual_rows(A, x, b, inf, i0, i1, one);
         for (int q = 0; q < 3; q++) {
             const long double v = part ? part[c][q] : one[q];
-            tot[q] = !inf ? tot[q] + v : v > tot[q] || v != v ? v : tot[q];
+            tot[q] = !inf ? tot[q] + v : max_nan(tot[q], v);
         }
     }
     free(part);

@@ -854,13 +854,18 @@ function(scenario_nonfinite)
   if(EXISTS "${WORK}/x.mtx")
     e2e_fail("x.mtx written for a NaN solve")
   endif()
-  # b = A 1 holds a NaN: no tolerance (null), not atol's 0
-  e2e_run(-m nan.mtx --allow-nonfinite --json)
-  e2e_expect_rc(2)
-  string(JSON ttype TYPE "${E2E_OUT}" result tolerance)
-  if(NOT ttype STREQUAL "NULL")
-    e2e_fail("result.tolerance is of type ${ttype}, expected null")
-  endif()
+  # b = A 1 holds a NaN: no ||b|| and no tolerance (null), not atol's 0; in the max norm too,
+  # whose max|b| is not that of b's other entries
+  foreach(norm 2 inf)
+    e2e_run(-m nan.mtx --allow-nonfinite --solver bicgstab --norm ${norm} --json)
+    e2e_expect_rc(2)
+    foreach(k "result;tolerance" "rhs;norm")
+      string(JSON ttype TYPE "${E2E_OUT}" ${k})
+      if(NOT ttype STREQUAL "NULL")
+        e2e_fail("${k} is of type ${ttype}, expected null")
+      endif()
+    endforeach()
+  endforeach()
 endfunction()
 
 # --backend cuda: on a build without CUDA, or without a GPU, a clear error and
