@@ -419,13 +419,13 @@ static int step_check(cli_run *r)
     r->rc = (rep->converged && rep->verified) ? EXIT_CONVERGED : EXIT_NOT_CONVERGED;
     if (rep->converged && !rep->verified)
         fprintf(stderr,
-                "spsolve: the solver reported convergence, but ||b-Ax|| recomputed on the host is %.3e > "
+                "spsolve: the solver reported convergence, but %s recomputed on the host is %.3e > "
                 "tolerance %.3e (+ rounding allowance %.3e)\n",
-                rep->true_residual_norm, rep->tolerance, r->slack);
+                CLI_RESIDUAL(opt->norm_inf), rep->true_residual_norm, rep->tolerance, r->slack);
     else if (!rep->converged) {
-        fprintf(stderr, "spsolve: not converged: %s after %d iterations (%s), ||b-Ax||/||b|| = %.3e\n",
+        fprintf(stderr, "spsolve: not converged: %s after %d iterations (%s), %s = %.3e\n",
                 sps_reason_name(rep->res.reason), rep->res.iterations, sps_status_name(rep->status),
-                rep->true_relative_residual);
+                CLI_RELATIVE_RESIDUAL(opt->norm_inf), rep->true_relative_residual);
         /* the solver's own account (which quantity, at which iteration) */
         if (rep->status != SPS_OK && *sps_context_error(r->ctx))
             fprintf(stderr, "spsolve: %s\n", sps_context_error(r->ctx));

@@ -92,7 +92,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
     fprintf(f, "%-10s %s: %s after %d iterations\n", "result", outcome(r), sps_reason_name(r->res.reason),
             r->res.iterations);
     fprintf(f, "%-10s %s = %.3e (recomputed on the host; solver: %.3e), tolerance %.3e\n", "residual",
-            inf ? "max|b-Ax|/max|b|" : "||b-Ax||/||b||", r->true_relative_residual, r->res.relative_residual,
+            CLI_RELATIVE_RESIDUAL(inf), r->true_relative_residual, r->res.relative_residual,
             r->rhs_norm > 0 ? r->tolerance / r->rhs_norm : r->tolerance);
     if (r->have_error) fprintf(f, "%-10s ||x-1||/||1|| = %.3e\n", "error", r->error_vs_ones);
     fprintf(f, "%-10s read %.3f s, convert %.3f s, setup %.3f s, solve %.3f s (%.3f ms/iteration), total %.3f s\n",

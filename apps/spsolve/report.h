@@ -8,6 +8,10 @@
 
 #define CLI_STOPPING_RULE "||b-Ax|| <= max(rtol*||b||, atol)"
 #define CLI_STOPPING_RULE_INF "max|b-Ax| <= max(rtol*max|b|, atol)"
+/* The residual and the relative residual as the summary and the messages name them, in the
+ * norm of the run (--norm inf: the max norm). */
+#define CLI_RESIDUAL(inf) ((inf) ? "max|b-Ax|" : "||b-Ax||")
+#define CLI_RELATIVE_RESIDUAL(inf) ((inf) ? "max|b-Ax|/max|b|" : "||b-Ax||/||b||")
 
 typedef struct {
     const cli_options *opt;
