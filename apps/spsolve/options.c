@@ -865,10 +865,14 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
         fprintf(stderr, "spsolve: --tune picks the format: use it with --format auto or without --format\n");
         return CLI_PARSE_EXIT_USAGE;
     }
-    /* --json: stdout holds the JSON object and nothing else */
-    const char *const outs[] = {opt->output, opt->history, opt->write_expansion};
-    const char *const outn[] = {"-o", "--history", "--write-expansion"};
-    for (int i = 0; opt->json && i < 3; i++)
+    /* --json: stdout holds the JSON object and nothing else.  The tuning file --tune writes is
+     * an output as the others are: -o or --history written after it would replace it. */
+    const char *const tune_file = opt->tune && opt->tune_cache && strcmp(opt->tune_cache, "off") ? opt->tune_cache
+                                                                                                  : NULL;
+    const char *const outs[] = {opt->output, opt->history, opt->write_expansion, tune_file};
+    const char *const outn[] = {"-o", "--history", "--write-expansion", "--tune-cache"};
+    enum { NOUTS = sizeof outs / sizeof outs[0] };
+    for (int i = 0; opt->json && i < NOUTS; i++)
         if (names_stdout(outs[i])) {
             fprintf(stderr, "spsolve: --json prints one JSON object on standard output: %s '%s' cannot write there\n",
                     outn[i], outs[i]);
@@ -888,14 +892,14 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
      * in-place restart, read before x is written. */
     const char *const ins[] = {opt->matrix_generated ? NULL : opt->matrix, opt->rhs, opt->x0};
     const char *const inn[] = {"-m", "-b", "--x0"};
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < NOUTS; i++) {
         for (int k = 0; k < 3; k++)
             if (!(i == 0 && k == 2) && same_file(outs[i], ins[k], 0)) {
                 fprintf(stderr, "spsolve: %s '%s' is the file %s reads ('%s'): it would be replaced\n", outn[i],
                         outs[i], inn[k], ins[k]);
                 return CLI_PARSE_EXIT_USAGE;
             }
-        for (int k = i + 1; k < 3; k++)
+        for (int k = i + 1; k < NOUTS; k++)
             if (same_file(outs[i], outs[k], 1)) {
                 fprintf(stderr, "spsolve: %s '%s' and %s '%s' name one file: one would replace the other\n",
                         outn[i], outs[i], outn[k], outs[k]);

@@ -1021,6 +1021,21 @@ function(scenario_tune)
   e2e_run(-m poisson2d:20 --backend cpu --tune --tune-cache ${cache} --json)
   e2e_run(-m poisson2d:20 --backend cpu --tune --tune-cache ${cache} --json)
   e2e_json_expect(ON matrix tune from_cache)
+  # the tuning file is an output: -o or --history written after it replaced it with x or the
+  # history (a usage error now, before anything is read or written)
+  file(READ "${cache}" before)
+  e2e_run_refused("-o 'tune.json' and --tune-cache '.*tune.json' name one file"
+                  -m poisson2d:20 --backend cpu --tune --tune-cache ${cache} -o tune.json)
+  e2e_run_refused("--history '.*tune.json' and --tune-cache '.*tune.json' name one file"
+                  -m poisson2d:20 --backend cpu --tune --tune-cache ${cache} --history ${cache})
+  file(READ "${cache}" after)
+  if(NOT before STREQUAL after)
+    e2e_fail("the tuning file was replaced")
+  endif()
+  # without --tune no tuning file is written: --tune-cache is then no output
+  e2e_run(-m poisson2d:20 --backend cpu --tune-cache ${cache} -o ${cache})
+  e2e_expect_rc(0)
+  file(REMOVE "${cache}")
   e2e_run(-m poisson2d:20 --backend cpu --tune --tune-cache off --json)
   e2e_expect_solved(1e-8 1e-5)
   e2e_json_expect("" matrix tune cache)
