@@ -57,7 +57,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--scale") && i + 1 < argc) {
             if (!args_real(argv[++i], &o.scale)) return bad_value(a, argv[i], "not a finite number");
         } else if (!strcmp(a, "--iterations") && i + 1 < argc) {
-            if (!args_int(argv[++i], 1, 100, &o.iterations)) return bad_value(a, argv[i], "not an integer in 1..100");
+            if (!args_int(argv[++i], 1, SPIN_MAX_ITERATIONS, &o.iterations)) return bad_value(a, argv[i], "not an integer in 1..100");
         } else if (!strcmp(a, "--rtol") && i + 1 < argc) {
             if (!args_real(argv[++i], &o.rtol) || !(o.rtol > 0 && o.rtol < 1))
                 return bad_value(a, argv[i], "not a number in (0, 1)");
@@ -153,9 +153,9 @@ int main(int argc, char **argv)
     } else if (json) {
         const double t_write = now() - t0;
         printf("{\"vertices\": %d, \"faces\": %d, \"nnz_e\": %d, \"eigen_iterations\": [", m.nv, m.nf, rep.nnz_e);
-        for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%d", i ? ", " : "", rep.its[i]);
+        for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf("%s%d", i ? ", " : "", rep.its[i]);
         printf("], \"eigen_relative_residuals\": [");
-        for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
+        for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
         printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", "
                "\"norm\": \"%s\", \"assembly\": \"%s\", \"reordered\": %s, \"time\": {\"read\": %.6g, \"reorder\": %.6g, "
                "\"upload\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"assemble_build\": %.6g, "
@@ -166,17 +166,17 @@ int main(int argc, char **argv)
                o.reorder ? "true" : "false", t_read, rep.t_reorder, rep.t_upload, rep.t_rho, rep.t_assemble,
                rep.t_assemble_build, rep.t_assemble_parts[0], rep.t_assemble_parts[1], rep.t_assemble_parts[2],
                rep.t_eigen);
-        for (int i = 0; i < o.iterations && i < 16; i++) printf("%s%.6g", i ? ", " : "", rep.t_solve[i]);
+        for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf("%s%.6g", i ? ", " : "", rep.t_solve[i]);
         printf("], \"poisson\": %.6g, \"write\": %.6g}}\n", rep.t_poisson, t_write);
     } else {
         printf("spsolve-spin: %d vertices, %d faces, E %d quaternion blocks\n", m.nv, m.nf, rep.nnz_e);
         printf("  inverse iterations:");
-        for (int i = 0; i < o.iterations && i < 16; i++) printf(" %d", rep.its[i]);
+        for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf(" %d", rep.its[i]);
         printf(" %s iterations; x^H E x = %.6g\n", o.solver ? o.solver : "cg", rep.rayleigh);
         printf("  Poisson: %d %d %d CG iterations\n", rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2]);
         printf("  time: read %.3f s, upload %.3f s, rho %.3f s, assemble %.3f s (%s; build %.4f s), eigen %.3f s (solves",
                t_read, rep.t_upload, rep.t_rho, rep.t_assemble, rep.gpu_assembly ? "GPU" : "host", rep.t_assemble_build, rep.t_eigen);
-        for (int i = 0; i < o.iterations && i < 16; i++) printf(" %.3f", rep.t_solve[i]);
+        for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf(" %.3f", rep.t_solve[i]);
         printf(" s), poisson %.3f s, write %.3f s\n", rep.t_poisson, now() - t0);
         printf("  wrote %s\n", pos_args[2]);
     }

@@ -159,7 +159,7 @@ static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_op
         const double t0 = now();
         st = sps_solver_solve(s, b, x, &res);
         if (st == SPS_ERR_NOT_CONVERGED) st = SPS_OK; /* the iterate at maxit, as the reference */
-        if (it < 16) {
+        if (it < SPIN_MAX_ITERATIONS) {
             rep->its[it] = res.iterations;
             rep->relres[it] = res.relative_residual;
             rep->t_solve[it] = now() - t0;

@@ -25,10 +25,14 @@ typedef struct {
                           solver option norm = inf: CG and BiCGSTAB); 0: the 2-norms */
 } spin_options;
 
+/* The most inverse iterations the program takes (--iterations 1..100); the report records
+ * each of them (a caller asking for more gets the first SPIN_MAX_ITERATIONS). */
+#define SPIN_MAX_ITERATIONS 100
+
 typedef struct {
     int nnz_e;                  /* quaternion blocks of E */
-    int its[16];                /* CG iterations of each E solve (at most 16 recorded) */
-    double relres[16];
+    int its[SPIN_MAX_ITERATIONS]; /* CG iterations of each E solve */
+    double relres[SPIN_MAX_ITERATIONS];
     int poisson_its[3];         /* CG iterations of the x, y, z Poisson solves */
     double rayleigh;            /* x^H E x / x^H x after the iterations */
     double t_rho, t_assemble, t_eigen, t_poisson;
@@ -36,7 +40,7 @@ typedef struct {
     double t_assemble_build;    /* of t_assemble: the pattern, the blocks and the matrix, mesh already in place (s) */
     double t_upload;            /* GPU: the mesh, texture coordinates and image copied to the device (s) */
     double t_assemble_parts[3]; /* GPU: of t_assemble_build, the stream's time of E's pattern, values and matrix (s) */
-    double t_solve[16];         /* each E solve (s) */
+    double t_solve[SPIN_MAX_ITERATIONS]; /* each E solve (s) */
     int gpu_assembly;           /* E was assembled on the GPU */
     int rho_zero;               /* rho is 0 on every face (no texture coordinates, scale 0): no curvature
                                    change, so pos is the input normalised; E built (and written), nothing

@@ -44,6 +44,16 @@ if(SPSOLVE_SPIN_DATA)
                                             ${SPSOLVE_SPIN_DATA}/bumpy.tga ${CMAKE_CURRENT_BINARY_DIR}/spin_one_tri_g.obj
                                             --solver gmres)
   set_tests_properties(e2e.spin.open_gmres PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "wrote .*spin_one_tri_g.obj")
+  # every inverse iteration reported, up to --iterations' bound of 100 (the report kept 16: the
+  # JSON's arrays stopped there without a word); a tetrahedron, so that 20 rounds take no time
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/spin_tet.obj "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0.1 0.1\nvt 0.9 0.2\n"
+             "vt 0.3 0.8\nvt 0.6 0.6\nf 1/1 3/3 2/2\nf 1/1 2/2 4/4\nf 1/1 4/4 3/3\nf 2/2 3/3 4/4\n")
+  add_test(NAME e2e.spin.iterations COMMAND spin_cli ${CMAKE_CURRENT_BINARY_DIR}/spin_tet.obj ${SPSOLVE_SPIN_DATA}/bumpy.tga
+                                             ${CMAKE_CURRENT_BINARY_DIR}/spin_tet_out.obj --iterations 20 --json)
+  string(REPEAT "[0-9]+, " 19 ints) # 20 entries (CMake's regex has no {n})
+  string(REPEAT "[-+.e0-9]+, " 19 nums)
+  set_tests_properties(e2e.spin.iterations PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
+                       "\"eigen_iterations\": \\[${ints}[0-9]+\\], \"eigen_relative_residuals\": \\[${nums}[-+.e0-9]+\\].*\"eigen_solves\": \\[${nums}[-+.e0-9]+\\]")
   # 8 rounds of the sphere (524M faces) refused before the first round (the seven that fit took
   # 65M vertices before)
   add_test(NAME e2e.spin.subdivide_size COMMAND spin_cli ${SPSOLVE_SPIN_DATA}/sphere.obj ${SPSOLVE_SPIN_DATA}/bumpy.tga
