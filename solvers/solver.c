@@ -417,12 +417,16 @@ sps_status sps_sv_stop_monitor(struct sps_solver_s *s, double rnorm)
                        s->its, rnorm, s->tol);
 }
 
+/* the norm the messages name: the solver's norm option (2 or inf) */
+static const char *bname(const struct sps_solver_s *s) { return s->norm_inf ? "max|b|" : "||b||"; }
+static const char *rname(const struct sps_solver_s *s) { return s->norm_inf ? "max|r|" : "||r||"; }
+
 sps_status sps_sv_stop_maxit(struct sps_solver_s *s, double rnorm)
 {
     return sps_sv_stop(s, SPS_REASON_MAXIT, SPS_ERR_NOT_CONVERGED,
-                       "%s did not converge in %d iterations: residual %.3e > tolerance %.3e (rtol %g * ||b|| %.3e, "
+                       "%s did not converge in %d iterations: residual %.3e > tolerance %.3e (rtol %g * %s %.3e, "
                        "atol %g)",
-                       s->method->title, s->its, rnorm, s->tol, s->rtol, s->bnorm, s->atol);
+                       s->method->title, s->its, rnorm, s->tol, s->rtol, bname(s), s->bnorm, s->atol);
 }
 
 int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int nonfinite, int it, const char *what,
@@ -437,9 +441,10 @@ int sps_sv_stop_at_rounding(struct sps_solver_s *s, sps_scalar t, int nonfinite,
     const double rlast = s->hist_len > 0 ? s->history[s->hist_len - 1] : INFINITY;
     if (!(rlast <= level * s->bnorm)) return 0;
     *st = sps_sv_stop(s, SPS_REASON_STAGNATION, SPS_ERR_NOT_CONVERGED,
-                      "%s: at iteration %d %s with ||r|| = %.3e, %.1e of ||b||: the residual is at the rounding level "
+                      "%s: at iteration %d %s with %s = %.3e, %.1e of %s: the residual is at the rounding level "
                       "of %s, where the tolerance %.3e cannot be met; x holds iterate %d",
-                      s->method->title, it, what, rlast, rlast / s->bnorm, sps_scalar_name(t), s->tol, s->its);
+                      s->method->title, it, what, rname(s), rlast, rlast / s->bnorm, bname(s), sps_scalar_name(t),
+                      s->tol, s->its);
     return 1;
 }
 
@@ -501,7 +506,7 @@ sps_status sps_sv_begin(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_
     SPS_CHECK(history_push(s, r0));
     if (!isfinite(bnorm))
         return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
-                           "%s: the right-hand side b contains NaN or Inf (||b|| = %g)", title, bnorm);
+                           "%s: the right-hand side b contains NaN or Inf (%s = %g)", title, bname(s), bnorm);
     if (bnorm == 0.0) {
         /* b = 0: the solution is x = 0, whatever the guess */
         SPS_CHECK(sps_v_fill(x, sps_cplx_make(0, 0)));
