@@ -872,6 +872,11 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
     const char *const outs[] = {opt->output, opt->history, opt->write_expansion, tune_file};
     const char *const outn[] = {"-o", "--history", "--write-expansion", "--tune-cache"};
     enum { NOUTS = sizeof outs / sizeof outs[0] };
+    for (int i = 0; i < NOUTS; i++) /* refused now, not after the solve it would have thrown away */
+        if (outs[i] && !outs[i][0]) {
+            fprintf(stderr, "spsolve: %s: an empty file name\n", outn[i]);
+            return CLI_PARSE_EXIT_USAGE;
+        }
     for (int i = 0; opt->json && i < NOUTS; i++)
         if (names_stdout(outs[i])) {
             fprintf(stderr, "spsolve: --json prints one JSON object on standard output: %s '%s' cannot write there\n",
