@@ -12,6 +12,7 @@
  * The spin transformation of a triangle mesh by the curvature change an image
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
 #include "args.h"
+#include "files.h"
 #include "spin.h"
 
 #include <stdio.h>
@@ -87,6 +88,12 @@ int main(int argc, char **argv)
         }
     }
     if (npos != 3) return usage(stderr);
+    {
+        const char *const ins[] = {pos_args[0], pos_args[1]}, *const inn[] = {"MESH.obj", "IMAGE.tga"};
+        const char *const outs[] = {pos_args[2], png, o.write_matrix}, *const outn[] = {"OUT.obj", "--png",
+                                                                                      "--write-matrix"};
+        if (!files_outputs_ok("spsolve-spin", ins, inn, 2, outs, outn, 3, -1, -1)) return 1;
+    }
     char err[1024];
     spin_mesh m;
     spin_image im;

@@ -11,6 +11,7 @@
  * time.spmv, one product K x, so that the assembly reads as a count of SpMVs). */
 #define _POSIX_C_SOURCE 200809L
 #include "args.h"
+#include "files.h"
 #include "fem.h"
 #include "json.h"
 
@@ -113,6 +114,11 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++) /* in range before the cast (fem_beam adds 1 to each) */
         if (!(fabs(cells[k]) < INT_MAX) || cells[k] != (int)cells[k])
             return bad("--cells", NULL, "three whole numbers of cells");
+    {
+        const char *const ins[] = {mesh}, *const inn[] = {"--mesh"};
+        const char *const outs[] = {vtu, png, o.write_matrix}, *const outn[] = {"-o", "--png", "--write-matrix"};
+        if (!files_outputs_ok("spsolve-fem", ins, inn, 1, outs, outn, 3, -1, -1)) return 1;
+    }
     char err[512];
     fem_mesh m;
     if (mesh ? fem_gmsh_read(mesh, &m, err, sizeof err)

@@ -5,6 +5,7 @@
  * they declare (spsolve/options.h): one mechanism, over owner groups, makes
  * their flags, checks, --help lines and values from the declarations. */
 #include "options.h"
+#include "files.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -645,36 +646,6 @@ static int names_stdout(const char *path)
     return path && stat(path, &a) == 0 && fstat(1, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* Whether path names an entry `base` of the directory *dir (its stat): the last component and
- * the folder that holds it, for a file that does not exist yet */
-static int parent_of(const char *path, struct stat *dir, const char **base)
-{
-    const char *slash = strrchr(path, '/');
-    *base = slash ? slash + 1 : path;
-    char d[PATH_MAX];
-    const size_t len = slash ? (size_t)(slash - path) : 0;
-    if (len >= sizeof d) return 0;
-    memcpy(d, path, len);
-    d[len] = 0;
-    return stat(slash ? (len ? d : "/") : ".", dir) == 0;
-}
-
-/* Whether a and b name one regular file (one path, or two names of one inode); by_name: also
- * when neither exists yet and they name one entry of one folder (two outputs: `x.mtx` and
- * `./x.mtx`).  Special files (a terminal, /dev/null, a pipe) are written into, never
- * replaced, and may be named twice. */
-static int same_file(const char *a, const char *b, int by_name)
-{
-    struct stat sa, sb;
-    if (!a || !b) return 0;
-    const int ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
-    if (ea && eb) return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    if (!by_name || ea || eb) return 0;
-    const char *ba, *bb;
-    if (!parent_of(a, &sa, &ba) || !parent_of(b, &sb, &bb)) return strcmp(a, b) == 0;
-    return strcmp(ba, bb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 /* --max-memory: bytes with an optional K/M/G/T (powers of 1024) suffix, or "none"
  * (no limit: -1); 0 is refused (the library reads 0 as the default). */
 static int parse_size(const char *opt, const char *s, int64_t *out)
@@ -897,20 +868,7 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
      * in-place restart, read before x is written. */
     const char *const ins[] = {opt->matrix_generated ? NULL : opt->matrix, opt->rhs, opt->x0};
     const char *const inn[] = {"-m", "-b", "--x0"};
-    for (int i = 0; i < NOUTS; i++) {
-        for (int k = 0; k < 3; k++)
-            if (!(i == 0 && k == 2) && same_file(outs[i], ins[k], 0)) {
-                fprintf(stderr, "spsolve: %s '%s' is the file %s reads ('%s'): it would be replaced\n", outn[i],
-                        outs[i], inn[k], ins[k]);
-                return CLI_PARSE_EXIT_USAGE;
-            }
-        for (int k = i + 1; k < NOUTS; k++)
-            if (same_file(outs[i], outs[k], 1)) {
-                fprintf(stderr, "spsolve: %s '%s' and %s '%s' name one file: one would replace the other\n",
-                        outn[i], outs[i], outn[k], outs[k]);
-                return CLI_PARSE_EXIT_USAGE;
-            }
-    }
+    if (!files_outputs_ok("spsolve", ins, inn, 3, outs, outn, NOUTS, 0, 2)) return CLI_PARSE_EXIT_USAGE;
     /* the numbers the summary and the check report */
     opt->rtol = param_value(opt->sets, "rtol", 0);
     opt->atol = param_value(opt->sets, "atol", 0);

@@ -63,3 +63,15 @@ set_tests_properties(e2e.fem.help PROPERTIES LABELS e2e)
 add_test(NAME e2e.fem.usage_traction COMMAND fem_cli --mesh ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh --clamp bottom
                                                 --traction top:0,0,inf)
 set_tests_properties(e2e.fem.usage_traction PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem \\(--beam")
+# no output replaces the mesh or another output (two spellings of one new file included): a
+# usage error before anything is read or written
+add_test(NAME e2e.fem.outputs_clash COMMAND fem_cli --beam 10,1,1 --cells 4,1,1 -o fem_clash.vtu
+                                                    --write-matrix ./fem_clash.vtu)
+set_tests_properties(e2e.fem.outputs_clash PROPERTIES LABELS e2e WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+                     PASS_REGULAR_EXPRESSION "-o 'fem_clash.vtu' and --write-matrix './fem_clash.vtu' name one file")
+file(COPY ${CMAKE_CURRENT_SOURCE_DIR}/data/cube.msh DESTINATION ${CMAKE_CURRENT_BINARY_DIR}/fem_clash)
+add_test(NAME e2e.fem.output_is_mesh COMMAND fem_cli --mesh ${CMAKE_CURRENT_BINARY_DIR}/fem_clash/cube.msh
+                                                     --clamp bottom --write-matrix fem_clash/./cube.msh)
+set_tests_properties(e2e.fem.output_is_mesh PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+set_tests_properties(e2e.fem.output_is_mesh PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
+                     "--write-matrix '.*cube.msh' is the file --mesh reads")

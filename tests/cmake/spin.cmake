@@ -14,6 +14,15 @@ set_tests_properties(e2e.spin.usage PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSIO
 add_test(NAME e2e.spin.missing COMMAND spin_cli no-such-mesh.obj no.tga out.obj)
 set_tests_properties(e2e.spin.missing PROPERTIES LABELS e2e
                      PASS_REGULAR_EXPRESSION "spsolve-spin: no-such-mesh.obj: cannot open: No such file")
+# OUT.obj naming the mesh (another spelling of it) or --png naming OUT.obj: a usage error
+# before anything is read or written
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/spin_clash.obj "v 0 0 0\n")
+add_test(NAME e2e.spin.output_is_mesh COMMAND spin_cli spin_clash.obj no.tga ./spin_clash.obj)
+set_tests_properties(e2e.spin.output_is_mesh PROPERTIES LABELS e2e WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+                     PASS_REGULAR_EXPRESSION "OUT.obj './spin_clash.obj' is the file MESH.obj reads")
+add_test(NAME e2e.spin.outputs_clash COMMAND spin_cli spin_clash.obj no.tga spin_out.obj --png spin_out.obj)
+set_tests_properties(e2e.spin.outputs_clash PROPERTIES LABELS e2e WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}
+                     PASS_REGULAR_EXPRESSION "OUT.obj 'spin_out.obj' and --png 'spin_out.obj' name one file")
 # --help: the usage on stdout, exit status 0
 add_test(NAME e2e.spin.help COMMAND spin_cli --help)
 set_tests_properties(e2e.spin.help PROPERTIES LABELS e2e)
