@@ -129,8 +129,8 @@ static owner_group groups[NGROUPS] = {
     [GROUP_SOLVER] = {.heading = "Solver parameters (read by every solver or by the solvers named; ignored by "
                                  "the others)",
                       .owners = solver_owners, .desc = solver_desc},
-    [GROUP_PRECOND] = {.heading = "Preconditioner parameters (each read by the preconditioners named; ignored "
-                                  "with a warning otherwise)",
+    [GROUP_PRECOND] = {.heading = "Preconditioner parameters (each read by the preconditioners named; others "
+                                  "warn)",
                        .picker = "precond", .picked = precond_picked, .owners = precond_owners,
                        .desc = sps_precond_options_desc},
     [GROUP_FORMAT] = {.heading = "Format parameters (each read by the formats named; ignored with a warning "
@@ -576,6 +576,21 @@ static void print_group(FILE *f, int g)
     }
 }
 
+/* One option's help whose text holds a list from a registry (its length unknown here):
+ * the flags in the first HELP_COL columns, the text wrapped after them */
+static void help_entry(FILE *f, const char *flags, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void help_entry(FILE *f, const char *flags, const char *fmt, ...)
+{
+    char text[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof text, fmt, ap);
+    va_end(ap);
+    int col = fprintf(f, "%-*s", HELP_COL, flags);
+    put_wrapped(f, text, &col);
+    fputc('\n', f);
+}
+
 static void print_help(FILE *f)
 {
     fprintf(f,
@@ -583,9 +598,10 @@ static void print_help(FILE *f)
             "\n"
             "Solve A x = b with a Krylov method of libspsolve and check the answer.\n"
             "\n"
-            "Problem\n"
-            "  -m, --matrix SRC      Matrix Market file (.mtx or .mtx.gz) or a generated problem\n"
-            "                        (default: %s); generators: %s\n"
+            "Problem\n");
+    help_entry(f, "  -m, --matrix SRC", "Matrix Market file (.mtx or .mtx.gz) or a generated problem (default: %s); "
+               "generators: %s", CLI_DEFAULT_PROBLEM, sps_matrix_generate_list());
+    fprintf(f,
             "  -b, --rhs FILE        right-hand side (default: b = A*1, and ||x-1||/||1|| is reported)\n"
             "      --x0 FILE         initial guess (default: 0)\n"
             "  -o, --output FILE     write x (Matrix Market array) when the solve converged\n"
@@ -600,14 +616,14 @@ static void print_help(FILE *f)
             "      --solver NAME     %s (default: cg for a real symmetric or a hermitian\n"
             "                        matrix as declared by its source, else gmres)\n"
             "      --precond NAME    %s (default: none)\n",
-            CLI_DEFAULT_PROBLEM, sps_matrix_generate_list(), sps_solver_list(), sps_precond_list());
+            sps_solver_list(), sps_precond_list());
     print_group(f, GROUP_SOLVER);
     print_group(f, GROUP_PRECOND);
+    fprintf(f, "Execution\n");
+    help_entry(f, "      --format NAME", "storage format: %s; or auto (the default): picked from the matrix by a "
+               "model of SpMV times (README, Choosing a format); format parameters need the format named",
+               sps_format_list());
     fprintf(f,
-            "Execution\n"
-            "      --format NAME     storage format: %s; or auto (the default):\n"
-            "                        picked from the matrix by a model of SpMV times (README,\n"
-            "                        Choosing a format); format parameters need the format named\n"
             "      --tune            time the candidate formats on this matrix and device and take\n"
             "                        the fastest (implies --format auto; README, Tuning)\n"
             "      --tune-budget S   seconds --tune may spend timing (default 2; 0: the model's pick)\n"
@@ -616,8 +632,7 @@ static void print_help(FILE *f)
             "      --backend NAME    cpu, cuda or auto (default: auto = cuda when a GPU is usable)\n"
             "      --device N        CUDA device ordinal (default 0)\n"
             "      --precision P     f32 or f64 (default f64); complex files solve in c32/c64;\n"
-            "                        c32/c64 force a complex solve\n",
-            sps_format_list());
+            "                        c32/c64 force a complex solve\n");
     print_group(f, GROUP_FORMAT);
     fprintf(f,
             "Output\n"

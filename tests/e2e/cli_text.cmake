@@ -143,6 +143,15 @@ function(scenario_help_text)
   e2e_expect_stdout("--restart N +gmres: GMRES restart length")
   e2e_expect_stdout("jacobi: a zero diagonal entry")
   e2e_expect_stdout("--node-size 2\\|4\\|8\\|16\\|32\\|64\\|128\\|256\n +hisparse: rows and columns")
+  # wrapped at 96 columns, the registries' lists (formats, generators) included
+  string(REPLACE ";" "," lines "${E2E_OUT}") # a list item a line: no ';' within
+  string(REPLACE "\n" ";" lines "${lines}")
+  foreach(line IN LISTS lines)
+    string(LENGTH "${line}" len)
+    if(len GREATER 96)
+      e2e_fail("--help line of ${len} columns: '${line}'")
+    endif()
+  endforeach()
 endfunction()
 
 e2e_dispatch()
