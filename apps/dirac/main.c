@@ -13,6 +13,7 @@
  * prescribes (apps/dirac/spin.h), through libspsolve's public API. */
 #include "args.h"
 #include "files.h"
+#include "json.h"
 #include "spin.h"
 
 #include <stdio.h>
@@ -162,12 +163,17 @@ int main(int argc, char **argv)
         printf("{\"vertices\": %d, \"faces\": %d, \"nnz_e\": %d, \"eigen_iterations\": [", m.nv, m.nf, rep.nnz_e);
         for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf("%s%d", i ? ", " : "", rep.its[i]);
         printf("], \"eigen_relative_residuals\": [");
-        for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf("%s%.3g", i ? ", " : "", rep.relres[i]);
-        printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": %.17g, \"backend\": \"%s\", "
+        for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) {
+            if (i) printf(", ");
+            app_json_number(stdout, 3, rep.relres[i]); /* JSON has no NaN: null */
+        }
+        printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": ", rep.poisson_its[0], rep.poisson_its[1],
+               rep.poisson_its[2]);
+        app_json_number(stdout, 17, rep.rayleigh);
+        printf(", \"backend\": \"%s\", "
                "\"norm\": \"%s\", \"assembly\": \"%s\", \"reordered\": %s, \"time\": {\"read\": %.6g, \"reorder\": %.6g, "
                "\"upload\": %.6g, \"rho\": %.6g, \"assemble\": %.6g, \"assemble_build\": %.6g, "
                "\"assemble_parts\": [%.6g, %.6g, %.6g], \"eigen\": %.6g, \"eigen_solves\": [",
-               rep.poisson_its[0], rep.poisson_its[1], rep.poisson_its[2], rep.rayleigh,
                sps_context_backend(ctx) == SPS_BACKEND_CUDA ? "cuda" : "cpu", o.norm_inf ? "inf" : "2",
                rep.gpu_assembly ? "gpu" : "host",
                o.reorder ? "true" : "false", t_read, rep.t_reorder, rep.t_upload, rep.t_rho, rep.t_assemble,
