@@ -230,26 +230,20 @@ static sps_status vperr(const mm_ctx *c, sps_status st, int64_t line, const char
     return st;
 }
 
-static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);
-static sps_status perr(const mm_ctx *c, int64_t line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const sps_status st = vperr(c, SPS_ERR_PARSE, line, fmt, ap);
-    va_end(ap);
-    return st;
-}
-
-/* A well-formed file that the caller's request does not fit (sps_mm_options.block). */
-static sps_status arg_err(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);
-static sps_status arg_err(const mm_ctx *c, int64_t line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    const sps_status st = vperr(c, SPS_ERR_ARG, line, fmt, ap);
-    va_end(ap);
-    return st;
-}
+/* vperr with one status: perr, a malformed file (SPS_ERR_PARSE); arg_err, a well-formed file
+ * that the caller's request does not fit (SPS_ERR_ARG: sps_mm_options.block, .vector) */
+#define MM_ERR_FN(name, status)                                                                                  \
+    static sps_status name(const mm_ctx *c, int64_t line, const char *fmt, ...) MM_PRINTF(3, 4);                \
+    static sps_status name(const mm_ctx *c, int64_t line, const char *fmt, ...)                                 \
+    {                                                                                                            \
+        va_list ap;                                                                                              \
+        va_start(ap, fmt);                                                                                       \
+        const sps_status st = vperr(c, status, line, fmt, ap);                                                   \
+        va_end(ap);                                                                                              \
+        return st;                                                                                               \
+    }
+MM_ERR_FN(perr, SPS_ERR_PARSE)
+MM_ERR_FN(arg_err, SPS_ERR_ARG)
 
 /* Copy of the token at p for messages: at most 40 bytes, non-printable bytes
  * shown as '?', "..." appended when cut. */
