@@ -5,7 +5,7 @@
  * they declare (spsolve/options.h): one mechanism, over owner groups, makes
  * their flags, checks, --help lines and values from the declarations. */
 #include "options.h"
-#include "../common/files.h"
+#include "files.h"
 
 #include <errno.h>
 #include <getopt.h>
