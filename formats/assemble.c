@@ -17,7 +17,6 @@
  *      (sps_matrix_from_backend_csr, which copies them). */
 #include "formats/format.h"
 
-#include <float.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -96,11 +95,8 @@ sps_status sps_matrix_from_coo_entries_device(sps_context ctx, sps_index n, sps_
         if (sps_dcopy(ctx, &p, seg + bad[1], sizeof p, SPS_COPY_D2H) == SPS_OK &&
             sps_dcopy(ctx, &k, perm + p, sizeof k, SPS_COPY_D2H) == SPS_OK)
             triplet_at(ctx, row, col, k, &i, &j);
-        st = rsize == 8 ? sps_error(ctx, SPS_ERR_NUMERIC, "%s: entry (%d, %d): its duplicates sum past the range of "
-                                    "%s (overflow)", fn, (int)i, (int)j, sps_scalar_name(t))
-                        : sps_error(ctx, SPS_ERR_NUMERIC,
-                                    "%s: entry (%d, %d) overflows %s (largest %g): assemble it in double precision",
-                                    fn, (int)i, (int)j, sps_scalar_name(t), (double)FLT_MAX);
+        st = sps_error(ctx, SPS_ERR_NUMERIC, "%s: entry (%d, %d) overflows %s: its duplicates sum past its range%s",
+                       fn, (int)i, (int)j, sps_scalar_name(t), rsize == 4 ? "; assemble it in double precision" : "");
         goto done;
     }
     {
