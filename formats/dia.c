@@ -36,6 +36,7 @@
  *   per-entry multiply. */
 #include "formats/format.h"
 #include "formats/csr_backend.h"
+#include "formats/vdict.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -50,7 +51,8 @@ typedef struct {
 
 typedef struct {
     dia_layout L;
-    void *dval; /* ndiag * n values, slot d*n + i, 0 in padding */
+    void *dval; /* ndiag * n values, slot d*n + i, 0 in padding; with a dictionary, ndiag * n indices (uint8_t) */
+    sps_vdict vd; /* the option values (formats/vdict.h): the dictionary, or none */
 } dia_store;
 
 static void dia_destroy(sps_matrix A)
@@ -60,6 +62,7 @@ static void dia_destroy(sps_matrix A)
     sps_dfree(A->ctx, s->L.off);
     sps_dfree(A->ctx, s->L.mask);
     sps_dfree(A->ctx, s->dval);
+    sps_dfree(A->ctx, s->vd.dict);
     free(s);
     A->store = NULL;
 }
@@ -69,7 +72,7 @@ static size_t dia_bytes(int64_t ndiag, sps_index n, sps_index nw, size_t ss)
     return (size_t)ndiag * (sizeof(sps_index) + (size_t)n * ss + (size_t)nw * sizeof(uint32_t));
 }
 
-static const sps_option_desc dia_options[] = {SPS_FMT_OPT_MAX_FILL, SPS_FMT_OPT_FORCE};
+static const sps_option_desc dia_options[] = {SPS_FMT_OPT_MAX_FILL, SPS_FMT_OPT_FORCE, SPS_FMT_OPT_VALUES};
 
 static sps_status dia_build(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
@@ -122,6 +125,8 @@ static sps_status dia_build(sps_matrix B, const sps_csr_store *src, sps_options 
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&L->mask, (size_t)ndiag * (size_t)L->nw * sizeof(uint32_t)), done);
     SPS_CHECK_GOTO(st, k->dia_fill(sps_ex(ctx), B->n, B->m, src->rowptr, src->col, src->val, dmap, L->ndiag, s->dval, L->mask),
                    done);
+    /* 5. the values as a dictionary's indices, where asked and possible (padding's zeros count) */
+    SPS_CHECK_GOTO(st, sps_vdict_apply(B, sps_vdict_mode(opt), &s->dval, (int64_t)ndiag * B->n, &s->vd), done);
 done: /* dflag and dmap are freed in stream order, after the offsets and the fill have read them */
     sps_dfree(ctx, dflag);
     sps_dfree(ctx, dmap);
@@ -147,11 +152,20 @@ static sps_status dia_to_csr(sps_matrix A, sps_csr_host *out)
     out->t = A->t;
     sps_index *off = NULL;
     uint32_t *mask = NULL;
-    char *dval = NULL;
+    uint8_t *idx = NULL;
+    char *dval = NULL, *dict = NULL;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&off, L->off, (size_t)L->ndiag * sizeof(sps_index), "DIA offsets"), done);
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&mask, L->mask, (size_t)L->ndiag * (size_t)L->nw * sizeof(uint32_t), "DIA mask"), done);
-    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dval, s->dval, nslot * ss, "DIA values"), done);
+    if (s->vd.dict) { /* back to a value a slot, as the loop below reads them */
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&idx, s->dval, nslot, "DIA value indices"), done);
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dict, s->vd.dict, (size_t)s->vd.ndict * ss,
+                                         "the value dictionary"), done);
+        SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&dval, nslot * ss, "DIA values"), done);
+        sps_vdict_expand(dict, idx, (int64_t)nslot, (int)ss, dval);
+    } else {
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dval, s->dval, nslot * ss, "DIA values"), done);
+    }
     SPS_CHECK_GOTO(st, sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"), done);
     SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&out->col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"), done);
     SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, &out->val, (size_t)A->nnz * ss, "CSR values"), done);
@@ -175,6 +189,8 @@ done:
     free(off);
     free(mask);
     free(dval);
+    free(idx);
+    free(dict);
     return st;
 }
 
@@ -183,7 +199,7 @@ static sps_status dia_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     dia_store *s = A->store;
     const dia_layout *L = &s->L;
     const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
-    return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->off, s->dval, L->mask, a, x,
+    return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->off, s->dval, s->vd.dict, L->mask, a, x,
                                                           b, y);
 }
 
@@ -191,7 +207,7 @@ static size_t dia_footprint(sps_matrix A, int64_t *stored)
 {
     const dia_store *s = A->store;
     *stored = (int64_t)s->L.ndiag * A->n;
-    return dia_bytes(s->L.ndiag, A->n, s->L.nw, sps_scalar_size(A->t));
+    return dia_bytes(s->L.ndiag, A->n, s->L.nw, s->vd.dict ? 1 : sps_scalar_size(A->t)) + sps_vdict_bytes(&s->vd, A->t);
 }
 
 /* No column index per entry: the diagonal's offset gives it (sps_matrix_info_t.index_bits). */
@@ -201,10 +217,16 @@ static int dia_index_bits(sps_matrix A)
     return 0;
 }
 
+static int dia_value_dict(sps_matrix A)
+{
+    const dia_store *s = A->store;
+    return s->vd.dict ? s->vd.ndict : 0;
+}
+
 const sps_format_ops sps_format_dia = {
     .id = SPS_FMT_DIA, .name = "dia",
     .summary = "dense diagonals: banded and stencil matrices (refuses scattered patterns)",
     SPS_FORMAT_OPTIONS(dia_options),
-    .index_bits = dia_index_bits,
+    .index_bits = dia_index_bits, .value_dict = dia_value_dict,
     SPS_FORMAT_HOOKS(dia),
 };

@@ -145,6 +145,9 @@ typedef struct sps_format_ops {
     sps_status (*diag_blocks)(sps_matrix A, void *out);
     /* Optional: bits of each stored entry's column index (sps_matrix_info_t.index_bits); NULL: 32. */
     int (*index_bits)(sps_matrix A);
+    /* Optional: the values of its value dictionary (sps_matrix_info_t.value_dict, formats/vdict.h);
+     * NULL or 0: plain values. */
+    int (*value_dict)(sps_matrix A);
 } sps_format_ops;
 
 /** The format registry: one entry per format compiled in, in display order. */

@@ -371,6 +371,7 @@ sps_status sps_matrix_info(sps_matrix A, sps_matrix_info_t *info)
     info->fill_percent = A->nnz ? 100.0 * (double)(info->stored_entries - A->nnz) / (double)A->nnz : 0.0;
     info->backend = A->ctx->backend;
     info->index_bits = A->ops->index_bits ? A->ops->index_bits(A) : 32;
+    info->value_dict = A->ops->value_dict ? A->ops->value_dict(A) : 0;
     return SPS_OK;
 }
 

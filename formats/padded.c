@@ -29,6 +29,7 @@ void sps_pad_destroy(sps_matrix A)
     sps_dfree(A->ctx, (void *)s->L.cbase);
     sps_dfree(A->ctx, (void *)s->L.long_rows);
     sps_dfree(A->ctx, s->val);
+    sps_dfree(A->ctx, s->vd.dict);
     free(s);
     A->store = NULL;
 }
@@ -78,7 +79,8 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
     const double limit = p->max_fill * (double)B->nnz;
     if (L->slots > SPS_PAD_FILL_FLOOR && (double)L->slots > limit && !p->force) {
         const size_t bytes =
-            sps_pad_bytes(L->slots, s->ew, B->t, sps_pad_col_bytes(L), L->ngroups, B->n, p->window > 0, L->nlong);
+            sps_pad_bytes(L->slots, (size_t)s->ew * sps_scalar_size(B->t), sps_pad_col_bytes(L), L->ngroups, B->n,
+                          p->window > 0, L->nlong);
         const double fill = B->nnz ? (double)L->slots / (double)B->nnz : INFINITY;
         char shape[160];
         if (p->kind == SPS_PAD_ELL)
@@ -219,6 +221,9 @@ sps_status sps_pad_build(sps_matrix B, const sps_csr_store *src, const sps_pad_p
     SPS_CHECK_GOTO(st, k->pad_scatter_val(sps_ex(ctx), *L, src->rowptr, src->val, s->ew, s->lay == SPS_ENTRY_SOA,
                                             s->val),
                    done);
+    /* 5. the values as a dictionary's indices, where asked and possible (padding's zeros count) */
+    SPS_CHECK_GOTO(st, sps_vdict_apply(B, p->values, &s->val, L->slots, &s->vd), done);
+    L->vdict = s->vd.dict;
 done:
     sps_dfree(ctx, wd);
     sps_dfree(ctx, lo);
@@ -242,7 +247,8 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
     int64_t *gp = NULL;
     sps_index *rl = NULL, *perm = NULL, *col = NULL, *cbase = NULL;
     uint16_t *col16 = NULL;
-    char *val = NULL;
+    uint8_t *idx = NULL;
+    char *val = NULL, *dict = NULL;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&gp, L->grp_ptr, ((size_t)L->ngroups + 1) * sizeof *gp, "group pointers"), done);
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&rl, L->rl, (size_t)L->n * sizeof *rl, "row lengths"), done);
@@ -257,7 +263,15 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
         SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col, L->col, (size_t)L->slots * sizeof *col, "padded columns"),
                        done);
     }
-    SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&val, s->val, (size_t)L->slots * ss, "padded values"), done);
+    if (s->vd.dict) { /* back to a value a slot, as the loop below reads them */
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&idx, s->val, (size_t)L->slots, "padded value indices"), done);
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dict, s->vd.dict, (size_t)s->vd.ndict * ss,
+                                         "the value dictionary"), done);
+        SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&val, (size_t)L->slots * ss, "padded values"), done);
+        sps_vdict_expand(dict, idx, L->slots, (int)ss, val);
+    } else {
+        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&val, s->val, (size_t)L->slots * ss, "padded values"), done);
+    }
     H.grp_ptr = gp;
     H.rl = rl;
     H.perm = perm;
@@ -292,6 +306,8 @@ done:
     free(col16);
     free(cbase);
     free(val);
+    free(idx);
+    free(dict);
     return st;
 }
 
@@ -320,12 +336,20 @@ int sps_pad_index_bits_of(sps_matrix A)
     return 8 * sps_pad_col_bytes(&s->L);
 }
 
+int sps_pad_value_dict_of(sps_matrix A)
+{
+    const sps_pad_store *s = A->store;
+    return s->vd.dict ? s->vd.ndict : 0;
+}
+
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
 {
     const sps_pad_store *s = A->store;
     *stored = s->L.slots;
-    return sps_pad_bytes(s->L.slots, s->ew, A->t, sps_pad_col_bytes(&s->L), s->L.ngroups, s->L.n, s->L.perm != NULL,
-                         s->L.nlong);
+    const size_t vb = s->vd.dict ? 1 : (size_t)s->ew * sps_scalar_size(A->t);
+    return sps_pad_bytes(s->L.slots, vb, sps_pad_col_bytes(&s->L), s->L.ngroups, s->L.n, s->L.perm != NULL,
+                         s->L.nlong) +
+           sps_vdict_bytes(&s->vd, A->t);
 }
 
 /* sigma is 0 or 1 (no sorting) or a multiple of C. */

@@ -41,6 +41,7 @@
 #define SPS_FORMATS_PADDED_H
 
 #include "formats/csr_backend.h"
+#include "formats/vdict.h"
 
 #include <limits.h>
 
@@ -64,12 +65,14 @@ typedef struct {
     const char *suggest;  /* what to use instead, for the blow-up message */
     sps_entry_layout lay; /* compound entries: AoS or SoA (scalar entries: AoS, the same thing) */
     sps_entry_layout vlay; /* compound entries: the kernels' vector layout (sps_cmp_apply) */
+    sps_values_mode values; /* scalar entries: the option values (formats/vdict.h); compound: plain */
 } sps_pad_params;
 
 /** The store of a padded matrix (everything in backend memory). */
 typedef struct {
     sps_pad_layout L;     /* index part (owned: grp_ptr, rl, perm, col) */
-    void *val;            /* L.slots * ew scalars */
+    void *val;            /* L.slots * ew scalars; with a dictionary, L.slots indices (uint8_t) */
+    sps_vdict vd;         /* the dictionary (L.vdict = vd.dict), or none */
     int ew;               /* scalars per entry: sps_entry_values (1 for scalar entries) */
     sps_entry_layout lay; /* how an entry's ew scalars are stored (compound entries) */
     sps_entry_layout vlay; /* the compound kernels' vector layout (option vector-layout) */
@@ -91,14 +94,17 @@ sps_status sps_pad_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const void *
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored);
 /** 16 or 32: the column index width the store was built with. */
 int sps_pad_index_bits_of(sps_matrix A);
+/** The values of the store's dictionary, 0 without one. */
+int sps_pad_value_dict_of(sps_matrix A);
 void sps_pad_destroy(sps_matrix A);
 
-/** Bytes of a padded store: values, columns (col_bytes: 4, or 2 plus a base
- *  column a group), group pointers, row lengths, permutation, long-row list. */
-static inline size_t sps_pad_bytes(int64_t slots, int ew, sps_scalar t, int col_bytes, sps_index ngroups, sps_index n,
+/** Bytes of a padded store: values (value_bytes a slot: ew scalars, or a dictionary's
+ *  1-byte index), columns (col_bytes: 4, or 2 plus a base column a group), group
+ *  pointers, row lengths, permutation, long-row list (a dictionary's own bytes apart). */
+static inline size_t sps_pad_bytes(int64_t slots, size_t value_bytes, int col_bytes, sps_index ngroups, sps_index n,
                                    int permuted, sps_index nlong)
 {
-    return (size_t)slots * ((size_t)ew * sps_scalar_size(t) + (size_t)col_bytes) +
+    return (size_t)slots * (value_bytes + (size_t)col_bytes) +
            ((size_t)ngroups + 1) * sizeof(int64_t) + (col_bytes == 2 ? (size_t)ngroups * sizeof(sps_index) : 0) +
            (size_t)n * sizeof(sps_index) * (permuted ? 2 : 1) + (size_t)nlong * sizeof(sps_index);
 }
@@ -140,7 +146,8 @@ sps_status sps_pad_from_csr(sps_matrix B, const sps_csr_host *h, sps_options opt
  * is the family's: the registry entries of ell, sell, rgcsr, bell and bsell. */
 #define SPS_PAD_HOOKS(P)                                                                                       \
     .from_csr = sps_pad_from_csr, .to_csr = sps_pad_to_csr, .from_backend_csr = P##_from_backend_csr,          \
-    .spmv = sps_pad_spmv, .index_bits = sps_pad_index_bits_of, .footprint = sps_pad_footprint,                 \
+    .spmv = sps_pad_spmv, .index_bits = sps_pad_index_bits_of, .value_dict = sps_pad_value_dict_of,           \
+    .footprint = sps_pad_footprint,                                                                            \
     .destroy = sps_pad_destroy
 
 #endif

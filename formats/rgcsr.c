@@ -32,6 +32,7 @@ static const sps_option_desc rgcsr_options[] = {
     {.name = "sort-rows", .type = SPS_OPT_BOOL, .def = "false", .min = 0, .max = 1,
      .help = "rows in descending-length order (fewer artificial zeros)"},
     SPS_PAD_OPTIONS,
+    SPS_FMT_OPT_VALUES,
 };
 
 static sps_status rgcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
@@ -39,7 +40,8 @@ static sps_status rgcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src,
     const int sorted = sps_opt_int(opt, "sort-rows");
     sps_pad_params p = {.kind = SPS_PAD_RGCSR,
                         .h = sps_opt_int(opt, "group-size"),
-                        .window = sorted ? (B->n > 0 ? B->n : 1) : 0}; /* one window: a global sort */
+                        .window = sorted ? (B->n > 0 ? B->n : 1) : 0, /* one window: a global sort */
+                        .values = sps_vdict_mode(opt)};
     sps_pad_common(opt,
                    sorted ? "use a smaller group-size, or sell, hyb or csr"
                           : "use sort-rows (descending row lengths), a smaller group-size, or sell, hyb or csr",

@@ -50,11 +50,13 @@
     X(P, S, dia_fill, (sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,                 \
                        const sps_index *col, const void *val, const sps_index *dmap, sps_index ndiag,      \
                        void *dval, uint32_t *mask))                                                        \
+    /* dict NULL: dval holds the values; else one uint8_t a slot, the index of its value in dict       \
+       (formats/vdict.h) */                                                                                \
     X(P, S, dia_spmv, (sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,   \
-                       const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b,      \
-                       void *y))                                                                           \
+                       const void *dval, const void *dict, const uint32_t *mask, sps_cplx a, const void *x, \
+                       sps_cplx b, void *y))                                                               \
     X(P, S, dia_spmvt, (sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,  \
-                        const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b,     \
-                        void *y))
+                        const void *dval, const void *dict, const uint32_t *mask, sps_cplx a, const void *x, \
+                        sps_cplx b, void *y))
 
 #endif

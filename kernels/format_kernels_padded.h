@@ -97,6 +97,8 @@ typedef struct sps_pad_layout {
     sps_index long_len;       /* rows longer than this are "long" (see above) */
     sps_index nlong;          /* storage rows with rl > long_len */
     const sps_index *long_rows; /* nlong storage rows, increasing (GPU schedule; CPU ignores) */
+    const void *vdict;        /* NULL: the value array holds a value a slot; else it holds a uint8_t a slot,
+                                 the index of the slot's value in vdict (the matrix's scalar type; formats/vdict.h) */
 } sps_pad_layout;
 
 /** Bytes of a stored column index: 2 where L has base columns (16-bit offsets), else 4.
@@ -130,7 +132,8 @@ static inline SPS_PAD_HD int64_t sps_pad_row_base(const sps_pad_layout *L, sps_i
      * padding; member e of slot s at val[s*ew + e], or val[e*L.slots + s] when soa (compound SoA) */         \
     X(P, S, pad_scatter_val, (sps_exec *ex, sps_pad_layout L, const sps_index *rowptr,                   \
                               const void *src_val, int ew, int soa, void *val))                             \
-    /* y = a A x + b y (y: n entries, original row order); b == 0: y not read */                            \
+    /* y = a A x + b y (y: n entries, original row order); b == 0: y not read.  val: the values, or the   \
+     * dictionary's indices where L.vdict is set (pad_spmv and pad_spmvt) */                                \
     X(P, S, pad_spmv, (sps_exec *ex, sps_pad_layout L, const void *val, sps_cplx a, const void *x,       \
                        sps_cplx b, void *y))                                                                \
     /* y = a A^T x + b y (y: m entries); b == 0: y not read */                                              \

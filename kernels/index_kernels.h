@@ -10,6 +10,7 @@
 #define SPS_INDEX_KERNELS_H
 
 #include "kernels/format_kernels_padded.h" /* sps_pad_layout */
+#include "kernels/format_kernels_vdict.h"  /* SPS_VDICT_MAX */
 
 /* X(P, name, args): P backend prefix. */
 #define SPS_KERNEL_LIST_INDEX(X, P)                                                                          \
@@ -94,6 +95,15 @@
      * -1 when none.  The values are checked only where bad[0] = -1. */                                   \
     X(P, csr_check, (sps_exec *ex, sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,        \
                         const sps_index *col, int rsize, int w, const void *val, int64_t *bad))           \
+    /* ---- value dictionaries (kernels/format_kernels_vdict.h): count values of vsize bytes (4, 8, 16) */ \
+    /* cnt[0] (one int in backend memory) = the number of distinct bit patterns, dict (SPS_VDICT_MAX     \
+     * values) holds them in no set order; more than SPS_VDICT_MAX: cnt[0] > SPS_VDICT_MAX and dict is    \
+     * unspecified (the kernels may stop at the first pattern past the limit) */                          \
+    X(P, vdict_collect, (sps_exec *ex, const void *val, int64_t count, int vsize, void *dict, int *cnt))  \
+    /* idx[k] = the position of val[k]'s bits among the ndict values of dict, sorted by sps_vdict_cmp     \
+     * (every val[k] is one of them) */                                                                    \
+    X(P, vdict_encode, (sps_exec *ex, const void *val, int64_t count, int vsize, const void *dict,        \
+                           int ndict, uint8_t *idx))                                                        \
     /* ---- HiSparse's build (kernels/format_kernels_hisparse.h) */                                      \
     SPS_KERNEL_LIST_INDEX_HISPARSE(X, P)                                                                   \
     /* ---- vectors of compound entries (kernels/compound_kernels.h): n blocks of d elements of esize     \

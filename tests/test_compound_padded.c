@@ -108,7 +108,7 @@ static void check_products(sps_entry_desc e, sps_scalar t, int soa, const tu_sha
     TU_CHECK(sps_matrix_info(A, &info) == SPS_OK && info.format == o->f && info.entry.kind == e.kind &&
                  info.rows == s->n && info.cols == s->m && info.nnz == s->nnz && info.stored_entries == slots &&
                  info.fill_percent == fill && info.index_bits == 16 &&
-                 info.bytes == sps_pad_bytes(slots, nv, t, 2, ngroups, s->n, 0, 0),
+                 info.bytes == sps_pad_bytes(slots, (size_t)nv * sps_scalar_size(t), 2, ngroups, s->n, 0, 0),
              "%s: info (stored %lld, want %lld; fill %g, want %g; index bits %d; bytes %zu)", what,
              (long long)info.stored_entries, (long long)slots, info.fill_percent, fill, info.index_bits, info.bytes);
     TU_CHECK(cr_export_equal(A, s->n, s->nnz, s->rowptr, s->col, val, vbytes), "%s: export round trip", what);

@@ -197,6 +197,34 @@ static void test_misc(sps_scalar t)
     }
     sps_matrix_destroy(Ac);
     sps_matrix_destroy(Ag);
+    /* DIA's values (formats/vdict.h): dict on both backends (poisson3d's values and padding's zero:
+       the same table); auto: a table on the GPU from SPS_VDICT_AUTO_SLOTS slots (poisson3d:64, 1.8M
+       slots), plain values on the CPU, the same products */
+    for (int k = 0; k < (small_only ? 1 : 2); k++) {
+        const char *gen = k ? "poisson3d:64" : "poisson3d:12";
+        sps_options o = k ? NULL : tu_fopts(SPS_FMT_DIA, "values", "dict", NULL);
+        sps_matrix Bc = NULL, Bg = NULL;
+        Ac = Ag = NULL;
+        tu_csr h;
+        char what[128];
+        snprintf(what, sizeof what, "%s DIA values %s [%s]", gen, k ? "auto" : "dict", tn(t));
+        if (TU_OK(gpu, sps_matrix_generate(gpu, gen, t, &Ag)) && TU_OK(cpu, sps_matrix_generate(cpu, gen, t, &Ac)) &&
+            TU_OK(cpu, sps_matrix_convert(Ac, SPS_FMT_DIA, o, &Bc)) && TU_OK(gpu, sps_matrix_convert(Ag, SPS_FMT_DIA, o, &Bg)) &&
+            tu_export_csr(cpu, Ac, &h)) {
+            sps_matrix_info_t ic, ig;
+            if (TU_OK(cpu, sps_matrix_info(Bc, &ic)) && TU_OK(gpu, sps_matrix_info(Bg, &ig))) {
+                const size_t slots = (size_t)ig.stored_entries, ss = ssz(t);
+                /* dict: both one byte a slot and a table of 3 values; auto: the GPU's so, the CPU's plain */
+                TU_CHECK(ig.bytes + (k ? slots * (ss - 1) - 3 * ss : 0) == ic.bytes && ic.stored_entries == ig.stored_entries,
+                         "%s: %zu bytes on the CPU, %zu on the GPU (%zu slots)", what, ic.bytes, ig.bytes, slots);
+            }
+            TU_CHECK_EXPORT(gpu, Bg, &h, "%s: round trip", what);
+            compare_spmv(what, SPS_FMT_DIA, &h, Bc, Bg);
+            tu_csr_free(&h);
+        }
+        sps_options_destroy(o);
+        TU_DESTROY_MATRICES(Ac, Ag, Bc, Bg);
+    }
     /* force: a scattered matrix in DIA on the device */
     const tu_shape *sh = &shapes[0];
     void *val = tu_xcalloc((size_t)sh->nnz, ssz(t));

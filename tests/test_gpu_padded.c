@@ -92,7 +92,8 @@ typedef struct {
     int64_t *gp;
     sps_index *rl, *perm, *col, *lr, *cbase;
     uint16_t *col16;
-    void *val;
+    void *val; /* a value a slot: a dictionary's entries expanded */
+    int ndict; /* the dictionary's values, 0 when plain */
     sps_pad_layout L;
 } hstore;
 
@@ -118,7 +119,18 @@ static void fetch(sps_matrix B, hstore *h)
     if (h->col16) sps_dcopy(c, h->col16, s->L.col16, sl * 2, k);
     if (h->cbase) sps_dcopy(c, h->cbase, s->L.cbase, (ng - 1) * 4, k);
     sps_dcopy(c, h->lr, s->L.long_rows, (size_t)s->L.nlong * 4, k);
-    sps_dcopy(c, h->val, s->val, sl * ssz(B->t), k);
+    h->ndict = s->vd.dict ? s->vd.ndict : 0;
+    if (s->vd.dict) {
+        uint8_t *idx = tu_xcalloc(sl, 1);
+        void *dict = tu_xcalloc((size_t)s->vd.ndict, ssz(B->t));
+        sps_dcopy(c, idx, s->val, sl, k);
+        sps_dcopy(c, dict, s->vd.dict, (size_t)s->vd.ndict * ssz(B->t), k);
+        sps_vdict_expand(dict, idx, (int64_t)sl, (int)ssz(B->t), h->val);
+        free(idx);
+        free(dict);
+    } else {
+        sps_dcopy(c, h->val, s->val, sl * ssz(B->t), k);
+    }
 }
 static void hstore_free(hstore *h)
 {
@@ -262,6 +274,7 @@ typedef struct {
     const char *name;
     sps_format fmt;
     int C, sigma, G, sort, bits; /* bits: index_bits */
+    const char *values;          /* the option values, NULL: its default (auto) */
 } config;
 
 static void *make_values(sps_scalar t, int64_t nnz)
@@ -281,11 +294,26 @@ static void *make_values(sps_scalar t, int64_t nnz)
     return v;
 }
 
+/* Values for a dictionary: each one of a pool of 1 to 60 random values, +0 and -0 among them. */
+static void *make_values_few(sps_scalar t, int64_t nnz)
+{
+    const int np = 1 + rnd(60);
+    char *pool = tu_xcalloc((size_t)np, ssz(t));
+    tu_fill_random(&rng, t, (size_t)np, pool);
+    memset(pool, 0, ssz(t));
+    if (np > 1) tu_put(t, pool, 1, -0.0, -0.0);
+    void *v = tu_xcalloc((size_t)nnz, ssz(t));
+    for (int64_t k = 0; k < nnz; k++) memcpy((char *)v + (size_t)k * ssz(t), pool + (size_t)rnd(np) * ssz(t), ssz(t));
+    free(pool);
+    return v;
+}
+
 static void check_case(const pattern *p, const config *cf, sps_scalar t, const void *val_in)
 {
     char what[512];
     snprintf(what, sizeof what, "%s on %s", cf->name, p->name);
-    void *val = val_in ? (void *)val_in : make_values(t, p->rp[p->n]);
+    const int few = cf->values && strcmp(cf->values, "dict") == 0;
+    void *val = val_in ? (void *)val_in : few ? make_values_few(t, p->rp[p->n]) : make_values(t, p->rp[p->n]);
     sps_matrix Ac = NULL, Ag = NULL, Bc = NULL, Bg = NULL, Bh = NULL;
     /* the configuration's parameters (0: the default), those the format declares */
     sps_options o = tu_fopts(cf->fmt, "force", "true", NULL);
@@ -297,6 +325,7 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
         if (set[k].value && sps_options_get(o, set[k].name)) TU_CHECK(sps_options_set(o, set[k].name, v) == SPS_OK, "%s", v);
     }
     if (cf->sort && sps_options_get(o, "sort-rows")) sps_options_set(o, "sort-rows", "true");
+    if (cf->values) TU_CHECK(sps_options_set(o, "values", cf->values) == SPS_OK, "values %s", cf->values);
     if (!TU_OK(cpu, sps_matrix_from_csr(cpu, p->n, p->m, p->rp, p->ci, val, t, &Ac)) ||
         !TU_OK(gpu, sps_matrix_from_csr(gpu, p->n, p->m, p->rp, p->ci, val, t, &Ag)))
         goto done;
@@ -309,6 +338,11 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
         char why[160] = "";
         TU_CHECK(same_hstore(&hc, &hg, ssz(t), why, sizeof why), "%s [%s]: GPU build differs from the CPU build: %s", what,
                  tn(t), why);
+        /* values dict: the same table on both backends; auto: a table on the GPU only for large stores */
+        const int dict = cf->values && strcmp(cf->values, "dict") == 0 && hc.L.slots > 0;
+        const int auto_gpu = !cf->values && hc.L.slots >= SPS_VDICT_AUTO_SLOTS && hg.ndict > 0;
+        TU_CHECK(dict ? hc.ndict > 0 && hc.ndict == hg.ndict : hc.ndict == 0 && (hg.ndict == 0 || auto_gpu),
+                 "%s [%s]: dictionaries of %d (CPU) and %d (GPU) values", what, tn(t), hc.ndict, hg.ndict);
         hstore_free(&hg);
         /* the host-CSR path on the GPU */
         sps_csr_host h;
@@ -341,20 +375,24 @@ done:
 }
 
 static const config configs[] = {
-    {"ell", SPS_FMT_ELL, 0, 0, 0, 0, 0},
-    {"sell C=32", SPS_FMT_SELL, 32, 0, 0, 0, 0},
-    {"sell C=16", SPS_FMT_SELL, 16, 0, 0, 0, 0},
-    {"sell C=32 sigma=64", SPS_FMT_SELL, 32, 64, 0, 0, 0},
-    {"sell C=16 sigma=1024", SPS_FMT_SELL, 16, 1024, 0, 0, 0},
-    {"sell C=32 sigma=2^30", SPS_FMT_SELL, 32, 1 << 30, 0, 0, 0},
-    {"rgcsr G=128", SPS_FMT_RGCSR, 0, 0, 128, 0, 0},
-    {"rgcsr G=32", SPS_FMT_RGCSR, 0, 0, 32, 0, 0},
-    {"rgcsr G=100", SPS_FMT_RGCSR, 0, 0, 100, 0, 0},
-    {"rgcsr G=256 sorted", SPS_FMT_RGCSR, 0, 0, 256, 1, 0},
-    {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1, 0},
-    {"ell index_bits 32", SPS_FMT_ELL, 0, 0, 0, 0, 32},
-    {"sell C=32 sigma=64 index_bits 32", SPS_FMT_SELL, 32, 64, 0, 0, 32},
-    {"rgcsr G=100 index_bits 32", SPS_FMT_RGCSR, 0, 0, 100, 0, 32},
+    {"ell", SPS_FMT_ELL, 0, 0, 0, 0, 0, NULL},
+    {"sell C=32", SPS_FMT_SELL, 32, 0, 0, 0, 0, NULL},
+    {"sell C=16", SPS_FMT_SELL, 16, 0, 0, 0, 0, NULL},
+    {"sell C=32 sigma=64", SPS_FMT_SELL, 32, 64, 0, 0, 0, NULL},
+    {"sell C=16 sigma=1024", SPS_FMT_SELL, 16, 1024, 0, 0, 0, NULL},
+    {"sell C=32 sigma=2^30", SPS_FMT_SELL, 32, 1 << 30, 0, 0, 0, NULL},
+    {"rgcsr G=128", SPS_FMT_RGCSR, 0, 0, 128, 0, 0, NULL},
+    {"rgcsr G=32", SPS_FMT_RGCSR, 0, 0, 32, 0, 0, NULL},
+    {"rgcsr G=100", SPS_FMT_RGCSR, 0, 0, 100, 0, 0, NULL},
+    {"rgcsr G=256 sorted", SPS_FMT_RGCSR, 0, 0, 256, 1, 0, NULL},
+    {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1, 0, NULL},
+    {"ell index_bits 32", SPS_FMT_ELL, 0, 0, 0, 0, 32, NULL},
+    {"sell C=32 sigma=64 index_bits 32", SPS_FMT_SELL, 32, 64, 0, 0, 32, NULL},
+    {"rgcsr G=100 index_bits 32", SPS_FMT_RGCSR, 0, 0, 100, 0, 32, NULL},
+    {"ell values dict", SPS_FMT_ELL, 0, 0, 0, 0, 0, "dict"},
+    {"sell C=32 sigma=64 values dict", SPS_FMT_SELL, 32, 64, 0, 0, 0, "dict"},
+    {"sell C=16 index_bits 32 values dict", SPS_FMT_SELL, 16, 0, 0, 0, 32, "dict"},
+    {"rgcsr G=128 sorted values dict", SPS_FMT_RGCSR, 0, 0, 128, 1, 0, "dict"},
 };
 #define NCONF ((int)(sizeof configs / sizeof configs[0]))
 
@@ -450,6 +488,79 @@ static void test_generated(void)
     }
 }
 
+/* The matrix's values as a pattern and an array (host). */
+static void *pattern_of(sps_matrix A, pattern *p, const char *name)
+{
+    snprintf(p->name, sizeof p->name, "%s", name);
+    p->n = A->n;
+    p->m = A->m;
+    p->rp = tu_xcalloc((size_t)p->n + 1, sizeof(sps_index));
+    p->ci = tu_xcalloc((size_t)A->nnz, sizeof(sps_index));
+    void *val = tu_xcalloc((size_t)A->nnz, ssz(A->t));
+    TU_OK(A->ctx, sps_matrix_export_csr(A, p->rp, p->ci, val));
+    return val;
+}
+
+/* values auto: a GPU store of SPS_VDICT_AUTO_SLOTS slots or more whose values allow takes a
+ * dictionary, products as the CPU's plain store; the limit: 256 distinct values take one, 257
+ * are refused, on both backends (200000 entries: the GPU's blocks meet in its global table). */
+static void test_dict(void)
+{
+    for (int ti = 0; ti < 2; ti++) {
+        sps_matrix A = NULL, B = NULL;
+        if (!TU_OK(cpu, sps_matrix_generate(cpu, "poisson3d:64", all_types[ti], &A))) continue;
+        pattern p;
+        void *val = pattern_of(A, &p, "poisson3d:64");
+        const config ell = {"ell (values auto)", SPS_FMT_ELL, 0, 0, 0, 0, 0, NULL};
+        check_case(&p, &ell, all_types[ti], val);
+        sps_matrix Ag = NULL;
+        if (TU_OK(gpu, sps_matrix_from_csr(gpu, p.n, p.m, p.rp, p.ci, val, all_types[ti], &Ag)) &&
+            TU_OK(gpu, sps_matrix_convert(Ag, SPS_FMT_ELL, NULL, &B))) {
+            const sps_pad_store *st = B->store;
+            TU_CHECK(st->L.slots >= SPS_VDICT_AUTO_SLOTS && st->vd.dict && st->vd.ndict == 3,
+                     "poisson3d:64 [%s] ELL on the GPU: %lld slots, dictionary of %d values (want -1, 0, 6)",
+                     tn(all_types[ti]), (long long)st->L.slots, st->vd.ndict);
+        }
+        sps_matrix_destroy(B);
+        sps_matrix_destroy(Ag);
+        sps_matrix_destroy(A);
+        free(val);
+        pat_free(&p);
+    }
+    const int n = 200000;
+    int *len = tu_xcalloc(n, sizeof(int));
+    for (int i = 0; i < n; i++) len[i] = 1;
+    pattern p = pat_from_lengths("diagonal 200000", n, n, len);
+    double *val = tu_xcalloc(n, sizeof *val);
+    for (int k = 256; k <= 257; k++) {
+        for (int i = 0; i < n; i++) {
+            p.ci[i] = i;
+            val[i] = 1.0 + (double)((i * 7919) % k); /* k distinct values, spread over the rows */
+        }
+        const config dict = {"ell values dict", SPS_FMT_ELL, 0, 0, 0, 0, 0, "dict"};
+        if (k == 256) {
+            check_case(&p, &dict, SPS_F64, val);
+            continue;
+        }
+        sps_options o = tu_fopts(SPS_FMT_ELL, "values", "dict", NULL);
+        const sps_context cs[2] = {cpu, gpu};
+        for (int b = 0; b < 2; b++) {
+            sps_matrix A = NULL, B = (sps_matrix)&rng;
+            if (!TU_OK(cs[b], sps_matrix_from_csr(cs[b], n, n, p.rp, p.ci, val, SPS_F64, &A))) continue;
+            const sps_status st = sps_matrix_convert(A, SPS_FMT_ELL, o, &B);
+            TU_CHECK(st == SPS_ERR_ARG && B == NULL && strstr(sps_context_error(cs[b]), "more than 256 distinct"),
+                     "257 values, values dict, %s: %s '%s'", b ? "GPU" : "CPU", sps_status_name(st),
+                     sps_context_error(cs[b]));
+            sps_context_clear_error(cs[b]);
+            sps_matrix_destroy(A);
+        }
+        sps_options_destroy(o);
+    }
+    free(val);
+    free(len);
+    pat_free(&p);
+}
+
 static void test_corpus(const char *dir)
 {
     char path[4096], line[8192];
@@ -474,8 +585,8 @@ static void test_corpus(const char *dir)
         p.ci = tu_xcalloc((size_t)A->nnz, sizeof(sps_index));
         void *val = tu_xcalloc((size_t)A->nnz, ssz(t));
         TU_OK(cpu, sps_matrix_export_csr(A, p.rp, p.ci, val));
-        const config cs[] = {{"sell C=32 sigma=1024", SPS_FMT_SELL, 32, 1024, 0, 0, 0},
-                             {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1, 0}};
+        const config cs[] = {{"sell C=32 sigma=1024", SPS_FMT_SELL, 32, 1024, 0, 0, 0, NULL},
+                             {"rgcsr G=128 sorted", SPS_FMT_RGCSR, 0, 0, 128, 1, 0, NULL}};
         for (int k = 0; k < 2; k++) check_case(&p, &cs[k], t, val);
         files++;
         free(val);
@@ -502,6 +613,7 @@ int main(int argc, char **argv)
         pat_free(&p);
     }
     test_generated();
+    test_dict();
     test_refusal();
     const char *dir = tu_matrix_dir(argc, argv, 1);
     if (dir) test_corpus(dir);

@@ -249,6 +249,69 @@ out:
     free(h0.val);
 }
 
+/* DIA's values dict (formats/vdict.h): a band of 2000 rows whose values are drawn from
+ * 1 to 30 (+0 and -0 among them): one byte a slot plus the sorted table, the exact
+ * round trip, products bit-identical to CSR's; values plain and auto (the CPU's: plain)
+ * store the values; dict refused past 256 distinct values. */
+static void test_dia_dict(sps_scalar t)
+{
+    tu_shape sh = tu_shape_band(&rng, "band 2000, offsets -3..3", 2000, 2000, -3, 3, 0.7);
+    const size_t ss = ssz(t);
+    const int np = 1 + (int)(tu_rng_u64(&rng) % 30);
+    char *pool = tu_xcalloc((size_t)np, ss), *val = tu_xcalloc((size_t)sh.nnz, ss);
+    tu_fill_random(&rng, t, (size_t)np, pool);
+    memset(pool, 0, ss);
+    if (np > 1) tu_put(t, pool, 1, -0.0, -0.0);
+    for (int64_t k = 0; k < sh.nnz; k++) memcpy(val + k * ss, pool + (tu_rng_u64(&rng) % (uint64_t)np) * ss, ss);
+    /* distinct patterns, padding's +0 with them (a band of 7 diagonals pads at the borders) */
+    int nd = 1;
+    char *seen = tu_xcalloc((size_t)np + 1, ss); /* seen[0] = +0 */
+    for (int64_t k = 0; k < sh.nnz; k++) {
+        int q = 0;
+        while (q < nd && memcmp(seen + q * ss, val + k * ss, ss) != 0) q++;
+        if (q == nd) memcpy(seen + (size_t)nd++ * ss, val + k * ss, ss);
+    }
+    tu_csr h = tu_shape_csr(&sh, t, val);
+    sps_matrix A = NULL, B = NULL;
+    const char *modes[3] = {"dict", "plain", "auto"};
+    if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh.n, sh.m, sh.rowptr, sh.col, val, t, &A)))
+        for (int k = 0; k < 3; k++) {
+            char what[128];
+            snprintf(what, sizeof what, "DIA values %s, %d values [%s]", modes[k], nd, tn(t));
+            sps_options o = tu_fopts(SPS_FMT_DIA, "values", modes[k], NULL);
+            sps_matrix_info_t info;
+            if (TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, o, &B)) && TU_OK(ctx, sps_matrix_info(B, &info))) {
+                const int64_t ndg = count_diagonals(&h), nw = (sh.n + 31) / 32;
+                const size_t want = (size_t)ndg * (4 + (size_t)sh.n * (k ? ss : 1) + (size_t)nw * 4) + (k ? 0 : nd * ss);
+                TU_CHECK(info.bytes == want, "%s: %zu bytes, want %zu", what, info.bytes, want);
+                TU_CHECK_EXPORT(ctx, B, &h, "%s: round trip", what);
+                check_spmv_all(what, SPS_FMT_DIA, B, A, &h);
+            }
+            sps_matrix_destroy(B);
+            B = NULL;
+            sps_options_destroy(o);
+        }
+    sps_matrix_destroy(A);
+    free(val); /* h borrows the shape's arrays and val: nothing of its own to free */
+    free(seen);
+    free(pool);
+    /* many values: refused, naming dia */
+    val = tu_shape_values(&rng, t, sh.nnz, 0);
+    sps_options o = tu_fopts(SPS_FMT_DIA, "values", "dict", NULL);
+    A = NULL;
+    B = (sps_matrix)&rng;
+    if (TU_OK(ctx, sps_matrix_from_csr(ctx, sh.n, sh.m, sh.rowptr, sh.col, val, t, &A))) {
+        const sps_status st = sps_matrix_convert(A, SPS_FMT_DIA, o, &B);
+        TU_CHECK(st == SPS_ERR_ARG && !B && contains(sps_context_error(ctx), "dia: values dict refused"),
+                 "DIA values dict, random values [%s]: %s '%s'", tn(t), sps_status_name(st), sps_context_error(ctx));
+        sps_context_clear_error(ctx);
+    }
+    sps_options_destroy(o);
+    sps_matrix_destroy(A);
+    free(val);
+    tu_shape_free(&sh);
+}
+
 /* ------------------------------------------------------------------ specific tests */
 static void test_registry(void)
 {
@@ -303,7 +366,7 @@ static void test_dia_options(sps_scalar t)
     sps_options_destroy(opt);
     opt = tu_fopts(SPS_FMT_DIA, NULL);
     TU_CHECK(sps_options_set(opt, "slice-height", "32") == SPS_ERR_ARG &&
-                 contains(sps_options_error(opt), "unknown option 'slice-height' (dia reads max-fill, force)"),
+                 contains(sps_options_error(opt), "unknown option 'slice-height' (dia reads max-fill, force, values)"),
              "dia slice-height: '%s'", sps_options_error(opt));
     B = NULL;
     TU_OK(ctx, sps_matrix_convert(A, SPS_FMT_DIA, opt, &B));
@@ -492,6 +555,7 @@ int main(int argc, char **argv)
         for (int fi = 0; fi < 3; fi++)
             for (int si = 0; si < nshapes; si++) test_shape(&shapes[si], hyb_K[si], t, my_formats[fi]);
         test_dia_options(t);
+        test_dia_dict(t);
         test_jds_options(t);
         test_chain(t);
     }

@@ -163,6 +163,52 @@ static void *make_values(sps_scalar t, int64_t nnz)
     return v;
 }
 
+/* Values for a dictionary (formats/vdict.h): each entry one of a pool of 1 to 40
+ * dyadic values, +0 and -0 among them (two patterns of bits). */
+static void *make_values_few(sps_scalar t, int64_t nnz)
+{
+    double pool[40][2];
+    const int np = 1 + rnd(40);
+    for (int q = 0; q < np; q++) {
+        pool[q][0] = q == 0 ? 0.0 : q == 1 ? -0.0 : dyadic();
+        pool[q][1] = cplx(t) && q > 1 ? dyadic() : 0.0;
+    }
+    void *v = tu_xcalloc((size_t)nnz, ssz(t));
+    for (int64_t k = 0; k < nnz; k++) {
+        const int q = rnd(np);
+        tu_put(t, v, (size_t)k, pool[q][0], pool[q][1]);
+    }
+    return v;
+}
+
+/* Distinct bit patterns among the nnz values, with +0 where there is padding. */
+static int distinct_values(sps_scalar t, const void *val, int64_t nnz, int padded)
+{
+    const size_t ss = ssz(t);
+    char *seen = tu_xcalloc((size_t)nnz + 1, ss);
+    int nd = 0;
+    for (int64_t k = 0; k <= nnz; k++) {
+        const char *v = k < nnz ? (const char *)val + (size_t)k * ss : NULL;
+        char zero[16] = {0};
+        if (!v) {
+            if (!padded) break;
+            v = zero;
+        }
+        int q = 0;
+        while (q < nd && memcmp(seen + (size_t)q * ss, v, ss) != 0) q++;
+        if (q == nd) memcpy(seen + (size_t)nd++ * ss, v, ss);
+    }
+    free(seen);
+    return nd;
+}
+
+/* The bits of slot q's value: val[q], or its dictionary entry. */
+static const void *slot_value(const sps_pad_store *s, int64_t q, size_t ss)
+{
+    if (s->vd.dict) return (const char *)s->vd.dict + (size_t)((const uint8_t *)s->val)[q] * ss;
+    return (const char *)s->val + (size_t)q * ss;
+}
+
 /* ------------------------------------------------------------------ format configurations */
 /* The parameters these tests vary, 0 meaning the default, and their keyed
  * options (spsolve/options.h) for format f: only the names f declares are set. */
@@ -170,6 +216,7 @@ typedef struct {
     int slice_height, sort_window, group_size, sort_rows;
     double max_fill;
     int force, index_bits;
+    const char *values; /* the option values, or NULL */
 } popts;
 
 static char set_error[512]; /* why the last bag_of refused a value, else "" */
@@ -198,8 +245,10 @@ static sps_status bag_of(sps_format f, const popts *o, sps_options *b)
         set_if(*b, o->sort_rows != 0, "sort-rows", "%b", o->sort_rows) &&
         set_if(*b, o->max_fill != 0, "max-fill", "%.17g", o->max_fill) &&
         set_if(*b, o->force != 0, "force", "%b", o->force) &&
-        set_if(*b, o->index_bits != 0, "index-bits", "%.0f", o->index_bits))
+        set_if(*b, o->index_bits != 0, "index-bits", "%.0f", o->index_bits) &&
+        (!o->values || sps_options_set(*b, "values", o->values) == SPS_OK))
         return SPS_OK;
+    if (!set_error[0]) snprintf(set_error, sizeof set_error, "%s", sps_options_error(*b));
     sps_options_destroy(*b);
     *b = NULL;
     return SPS_ERR_ARG;
@@ -239,6 +288,12 @@ static config cfg_bits(config c, int bits)
     c.o.index_bits = bits;
     return c;
 }
+static config cfg_values(config c, const char *values)
+{
+    c.o.values = values;
+    return c;
+}
+static int wants_dict(const config *c) { return c->o.values && strcmp(c->o.values, "dict") == 0; }
 
 /* ------------------------------------------------------------------ the expected layout */
 typedef struct {
@@ -392,7 +447,7 @@ static void check_layout(const char *what, sps_matrix B, const pattern *p, const
             seen[q] = 1;
             const int64_t src = p->rp[i] + k;
             if (sps_pad_col_at(L, r / L->h, q) != p->ci[src] ||
-                memcmp((const char *)s->val + q * ss, (const char *)val + src * ss, ss) != 0)
+                memcmp(slot_value(s, q, ss), (const char *)val + src * ss, ss) != 0)
                 bad++;
         }
     }
@@ -400,7 +455,7 @@ static void check_layout(const char *what, sps_matrix B, const pattern *p, const
     long badpad = 0;
     for (int64_t q = 0; q < e->slots; q++) /* padding: column -1 (16-bit: the all-ones offset), value +0 */
         if (!seen[q] && ((L->col16 ? L->col16[q] != SPS_PAD_COL16_PAD : L->col[q] != -1) ||
-                         memcmp((const char *)s->val + q * ss, zero, ss) != 0))
+                         memcmp(slot_value(s, q, ss), zero, ss) != 0))
             badpad++;
     TU_CHECK(bad == 0 && badpad == 0, "%s: %ld entries not at their documented slot, %ld padding slots not (-1, +0)", what,
              bad, badpad);
@@ -417,12 +472,16 @@ static int same_store(sps_matrix A, sps_matrix B)
         (x->nlong && memcmp(x->long_rows, y->long_rows, (size_t)x->nlong * 4) != 0))
         return 0;
     const size_t n = (size_t)x->n, sl = (size_t)x->slots;
+    if ((a->vd.dict == NULL) != (b->vd.dict == NULL) || a->vd.ndict != b->vd.ndict ||
+        (a->vd.dict && memcmp(a->vd.dict, b->vd.dict, (size_t)a->vd.ndict * ssz(A->t)) != 0))
+        return 0;
+    const size_t vb = a->vd.dict ? 1 : ssz(A->t);
     return memcmp(x->grp_ptr, y->grp_ptr, ((size_t)x->ngroups + 1) * 8) == 0 &&
            (!n || memcmp(x->rl, y->rl, n * 4) == 0) && (!x->perm || !n || memcmp(x->perm, y->perm, n * 4) == 0) &&
            (x->col16 == NULL) == (y->col16 == NULL) &&
            (!x->col16 || !x->ngroups || memcmp(x->cbase, y->cbase, (size_t)x->ngroups * 4) == 0) &&
            (!sl || ((x->col16 ? memcmp(x->col16, y->col16, sl * 2) : memcmp(x->col, y->col, sl * 4)) == 0 &&
-                    memcmp(a->val, b->val, sl * ssz(A->t)) == 0));
+                    memcmp(a->val, b->val, sl * vb) == 0));
 }
 
 /* ------------------------------------------------------------------ SpMV references */
@@ -602,7 +661,8 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
 {
     char what[256];
     snprintf(what, sizeof what, "%s on %s", c->name, p->name);
-    void *val = make_values(t, p->rp[p->n]);
+    const int dict = wants_dict(c);
+    void *val = dict ? make_values_few(t, p->rp[p->n]) : make_values(t, p->rp[p->n]);
     sps_matrix A = csr_of(p, t, val), B = NULL, B2 = NULL;
     if (!A) { free(val); return; }
     popts o = c->o;
@@ -618,11 +678,24 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
         TU_CHECK(export_equal(B, p, val), "%s [%s]: CSR -> format -> CSR is not bitwise exact", what, tn(t));
         expected e = expect_layout(p, c);
         check_layout(what, B, p, val, &e);
+        /* values dict: a sorted table of the distinct values (padding's +0 among them) and a byte a
+           slot; else (the CPU's auto too) a value a slot */
+        const sps_pad_store *st = B->store;
+        const int has_dict = dict && e.slots > 0; /* no slots, no table */
+        const int nd = has_dict ? distinct_values(t, val, p->rp[p->n], e.slots > p->rp[p->n]) : 0;
+        int sorted = 1;
+        for (int q = 1; st->vd.dict && q < st->vd.ndict; q++)
+            sorted &= sps_vdict_cmp((const char *)st->vd.dict + (size_t)(q - 1) * ssz(t),
+                                    (const char *)st->vd.dict + (size_t)q * ssz(t), (int)ssz(t)) < 0;
+        TU_CHECK(has_dict ? st->vd.dict && st->vd.ndict == nd && st->L.vdict == st->vd.dict && sorted
+                      : !st->vd.dict && !st->L.vdict,
+                 "%s [%s]: dictionary %s (%d values, want %d; sorted %d)", what, tn(t), st->vd.dict ? "built" : "absent",
+                 st->vd.ndict, nd, sorted);
         sps_matrix_info_t info;
         if (TU_OK(ctx, sps_matrix_info(B, &info))) {
-            const size_t want = (size_t)e.slots * ((e.narrow ? 2 : 4) + ssz(t)) + ((size_t)e.ngroups + 1) * 8 +
-                                (e.narrow ? (size_t)e.ngroups * 4 : 0) + (size_t)p->n * 4 * (e.permuted ? 2 : 1) +
-                                (size_t)e.nlong * 4;
+            const size_t want = (size_t)e.slots * ((e.narrow ? 2 : 4) + (has_dict ? 1 : ssz(t))) +
+                                ((size_t)e.ngroups + 1) * 8 + (e.narrow ? (size_t)e.ngroups * 4 : 0) +
+                                (size_t)p->n * 4 * (e.permuted ? 2 : 1) + (size_t)e.nlong * 4 + (size_t)nd * ssz(t);
             const int64_t nnz = p->rp[p->n];
             const double fill = nnz ? 100.0 * (double)(e.slots - nnz) / (double)nnz : 0.0;
             TU_CHECK(info.index_bits == (e.narrow ? 16 : 32), "%s [%s]: info.index_bits %d", what, tn(t), info.index_bits);
@@ -748,6 +821,19 @@ static void test_options(void)
         expect_ok("rgcsr index_bits 16, band", &band, SPS_F32, SPS_FMT_RGCSR, &o, -1);
         pat_free(&wide);
         pat_free(&band);
+    }
+    /* values: a word of auto|plain|dict; dict refused past 256 distinct values (the random shape's
+       dyadic values: hundreds), naming the format and the way out */
+    {
+        popts o = {0};
+        o.values = "huffman";
+        const char *nv[] = {"values", "huffman", "auto, plain, dict", NULL};
+        expect_refusal("values huffman", &p, SPS_FMT_ELL, &o, nv);
+        o.values = "dict";
+        const char *nd[] = {"sell:", "values dict refused", "more than 256 distinct", "values plain or auto", NULL};
+        expect_refusal("sell values dict, many values", &p, SPS_FMT_SELL, &o, nd);
+        nd[0] = "rgcsr:";
+        expect_refusal("rgcsr values dict, many values", &p, SPS_FMT_RGCSR, &o, nd);
     }
     /* the 16-bit limit exactly: a group (and the matrix) spanning 65534 columns is 16-bit, 65535 is not */
     for (int extra = -1; extra <= 2; extra++) {
@@ -1029,6 +1115,11 @@ int main(int argc, char **argv)
         cfg_bits(cfg("sell C=16 sigma=64 index_bits 32", SPS_FMT_SELL, 16, 64, 0, 0), 32),
         cfg_bits(cfg("rgcsr G=64 sorted index_bits 32", SPS_FMT_RGCSR, 0, 0, 64, 1), 32),
         cfg_bits(cfg("sell index_bits 16", SPS_FMT_SELL, 0, 0, 0, 0), 16),
+        cfg_values(cfg("ell values dict", SPS_FMT_ELL, 0, 0, 0, 0), "dict"),
+        cfg_values(cfg("sell C=32 sigma=32 values dict", SPS_FMT_SELL, 32, 32, 0, 0), "dict"),
+        cfg_values(cfg_bits(cfg("sell C=16 index_bits 32 values dict", SPS_FMT_SELL, 16, 0, 0, 0), 32), "dict"),
+        cfg_values(cfg("rgcsr G=64 sorted values dict", SPS_FMT_RGCSR, 0, 0, 64, 1), "dict"),
+        cfg_values(cfg("sell values plain", SPS_FMT_SELL, 0, 0, 0, 0), "plain"),
     };
     double t0 = omp_get_wtime();
     for (int s = 0; s < SH_COUNT; s++) {

@@ -73,6 +73,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
     fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%% of nnz", "format", in->format_name,
             (double)in->bytes / 1e6, (long long)in->stored_entries, in->fill_percent);
     if (in->index_bits == 16) fprintf(f, ", 16-bit columns");
+    if (in->value_dict > 0) fprintf(f, ", values as 1-byte indices into %d distinct", in->value_dict);
     fprintf(f, ")\n");
     if (r->format_auto) fprintf(f, "%-10s picked by --format auto: %s\n", "", r->format_auto);
     if (r->tune) print_tune(f, r->tune);
@@ -292,6 +293,7 @@ void cli_print_json(FILE *f, const cli_report *r)
     kint(&w, "stored_entries", in->stored_entries);
     knum(&w, "fill_percent", in->fill_percent);
     kint(&w, "index_bits", in->index_bits);
+    kint(&w, "value_dict", in->value_dict);
     json_format_options(&w, r);
     json_tune(&w, r->tune);
     close_obj(&w);

@@ -50,6 +50,9 @@ typedef struct {
                                 (a byte within its node); 0 for DIA (none per entry) */
     sps_entry_desc entry;  /**< the entry type: rows, cols and nnz count entries; a vector the matrix acts on
                                 has cols * sps_entry_dim(entry) scalars */
+    int value_dict;        /**< the distinct values of a value dictionary (format option values: ELL, SELL,
+                                RgCSR and DIA store one byte a stored entry, indexing at most 256 values);
+                                0: a value a stored entry */
 } sps_matrix_info_t;
 
 /** Options for reading Matrix Market files. */

@@ -261,6 +261,7 @@ __device__ inline float ldg_t(const float *p) { return __ldg(p); }
 __device__ inline double ldg_t(const double *p) { return __ldg(p); }
 __device__ inline sps_index ldg_t(const sps_index *p) { return __ldg(p); }
 __device__ inline uint16_t ldg_t(const uint16_t *p) { return __ldg((const unsigned short *)p); }
+__device__ inline uint8_t ldg_t(const uint8_t *p) { return __ldg((const unsigned char *)p); }
 __device__ inline cx<float> ldg_t(const cx<float> *p)
 {
     const float2 v = __ldg((const float2 *)p);
@@ -295,6 +296,12 @@ __device__ inline sps_index ldna_t(const sps_index *p)
     sps_index v;
     asm(SPS_NA_Q ".s32 %0, [%1];" : "=r"(v) : "l"(p));
     return v;
+}
+__device__ inline uint8_t ldna_t(const uint8_t *p)
+{
+    unsigned short v; /* PTX has no 8-bit register: the byte lands in 16 bits */
+    asm(SPS_NA_Q ".u8 %0, [%1];" : "=h"(v) : "l"(p));
+    return (uint8_t)v;
 }
 __device__ inline uint16_t ldna_t(const uint16_t *p)
 {
@@ -336,6 +343,27 @@ template <bool NA, typename V> __device__ inline V sps_cu_ld(const V *p)
     if constexpr (NA) return ldna_t(p);
     else return ldg_t(p);
 }
+
+/* Value readers of the formats that may keep their values as a dictionary's indices
+ * (formats/vdict.h: the padded family, DIA): load(p) reads what slot p stores,
+ * get(raw) its value.  Plain: the value itself.  Dictionary: a byte a slot (loaded as
+ * the value it replaces, NA past the L1), then the value from the table of at most
+ * 256 through the L1, where the table stays (a stencil's few values: a line or two). */
+template <typename T, bool NA> struct sps_cu_vals_plain {
+    typedef T raw;
+    const T *v;
+    __device__ sps_cu_vals_plain(const void *val, const void *) : v((const T *)val) {}
+    __device__ raw load(int64_t p) const { return sps_cu_ld<NA>(v + p); }
+    __device__ T get(raw r) const { return r; }
+};
+template <typename T, bool NA> struct sps_cu_vals_dict {
+    typedef uint8_t raw;
+    const uint8_t *i;
+    const T *d;
+    __device__ sps_cu_vals_dict(const void *val, const void *dict) : i((const uint8_t *)val), d((const T *)dict) {}
+    __device__ raw load(int64_t p) const { return sps_cu_ld<NA>(i + p); }
+    __device__ T get(raw r) const { return ldg_t(d + r); }
+};
 
 /* y += v without ordering (SpMV^T scatters): complex as two component adds. */
 __device__ inline void atomic_add(float *p, float v) { atomicAdd(p, v); }

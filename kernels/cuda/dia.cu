@@ -86,13 +86,14 @@ template <typename T> struct dia_inflight {
  * product (TRANS: r = j, k = j - off[d] the row): sum over the diagonals, in their order,
  * of val[d][row] x[k] where the row's mask bit is set and 0 <= k < klim.  The same sum,
  * in the same order, as the skipping loop: bit-reproducible. */
-template <typename T, bool TRANS>
+template <typename T, bool TRANS, typename VR>
 __device__ inline T dia_sum(sps_index r, sps_index n, sps_index klim, sps_index ndiag, const sps_index *off,
-                            const T *dval, const uint32_t *mask, sps_index nw, const T *x)
+                            const VR &dval, const uint32_t *mask, sps_index nw, const T *x)
 {
     constexpr int C = dia_inflight<T>::value;
     T s = zero_of<T>();
     for (sps_index d0 = 0; d0 < ndiag; d0 += C) {
+        typename VR::raw rv[C];
         T v[C], xv[C];
         bool ok[C];
 #pragma unroll
@@ -102,9 +103,11 @@ __device__ inline T dia_sum(sps_index r, sps_index n, sps_index klim, sps_index 
             const bool in = k >= 0 && k < klim;
             const sps_index row = TRANS ? (sps_index)k : r;
             ok[c] = in && ((__ldg(&mask[(size_t)d * nw + (size_t)(row >> 5)]) >> (row & 31)) & 1u);
-            v[c] = in ? ldg_t(&dval[(size_t)d * n + (size_t)row]) : zero_of<T>();
+            rv[c] = in ? dval.load((int64_t)d * n + row) : typename VR::raw();
             xv[c] = in ? x[k] : zero_of<T>();
         }
+#pragma unroll
+        for (int c = 0; c < C; c++) v[c] = dval.get(rv[c]); /* a dictionary's lookup: beside the x loads */
 #pragma unroll
         for (int c = 0; c < C; c++)
             if (ok[c]) s = s + v[c] * xv[c];
@@ -112,26 +115,29 @@ __device__ inline T dia_sum(sps_index r, sps_index n, sps_index klim, sps_index 
     return s;
 }
 
-template <typename T>
+template <typename T, typename VR>
 __global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmv_kernel(sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
-                                                                  const T *dval, const uint32_t *mask, sps_index nw, T a,
-                                                                  const T *x, T b, int bz, T *y)
+                                                                  const void *dval, const void *dict, const uint32_t *mask,
+                                                                  sps_index nw, T a, const T *x, T b, int bz, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    const VR vr(dval, dict);
     for (sps_index i = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); i < n; i = sps_cu_next(i, stride, n)) {
-        const T s = dia_sum<T, false>(i, n, m, ndiag, off, dval, mask, nw, x);
+        const T s = dia_sum<T, false>(i, n, m, ndiag, off, vr, mask, nw, x);
         y[i] = bz ? a * s : a * s + b * y[i];
     }
 }
 
-template <typename T>
+template <typename T, typename VR>
 __global__ void __launch_bounds__(SPS_CU_THREADS) dia_spmvt_kernel(sps_index n, sps_index m, sps_index ndiag,
-                                                                   const sps_index *off, const T *dval, const uint32_t *mask,
-                                                                   sps_index nw, T a, const T *x, T b, int bz, T *y)
+                                                                   const sps_index *off, const void *dval, const void *dict,
+                                                                   const uint32_t *mask, sps_index nw, T a, const T *x, T b,
+                                                                   int bz, T *y)
 {
     const sps_index stride = (sps_index)(gridDim.x * blockDim.x);
+    const VR vr(dval, dict);
     for (sps_index j = (sps_index)(blockIdx.x * blockDim.x + threadIdx.x); j < m; j = sps_cu_next(j, stride, m)) {
-        const T s = dia_sum<T, true>(j, n, n, ndiag, off, dval, mask, nw, x);
+        const T s = dia_sum<T, true>(j, n, n, ndiag, off, vr, mask, nw, x);
         y[j] = bz ? a * s : a * s + b * y[j];
     }
 }
@@ -174,26 +180,33 @@ static sps_status dia_fill_impl(sps_exec *ex, sps_index n, const sps_index *rowp
     return SPS_OK;
 }
 
+/* The values through the L1 (ldg), as before dictionaries: each diagonal's run is read once. */
 template <typename T>
 static sps_status dia_spmv_impl(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
-                                const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
+                                const void *dval, const void *dict, const uint32_t *mask, sps_cplx a, const void *x,
+                                sps_cplx b, void *y)
 {
     if (n <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    dia_spmv_kernel<T><<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        n, m, ndiag, off, (const T *)dval, mask, dia_nwords(n), sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    (dict ? dia_spmv_kernel<T, sps_cu_vals_dict<T, false>> : dia_spmv_kernel<T, sps_cu_vals_plain<T, false>>)
+        <<<sps_cu_grid(ex, n), SPS_CU_THREADS, 0, sps_custream(ex)>>>(n, m, ndiag, off, dval, dict, mask, dia_nwords(n),
+                                                                     sc<T>::from(a), (const T *)x, sc<T>::from(b), bz,
+                                                                     (T *)y);
     SPS_CU_LAUNCHED(ex, "dia_spmv_kernel");
     return SPS_OK;
 }
 
 template <typename T>
 static sps_status dia_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off,
-                                 const void *dval, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
+                                 const void *dval, const void *dict, const uint32_t *mask, sps_cplx a, const void *x,
+                                 sps_cplx b, void *y)
 {
     if (m <= 0) return SPS_OK;
     const int bz = b.re == 0.0 && b.im == 0.0;
-    dia_spmvt_kernel<T><<<sps_cu_grid(ex, m), SPS_CU_THREADS, 0, sps_custream(ex)>>>(
-        n, m, ndiag, off, (const T *)dval, mask, dia_nwords(n), sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+    (dict ? dia_spmvt_kernel<T, sps_cu_vals_dict<T, false>> : dia_spmvt_kernel<T, sps_cu_vals_plain<T, false>>)
+        <<<sps_cu_grid(ex, m), SPS_CU_THREADS, 0, sps_custream(ex)>>>(n, m, ndiag, off, dval, dict, mask, dia_nwords(n),
+                                                                     sc<T>::from(a), (const T *)x, sc<T>::from(b), bz,
+                                                                     (T *)y);
     SPS_CU_LAUNCHED(ex, "dia_spmvt_kernel");
     return SPS_OK;
 }
@@ -201,13 +214,13 @@ static sps_status dia_spmvt_impl(sps_exec *ex, sps_index n, sps_index m, sps_ind
 /* ---------------------------------------------------------------- extern "C" entry points */
 #define SPS_CU_DIA_PARAMS                                                                                            \
     (sps_exec *ex, sps_index n, sps_index m, sps_index ndiag, const sps_index *off, const void *dval,                  \
-     const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
+     const void *dict, const uint32_t *mask, sps_cplx a, const void *x, sps_cplx b, void *y)
 #define SPS_CU_DIA_ENTRIES(S, T)                                                                                      \
     extern "C" sps_status sps_cuda_dia_fill_##S(sps_exec *ex, sps_index n, sps_index m, const sps_index *rowptr,   \
                                                 const sps_index *col, const void *val, const sps_index *dmap,         \
                                                 sps_index ndiag, void *dval, uint32_t *mask)                          \
     { (void)m; return dia_fill_impl<T>(ex, n, rowptr, col, val, dmap, ndiag, dval, mask); }                          \
-    SPS_CU_SPMV_ENTRIES(dia, S, T, SPS_CU_DIA_PARAMS, (ex, n, m, ndiag, off, dval, mask, a, x, b, y))
+    SPS_CU_SPMV_ENTRIES(dia, S, T, SPS_CU_DIA_PARAMS, (ex, n, m, ndiag, off, dval, dict, mask, a, x, b, y))
 
 SPS_CU_FOR_ALL_TYPES(SPS_CU_DIA_ENTRIES)
 

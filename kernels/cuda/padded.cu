@@ -234,6 +234,15 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_scatter_val_kernel(sps_pad_la
  * stencil27b3-40 0.0719 / 0.0772), no longer a knob of their own.
  * pad_var: pad_spmv_kernel's compile-time options, U entries a round, MINB, NA
  * (the slots past the L1; false: ordinary read-only loads, the pad_ldg variant). */
+/* The value readers (sps_cu_vals_plain / sps_cu_vals_dict, common.cuh) take the layout's
+ * dictionary; the lookup goes out beside the x gather that waits on the same slot. */
+template <typename T, bool NA> struct pad_vals_plain : sps_cu_vals_plain<T, NA> {
+    __device__ pad_vals_plain(const sps_pad_layout &L, const void *val) : sps_cu_vals_plain<T, NA>(val, L.vdict) {}
+};
+template <typename T, bool NA> struct pad_vals_dict : sps_cu_vals_dict<T, NA> {
+    __device__ pad_vals_dict(const sps_pad_layout &L, const void *val) : sps_cu_vals_dict<T, NA>(val, L.vdict) {}
+};
+
 template <int U_, int MINB, bool NA> struct pad_var {
     static_assert(U_ >= 1, "entries a round, at least 1");
     static constexpr int U = U_, minb = MINB;
@@ -243,29 +252,34 @@ typedef pad_var<4, 0, true> pad_default;
 
 /* A row's sum, its len entries at p, p + stride, ... in entry order: rounds of
  * U predicated entries, the next round's col/val loaded before this round's x. */
-template <typename T, int U, bool NA, typename C>
-__device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T *__restrict__ x, int64_t p,
-                                sps_index stride, sps_index len)
+template <typename T, int U, typename C, typename VR>
+__device__ inline T pad_row_sum(const C &col, const VR &val, const T *__restrict__ x, int64_t p, sps_index stride,
+                                sps_index len)
 {
+    typedef typename VR::raw R;
     T s = zero_of<T>();
     sps_index c[U], cn[U];
-    T v[U], vn[U], xv[U];
-    auto load = [&](sps_index k0, int64_t q, sps_index *cc, T *vv) {
+    R v[U], vn[U];
+    T xv[U], vv[U];
+    auto load = [&](sps_index k0, int64_t q, sps_index *cc, R *rr) {
 #pragma unroll
         for (int j = 0; j < U; j++) {
             const bool ok = k0 + j < len;
             cc[j] = ok ? col(q + j * (int64_t)stride) : 0;
-            vv[j] = ok ? sps_cu_ld<NA>(val + q + j * (int64_t)stride) : zero_of<T>();
+            rr[j] = ok ? val.load(q + j * (int64_t)stride) : R();
         }
     };
     load(0, p, c, v);
     for (sps_index k = 0; k < len; k += U, p += U * (int64_t)stride) {
         load(k + U, p + U * (int64_t)stride, cn, vn);
 #pragma unroll
-        for (int j = 0; j < U; j++) xv[j] = k + j < len ? ldg_t(x + c[j]) : zero_of<T>();
+        for (int j = 0; j < U; j++) {
+            xv[j] = k + j < len ? ldg_t(x + c[j]) : zero_of<T>();
+            vv[j] = k + j < len ? val.get(v[j]) : zero_of<T>();
+        }
 #pragma unroll
         for (int j = 0; j < U; j++)
-            if (k + j < len) s = s + v[j] * xv[j];
+            if (k + j < len) s = s + vv[j] * xv[j];
 #pragma unroll
         for (int j = 0; j < U; j++) {
             c[j] = cn[j];
@@ -286,9 +300,9 @@ __device__ inline T pad_row_sum(const C &col, const T *__restrict__ val, const T
  * 0.0453 / 0.0445 / 0.0467; poisson3d-128 (7) f64 0.0770 / (unpipelined:
  * 0.1065) / 0.1271, banded-s1e3 (21) f64 0.0979 / -- / 0.1458: hence 2 from a
  * mean of 32 entries, 4 from 128 (not measured on a matrix that long). */
-template <typename T, typename C, int S, typename V>
+template <typename T, typename C, int S, typename V, typename VR>
 __global__ void __launch_bounds__(PAD_THREADS, V::minb)
-    pad_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a, const T *__restrict__ x, T b, int beta_zero,
+    pad_spmv_kernel(sps_pad_layout L, const void *__restrict__ val, T a, const T *__restrict__ x, T b, int beta_zero,
                     T *__restrict__ y)
 {
     const int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -307,7 +321,7 @@ __global__ void __launch_bounds__(PAD_THREADS, V::minb)
     T s = zero_of<T>();
     if (mine) {
         const sps_index n_sub = len > sub ? (len - sub + S - 1) / S : 0;
-        s = pad_row_sum<T, V::U, V::na>(C(L, r / L.h), val, x, p + (int64_t)sub * stride, S * stride, n_sub);
+        s = pad_row_sum<T, V::U>(C(L, r / L.h), VR(L, val), x, p + (int64_t)sub * stride, S * stride, n_sub);
     }
 #pragma unroll
     for (int o = S / 2; o > 0; o /= 2) s = s + shfl_down(0xffffffffu, s, o, S); /* sub 0 gets the sum */
@@ -335,11 +349,12 @@ __device__ inline unsigned pad_bits(double v)
     return (unsigned)b ^ (unsigned)(b >> 32);
 }
 template <typename R> __device__ inline unsigned pad_bits(cx<R> v) { return pad_bits(v.re) ^ pad_bits(v.im); }
+__device__ inline unsigned pad_bits(uint8_t v) { return v; }
 
-template <typename T, typename C, int U>
+template <typename T, typename C, int U, typename VR>
 __global__ void __launch_bounds__(PAD_THREADS)
-    pad_lean_spmv_kernel(sps_pad_layout L, sps_index K, const T *__restrict__ val, T a, const T *__restrict__ x, T b,
-                         int beta_zero, T *__restrict__ y)
+    pad_lean_spmv_kernel(sps_pad_layout L, sps_index K, const void *__restrict__ valp, T a, const T *__restrict__ x,
+                         T b, int beta_zero, T *__restrict__ y)
 {
     const int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (r >= L.n) return;
@@ -350,13 +365,15 @@ __global__ void __launch_bounds__(PAD_THREADS)
            gathers x[0], both discarded by the selects; the loads are then one straight
            run the hardware keeps in flight together */
         const C col(L, 0);
+        const VR val(L, valp);
         sps_index c[U];
+        typename VR::raw rv[U];
         T v[U], xv[U];
 #pragma unroll
         for (int j = 0; j < U; j++) {
             const int64_t p = (int64_t)(j < K ? j : K - 1) * L.h + r;
             c[j] = col.or_pad(p);
-            v[j] = sps_cu_ld<true>(val + p);
+            rv[j] = val.load(p);
         }
         /* Every gather waits for every column and value: x's base is x + 1 where the
            largest column is past the last (never), whatever the values' bits.  Without
@@ -377,12 +394,15 @@ __global__ void __launch_bounds__(PAD_THREADS)
         for (int j = 0; j < U; j++) {
             if (j >= K) c[j] = -1;
             cmax = c[j] > cmax ? c[j] : cmax;
-            vbits ^= pad_bits(v[j]);
+            vbits ^= pad_bits(rv[j]);
         }
         const bool never = cmax >= L.m; /* false: a column past the last */
         const T *xb = x + (never & (vbits != 0x9e3779b9u));
 #pragma unroll
-        for (int j = 0; j < U; j++) xv[j] = ldg_t(xb + (c[j] >= 0 ? c[j] : 0));
+        for (int j = 0; j < U; j++) {
+            xv[j] = ldg_t(xb + (c[j] >= 0 ? c[j] : 0));
+            v[j] = val.get(rv[j]); /* a dictionary's lookup beside the gather */
+        }
         if constexpr (sizeof(T) >= 8) { /* s stays zero: never is false */
             unsigned xbits = 0;
 #pragma unroll
@@ -397,8 +417,8 @@ __global__ void __launch_bounds__(PAD_THREADS)
 }
 
 /* One block per long row (blockIdx.x indexes L.long_rows). */
-template <typename T, typename C>
-__global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
+template <typename T, typename C, typename VR>
+__global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layout L, const void *__restrict__ valp, T a,
                                                                    const T *__restrict__ x, T b, int beta_zero, T *__restrict__ y)
 {
     typedef cub::BlockReduce<T, PAD_THREADS> BR;
@@ -408,10 +428,11 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layo
     const int64_t base = sps_pad_row_base(&L, r, &stride);
     const sps_index len = L.rl[r];
     const C col(L, r / L.h);
+    const VR val(L, valp);
     T s = zero_of<T>();
     for (sps_index k = threadIdx.x; k < len; k += PAD_THREADS) {
         const int64_t p = base + (int64_t)k * stride;
-        s = s + val[p] * x[col(p)];
+        s = s + val.get(val.load(p)) * x[col(p)];
     }
     s = BR(tmp).Reduce(s, sps_cu_sum<T>());
     if (threadIdx.x == 0) {
@@ -420,8 +441,8 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmv_kernel(sps_pad_layo
     }
 }
 
-template <typename T, typename C>
-__global__ void __launch_bounds__(PAD_THREADS) pad_spmvt_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
+template <typename T, typename C, typename VR>
+__global__ void __launch_bounds__(PAD_THREADS) pad_spmvt_kernel(sps_pad_layout L, const void *__restrict__ valp, T a,
                                                                const T *__restrict__ x, T *y)
 {
     const int64_t rr = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -433,11 +454,12 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_spmvt_kernel(sps_pad_layout L
     if (len > L.long_len) return; /* pad_long_spmvt_kernel's */
     const T ax = a * x[L.perm ? L.perm[r] : r];
     const C col(L, r / L.h);
-    for (sps_index k = 0; k < len; k++, p += stride) atomic_add(&y[col(p)], val[p] * ax);
+    const VR val(L, valp);
+    for (sps_index k = 0; k < len; k++, p += stride) atomic_add(&y[col(p)], val.get(val.load(p)) * ax);
 }
 
-template <typename T, typename C>
-__global__ void __launch_bounds__(PAD_THREADS) pad_long_spmvt_kernel(sps_pad_layout L, const T *__restrict__ val, T a,
+template <typename T, typename C, typename VR>
+__global__ void __launch_bounds__(PAD_THREADS) pad_long_spmvt_kernel(sps_pad_layout L, const void *__restrict__ valp, T a,
                                                                     const T *__restrict__ x, T *y)
 {
     const sps_index r = L.long_rows[blockIdx.x];
@@ -446,9 +468,10 @@ __global__ void __launch_bounds__(PAD_THREADS) pad_long_spmvt_kernel(sps_pad_lay
     const sps_index len = L.rl[r];
     const T ax = a * x[L.perm ? L.perm[r] : r];
     const C col(L, r / L.h);
+    const VR val(L, valp);
     for (sps_index k = threadIdx.x; k < len; k += PAD_THREADS) {
         const int64_t p = base + (int64_t)k * stride;
-        atomic_add(&y[col(p)], val[p] * ax);
+        atomic_add(&y[col(p)], val.get(val.load(p)) * ax);
     }
 }
 
@@ -552,8 +575,6 @@ static int pad_split(const sps_pad_layout &L, const sps_launch_variant *lv)
     return mean >= 4 * pad_split_min ? 4 : mean >= pad_split_min ? 2 : 1;
 }
 
-/* CL: the column reader (pad_cols32 / pad_cols16), V: pad_var (the row kernel's
- * options; the long rows keep the default's loads). */
 /* Whether the lean kernel runs (launch variant pad_lean: 0 by this rule, 1 never,
  * 2 wherever it can; by the rule only where no other pad_ knob is set): K, the slots a
  * row, when the layout is one group of stride h
@@ -590,39 +611,44 @@ static sps_index pad_lean_width(const sps_pad_layout &L, const sps_launch_varian
  * cuSPARSE's, were 9 % slower than these unconditional ones (bench/results/auto-model-*.md). */
 #define PAD_LEAN_THREADS 128
 static_assert(PAD_LEAN_THREADS <= PAD_THREADS, "the lean kernel's launch bounds");
-template <typename T, typename C>
-static void pad_lean_launch(const sps_pad_layout &L, sps_index K, const T *val, T a, const T *x, T b, int bz, T *y,
+template <typename T, typename C, typename VR>
+static void pad_lean_launch(const sps_pad_layout &L, sps_index K, const void *val, T a, const T *x, T b, int bz, T *y,
                             cudaStream_t st)
 {
     const unsigned grid = (unsigned)(((int64_t)L.n + PAD_LEAN_THREADS - 1) / PAD_LEAN_THREADS), bs = PAD_LEAN_THREADS;
-    if (K <= 8) pad_lean_spmv_kernel<T, C, 8><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
-    else if (K <= 16) pad_lean_spmv_kernel<T, C, 16><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
+    if (K <= 8) pad_lean_spmv_kernel<T, C, 8, VR><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
+    else if (K <= 16) pad_lean_spmv_kernel<T, C, 16, VR><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
     else if constexpr (sizeof(T) <= 8) {
-        if (K <= 24) pad_lean_spmv_kernel<T, C, 24><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
-        else pad_lean_spmv_kernel<T, C, 32><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
+        if (K <= 24) pad_lean_spmv_kernel<T, C, 24, VR><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
+        else pad_lean_spmv_kernel<T, C, 32, VR><<<grid, bs, 0, st>>>(L, K, val, a, x, b, bz, y);
     }
 }
 
-template <typename T, template <bool> class CL, typename V>
-static sps_status pad_spmv_launch(sps_exec *ex, const sps_pad_layout &L, const T *val, T a, const T *x, T b, int bz,
+/* CL: the column reader (pad_cols32 / pad_cols16), VL: the value reader (pad_vals_plain /
+ * pad_vals_dict), V: pad_var (the row kernel's options; the long rows keep the default's loads). */
+template <typename T, template <bool> class CL, template <typename, bool> class VL, typename V>
+static sps_status pad_spmv_launch(sps_exec *ex, const sps_pad_layout &L, const void *val, T a, const T *x, T b, int bz,
                                   T *y)
 {
     typedef CL<V::na> C;
-    const sps_index K = pad_lean_width(L, ex->lv, sizeof(T), sizeof(T) + (size_t)sps_pad_col_bytes(&L));
+    typedef VL<T, V::na> VR;
+    const size_t vbytes = L.vdict ? 1 : sizeof(T);
+    const sps_index K = pad_lean_width(L, ex->lv, sizeof(T), vbytes + (size_t)sps_pad_col_bytes(&L));
     if (K >= 0) {
-        pad_lean_launch<T, CL<true>>(L, K, val, a, x, b, bz, y, sps_custream(ex));
+        pad_lean_launch<T, CL<true>, VL<T, true>>(L, K, val, a, x, b, bz, y, sps_custream(ex));
         SPS_CU_LAUNCHED(ex, "pad_lean_spmv_kernel");
         return SPS_OK;
     }
     const int S = pad_split(L, ex->lv);
     const unsigned grid = pad_blocks((int64_t)L.n * S);
     cudaStream_t st = sps_custream(ex);
-    if (S == 4) pad_spmv_kernel<T, C, 4, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
-    else if (S == 2) pad_spmv_kernel<T, C, 2, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
-    else pad_spmv_kernel<T, C, 1, V><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    if (S == 4) pad_spmv_kernel<T, C, 4, V, VR><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else if (S == 2) pad_spmv_kernel<T, C, 2, V, VR><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+    else pad_spmv_kernel<T, C, 1, V, VR><<<grid, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
     SPS_CU_LAUNCHED(ex, "pad_spmv_kernel");
     if (L.nlong > 0) {
-        pad_long_spmv_kernel<T, CL<pad_default::na>><<<(unsigned)L.nlong, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
+        pad_long_spmv_kernel<T, CL<pad_default::na>, VL<T, false>>
+            <<<(unsigned)L.nlong, PAD_THREADS, 0, st>>>(L, val, a, x, b, bz, y);
         SPS_CU_LAUNCHED(ex, "pad_long_spmv_kernel");
     }
     return SPS_OK;
@@ -639,12 +665,15 @@ static sps_status pad_spmv_impl(sps_exec *ex, sps_pad_layout L, const void *val,
     const int mb = lv ? lv->pad_minb : 0, ldg = lv ? lv->pad_ldg : 0, split = lv ? lv->pad_split : 0;
     if (split != 0 && split != 1 && split != 2 && split != 4)
         return sps_kerror(ex, SPS_ERR_ARG, "pad_spmv: launch variant split %d: 0 (by the mean row), 1, 2 or 4", split);
-    /* Compiled in: the default and each of U 8, 4 blocks an SM, __ldg alone. */
+    /* Compiled in: the default and each of U 8, 4 blocks an SM, __ldg alone; each with plain
+       values and a dictionary's */
 #define PAD_RUN_IF(U, M, NA)                                                                                     \
     if (u == (U) && mb == (M) && ldg == !(NA))                                                                  \
-        return (L.col16 ? pad_spmv_launch<T, pad_cols16, pad_var<U, M, NA>>                                     \
-                        : pad_spmv_launch<T, pad_cols32, pad_var<U, M, NA>>)(                                   \
-            ex, L, (const T *)val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
+        return (L.vdict ? (L.col16 ? pad_spmv_launch<T, pad_cols16, pad_vals_dict, pad_var<U, M, NA>>          \
+                                   : pad_spmv_launch<T, pad_cols32, pad_vals_dict, pad_var<U, M, NA>>)         \
+                        : (L.col16 ? pad_spmv_launch<T, pad_cols16, pad_vals_plain, pad_var<U, M, NA>>         \
+                                   : pad_spmv_launch<T, pad_cols32, pad_vals_plain, pad_var<U, M, NA>>))(      \
+            ex, L, val, sc<T>::from(a), (const T *)x, sc<T>::from(b), bz, (T *)y);
     PAD_RUN_IF(4, 0, true) /* the default */
     PAD_RUN_IF(8, 0, true)
     PAD_RUN_IF(4, 4, true)
@@ -656,13 +685,13 @@ static sps_status pad_spmv_impl(sps_exec *ex, sps_pad_layout L, const void *val,
                       u, mb, ldg);
 }
 
-template <typename T, typename C>
-static sps_status pad_spmvt_launch(sps_exec *ex, const sps_pad_layout &L, const T *val, T a, const T *x, T *y)
+template <typename T, typename C, typename VR>
+static sps_status pad_spmvt_launch(sps_exec *ex, const sps_pad_layout &L, const void *val, T a, const T *x, T *y)
 {
-    pad_spmvt_kernel<T, C><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ex)>>>(L, val, a, x, y);
+    pad_spmvt_kernel<T, C, VR><<<pad_blocks(L.n), PAD_THREADS, 0, sps_custream(ex)>>>(L, val, a, x, y);
     SPS_CU_LAUNCHED(ex, "pad_spmvt_kernel");
     if (L.nlong > 0) {
-        pad_long_spmvt_kernel<T, C><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ex)>>>(L, val, a, x, y);
+        pad_long_spmvt_kernel<T, C, VR><<<(unsigned)L.nlong, PAD_THREADS, 0, sps_custream(ex)>>>(L, val, a, x, y);
         SPS_CU_LAUNCHED(ex, "pad_long_spmvt_kernel");
     }
     return SPS_OK;
@@ -674,8 +703,11 @@ static sps_status pad_spmvt_impl(sps_exec *ex, sps_pad_layout L, const void *val
 {
     SPS_CHECK(scale_y<T>(ex, L.m, b, y));
     if (L.n <= 0 || L.m <= 0 || L.nnz <= 0) return SPS_OK;
-    return (L.col16 ? pad_spmvt_launch<T, pad_cols16<true>> : pad_spmvt_launch<T, pad_cols32<true>>)(
-        ex, L, (const T *)val, sc<T>::from(a), (const T *)x, (T *)y);
+    typedef pad_vals_dict<T, false> D;
+    typedef pad_vals_plain<T, false> P;
+    return (L.vdict ? (L.col16 ? pad_spmvt_launch<T, pad_cols16<true>, D> : pad_spmvt_launch<T, pad_cols32<true>, D>)
+                    : (L.col16 ? pad_spmvt_launch<T, pad_cols16<true>, P> : pad_spmvt_launch<T, pad_cols32<true>, P>))(
+        ex, L, val, sc<T>::from(a), (const T *)x, (T *)y);
 }
 
 /* ---------------------------------------------------------------- extern "C" entry points */

@@ -511,7 +511,7 @@ function(scenario_format_options)
 
   e2e_run(-m poisson2d:20 --backend cpu --format sell --slice-height 16 --sort-window 400 --max-fill 3)
   e2e_expect_rc(0)
-  e2e_expect_stdout("format +sell, [0-9.]+ MB \\([0-9]+ stored entries, padding [0-9.]+% of nnz, 16-bit columns\\)\n +slice_height 16, sort_window 400, max_fill 3, force off, index_bits auto\n")
+  e2e_expect_stdout("format +sell, [0-9.]+ MB \\([0-9]+ stored entries, padding [0-9.]+% of nnz, 16-bit columns\\)\n +slice_height 16, sort_window 400, max_fill 3, force off, index_bits auto, values auto\n")
 endfunction()
 
 # --transpose: csr builds and caches A^T with explicit (on every backend; on

@@ -1,0 +1,75 @@
+/* Value dictionaries (formats/vdict.h): collect the distinct values on the
+ * backend, sort them on the host (at most 256: a few kilobytes each way), encode
+ * every slot on the backend. */
+#include "formats/vdict.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sorted by sps_vdict_cmp, so the indices do not depend on the order the backend
+ * found the values in. */
+static void vdict_sort(char *d, int n, int vsize)
+{
+    char tmp[16];
+    for (int i = 1; i < n; i++) {
+        memcpy(tmp, d + (size_t)i * vsize, (size_t)vsize);
+        int j = i;
+        for (; j > 0 && sps_vdict_cmp(d + (size_t)(j - 1) * vsize, tmp, vsize) > 0; j--)
+            memcpy(d + (size_t)j * vsize, d + (size_t)(j - 1) * vsize, (size_t)vsize);
+        memcpy(d + (size_t)j * vsize, tmp, (size_t)vsize);
+    }
+}
+
+sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64_t count, sps_vdict *d)
+{
+    d->dict = NULL;
+    d->ndict = 0;
+    if (mode == SPS_VALUES_PLAIN || B->entry.kind != SPS_ENTRY_SCALAR || count <= 0) return SPS_OK; /* no slots: no table */
+    if (mode == SPS_VALUES_AUTO && (B->ctx->backend != SPS_BACKEND_CUDA || count < SPS_VDICT_AUTO_SLOTS))
+        return SPS_OK;
+    sps_context ctx = B->ctx;
+    const int vsize = (int)sps_scalar_size(B->t);
+    void *found = NULL, *sorted = NULL;
+    int *cnt = NULL, *hcnt = NULL;
+    char *hd = NULL;
+    uint8_t *idx = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &found, (size_t)SPS_VDICT_MAX * vsize), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&cnt, sizeof *cnt), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->vdict_collect(sps_ex(ctx), *val, count, vsize, found, cnt), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&hcnt, cnt, sizeof *cnt, "the count of distinct values"), done);
+    if (*hcnt > SPS_VDICT_MAX || *hcnt < 1) {
+        if (mode == SPS_VALUES_DICT)
+            st = sps_error(ctx, SPS_ERR_ARG,
+                           "%s: values dict refused: the %lld stored values hold more than %d distinct ones; use "
+                           "values plain or auto",
+                           B->ops->name, (long long)count, SPS_VDICT_MAX);
+        goto done; /* auto: plain */
+    }
+    const int nd = *hcnt;
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&hd, found, (size_t)nd * vsize, "the value dictionary"), done);
+    vdict_sort(hd, nd, vsize);
+    SPS_CHECK_GOTO(st, sps_dupload(ctx, &sorted, hd, (size_t)nd * vsize), done);
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&idx, (size_t)count), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->vdict_encode(sps_ex(ctx), *val, count, vsize, sorted, nd, idx), done);
+    sps_dfree(ctx, *val);
+    *val = idx;
+    idx = NULL;
+    d->dict = sorted;
+    d->ndict = nd;
+    sorted = NULL;
+done:
+    sps_dfree(ctx, found);
+    sps_dfree(ctx, cnt);
+    sps_dfree(ctx, sorted);
+    sps_dfree(ctx, idx);
+    free(hcnt);
+    free(hd);
+    return st;
+}
+
+void sps_vdict_expand(const void *dict, const uint8_t *idx, int64_t count, int vsize, void *out)
+{
+    for (int64_t k = 0; k < count; k++)
+        memcpy((char *)out + (size_t)k * vsize, (const char *)dict + (size_t)idx[k] * vsize, (size_t)vsize);
+}
