@@ -331,6 +331,7 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
         goto done;
     if (!TU_OK(cpu, sps_matrix_convert(Ac, cf->fmt, o, &Bc)) || !TU_OK(gpu, sps_matrix_convert(Ag, cf->fmt, o, &Bg)))
         goto done;
+    int64_t auto_bytes = 0; /* values auto: the bytes the GPU's dictionary saves against the CPU's plain values */
     {
         hstore hc, hg;
         fetch(Bc, &hc);
@@ -343,6 +344,7 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
         const int auto_gpu = !cf->values && hc.L.slots >= SPS_VDICT_AUTO_SLOTS && hg.ndict > 0;
         TU_CHECK(dict ? hc.ndict > 0 && hc.ndict == hg.ndict : hc.ndict == 0 && (hg.ndict == 0 || auto_gpu),
                  "%s [%s]: dictionaries of %d (CPU) and %d (GPU) values", what, tn(t), hc.ndict, hg.ndict);
+        if (auto_gpu) auto_bytes = hc.L.slots * ((int64_t)ssz(t) - 1) - (int64_t)hg.ndict * (int64_t)ssz(t);
         hstore_free(&hg);
         /* the host-CSR path on the GPU */
         sps_csr_host h;
@@ -360,8 +362,10 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
         sps_matrix_info_t ic, ig;
         sps_matrix_info(Bc, &ic);
         sps_matrix_info(Bg, &ig);
-        TU_CHECK(ic.bytes == ig.bytes && ic.stored_entries == ig.stored_entries && ig.backend == SPS_BACKEND_CUDA,
-                 "%s [%s]: GPU info differs", what, tn(t));
+        TU_CHECK((int64_t)ic.bytes - auto_bytes == (int64_t)ig.bytes && ic.stored_entries == ig.stored_entries &&
+                     ig.backend == SPS_BACKEND_CUDA && (ig.value_dict > 0) == (auto_bytes != 0 || (cf->values && strcmp(cf->values, "dict") == 0 && ic.stored_entries > 0)),
+                 "%s [%s]: GPU info differs (%zu bytes, CPU %zu; value_dict %d)", what, tn(t), ig.bytes, ic.bytes,
+                 ig.value_dict);
     }
     check_spmv(what, Bc, Bg, p, val);
 done:
