@@ -5,7 +5,10 @@
  * variant), data not code; rows flagged GPU differ from another row only in what
  * the CPU backend ignores (csr's kernel choice, launch variants) and are left out
  * there; rows flagged NONDET (hola: atomics) only compete when the caller allows
- * non-deterministic kernels.  A compound matrix: every format of the registry
+ * non-deterministic kernels.  The padded formats and DIA keep their option values at
+ * auto (a value dictionary on the GPU where the matrix is large and has at most 256
+ * values, formats/vdict.h): it won on every large matrix it applied to (H100, session 28,
+ * bench/results/auto-model-*.md), so a plain twin of each would spend the budget twice.  A compound matrix: every format of the registry
  * flagged .compound, with its defaults and each combination of its enumerable
  * options (CHOICE words, INT options with a list of values; index-bits stays
  * auto), so a new compound format competes without a line here.  The first candidate, the reference, is
