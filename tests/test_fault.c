@@ -93,6 +93,9 @@ static int solve_one(outcome *o, sps_context ctx, sps_matrix A, const char *s, c
     return ok;
 }
 
+/* sell's options with values dict, made before any injection (options hold no context for a message) */
+static sps_options g_dict;
+
 /* The whole scenario; its first failure in *o (st SPS_OK: it ran to the end). */
 static void scenario(outcome *o)
 {
@@ -123,6 +126,13 @@ static void scenario(outcome *o)
         sps_matrix_destroy(B);
     }
     free(list);
+    /* a value dictionary (formats/vdict.h: its collect, the sorted table, the encode), solved once */
+    if (ok) {
+        sps_matrix B = NULL;
+        ok = step(o, ctx, sps_matrix_convert(A, SPS_FMT_SELL, g_dict, &B), "sell values dict") &&
+             solve_one(o, ctx, B, "cg", NULL);
+        sps_matrix_destroy(B);
+    }
     /* a sum of matrices (hisparse: the lists, the sort, the build from keys) */
     if (ok) {
         sps_matrix S = NULL;
@@ -165,6 +175,8 @@ int main(void)
 #endif
     outcome o;
     fault_set(0);
+    if (sps_format_options_create(SPS_FMT_SELL, &g_dict) != SPS_OK || sps_options_set(g_dict, "values", "dict") != SPS_OK)
+        return 1;
     scenario(&o);
     TU_CHECK(o.st == SPS_OK, "the scenario without injection: %s at %s: %s", sps_status_name(o.st), o.where, o.msg);
     long k = 1, runs = 0, bad = 0;
@@ -188,5 +200,6 @@ int main(void)
     TU_CHECK(o.st == SPS_OK, "the scenario after the injections: %s at %s: %s", sps_status_name(o.st), o.where,
              o.msg);
     printf("test_fault: %ld " FAULT_WHAT " allocations failed in turn, one a run\n", runs);
+    sps_options_destroy(g_dict);
     return tu_finish();
 }
