@@ -1,16 +1,20 @@
 /* CUDA kernels of value dictionaries (kernels/format_kernels_vdict.h; the CPU's,
  * kernels/cpu/vdict.c, are the reference).
  *
- * Collect: a few blocks an SM, each a grid-stride pass that inserts its values
- * into a table of its own in shared memory, then its distinct values (at most
- * SPS_VDICT_MAX) into one table in global memory.  A stencil's 15M entries of
- * two values thus meet in shared memory (a broadcast read each), and the global
- * table sees a few hundred inserts a block, not one an entry.  A slot holds the
- * value's position in its dictionary, -1 while empty, -2 while its claimant
- * writes the value, -3 once the dictionary is full; the claimant takes the
- * position from the counter, writes the value, fences, then publishes the
- * position.  Past SPS_VDICT_MAX values every block stops at its next check of
- * the global counter: a matrix of random values costs a few thousand loads.
+ * Collect: two blocks an SM, each a grid-stride pass of its warps: a warp's 32
+ * values meet first (__match_any_sync on their words), and one lane a distinct
+ * value inserts it into the block's table in shared memory; then the block's
+ * distinct values (at most SPS_VDICT_MAX) go into one table in global memory.  A
+ * stencil's 15M entries of two values thus cost two shared inserts a warp step,
+ * and the global table a few hundred inserts a block.  A slot holds the value's
+ * position in its dictionary, -1 while empty, -2 while its claimant writes the
+ * value, -3 once the dictionary is full; the claimant takes the position from the
+ * counter, writes the value, fences, then publishes the position.  Every access
+ * of a slot or of a dictionary word by the inserts is an atomic, so concurrent
+ * inserts are ordered by the hardware, not by barriers (compute-sanitizer's
+ * racecheck has nothing to report).  Past SPS_VDICT_MAX values every block stops
+ * at its next check of the global counter: a matrix of random values costs a few
+ * thousand loads.
  * Which values arrive first depends on timing, so dict's order does too: the
  * host sorts it (formats/vdict.c) before encode.
  *
@@ -28,20 +32,19 @@ template <int W> struct vd_word {
     uint32_t w[W];
 };
 
-template <int W> __device__ inline vd_word<W> vd_load_volatile(const vd_word<W> *p)
+/* A dictionary entry read and written word by word, atomically (see the header). */
+template <int W> __device__ inline vd_word<W> vd_load(vd_word<W> *p)
 {
     vd_word<W> v;
-    const volatile uint32_t *q = (const volatile uint32_t *)p->w;
 #pragma unroll
-    for (int i = 0; i < W; i++) v.w[i] = q[i];
+    for (int i = 0; i < W; i++) v.w[i] = atomicAdd((unsigned *)&p->w[i], 0u);
     return v;
 }
 
-template <int W> __device__ inline void vd_store_volatile(vd_word<W> *p, const vd_word<W> &v)
+template <int W> __device__ inline void vd_store(vd_word<W> *p, const vd_word<W> &v)
 {
-    volatile uint32_t *q = (volatile uint32_t *)p->w;
 #pragma unroll
-    for (int i = 0; i < W; i++) q[i] = v.w[i];
+    for (int i = 0; i < W; i++) atomicExch((unsigned *)&p->w[i], v.w[i]);
 }
 
 template <int W> __device__ inline bool vd_eq(const vd_word<W> &a, const vd_word<W> &b)
@@ -66,25 +69,22 @@ template <int W> __device__ bool vd_insert(int *tab, vd_word<W> *d, int *cnt, co
 {
     unsigned h = vd_hash(v);
     for (;;) {
-        int s = *(volatile int *)&tab[h];
+        int s = atomicCAS(&tab[h], VD_EMPTY, VD_PENDING); /* claims an empty slot, else reads it */
         if (s == VD_EMPTY) {
-            s = atomicCAS(&tab[h], VD_EMPTY, VD_PENDING);
-            if (s == VD_EMPTY) {
-                const int pos = atomicAdd(cnt, 1);
-                if (pos >= SPS_VDICT_MAX) {
-                    atomicExch(&tab[h], VD_FULL);
-                    return false;
-                }
-                vd_store_volatile(&d[pos], v);
-                __threadfence();
-                atomicExch(&tab[h], pos);
-                return true;
+            const int pos = atomicAdd(cnt, 1);
+            if (pos >= SPS_VDICT_MAX) {
+                atomicExch(&tab[h], VD_FULL);
+                return false;
             }
+            vd_store(&d[pos], v);
+            __threadfence();
+            atomicExch(&tab[h], pos);
+            return true;
         }
-        while (s == VD_PENDING) s = *(volatile int *)&tab[h];
+        while (s == VD_PENDING) s = atomicAdd(&tab[h], 0);
         if (s == VD_FULL) return false;
         __threadfence();
-        if (vd_eq(vd_load_volatile(&d[s]), v)) return true;
+        if (vd_eq(vd_load(&d[s]), v)) return true;
         h = (h + 1) & (VD_TABLE - 1);
     }
 }
@@ -99,12 +99,28 @@ __global__ void __launch_bounds__(VD_THREADS) vd_collect_kernel(const vd_word<W>
     for (int t = threadIdx.x; t < VD_TABLE; t += VD_THREADS) stab[t] = VD_EMPTY;
     if (threadIdx.x == 0) scnt = 0;
     __syncthreads();
+    const unsigned all = 0xffffffffu;
+    const int lane = (int)(threadIdx.x & 31);
     const int64_t stride = (int64_t)gridDim.x * VD_THREADS;
     int iter = 0;
-    for (int64_t k = (int64_t)blockIdx.x * VD_THREADS + threadIdx.x; k < count; k += stride, iter++) {
-        if ((iter & 31) == 0 && *(volatile int *)gcnt > SPS_VDICT_MAX) break; /* another block overflowed */
-        if (!vd_insert(stab, sdict, &scnt, val[k])) {
-            atomicMax(gcnt, SPS_VDICT_MAX + 1);
+    /* k0 is the warp's (the loop is warp-uniform: the ballots and matches below need every lane) */
+    for (int64_t k0 = (int64_t)blockIdx.x * VD_THREADS + (threadIdx.x & ~31u); k0 < count; k0 += stride, iter++) {
+        if ((iter & 31) == 0) { /* another block overflowed: lane 0's read decides for the warp */
+            const int g = __shfl_sync(all, lane == 0 ? *(volatile int *)gcnt : 0, 0);
+            if (g > SPS_VDICT_MAX) break;
+        }
+        const int64_t k = k0 + lane;
+        const unsigned act = __ballot_sync(all, k < count);
+        bool ok = true;
+        if (k < count) {
+            const vd_word<W> v = val[k];
+            unsigned same = act;
+#pragma unroll
+            for (int i = 0; i < W; i++) same &= __match_any_sync(act, v.w[i]); /* the lanes holding v */
+            if (lane == __ffs(same) - 1) ok = vd_insert(stab, sdict, &scnt, v);
+        }
+        if (__any_sync(all, !ok)) {
+            if (!ok) atomicMax(gcnt, SPS_VDICT_MAX + 1);
             break;
         }
     }
