@@ -29,16 +29,19 @@ sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64
         return SPS_OK;
     sps_context ctx = B->ctx;
     const int vsize = (int)sps_scalar_size(B->t);
-    void *found = NULL, *sorted = NULL;
-    int *cnt = NULL, *hcnt = NULL;
-    char *hd = NULL;
+    /* the values found and their count after them: one download brings both (a few KB) */
+    const size_t dbytes = (size_t)SPS_VDICT_MAX * vsize;
+    char *found = NULL, *hd = NULL;
+    void *sorted = NULL;
     uint8_t *idx = NULL;
     sps_status st;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, &found, (size_t)SPS_VDICT_MAX * vsize), done);
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&cnt, sizeof *cnt), done);
-    SPS_CHECK_GOTO(st, sps_kidx(ctx)->vdict_collect(sps_ex(ctx), *val, count, vsize, found, cnt), done);
-    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&hcnt, cnt, sizeof *cnt, "the count of distinct values"), done);
-    if (*hcnt > SPS_VDICT_MAX || *hcnt < 1) {
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&found, dbytes + sizeof(int)), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->vdict_collect(sps_ex(ctx), *val, count, vsize, found, (int *)(found + dbytes)),
+                   done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&hd, found, dbytes + sizeof(int), "the value dictionary"), done);
+    int nfound;
+    memcpy(&nfound, hd + dbytes, sizeof nfound);
+    if (nfound > SPS_VDICT_MAX || nfound < 1) {
         if (mode == SPS_VALUES_DICT)
             st = sps_error(ctx, SPS_ERR_ARG,
                            "%s: values dict refused: the %lld stored values hold more than %d distinct ones; use "
@@ -46,8 +49,7 @@ sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64
                            B->ops->name, (long long)count, SPS_VDICT_MAX);
         goto done; /* auto: plain */
     }
-    const int nd = *hcnt;
-    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&hd, found, (size_t)nd * vsize, "the value dictionary"), done);
+    const int nd = nfound;
     vdict_sort(hd, nd, vsize);
     SPS_CHECK_GOTO(st, sps_dupload(ctx, &sorted, hd, (size_t)nd * vsize), done);
     SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&idx, (size_t)count), done);
@@ -60,10 +62,8 @@ sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64
     sorted = NULL;
 done:
     sps_dfree(ctx, found);
-    sps_dfree(ctx, cnt);
     sps_dfree(ctx, sorted);
     sps_dfree(ctx, idx);
-    free(hcnt);
     free(hd);
     return st;
 }

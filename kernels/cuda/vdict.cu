@@ -1,7 +1,7 @@
 /* CUDA kernels of value dictionaries (kernels/format_kernels_vdict.h; the CPU's,
  * kernels/cpu/vdict.c, are the reference).
  *
- * Collect: two blocks an SM, each a grid-stride pass of its warps: a warp's 32
+ * Collect: eight blocks an SM, each a grid-stride pass of its warps: a warp's 32
  * values meet first (__match_any_sync on their words), and one lane a distinct
  * value inserts it into the block's table in shared memory; then the block's
  * distinct values (at most SPS_VDICT_MAX) go into one table in global memory.  A
@@ -25,6 +25,7 @@ namespace {
 
 constexpr int VD_TABLE = 4 * SPS_VDICT_MAX;
 constexpr int VD_THREADS = 256;
+constexpr int VD_STEP = 4; /* runs of 32 values a warp loads at once */
 constexpr int VD_EMPTY = -1, VD_PENDING = -2, VD_FULL = -3;
 
 /* A value as 32-bit words (W words of vsize / 4). */
@@ -101,23 +102,34 @@ __global__ void __launch_bounds__(VD_THREADS) vd_collect_kernel(const vd_word<W>
     __syncthreads();
     const unsigned all = 0xffffffffu;
     const int lane = (int)(threadIdx.x & 31);
-    const int64_t stride = (int64_t)gridDim.x * VD_THREADS;
+    /* a warp step covers VD_STEP runs of 32 values, loaded together before any is matched: the
+       loads of a step are in flight at once, not one round trip each */
+    const int64_t stride = (int64_t)gridDim.x * VD_THREADS * VD_STEP;
     int iter = 0;
     /* k0 is the warp's (the loop is warp-uniform: the ballots and matches below need every lane) */
-    for (int64_t k0 = (int64_t)blockIdx.x * VD_THREADS + (threadIdx.x & ~31u); k0 < count; k0 += stride, iter++) {
-        if ((iter & 31) == 0) { /* another block overflowed: lane 0's read decides for the warp */
+    for (int64_t k0 = ((int64_t)blockIdx.x * VD_THREADS + (threadIdx.x & ~31u)) * VD_STEP; k0 < count;
+         k0 += stride, iter++) {
+        if ((iter & 7) == 0) { /* another block overflowed: lane 0's read decides for the warp */
             const int g = __shfl_sync(all, lane == 0 ? *(volatile int *)gcnt : 0, 0);
             if (g > SPS_VDICT_MAX) break;
         }
-        const int64_t k = k0 + lane;
-        const unsigned act = __ballot_sync(all, k < count);
-        bool ok = true;
-        if (k < count) {
-            const vd_word<W> v = val[k];
-            unsigned same = act;
+        vd_word<W> v[VD_STEP];
 #pragma unroll
-            for (int i = 0; i < W; i++) same &= __match_any_sync(act, v.w[i]); /* the lanes holding v */
-            if (lane == __ffs(same) - 1) ok = vd_insert(stab, sdict, &scnt, v);
+        for (int u = 0; u < VD_STEP; u++) {
+            const int64_t k = k0 + 32 * u + lane;
+            if (k < count) v[u] = val[k];
+        }
+        bool ok = true;
+#pragma unroll
+        for (int u = 0; u < VD_STEP; u++) {
+            const int64_t k = k0 + 32 * u + lane;
+            const unsigned act = __ballot_sync(all, k < count && ok); /* a lane whose insert failed sits out */
+            if (k < count && ok) {
+                unsigned same = act;
+#pragma unroll
+                for (int i = 0; i < W; i++) same &= __match_any_sync(act, v[u].w[i]); /* the lanes holding v */
+                if (lane == __ffs(same) - 1) ok = vd_insert(stab, sdict, &scnt, v[u]);
+            }
         }
         if (__any_sync(all, !ok)) {
             if (!ok) atomicMax(gcnt, SPS_VDICT_MAX + 1);
@@ -165,9 +177,9 @@ sps_status vd_collect(sps_exec *ex, const void *val, int64_t count, void *dict, 
     SPS_CHECK(sps_exec_alloc(ex, (void **)&tab, VD_TABLE * sizeof *tab)); /* the context's pool, stream-ordered */
     cudaError_t e = cudaMemsetAsync(tab, 0xff, VD_TABLE * sizeof *tab, s); /* VD_EMPTY */
     if (e == cudaSuccess) {
-        /* two blocks an SM: each flushes its table once, so fewer blocks, fewer global inserts */
-        int64_t g = (count + VD_THREADS - 1) / VD_THREADS;
-        const int64_t cap = 2 * (int64_t)sps_cust(ex)->sms;
+        /* eight blocks an SM (64 warps: the loads' latency covered); each flushes its table once */
+        int64_t g = (count + (int64_t)VD_THREADS * VD_STEP - 1) / ((int64_t)VD_THREADS * VD_STEP);
+        const int64_t cap = 8 * (int64_t)sps_cust(ex)->sms;
         g = g < cap ? g : cap;
         vd_collect_kernel<W><<<(unsigned)g, VD_THREADS, 0, s>>>((const vd_word<W> *)val, count, (vd_word<W> *)dict,
                                                                  tab, cnt);
