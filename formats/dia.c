@@ -199,8 +199,8 @@ static sps_status dia_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, const voi
     dia_store *s = A->store;
     const dia_layout *L = &s->L;
     const sps_mat_kernels *k = sps_kmat(A->ctx, A->t);
-    return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->off, s->dval, s->vd.dict, L->mask, a, x,
-                                                          b, y);
+    return (mode == SPS_OP_N ? k->dia_spmv : k->dia_spmvt)(sps_ex(A->ctx), A->n, A->m, L->ndiag, L->off, s->dval,
+                                                          s->vd.dict, L->mask, a, x, b, y);
 }
 
 static size_t dia_footprint(sps_matrix A, int64_t *stored)

@@ -10,7 +10,7 @@
  * found the values in. */
 static void vdict_sort(char *d, int n, int vsize)
 {
-    char tmp[16];
+    uint32_t tmp[4]; /* a value of at most 16 bytes, aligned as sps_vdict_cmp reads it */
     for (int i = 1; i < n; i++) {
         memcpy(tmp, d + (size_t)i * vsize, (size_t)vsize);
         int j = i;

@@ -362,8 +362,9 @@ static void check_case(const pattern *p, const config *cf, sps_scalar t, const v
         sps_matrix_info_t ic, ig;
         sps_matrix_info(Bc, &ic);
         sps_matrix_info(Bg, &ig);
+        const int want_dict = auto_bytes != 0 || (few && ic.stored_entries > 0); /* few: values dict */
         TU_CHECK((int64_t)ic.bytes - auto_bytes == (int64_t)ig.bytes && ic.stored_entries == ig.stored_entries &&
-                     ig.backend == SPS_BACKEND_CUDA && (ig.value_dict > 0) == (auto_bytes != 0 || (cf->values && strcmp(cf->values, "dict") == 0 && ic.stored_entries > 0)),
+                     ig.backend == SPS_BACKEND_CUDA && (ig.value_dict > 0) == want_dict,
                  "%s [%s]: GPU info differs (%zu bytes, CPU %zu; value_dict %d)", what, tn(t), ig.bytes, ic.bytes,
                  ig.value_dict);
     }
