@@ -73,7 +73,7 @@ void cli_print_summary(FILE *f, const cli_report *r)
     fprintf(f, "%-10s %s, %.3f MB (%lld stored entries, padding %.1f%% of nnz", "format", in->format_name,
             (double)in->bytes / 1e6, (long long)in->stored_entries, in->fill_percent);
     if (in->index_bits == 16) fprintf(f, ", 16-bit columns");
-    if (in->value_dict > 0) fprintf(f, ", values as 1-byte indices into %d distinct", in->value_dict);
+    if (in->value_dict > 0) fprintf(f, ", values as 1-byte indices into a table of %d", in->value_dict);
     fprintf(f, ")\n");
     if (r->format_auto) fprintf(f, "%-10s picked by --format auto: %s\n", "", r->format_auto);
     if (r->tune) print_tune(f, r->tune);
