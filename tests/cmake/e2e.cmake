@@ -44,6 +44,8 @@ foreach(s quaternion quaternion_rhs quaternion_malformed blocks outputs)
 endforeach()
 # the README's option table lists exactly the flags of spsolve --help
 sps_e2e(help_readme scenarios.cmake -DSCENARIO=help_readme -DREADME=${CMAKE_SOURCE_DIR}/README.md)
+# the README's JSON table lists every key --json prints (format options included)
+sps_e2e(json_readme scenarios.cmake -DSCENARIO=json_readme -DREADME=${CMAKE_SOURCE_DIR}/README.md)
 # the CLI's text: JSON strings stay UTF-8 (any bytes in a path), --json abbreviated
 # on a usage error, --help's owners and choice lists
 foreach(s json_utf8 json_abbrev help_text)
