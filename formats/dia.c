@@ -25,7 +25,8 @@
  *   10, and force, dia_options), with the number of diagonals, the projected
  *   entries and bytes, the fill factor and the suggestion to use hyb or sell;
  *   force converts anyway.
- *   Footprint = ndiag * (4 + n s + 4 nw) bytes.
+ *   Footprint = ndiag * (4 + n s + 4 nw) bytes; with a value dictionary (option values,
+ *   formats/vdict.h) s is 1 and the table's ndict values are added.
  * Kernels: one thread per row walking the diagonals (coalesced: slot d*n + i
  *   for consecutive i; the mask word is shared by 32 rows); SpMV^T one thread
  *   per column j gathering over the diagonals (i = j - off[d]): no atomics, so

@@ -11,7 +11,8 @@
  * (DIA); the dictionary (at most 256 x 16 bytes) stays in the L1.
  *
  * The kernels compare values by their bits, never as numbers (-0.0 and 0.0 are
- * two entries; no NaN reaches a matrix), so they are type-independent: the
+ * two entries; a NaN, which --allow-nonfinite lets into a matrix, equals the NaNs
+ * of its own bits), so they are type-independent: the
  * index family of kernels/index_kernels.h, with vsize = 4, 8 or 16 bytes a
  * value.  The dictionary is sorted by sps_vdict_cmp (the value's 32-bit words
  * in memory order, each unsigned), so every backend builds the same indices. */
