@@ -8,7 +8,11 @@
  * the Givens estimate |g_{j+1}|, which equals ||b - A x_j|| for right
  * preconditioning.  Each cycle starts from the true residual b - A x, which is
  * also tested (PETSc does the same at a restart).  A happy breakdown
- * (h_{j+1,j} ~ 0: the Krylov space is invariant) is convergence.
+ * (h_{j+1,j} ~ 0: the Krylov space is invariant) is convergence where the
+ * estimate meets the tolerance; where it does not, the least-squares iterate on
+ * that space is the best there is (A M is singular on it and r_0 is not in its
+ * range), so the solve ends there as a breakdown, as PETSc's
+ * KSP_DIVERGED_BREAKDOWN, or as stagnation where the estimate is at rounding level.
  *
  * Device: the basis V (m+1 vectors), z = M v_j.  Host: the tiny Hessenberg
  * matrix, the rotations and the least-squares solve; the coefficients of one
@@ -117,7 +121,8 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
         /* v_0 = r / beta;  g = beta e_1 */
         SPS_CHECK(sps_v_scale_s(s->slots, (sps_scoef){1.0, -1, SPS_SLOT_RNORM}, v0));
         w.g[0] = beta;
-        int j = 0, ended = 0; /* ended: 1 converged estimate / happy breakdown, 2 monitor, 3 maxit */
+        /* ended: 1 converged estimate, 2 monitor, 3 maxit, 4 happy breakdown above the tolerance */
+        int j = 0, ended = 0;
         double est = beta;
         /* Arnoldi step j with k = j+1 basis vectors: 1 SpMV (+ pmul 3n) + dot (2n)
          * + (2k - 1) axpy_dot (4n) + axpy (3n) + nrm2 (n) + scale (2n) ~ (8k + 4) n
@@ -165,12 +170,12 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
                 col[i + 1] = -conj(w.sn[i]) * a + w.cs[i] * c1;
             }
             const double aa = cabs(col[j]), nu = hypot(aa, hn);
-            if (nu == 0.0) { /* A M v_j = 0 */
+            if (nu == 0.0) { /* A M v_j in the span of A M v_0 .. A M v_{j-1} (A M v_j = 0, say) */
                 SPS_CHECK(update_x(s, &w, j, x));
                 return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
-                                   "GMRES breakdown at iteration %d: A M v = 0 (the operator or preconditioner is "
-                                   "singular)",
-                                   s->its + 1);
+                                   "GMRES breakdown at iteration %d: A M v_%d adds no direction to the products "
+                                   "before it (A M v = 0, say): the operator or preconditioner is singular",
+                                   s->its + 1, j);
             }
             /* c = |a| / nu, s = (a / |a|) conj(h) / nu (h real): [c s; -conj(s) c] (a, h) = (phase(a) nu, 0) */
             w.cs[j] = aa / nu;
@@ -182,8 +187,10 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
 
             SPS_CHECK(sps_sv_record(s, est, &stop));
             const int happy = hn <= eps * sqrt(colnorm2);
-            if (est <= s->tol || happy)
+            if (est <= s->tol)
                 ended = 1;
+            else if (happy) /* no next basis vector: neither a monitor nor maxit could go on */
+                ended = 4;
             else if (stop)
                 ended = 2;
             else if (s->its >= s->maxit)
@@ -197,6 +204,31 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
         }
         /* x += M V y over the j columns of this cycle */
         SPS_CHECK(update_x(s, &w, j, x));
+        if (ended == 4) {
+            /* invariant Krylov space, estimate above the tolerance: a restart from this x would
+               meet the same singular A M again (it had been taken for recurrence drift, restarted
+               ten times, and reported as stagnation with "the tracked residual meets the
+               tolerance"); the true residual decides, as at any end */
+            double t;
+            SPS_CHECK(sps_sv_true_residual(s, b, x, v0, &t));
+            s->rnorm_true = t;
+            s->true_known = 1;
+            if (t <= s->tol) {
+                sps_sv_converged(s, t);
+                return SPS_OK;
+            }
+            if (!isfinite(t))
+                return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
+                                   "GMRES: the residual b - A x after iteration %d is not finite", s->its);
+            sps_status st;
+            if (sps_sv_stop_at_rounding(s, b->t, 0, s->its, "the Krylov space became invariant", &st)) return st;
+            return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
+                               "GMRES breakdown at iteration %d: the Krylov space became invariant (h_{j+1,j} = "
+                               "%.3e) with the residual estimate %.3e above the tolerance %.3e: A M is singular on "
+                               "it (b - A x0 is not in its range); x holds the least-squares iterate %d, ||b - A x|| "
+                               "= %.3e",
+                               s->its, s->hslots[HN].re, est, s->tol, s->its, t);
+        }
         if (ended == 2) return sps_sv_stop_monitor(s, est);
         if (ended == 3) return sps_sv_stop_maxit(s, est);
         if (ended == 1) {
