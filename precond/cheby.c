@@ -193,6 +193,13 @@ static sps_status cheby_numeric(sps_precond P, sps_operator op, sps_matrix A)
     }
     double rmin = 0, rmax = 0;
     SPS_CHECK(lanczos(P, s->op, sps_opt_int(P->opts, "cheby-lanczos"), &rmin, &rmax));
+    /* a NaN or Inf met on the way makes every Ritz value NaN: named as such, not as an
+       operator that is not positive definite (ilu0 and Jacobi name theirs too) */
+    if (!isfinite(rmin) || !isfinite(rmax))
+        return sps_error(ctx, SPS_ERR_NUMERIC,
+                         "cheby: Lanczos on A gave Ritz values %g .. %g: A holds a value that is not finite, or its "
+                         "products leave the range of %s",
+                         rmin, rmax, sps_scalar_name(P->op.t));
     s->hi = 1.1 * rmax;
     s->lo = ratio > 0 ? ratio * s->hi : rmin;
     if (!(s->hi > 0) || !(s->lo > 0) || !(s->lo < s->hi))

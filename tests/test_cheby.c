@@ -6,7 +6,8 @@
  * - M is Hermitian: x^H M y = conj(y^H M x) on 2D Poisson;
  * - CG + cheby (degree 4) converges on 2D Poisson in fewer iterations than CG;
  * - an indefinite matrix is refused naming the estimate;
- * - a 0 x 0 system is set up, applied and solved.
+ * - a 0 x 0 system is set up, applied and solved;
+ * - NaN or Inf in A is refused naming it.
  * Ends with "N passed, M failed". */
 #include "testutil.h"
 
@@ -172,6 +173,28 @@ static void test_empty(void)
     sps_matrix_destroy(A);
 }
 
+/* NaN in A (a file read with allow-nonfinite): Lanczos's Ritz values are NaN; the setup names
+ * the value, not "Chebyshev needs a positive definite operator" as it had for [nan, nan] */
+static void test_nonfinite(void)
+{
+    static const char *const mm[2] = {
+        "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 nan\n3 3 4\n",
+        "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 inf\n3 2 -1\n3 3 4\n"};
+    for (int k = 0; k < 2; k++) {
+        sps_read_options ro = {.allow_nonfinite = 1};
+        sps_matrix A = NULL;
+        if (!TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, mm[k], strlen(mm[k]), "nonfinite.mtx", SPS_F64, &ro, &A)))
+            return;
+        sps_context_clear_error(ctx);
+        sps_precond P = make(A, 3, NULL, NULL);
+        TU_CHECK(P == NULL && strstr(sps_context_error(ctx), "not finite") != NULL &&
+                     strstr(sps_context_error(ctx), "positive definite") == NULL,
+                 "cheby on a matrix with %s: %s", k ? "Inf" : "NaN", P ? "set up" : sps_context_error(ctx));
+        sps_precond_destroy(P);
+        sps_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     if (tu_cpu_context(&ctx)) return 1;
@@ -179,6 +202,7 @@ int main(void)
     test_diagonal();
     test_poisson();
     test_empty();
+    test_nonfinite();
     sps_context_destroy(ctx);
     return tu_finish();
 }
