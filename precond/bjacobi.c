@@ -24,6 +24,7 @@
  * capture of it has run on a GPU. */
 #include "precond/precond_impl.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +151,26 @@ static sps_status bj_symbolic(sps_precond P, sps_operator op, sps_matrix A)
     return st;
 }
 
+/* Block k's entries, row-major (host memory, freed by the caller): from the host path's staging,
+ * else (the format's own blocks, inverted in place) once more from the format. */
+static sps_status bj_block_values(sps_precond P, sps_matrix A, sps_index k, void **out)
+{
+    sps_context ctx = P->op.ctx;
+    const bj_store *s = P->data;
+    const size_t ss = sps_scalar_size(P->op.t), bytes = (size_t)(s->hoff[k + 1] - s->hoff[k]) * ss;
+    if (!(s->entries && A->ops->diag_blocks)) {
+        SPS_CHECK(sps_hmalloc(ctx, out, bytes ? bytes : 1, "a diagonal block"));
+        memcpy(*out, (const char *)s->stage + (size_t)s->hoff[k] * ss, bytes);
+        return SPS_OK;
+    }
+    void *all = NULL;
+    SPS_CHECK(sps_dmalloc(ctx, &all, (size_t)s->nval * ss));
+    sps_status st = A->ops->diag_blocks(A, all);
+    if (st == SPS_OK) st = sps_ddownload(ctx, out, (const char *)all + (size_t)s->hoff[k] * ss, bytes, "a diagonal block");
+    sps_dfree(ctx, all);
+    return st;
+}
+
 static sps_status bj_numeric(sps_precond P, sps_operator op, sps_matrix A)
 {
     (void)op;
@@ -184,6 +205,23 @@ static sps_status bj_numeric(sps_precond P, sps_operator op, sps_matrix A)
     if (!bad) return SPS_OK;
     sps_index k = 0; /* the block of row bad - 1 */
     while (k + 1 < s->nb && s->hstart[k + 1] <= bad - 1) k++;
+    /* a value that is not finite makes the inverse NaN: named as such, as Jacobi and ILU name it,
+       not as a singular block */
+    void *blk = NULL;
+    SPS_CHECK(bj_block_values(P, A, k, &blk));
+    const sps_index sz = s->hstart[k + 1] - s->hstart[k];
+    for (int64_t q = 0; q < (int64_t)sz * sz; q++) {
+        const sps_cplx v = sps_cplx_load(P->op.t, (const char *)blk + (size_t)q * ss, sps_cplx_make(0, 0));
+        if (!isfinite(v.re) || !isfinite(v.im)) {
+            free(blk);
+            return sps_error(ctx, SPS_ERR_NUMERIC,
+                             "block-Jacobi: row %d holds a value that is not finite (column %d), in the diagonal "
+                             "block of rows %d..%d",
+                             (int)(s->hstart[k] + q / sz) + 1, (int)(s->hstart[k] + q % sz) + 1, (int)bad,
+                             (int)s->hstart[k + 1]);
+        }
+    }
+    free(blk);
     return sps_error(ctx, SPS_ERR_NUMERIC,
                      "block-Jacobi: the diagonal block of rows %d..%d is singular (a pivot of at most size x eps x "
                      "its largest entry, or a non-finite inverse)",

@@ -351,6 +351,39 @@ static void test_block_matrix(void)
     node_matrix_free(&M);
 }
 
+/* A value that is not finite in a diagonal block (read with allow_nonfinite) is named with its
+ * row and column, as Jacobi and ILU name it, not called a singular block: from the host path's
+ * staging (a scalar matrix, pc-block-size 2) and from the format's own blocks (a quaternion
+ * matrix, bcsr, whose blocks are its 4x4 entries). */
+static void test_nonfinite(void)
+{
+    static const char *const mm[2] = {
+        "%%MatrixMarket matrix coordinate real symmetric\n6 6 11\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n"
+        "4 3 nan\n4 4 4\n5 4 -1\n5 5 4\n6 5 -1\n6 6 4\n",
+        "%%MatrixMarket matrix coordinate quaternion hermitian\n2 2 3\n1 1 4 0 0 0\n2 1 1 0.5 -0.5 0.25\n"
+        "2 2 inf 0 0 0\n"};
+    const char *want[2] = {"row 3 holds a value that is not finite (column 4), in the diagonal block of rows 3..4",
+                           "row 5 holds a value that is not finite (column 5), in the diagonal block of rows 5..8"};
+    for (int k = 0; k < 2; k++) {
+        sps_read_options ro = {.allow_nonfinite = 1};
+        sps_matrix A = NULL;
+        if (!TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, mm[k], strlen(mm[k]), "nonfinite.mtx", SPS_F64, &ro, &A)))
+            continue;
+        sps_context_clear_error(ctx);
+        sps_precond P = NULL;
+        if (TU_OK(ctx, sps_precond_new(ctx, "bjacobi", &P)) &&
+            (k || TU_OK(ctx, sps_precond_set_option(P, "pc-block-size", "2")))) {
+            const sps_status st = sps_precond_setup(P, NULL, A);
+            TU_CHECK(st == SPS_ERR_NUMERIC && strstr(sps_context_error(ctx), want[k]),
+                     "bjacobi on a %s matrix with %s: %s '%s'", k ? "quaternion" : "scalar", k ? "Inf" : "NaN",
+                     sps_status_name(st), sps_context_error(ctx));
+        }
+        sps_context_clear_error(ctx);
+        sps_precond_destroy(P);
+        sps_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     if (tu_cpu_context(&ctx)) return 1;
@@ -358,6 +391,7 @@ int main(void)
     test_kernels();
     test_precond();
     test_block_matrix();
+    test_nonfinite();
     sps_context_destroy(ctx);
     return tu_finish();
 }
