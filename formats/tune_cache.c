@@ -17,7 +17,8 @@
  * is: a store then writes nothing.  Writes go to a temporary file beside the target
  * (created exclusively, never through a link), synced, then renamed over it, as
  * io/mmio.c writes; a target that is a symbolic link or not a regular file is never
- * replaced (nor read when it is not a regular file: a FIFO would block).  A store
+ * replaced (nor read when it is not a regular file: a FIFO would block), nor is the file
+ * standard output or error writes (io/atomic_out.c would write into it).  A store
  * reads, merges and writes under an exclusive lock of "<file>.lock" beside it, so
  * concurrent tunes keep each other's entries. */
 #include "formats/tune.h"
@@ -498,6 +499,16 @@ static int write_file(const char *path, const entry_list *l, char *warn, size_t 
     sps_out_file o;
     if (sps_out_open(&o, path, 0644, err, sizeof err) != SPS_OK) {
         sps_tune_warn(warn, wl, "tuning file '%s' not written: %s", path, err);
+        return -1;
+    }
+    /* a tuning file is replaced whole or not at all: sps_out_open writes the file of standard
+     * output or error (or a descriptor's name) through that stream, at its offset, which put the
+     * merged entries after the old ones (`spsolve --tune --tune-cache t.json >> t.json`): two
+     * objects and a summary, a file no tune could read again */
+    if (o.direct) {
+        sps_out_close(&o, 0, err, sizeof err);
+        sps_tune_warn(warn, wl, "tuning file '%s' not written: it is a stream of this process (standard output's "
+                      "or error's file, a descriptor), not replaced", path);
         return -1;
     }
     const int ok = write_entries(o.f, l);

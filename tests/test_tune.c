@@ -439,6 +439,40 @@ static void test_concurrent_store(void)
     remove(path);
 }
 
+/* The file standard output writes (`--tune-cache t.json >> t.json`) is never written into: a
+ * store there wrote its entries through the stream, after the old ones, and the file no
+ * longer parsed.  Warned, the file left as it was. */
+static void test_store_into_stdout(void)
+{
+    char path[600];
+    path_of(path, sizeof path, "stdout.json");
+    const char *valid = "{\"spsolve-tune\": 1, \"entries\": []}\n";
+    spit(path, valid);
+    sps_tune_entry e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.key.device, sizeof e.key.device, "dev");
+    snprintf(e.key.matrix, sizeof e.key.matrix, "m");
+    snprintf(e.choice, sizeof e.choice, "csr");
+    char warn[512] = "";
+    fflush(stdout);
+    const int saved = dup(1);
+    FILE *f = fopen(path, "ab");
+    const int redirected = saved >= 0 && f && dup2(fileno(f), 1) == 1;
+    const int rc = redirected ? sps_tune_cache_store(path, 0, &e, warn, sizeof warn) : -2;
+    fflush(stdout);
+    if (saved >= 0) {
+        dup2(saved, 1);
+        close(saved);
+    }
+    if (f) fclose(f);
+    TU_CHECK(redirected, "stdout redirected to %s", path);
+    char *text = slurp(path);
+    TU_CHECK(rc != 0 && strstr(warn, "not written"), "standard output's file: not written (%d, %s)", rc, warn);
+    TU_CHECK(text && !strcmp(text, valid), "standard output's file left as it was ('%s')", text ? text : "gone");
+    free(text);
+    remove(path);
+}
+
 int main(int argc, char **argv)
 {
     snprintf(dir, sizeof dir, "%s", argc > 1 ? argv[1] : "test_tune.d");
@@ -453,6 +487,7 @@ int main(int argc, char **argv)
     test_padding_prune();
     test_compound();
     test_concurrent_store();
+    test_store_into_stdout();
     sps_matrix_destroy(A);
     sps_context_destroy(ctx);
     return tu_finish();
