@@ -14,7 +14,8 @@ typedef struct {
     char runtime[128]; /* sps_exec.device_version: "cpu openmp-201511 threads 2", "cuda driver ..." */
     char library[32];  /* the library version */
     char matrix[320];  /* the fingerprint */
-    char search[32];   /* what was allowed to compete: "deterministic" or "any" (allow_nondeterministic) */
+    char search[64];   /* what was allowed to compete: "deterministic" or "any" (allow_nondeterministic),
+                          then " max_fill=X" where max_fill is not its default */
 } sps_tune_key;
 
 /* One entry of the tuning file. */

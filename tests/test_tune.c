@@ -325,6 +325,35 @@ static void test_padding_prune(void)
              ell ? ell->skipped : "absent");
     check_same_product(A, B, "one dense row");
     sps_matrix_destroy(B);
+
+    /* max_fill is part of the key: an entry tuned under a looser bound (its choice made sell-16
+       here, as if it had won there) was handed to a tune of the default bound, sell padded 8.5x */
+    char cache[600];
+    path_of(cache, sizeof cache, "max_fill.json");
+    remove(cache);
+    o = opts(cache, 2.0);
+    o.max_fill = 1e4;
+    TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r));
+    sps_matrix_destroy(B);
+    char *text = slurp(cache), *at = text ? strstr(text, "\"choice\": \"") : NULL;
+    if (TU_CHECK(at != NULL, "the loose bound's entry is written")) {
+        char edited[1 << 12];
+        snprintf(edited, sizeof edited, "%.*s\"choice\": \"sell slice-height=16%s", (int)(at - text), text,
+                 strchr(at + 11, '"'));
+        spit(cache, edited);
+    }
+    free(text);
+    o.max_fill = 2.0;
+    TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r));
+    TU_CHECK(!r.from_cache && !strstr(r.choice, "sell"), "the default bound is tuned, not given sell (%s%s)",
+             r.choice, r.from_cache ? " from the file" : "");
+    sps_matrix_destroy(B);
+    o.max_fill = 1e4;
+    TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r));
+    TU_CHECK(r.from_cache && !strcmp(r.choice, "sell slice-height=16"), "the loose bound reads its own entry (%s)",
+             r.choice);
+    sps_matrix_destroy(B);
+    remove(cache);
     sps_matrix_destroy(A);
     free(rp);
     free(col);
