@@ -85,14 +85,18 @@ sps_status sps_matrix_convert_spec(sps_matrix A, const char *spec, sps_matrix *B
     while (st == SPS_OK && (tok = strtok_r(NULL, " \t", &save))) {
         char why[256];
         char *eq = strchr(tok, '=');
-        if (strncmp(tok, "variant=", 8) == 0) {
-            if (sps_launch_variant_parse(tok + 8, &lv, why, sizeof why) != 0)
+        if (eq) *eq = '\0';
+        /* a name given twice is refused: the last had been taken silently, and a second variant
+           word dropped every field of the first */
+        if (eq && (strcmp(tok, "variant") == 0 ? has_lv : sps_options_is_set(o, tok))) {
+            st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': %s given twice", spec, tok);
+        } else if (eq && strcmp(tok, "variant") == 0) {
+            if (sps_launch_variant_parse(eq + 1, &lv, why, sizeof why) != 0)
                 st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': %s", spec, why);
             has_lv = 1;
         } else if (!eq) {
             st = sps_error(A->ctx, SPS_ERR_ARG, "format spec '%s': expected option=value, got '%s'", spec, tok);
         } else {
-            *eq = '\0';
             const sps_status so = sps_options_set(o, tok, eq + 1);
             if (so != SPS_OK) st = sps_error(A->ctx, so, "format spec '%s': %s", spec, sps_options_error(o));
         }

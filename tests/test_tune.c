@@ -421,6 +421,18 @@ static void test_spec(sps_matrix A)
         B = NULL;
         TU_CHECK(sps_matrix_convert_spec(A, bad[i], &B) == SPS_ERR_ARG && !B, "spec '%s' refused", bad[i]);
     }
+    /* a word given twice is refused, naming it (the last one had been taken, and a second variant
+       word had dropped the first's fields) */
+    const char *twice[][2] = {{"sell slice-height=16 slice-height=32", "slice-height given twice"},
+                              {"sell slice-height=32 slice-height=32", "slice-height given twice"},
+                              {"csr variant=csr_unroll=2 variant=csr_minb=4", "variant given twice"}};
+    for (size_t i = 0; i < sizeof twice / sizeof twice[0]; i++) {
+        B = NULL;
+        TU_CHECK(sps_matrix_convert_spec(A, twice[i][0], &B) == SPS_ERR_ARG && !B &&
+                     strstr(sps_context_error(ctx), twice[i][1]),
+                 "spec '%s' refused: %s", twice[i][0], sps_context_error(ctx));
+        sps_matrix_destroy(B);
+    }
     sps_context_clear_error(ctx);
 }
 

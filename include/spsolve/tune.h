@@ -83,7 +83,7 @@ SPS_API sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sp
 /** Convert A as a spec says: "format[ option=value ...][ variant=field=value,...]", the
  *  format's options by name (spsolve/options.h) and a launch variant of its kernels
  *  (kernels/launch.h: csr_unroll=4, pad_split=2, ...; ignored by the CPU backend).  The
- *  form of sps_tune_result.choice.  SPS_ERR_ARG naming what does not parse. */
+ *  form of sps_tune_result.choice.  SPS_ERR_ARG naming what does not parse or is given twice. */
 SPS_API sps_status sps_matrix_convert_spec(sps_matrix A, const char *spec, sps_matrix *B);
 
 #ifdef __cplusplus
