@@ -11,8 +11,9 @@
  * (h_{j+1,j} ~ 0: the Krylov space is invariant) is convergence where the
  * estimate meets the tolerance; where it does not, the least-squares iterate on
  * that space is the best there is (A M is singular on it and r_0 is not in its
- * range), so the solve ends there as a breakdown, as PETSc's
- * KSP_DIVERGED_BREAKDOWN, or as stagnation where the estimate is at rounding level.
+ * range), so the solve ends there as stagnation (SPS_ERR_NOT_CONVERGED: x holds
+ * that iterate, which inverse iteration on a singular operator, spsolve-spin on an
+ * open mesh, goes on with; PETSc calls it KSP_DIVERGED_BREAKDOWN).
  *
  * Device: the basis V (m+1 vectors), z = M v_j.  Host: the tiny Hessenberg
  * matrix, the rotations and the least-squares solve; the coefficients of one
@@ -222,8 +223,11 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
                                    "GMRES: the residual b - A x after iteration %d is not finite", s->its);
             sps_status st;
             if (sps_sv_stop_at_rounding(s, b->t, 0, s->its, "the Krylov space became invariant", &st)) return st;
-            return sps_sv_stop(s, SPS_REASON_BREAKDOWN, SPS_ERR_BREAKDOWN,
-                               "GMRES breakdown at iteration %d: the Krylov space became invariant (h_{j+1,j} = "
+            /* stagnation, not a breakdown status: x is the least-squares iterate, a result that callers
+               of singular systems use (spsolve-spin's inverse iteration on an open mesh; they took it as
+               the stagnation the ten restarts used to end in) */
+            return sps_sv_stop(s, SPS_REASON_STAGNATION, SPS_ERR_NOT_CONVERGED,
+                               "GMRES stagnates at iteration %d: the Krylov space became invariant (h_{j+1,j} = "
                                "%.3e) with the residual estimate %.3e above the tolerance %.3e: A M is singular on "
                                "it (b - A x0 is not in its range); x holds the least-squares iterate %d, ||b - A x|| "
                                "= %.3e",
