@@ -211,16 +211,9 @@ static sps_status gmres_iterate(struct sps_solver_s *s, sps_vector b, sps_vector
                ten times, and reported as stagnation with "the tracked residual meets the
                tolerance"); the true residual decides, as at any end */
             double t;
-            SPS_CHECK(sps_sv_true_residual(s, b, x, v0, &t));
-            s->rnorm_true = t;
-            s->true_known = 1;
-            if (t <= s->tol) {
-                sps_sv_converged(s, t);
-                return SPS_OK;
-            }
-            if (!isfinite(t))
-                return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
-                                   "GMRES: the residual b - A x after iteration %d is not finite", s->its);
+            int converged;
+            SPS_CHECK(sps_sv_settle(s, b, x, v0, &t, &converged));
+            if (converged) return SPS_OK;
             sps_status st;
             if (sps_sv_stop_at_rounding(s, b->t, 0, s->its, "the Krylov space became invariant", &st)) return st;
             /* stagnation, not a breakdown status: x is the least-squares iterate, a result that callers

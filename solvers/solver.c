@@ -553,23 +553,30 @@ void sps_sv_converged(struct sps_solver_s *s, double t)
     s->true_known = 1;
 }
 
-sps_status sps_sv_confirm(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *converged)
+sps_status sps_sv_settle(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t, int *converged)
 {
-    double t;
     *converged = 0;
-    SPS_CHECK(sps_sv_true_residual(s, b, x, r, &t));
-    const double tracked = s->history[s->hist_len - 1];
-    s->rnorm_true = t;
+    SPS_CHECK(sps_sv_true_residual(s, b, x, r, t));
+    s->rnorm_true = *t;
     s->true_known = 1;
-    if (t <= s->tol) {
-        sps_sv_converged(s, t);
+    if (*t <= s->tol) {
+        sps_sv_converged(s, *t);
         *converged = 1;
         return SPS_OK;
     }
-    if (!isfinite(t))
+    if (!isfinite(*t))
         return sps_sv_stop(s, SPS_REASON_NAN, SPS_ERR_NUMERIC,
                            "%s: at iteration %d the true residual ||b - A x|| is not finite (%g)", s->method->title,
-                           s->its, t);
+                           s->its, *t);
+    return SPS_OK;
+}
+
+sps_status sps_sv_confirm(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, int *converged)
+{
+    double t;
+    SPS_CHECK(sps_sv_settle(s, b, x, r, &t, converged));
+    if (*converged) return SPS_OK;
+    const double tracked = s->history[s->hist_len - 1];
     if (++s->drift_restarts > SPS_MAX_DRIFT_RESTARTS)
         return sps_sv_stop(s, SPS_REASON_STAGNATION, SPS_ERR_NOT_CONVERGED,
                            "%s: at iteration %d the tracked residual %.3e meets the tolerance %.3e but the true "

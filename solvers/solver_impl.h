@@ -173,6 +173,10 @@ sps_status sps_sv_record(struct sps_solver_s *s, double rnorm, int *stop);
 sps_status sps_sv_true_residual(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t);
 /** The solve converged with true residual t (<= s->tol): reason and result set. */
 void sps_sv_converged(struct sps_solver_s *s, double t);
+/** The true residual decides an end: r = b - A x and *t = its norm, recorded; *converged = 1
+ *  when it meets the tolerance (reason set), a non-finite one stops the solve (status
+ *  returned), else *converged = 0 and the caller says why it ends or goes on. */
+sps_status sps_sv_settle(struct sps_solver_s *s, sps_vector b, sps_vector x, sps_vector r, double *t, int *converged);
 /** The tracked residual met the tolerance: recompute r = b - A x and its norm.
  *  *converged = 1 when it confirms (reason set).  Otherwise r holds the true
  *  residual for the method to restart from, unless the drift restarts are used

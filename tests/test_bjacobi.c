@@ -365,11 +365,8 @@ static void test_nonfinite(void)
     const char *want[2] = {"row 3 holds a value that is not finite (column 4), in the diagonal block of rows 3..4",
                            "row 5 holds a value that is not finite (column 5), in the diagonal block of rows 5..8"};
     for (int k = 0; k < 2; k++) {
-        sps_read_options ro = {.allow_nonfinite = 1};
-        sps_matrix A = NULL;
-        if (!TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, mm[k], strlen(mm[k]), "nonfinite.mtx", SPS_F64, &ro, &A)))
-            continue;
-        sps_context_clear_error(ctx);
+        sps_matrix A = tu_read_nonfinite(ctx, mm[k]);
+        if (!A) continue;
         sps_precond P = NULL;
         if (TU_OK(ctx, sps_precond_new(ctx, "bjacobi", &P)) &&
             (k || TU_OK(ctx, sps_precond_set_option(P, "pc-block-size", "2")))) {

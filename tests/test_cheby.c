@@ -181,11 +181,8 @@ static void test_nonfinite(void)
         "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 nan\n3 3 4\n",
         "%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 inf\n3 2 -1\n3 3 4\n"};
     for (int k = 0; k < 2; k++) {
-        sps_read_options ro = {.allow_nonfinite = 1};
-        sps_matrix A = NULL;
-        if (!TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, mm[k], strlen(mm[k]), "nonfinite.mtx", SPS_F64, &ro, &A)))
-            return;
-        sps_context_clear_error(ctx);
+        sps_matrix A = tu_read_nonfinite(ctx, mm[k]);
+        if (!A) return;
         sps_precond P = make(A, 3, NULL, NULL);
         TU_CHECK(P == NULL && strstr(sps_context_error(ctx), "not finite") != NULL &&
                      strstr(sps_context_error(ctx), "positive definite") == NULL,

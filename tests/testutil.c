@@ -490,6 +490,15 @@ int tu_solve_ones(sps_matrix A, const char *solver, sps_precond P)
     return ok ? res.iterations : -1;
 }
 
+sps_matrix tu_read_nonfinite(sps_context ctx, const char *mtx)
+{
+    sps_read_options ro = {.allow_nonfinite = 1};
+    sps_matrix A = NULL;
+    if (!TU_OK(ctx, sps_matrix_read_mtx_buffer(ctx, mtx, strlen(mtx), "nonfinite.mtx", SPS_F64, &ro, &A))) return NULL;
+    sps_context_clear_error(ctx);
+    return A;
+}
+
 sps_precond tu_precond_with(sps_context ctx, sps_matrix A, const char *name, const char *opt, const char *value)
 {
     sps_precond P = NULL;

@@ -78,6 +78,9 @@ void tu_destroy_matrices(size_t n, const sps_matrix *m);
  *  NULL when the setup fails (the reason in ctx's error), the new or set_option steps
  *  checked. */
 sps_precond tu_precond_with(sps_context ctx, sps_matrix A, const char *name, const char *opt, const char *value);
+/** An f64 matrix from Matrix Market text with NaN and Inf allowed (the tests of how setups name
+ *  them); NULL on failure (a test failure), the context's message cleared on success. */
+sps_matrix tu_read_nonfinite(sps_context ctx, const char *mtx);
 /** P (set up, in ctx) applied to n host values x of type t: a fresh host vector. */
 void *tu_precond_apply_host(sps_context ctx, sps_precond P, sps_scalar t, sps_index n, const void *x);
 /** Solve A x = 1 from x = 0 with solver (by name) and P (NULL: none) in A's context:
