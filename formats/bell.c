@@ -30,8 +30,7 @@ static sps_status bpad_build(sps_matrix B, const sps_csr_store *src, sps_options
 {
     sps_pad_params p = {.kind = kind, .h = h, .window = window,
                         .lay = (sps_entry_layout)sps_opt_int(opt, "entry-layout"),
-                        .vlay = (sps_entry_layout)sps_opt_int(opt, "vector-layout"),
-                        .values = SPS_VALUES_PLAIN};
+                        .vlay = (sps_entry_layout)sps_opt_int(opt, "vector-layout")};
     sps_pad_common(opt, suggest, &p);
     return sps_pad_build(B, src, &p);
 }

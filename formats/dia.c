@@ -153,20 +153,12 @@ static sps_status dia_to_csr(sps_matrix A, sps_csr_host *out)
     out->t = A->t;
     sps_index *off = NULL;
     uint32_t *mask = NULL;
-    uint8_t *idx = NULL;
-    char *dval = NULL, *dict = NULL;
+    char *dval = NULL;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&off, L->off, (size_t)L->ndiag * sizeof(sps_index), "DIA offsets"), done);
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&mask, L->mask, (size_t)L->ndiag * (size_t)L->nw * sizeof(uint32_t), "DIA mask"), done);
-    if (s->vd.dict) { /* back to a value a slot, as the loop below reads them */
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&idx, s->dval, nslot, "DIA value indices"), done);
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dict, s->vd.dict, (size_t)s->vd.ndict * ss,
-                                         "the value dictionary"), done);
-        SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&dval, nslot * ss, "DIA values"), done);
-        sps_vdict_expand(dict, idx, (int64_t)nslot, (int)ss, dval);
-    } else {
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dval, s->dval, nslot * ss, "DIA values"), done);
-    }
+    SPS_CHECK_GOTO(st, sps_vdict_download(A->ctx, s->dval, &s->vd, (int64_t)nslot, ss, "DIA values", (void **)&dval),
+                   done);
     SPS_CHECK_GOTO(st, sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers"), done);
     SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&out->col, (size_t)A->nnz * sizeof(sps_index), "CSR columns"), done);
     SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, &out->val, (size_t)A->nnz * ss, "CSR values"), done);
@@ -190,8 +182,6 @@ done:
     free(off);
     free(mask);
     free(dval);
-    free(idx);
-    free(dict);
     return st;
 }
 
@@ -208,7 +198,9 @@ static size_t dia_footprint(sps_matrix A, int64_t *stored)
 {
     const dia_store *s = A->store;
     *stored = (int64_t)s->L.ndiag * A->n;
-    return dia_bytes(s->L.ndiag, A->n, s->L.nw, s->vd.dict ? 1 : sps_scalar_size(A->t)) + sps_vdict_bytes(&s->vd, A->t);
+    /* the offsets and the mask (dia_bytes without values), then the values, plain or a table's */
+    return dia_bytes(s->L.ndiag, A->n, s->L.nw, 0) +
+           sps_vdict_store_bytes(&s->vd, (int64_t)s->L.ndiag * A->n, sps_scalar_size(A->t));
 }
 
 /* No column index per entry: the diagonal's offset gives it (sps_matrix_info_t.index_bits). */
@@ -221,7 +213,7 @@ static int dia_index_bits(sps_matrix A)
 static int dia_value_dict(sps_matrix A)
 {
     const dia_store *s = A->store;
-    return s->vd.dict ? s->vd.ndict : 0;
+    return s->vd.ndict; /* 0 without a table */
 }
 
 const sps_format_ops sps_format_dia = {

@@ -19,7 +19,7 @@ static const sps_option_desc ell_options[] = {SPS_PAD_OPTIONS, SPS_FMT_OPT_VALUE
 
 static sps_status ell_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    sps_pad_params p = {.kind = SPS_PAD_ELL, .values = sps_vdict_mode(opt)};
+    sps_pad_params p = {.kind = SPS_PAD_ELL};
     sps_pad_common(opt, "use sell (rows padded per slice of 32, with sort-window to group equal lengths) or hyb "
                         "(the long rows' excess in a COO tail)",
                    &p);

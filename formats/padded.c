@@ -40,6 +40,9 @@ void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p)
     p->max_fill = sps_opt_num(opt, "max-fill");
     p->force = sps_opt_int(opt, "force");
     p->index_bits = bits[sps_opt_int(opt, "index-bits")];
+    /* values: the scalar formats declare it (SPS_FMT_OPT_VALUES); bell and bsell do not, their
+       entries are blocks and quaternions */
+    p->values = sps_options_get(opt, "values") ? sps_vdict_mode(opt) : SPS_VALUES_PLAIN;
     p->suggest = suggest;
 }
 
@@ -247,8 +250,7 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
     int64_t *gp = NULL;
     sps_index *rl = NULL, *perm = NULL, *col = NULL, *cbase = NULL;
     uint16_t *col16 = NULL;
-    uint8_t *idx = NULL;
-    char *val = NULL, *dict = NULL;
+    char *val = NULL;
     sps_status st;
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&gp, L->grp_ptr, ((size_t)L->ngroups + 1) * sizeof *gp, "group pointers"), done);
     SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&rl, L->rl, (size_t)L->n * sizeof *rl, "row lengths"), done);
@@ -263,15 +265,7 @@ sps_status sps_pad_to_csr(sps_matrix A, sps_csr_host *out)
         SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&col, L->col, (size_t)L->slots * sizeof *col, "padded columns"),
                        done);
     }
-    if (s->vd.dict) { /* back to a value a slot, as the loop below reads them */
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&idx, s->val, (size_t)L->slots, "padded value indices"), done);
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&dict, s->vd.dict, (size_t)s->vd.ndict * ss,
-                                         "the value dictionary"), done);
-        SPS_CHECK_GOTO(st, sps_hmalloc(A->ctx, (void **)&val, (size_t)L->slots * ss, "padded values"), done);
-        sps_vdict_expand(dict, idx, L->slots, (int)ss, val);
-    } else {
-        SPS_CHECK_GOTO(st, sps_ddownload(A->ctx, (void **)&val, s->val, (size_t)L->slots * ss, "padded values"), done);
-    }
+    SPS_CHECK_GOTO(st, sps_vdict_download(A->ctx, s->val, &s->vd, L->slots, ss, "padded values", (void **)&val), done);
     H.grp_ptr = gp;
     H.rl = rl;
     H.perm = perm;
@@ -306,8 +300,6 @@ done:
     free(col16);
     free(cbase);
     free(val);
-    free(idx);
-    free(dict);
     return st;
 }
 
@@ -339,17 +331,17 @@ int sps_pad_index_bits_of(sps_matrix A)
 int sps_pad_value_dict_of(sps_matrix A)
 {
     const sps_pad_store *s = A->store;
-    return s->vd.dict ? s->vd.ndict : 0;
+    return s->vd.ndict; /* 0 without a table */
 }
 
 size_t sps_pad_footprint(sps_matrix A, int64_t *stored)
 {
     const sps_pad_store *s = A->store;
     *stored = s->L.slots;
-    const size_t vb = s->vd.dict ? 1 : (size_t)s->ew * sps_scalar_size(A->t);
-    return sps_pad_bytes(s->L.slots, vb, sps_pad_col_bytes(&s->L), s->L.ngroups, s->L.n, s->L.perm != NULL,
+    /* the index part (sps_pad_bytes without values), then the values, plain or a table's */
+    return sps_pad_bytes(s->L.slots, 0, sps_pad_col_bytes(&s->L), s->L.ngroups, s->L.n, s->L.perm != NULL,
                          s->L.nlong) +
-           sps_vdict_bytes(&s->vd, A->t);
+           sps_vdict_store_bytes(&s->vd, s->L.slots, (size_t)s->ew * sps_scalar_size(A->t));
 }
 
 /* sigma is 0 or 1 (no sorting) or a multiple of C. */

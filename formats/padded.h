@@ -136,7 +136,8 @@ static inline int sps_pad_window(sps_options opt)
     return sigma > 1 ? sigma : 0;
 }
 
-/** p->max_fill, force and index_bits from the shared options, and p->suggest. */
+/** p->max_fill, force, index_bits and values (plain where the format has no such option) from
+ *  the shared options, and p->suggest. */
 void sps_pad_common(sps_options opt, const char *suggest, sps_pad_params *p);
 
 /** from_csr of a padded format whose from_backend_csr is build: stage h, build, unstage. */

@@ -40,8 +40,7 @@ static sps_status rgcsr_from_backend_csr(sps_matrix B, const sps_csr_store *src,
     const int sorted = sps_opt_int(opt, "sort-rows");
     sps_pad_params p = {.kind = SPS_PAD_RGCSR,
                         .h = sps_opt_int(opt, "group-size"),
-                        .window = sorted ? (B->n > 0 ? B->n : 1) : 0, /* one window: a global sort */
-                        .values = sps_vdict_mode(opt)};
+                        .window = sorted ? (B->n > 0 ? B->n : 1) : 0}; /* one window: a global sort */
     sps_pad_common(opt,
                    sorted ? "use a smaller group-size, or sell, hyb or csr"
                           : "use sort-rows (descending row lengths), a smaller group-size, or sell, hyb or csr",

@@ -34,8 +34,7 @@ static const sps_option_desc sell_options[] = {SPS_PAD_OPT_SLICE_HEIGHT, SPS_PAD
 
 static sps_status sell_from_backend_csr(sps_matrix B, const sps_csr_store *src, sps_options opt)
 {
-    sps_pad_params p = {.kind = SPS_PAD_SELL, .h = sps_opt_int(opt, "slice-height"), .window = sps_pad_window(opt),
-                        .values = sps_vdict_mode(opt)};
+    sps_pad_params p = {.kind = SPS_PAD_SELL, .h = sps_opt_int(opt, "slice-height"), .window = sps_pad_window(opt)};
     sps_pad_common(opt,
                    p.window ? "use a larger sort-window, or hyb or csr"
                             : "use sort-window (e.g. 1024) to sort rows by length, or hyb or csr",

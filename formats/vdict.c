@@ -68,6 +68,25 @@ done:
     return st;
 }
 
+sps_status sps_vdict_download(sps_context ctx, const void *val, const sps_vdict *d, int64_t count, size_t vsize,
+                              const char *what, void **out)
+{
+    *out = NULL;
+    if (!d->dict) return sps_ddownload(ctx, out, val, (size_t)count * vsize, what);
+    uint8_t *idx = NULL;
+    char *dict = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&idx, val, (size_t)count, what), done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&dict, d->dict, (size_t)d->ndict * vsize, "the value dictionary"),
+                   done);
+    SPS_CHECK_GOTO(st, sps_hmalloc(ctx, out, count > 0 ? (size_t)count * vsize : 1, what), done);
+    sps_vdict_expand(dict, idx, count, (int)vsize, *out);
+done:
+    free(idx);
+    free(dict);
+    return st;
+}
+
 void sps_vdict_expand(const void *dict, const uint8_t *idx, int64_t count, int vsize, void *out)
 {
     for (int64_t k = 0; k < count; k++)

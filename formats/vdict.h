@@ -45,10 +45,15 @@ sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64
 /** The plain values of a dictionary store: out[k] = dict[idx[k]] (host memory, count
  *  values of vsize bytes). */
 void sps_vdict_expand(const void *dict, const uint8_t *idx, int64_t count, int vsize, void *out);
-/** Bytes of the dictionary (0 when plain). */
-static inline size_t sps_vdict_bytes(const sps_vdict *d, sps_scalar t)
+/** The count values of a store to the host (*out, allocated; `what` names them in errors),
+ *  a value a slot whether val holds them (d->dict NULL) or a dictionary's indices: the
+ *  formats' way back to CSR. */
+sps_status sps_vdict_download(sps_context ctx, const void *val, const sps_vdict *d, int64_t count, size_t vsize,
+                              const char *what, void **out);
+/** Bytes of a store's values: count slots of vsize bytes, or a byte each and the table. */
+static inline size_t sps_vdict_store_bytes(const sps_vdict *d, int64_t count, size_t vsize)
 {
-    return d->dict ? (size_t)d->ndict * sps_scalar_size(t) : 0;
+    return d->dict ? (size_t)count + (size_t)d->ndict * vsize : (size_t)count * vsize;
 }
 /** The values option of opt. */
 static inline sps_values_mode sps_vdict_mode(sps_options opt) { return (sps_values_mode)sps_opt_int(opt, "values"); }

@@ -294,26 +294,12 @@ static void *make_values(sps_scalar t, int64_t nnz)
     return v;
 }
 
-/* Values for a dictionary: each one of a pool of 1 to 60 random values, +0 and -0 among them. */
-static void *make_values_few(sps_scalar t, int64_t nnz)
-{
-    const int np = 1 + rnd(60);
-    char *pool = tu_xcalloc((size_t)np, ssz(t));
-    tu_fill_random(&rng, t, (size_t)np, pool);
-    memset(pool, 0, ssz(t));
-    if (np > 1) tu_put(t, pool, 1, -0.0, -0.0);
-    void *v = tu_xcalloc((size_t)nnz, ssz(t));
-    for (int64_t k = 0; k < nnz; k++) memcpy((char *)v + (size_t)k * ssz(t), pool + (size_t)rnd(np) * ssz(t), ssz(t));
-    free(pool);
-    return v;
-}
-
 static void check_case(const pattern *p, const config *cf, sps_scalar t, const void *val_in)
 {
     char what[512];
     snprintf(what, sizeof what, "%s on %s", cf->name, p->name);
     const int few = cf->values && strcmp(cf->values, "dict") == 0;
-    void *val = val_in ? (void *)val_in : few ? make_values_few(t, p->rp[p->n]) : make_values(t, p->rp[p->n]);
+    void *val = val_in ? (void *)val_in : few ? tu_pool_values(&rng, t, p->rp[p->n], 1 + rnd(60)) : make_values(t, p->rp[p->n]);
     sps_matrix Ac = NULL, Ag = NULL, Bc = NULL, Bg = NULL, Bh = NULL;
     /* the configuration's parameters (0: the default), those the format declares */
     sps_options o = tu_fopts(cf->fmt, "force", "true", NULL);

@@ -257,20 +257,9 @@ static void test_dia_dict(sps_scalar t)
 {
     tu_shape sh = tu_shape_band(&rng, "band 2000, offsets -3..3", 2000, 2000, -3, 3, 0.7);
     const size_t ss = ssz(t);
-    const int np = 1 + (int)(tu_rng_u64(&rng) % 30);
-    char *pool = tu_xcalloc((size_t)np, ss), *val = tu_xcalloc((size_t)sh.nnz, ss);
-    tu_fill_random(&rng, t, (size_t)np, pool);
-    memset(pool, 0, ss);
-    if (np > 1) tu_put(t, pool, 1, -0.0, -0.0);
-    for (int64_t k = 0; k < sh.nnz; k++) memcpy(val + k * ss, pool + (tu_rng_u64(&rng) % (uint64_t)np) * ss, ss);
+    void *val = tu_pool_values(&rng, t, sh.nnz, 1 + (int)(tu_rng_u64(&rng) % 30));
     /* distinct patterns, padding's +0 with them (a band of 7 diagonals pads at the borders) */
-    int nd = 1;
-    char *seen = tu_xcalloc((size_t)np + 1, ss); /* seen[0] = +0 */
-    for (int64_t k = 0; k < sh.nnz; k++) {
-        int q = 0;
-        while (q < nd && memcmp(seen + q * ss, val + k * ss, ss) != 0) q++;
-        if (q == nd) memcpy(seen + (size_t)nd++ * ss, val + k * ss, ss);
-    }
+    const int nd = tu_distinct_values(t, val, sh.nnz, 1);
     tu_csr h = tu_shape_csr(&sh, t, val);
     sps_matrix A = NULL, B = NULL;
     const char *modes[3] = {"dict", "plain", "auto"};
@@ -293,8 +282,6 @@ static void test_dia_dict(sps_scalar t)
         }
     sps_matrix_destroy(A);
     free(val); /* h borrows the shape's arrays and val: nothing of its own to free */
-    free(seen);
-    free(pool);
     /* many values: refused, naming dia */
     val = tu_shape_values(&rng, t, sh.nnz, 0);
     sps_options o = tu_fopts(SPS_FMT_DIA, "values", "dict", NULL);

@@ -163,45 +163,6 @@ static void *make_values(sps_scalar t, int64_t nnz)
     return v;
 }
 
-/* Values for a dictionary (formats/vdict.h): each entry one of a pool of 1 to 40
- * dyadic values, +0 and -0 among them (two patterns of bits). */
-static void *make_values_few(sps_scalar t, int64_t nnz)
-{
-    double pool[40][2];
-    const int np = 1 + rnd(40);
-    for (int q = 0; q < np; q++) {
-        pool[q][0] = q == 0 ? 0.0 : q == 1 ? -0.0 : dyadic();
-        pool[q][1] = cplx(t) && q > 1 ? dyadic() : 0.0;
-    }
-    void *v = tu_xcalloc((size_t)nnz, ssz(t));
-    for (int64_t k = 0; k < nnz; k++) {
-        const int q = rnd(np);
-        tu_put(t, v, (size_t)k, pool[q][0], pool[q][1]);
-    }
-    return v;
-}
-
-/* Distinct bit patterns among the nnz values, with +0 where there is padding. */
-static int distinct_values(sps_scalar t, const void *val, int64_t nnz, int padded)
-{
-    const size_t ss = ssz(t);
-    char *seen = tu_xcalloc((size_t)nnz + 1, ss);
-    int nd = 0;
-    for (int64_t k = 0; k <= nnz; k++) {
-        const char *v = k < nnz ? (const char *)val + (size_t)k * ss : NULL;
-        char zero[16] = {0};
-        if (!v) {
-            if (!padded) break;
-            v = zero;
-        }
-        int q = 0;
-        while (q < nd && memcmp(seen + (size_t)q * ss, v, ss) != 0) q++;
-        if (q == nd) memcpy(seen + (size_t)nd++ * ss, v, ss);
-    }
-    free(seen);
-    return nd;
-}
-
 /* The bits of slot q's value: val[q], or its dictionary entry. */
 static const void *slot_value(const sps_pad_store *s, int64_t q, size_t ss)
 {
@@ -662,7 +623,7 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
     char what[256];
     snprintf(what, sizeof what, "%s on %s", c->name, p->name);
     const int dict = wants_dict(c);
-    void *val = dict ? make_values_few(t, p->rp[p->n]) : make_values(t, p->rp[p->n]);
+    void *val = dict ? tu_pool_values(&rng, t, p->rp[p->n], 1 + rnd(40)) : make_values(t, p->rp[p->n]);
     sps_matrix A = csr_of(p, t, val), B = NULL, B2 = NULL;
     if (!A) { free(val); return; }
     popts o = c->o;
@@ -682,7 +643,7 @@ static void check_one(const pattern *p, const config *c, sps_scalar t, int spmv)
            slot; else (the CPU's auto too) a value a slot */
         const sps_pad_store *st = B->store;
         const int has_dict = dict && e.slots > 0; /* no slots, no table */
-        const int nd = has_dict ? distinct_values(t, val, p->rp[p->n], e.slots > p->rp[p->n]) : 0;
+        const int nd = has_dict ? tu_distinct_values(t, val, p->rp[p->n], e.slots > p->rp[p->n]) : 0;
         int sorted = 1;
         for (int q = 1; st->vd.dict && q < st->vd.ndict; q++)
             sorted &= sps_vdict_cmp((const char *)st->vd.dict + (size_t)(q - 1) * ssz(t),

@@ -490,6 +490,33 @@ int tu_solve_ones(sps_matrix A, const char *solver, sps_precond P)
     return ok ? res.iterations : -1;
 }
 
+void *tu_pool_values(tu_rng *r, sps_scalar t, int64_t nnz, int np)
+{
+    const size_t ss = sps_scalar_size(t);
+    char *pool = tu_xcalloc((size_t)np, ss), *v = tu_xcalloc(nnz > 0 ? (size_t)nnz : 1, ss);
+    tu_fill_random(r, t, (size_t)np, pool);
+    memset(pool, 0, ss);
+    if (np > 1) tu_put(t, pool, 1, -0.0, -0.0);
+    for (int64_t k = 0; k < nnz; k++) memcpy(v + (size_t)k * ss, pool + (tu_rng_u64(r) % (uint64_t)np) * ss, ss);
+    free(pool);
+    return v;
+}
+
+int tu_distinct_values(sps_scalar t, const void *v, int64_t nnz, int zero_too)
+{
+    const size_t ss = sps_scalar_size(t);
+    char *seen = tu_xcalloc((size_t)nnz + 1, ss), zero[16] = {0};
+    int nd = 0;
+    for (int64_t k = 0; k < nnz + (zero_too != 0); k++) {
+        const char *e = k < nnz ? (const char *)v + (size_t)k * ss : zero;
+        int q = 0;
+        while (q < nd && memcmp(seen + (size_t)q * ss, e, ss) != 0) q++;
+        if (q == nd) memcpy(seen + (size_t)nd++ * ss, e, ss);
+    }
+    free(seen);
+    return nd;
+}
+
 sps_matrix tu_read_nonfinite(sps_context ctx, const char *mtx)
 {
     sps_read_options ro = {.allow_nonfinite = 1};

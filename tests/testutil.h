@@ -78,6 +78,12 @@ void tu_destroy_matrices(size_t n, const sps_matrix *m);
  *  NULL when the setup fails (the reason in ctx's error), the new or set_option steps
  *  checked. */
 sps_precond tu_precond_with(sps_context ctx, sps_matrix A, const char *name, const char *opt, const char *value);
+/** nnz values of type t for a value dictionary's tests (formats/vdict.h): each one of a pool of
+ *  np (>= 1) random values whose first two are +0 and -0 (two patterns of bits). */
+void *tu_pool_values(tu_rng *r, sps_scalar t, int64_t nnz, int np);
+/** The distinct bit patterns among the nnz values v of type t, and +0's where zero_too
+ *  (padding's zeros: a table's entry too). */
+int tu_distinct_values(sps_scalar t, const void *v, int64_t nnz, int zero_too);
 /** An f64 matrix from Matrix Market text with NaN and Inf allowed (the tests of how setups name
  *  them); NULL on failure (a test failure), the context's message cleared on success. */
 sps_matrix tu_read_nonfinite(sps_context ctx, const char *mtx);
