@@ -55,7 +55,7 @@ static size_t pool_take(hs_build *b, size_t n)
     return off;
 }
 
-/* Write a node of count entries (local coordinates lr, lc by position, each entry's vbytes at
+/* Write a node of count entries (local coordinates lr, lc row-major, each entry's vbytes at
  * src(i)): sparse or dense, whichever is smaller (sps_hs_node_bytes).  leaf: values; else
  * 32-bit references. */
 static uint32_t write_node(hs_build *b, int leaf, int64_t count, const uint8_t *lr, const uint8_t *lc,
@@ -95,19 +95,36 @@ static int key_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The node at level l with corner (r0, c0) over entries [lo, hi) (each inside it); its
- * reference. */
+/* The node at level l with corner (r0, c0) over entries [lo, hi) (each inside it, in
+ * row-major order); its reference. */
 static uint32_t build(hs_build *b, int l, sps_index r0, sps_index c0, int64_t lo, int64_t hi)
 {
     sps_hisparse *H = b->H;
     const int d = H->d;
     const int64_t cnt = hi - lo;
-    /* bin by child position (sps_hs_pos of the row and column digits; a leaf's entries by their
-     * own), stably: a sort of (position << 32 | index) for few entries, a counting sort over the
-     * d^2 positions otherwise */
+    if (l == H->depth - 1) { /* a leaf: local coordinates and values straight from the entries */
+        uint8_t *lr = malloc((size_t)cnt), *lc = malloc((size_t)cnt);
+        unsigned char *v = malloc((size_t)cnt * H->vsize);
+        if (!lr || !lc || !v) {
+            free(lr), free(lc), free(v);
+            b->st = sps_error(b->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for a leaf of %lld entries",
+                              (long long)cnt);
+            return 0;
+        }
+        for (int64_t i = 0; i < cnt; i++) {
+            lr[i] = (uint8_t)(b->er[lo + i] - r0), lc[i] = (uint8_t)(b->ec[lo + i] - c0);
+            memcpy(v + (size_t)i * H->vsize, (const unsigned char *)b->val + (size_t)b->ek[lo + i] * H->vsize,
+                   H->vsize);
+        }
+        const uint32_t ref = write_node(b, 1, cnt, lr, lc, v, H->vsize);
+        free(lr), free(lc), free(v);
+        return ref;
+    }
+    /* bin by child (row digit, column digit), stably: a sort of (child << 32 | position) for
+     * few entries, a counting sort over the d^2 children otherwise */
     const int64_t s = b->span[l];
     for (int64_t i = 0; i < cnt; i++) {
-        const uint64_t child = sps_hs_pos((int)((b->er[lo + i] - r0) / s), (int)((b->ec[lo + i] - c0) / s));
+        const uint64_t child = (uint64_t)((b->er[lo + i] - r0) / s) * (uint64_t)d + (uint64_t)((b->ec[lo + i] - c0) / s);
         b->key[lo + i] = child << 32 | (uint64_t)i;
     }
     if (cnt * 8 < (int64_t)d * d) {
@@ -126,24 +143,6 @@ static uint32_t build(hs_build *b, int l, sps_index r0, sps_index c0, int64_t lo
     memcpy(b->er + lo, b->tr + lo, (size_t)cnt * sizeof *b->er);
     memcpy(b->ec + lo, b->tc + lo, (size_t)cnt * sizeof *b->ec);
     memcpy(b->ek + lo, b->tk + lo, (size_t)cnt * sizeof *b->ek);
-    if (l == H->depth - 1) { /* a leaf: local coordinates and values from the entries in order */
-        uint8_t *lr = malloc((size_t)cnt), *lc = malloc((size_t)cnt);
-        unsigned char *v = malloc((size_t)cnt * H->vsize);
-        if (!lr || !lc || !v) {
-            free(lr), free(lc), free(v);
-            b->st = sps_error(b->ctx, SPS_ERR_ALLOC, "HiSparse: out of host memory for a leaf of %lld entries",
-                              (long long)cnt);
-            return 0;
-        }
-        for (int64_t i = 0; i < cnt; i++) {
-            lr[i] = (uint8_t)(b->er[lo + i] - r0), lc[i] = (uint8_t)(b->ec[lo + i] - c0);
-            memcpy(v + (size_t)i * H->vsize, (const unsigned char *)b->val + (size_t)b->ek[lo + i] * H->vsize,
-                   H->vsize);
-        }
-        const uint32_t ref = write_node(b, 1, cnt, lr, lc, v, H->vsize);
-        free(lr), free(lc), free(v);
-        return ref;
-    }
     /* the children's runs: keys are read before the recursion reuses them */
     int64_t nch = 0;
     for (int64_t i = 0; i < cnt; i++) nch += i == 0 || (b->key[lo + i] >> 32) != (b->key[lo + i - 1] >> 32);
@@ -157,9 +156,8 @@ static uint32_t build(hs_build *b, int l, sps_index r0, sps_index c0, int64_t lo
     }
     for (int64_t i = 0, c = 0; i < cnt; i++)
         if (i == 0 || (b->key[lo + i] >> 32) != (b->key[lo + i - 1] >> 32)) {
-            int rd, cd;
-            sps_hs_unpos((uint32_t)(b->key[lo + i] >> 32), &rd, &cd);
-            lr[c] = (uint8_t)rd, lc[c] = (uint8_t)cd, start[c++] = lo + i;
+            const uint64_t child = b->key[lo + i] >> 32;
+            lr[c] = (uint8_t)(child / (uint64_t)d), lc[c] = (uint8_t)(child % (uint64_t)d), start[c++] = lo + i;
         }
     start[nch] = hi;
     for (int64_t c = 0; c < nch && b->st == SPS_OK; c++)
@@ -229,7 +227,7 @@ done:
     return b.st;
 }
 
-/* Every occupied slot of node ref of H in storage order (by position): f(ctx, local row,
+/* Every occupied slot of node ref of H in storage (row-major) order: f(ctx, local row,
  * local column, payload), the payload a leaf's value (vsize bytes) or an inner node's child
  * reference (4 bytes).  The one reader of the node layout on the host (the walk back to CSR,
  * the dual traversal). */
@@ -241,13 +239,11 @@ static void node_each(const sps_hisparse *H, uint32_t ref, int leaf, hs_slot_fn 
     const unsigned char *p = H->pool + SPS_HS_OFF(ref);
     if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
         const unsigned char *v = p + (leaf ? sps_hs_dense_val_at(d) : 0);
-        for (uint32_t pos = 0; pos < (uint32_t)d * (uint32_t)d; pos++) {
-            int r, c;
-            sps_hs_unpos(pos, &r, &c);
-            const size_t slot = (size_t)r * d + c; /* a dense node's slots are row-major */
+        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
             uint32_t child = 0;
             if (!leaf) memcpy(&child, v + slot * 4, 4);
-            if (leaf ? p[slot >> 3] >> (slot & 7) & 1 : child != 0) f(ctx, r, c, v + slot * ps);
+            if (leaf ? p[slot >> 3] >> (slot & 7) & 1 : child != 0)
+                f(ctx, (int)(slot / (size_t)d), (int)(slot % (size_t)d), v + slot * ps);
         }
         return;
     }
@@ -258,8 +254,7 @@ static void node_each(const sps_hisparse *H, uint32_t ref, int leaf, hs_slot_fn 
     for (uint32_t i = 0; i < count; i++) f(ctx, p[4 + 2 * i], p[5 + 2 * i], v + (size_t)i * ps);
 }
 
-/* The walk back to CSR: each leaf entry's (row, column, value) in tree order (a row's
- * entries in increasing column order, a column's in increasing row order: sps_hs_pos);
+/* The walk back to CSR: each leaf entry's (row, column, value) in row-major tree order;
  * pass 0 counts a row's entries, pass 1 places them at the row's cursor. */
 typedef struct {
     const sps_hisparse *H;
@@ -366,15 +361,15 @@ static sps_status tree_csr(sps_context ctx, sps_scalar t, const sps_hisparse *H,
 /* ---------------------------------------------------------------- C = op(A) + op(B), dual traversal */
 /* The paper's addition (seed-methods §2.6) on the host, the oracle of a GPU version: both
  * trees walked together from the roots; at each node pair the children (the entries, at a
- * leaf) of each operand in the output's position order (a transposed operand's swapped
+ * leaf) of each operand in the output's row-major order (a transposed operand's swapped
  * and sorted), merged by position; a position both hold recurses on the pair (a leaf:
  * alpha a + beta b), one operand alone recurses with the other absent (its subtree copied,
  * scaled, transposed as its view says).  Nodes are written after their children, children
- * by position, each dense or sparse by size (write_node): the pool the CSR route
+ * in row-major order, each dense or sparse by size (write_node): the pool the CSR route
  * builds, byte for byte (tests/test_hisparse.c checks it).  Operands and output of one
  * node size d, hence one depth. */
 typedef struct {
-    uint16_t pos;           /* sps_hs_pos(r, c) in op()'s coordinates (d <= 256) */
+    uint16_t pos;           /* r d + c in op()'s coordinates (d <= 256) */
     const unsigned char *p; /* the payload: a child reference (4 bytes) or a value */
 } hs_slot;
 
@@ -398,25 +393,25 @@ static int slot_cmp(const void *x, const void *y)
     return (int)a->pos - (int)b->pos;
 }
 
-/* Node ref of H (leaf or inner) as slots in op()'s position order; their count. */
+/* Node ref of H (leaf or inner) as slots in op()'s row-major order; their count. */
 typedef struct {
     hs_slot *out;
     int64_t n;
-    int trans;
+    int d, trans;
 } hs_list;
 
 static void list_slot(void *ctx, int r, int c, const unsigned char *payload)
 {
     hs_list *q = ctx;
-    q->out[q->n].pos = (uint16_t)(q->trans ? sps_hs_pos(c, r) : sps_hs_pos(r, c));
+    q->out[q->n].pos = (uint16_t)(q->trans ? c * q->d + r : r * q->d + c);
     q->out[q->n++].p = payload;
 }
 
 static int64_t node_slots(const sps_hisparse *H, uint32_t ref, int leaf, int trans, hs_slot *out)
 {
-    hs_list q = {out, 0, trans};
+    hs_list q = {out, 0, H->d, trans};
     node_each(H, ref, leaf, list_slot, &q);
-    if (trans) qsort(out, (size_t)q.n, sizeof *out, slot_cmp); /* storage order was A's positions */
+    if (trans) qsort(out, (size_t)q.n, sizeof *out, slot_cmp); /* storage order was A's row-major */
     return q.n;
 }
 
@@ -424,7 +419,7 @@ static int64_t node_slots(const sps_hisparse *H, uint32_t ref, int leaf, int tra
 static uint32_t dual(hs_dual *u, int l, uint32_t ra, uint32_t rb)
 {
     sps_hisparse *C = u->b.H;
-    const int leaf = l == C->depth - 1;
+    const int d = C->d, leaf = l == C->depth - 1;
     const size_t w = C->vsize > 4 ? C->vsize : 4, ps = leaf ? C->vsize : 4;
     hs_slot *sa = u->sa + (size_t)l * u->dd, *sb = u->sb + (size_t)l * u->dd;
     uint8_t *lr = u->lr + (size_t)l * u->dd, *lc = u->lc + (size_t)l * u->dd;
@@ -436,9 +431,7 @@ static uint32_t dual(hs_dual *u, int l, uint32_t ra, uint32_t rb)
         const int pa = i < na ? sa[i].pos : 1 << 16, pb = j < nb ? sb[j].pos : 1 << 16;
         const int pos = pa < pb ? pa : pb;
         const unsigned char *xa = pa == pos ? sa[i++].p : NULL, *xb = pb == pos ? sb[j++].p : NULL;
-        int rd, cd;
-        sps_hs_unpos((uint32_t)pos, &rd, &cd);
-        lr[k] = (uint8_t)rd, lc[k] = (uint8_t)cd;
+        lr[k] = (uint8_t)(pos / d), lc[k] = (uint8_t)(pos % d);
         if (leaf) {
             u->lin(u->A.scale, xa, u->B.scale, xb, out + (size_t)k * ps);
         } else {

@@ -13,18 +13,15 @@
  * references):
  *   COO1 / COO2 / COO4  (1, 2, >= 3 entries: the entries a thread loads at once on the
  *        GPU) uint32 count; count rounded up to 1 / 2 / 4 pairs of uint8 local (row, col),
- *        in Z-order; padding to the values' alignment (what a thread loads at once, at most
+ *        row-major; padding to the values' alignment (what a thread loads at once, at most
  *        16 bytes); as many values (the padding's: zero, at (0, 0), beyond count so never
  *        read as entries).
  *   dense  d x d slots row-major: an inner node's references (0: empty child); a leaf's
  *        values after a bitmask of the d^2 slots that hold an entry (d^2 / 8 bytes, padded
  *        to 16), so stored zeros survive the round trip (the paper's dense leaf has none).
  * A node is dense where that is smaller than its sparse form.  Empty children are left
- * out.  Entries within a node, and children within an inner node, are in Z-order (by
- * sps_hs_pos: the Morton code of the local row and column, which puts a GPU warp's 32
- * consecutive entries in a square tile, as few rows as columns, for A x and A^T x alike):
- * a walk of the tree meets each row's entries in increasing column order, and each column's
- * in increasing row order. */
+ * out.  Entries within a node, and children within an inner node, are in row-major order:
+ * a walk of the tree meets each row's entries in increasing column order. */
 #ifndef SPS_FORMATS_HISPARSE_H
 #define SPS_FORMATS_HISPARSE_H
 

@@ -70,40 +70,11 @@ static inline SPS_HS_HD size_t sps_hs_node_bytes(int d, int leaf, int64_t count,
     return sps_hs_align16(dense < sparse ? dense : sparse);
 }
 
-/* A node's children (a leaf's entries) in their order: by position, the Z-order (Morton) code
- * of (local row, local column), a row bit above each column bit.  Why not row-major: the GPU
- * product sums a window of 32 consecutive entries into y by atomics, and its cost is the y
- * sectors a window touches.  Row-major, a window of a scattered leaf spans a few rows but all
- * of the leaf's columns, so A x touched 3-4 sectors a window and A^T x up to 16 (banded
- * matrices: A^T x 1.3-1.45x A x); in Z-order a window covers a square tile, the same few
- * rows and columns both ways (bench/results/hisparse.md, session 29).  Z-order keeps each
- * row's entries in increasing column order (and each column's in increasing row order), so
- * the walk back to CSR needs no sort.  8 bits a coordinate: d <= 256. */
-static inline SPS_HS_HD uint32_t sps_hs_spread(uint32_t x)
-{
-    x &= 0xffu, x = (x | x << 4) & 0x0f0fu, x = (x | x << 2) & 0x3333u;
-    return (x | x << 1) & 0x5555u;
-}
-static inline SPS_HS_HD uint32_t sps_hs_squeeze(uint32_t x)
-{
-    x &= 0x5555u, x = (x | x >> 1) & 0x3333u, x = (x | x >> 2) & 0x0f0fu;
-    return (x | x >> 4) & 0xffu;
-}
-static inline SPS_HS_HD uint32_t sps_hs_pos(int rd, int cd)
-{
-    return sps_hs_spread((uint32_t)rd) << 1 | sps_hs_spread((uint32_t)cd);
-}
-static inline SPS_HS_HD void sps_hs_unpos(uint32_t pos, int *rd, int *cd)
-{
-    *rd = (int)sps_hs_squeeze(pos >> 1), *cd = (int)sps_hs_squeeze(pos);
-}
-
 /* ---------------------------------------------------------------- the build on the backend
  * (formats/hisparse.c, hisparse_build; the hs_* kernels of kernels/index_kernels.h).  Each
- * entry gets a key: its row's and column's digits in base d, the root's first (tb bits each,
- * the fewest that hold max(n, m) - 1 >> lg (depth - 1)), then lg bits a level, each level's
- * pair as its position (sps_hs_pos): sorted keys are the tree's order (children by
- * position, level by level), a node at
+ * entry gets a key: its row's and column's digits in base d interleaved, the root's first
+ * (tb bits each, the fewest that hold max(n, m) - 1 >> lg (depth - 1)), then lg bits a
+ * level: sorted keys are the tree's order (nodes row-major, level by level), a node at
  * level l is a run of equal key >> 2 lg (depth - l), and its subtree a contiguous run of
  * entries.  2 (lg (depth - 1) + tb) <= 62 bits for 31-bit indices. */
 typedef struct {
@@ -114,10 +85,10 @@ static inline SPS_HS_HD int sps_hs_key_bits(sps_hs_geom g) { return 2 * (g.lg * 
 static inline SPS_HS_HD uint64_t sps_hs_key(sps_hs_geom g, uint64_t r, uint64_t c)
 {
     const int low = g.lg * (g.depth - 1);
-    uint64_t k = sps_hs_pos((int)(r >> low), (int)(c >> low));
+    uint64_t k = (r >> low) << g.tb | (c >> low);
     for (int l = 1; l < g.depth; l++) {
         const int s = g.lg * (g.depth - 1 - l);
-        k = k << 2 * g.lg | sps_hs_pos((int)((r >> s) & (uint64_t)(g.d - 1)), (int)((c >> s) & (uint64_t)(g.d - 1)));
+        k = k << 2 * g.lg | ((r >> s) & (uint64_t)(g.d - 1)) << g.lg | ((c >> s) & (uint64_t)(g.d - 1));
     }
     return k;
 }
@@ -127,7 +98,8 @@ static inline SPS_HS_HD void sps_hs_digit(sps_hs_geom g, uint64_t key, int l, in
 {
     const uint64_t x = key >> 2 * g.lg * (g.depth - 1 - l);
     const int b = l == 0 ? g.tb : g.lg;
-    sps_hs_unpos((uint32_t)(x & (((uint64_t)1 << 2 * b) - 1)), rd, cd);
+    const uint64_t mask = ((uint64_t)1 << b) - 1;
+    *rd = (int)((x >> b) & mask), *cd = (int)(x & mask);
 }
 /* the entry's row and column */
 static inline SPS_HS_HD void sps_hs_unkey(sps_hs_geom g, uint64_t key, sps_index *r, sps_index *c)
@@ -263,7 +235,7 @@ static inline SPS_HS_HD void sps_hs_fill_child(int64_t j, sps_hs_geom g, int l, 
 #if !defined(__CUDACC__)
 #include <string.h>
 /* Every leaf of H below the node ref at level l with corner (r0, c0), in tree order
- * (children by position, so a walk meets each row's entries in increasing column order):
+ * (children row-major, so a walk meets each row's entries in increasing column order):
  * fn(ctx, leaf, its first row, its first column).  s: the rows a child of that node covers
  * (1 in a leaf).  The one traversal of the inner nodes, shared by the walk back to CSR and
  * the schedule (formats/hisparse.c) and the host product (kernels/cpu/hisparse.inc). */
@@ -279,12 +251,11 @@ static inline void sps_hs_leaves_at(const sps_hisparse *H, uint32_t ref, int l, 
     const unsigned char *p = H->pool + SPS_HS_OFF(ref);
     uint32_t child, count;
     if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) {
-        for (uint32_t pos = 0; pos < (uint32_t)d * (uint32_t)d; pos++) {
-            int rd, cd;
-            sps_hs_unpos(pos, &rd, &cd);
-            memcpy(&child, p + ((size_t)rd * d + cd) * 4, 4);
+        for (size_t slot = 0; slot < (size_t)d * d; slot++) {
+            memcpy(&child, p + slot * 4, 4);
             if (child)
-                sps_hs_leaves_at(H, child, l + 1, s / d, r0 + (sps_index)(rd * s), c0 + (sps_index)(cd * s), fn, ctx);
+                sps_hs_leaves_at(H, child, l + 1, s / d, r0 + (sps_index)((int64_t)(slot / (size_t)d) * s),
+                                 c0 + (sps_index)((int64_t)(slot % (size_t)d) * s), fn, ctx);
         }
         return;
     }

@@ -99,49 +99,6 @@ static void put_real(sps_scalar t, void *p, double x)
     else *(double *)p = x;
 }
 
-/* Z-order (sps_hs_pos): a bijection of the d x d positions onto 0 .. d^2 - 1 for every d,
- * the Morton code (a row bit above each column bit), increasing in the row at a fixed
- * column and in the column at a fixed row (what the walk back to CSR relies on). */
-static void check_positions(void)
-{
-    int bad = 0;
-    for (int lg = 1; lg <= 8; lg++) {
-        const int d = 1 << lg;
-        char *seen = tu_xcalloc((size_t)d * d, 1);
-        for (int r = 0; r < d; r++)
-            for (int c = 0; c < d; c++) {
-                const uint32_t p = sps_hs_pos(r, c);
-                uint32_t morton = 0;
-                for (int b = 0; b < lg; b++) morton |= (uint32_t)((c >> b & 1) << 2 * b | (r >> b & 1) << (2 * b + 1));
-                int rr, cc;
-                sps_hs_unpos(p, &rr, &cc);
-                bad += p != morton || p >= (uint32_t)d * d || seen[p]++ || rr != r || cc != c ||
-                       (c > 0 && p <= sps_hs_pos(r, c - 1)) || (r > 0 && p <= sps_hs_pos(r - 1, c));
-            }
-        free(seen);
-    }
-    TU_CHECK(bad == 0, "sps_hs_pos is the Morton bijection of d x d, d = 2..256 (%d bad positions)", bad);
-}
-
-/* every sparse leaf's entries stored in increasing position (a dense leaf's are a bitmask) */
-typedef struct {
-    const sps_hisparse *H;
-    int64_t bad, leaves;
-} zorder_walk;
-
-static void zorder_leaf(void *ctx, uint32_t ref, sps_index r0, sps_index c0)
-{
-    (void)r0, (void)c0;
-    zorder_walk *z = ctx;
-    if (SPS_HS_TYPE(ref) == SPS_HS_DENSE) return;
-    const unsigned char *p = z->H->pool + SPS_HS_OFF(ref);
-    uint32_t count;
-    memcpy(&count, p, 4);
-    for (uint32_t i = 1; i < count; i++)
-        z->bad += sps_hs_pos(p[4 + 2 * i], p[5 + 2 * i]) <= sps_hs_pos(p[2 + 2 * i], p[3 + 2 * i]);
-    z->leaves++;
-}
-
 static void check(const shape *s, sps_scalar t, int d)
 {
     const size_t vs = sps_scalar_size(t);
@@ -163,10 +120,6 @@ static void check(const shape *s, sps_scalar t, int d)
     TU_CHECK(H.nnz == s->nnz && !memcmp(rp, s->rowptr, ((size_t)s->n + 1) * sizeof *rp) &&
                  !memcmp(cc, s->col, (size_t)s->nnz * sizeof *cc) && !memcmp(vv, val, (size_t)s->nnz * vs),
              "%s: the round trip to CSR is exact", what);
-    zorder_walk z = {&H, 0, 0};
-    sps_hs_leaves(&H, zorder_leaf, &z);
-    TU_CHECK(z.bad == 0, "%s: the %lld sparse leaves' entries in Z-order (%lld out of order)", what,
-             (long long)z.leaves, (long long)z.bad);
     int64_t nodes = 0;
     for (int a = 0; a < 2; a++)
         for (int b = 0; b < 4; b++) nodes += H.nodes[a][b];
@@ -473,7 +426,6 @@ int main(void)
 {
     if (tu_cpu_context(&g_ctx)) return 1;
     tu_rng_seed(&g_rng, 0x415bULL);
-    check_positions();
     shape sh[16];
     int ns = 0;
     g_density = 0.02, sh[ns++] = make("random 2%", 600, 450, k_random);

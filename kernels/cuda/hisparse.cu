@@ -10,10 +10,9 @@
  *   kernel needs no queue).  The lanes place the window's segments by where each says
  *   it starts (a bitmask of the segments' starts names each entry's segment), then each
  *   loads its packed (row, column) bytes and its value, gathers x, and the lanes
- *   with the same output in a row (a row for A x, a column for A^T x, the
- *   coordinates swapped) are summed by a segmented shuffle sum, one atomicAdd a run.
- *   A leaf's entries are in Z-order (sps_hs_pos), so a window is a tile of the leaf
- *   spanning as few rows as columns: A x and A^T x touch as many sectors of y.
+ *   with the same output in a row (a leaf's row for A x, its entries being
+ *   row-major; mostly single entries for A^T x, the coordinates swapped) are summed
+ *   by a segmented shuffle sum, one atomicAdd a run.
  * hs_dense_block: a block a dense leaf, a warp a row (a column for A^T), lanes
  *   over the d slots of it that the occupancy bitmask marks, a shuffle tree, one
  *   atomicAdd a row that has an entry.
@@ -104,9 +103,9 @@ __device__ inline void hs_sparse_warp(const sps_hs_sched &H, int64_t w0, T a, co
     }
 #pragma unroll
     for (int j = 0; j < K; j++) {
-        /* runs of equal outputs in consecutive lanes (in Z-order a run is short either way):
-           run ids from the heads, a segmented suffix sum over them, one atomicAdd a run by
-           its head */
+        /* runs of equal outputs in consecutive lanes (a leaf's row for A x; mostly single
+           entries for A^T x): run ids from the heads, a segmented suffix sum over them, one
+           atomicAdd a run by its head */
         const sps_index prev = __shfl_up_sync(0xffffffffu, out[j], 1);
         const bool head = lane == 0 || prev != out[j];
         const unsigned heads = __ballot_sync(0xffffffffu, head);
