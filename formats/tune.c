@@ -42,6 +42,7 @@
  * untimed (res->from_model). */
 #include "formats/tune.h"
 #include "formats/padded.h"
+#include "formats/vdict.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -483,14 +484,18 @@ static sps_status time_cands(sps_matrix A, const sps_tune_options *o, const cand
         }
         double ms = 0;
         int over = 0;
-        if (time_spmv(C, x, y, o, i > 0 ? o->budget - (sps_wtime() - t0) : -1, &ms, &over) != SPS_OK) {
+        /* what is left of this stage's share (the shapes' part of a compound tune is not the layouts') */
+        if (time_spmv(C, x, y, o, i > 0 ? share * o->budget - (sps_wtime() - t0) : -1, &ms, &over) != SPS_OK) {
             skip_rec(r, rec, "the product failed: ", take_error(ctx, why, sizeof why));
             sps_matrix_destroy(C);
             if (i == 0) break;
             continue;
         }
         if (over) {
-            skip_rec(r, rec, "over the budget (its timed runs would not fit)", "");
+            skip_rec(r, rec,
+                     share < 1 ? "over the layouts' share of the budget (its timed runs would not fit)"
+                               : "over the budget (its timed runs would not fit)",
+                     "");
             sps_matrix_destroy(C);
             continue;
         }
@@ -634,6 +639,25 @@ static sps_status refine_compound(sps_matrix A, const sps_tune_options *o, doubl
     return SPS_OK;
 }
 
+/* Whether A's values would be kept as a table (formats/vdict.h), for the tuning file's key: on
+ * the GPU values auto stores a large padded or DIA matrix as a byte a slot where its values
+ * allow, and that changes which format is fastest (poisson3d-128 f64 DIA: 2.08x cuSPARSE with
+ * a table, 1.35x without), so a choice tuned on a pattern with few values is no answer for
+ * the same pattern with many.  The CPU keeps plain values: nothing to count there. */
+static sps_status values_table(sps_matrix A, const sps_host_pattern *p, int *table)
+{
+    *table = 0;
+    if (A->ctx->backend != SPS_BACKEND_CUDA || A->entry.kind != SPS_ENTRY_SCALAR || A->nnz == 0) return SPS_OK;
+    const int vs = (int)sps_scalar_size(A->t);
+    const sps_csr_store *s = A->ops->backend_csr ? A->ops->backend_csr(A) : NULL;
+    if (s) return sps_vdict_fits(A->ctx, s->val, A->nnz, vs, table);
+    void *d = NULL; /* another format: its host copy's values (sps_matrix_host_pattern), up for the count */
+    SPS_CHECK(sps_dupload(A->ctx, &d, p->h.val, (size_t)A->nnz * vs));
+    const sps_status st = sps_vdict_fits(A->ctx, d, A->nnz, vs, table);
+    sps_dfree(A->ctx, d);
+    return st;
+}
+
 sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix *B, sps_tune_result *res)
 {
     const double t0 = sps_wtime();
@@ -664,7 +688,9 @@ sps_status sps_matrix_tune(sps_matrix A, const sps_tune_options *opt, sps_matrix
     /* the tuning file */
     sps_tune_entry e;
     memset(&e, 0, sizeof e);
-    sps_tune_key_of(A, p.rowptr, p.col, &e.key);
+    int table = 0;
+    if ((st = values_table(A, &p, &table)) != SPS_OK) goto done;
+    sps_tune_key_of(A, p.rowptr, p.col, table, &e.key);
     /* max_fill rules candidates out as the kernels allowed do: a choice tuned under a looser bound
        (ELL padded 1.9x under the default 2) is no answer to a tune that allows less */
     const int w = snprintf(e.key.search, sizeof e.key.search, "%s", o.allow_nondeterministic ? "any" : "deterministic");

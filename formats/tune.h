@@ -26,9 +26,10 @@ typedef struct {
 } sps_tune_entry;
 
 /* The key of A in its context: n, m, nnz, entry and scalar type, the row lengths'
- * extremes and a histogram of them (powers of two), and a 64-bit FNV-1a hash of
- * rowptr and col (host copies: rowptr n + 1 entries, col rowptr[n]). */
-void sps_tune_key_of(sps_matrix A, const sps_index *rowptr, const sps_index *col, sps_tune_key *k);
+ * extremes and a histogram of them (powers of two), a 64-bit FNV-1a hash of rowptr and
+ * col (host copies: rowptr n + 1 entries, col rowptr[n]), and " values=table" where
+ * table (A's values would be kept as a table: sps_vdict_fits, on the GPU only). */
+void sps_tune_key_of(sps_matrix A, const sps_index *rowptr, const sps_index *col, int table, sps_tune_key *k);
 
 /* The tuning file for the option value opt (NULL: the default path, "off": none).
  * Returns path, or NULL for none (why in warn when that is not what was asked);

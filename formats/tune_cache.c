@@ -61,7 +61,7 @@ static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-void sps_tune_key_of(sps_matrix A, const sps_index *rowptr, const sps_index *col, sps_tune_key *k)
+void sps_tune_key_of(sps_matrix A, const sps_index *rowptr, const sps_index *col, int table, sps_tune_key *k)
 {
     memset(k, 0, sizeof *k);
     snprintf(k->device, sizeof k->device, "%s", sps_context_device_name(A->ctx));
@@ -86,7 +86,8 @@ void sps_tune_key_of(sps_matrix A, const sps_index *rowptr, const sps_index *col
     for (int b = 0; b < 12 && w > 0 && (size_t)w < sizeof k->matrix; b++)
         w += snprintf(k->matrix + w, sizeof k->matrix - w, "%s%lld", b ? "," : "", (long long)hist[b]);
     if (w > 0 && (size_t)w < sizeof k->matrix)
-        snprintf(k->matrix + w, sizeof k->matrix - w, " hash=%016llx", (unsigned long long)h);
+        snprintf(k->matrix + w, sizeof k->matrix - w, " hash=%016llx%s", (unsigned long long)h,
+                 table ? " values=table" : "");
 }
 
 /* ------------------------------------------------------------------ where */

@@ -20,6 +20,38 @@ static void vdict_sort(char *d, int n, int vsize)
     }
 }
 
+/* The distinct values of the count values at val (backend memory), at most SPS_VDICT_MAX, on
+ * the host (*hd, allocated: SPS_VDICT_MAX values, then the count), and their number
+ * (SPS_VDICT_MAX + 1: more). */
+static sps_status collect(sps_context ctx, const void *val, int64_t count, int vsize, char **hd, int *nfound)
+{
+    /* the values found and their count after them: one download brings both (a few KB) */
+    const size_t dbytes = (size_t)SPS_VDICT_MAX * vsize;
+    char *found = NULL;
+    *hd = NULL;
+    sps_status st;
+    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&found, dbytes + sizeof(int)), done);
+    SPS_CHECK_GOTO(st, sps_kidx(ctx)->vdict_collect(sps_ex(ctx), val, count, vsize, found, (int *)(found + dbytes)),
+                   done);
+    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)hd, found, dbytes + sizeof(int), "the value dictionary"), done);
+    memcpy(nfound, *hd + dbytes, sizeof *nfound);
+done:
+    sps_dfree(ctx, found);
+    return st;
+}
+
+sps_status sps_vdict_fits(sps_context ctx, const void *val, int64_t count, int vsize, int *fits)
+{
+    *fits = 0;
+    if (count <= 0) return SPS_OK;
+    char *hd = NULL;
+    int n = 0;
+    const sps_status st = collect(ctx, val, count, vsize, &hd, &n);
+    free(hd);
+    *fits = st == SPS_OK && n >= 1 && n < SPS_VDICT_MAX; /* room for a padded store's zero */
+    return st;
+}
+
 sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64_t count, sps_vdict *d)
 {
     d->dict = NULL;
@@ -29,18 +61,12 @@ sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64
         return SPS_OK;
     sps_context ctx = B->ctx;
     const int vsize = (int)sps_scalar_size(B->t);
-    /* the values found and their count after them: one download brings both (a few KB) */
-    const size_t dbytes = (size_t)SPS_VDICT_MAX * vsize;
-    char *found = NULL, *hd = NULL;
+    char *hd = NULL;
     void *sorted = NULL;
     uint8_t *idx = NULL;
+    int nfound = 0;
     sps_status st;
-    SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&found, dbytes + sizeof(int)), done);
-    SPS_CHECK_GOTO(st, sps_kidx(ctx)->vdict_collect(sps_ex(ctx), *val, count, vsize, found, (int *)(found + dbytes)),
-                   done);
-    SPS_CHECK_GOTO(st, sps_ddownload(ctx, (void **)&hd, found, dbytes + sizeof(int), "the value dictionary"), done);
-    int nfound;
-    memcpy(&nfound, hd + dbytes, sizeof nfound);
+    SPS_CHECK_GOTO(st, collect(ctx, *val, count, vsize, &hd, &nfound), done);
     if (nfound > SPS_VDICT_MAX || nfound < 1) {
         if (mode == SPS_VALUES_DICT)
             st = sps_error(ctx, SPS_ERR_ARG,
@@ -61,7 +87,6 @@ sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64
     d->ndict = nd;
     sorted = NULL;
 done:
-    sps_dfree(ctx, found);
     sps_dfree(ctx, sorted);
     sps_dfree(ctx, idx);
     free(hd);

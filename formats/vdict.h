@@ -42,6 +42,11 @@ typedef struct {
  *  Otherwise *val and d are left as they are (d->dict NULL).  A dict that is refused
  *  (too many values) is SPS_ERR_ARG naming the format. */
 sps_status sps_vdict_apply(sps_matrix B, sps_values_mode mode, void **val, int64_t count, sps_vdict *d);
+/** *fits: whether the count values at val (backend memory, ctx's backend) hold fewer than
+ *  SPS_VDICT_MAX distinct ones (0 for none), so that any store of them, padding's zero
+ *  added, is kept as a table by values auto on the GPU, were it large enough.  One collect
+ *  and a download of a few KB. */
+sps_status sps_vdict_fits(sps_context ctx, const void *val, int64_t count, int vsize, int *fits);
 /** The plain values of a dictionary store: out[k] = dict[idx[k]] (host memory, count
  *  values of vsize bytes). */
 void sps_vdict_expand(const void *dict, const uint8_t *idx, int64_t count, int vsize, void *out);

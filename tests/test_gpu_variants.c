@@ -6,7 +6,8 @@
  * bits of a matrix never given one; invalid variants fail with SPS_ERR_ARG (the
  * setter's range check, and a valid but not compiled-in combination at the
  * product) and leave the context usable.  sps_matrix_tune times the model's pick
- * even where its padding exceeds the tuner's bound.
+ * even where its padding exceeds the tuner's bound, and keys its file by whether the
+ * values would make a table.
  * Exit 77 (skipped) without a usable CUDA device.  Ends with "N passed, M failed". */
 #include "formats/format.h"
 #include "spsolve/tune.h"
@@ -295,6 +296,49 @@ done:
     sps_csr_host_free(&h);
 }
 
+/* The tuning file's key tells values a table would hold from values it cannot: on the GPU
+ * values auto keeps a large padded or DIA store of few values as a byte a slot, which
+ * changes the fastest format, so a pattern tuned with 3 values is tuned again with random
+ * ones (the CPU keys the pattern alone: test_tune), and each comes back from the file after. */
+static void test_tune_key_values(void)
+{
+    sps_csr_host h = random_csr(SPS_F64, 3001, 7, 0, 0);
+    const char *cache = "test_gpu_variants_tune.json";
+    remove(cache);
+    void *random_vals = h.val, *few = tu_xcalloc((size_t)h.nnz + 1, sizeof(double));
+    static const double pool[3] = {1.5, -2.0, 0.25};
+    for (int64_t k = 0; k < h.nnz; k++) tu_put(SPS_F64, few, (size_t)k, pool[k % 3], 0.0);
+    sps_matrix A3 = NULL, Ar = NULL, B = NULL;
+    h.val = few;
+    const int ok3 = TU_OK(gpu, sps_matrix_from_csr_host(gpu, &h, SPS_FMT_CSR, NULL, SPS_SYM_GENERAL, &A3));
+    h.val = random_vals;
+    if (!ok3 || !TU_OK(gpu, sps_matrix_from_csr_host(gpu, &h, SPS_FMT_CSR, NULL, SPS_SYM_GENERAL, &Ar))) goto done;
+    sps_tune_options o;
+    sps_tune_options_default(&o);
+    o.cache = cache;
+    o.budget = 0.5;
+    for (int round = 0; round < 2; round++)
+        for (int which = 0; which < 2; which++) {
+            sps_tune_result r;
+            if (!TU_OK(gpu, sps_matrix_tune(which ? Ar : A3, &o, &B, &r))) goto done;
+            sps_matrix_destroy(B), B = NULL;
+            TU_CHECK(r.from_cache == round, "tune key: %s values, round %d: from the file %d, expected %d",
+                     which ? "random" : "3", round, r.from_cache, round);
+        }
+    FILE *f = fopen(cache, "rb");
+    char text[8192] = {0};
+    if (f) (void)!fread(text, 1, sizeof text - 1, f), fclose(f);
+    const char *at = strstr(text, "values=table");
+    TU_CHECK(at && !strstr(at + 1, "values=table"), "tune key: the file keys the 3-valued matrix alone as values=table");
+done:
+    sps_matrix_destroy(B);
+    sps_matrix_destroy(Ar);
+    sps_matrix_destroy(A3);
+    free(few);
+    sps_csr_host_free(&h);
+    remove(cache);
+}
+
 int main(void)
 {
     const int rc = gpu_setup("test_gpu_variants");
@@ -320,6 +364,7 @@ int main(void)
         }
     test_tune_model_pick(SPS_F64);
     test_tune_model_pick(SPS_F32);
+    test_tune_key_values();
     gpu_teardown();
     return tu_finish();
 }

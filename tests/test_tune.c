@@ -214,6 +214,38 @@ static void test_tune_and_cache(sps_matrix A)
              sps_context_error(ctx));
 }
 
+/* The same pattern with other values: on the CPU values are kept plain whatever they hold,
+ * so the key is the pattern's and the second tune comes from the file (the GPU tells them
+ * apart: test_gpu_variants). */
+static void test_cache_values(sps_matrix A)
+{
+    char cache[600];
+    path_of(cache, sizeof cache, "values.json");
+    remove(cache);
+    sps_tune_options o = opts(cache, 30.0);
+    sps_csr_host h;
+    sps_matrix A2 = NULL, B = NULL;
+    sps_tune_result r, r2;
+    if (!TU_OK(ctx, sps_matrix_to_host(A, &h))) return;
+    tu_rng rng;
+    tu_rng_seed(&rng, 11);
+    tu_fill_random(&rng, SPS_F64, (size_t)h.nnz, h.val);
+    if (TU_OK(ctx, sps_matrix_from_csr_host(ctx, &h, SPS_FMT_CSR, NULL, SPS_SYM_GENERAL, &A2)) &&
+        TU_OK(ctx, sps_matrix_tune(A, &o, &B, &r))) {
+        sps_matrix_destroy(B), B = NULL;
+        if (TU_OK(ctx, sps_matrix_tune(A2, &o, &B, &r2)))
+            TU_CHECK(!r.from_cache && r2.from_cache, "CPU: other values of one pattern share its key (from the file: %d, %d)",
+                     r.from_cache, r2.from_cache);
+    }
+    char *text = slurp(cache);
+    TU_CHECK(text && !strstr(text, "values="), "CPU: the key names no value class");
+    free(text);
+    sps_matrix_destroy(B);
+    sps_matrix_destroy(A2);
+    sps_csr_host_free(&h);
+    remove(cache);
+}
+
 static void test_cache_paths(sps_matrix A)
 {
     char xdg[600], file[700], target[600], link[600];
@@ -524,6 +556,7 @@ int main(int argc, char **argv)
     TU_OK(ctx, sps_matrix_generate(ctx, "poisson2d:64", SPS_F64, &A));
     test_spec(A);
     test_tune_and_cache(A);
+    test_cache_values(A);
     test_cache_paths(A);
     test_padding_prune();
     test_compound();
