@@ -46,6 +46,9 @@ int fem_gmsh_read(const char *path, fem_mesh *m, char *err, size_t len);
 int fem_group(const fem_mesh *m, const char *name);
 /** Clamp the nodes of the triangles of physical tag `tag`. */
 void fem_clamp_group(const fem_mesh *m, int tag, unsigned char *clamp);
+/** How many tetrahedra lie in parts of the mesh (joined through shared nodes) without a
+ *  clamped node, where K is singular; *first a node of the first of them (-1: none). */
+int fem_unheld(const fem_mesh *m, const unsigned char *clamp, int *first);
 /** b += t A_T / 3 on each node of the triangles of tag `tag` (t a traction, force per
  *  area), clamped nodes left out. */
 void fem_traction(const fem_mesh *m, const unsigned char *clamp, int tag, const double *t, double *b);

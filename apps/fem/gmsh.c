@@ -581,7 +581,12 @@ int fem_gmsh_read(const char *path, fem_mesh *m, char *err, size_t len)
         rc = fail(&r, "cannot read: %s", strerror(r.read_errno));
     } else if (rc == 0 && (!have_nodes || !have_elements || m->nt == 0)) {
         r.line++;
-        rc = fail(&r, "%s", !have_nodes ? "no $Nodes section" : !have_elements ? "no $Elements section" : "no tetrahedra");
+        if (!have_nodes || !have_elements)
+            rc = fail(&r, "%s", !have_nodes ? "no $Nodes section" : "no $Elements section");
+        else /* a second-order mesh has tetrahedra of 10 nodes (type 11), all skipped */
+            rc = fail(&r, "no linear tetrahedra (element type 4)%s%d elements of other types skipped%s",
+                      m->skipped ? ": " : " (", m->skipped,
+                      m->skipped ? ", e.g. a second-order mesh's 10-node tetrahedra: mesh with order 1" : ")");
     }
     if (rc == 0) rc = tidy(&r, m);
     fclose(r.f);
@@ -621,4 +626,42 @@ void fem_clamp_group(const fem_mesh *m, int tag, unsigned char *clamp)
     for (int i = 0; i < m->ntri; i++)
         if (m->tri_tag[i] == tag)
             for (int a = 0; a < 3; a++) clamp[m->tri[3 * (size_t)i + a]] = 1;
+}
+
+/* The tetrahedra in parts of the mesh (sets joined through shared nodes) with no clamped
+ * node: such a part can move as a rigid body, K is singular on it, and CG broke down after
+ * hundreds of iterations as "not positive definite" (a second body, or a part joined to the
+ * clamped one only through hexahedra or prisms, which are skipped).  Their number, and *first
+ * a node of the first such tetrahedron (-1: none). */
+int fem_unheld(const fem_mesh *m, const unsigned char *clamp, int *first)
+{
+    *first = -1;
+    int *up = malloc(sizeof *up * ((size_t)m->nv + 1));
+    unsigned char *held = calloc((size_t)m->nv + 1, 1);
+    if (!up || !held) {
+        free(up), free(held);
+        return 0; /* not checked: the solve says what it finds */
+    }
+    for (int i = 0; i < m->nv; i++) up[i] = i;
+    for (int e = 0; e < m->nt; e++)
+        for (int a = 1; a < 4; a++) {
+            int x = m->t[4 * (size_t)e], y = m->t[4 * (size_t)e + a];
+            while (up[x] != x) x = up[x] = up[up[x]];
+            while (up[y] != y) y = up[y] = up[up[y]];
+            if (x != y) up[x] = y;
+        }
+    for (int i = 0; i < m->nv; i++) {
+        int x = i;
+        while (up[x] != x) x = up[x] = up[up[x]];
+        up[i] = x;
+        if (clamp[i]) held[x] = 1;
+    }
+    int n = 0;
+    for (int e = 0; e < m->nt; e++)
+        if (!held[up[m->t[4 * (size_t)e]]]) {
+            if (*first < 0) *first = m->t[4 * (size_t)e];
+            n++;
+        }
+    free(up), free(held);
+    return n;
 }

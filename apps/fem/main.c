@@ -126,11 +126,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "spsolve-fem: %s\n", err);
         return 1;
     }
-    if (mesh && m.skipped && !json)
-        printf("spsolve-fem: %s: %d elements of other types (or triangles off the tetrahedra) skipped\n", mesh,
-               m.skipped);
-    if (mesh && m.duplicates && !json)
-        printf("spsolve-fem: %s: %d duplicate elements (one per physical group in MSH2 files) dropped\n", mesh,
+    /* on stderr, and with --json too: a part of the domain left out must not go unsaid */
+    if (mesh && m.skipped)
+        fprintf(stderr, "spsolve-fem: %s: %d elements of other types (or triangles off the tetrahedra) skipped\n", mesh,
+                m.skipped);
+    if (mesh && m.duplicates)
+        fprintf(stderr, "spsolve-fem: %s: %d duplicate elements (one per physical group in MSH2 files) dropped\n", mesh,
                m.duplicates);
     unsigned char *clamp = calloc((size_t)m.nv + 1, 1);
     if (clamp && clamp_tag) {
@@ -143,6 +144,19 @@ int main(int argc, char **argv)
         }
         fem_clamp_group(&m, tag, clamp);
         o.clamp = clamp;
+        int first = -1;
+        const int loose = fem_unheld(&m, clamp, &first);
+        if (loose) {
+            fprintf(stderr,
+                    "spsolve-fem: %s: %d of the %d tetrahedra (one at node (%g, %g, %g)) are in a part of the mesh "
+                    "that no node of --clamp %s holds: it could move freely, K is singular (a separate body, or a part "
+                    "joined to the rest only through skipped elements?)\n",
+                    mesh, loose, m.nt, m.v[3 * (size_t)first], m.v[3 * (size_t)first + 1], m.v[3 * (size_t)first + 2],
+                    clamp_tag);
+            fem_mesh_free(&m);
+            free(clamp);
+            return 1;
+        }
     }
     o.traction_tag = -1;
     if (traction) {
