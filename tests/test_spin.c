@@ -473,6 +473,10 @@ static void test_malformed(void)
          "dupface.obj:9: edge 1-2 is used in the same direction as by the face of line 5"},
         {"nonman.obj", TET_V "v 2 2 2\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\nf 2 3 5\n",
          "nonman.obj:10: edge 2-3 is used in the same direction as by the face of line 6"},
+        /* two closed surfaces: each would get its own scale and position (overlaid at the origin) */
+        {"two.obj", TET_V "v 5 1 1\nv 5 -1 -1\nv 3 1 -1\nv 3 -1 1\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n"
+                          "f 5 6 7\nf 5 7 8\nf 5 8 6\nf 6 8 7\n",
+         "two.obj:13: this face is not connected to the face of line 9 (the mesh has 2 connected components)"},
     };
     char path[1024], err[1024];
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {

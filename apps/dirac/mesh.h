@@ -16,7 +16,8 @@ typedef struct {
  *  count from the end); other lines (vn, comments, o, g, s, usemtl) are skipped.
  *  Refused with file:line: a coordinate that is not a finite number or is followed by other
  *  characters (further numbers, v's w or colours, are allowed and ignored), an index out of
- *  range, a face with a repeated vertex or of area at most 1e-12 of its longest edge squared.
+ *  range, a face with a repeated vertex or of area at most 1e-12 of its longest edge squared,
+ *  a surface that is not oriented or not connected (several components).
  *  Returns 0, or -1 with err set. */
 int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen);
 /** Write v and f (1-based "f a b c") with 6 significant digits, as the reference, to a
