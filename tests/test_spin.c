@@ -526,6 +526,27 @@ static void test_malformed(void)
         if (rc == 0) spin_image_free(&im);
         unlink(path);
     }
+    { /* the image ID (3 bytes here) and a colour map (2 entries of 24 bits) skipped, not read as
+         pixels; rows stored top first (bit 5 of byte 17) turned so that row 0 is the bottom */
+        unsigned char t[18 + 3 + 6 + 4] = {0};
+        t[0] = 3, t[1] = 1, t[2] = 3, t[5] = 2, t[7] = 24, t[12] = 2, t[14] = 2, t[16] = 8, t[17] = 0x20;
+        memset(t + 18, 'I', 9);
+        t[27] = 10, t[28] = 20, t[29] = 30, t[30] = 40; /* top row 10 20, bottom row 30 40 */
+        write_file("idmap.tga", t, sizeof t, path, sizeof path);
+        spin_image ti;
+        const int rt = spin_image_read(path, &ti, err, sizeof err);
+        CHECK(rt == 0 && ti.w == 2 && ti.h == 2 && ti.pix[0] == 30 && ti.pix[1] == 40 && ti.pix[2] == 10 &&
+                  ti.pix[3] == 20,
+              "TGA with an ID, a colour map and a top-left origin: %s (pixels %d %d %d %d)", rt ? err : "read",
+              rt ? -1 : ti.pix[0], rt ? -1 : ti.pix[1], rt ? -1 : ti.pix[2], rt ? -1 : ti.pix[3]);
+        if (rt == 0) spin_image_free(&ti);
+        t[17] = 0; /* bottom-left: as stored */
+        write_file("idmap.tga", t, sizeof t, path, sizeof path);
+        const int rb = spin_image_read(path, &ti, err, sizeof err);
+        CHECK(rb == 0 && ti.pix[0] == 10 && ti.pix[3] == 40, "TGA with an ID, bottom-left: %s", rb ? err : "pixels off");
+        if (rb == 0) spin_image_free(&ti);
+        unlink(path);
+    }
     { /* a 65535 x 65535 header on 18 bytes: refused from the file's size, nothing allocated */
         unsigned char big[18] = {0};
         big[2] = 3, big[12] = big[13] = big[14] = big[15] = 0xff, big[16] = 8;

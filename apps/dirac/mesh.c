@@ -498,14 +498,22 @@ int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen)
         if (im->w <= 0 || im->h <= 0)
             rc = fail(err, errlen, "%s: byte 12: image of %d x %d pixels", path, im->w, im->h);
     }
+    /* The image ID (byte 0: its length) and a colour map (byte 1: present; bytes 5-7: its
+       length and entry size) lie between the header and the pixels: read as pixels they had
+       shifted the whole image by their length (an ID of 40 bytes changed x^H E x from 0.25 to
+       2.7), silently.  The reference's file has neither, so it reads the same. */
+    const long skip = rc == 0 ? h[0] + (h[1] ? (long)le16(h + 5) * ((h[7] + 7) / 8) : 0) : 0;
+    for (long k = 0; rc == 0 && k < skip; k++)
+        if (fgetc(f) == EOF)
+            rc = fail(err, errlen, "%s: byte %ld: the image ID or colour map (%ld bytes) ends early", path, 18 + k, skip);
     /* The pixels must be in the file before they are allocated (65535^2 from 18 bytes): a
        regular file's size says so at once; a pipe's is unknown, so its pixels are read into a
        buffer that doubles as they arrive, from 1 MiB. */
     struct stat sb;
     const int regular = rc == 0 && fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode);
-    if (regular && (long long)sb.st_size - 18 < (long long)im->w * im->h)
+    if (regular && (long long)sb.st_size - 18 - skip < (long long)im->w * im->h)
         rc = fail(err, errlen, "%s: a %d x %d image needs %lld bytes after the header; the file has %lld", path, im->w,
-                  im->h, (long long)im->w * im->h, (long long)sb.st_size - 18);
+                  im->h, (long long)im->w * im->h, (long long)sb.st_size - 18 - skip);
     if (rc == 0) {
         const size_t n = (size_t)im->w * (size_t)im->h;
         size_t got_px = 0, cap = regular || n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
@@ -522,7 +530,17 @@ int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen)
         }
         if (rc == 0 && got_px < n)
             rc = fail(err, errlen, "%s: byte %zu: the pixels end early (%d x %d needs %zu bytes after the header)", path,
-                      18 + got_px, im->w, im->h, n);
+                      18 + (size_t)skip + got_px, im->w, im->h, n);
+        /* rows stored top first (byte 17, bit 5: the origin at the top left): turned so that row
+           0 is the bottom one, as in a file of the default bottom-left origin (v = 0 at the
+           bottom); read as stored, the image came out upside down */
+        for (int y = 0; rc == 0 && (h[17] & 0x20) && y < im->h / 2; y++) {
+            unsigned char *a = im->pix + (size_t)y * im->w, *b = im->pix + (size_t)(im->h - 1 - y) * im->w;
+            for (int x = 0; x < im->w; x++) {
+                const unsigned char c = a[x];
+                a[x] = b[x], b[x] = c;
+            }
+        }
     }
     fclose(f);
     if (rc) spin_image_free(im);

@@ -41,8 +41,9 @@ typedef struct {
 } spin_image;
 
 /** An uncompressed 8-bit grayscale TGA (data type 3), read as the reference does: the
- *  18-byte header field by field, then w h bytes (the id field, colour map and origin
- *  bit ignored).  Returns 0, or -1 with err set. */
+ *  18-byte header field by field, then w h bytes after the image ID and colour map (skipped),
+ *  rows bottom first (a top-left origin's, byte 17 bit 5, turned over).  Returns 0, or -1
+ *  with err set. */
 int spin_image_read(const char *path, spin_image *im, char *err, size_t errlen);
 void spin_image_free(spin_image *im);
 #endif
