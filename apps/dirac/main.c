@@ -34,7 +34,7 @@ static int usage(FILE *out)
     fprintf(out, "usage: spsolve-spin MESH.obj IMAGE.tga OUT.obj [--scale S] [--iterations K] [--rtol R]\n"
                  "                    [--backend auto|cpu|cuda] [--subdivide N] [--write-matrix E.mtx] [--png OUT.png] [--no-reorder]\n"
                  "                    [--solver cg|bicgstab|gmres] [--norm 2|inf] [--json]\n");
-    return out == stdout ? 0 : 2;
+    return out == stdout ? 0 : 1; /* a usage error: 1, as spsolve's */
 }
 
 /* An option's value refused: what it must be, then the usage line. */
@@ -141,6 +141,12 @@ int main(int argc, char **argv)
                 o.scale == 0 ? "--scale 0"
                              : "no face has texture coordinates at all 3 corners, or those that do sample the image "
                                "at 127.5");
+    if (st == SPS_OK && pos && rep.unconverged)
+        fprintf(stderr,
+                "spsolve-spin: warning: %d of the solves ended above --rtol %g (at their limit of %d iterations, or "
+                "stagnating) and their iterate was kept, as the reference does: the shape may be off (relative "
+                "residuals: the E solves' in --json's eigen_relative_residuals, Poisson %.3g %.3g %.3g)\n",
+                rep.unconverged, o.rtol, o.maxit, rep.poisson_relres[0], rep.poisson_relres[1], rep.poisson_relres[2]);
     if (st != SPS_OK || !pos) {
         fprintf(stderr, "spsolve-spin: %s\n",
                 pos && rep.err[0] ? rep.err
@@ -167,8 +173,13 @@ int main(int argc, char **argv)
             if (i) printf(", ");
             app_json_number(stdout, 3, rep.relres[i]); /* JSON has no NaN: null */
         }
-        printf("], \"poisson_iterations\": [%d, %d, %d], \"rayleigh\": ", rep.poisson_its[0], rep.poisson_its[1],
-               rep.poisson_its[2]);
+        printf("], \"poisson_iterations\": [%d, %d, %d], \"poisson_relative_residuals\": [", rep.poisson_its[0],
+               rep.poisson_its[1], rep.poisson_its[2]);
+        for (int q = 0; q < 3; q++) {
+            if (q) printf(", ");
+            app_json_number(stdout, 3, rep.poisson_relres[q]);
+        }
+        printf("], \"unconverged_solves\": %d, \"rayleigh\": ", rep.unconverged);
         app_json_number(stdout, 17, rep.rayleigh);
         printf(", \"backend\": \"%s\", "
                "\"norm\": \"%s\", \"assembly\": \"%s\", \"reordered\": %s, \"time\": {\"read\": %.6g, \"reorder\": %.6g, "

@@ -88,8 +88,9 @@ static sps_status poisson_solves(sps_context ctx, sps_matrix L, sps_vector comp[
         sps_result res;
         memset(&res, 0, sizeof res);
         if (st == SPS_OK) st = sps_solver_solve(s, comp[q], x, &res);
-        if (st == SPS_ERR_NOT_CONVERGED) st = SPS_OK; /* the iterate at maxit, as the reference */
+        if (st == SPS_ERR_NOT_CONVERGED) st = SPS_OK, rep->unconverged++; /* the iterate at maxit, as the reference */
         rep->poisson_its[q] = res.iterations;
+        rep->poisson_relres[q] = res.relative_residual;
         if (st == SPS_OK) st = sps_vector_get(x, scratch);
         for (sps_index i = 0; st == SPS_OK && i < n; i++) pos[3 * (size_t)i + q] = scratch[i];
     }
@@ -158,7 +159,7 @@ static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_op
         memset(&res, 0, sizeof res);
         const double t0 = now();
         st = sps_solver_solve(s, b, x, &res);
-        if (st == SPS_ERR_NOT_CONVERGED) st = SPS_OK; /* the iterate at maxit, as the reference */
+        if (st == SPS_ERR_NOT_CONVERGED) st = SPS_OK, rep->unconverged++; /* the iterate at maxit, as the reference */
         if (it < SPIN_MAX_ITERATIONS) {
             rep->its[it] = res.iterations;
             rep->relres[it] = res.relative_residual;

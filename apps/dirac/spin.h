@@ -34,6 +34,9 @@ typedef struct {
     int its[SPIN_MAX_ITERATIONS]; /* CG iterations of each E solve */
     double relres[SPIN_MAX_ITERATIONS];
     int poisson_its[3];         /* CG iterations of the x, y, z Poisson solves */
+    double poisson_relres[3];   /* their relative residuals (the solver's) */
+    int unconverged;            /* solves that ended above rtol (maxit, or stagnation), their iterate kept
+                                   (as the reference does): the caller says so */
     double rayleigh;            /* x^H E x / x^H x after the iterations */
     double t_rho, t_assemble, t_eigen, t_poisson;
     double t_reorder;           /* the breadth-first renumbering (s; 0 without it) */

@@ -30,7 +30,8 @@ static int usage_to(FILE *f, int rc)
                     "                   [-o OUT.vtu] [--png OUT.png] [--write-matrix K.mtx] [--json]\n");
     return rc;
 }
-static int usage(void) { return usage_to(stderr, 2); }
+/* exit statuses as spsolve's: 1 a usage or input error, 2 a solve that did not converge */
+static int usage(void) { return usage_to(stderr, 1); }
 
 /* A usage error naming the option, its value and what it takes (then the usage). */
 static int bad(const char *opt, const char *val, const char *want)
@@ -197,7 +198,7 @@ int main(int argc, char **argv)
     if (st != SPS_OK || !u) {
         fprintf(stderr, "spsolve-fem: %s\n",
                 rep.err[0] ? rep.err : ctx && *sps_context_error(ctx) ? sps_context_error(ctx) : sps_status_name(st));
-        rc = 1;
+        rc = st == SPS_ERR_NOT_CONVERGED || st == SPS_ERR_BREAKDOWN ? 2 : 1;
     } else if (json) { /* the numbers through app_json_number: a non-finite one is null */
         printf("{\"dofs\": %d, \"nnz\": %lld, \"nnz_scalar\": %lld, \"iterations\": %d, \"tip_deflection\": ",
                rep.dofs, rep.nnz_blocks, 9 * rep.nnz_blocks, rep.iterations);

@@ -17,6 +17,11 @@ set_tests_properties(e2e.fem.json_huge_load PROPERTIES LABELS e2e PASS_REGULAR_E
                      "\"tip_deflection\": -3\\.958[0-9]*e\\+299, \"true_relative_residual\": [1-9][.0-9]*e-(0[89]|1[0-9]), ")
 add_test(NAME e2e.fem.usage COMMAND fem_cli --beam 10,1 --cells 10,1,1)
 set_tests_properties(e2e.fem.usage PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "usage: spsolve-fem \\(--beam")
+# exit statuses as spsolve's: 1 a usage error, 2 a solve that did not converge (it was 2 and 1)
+add_test(NAME e2e.fem.exit_status COMMAND sh -c "'$<TARGET_FILE:fem_cli>' --beam 10,1 --cells 10,1,1 2>&1; echo usage=$?; \
+'$<TARGET_FILE:fem_cli>' --beam 10,1,1 --cells 10,1,1 --maxit 2 2>&1; echo maxit=$?")
+set_tests_properties(e2e.fem.exit_status PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
+                     "usage=1.*CG did not converge in 2 iterations.*maxit=2")
 # -o: the VTK XML grid, and refused onto a directory
 add_test(NAME e2e.fem.vtu COMMAND fem_cli --beam 10,1,1 --cells 4,1,1 -o ${CMAKE_CURRENT_BINARY_DIR}/fem_beam.vtu)
 set_tests_properties(e2e.fem.vtu PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "wrote .*fem_beam.vtu \\(displacement, von_mises\\)")
