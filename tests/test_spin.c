@@ -428,7 +428,12 @@ static void test_reference(sps_context ctx, const char *dir)
 static void test_malformed(void)
 {
     static const struct { const char *name, *text, *want; } objs[] = {
-        {"quad.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3 4\n", "quad.obj:5: a face of 4 corners (triangles only)"},
+        {"edge.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2\n", "edge.obj:4: a face of 2 corners"},
+        {"many.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 "
+                     "1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2 3 1 2\n", /* 68 corners */
+         "many.obj:4: a face of more than 64 corners"},
+        /* a polygon's fan triangle is checked as any face: a quad whose 4th corner repeats its 1st */
+        {"quadrep.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 3 1\n", "quadrep.obj:4: a face with vertex 1 twice"},
         {"range.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nf 1 2 7\n", "range.obj:4: face corner 3: vertex index out of 1..3"},
         {"vt.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvt 0 0\nf 1/1 2/2 3/1\n", "vt.obj:5: face corner 2: texture index out of 1..1"},
         {"short.obj", "v 0 0\n", "short.obj:1: vertex needs 3 coordinates"},
@@ -456,8 +461,7 @@ static void test_malformed(void)
         /* an empty index after '/': "1/ 2" had read 2 as corner 1's texture index (a triangle 1 3 4) */
         {"slash.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nf 1/ 2 3 4\n",
          "slash.obj:7: face corner 1: no texture index after '/'"},
-        {"slash2.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1// 2 3 4\n",
-         "slash2.obj:5: a face of 4 corners (triangles only)"},
+        {"slash2.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1// 2\n", "slash2.obj:5: a face of 2 corners"},
         /* a normal index is range-checked as the others are, though normals are not used */
         {"vn.obj", "v 0 0 0\nv 1 0 0\nv 1 1 0\nvn 0 0 1\nf 1//1 2//2 3//1\n",
          "vn.obj:5: face corner 2: normal index out of 1..1"},
@@ -498,13 +502,20 @@ static void test_malformed(void)
         TET_V "vn 0 0 1\nf 1 2 3 # top\nf 1//1 3//1 4//1\nf 1 4 2#\nf 2 4 3\n",
         /* normals by relative index, and an empty one */
         "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\nvn 0 0 -1\nf 1/1/-2 2/1/ 3//2\n",
+        /* a cube of 6 quads, oriented outward: 12 triangles, fans from each quad's first corner */
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv 0 0 1\nv 1 0 1\nv 1 1 1\nv 0 1 1\n"
+        "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n",
     };
     for (size_t i = 0; i < sizeof fine / sizeof fine[0]; i++) {
         write_file("fine.obj", fine[i], strlen(fine[i]), path, sizeof path);
         spin_mesh m;
         const int rc = spin_mesh_read(path, &m, err, sizeof err);
-        const int nv = i == 4 ? 4 : 3, nf = i == 4 ? 4 : 1; /* the tetrahedron, the triangles */
-        CHECK(rc == 0 && m.nv == nv && m.nf == nf, "accepted OBJ %zu: %s", i, rc ? err : "");
+        const int nv = i == 4 ? 4 : i == 6 ? 8 : 3, nf = i == 4 ? 4 : i == 6 ? 12 : 1; /* tetrahedron, cube, triangles */
+        CHECK(rc == 0 && m.nv == nv && m.nf == nf && m.polygons == (i == 6 ? 6 : 0), "accepted OBJ %zu: %s", i,
+              rc ? err : "");
+        if (rc == 0 && i == 6) /* the first quad, f 1 4 3 2: triangles 1 4 3 and 1 3 2 (0-based) */
+            CHECK(m.f[0] == 0 && m.f[1] == 3 && m.f[2] == 2 && m.f[3] == 0 && m.f[4] == 2 && m.f[5] == 1,
+                  "the cube's first quad as a fan: %d %d %d, %d %d %d", m.f[0], m.f[1], m.f[2], m.f[3], m.f[4], m.f[5]);
         if (rc == 0) spin_mesh_free(&m);
         unlink(path);
     }

@@ -117,6 +117,11 @@ int main(int argc, char **argv)
                 "spsolve-spin: note: %s: %d of its %d vertices in no face (the first: vertex %d) left out; %s lists "
                 "the %d used, renumbered\n",
                 pos_args[0], dropped, nv_in, first, pos_args[2], m.nv);
+    if (m.polygons)
+        fprintf(stderr,
+                "spsolve-spin: note: %s: %d faces of more than 3 corners split into triangles (a fan from each "
+                "one's first corner): %s is a triangle mesh\n",
+                pos_args[0], m.polygons, pos_args[2]);
     if (subdivide && spin_mesh_subdivide(&m, subdivide, err, sizeof err)) {
         fprintf(stderr, "spsolve-spin: %s\n", err);
         spin_mesh_free(&m);

@@ -235,13 +235,13 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
         } else if (p[0] == 'v' && p[1] == 'n' && obj_word_end(p[2])) {
             nvn++;
         } else if (p[0] == 'f' && obj_word_end(p[1])) {
-            int vi[4], ti[4], k = 0;
+            int vi[SPIN_MAX_CORNERS], ti[SPIN_MAX_CORNERS], k = 0;
             char *e = p + 1;
             for (;;) {
                 while (*e == ' ' || *e == '\t') e++;
                 if (line_end(*e)) break; /* a trailing comment too, as on v lines */
-                if (k == 4) {
-                    rc = fail(err, errlen, "%s:%ld: a face of more than 3 corners (triangles only)", path, lineno);
+                if (k == SPIN_MAX_CORNERS) {
+                    rc = fail(err, errlen, "%s:%ld: a face of more than %d corners", path, lineno, SPIN_MAX_CORNERS);
                     break;
                 }
                 char *q;
@@ -292,15 +292,21 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
                 }
                 k++;
             }
-            if (rc == 0 && k != 3) rc = fail(err, errlen, "%s:%ld: a face of %d corners (triangles only)", path, lineno, k);
-            if (rc == 0) rc = check_face(path, lineno, m->v, vi, err, errlen);
-            for (int c = 0; c < 3 && rc == 0; c++)
-                if (push((void **)&m->f, &nf3, &capf, &vi[c], sizeof(int)) ||
-                    push((void **)&m->ft, &nft3, &capft, &ti[c], sizeof(int)))
+            if (rc == 0 && k < 3) rc = fail(err, errlen, "%s:%ld: a face of %d corners", path, lineno, k);
+            /* a polygon: the triangles (0, j, j + 1) of a fan, each checked and listed at the line
+               (a non-convex or non-planar one may give a degenerate or flipped triangle: refused so) */
+            if (rc == 0 && k > 3) m->polygons++;
+            for (int j = 1; rc == 0 && j + 1 < k; j++) {
+                const int tv[3] = {vi[0], vi[j], vi[j + 1]}, tt[3] = {ti[0], ti[j], ti[j + 1]};
+                rc = check_face(path, lineno, m->v, tv, err, errlen);
+                for (int c = 0; c < 3 && rc == 0; c++)
+                    if (push((void **)&m->f, &nf3, &capf, &tv[c], sizeof(int)) ||
+                        push((void **)&m->ft, &nft3, &capft, &tt[c], sizeof(int)))
+                        rc = fail(err, errlen, "out of memory");
+                if (rc == 0 && push((void **)&fline, &nfl, &capfl, &lineno, sizeof lineno))
                     rc = fail(err, errlen, "out of memory");
-            if (rc == 0 && push((void **)&fline, &nfl, &capfl, &lineno, sizeof lineno))
-                rc = fail(err, errlen, "out of memory");
-            if (rc == 0) m->nf++;
+                if (rc == 0) m->nf++;
+            }
         }
         if (rc) break;
     }

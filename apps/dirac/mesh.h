@@ -4,16 +4,21 @@
 #define SPIN_MESH_H
 #include <stddef.h>
 
+/* The most corners of a face the reader splits into triangles. */
+#define SPIN_MAX_CORNERS 64
+
 typedef struct {
     int nv, nvt, nf;
     double *v;    /* 3 nv positions */
     double *vt;   /* 2 nvt texture coordinates */
     int *f;       /* 3 nf vertex indices, 0-based, counterclockwise */
     int *ft;      /* 3 nf texture indices (per corner), 0-based; -1 where a face has none */
+    int polygons; /* faces of the file with more than 3 corners, each split into triangles (a fan) */
 } spin_mesh;
 
-/** Read v, vt and triangular f (v, v/vt, v/vt/vn, v//vn corners; negative indices
- *  count from the end); other lines (vn, comments, o, g, s, usemtl) are skipped.
+/** Read v, vt and f (v, v/vt, v/vt/vn, v//vn corners; negative indices count from the end;
+ *  a face of k > 3 corners, up to SPIN_MAX_CORNERS, as the k - 2 triangles of a fan from its
+ *  first corner, counted in polygons); other lines (vn, comments, o, g, s, usemtl) are skipped.
  *  Refused with file:line: a coordinate that is not a finite number or is followed by other
  *  characters (further numbers, v's w or colours, are allowed and ignored), an index out of
  *  range, a face with a repeated vertex or of area at most 1e-12 of its longest edge squared,
