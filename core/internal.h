@@ -100,6 +100,7 @@ struct sps_vector_s {
     sps_index n;
     sps_scalar t;
     void *data;                   /* backend memory */
+    char *warning;                /* what reading it from a file went on despite (NULL: nothing) */
 };
 
 /** Check that vectors are non-NULL, share a context and type, and sizes match. */

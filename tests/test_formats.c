@@ -578,6 +578,21 @@ static void test_convert_warning(void)
         sps_matrix_destroy(A);
     }
     remove(path);
+    /* a vector's file the same way (sps_vector_warning; it was read without a word), and one without */
+    const char *vm = "%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n";
+    for (int junk = 0; junk < 2; junk++) {
+        g = gzopen(path, "wb");
+        int ok = g && gzputs(g, vm) == (int)strlen(vm);
+        if (g) gzclose(g);
+        if (junk && (f = fopen(path, "ab")) != NULL) ok = fputs("GARBAGE", f) >= 0 && ok, fclose(f);
+        sps_vector v = NULL;
+        if (TU_CHECK(ok, "writing %s", path) && TU_OK(ctx, sps_vector_read_mtx(ctx, path, SPS_F64, &v)))
+            TU_CHECK(junk ? contains(sps_vector_warning(v), "7 bytes after the gzip data") : !sps_vector_warning(v)[0],
+                     "vector file %s garbage: warning '%s'", junk ? "with" : "without", sps_vector_warning(v));
+        sps_vector_destroy(v);
+        remove(path);
+    }
+    TU_CHECK(sps_vector_warning(NULL)[0] == 0, "sps_vector_warning(NULL) is \"\"");
 }
 
 /* The padded formats' 16-bit column refusal named the scalar kind ("ELL:", "SELL:") and the

@@ -51,7 +51,19 @@ typedef struct {
     sps_tune_result tune; /* --tune */
     sps_options auto_opts; /* --format auto: the picked format's defaults, as built (the summary lists them) */
     char read_warning[256]; /* rep.read_warning: a copy, as A may be read again or replaced by its conversion */
+    char rhs_warning_buf[256], x0_warning_buf[256]; /* rep.rhs_warning, rep.x0_warning: copies, as b and x are
+                                                       replaced (b's field change, x0's solve) */
 } cli_run;
+
+/* What reading a file went on despite (w, "" for nothing): on stderr, and kept in buf for
+ * the report's *slot (the object that holds w may be replaced before the report). */
+static void note_read_warning(const char *w, const char **slot, char *buf, size_t len)
+{
+    if (!*w) return;
+    snprintf(buf, len, "%s", w);
+    *slot = buf;
+    fprintf(stderr, "spsolve: warning: %s\n", buf);
+}
 
 static double now(void)
 {
@@ -165,11 +177,7 @@ static int step_load(cli_run *r)
                      (int)r->rep.info.rows, (int)r->rep.info.cols);
     }
     r->n = r->rep.info.rows * sps_entry_dim(r->rep.info.entry);
-    if (*sps_matrix_warning(r->A)) {
-        snprintf(r->read_warning, sizeof r->read_warning, "%s", sps_matrix_warning(r->A));
-        r->rep.read_warning = r->read_warning;
-        fprintf(stderr, "spsolve: warning: %s\n", r->rep.read_warning);
-    }
+    note_read_warning(sps_matrix_warning(r->A), &r->rep.read_warning, r->read_warning, sizeof r->read_warning);
     /* a trivial system converges at once ("zero_rhs"), which alone would mislead */
     if (r->rep.info.rows == 0)
         fprintf(stderr, "spsolve: warning: %s: the system is 0 x 0: there is nothing to solve\n", opt->matrix);
@@ -185,6 +193,7 @@ static int step_load(cli_run *r)
     if (opt->rhs) {
         /* the length is the reader's to check, at the file's size line */
         if ((st = sps_vector_read_mtx_n(r->ctx, opt->rhs, r->t, r->n, &r->b)) != SPS_OK) return fail(r->ctx, st, NULL);
+        note_read_warning(sps_vector_warning(r->b), &r->rep.rhs_warning, r->rhs_warning_buf, sizeof r->rhs_warning_buf);
         if (r->n == 0 && sps_vector_size(r->b) != 0) /* the reader's 0 is any length */
             return failf(EXIT_INPUT, "%s: b has %d entries; the system is 0 x 0", opt->rhs, (int)sps_vector_size(r->b));
         if (sps_vector_scalar(r->b) != r->t && r->rep.info.entry.kind == SPS_ENTRY_QUATERNION)
@@ -199,6 +208,7 @@ static int step_load(cli_run *r)
     }
     if (opt->x0) {
         if ((st = sps_vector_read_mtx_n(r->ctx, opt->x0, r->t, r->n, &r->x)) != SPS_OK) return fail(r->ctx, st, NULL);
+        note_read_warning(sps_vector_warning(r->x), &r->rep.x0_warning, r->x0_warning_buf, sizeof r->x0_warning_buf);
         if (r->n == 0 && sps_vector_size(r->x) != 0)
             return failf(EXIT_INPUT, "%s: x0 has %d entries; the system is 0 x 0", opt->x0, (int)sps_vector_size(r->x));
         if (sps_vector_scalar(r->x) != r->t) {

@@ -299,10 +299,12 @@ void cli_print_json(FILE *f, const cli_report *r)
     close_obj(&w);
     open_obj(&w, "rhs");
     kstr(&w, "source", r->rhs_source);
+    kstr(&w, "read_warning", r->rhs_warning);
     kbool(&w, "generated", r->rhs_source == NULL);
     knum(&w, "norm", r->rhs_norm);
     close_obj(&w);
     kstr(&w, "x0", r->x0_source);
+    kstr(&w, "x0_read_warning", r->x0_warning);
     open_obj(&w, "backend");
     kstr(&w, "name", r->backend);
     kstr(&w, "device", r->device);

@@ -32,6 +32,7 @@ typedef struct {
     const char *backend_reason; /* why --backend auto took the CPU, or NULL */
     const char *precond_warning; /* what its setup went on despite (sps_precond_warning), or NULL */
     const char *read_warning;    /* what reading -m went on despite (sps_matrix_warning), or NULL */
+    const char *rhs_warning, *x0_warning; /* the same of -b and --x0 (sps_vector_warning), or NULL */
     double rtol, atol;
     int maxit, restart;
     /* outcome */

@@ -50,6 +50,10 @@ SPS_API sps_status sps_vector_read_mtx(sps_context ctx, const char *path, sps_sc
  *  at its size line (file:line), before anything is allocated -- a right-hand side for a
  *  system of n rows. */
 SPS_API sps_status sps_vector_read_mtx_n(sps_context ctx, const char *path, sps_scalar t, sps_index n, sps_vector *v);
+/** What reading v from a file went on despite, "" when nothing (and for a vector not read
+ *  from a file): bytes after the gzip data that start no gzip member, as
+ *  sps_matrix_warning.  Valid while v is. */
+SPS_API const char *sps_vector_warning(sps_vector v);
 /** Write a vector as a Matrix Market array file, round-trip precision,
  *  through a temporary file renamed over path. */
 SPS_API sps_status sps_vector_write_mtx(sps_vector v, const char *path);
