@@ -21,6 +21,7 @@
  * standard output or error writes (io/atomic_out.c would write into it).  A store
  * reads, merges and writes under an exclusive lock of "<file>.lock" beside it, so
  * concurrent tunes keep each other's entries. */
+#define _XOPEN_SOURCE 700 /* realpath (XSI), beside the build's _POSIX_C_SOURCE */
 #include "formats/tune.h"
 #include "io/atomic_out.h"
 
@@ -521,17 +522,21 @@ static int write_file(const char *path, const entry_list *l, char *warn, size_t 
     return 0;
 }
 
-/* An exclusive lock of "<path>.lock" (created beside path, never through a link), held
- * while the descriptor is open; -1 where none can be had (the store goes on unlocked) or
- * where path is no regular file (nothing is written there then). */
+/* An exclusive lock of "<file>.lock" beside the file path names once links are resolved (so
+ * two links to one file take one lock; the lock itself is never opened through a link),
+ * held while the descriptor is open; -1 where none can be had (the store goes on unlocked)
+ * or where path is no regular file (nothing is written there then). */
 static int lock_beside(const char *path)
 {
     struct stat sb;
     if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) return -1; /* /dev/null, a directory: never ours */
-    const size_t n = strlen(path) + 6;
+    char *real = realpath(path, NULL); /* NULL for a file not made yet: its own name then */
+    const char *file = real ? real : path;
+    const size_t n = strlen(file) + 6;
     char *lp = malloc(n);
+    if (lp) snprintf(lp, n, "%s.lock", file);
+    free(real);
     if (!lp) return -1;
-    snprintf(lp, n, "%s.lock", path);
     int fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
     free(lp);
     if (fd >= 0 && flock(fd, LOCK_EX) != 0) {

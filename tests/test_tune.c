@@ -303,6 +303,15 @@ static void test_cache_paths(sps_matrix A)
     TU_CHECK(lstat(link, &sb) == 0 && S_ISLNK(sb.st_mode) && t && strstr(t, "choice"),
              "written through the link (%s)", t ? t : "nothing");
     free(t);
+    /* its lock is the file's, beside the file: another link to it takes the same one */
+    char lock[700];
+    snprintf(lock, sizeof lock, "%s.lock", target);
+    TU_CHECK(exists(lock), "the lock beside the linked file (%s)", lock);
+    snprintf(lock, sizeof lock, "%s.lock", link);
+    TU_CHECK(!exists(lock), "no lock beside the link (%s)", lock);
+    remove(lock);
+    snprintf(lock, sizeof lock, "%s.lock", target);
+    remove(lock);
     remove(link);
     remove(target);
     TU_CHECK(symlink(target, link) == 0, "dangling symlink");
