@@ -798,8 +798,10 @@ static cli_parse_result parse_argv(int argc, char **argv, cli_options *opt)
             char *end = NULL;
             errno = 0;
             opt->tune_budget = strtod(optarg, &end);
-            /* ERANGE: 1e-400 would read as 0, the model's pick with nothing timed */
-            if (end == optarg || *end || errno == ERANGE || !isfinite(opt->tune_budget) || opt->tune_budget < 0) {
+            /* ERANGE to 0: 1e-400 would read as 0, the model's pick with nothing timed; a subnormal
+               (1e-310, also ERANGE) is a positive budget as 1e-9 is */
+            if (end == optarg || *end || (errno == ERANGE && opt->tune_budget == 0) || !isfinite(opt->tune_budget) ||
+                opt->tune_budget < 0) {
                 fprintf(stderr, "spsolve: --tune-budget: expected seconds >= 0, got '%s'\n", optarg);
                 return CLI_PARSE_EXIT_USAGE;
             }
