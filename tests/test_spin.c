@@ -477,10 +477,6 @@ static void test_malformed(void)
          "dupface.obj:9: edge 1-2 is used in the same direction as by the face of line 5"},
         {"nonman.obj", TET_V "v 2 2 2\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\nf 2 3 5\n",
          "nonman.obj:10: edge 2-3 is used in the same direction as by the face of line 6"},
-        /* two closed surfaces: each would get its own scale and position (overlaid at the origin) */
-        {"two.obj", TET_V "v 5 1 1\nv 5 -1 -1\nv 3 1 -1\nv 3 -1 1\nf 1 2 3\nf 1 3 4\nf 1 4 2\nf 2 4 3\n"
-                          "f 5 6 7\nf 5 7 8\nf 5 8 6\nf 6 8 7\n",
-         "two.obj:13: this face is not connected to the face of line 9 (the mesh has 2 connected components)"},
     };
     char path[1024], err[1024];
     for (size_t i = 0; i < sizeof objs / sizeof objs[0]; i++) {
@@ -650,6 +646,89 @@ static double off_normalised(const spin_mesh *m, const double *pos)
     return worst;
 }
 
+/* A mesh of two separate surfaces (a textured, twice subdivided icosahedron and its copy moved
+ * by 3 along x): each is transformed as if alone (the same shape as the single surface's
+ * output, to the solves' tolerance), placed at its input's centroid with its input's RMS
+ * radius; the reference's steps had left the copy overlaid on the first at the origin. */
+static void test_components(void)
+{
+    char text[4096], path[1024], err[1024];
+    unsigned char px[4] = {20, 200, 90, 250};
+    const spin_image im = {2, 2, px};
+    spin_options o = {.scale = 1.0, .iterations = 3, .rtol = 1e-12, .maxit = 20000, .reorder = 1};
+    sps_context ctx = NULL;
+    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
+        CHECK(0, "CPU context");
+        return;
+    }
+    icosahedron_obj(text, sizeof text, 0, 1);
+    write_file("ico2.obj", text, strlen(text), path, sizeof path);
+    spin_mesh one, two;
+    memset(&two, 0, sizeof two);
+    if (spin_mesh_read(path, &one, err, sizeof err)) {
+        CHECK(0, "icosahedron: %s", err);
+        goto out;
+    }
+    /* a texture coordinate a vertex from its position: rho varies over the surface */
+    free(one.vt);
+    one.nvt = one.nv;
+    one.vt = malloc(sizeof(double) * 2 * (size_t)one.nv);
+    for (int i = 0; i < one.nv; i++) one.vt[2 * i] = 0.5 + 0.25 * one.v[3 * i], one.vt[2 * i + 1] = 0.5 + 0.25 * one.v[3 * i + 1];
+    memcpy(one.ft, one.f, sizeof(int) * 3 * (size_t)one.nf);
+    if (spin_mesh_subdivide(&one, 2, err, sizeof err)) {
+        CHECK(0, "subdivide: %s", err);
+        goto out;
+    }
+    const int n = one.nv, nf = one.nf;
+    two = one;
+    two.nv = 2 * n, two.nvt = 2 * one.nvt, two.nf = 2 * nf;
+    two.v = malloc(sizeof(double) * 6 * (size_t)n), two.vt = malloc(sizeof(double) * 4 * (size_t)one.nvt);
+    two.f = malloc(sizeof(int) * 6 * (size_t)nf), two.ft = malloc(sizeof(int) * 6 * (size_t)nf);
+    for (int i = 0; i < 3 * n; i++) two.v[i] = one.v[i], two.v[3 * n + i] = one.v[i] + (i % 3 == 0 ? 3.0 : 0.0);
+    for (int i = 0; i < 2 * one.nvt; i++) two.vt[i] = two.vt[2 * one.nvt + i] = one.vt[i];
+    for (int k = 0; k < 3 * nf; k++)
+        two.f[k] = one.f[k], two.f[3 * nf + k] = one.f[k] + n, two.ft[k] = one.ft[k], two.ft[3 * nf + k] = one.ft[k] + one.nvt;
+    int *label = malloc(sizeof(int) * 2 * (size_t)n);
+    CHECK(spin_mesh_components(&one, label) == 1 && spin_mesh_components(&two, label) == 2 && label[0] == 0 &&
+              label[n] == 1, "components: 1 and 2");
+    free(label);
+    double *p1 = malloc(sizeof(double) * 3 * (size_t)n), *p2 = malloc(sizeof(double) * 6 * (size_t)n);
+    spin_report r1, r2;
+    const sps_status s1 = spin_transform(ctx, &one, &im, &o, p1, &r1), s2 = spin_transform(ctx, &two, &im, &o, p2, &r2);
+    CHECK(s1 == SPS_OK && s2 == SPS_OK && r2.components == 2 && r1.components == 1, "transforms: %s",
+          sps_context_error(ctx));
+    if (s1 == SPS_OK && s2 == SPS_OK) {
+        /* each half, normalised as the output is, against the single surface's output; the
+           halves' centroids 3 apart in units of the input's RMS radius */
+        double worst = 0, cen[2][3] = {{0}}, rms[2] = {0, 0}, rin = 0, cin[3] = {0, 0, 0};
+        for (int h = 0; h < 2; h++) {
+            double *q = p2 + 3 * (size_t)n * h, rmax = 0;
+            for (int i = 0; i < n; i++)
+                for (int c = 0; c < 3; c++) cen[h][c] += q[3 * i + c] / n;
+            for (int i = 0; i < n; i++) {
+                double r = 0;
+                for (int c = 0; c < 3; c++) r += (q[3 * i + c] - cen[h][c]) * (q[3 * i + c] - cen[h][c]);
+                rmax = fmax(rmax, r), rms[h] += r / n;
+            }
+            for (int i = 0; i < 3 * n; i++) worst = fmax(worst, fabs((q[i] - cen[h][i % 3]) / sqrt(rmax) - p1[i]));
+        }
+        for (int i = 0; i < 3 * n; i++) cin[i % 3] += one.v[i] / n;
+        for (int i = 0; i < 3 * n; i++) rin += (one.v[i] - cin[i % 3]) * (one.v[i] - cin[i % 3]) / n;
+        const double dx = cen[1][0] - cen[0][0], ratio = dx / sqrt(rms[0]), want = 3.0 / sqrt(rin);
+        CHECK(worst < 1e-7, "each component transformed as if alone: off by %.3g", worst);
+        CHECK(fabs(ratio - want) < 1e-9 * want && fabs(rms[0] - rms[1]) < 1e-9 * rms[0] &&
+                  fabs(cen[1][1] - cen[0][1]) < 1e-12 && fabs(cen[1][2] - cen[0][2]) < 1e-12,
+              "placed as the input: centroids %.6g apart in RMS radii (want %.6g), RMS %.6g and %.6g", ratio, want,
+              sqrt(rms[0]), sqrt(rms[1]));
+    }
+    free(p1), free(p2);
+out:
+    spin_mesh_free(&one);
+    free(two.v), free(two.vt), free(two.f), free(two.ft);
+    unlink(path);
+    sps_context_destroy(ctx);
+}
+
 /* Inputs the solves cannot take, without the data set: rho 0 everywhere (b = 1 in E's null
  * space: "CG breakdown") gives the input back, normalised; a vertex in no face (an empty row:
  * "CG: NaN") is named, and spin_mesh_drop_unused takes it out; a subdivision too large is
@@ -742,6 +821,7 @@ int main(int argc, char **argv)
     test_malformed();
     test_sample_clamp();
     test_degenerate_inputs();
+    test_components();
     const char *dir = argc > 1 && argv[1][0] ? argv[1] : NULL;
     char probe[1024];
     snprintf(probe, sizeof probe, "%s/sphere.obj", dir ? dir : "");

@@ -171,7 +171,8 @@ int main(int argc, char **argv)
         rc = 1;
     } else if (json) {
         const double t_write = now() - t0;
-        printf("{\"vertices\": %d, \"faces\": %d, \"nnz_e\": %d, \"eigen_iterations\": [", m.nv, m.nf, rep.nnz_e);
+        printf("{\"vertices\": %d, \"faces\": %d, \"components\": %d, \"nnz_e\": %d, \"eigen_iterations\": [", m.nv,
+               m.nf, rep.components, rep.nnz_e);
         for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf("%s%d", i ? ", " : "", rep.its[i]);
         printf("], \"eigen_relative_residuals\": [");
         for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) {
@@ -198,7 +199,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf("%s%.6g", i ? ", " : "", rep.t_solve[i]);
         printf("], \"poisson\": %.6g, \"write\": %.6g}}\n", rep.t_poisson, t_write);
     } else {
-        printf("spsolve-spin: %d vertices, %d faces, E %d quaternion blocks\n", m.nv, m.nf, rep.nnz_e);
+        printf("spsolve-spin: %d vertices, %d faces%s, E %d quaternion blocks\n", m.nv, m.nf,
+               rep.components > 1 ? " (several connected surfaces, each transformed on its own)" : "", rep.nnz_e);
         printf("  inverse iterations:");
         for (int i = 0; i < o.iterations && i < SPIN_MAX_ITERATIONS; i++) printf(" %d", rep.its[i]);
         printf(" %s iterations; x^H E x = %.6g\n", o.solver ? o.solver : "cg", rep.rayleigh);

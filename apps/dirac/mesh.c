@@ -153,40 +153,24 @@ static int uf_root(int *up, int i)
     return i;
 }
 
-/* One connected surface: E is block diagonal over the components, so inverse iteration
- * leaves only the component of the smallest eigenvalue at full size (the others shrink by
- * the eigenvalues' ratio cubed), and each component's Poisson solve fixes its positions only
- * up to a translation of its own: two spheres came out one inside the other at the origin, the
- * second 6x too large.  Refused, naming a face of a second component. */
-static int check_connected(const char *path, const spin_mesh *m, const long *fline, char *err, size_t errlen)
+int spin_mesh_components(const spin_mesh *m, int *label)
 {
     int *up = malloc(sizeof *up * ((size_t)m->nv + 1));
-    if (!up) return fail(err, errlen, "out of memory");
-    for (int i = 0; i < m->nv; i++) up[i] = i;
+    if (!up) return -1;
+    for (int i = 0; i < m->nv; i++) up[i] = i, label[i] = -1;
     for (int t = 0; t < m->nf; t++)
         for (int c = 1; c < 3; c++) {
             const int a = uf_root(up, m->f[3 * t]), b = uf_root(up, m->f[3 * t + c]);
             if (a != b) up[a] = b;
         }
-    int other = -1, ncomp = 0;
-    const int r0 = uf_root(up, m->f[0]);
-    for (int t = 1; t < m->nf; t++)
-        if (uf_root(up, m->f[3 * t]) != r0 && other < 0) other = t;
-    if (other >= 0) { /* the components' count, for the message: the roots among the used vertices */
-        unsigned char *seen = calloc((size_t)m->nv + 1, 1);
-        for (int t = 0; seen && t < m->nf; t++) {
-            const int r = uf_root(up, m->f[3 * t]);
-            if (!seen[r]) seen[r] = 1, ncomp++;
-        }
-        free(seen);
+    int ncomp = 0; /* numbered by their first vertex: label[root] first, then every vertex's */
+    for (int i = 0; i < m->nv; i++) {
+        const int r = uf_root(up, i);
+        if (label[r] < 0) label[r] = ncomp++;
+        label[i] = label[r];
     }
     free(up);
-    if (other < 0) return 0;
-    return fail(err, errlen,
-                "%s:%ld: this face is not connected to the face of line %ld (the mesh has %d connected components): "
-                "a spin transformation deforms one connected surface (each component would get its own scale and "
-                "position); split the file into its components",
-                path, fline[other], fline[0], ncomp);
+    return ncomp;
 }
 
 int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
@@ -316,7 +300,6 @@ int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
     if (rc == 0 && (m->nv == 0 || m->nf == 0))
         rc = fail(err, errlen, "%s: no %s (an OBJ mesh of v and f lines)", path, m->nv ? "faces" : "vertices");
     if (rc == 0) rc = check_orientation(path, m, fline, err, errlen);
-    if (rc == 0) rc = check_connected(path, m, fline, err, errlen);
     free(fline);
     if (rc) spin_mesh_free(m);
     return rc;

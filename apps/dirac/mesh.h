@@ -22,9 +22,13 @@ typedef struct {
  *  Refused with file:line: a coordinate that is not a finite number or is followed by other
  *  characters (further numbers, v's w or colours, are allowed and ignored), an index out of
  *  range, a face with a repeated vertex or of area at most 1e-12 of its longest edge squared,
- *  a surface that is not oriented or not connected (several components).
+ *  a surface that is not oriented.
  *  Returns 0, or -1 with err set. */
 int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen);
+/** The connected components of m's faces (vertices joined by a face's edges): label[i] the
+ *  component of vertex i (nv entries), numbered by each one's lowest vertex; their number,
+ *  or -1 out of memory.  A vertex in no face is a component of its own. */
+int spin_mesh_components(const spin_mesh *m, int *label);
 /** Write v and f (1-based "f a b c") with 6 significant digits, as the reference, to a
  *  temporary file renamed over path.  Returns 0, or -1 with err set. */
 int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, char *err, size_t errlen);

@@ -59,12 +59,86 @@ void spin_laplacian_omega(const spin_mesh *m, const double *lam, int *lr, int *l
         }
 }
 
+/* ---------------------------------------------------------------- components
+ * A mesh of several connected surfaces: E and L are block diagonal over them, so each is
+ * transformed on its own, as if alone; what couples them is only the scaling that the
+ * reference applies to the whole vector.  Inverse iteration then shrinks every component but
+ * the one of the smallest eigenvalue by the eigenvalues' ratio per step (the solves' tolerance,
+ * global, leaves those parts inaccurate), omega's mean is compatible with L only per
+ * component, and the Poisson solve fixes each one's position only up to its own
+ * translation: two spheres came out overlaid at the origin, at swapped sizes.  So with more
+ * than one component, each component's part is scaled to unit norm before every solve, omega
+ * is made compatible per component, and each result is placed at its input's centroid with
+ * its input's RMS radius before the usual normalisation.  One component: the reference's
+ * steps exactly (none of this runs). */
+typedef struct {
+    const int *label; /* component of each vertex */
+    int ncomp;
+} spin_parts;
+
+/* v (per values a vertex, on its backend): each component's part scaled to unit 2-norm
+ * (a part of norm 0 left as it is) */
+static sps_status parts_unit(sps_vector v, const spin_parts *p, int per)
+{
+    const size_t n = (size_t)sps_vector_size(v) / (size_t)per;
+    double *h = malloc(sizeof(double) * ((size_t)per * n + 1)), *s = calloc((size_t)p->ncomp + 1, sizeof(double));
+    sps_status st = h && s ? sps_vector_get(v, h) : SPS_ERR_ALLOC;
+    for (size_t i = 0; st == SPS_OK && i < (size_t)per * n; i++) s[p->label[i / (size_t)per]] += h[i] * h[i];
+    for (int c = 0; st == SPS_OK && c < p->ncomp; c++) s[c] = s[c] > 0 ? 1.0 / sqrt(s[c]) : 1.0;
+    for (size_t i = 0; st == SPS_OK && i < (size_t)per * n; i++) h[i] *= s[p->label[i / (size_t)per]];
+    if (st == SPS_OK) st = sps_vector_set(v, h);
+    free(h), free(s);
+    return st;
+}
+
+/* v (a value a vertex): each component's mean subtracted */
+static sps_status parts_center(sps_vector v, const spin_parts *p, double *h)
+{
+    const size_t n = (size_t)sps_vector_size(v);
+    double *s = calloc(2 * (size_t)p->ncomp + 1, sizeof(double)), *cnt = s + p->ncomp;
+    sps_status st = s ? sps_vector_get(v, h) : SPS_ERR_ALLOC;
+    for (size_t i = 0; st == SPS_OK && i < n; i++) s[p->label[i]] += h[i], cnt[p->label[i]] += 1;
+    for (size_t i = 0; st == SPS_OK && i < n; i++) h[i] -= s[p->label[i]] / cnt[p->label[i]];
+    if (st == SPS_OK) st = sps_vector_set(v, h);
+    free(s);
+    return st;
+}
+
+/* pos (3 n): each component moved and scaled so that its centroid and RMS radius about it are
+ * its input's (in, 3 n); SPS_ERR_ALLOC or SPS_OK */
+static sps_status parts_place(double *pos, const double *in, const spin_parts *p, int n)
+{
+    /* per component: count, input centroid (3), output centroid (3), input and output sums of squares */
+    double *a = calloc(9 * (size_t)p->ncomp + 1, sizeof(double));
+    if (!a) return SPS_ERR_ALLOC;
+    for (int i = 0; i < n; i++) {
+        double *c = a + 9 * (size_t)p->label[i];
+        c[0] += 1;
+        for (int q = 0; q < 3; q++) c[1 + q] += in[3 * (size_t)i + q], c[4 + q] += pos[3 * (size_t)i + q];
+    }
+    for (int k = 0; k < p->ncomp; k++)
+        for (int q = 0; q < 6; q++) a[9 * (size_t)k + 1 + q] /= a[9 * (size_t)k];
+    for (int i = 0; i < n; i++) {
+        double *c = a + 9 * (size_t)p->label[i];
+        for (int q = 0; q < 3; q++) {
+            const double di = in[3 * (size_t)i + q] - c[1 + q], dp = pos[3 * (size_t)i + q] - c[4 + q];
+            c[7] += di * di, c[8] += dp * dp;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        const double *c = a + 9 * (size_t)p->label[i], k = c[8] > 0 ? sqrt(c[7] / c[8]) : 1.0;
+        for (int q = 0; q < 3; q++) pos[3 * (size_t)i + q] = c[1 + q] + (pos[3 * (size_t)i + q] - c[4 + q]) * k;
+    }
+    free(a);
+    return SPS_OK;
+}
+
 /* ---------------------------------------------------------------- solves */
 /* The three Poisson solves L x = omega_q - mean (q = x, y, z; L is singular, omega made
  * compatible), plain CG from x0 = 0 on ctx's backend; the solutions into pos (3 nv,
  * interleaved).  comp: omega's components, in place. */
-static sps_status poisson_solves(sps_context ctx, sps_matrix L, sps_vector comp[3], const spin_options *o, double *pos,
-                                 double *scratch, spin_report *rep)
+static sps_status poisson_solves(sps_context ctx, sps_matrix L, sps_vector comp[3], const spin_options *o,
+                                 const spin_parts *parts, double *pos, double *scratch, spin_report *rep)
 {
     const sps_index n = sps_vector_size(comp[0]);
     const double one = 1.0, zero = 0.0;
@@ -80,10 +154,14 @@ static sps_status poisson_solves(sps_context ctx, sps_matrix L, sps_vector comp[
     if (st == SPS_OK) st = sps_vector_fill(ones, &one);
     if (st == SPS_OK) st = sps_vector_create(ctx, n, SPS_F64, &x);
     for (int q = 0; q < 3 && st == SPS_OK; q++) {
-        double sum[2] = {0, 0};
-        st = sps_vector_dot(ones, comp[q], sum);
-        const double minus_mean = n > 0 ? -sum[0] / n : 0.0;
-        if (st == SPS_OK) st = sps_vector_axpby(&minus_mean, ones, &one, comp[q]);
+        if (parts->ncomp > 1) {
+            st = parts_center(comp[q], parts, scratch);
+        } else {
+            double sum[2] = {0, 0};
+            st = sps_vector_dot(ones, comp[q], sum);
+            const double minus_mean = n > 0 ? -sum[0] / n : 0.0;
+            if (st == SPS_OK) st = sps_vector_axpby(&minus_mean, ones, &one, comp[q]);
+        }
         if (st == SPS_OK) st = sps_vector_fill(x, &zero); /* x0 = 0, as the reference */
         sps_result res;
         memset(&res, 0, sizeof res);
@@ -127,8 +205,8 @@ static sps_status assemble_host(sps_context ctx, const spin_mesh *m, const doubl
  * reals, also the start's scratch) only where fetch is set.  Each step: b = b / |b|,
  * x = 0, solve E x = b with Jacobi-preconditioned CG (o->solver: another method; the
  * reference's x0 = 0), b = x. */
-static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_options *o, int n, double *lam,
-                                    int fetch, sps_vector *eig, spin_report *rep)
+static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_options *o, const spin_parts *parts,
+                                    int n, double *lam, int fetch, sps_vector *eig, spin_report *rep)
 {
     const sps_index N = 4 * (sps_index)n;
     sps_operator op = NULL;
@@ -148,10 +226,14 @@ static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_op
     if (st == SPS_OK) st = sps_vector_from_host(ctx, N, SPS_F64, lam, &b);
     if (st == SPS_OK) st = sps_vector_create(ctx, N, SPS_F64, &x);
     for (int it = 0; it < o->iterations && st == SPS_OK; it++) {
-        st = sps_vector_nrm2(b, &nrm);
-        if (st == SPS_OK) {
-            const double inv = 1.0 / nrm;
-            st = sps_vector_scale(&inv, b);
+        if (parts->ncomp > 1) {
+            st = parts_unit(b, parts, 4);
+        } else {
+            st = sps_vector_nrm2(b, &nrm);
+            if (st == SPS_OK) {
+                const double inv = 1.0 / nrm;
+                st = sps_vector_scale(&inv, b);
+            }
         }
         if (st == SPS_OK) st = sps_vector_fill(x, &zero);
         if (st != SPS_OK) break;
@@ -167,16 +249,21 @@ static sps_status inverse_iteration(sps_context ctx, sps_matrix E, const spin_op
         }
         if (st == SPS_OK) st = sps_vector_copy(x, b);
     }
-    if (st == SPS_OK) st = sps_vector_nrm2(b, &nrm);
-    if (st == SPS_OK) {
-        const double inv = 1.0 / nrm;
-        st = sps_vector_scale(&inv, b);
+    if (parts->ncomp > 1) {
+        if (st == SPS_OK) st = parts_unit(b, parts, 4);
+    } else {
+        if (st == SPS_OK) st = sps_vector_nrm2(b, &nrm);
+        if (st == SPS_OK) {
+            const double inv = 1.0 / nrm;
+            st = sps_vector_scale(&inv, b);
+        }
     }
-    /* the eigenvalue estimate x^H E x / x^H x (x of unit norm) */
+    /* the eigenvalue estimate x^H E x / x^H x (x of unit norm; with components, each part of
+       unit norm: their mean) */
     if (st == SPS_OK) st = sps_vector_create(ctx, N, SPS_F64, &y);
     if (st == SPS_OK) st = sps_operator_apply(op, SPS_OP_N, NULL, b, NULL, y);
     if (st == SPS_OK) st = sps_vector_dot(b, y, r);
-    rep->rayleigh = r[0];
+    rep->rayleigh = r[0] / parts->ncomp;
     if (st == SPS_OK && fetch) st = sps_vector_get(b, lam);
     if (st == SPS_OK) *eig = b, b = NULL;
     sps_vector_destroy(b);
@@ -308,6 +395,7 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
     const int n = m->nv, nf = m->nf;
     sps_status st = SPS_ERR_ALLOC;
     double *rho = NULL, *lam = malloc(sizeof(double) * 4 * ((size_t)n + 1)), *scratch = malloc(sizeof(double) * ((size_t)n + 1));
+    int *label = malloc(sizeof(int) * ((size_t)n + 1));
     double *om = NULL, *lv = NULL;
     int *lr = NULL, *lc = NULL;
     sps_matrix E = NULL, L = NULL;
@@ -318,7 +406,10 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
 #else
     const int gpu = 0;
 #endif
-    if (!lam || !scratch) goto done;
+    if (!lam || !scratch || !label) goto done;
+    spin_parts parts = {label, spin_mesh_components(m, label)};
+    if (parts.ncomp < 0) goto done;
+    rep->components = parts.ncomp;
     double t0 = now();
     /* rho 0 on every face (no texture coordinates, scale 0) prescribes no change of curvature:
      * E = D^H M D then holds the constants in its null space, b = 1 among them, and the solves
@@ -364,7 +455,7 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
         goto done;
     }
     t0 = now();
-    if ((st = inverse_iteration(ctx, E, o, n, lam, !gpu, &eig, rep)) != SPS_OK) goto done;
+    if ((st = inverse_iteration(ctx, E, o, &parts, n, lam, !gpu, &eig, rep)) != SPS_OK) goto done;
     rep->t_eigen = now() - t0;
 
     /* the cotangent Laplacian L of the original mesh and the divergence omega of the new edges,
@@ -388,7 +479,8 @@ static sps_status transform_core(sps_context ctx, const spin_mesh *m, const spin
             if ((st = sps_vector_from_host(ctx, n, SPS_F64, scratch, &comp[q])) != SPS_OK) goto done;
         }
     }
-    if ((st = poisson_solves(ctx, L, comp, o, pos, scratch, rep)) != SPS_OK) goto done;
+    if ((st = poisson_solves(ctx, L, comp, o, &parts, pos, scratch, rep)) != SPS_OK) goto done;
+    if (parts.ncomp > 1 && (st = parts_place(pos, m->v, &parts, n)) != SPS_OK) goto done;
     normalise(pos, n);
     rep->t_poisson = now() - t0;
 done:
@@ -399,7 +491,7 @@ done:
     sps_matrix_destroy(L);
     sps_vector_destroy(eig);
     for (int q = 0; q < 3; q++) sps_vector_destroy(comp[q]);
-    free(rho), free(lam), free(scratch), free(om), free(lr), free(lc), free(lv);
+    free(rho), free(lam), free(scratch), free(om), free(lr), free(lc), free(lv), free(label);
     return st;
 }
 

@@ -35,6 +35,7 @@ typedef struct {
     double relres[SPIN_MAX_ITERATIONS];
     int poisson_its[3];         /* CG iterations of the x, y, z Poisson solves */
     double poisson_relres[3];   /* their relative residuals (the solver's) */
+    int components;             /* connected components of the mesh, each transformed on its own */
     int unconverged;            /* solves that ended above rtol (maxit, or stagnation), their iterate kept
                                    (as the reference does): the caller says so */
     double rayleigh;            /* x^H E x / x^H x after the iterations */
