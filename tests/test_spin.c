@@ -650,15 +650,16 @@ static double off_normalised(const spin_mesh *m, const double *pos)
  * by 3 along x): each is transformed as if alone (the same shape as the single surface's
  * output, to the solves' tolerance), placed at its input's centroid with its input's RMS
  * radius; the reference's steps had left the copy overlaid on the first at the origin. */
-static void test_components(void)
+static void test_components(sps_backend be)
 {
     char text[4096], path[1024], err[1024];
     unsigned char px[4] = {20, 200, 90, 250};
     const spin_image im = {2, 2, px};
     spin_options o = {.scale = 1.0, .iterations = 3, .rtol = 1e-12, .maxit = 20000, .reorder = 1};
     sps_context ctx = NULL;
-    if (sps_context_create(&ctx, SPS_BACKEND_CPU, 0) != SPS_OK) {
-        CHECK(0, "CPU context");
+    if (sps_context_create(&ctx, be, 0) != SPS_OK) {
+        CHECK(be != SPS_BACKEND_CPU, "CPU context"); /* no GPU: nothing to check there */
+        sps_context_destroy(ctx); /* a failed create may leave one, holding why */
         return;
     }
     icosahedron_obj(text, sizeof text, 0, 1);
@@ -821,7 +822,8 @@ int main(int argc, char **argv)
     test_malformed();
     test_sample_clamp();
     test_degenerate_inputs();
-    test_components();
+    test_components(SPS_BACKEND_CPU);
+    test_components(SPS_BACKEND_CUDA); /* the per-surface steps on device vectors, where there is a GPU */
     const char *dir = argc > 1 && argv[1][0] ? argv[1] : NULL;
     char probe[1024];
     snprintf(probe, sizeof probe, "%s/sphere.obj", dir ? dir : "");
