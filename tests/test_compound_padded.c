@@ -284,8 +284,8 @@ static void solve_like_bcsr(const char *name, cr_coo *c, sps_entry_desc e, sps_s
 }
 
 /* bsell with sort-window: rows sorted by length within windows store fewer slots
- * on rows of varying length, multiply as the expansion does (N and T, the
- * permutation inside the format), and a window that is not a multiple of the
+ * on rows of varying length, multiply as the expansion does and bit for bit as
+ * bcsr (N and T, the permutation inside the format), and a window that is not a multiple of the
  * slice height is refused by the rule sell and bsell share. */
 static void test_sorted(void)
 {
@@ -315,6 +315,9 @@ static void test_sorted(void)
                 TU_CHECK(tu_spmv_check(ctx, &h, A, (sps_op_mode)mode, TU_AB_RANDOM, tu_rng_u64(&rng), &worst, NULL),
                          "bsell32 sort-window %s: %s, worst error %.3g", sorted ? "256" : "0",
                          mode ? "SpMV^T" : "SpMV", worst);
+                /* the permutation stays inside the format: bcsr's bits, SpMV^T included */
+                TU_CHECK(same_bits(A, B, (sps_op_mode)mode, t, n * 4, n * 4), "bsell32 sort-window %s: %s differs "
+                         "from bcsr's", sorted ? "256" : "0", mode ? "SpMV^T" : "SpMV");
             }
         }
         sps_matrix_destroy(A);

@@ -13,7 +13,9 @@
  * SpMV (both outer layouts): one block-row per iteration, d accumulators, rows
  * scheduled dynamically, each row summed left to right: deterministic, and the
  * same bits in every outer layout.  SpMV^T: the chunked scatter buffers of
- * tscatter.inc over m*d scalars: deterministic, whatever the number of threads.
+ * tscatter.inc over m*d scalars: deterministic, whatever the number of threads,
+ * rows scattered in their original order (bsell's sorted rows through the inverse
+ * of its permutation), so again the same bits in every outer layout.
  * Traffic per product (bcsr): nnz (4 + nv s) + (n + 1) 4 bytes of matrix, x
  * gathered per entry (d s bytes), y written once (d s bytes a row), s the scalar
  * size; the padded layouts read slots instead of nnz (padding is stored, never
