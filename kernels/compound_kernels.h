@@ -73,7 +73,8 @@ typedef enum { SPS_ENTRY_AOS = 0, SPS_ENTRY_SOA = 1 } sps_entry_layout;
     X(P, E, S, bcsr_diag_blocks, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_index n,          \
                                   int64_t nnz, const sps_index *rowptr, const sps_index *col, const void *val,   \
                                   void *out))                                                                    \
-    /* y = a A^T x + b y (y: m*d scalars, x: n*d), without forming A^T: deterministic */                        \
+    /* y = a A^T x + b y (y: m*d scalars, x: n*d), without forming A^T: deterministic on the CPU (the GPU's   \
+       sums by atomics are not bit-reproducible) */                                                             \
     X(P, E, S, bcsr_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,       \
                             sps_index n, sps_index m, int64_t nnz, const sps_index *rowptr,                      \
                             const sps_index *col, const void *val, sps_cplx a, const void *x, sps_cplx b,        \
@@ -83,7 +84,7 @@ typedef enum { SPS_ENTRY_AOS = 0, SPS_ENTRY_SOA = 1 } sps_entry_layout;
      * p*L.slots + s (SoA); padding slots are never read */                                                     \
     X(P, E, S, pad_spmv, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,         \
                           sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))    \
-    /* y = a A^T x + b y in the padded layout, deterministic */                                                 \
+    /* y = a A^T x + b y in the padded layout: on the CPU deterministic, bcsr's bits (sorted rows too) */        \
     X(P, E, S, pad_spmvt, (sps_exec *ex, sps_entry_desc e, sps_entry_layout lay, sps_entry_layout vlay,        \
                            sps_pad_layout L, const void *val, sps_cplx a, const void *x, sps_cplx b, void *y))
 
