@@ -80,21 +80,20 @@ add_test(NAME e2e.fem.output_is_mesh COMMAND fem_cli --mesh ${CMAKE_CURRENT_BINA
 set_tests_properties(e2e.fem.output_is_mesh PROPERTIES WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 set_tests_properties(e2e.fem.output_is_mesh PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
                      "--write-matrix '.*cube.msh' is the file --mesh reads")
+# a Gmsh file written here, read by spsolve-fem with the arguments after REGEX, its output matched
+function(fem_msh_test name text regex)
+  file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/${name}.msh "${text}")
+  add_test(NAME e2e.fem.${name} COMMAND fem_cli --mesh ${CMAKE_CURRENT_BINARY_DIR}/${name}.msh ${ARGN})
+  set_tests_properties(e2e.fem.${name} PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "${regex}")
+endfunction()
 # two tetrahedra that share no node, one clamped: the other is free to move, K is singular, and
 # CG had broken down as "not positive definite"; refused before the solve, saying why
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/fem_two_bodies.msh
-     "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n2 1 \"base\"\n$EndPhysicalNames\n$Nodes\n8\n"
-     "1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 3 0 0\n6 4 0 0\n7 3 1 0\n8 3 0 1\n$EndNodes\n$Elements\n3\n"
-     "1 2 2 1 1 1 3 2\n2 4 2 0 1 1 2 3 4\n3 4 2 0 1 5 6 7 8\n$EndElements\n")
-add_test(NAME e2e.fem.gmsh_unheld COMMAND fem_cli --mesh ${CMAKE_CURRENT_BINARY_DIR}/fem_two_bodies.msh --clamp base
-                                             --gravity 0,0,-1 --json)
-set_tests_properties(e2e.fem.gmsh_unheld PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
-                     "1 of the 2 tetrahedra \\(one at node \\(3, 0, 0\\)\\) are in a part of the mesh that no node of --clamp base holds")
+fem_msh_test(gmsh_unheld
+  "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$PhysicalNames\n1\n2 1 \"base\"\n$EndPhysicalNames\n$Nodes\n8\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 3 0 0\n6 4 0 0\n7 3 1 0\n8 3 0 1\n$EndNodes\n$Elements\n3\n1 2 2 1 1 1 3 2\n2 4 2 0 1 1 2 3 4\n3 4 2 0 1 5 6 7 8\n$EndElements\n"
+  "1 of the 2 tetrahedra \\(one at node \\(3, 0, 0\\)\\) are in a part of the mesh that no node of --clamp base holds"
+  --clamp base --gravity 0,0,-1 --json)
 # a mesh of second-order (10-node) tetrahedra only: said so, not only "no tetrahedra"
-file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/fem_order2.msh
-     "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n10\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 .5 0 0\n"
-     "6 .5 .5 0\n7 0 .5 0\n8 0 0 .5\n9 0 .5 .5\n10 .5 0 .5\n$EndNodes\n$Elements\n1\n"
-     "1 11 2 0 1 1 2 3 4 5 6 7 8 9 10\n$EndElements\n")
-add_test(NAME e2e.fem.gmsh_order2 COMMAND fem_cli --mesh ${CMAKE_CURRENT_BINARY_DIR}/fem_order2.msh --clamp 1)
-set_tests_properties(e2e.fem.gmsh_order2 PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION
-                     "no linear tetrahedra \\(element type 4\\): 1 elements of other types skipped, e.g. a second-order")
+fem_msh_test(gmsh_order2
+  "$MeshFormat\n2.2 0 8\n$EndMeshFormat\n$Nodes\n10\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 .5 0 0\n6 .5 .5 0\n7 0 .5 0\n8 0 0 .5\n9 0 .5 .5\n10 .5 0 .5\n$EndNodes\n$Elements\n1\n1 11 2 0 1 1 2 3 4 5 6 7 8 9 10\n$EndElements\n"
+  "no linear tetrahedra \\(element type 4\\): 1 elements of other types skipped, e.g. a second-order"
+  --clamp 1)
