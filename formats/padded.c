@@ -75,6 +75,14 @@ static sps_status pad_geometry(sps_matrix B, const sps_pad_params *p, sps_pad_st
     return SPS_OK;
 }
 
+/* The layout's name in messages: ELL, SELL, RgCSR; BELL, BSELL for compound entries (the
+ * bell and bsell formats, which a user asked for by those names). */
+static const char *pad_name(sps_matrix B, sps_pad_kind k)
+{
+    if (B->entry.kind == SPS_ENTRY_SCALAR) return sps_pad_kind_name(k);
+    return k == SPS_PAD_ELL ? "BELL" : "BSELL";
+}
+
 /* Refuse a blow-up: more than max_fill x nnz slots (and more than the floor). */
 static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sps_pad_store *s)
 {
@@ -95,12 +103,12 @@ static sps_status pad_check_fill(sps_matrix B, const sps_pad_params *p, const sp
         return sps_error(B->ctx, SPS_ERR_ARG,
                          "%s conversion refused: it would store %lld entries (%zu bytes) for %lld nonzeros, "
                          "fill factor %.1f > max-fill %g (%s); %s, or set force to convert anyway",
-                         sps_pad_kind_name(p->kind), (long long)L->slots, bytes, (long long)B->nnz, fill, p->max_fill,
+                         pad_name(B, p->kind), (long long)L->slots, bytes, (long long)B->nnz, fill, p->max_fill,
                          shape, p->suggest);
     }
     if (L->slots > SPS_MAX_STORED)
         return sps_error(B->ctx, SPS_ERR_ALLOC, "%s conversion: %lld stored entries for %lld nonzeros (at most %lld)",
-                         sps_pad_kind_name(p->kind), (long long)L->slots, (long long)B->nnz,
+                         pad_name(B, p->kind), (long long)L->slots, (long long)B->nnz,
                          (long long)SPS_MAX_STORED);
     return SPS_OK;
 }

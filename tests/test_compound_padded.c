@@ -188,7 +188,7 @@ static void test_padding_refusal(void)
     tu_fill_random(&rng, t, (size_t)s.nnz * 4, val);
     sps_matrix B = NULL;
     TU_OK(ctx, sps_matrix_from_csr_entries(ctx, n, n, s.rowptr, s.col, val, e, t, &B));
-    static const char *const refused[NOUTER] = {"ELL conversion refused", NULL, "SELL conversion refused"};
+    static const char *const refused[NOUTER] = {"BELL conversion refused", NULL, "BSELL conversion refused"};
     static const char *const suggest[NOUTER] = {"use bsell", NULL, "use slice-height 16"};
     tu_csr h = cr_expand(e, t, n, n, s.rowptr, s.col, val);
     for (int oi = 0; B && oi < NOUTER; oi++) {
