@@ -38,9 +38,14 @@ static sps_status from_mm(sps_context ctx, const char *fn, const char *name, sps
                          "not %s", fn, name, sps_scalar_name(t));
     if (cplx && !sps_scalar_is_complex(t)) t = is_single(t) ? SPS_C32 : SPS_C64;
     sps_csr_host h, g;
-    SPS_CHECK(sps_csr_host_from_triplets_entries(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx,
-                                                 quat ? sps_entry_quaternion() : sps_entry_scalar(), t, 1, &h));
-    sps_status st = SPS_OK;
+    sps_status st = sps_csr_host_from_triplets_entries(ctx, d->rows, d->cols, d->nnz, d->row, d->col, d->val, cplx,
+                                                       quat ? sps_entry_quaternion() : sps_entry_scalar(), t, 1, &h);
+    if (st == SPS_ERR_NUMERIC) { /* an entry past the precision's range, or duplicates summing past it: the file named */
+        char why[768];
+        snprintf(why, sizeof why, "%s", sps_context_error(ctx));
+        return sps_error(ctx, st, "%s: %s", name, why);
+    }
+    SPS_CHECK(st);
     if (b > 1) {
         st = sps_csr_host_group_blocks(ctx, &h, b, name, &g);
         sps_csr_host_free(&h);

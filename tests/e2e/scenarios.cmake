@@ -214,7 +214,7 @@ function(scenario_history)
   e2e_json_expect(error status)
   # a value beyond the requested precision's range is an input error naming the entry
   e2e_write_mtx("${WORK}/big.mtx" "coordinate real general" "2 2 2" "1 1 1e300" "2 2 1")
-  e2e_run_refused("entry \\(1, 1\\) = 1e\\+300 overflows f32" -m big.mtx --precision f32)
+  e2e_run_refused("big.mtx: entry \\(1, 1\\) = 1e\\+300 overflows f32" -m big.mtx --precision f32)
   # honest trivial systems and tolerances: warnings, not silence
   e2e_write_mtx("${WORK}/zero.mtx" "coordinate real general" "3 3 0")
   e2e_run(-m zero.mtx)
