@@ -144,7 +144,8 @@ sps_status sps_matrix_generate(sps_context ctx, const char *spec, sps_scalar t, 
         char *end = NULL;
         errno = 0;
         long long N = colon ? strtoll(colon + 1, &end, 10) : 0;
-        if (!colon || end == colon + 1 || *end != 0 || N < 1)
+        /* digits only: strtoll also took " 4" and "+4", which no generator name spells */
+        if (!colon || colon[1] < '0' || colon[1] > '9' || end == colon + 1 || *end != 0 || N < 1)
             return sps_error(ctx, SPS_ERR_ARG, "generator '%s': expected %s:N with N >= 1 (available: %s)", spec,
                              generators[g].name, sps_matrix_generate_list());
         if (errno == ERANGE)

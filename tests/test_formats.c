@@ -970,7 +970,7 @@ static void test_size_edges(void)
 static void test_generate_errors(void)
 {
     const char *bad[] = {"poisson2d", "poisson2d:", "poisson2d:0", "poisson2d:-3", "poisson2d:x", "poisson2d:4x",
-                         "foo:3", "", "poisson:3", "poisson2d3"};
+                         "foo:3", "", "poisson:3", "poisson2d3", "poisson2d: 4", "poisson2d:+4"};
     /* too large for 32-bit indices (N^d would even overflow int64): SPS_ERR_ARG, no allocation attempt */
     const char *huge[] = {"poisson3d:3000000000", "poisson2d:99999999999999999999", "poisson3d:9223372036854775807",
                           "poisson2d:46341", "poisson3d:1291", "stencil27b3:1291", "stencil27b3:500"};
