@@ -100,7 +100,8 @@ struct sps_vector_s {
     sps_index n;
     sps_scalar t;
     void *data;                   /* backend memory */
-    char *warning;                /* what reading it from a file went on despite (NULL: nothing) */
+    char warning[256];            /* what reading it from a file went on despite (sps_vector_warning), "" when
+                                     nothing: as a matrix's */
 };
 
 /** Check that vectors are non-NULL, share a context and type, and sizes match. */

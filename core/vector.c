@@ -43,11 +43,10 @@ void sps_vector_destroy(sps_vector v)
 {
     if (!v) return;
     sps_dfree(v->ctx, v->data);
-    free(v->warning);
     free(v);
 }
 
-const char *sps_vector_warning(sps_vector v) { return v && v->warning ? v->warning : ""; }
+const char *sps_vector_warning(sps_vector v) { return v ? v->warning : ""; }
 
 sps_index sps_vector_size(sps_vector v) { return v ? v->n : 0; }
 sps_scalar sps_vector_scalar(sps_vector v) { return v ? v->t : SPS_F64; }

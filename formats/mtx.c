@@ -242,11 +242,7 @@ sps_status sps_vector_read_mtx_n(sps_context ctx, const char *path, sps_scalar t
     }
     st = sps_vector_from_host(ctx, (sps_index)n, t, h, out);
     free(h);
-    if (st == SPS_OK && d.warning[0] && !((*out)->warning = strdup(d.warning))) {
-        sps_vector_destroy(*out);
-        *out = NULL;
-        st = sps_error(ctx, SPS_ERR_ALLOC, "%s: out of host memory for the reader's warning", path);
-    }
+    if (st == SPS_OK) snprintf((*out)->warning, sizeof (*out)->warning, "%s", d.warning);
 done:
     sps_mm_data_free(&d);
     return st;

@@ -146,33 +146,6 @@ static int check_orientation(const char *path, const spin_mesh *m, const long *f
     return rc;
 }
 
-/* Union-find root of vertex i (path halving). */
-static int uf_root(int *up, int i)
-{
-    while (up[i] != i) i = up[i] = up[up[i]];
-    return i;
-}
-
-int spin_mesh_components(const spin_mesh *m, int *label)
-{
-    int *up = malloc(sizeof *up * ((size_t)m->nv + 1));
-    if (!up) return -1;
-    for (int i = 0; i < m->nv; i++) up[i] = i, label[i] = -1;
-    for (int t = 0; t < m->nf; t++)
-        for (int c = 1; c < 3; c++) {
-            const int a = uf_root(up, m->f[3 * t]), b = uf_root(up, m->f[3 * t + c]);
-            if (a != b) up[a] = b;
-        }
-    int ncomp = 0; /* numbered by their first vertex: label[root] first, then every vertex's */
-    for (int i = 0; i < m->nv; i++) {
-        const int r = uf_root(up, i);
-        if (label[r] < 0) label[r] = ncomp++;
-        label[i] = label[r];
-    }
-    free(up);
-    return ncomp;
-}
-
 int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);

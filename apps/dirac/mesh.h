@@ -2,6 +2,8 @@
  * Readers report "file:line: what" (TGA: "file: byte offset: field") into err. */
 #ifndef SPIN_MESH_H
 #define SPIN_MESH_H
+#include "components.h"
+
 #include <stddef.h>
 
 /* The most corners of a face the reader splits into triangles. */
@@ -25,10 +27,12 @@ typedef struct {
  *  a surface that is not oriented.
  *  Returns 0, or -1 with err set. */
 int spin_mesh_read(const char *path, spin_mesh *m, char *err, size_t errlen);
-/** The connected components of m's faces (vertices joined by a face's edges): label[i] the
- *  component of vertex i (nv entries), numbered by each one's lowest vertex; their number,
- *  or -1 out of memory.  A vertex in no face is a component of its own. */
-int spin_mesh_components(const spin_mesh *m, int *label);
+/** The connected components of m's faces (cell_components): label[i] the component of vertex
+ *  i (nv entries), numbered by each one's lowest vertex; their number, or -1 out of memory. */
+static inline int spin_mesh_components(const spin_mesh *m, int *label)
+{
+    return cell_components(m->nv, m->f, m->nf, 3, label);
+}
 /** Write v and f (1-based "f a b c") with 6 significant digits, as the reference, to a
  *  temporary file renamed over path.  Returns 0, or -1 with err set. */
 int spin_mesh_write(const char *path, const spin_mesh *m, const double *pos, char *err, size_t errlen);

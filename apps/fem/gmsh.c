@@ -12,6 +12,7 @@
 #include "fem.h"
 #include "fem_math.h"
 #include "compact.h"
+#include "components.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -636,32 +637,19 @@ void fem_clamp_group(const fem_mesh *m, int tag, unsigned char *clamp)
 int fem_unheld(const fem_mesh *m, const unsigned char *clamp, int *first)
 {
     *first = -1;
-    int *up = malloc(sizeof *up * ((size_t)m->nv + 1));
+    int *label = malloc(sizeof *label * ((size_t)m->nv + 1));
     unsigned char *held = calloc((size_t)m->nv + 1, 1);
-    if (!up || !held) {
-        free(up), free(held);
-        return 0; /* not checked: the solve says what it finds */
-    }
-    for (int i = 0; i < m->nv; i++) up[i] = i;
-    for (int e = 0; e < m->nt; e++)
-        for (int a = 1; a < 4; a++) {
-            int x = m->t[4 * (size_t)e], y = m->t[4 * (size_t)e + a];
-            while (up[x] != x) x = up[x] = up[up[x]];
-            while (up[y] != y) y = up[y] = up[up[y]];
-            if (x != y) up[x] = y;
-        }
-    for (int i = 0; i < m->nv; i++) {
-        int x = i;
-        while (up[x] != x) x = up[x] = up[up[x]];
-        up[i] = x;
-        if (clamp[i]) held[x] = 1;
-    }
+    const int ncomp = label && held ? cell_components(m->nv, m->t, m->nt, 4, label) : -1;
     int n = 0;
-    for (int e = 0; e < m->nt; e++)
-        if (!held[up[m->t[4 * (size_t)e]]]) {
-            if (*first < 0) *first = m->t[4 * (size_t)e];
-            n++;
-        }
-    free(up), free(held);
+    if (ncomp > 0) { /* out of memory: not checked, the solve says what it finds */
+        for (int i = 0; i < m->nv; i++)
+            if (clamp[i]) held[label[i]] = 1;
+        for (int e = 0; e < m->nt; e++)
+            if (!held[label[m->t[4 * (size_t)e]]]) {
+                if (*first < 0) *first = m->t[4 * (size_t)e];
+                n++;
+            }
+    }
+    free(label), free(held);
     return n;
 }
