@@ -62,7 +62,6 @@ typedef struct sps_launch_variant {
     /* HiSparse (hs_kernel, kernels/cuda/hisparse.cu), SpMV and SpMV^T. */
     int hs_windows; /* 32-entry windows a warp: 0 by the rule (1 while they fit one wave of warps,
                        else 2), 1 or 2 */
-    int hs_cache;   /* a block's outputs summed in shared memory before y: 0 by the rule (off), 1 off, 2 on */
 } sps_launch_variant;
 
 /* The fields, in declaration order, with the values a field may take besides 0 (the
@@ -74,7 +73,7 @@ typedef struct sps_launch_variant {
     X(hola_early_mul, 1) X(hola_minb, 2, 4, 5, 6) X(hola_out_div, 1, 2) X(hola_ldg, 1)                          \
     X(pad_unroll, 4, 8) X(pad_minb, 4) X(pad_ldg, 1) X(pad_split, 1, 2, 4) X(pad_lean, 1, 2)                    \
     X(cmp_sched, 1) X(cmp_tpr, 1, 2, 4, 8, 16, 32) X(cmp_warps, 2, 4, 8, 16) X(cmp_bpsm, 1, 2, 4, 8)          \
-    X(hs_windows, 1, 2) X(hs_cache, 1, 2)
+    X(hs_windows, 1, 2)
 
 /* v from a comma-separated list of field=value (values 0..64; fields not named
  * stay 0, the default; "" is the default variant).  Returns 0, or -1 with why

@@ -33,54 +33,14 @@ constexpr int HS_WARPS = 8; /* warps a block: 256 threads */
  * the scaling kernel and the launch gap (programmatic dependent launch, common.cuh). */
 __device__ inline void hs_y_ready() { sps_cu_pdl_wait(); }
 
-/* The block's output cache (launch variant hs_cache): CAP outputs from base, in shared memory.
- * Without it every run of equal outputs in a window is one atomicAdd into y; A^T x of a
- * scattered leaf has a run an entry.  With it a block's runs are summed in shared memory
- * first, and each output the block touched reaches y once.  base is the least first output
- * of the block's segments; a run outside [base, base + CAP) goes to y directly. */
-template <typename T> struct hs_cache {
-    static constexpr int BYTES = 16384;
-    static constexpr int CAP = BYTES / (int)sizeof(T);
-    T *buf;
-    sps_index base;
-};
-
-template <typename T, bool TR, int K>
-__device__ inline void hs_cache_open(const sps_hs_item (&it)[K], const int (&nseg)[K], hs_cache<T> *cache)
-{
-    __shared__ sps_index wmin[HS_WARPS];
-    const int lane = (int)(threadIdx.x & 31);
-    int o = INT32_MAX;
-#pragma unroll
-    for (int j = 0; j < K; j++)
-        if (lane < nseg[j]) o = min(o, (int)(TR ? it[j].c0 : it[j].r0));
-    o = __reduce_min_sync(0xffffffffu, o);
-    if (lane == 0) wmin[threadIdx.x / 32] = o;
-    for (int i = (int)threadIdx.x; i < hs_cache<T>::CAP; i += HS_WARPS * 32) cache->buf[i] = zero_of<T>();
-    __syncthreads();
-    o = wmin[0];
-#pragma unroll
-    for (int w = 1; w < HS_WARPS; w++) o = min(o, (int)wmin[w]);
-    cache->base = o;
-}
-
-template <typename T> __device__ inline void hs_cache_close(const hs_cache<T> *cache, T a, T *__restrict__ y)
-{
-    __syncthreads();
-    for (int i = (int)threadIdx.x; i < hs_cache<T>::CAP; i += HS_WARPS * 32) {
-        const T v = cache->buf[i];
-        if (!is_zero(v)) atomic_add(y + cache->base + i, a * v);
-    }
-}
-
 /* A warp takes K consecutive packed work items (windows of 32 entries) w0 .. w0 + K - 1, in
  * stages: every window's segment range, then every window's segments, then every entry's
  * coordinates, then the values and x, then the sums and atomics.  A window is a chain of
  * dependent loads (5 round trips) with little work; K windows a warp issue K loads at each
  * step, so a large matrix runs in fewer waves of warps at the same depth (hs_launch picks K). */
-template <typename T, bool TR, int K, bool CACHE>
+template <typename T, bool TR, int K>
 __device__ inline void hs_sparse_warp(const sps_hs_sched &H, int64_t w0, T a, const T *__restrict__ x,
-                                      T *__restrict__ y, hs_cache<T> *cache)
+                                      T *__restrict__ y)
 {
     const int lane = (int)(threadIdx.x & 31);
     /* lanes 0..K read the windows' segment offsets (past the last window: the end) */
@@ -95,7 +55,6 @@ __device__ inline void hs_sparse_warp(const sps_hs_sched &H, int64_t w0, T a, co
         it[j] = sps_hs_item{0, 0, 0, 0, 0};
         if (lane < nseg[j]) it[j] = H.sparse[s0 + lane]; /* lane l < nseg reads segment l */
     }
-    if (CACHE) hs_cache_open<T, TR, K>(it, nseg, cache);
     const unsigned char *p[K];
     uint32_t count[K];
     sps_index r[K], c[K];
@@ -158,11 +117,7 @@ __device__ inline void hs_sparse_warp(const sps_hs_sched &H, int64_t w0, T a, co
             if (lane + o < 32 && rt == run) s[j] = s[j] + t;
         }
         if (j == 0) hs_y_ready();
-        if (mine[j] && head) {
-            const sps_index o = CACHE ? out[j] - cache->base : -1;
-            if (CACHE && o >= 0 && o < hs_cache<T>::CAP) atomic_add(cache->buf + o, s[j]);
-            else atomic_add(y + out[j], a * s[j]);
-        }
+        if (mine[j] && head) atomic_add(y + out[j], a * s[j]);
     }
 }
 
@@ -196,18 +151,13 @@ __device__ inline void hs_dense_block(const sps_hs_sched &H, int64_t leaf, T a, 
 
 /* One launch for both kinds of leaves: blocks [0, sparse_blocks) take HS_WARPS x K packed
  * work items each, the rest a dense leaf each (one launch fewer where there are both). */
-template <typename T, bool TR, int K, bool CACHE>
+template <typename T, bool TR, int K>
 __global__ void __launch_bounds__(HS_WARPS * 32)
     hs_kernel(sps_hs_sched H, int64_t sparse_blocks, T a, const T *__restrict__ x, T *__restrict__ y)
 {
     if ((int64_t)blockIdx.x < sparse_blocks) {
         const int64_t w0 = ((int64_t)blockIdx.x * HS_WARPS + threadIdx.x / 32) * K;
-        if (CACHE) {
-            __shared__ __align__(16) unsigned char raw[CACHE ? hs_cache<T>::BYTES : 16];
-            hs_cache<T> cache{(T *)(void *)raw, 0};
-            hs_sparse_warp<T, TR, K, true>(H, w0 < H.nwarps ? w0 : H.nwarps, a, x, y, &cache);
-            hs_cache_close<T>(&cache, a, y);
-        } else if (w0 < H.nwarps) hs_sparse_warp<T, TR, K, false>(H, w0, a, x, y, NULL); /* uniform within the warp */
+        if (w0 < H.nwarps) hs_sparse_warp<T, TR, K>(H, w0, a, x, y); /* uniform within the warp */
     } else {
         hs_dense_block<T, TR>(H, (int64_t)blockIdx.x - sparse_blocks, a, x, y);
     }
@@ -221,7 +171,7 @@ __global__ void __launch_bounds__(HS_WARPS * 32)
  * launches in a row had cost about a third more (bench/results/hisparse.md, session 22). */
 static_assert(HS_WARPS * 32 == SPS_CU_THREADS, "sps_cu_launch_pdl launches SPS_CU_THREADS threads a block");
 
-template <typename T, bool TR, int K, bool CACHE>
+template <typename T, bool TR, int K>
 static sps_status hs_run(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, T *y, int pdl)
 {
     const int64_t per_block = (int64_t)HS_WARPS * K, sparse_blocks = (H.nwarps + per_block - 1) / per_block,
@@ -231,8 +181,8 @@ static sps_status hs_run(sps_exec *ex, const sps_hs_sched &H, T a, const T *x, T
         return sps_kerror(ex, SPS_ERR_ARG, "hisparse: %lld warps of work and %lld dense leaves", (long long)H.nwarps,
                           (long long)H.ndense);
     cudaStream_t st = sps_custream(ex);
-    if (pdl) SPS_CU(ex, sps_cu_launch_pdl(hs_kernel<T, TR, K, CACHE>, (unsigned)grid, st, H, sparse_blocks, a, x, y));
-    else hs_kernel<T, TR, K, CACHE><<<(unsigned)grid, HS_WARPS * 32, 0, st>>>(H, sparse_blocks, a, x, y);
+    if (pdl) SPS_CU(ex, sps_cu_launch_pdl(hs_kernel<T, TR, K>, (unsigned)grid, st, H, sparse_blocks, a, x, y));
+    else hs_kernel<T, TR, K><<<(unsigned)grid, HS_WARPS * 32, 0, st>>>(H, sparse_blocks, a, x, y);
     SPS_CU_LAUNCHED(ex, "hs_kernel");
     return SPS_OK;
 }
@@ -249,11 +199,10 @@ static sps_status hs_launch(sps_exec *ex, const sps_hs_sched &H, T a, const T *x
     int K = ex->lv ? ex->lv->hs_windows : 0;
     if (K == 0) {
         int cap = 1;
-        SPS_CHECK(sps_cu_resident(ex, hs_kernel<T, TR, 1, false>, &cap));
+        SPS_CHECK(sps_cu_resident(ex, hs_kernel<T, TR, 1>, &cap));
         K = H.nwarps > (int64_t)cap * HS_WARPS ? 2 : 1;
     }
-    if (ex->lv && ex->lv->hs_cache == 2) return (K == 2 ? hs_run<T, TR, 2, true> : hs_run<T, TR, 1, true>)(ex, H, a, x, y, pdl);
-    return (K == 2 ? hs_run<T, TR, 2, false> : hs_run<T, TR, 1, false>)(ex, H, a, x, y, pdl);
+    return (K == 2 ? hs_run<T, TR, 2> : hs_run<T, TR, 1>)(ex, H, a, x, y, pdl);
 }
 
 template <typename T>
