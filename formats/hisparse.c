@@ -948,8 +948,12 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
         SPS_CHECK_GOTO(st, sps_dmalloc(ctx, (void **)&list, 2 * (size_t)S * sizeof *list), done);
         SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xa, vs, ta, g, 0, list, list + S), done);
         SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), a.w.xb, vs, tb, g, SPS_HS_TAG_B, list + ca, list + S + ca), done);
-        SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), S, sps_hs_key_bits(g) + 1, list, list + S, a.w.key, a.w.src),
-                       done);
+        if (sps_hs_list_sorted(a.w.xa, ta, g) && sps_hs_list_sorted(a.w.xb, tb, g)) /* two ordered runs */
+            SPS_CHECK_GOTO(st, k->hs_merge_pairs(sps_ex(ctx), ca, list, list + S, S - ca, list + ca, list + S + ca,
+                                                 a.w.key, a.w.src), done);
+        else
+            SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), S, sps_hs_key_bits(g) + 1, list, list + S, a.w.key,
+                                                a.w.src), done);
         sps_dfree(ctx, list), list = NULL; /* stream-ordered: after the sort, not held through C's build */
     }
     SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_small_shape(sps_ex(ctx), &a.w, alpha, beta), done);
@@ -1000,8 +1004,10 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     uint64_t *lkey = list, *lsrc = list + ca + cb; /* the lists, sorted into key and src */
     SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xa, vs, ta, g, 0, lkey, lsrc), done);
     SPS_CHECK_GOTO(st, k->hs_list(sps_ex(ctx), xb, vs, tb, g, SPS_HS_TAG_B, lkey + ca, lsrc + ca), done);
-    /* the empty slots' key is 1 << bits: one bit more sorts them last */
-    SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), ca + cb, sps_hs_key_bits(g) + 1, lkey, lsrc, key, src), done);
+    /* the empty slots' key is 1 << bits: one bit more sorts them last; two ordered runs merge */
+    if (sps_hs_list_sorted(xa, ta, g) && sps_hs_list_sorted(xb, tb, g))
+        SPS_CHECK_GOTO(st, k->hs_merge_pairs(sps_ex(ctx), ca, lkey, lsrc, cb, lkey + ca, lsrc + ca, key, src), done);
+    else SPS_CHECK_GOTO(st, k->hs_sort_pairs(sps_ex(ctx), ca + cb, sps_hs_key_bits(g) + 1, lkey, lsrc, key, src), done);
     sps_dfree(ctx, list), list = NULL; /* stream-ordered: after the sort, not held through C's build */
     /* the distinct keys: the entries of the sorted lists not marked as repeats (depth + 1) */
     SPS_CHECK_GOTO(st, k->hs_marks(sps_ex(ctx), g, nv, key, mark, hist), done);

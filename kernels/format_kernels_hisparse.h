@@ -369,6 +369,15 @@ static inline SPS_HS_HD void sps_hs_list_put(sps_hs_geom g, int trans, sps_index
     }
     *key = sps_hs_key(g, (uint64_t)r, (uint64_t)c), *src = where;
 }
+/* Whether X's list (sps_hs_list_entry, sps_hs_list_slot) is sorted by the keys of C's
+ * geometry g already: an operand of C's node size taken as it is (its coordinates not
+ * swapped; then its tree has C's shape, so tree order is key order), whose entries are all in
+ * sparse leaves (the windows list them in tree order, the empty slots, keyed past every
+ * entry, only at the end; a dense leaf's slots come after all windows). */
+static inline SPS_HS_HD int sps_hs_list_sorted(sps_hs_sched X, int trans, sps_hs_geom g)
+{
+    return !trans && X.ndense == 0 && X.d == g.d;
+}
 /* slot i of the warps' windows (window i / 32, its entry i % 32: the last of the window's
  * segments that starts at or before it, found by bisection on where each starts: 5 dependent
  * loads, where a walk over a window of 32 one-entry leaves had taken 32), or an empty slot
@@ -470,7 +479,8 @@ static inline SPS_HS_HD int64_t sps_hs_small_slots(const sps_hs_small *w)
 {
     return sps_hs_list_slots(w->xa) + sps_hs_list_slots(w->xb);
 }
-/* the lists too long for one block: listed and sorted (hs_list, hs_sort_pairs) before the shape */
+/* the lists too long for one block: listed and sorted (hs_list, then hs_sort_pairs, or
+ * hs_merge_pairs for two ordered lists) before the shape */
 static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w)
 {
     return sps_hs_small_slots(w) > SPS_HS_SMALL_SLOTS;
@@ -518,6 +528,10 @@ static inline SPS_HS_HD int sps_hs_small_sorted(const sps_hs_small *w)
        (the CPU's also sorts in place, for its own build and one-pass sum) */                              \
     X(P, hs_sort_pairs, (sps_exec *ex, int64_t n, int bits, const uint64_t *kin, const uint64_t *vin,     \
                          uint64_t *key, uint64_t *val))                                                    \
+    /* the pairs of two lists each sorted by key, (ka, va) na of them and (kb, vb) nb, merged by key     \
+       into (key, val), arrays apart; on equal keys a's first (sps_hs_list_sorted: no sort needed) */      \
+    X(P, hs_merge_pairs, (sps_exec *ex, int64_t na, const uint64_t *ka, const uint64_t *va, int64_t nb,   \
+                          const uint64_t *kb, const uint64_t *vb, uint64_t *key, uint64_t *val))           \
     /* ukey[u] = key[ustart[u]], u < nu */                                                                 \
     X(P, hs_ukeys, (sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key, uint64_t *ukey)) \
     /* the one-pass sum's second call: C's pool (zeroed here) and schedule from w's shape */              \

@@ -13,8 +13,9 @@
  *     1x1, n x 1, 1 x n, empty, 0 x 0, a band whose size is not a multiple of d, and rows of
  *     power-law length; node sizes 4, 16 and 128;
  *   - sps_matrix_add (0.5 A^T + 3 A, or + 3 A^T where A is not square; A as hisparse and as CSR),
- *     computed on the GPU (kernels/cuda/hisparse_build.cu), equals the CPU context's sum: the same
- *     pattern, values to rounding (test_hisparse holds the CPU's to the tree oracle bitwise);
+ *     and 3 A + 0.5 A (lists merged, not sorted, where no leaf is dense), computed on the GPU
+ *     (kernels/cuda/hisparse_build.cu), equals the CPU context's sum: the same pattern, values to
+ *     rounding (test_hisparse holds the CPU's to the tree oracle bitwise);
  *     the GPU's one-pass sum of small operands (one block) and its general one give the same
  *     tree and schedule, byte for byte; a sum that overflows is refused on each of the GPU's
  *     paths, the entry named.
@@ -118,6 +119,16 @@ static void check(const tu_shape *s, sps_scalar t, int d)
             TU_OK(g_gpu, sps_matrix_add(alpha, Bg, SPS_OP_T, beta, Ag, ob, o, &Cg)) && tu_export_csr(g_cpu, Cc, &ec) &&
             tu_export_csr(g_gpu, Cg, &eg))
             TU_CHECK(close_sum(&ec, &eg, t), "%s [%s] d=%d: 0.5 A^T + 3 op(A) differs on the GPU context", s->name,
+                     sps_scalar_name(t), d);
+        tu_csr_free(&ec), tu_csr_free(&eg);
+        sps_matrix_destroy(Cc), sps_matrix_destroy(Cg);
+        Cc = Cg = NULL;
+        /* 3 A + 0.5 A, both as they are: where neither has a dense leaf, their lists are merged, not
+           sorted (sps_hs_list_sorted), on the GPU by bisection, on the CPU in one pass */
+        if (TU_OK(g_cpu, sps_matrix_add(beta, Bc, SPS_OP_N, alpha, Ac, SPS_OP_N, o, &Cc)) &&
+            TU_OK(g_gpu, sps_matrix_add(beta, Bg, SPS_OP_N, alpha, Ag, SPS_OP_N, o, &Cg)) &&
+            tu_export_csr(g_cpu, Cc, &ec) && tu_export_csr(g_gpu, Cg, &eg))
+            TU_CHECK(close_sum(&ec, &eg, t), "%s [%s] d=%d: 3 A + 0.5 A differs on the GPU context", s->name,
                      sps_scalar_name(t), d);
         tu_csr_free(&ec), tu_csr_free(&eg);
         sps_matrix_destroy(Cc), sps_matrix_destroy(Cg);

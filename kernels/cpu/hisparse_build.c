@@ -137,6 +137,20 @@ sps_status sps_cpu_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, const uint64
     return SPS_OK;
 }
 
+sps_status sps_cpu_hs_merge_pairs(sps_exec *ex, int64_t na, const uint64_t *ka, const uint64_t *va, int64_t nb,
+                                  const uint64_t *kb, const uint64_t *vb, uint64_t *key, uint64_t *val)
+{
+    (void)ex;
+    int64_t i = 0, j = 0, o = 0;
+    while (i < na && j < nb) {
+        if (kb[j] < ka[i]) key[o] = kb[j], val[o++] = vb[j++];
+        else key[o] = ka[i], val[o++] = va[i++];
+    }
+    for (; i < na; i++) key[o] = ka[i], val[o++] = va[i];
+    for (; j < nb; j++) key[o] = kb[j], val[o++] = vb[j];
+    return SPS_OK;
+}
+
 sps_status sps_cpu_hs_ukeys(sps_exec *ex, sps_index nu, const sps_index *ustart, const uint64_t *key, uint64_t *ukey)
 {
     (void)ex;

@@ -284,8 +284,8 @@ __global__ void __launch_bounds__(THREADS, 1)
 }
 static_assert(512 * 8 == SPS_HS_SMALL_SLOTS, "the larger block sorts the small sum's slots");
 
-/* longer lists, sorted already (hs_list, hs_sort_pairs): the rest on a cooperative grid of
- * SPS_CU_THREADS-thread blocks, grid-wide barriers between the steps */
+/* longer lists, sorted already (hs_list, then hs_sort_pairs or hs_merge_pairs): the rest on a
+ * cooperative grid of SPS_CU_THREADS-thread blocks, grid-wide barriers between the steps */
 template <typename T>
 __global__ void __launch_bounds__(SPS_CU_THREADS) hs_small_grid_kernel(const __grid_constant__ sps_hs_small w, T al,
                                                                       T be)

@@ -325,6 +325,42 @@ extern "C" sps_status sps_cuda_hs_sort_pairs(sps_exec *ex, int64_t n, int bits, 
     return hs_radix_sort(ex, n, bits, kin, key, vin, val, "HiSparse addition: the list sort (CUB DeviceRadixSort)");
 }
 
+/* two sorted lists merged: a thread a pair, its place its index plus the other list's pairs
+ * before it (a's: b's keys below its own; b's: a's keys at or below: a's first on equal keys),
+ * found by bisection in the other list.  One launch over the pairs, where the radix sort took
+ * five (its histogram, scan and three 8-bit passes: 43 us on a sum of 155k slots,
+ * bench/results/hisparse.md).  (CUB's DeviceMerge would pull Thrust's exceptions into this
+ * build, which has none.) */
+struct hs_merge_op {
+    int64_t na, nb;
+    const uint64_t *ka, *va, *kb, *vb;
+    uint64_t *key, *val;
+    __device__ void setup() {}
+    __device__ void operator()(sps_index t) const
+    {
+        const bool in_a = t < na;
+        const int64_t i = in_a ? t : t - na;
+        const uint64_t k = in_a ? ka[i] : kb[i];
+        const uint64_t *o = in_a ? kb : ka;
+        int64_t lo = 0, hi = in_a ? nb : na; /* the first of o's keys past k (in a: at or past k) */
+        while (lo < hi) {
+            const int64_t mid = lo + (hi - lo) / 2;
+            if (in_a ? o[mid] < k : o[mid] <= k) lo = mid + 1;
+            else hi = mid;
+        }
+        key[i + lo] = k, val[i + lo] = in_a ? va[i] : vb[i];
+    }
+};
+
+extern "C" sps_status sps_cuda_hs_merge_pairs(sps_exec *ex, int64_t na, const uint64_t *ka, const uint64_t *va,
+                                              int64_t nb, const uint64_t *kb, const uint64_t *vb, uint64_t *key,
+                                              uint64_t *val)
+{
+    if (na + nb <= 0) return SPS_OK;
+    if (na + nb >= INT32_MAX) return sps_kerror(ex, SPS_ERR_ARG, "hs_merge_pairs: %lld pairs", (long long)(na + nb));
+    return sps_cuda_foreach(ex, (sps_index)(na + nb), hs_merge_op{na, nb, ka, va, kb, vb, key, val});
+}
+
 /* the one-pass sum's second call (kernels/hisparse_small.h): one block, of the first's size */
 template <int THREADS>
 __global__ void __launch_bounds__(THREADS, 1) hs_small_fill_kernel(const __grid_constant__ sps_hs_small w)
