@@ -532,6 +532,9 @@ typedef struct {
     sps_hs_item *dsparse, *ddense; /* backend memory: the segments and the dense leaves */
     int64_t *dwarp;                /* backend memory: nwarps + 1 segment offsets */
     int64_t nsparse, nwarps, ndense;
+    /* the matrix is the tree's transpose (n, m swapped): a sum of transposed operands kept as
+       the transpose of their plain sum, the paper's view state (sps_matrix_add) */
+    int trans;
 } hs_store;
 
 static void hisparse_destroy(sps_matrix A)
@@ -759,7 +762,7 @@ static sps_status hisparse_to_csr(sps_matrix A, sps_csr_host *out)
     sps_status st = sps_hcalloc(A->ctx, (void **)&out->rowptr, ((size_t)A->n + 1) * sizeof(sps_index), "CSR row pointers");
     if (st == SPS_OK) st = sps_hcalloc(A->ctx, (void **)&out->col, e * sizeof(sps_index), "CSR columns");
     if (st == SPS_OK) st = sps_hcalloc(A->ctx, &out->val, e * vs, "CSR values");
-    if (st == SPS_OK) sps_hisparse_to_csr(&H, 0, out->rowptr, out->col, out->val);
+    if (st == SPS_OK) sps_hisparse_to_csr(&H, S->trans, out->rowptr, out->col, out->val);
     free(H.pool);
     return st;
 }
@@ -778,7 +781,8 @@ static sps_status hisparse_spmv(sps_matrix A, sps_op_mode mode, sps_cplx a, cons
 {
     const hs_store *S = A->store;
     const sps_index nout = mode == SPS_OP_N ? A->n : A->m;
-    return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), store_sched(S), a, x, b, y, nout, mode == SPS_OP_T);
+    return sps_kmat(A->ctx, A->t)->hs_spmv(sps_ex(A->ctx), store_sched(S), a, x, b, y, nout,
+                                           (mode == SPS_OP_T) ^ S->trans);
 }
 
 /* The pool (nodes, header, alignment) and the schedule; stored: the leaves' value slots */
@@ -812,6 +816,7 @@ sps_status sps_hisparse_download(sps_matrix A, sps_hisparse_copy *out)
     const hs_store *S = A->store;
     out->H = S->H;
     out->H.pool = NULL, out->H.cap = 0;
+    out->trans = S->trans;
     out->nsparse = S->nsparse, out->ndense = S->ndense, out->nwarps = S->nwarps;
     sps_status st = sps_ddownload(A->ctx, (void **)&out->H.pool, S->dpool, S->H.bytes, "the HiSparse tree");
     if (st == SPS_OK && S->nsparse) {
@@ -840,8 +845,10 @@ void sps_hisparse_copy_free(sps_hisparse_copy *c)
 /* C = alpha op(A) + beta op(B) on the backend that holds A and B (kernels/format_kernels_hisparse.h,
  * "C = op(A) + op(B) on the backend"): each operand's entries listed from its schedule with
  * their keys in C's geometry (a transposed operand's coordinates swapped: no transpose is
- * built), one stable sort of both lists, the distinct keys and their values, then the tree
- * from sorted keys (hs_store_build, steps 2-6 of the build).  A and B may differ in node size
+ * built), one stable sort of both lists (a merge where both are in C's order already), the
+ * distinct keys and their values, then the tree from sorted keys (hs_store_build, steps 2-6 of
+ * the build).  Two transposed operands sum as they are and C is that sum's transpose, a view
+ * (hs_store.trans: the paper's matrix state apart from the content), so their lists merge too.  A and B may differ in node size
  * from C and from each other.  An operand of another format is converted to hisparse on its
  * backend first (with C's options): the issue's conversion path for CSR inputs. */
 typedef struct {
@@ -916,23 +923,25 @@ static size_t small_carve(sps_hs_small *w, unsigned char *base, sps_index n, sps
 /* hs_add_values' overflow flag (~u of the first distinct key whose alpha a + beta b is not
  * finite, 0 for none: the operands and scales are finite, so only an overflow): its error,
  * naming the entry (ukey: the distinct keys in backend memory), or SPS_OK */
-static sps_status add_overflow(sps_context ctx, sps_scalar t, sps_hs_geom g, const uint64_t *ukey, uint64_t bad)
+static sps_status add_overflow(sps_context ctx, sps_scalar t, sps_hs_geom g, const uint64_t *ukey, uint64_t bad,
+                               int view)
 {
     if (!bad) return SPS_OK;
     uint64_t key = 0;
     sps_index r = -1, c = -1;
-    if (fetch(ctx, &key, ukey + ~bad, sizeof key) == SPS_OK) sps_hs_unkey(g, key, &r, &c);
+    if (fetch(ctx, &key, ukey + ~bad, sizeof key) == SPS_OK) sps_hs_unkey(g, key, view ? &c : &r, view ? &r : &c);
     return sps_error(ctx, SPS_ERR_NUMERIC,
                      "sps_matrix_add: alpha op(A) + beta op(B) overflows %s at entry (%d, %d) (0-based)",
                      sps_scalar_name(t), (int)r, (int)c);
 }
 
+/* the sum of trees op(A) and op(B) (ta, tb: the ops on the trees), n x m; view: C will be its
+ * transpose (add_view; for the overflow's message) */
 static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta, sps_matrix B, int tb, sps_options opt,
-                            sps_hs_geom g, sps_matrix *C)
+                            sps_hs_geom g, sps_index n, sps_index m, int view, sps_matrix *C)
 {
     sps_context ctx = A->ctx;
     const size_t vs = sps_scalar_size(A->t);
-    const sps_index n = ta ? A->m : A->n, m = ta ? A->n : A->m;
     hs_small_arg a = {.w = {.xa = store_sched(A->store), .xb = store_sched(B->store), .ta = ta, .tb = tb, .g = g,
                             .vs = vs, .nv = A->nnz + B->nnz}};
     const int64_t ca = sps_hs_list_slots(a.w.xa);
@@ -958,11 +967,23 @@ static sps_status add_small(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     }
     SPS_CHECK_GOTO(st, sps_kmat(ctx, A->t)->hs_small_shape(sps_ex(ctx), &a.w, alpha, beta), done);
     SPS_CHECK_GOTO(st, fetch(ctx, stats, a.w.stats, sizeof stats), done);
-    SPS_CHECK_GOTO(st, add_overflow(ctx, A->t, g, a.w.ukey, (uint64_t)stats[SPS_HSS_BAD]), done);
+    SPS_CHECK_GOTO(st, add_overflow(ctx, A->t, g, a.w.ukey, (uint64_t)stats[SPS_HSS_BAD], view), done);
     a.stats = stats;
     st = sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, stats[SPS_HSS_NU], A->t, small_build, &a, C);
 done: /* freed in stream order, after the fill */
     sps_dfree(ctx, ws), sps_dfree(ctx, list);
+    return st;
+}
+
+/* st's sum C made the transpose view of its tree where view is set: its sizes swapped */
+static sps_status add_view(sps_status st, int view, sps_matrix C)
+{
+    if (st == SPS_OK && view) {
+        hs_store *S = C->store;
+        const sps_index t = C->n;
+        C->n = C->m, C->m = t;
+        S->trans = 1;
+    }
     return st;
 }
 
@@ -972,15 +993,25 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
 {
     sps_context ctx = A->ctx;
     const sps_idx_kernels *k = sps_kidx(ctx);
-    const sps_index n = ta ? A->m : A->n, m = ta ? A->n : A->m;
     const size_t vs = sps_scalar_size(A->t);
+    /* op on the trees: an operand that is a transpose view flips its op; two transposed trees
+       sum as they are and C is the transpose of that sum (view), since A^T + B^T = (A + B)^T:
+       the trees' lists are in order then (sps_hs_list_sorted), and a transposed list is not */
+    ta ^= ((const hs_store *)A->store)->trans, tb ^= ((const hs_store *)B->store)->trans;
+    const int view = ta && tb;
+    if (view) ta = tb = 0;
+    const hs_store *SA = A->store;
+    const sps_index n = ta ? SA->H.m : SA->H.n, m = ta ? SA->H.n : SA->H.m; /* the sum's tree */
     sps_hisparse h;
     sps_hs_geom g;
     SPS_CHECK(hs_geometry(ctx, n, m, 0, vs, sps_opt_int(opt, "node-size"), &h, &g));
     const sps_hs_sched xa = store_sched(A->store), xb = store_sched(B->store);
     const int64_t ca = sps_hs_list_slots(xa), cb = sps_hs_list_slots(xb), nv = A->nnz + B->nnz;
     if (nv > 0 && ca + cb <= sps_opt_int(opt, "small-sum") && g.depth <= SPS_HS_SMALL_DEPTH)
-        return add_small(alpha, A, ta, beta, B, tb, opt, g, C);
+    {
+        const sps_status st = add_small(alpha, A, ta, beta, B, tb, opt, g, n, m, view, C);
+        return add_view(st, view, *C);
+    }
     if (ca + cb >= INT32_MAX) /* the lists' indices and counts are 32-bit on both backends */
         return sps_error(ctx, SPS_ERR_UNSUPPORTED,
                          "sps_matrix_add: %lld + %lld entries list %lld slots (at most %d)", (long long)A->nnz,
@@ -1023,8 +1054,9 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     hs_sum u = {ukey, val};
     SPS_CHECK_GOTO(st, sps_matrix_build(ctx, SPS_FMT_HISPARSE, opt, n, m, nu, A->t, sum_build, &u, C), done);
     st = fetch(ctx, &badh, bad, sizeof badh);
-    if (st == SPS_OK) st = add_overflow(ctx, A->t, g, ukey, badh);
+    if (st == SPS_OK) st = add_overflow(ctx, A->t, g, ukey, badh, view);
     if (st != SPS_OK) sps_matrix_destroy(*C), *C = NULL;
+    st = add_view(st, view, *C);
 done: /* freed in stream order */
     sps_dfree(ctx, list), sps_dfree(ctx, key), sps_dfree(ctx, src), sps_dfree(ctx, ustart), sps_dfree(ctx, at);
     sps_dfree(ctx, mark), sps_dfree(ctx, hist);

@@ -57,6 +57,7 @@ void sps_hisparse_free(sps_hisparse *H);
  *  that hold the backend build to the host builder.  SPS_ERR_ARG for another format. */
 typedef struct {
     sps_hisparse H;
+    int trans; /* the matrix is H's transpose (a sum of transposed operands: sps_matrix_add) */
     sps_hs_item *sparse, *dense;
     int64_t *warp_seg; /* nwarps + 1 (NULL without sparse items) */
     int64_t nsparse, ndense, nwarps;

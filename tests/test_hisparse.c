@@ -92,6 +92,25 @@ static void ref_spmv(const shape *s, sps_scalar t, const void *val, int trans, c
 }
 
 /* a real scalar x as one value of type t (complex: imaginary part 0) */
+/* t = a^T (host CSR, values of vs bytes; t's arrays allocated) */
+static void csr_transpose(const tu_csr *a, size_t vs, tu_csr *t)
+{
+    const sps_index n = (sps_index)a->info.rows, m = (sps_index)a->info.cols;
+    const int64_t nnz = a->info.nnz;
+    t->info = a->info, t->info.rows = m, t->info.cols = n;
+    t->rowptr = tu_xcalloc((size_t)m + 2, sizeof(sps_index));
+    t->col = tu_xcalloc((size_t)nnz + 1, sizeof(sps_index));
+    t->val = tu_xcalloc((size_t)nnz + 1, vs);
+    for (int64_t k = 0; k < nnz; k++) t->rowptr[a->col[k] + 2]++;
+    for (sps_index j = 0; j < m; j++) t->rowptr[j + 2] += t->rowptr[j + 1];
+    for (sps_index i = 0; i < n; i++)
+        for (sps_index k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
+            const sps_index at = t->rowptr[a->col[k] + 1]++;
+            t->col[at] = i;
+            memcpy((char *)t->val + (size_t)at * vs, (const char *)a->val + (size_t)k * vs, vs);
+        }
+}
+
 static void put_real(sps_scalar t, void *p, double x)
 {
     memset(p, 0, 16);
@@ -233,6 +252,13 @@ static void check(const shape *s, sps_scalar t, int d)
                     want_c.rowptr = r3, want_c.col = c3, want_c.val = v3;
                     TU_CHECK_EXPORT(g_ctx, Cm, &want_c, "%s: sps_matrix_add(0.5, A%s, 3, B%s) differs from the oracle",
                                     what, trans ? "^T" : "", trans ? "^T" : "");
+                    /* its products, the transposed operands' sum a view of the plain sum's tree */
+                    for (int mode = 0; mode < 2; mode++) {
+                        double w = 0;
+                        TU_CHECK(tu_spmv_check(g_ctx, &want_c, Cm, (sps_op_mode)mode, mode, tu_rng_u64(&g_rng), &w, NULL),
+                                 "%s: (0.5 A%s + 3 B%s) x, op %s: off by %g", what, trans ? "^T" : "", trans ? "^T" : "",
+                                 mode ? "T" : "N", w);
+                    }
                     sps_matrix_info_t ci;
                     TU_CHECK(sps_matrix_info(Cm, &ci) == SPS_OK && ci.format == SPS_FMT_HISPARSE,
                              "%s: the sum is a hisparse matrix", what);
@@ -263,13 +289,46 @@ static void check(const shape *s, sps_scalar t, int d)
                                      trans ? "^T" : "", trans ? "" : "^T");
                     }
                     sps_matrix_destroy(Bh);
-                    /* the backend's sum (lists, sort, build from keys) is the dual traversal's tree */
+                    /* the backend's sum (lists, sort or merge, build from keys) is the dual traversal's
+                       tree; of transposed operands, the transpose of the plain sum's (a view: A^T + B^T
+                       = (A + B)^T) */
                     sps_hisparse_copy cs;
+                    sps_hisparse Hp;
+                    const sps_hisparse *want_t = &Hc;
+                    if (trans && TU_OK(g_ctx, sps_hisparse_add(g_ctx, t, (sps_hisparse_view){&H, 0, {0.5, 0.0}},
+                                                               (sps_hisparse_view){&Hb, 0, {3.0, 0.0}}, d, &Hp)))
+                        want_t = &Hp;
                     if (TU_OK(g_ctx, sps_hisparse_download(Cm, &cs))) {
-                        TU_CHECK(hs_same_tree(&cs.H, &Hc),
-                                 "%s: sps_matrix_add's tree (%zu bytes) is the dual traversal's (%zu bytes)", what,
-                                 cs.H.bytes, Hc.bytes);
+                        TU_CHECK(hs_same_tree(&cs.H, want_t) && cs.trans == trans,
+                                 "%s: sps_matrix_add's tree (%zu bytes, transposed %d) is the dual traversal's (%zu "
+                                 "bytes, transposed %d)",
+                                 what, cs.H.bytes, cs.trans, want_t->bytes, trans);
                         sps_hisparse_copy_free(&cs);
+                    }
+                    if (want_t != &Hc) sps_hisparse_free(&Hp);
+                    /* the view in turn an operand: 3 C^T + 0.5 A (the tree as it is, op N on it) equals
+                       3 (0.5 A + 3 B) + 0.5 A of the transposed operands' sum: op T on a view flips back */
+                    if (trans && s->n == s->m) {
+                        sps_matrix V = NULL, W = NULL;
+                        tu_csr ev, ew, evt;
+                        memset(&ev, 0, sizeof ev), memset(&ew, 0, sizeof ew), memset(&evt, 0, sizeof evt);
+                        if (TU_OK(g_ctx, sps_matrix_add(beta, Cm, SPS_OP_T, alpha, Ah, SPS_OP_N, o, &V)) &&
+                            TU_OK(g_ctx, sps_matrix_add(beta, Cm, SPS_OP_N, alpha, Ah, SPS_OP_T, o, &W)) &&
+                            tu_export_csr(g_ctx, V, &ev) && tu_export_csr(g_ctx, W, &ew)) {
+                            csr_transpose(&ev, vs, &evt);
+                            TU_CHECK((ev.info.nnz > 0 || s->rowptr[s->n] == 0) && tu_same_csr(&evt, &ew),
+                                     "%s: 3 (0.5 A^T + 3 B^T)^T + 0.5 A is not the transpose of 3 (0.5 A^T + 3 B^T) + "
+                                     "0.5 A^T (%lld / %lld entries)", what, (long long)ev.info.nnz, (long long)ew.info.nnz);
+                            /* and V is 3 (0.5 A + 3 B) + 0.5 A of plain operands, bit for bit (the same sums) */
+                            sps_matrix S2 = NULL, V2 = NULL;
+                            if (TU_OK(g_ctx, sps_matrix_add(alpha, Am, SPS_OP_N, beta, Bm, SPS_OP_N, o, &S2)) &&
+                                TU_OK(g_ctx, sps_matrix_add(beta, S2, SPS_OP_N, alpha, Ah, SPS_OP_N, o, &V2)))
+                                TU_CHECK_EXPORT(g_ctx, V2, &ev, "%s: 3 (0.5 A^T + 3 B^T)^T + 0.5 A is not 3 (0.5 A + 3 B) "
+                                                "+ 0.5 A", what);
+                            sps_matrix_destroy(S2), sps_matrix_destroy(V2);
+                        }
+                        tu_csr_free(&ev), tu_csr_free(&ew), tu_csr_free(&evt);
+                        sps_matrix_destroy(V), sps_matrix_destroy(W);
                     }
                 }
                 /* square: 0.5 A + 3 B^T, the ops mixed, against the oracle's views */
