@@ -848,9 +848,10 @@ void sps_hisparse_copy_free(sps_hisparse_copy *c)
  * built), one stable sort of both lists (a merge where both are in C's order already), the
  * distinct keys and their values, then the tree from sorted keys (hs_store_build, steps 2-6 of
  * the build).  Two transposed operands sum as they are and C is that sum's transpose, a view
- * (hs_store.trans: the paper's matrix state apart from the content), so their lists merge too.  A and B may differ in node size
- * from C and from each other.  An operand of another format is converted to hisparse on its
- * backend first (with C's options): the issue's conversion path for CSR inputs. */
+ * (hs_store.trans: the paper's matrix state apart from the content), so their lists merge
+ * too.  A and B may differ in node size from C and from each other.  An operand of another
+ * format is converted to hisparse on its backend first (with C's options): the issue's
+ * conversion path for CSR inputs. */
 typedef struct {
     const uint64_t *key;
     const void *val;
@@ -997,20 +998,19 @@ static sps_status add_trees(sps_cplx alpha, sps_matrix A, int ta, sps_cplx beta,
     /* op on the trees: an operand that is a transpose view flips its op; two transposed trees
        sum as they are and C is the transpose of that sum (view), since A^T + B^T = (A + B)^T:
        the trees' lists are in order then (sps_hs_list_sorted), and a transposed list is not */
-    ta ^= ((const hs_store *)A->store)->trans, tb ^= ((const hs_store *)B->store)->trans;
+    const hs_store *SA = A->store, *SB = B->store;
+    ta ^= SA->trans, tb ^= SB->trans;
     const int view = ta && tb;
     if (view) ta = tb = 0;
-    const hs_store *SA = A->store;
     const sps_index n = ta ? SA->H.m : SA->H.n, m = ta ? SA->H.n : SA->H.m; /* the sum's tree */
     sps_hisparse h;
     sps_hs_geom g;
     SPS_CHECK(hs_geometry(ctx, n, m, 0, vs, sps_opt_int(opt, "node-size"), &h, &g));
     const sps_hs_sched xa = store_sched(A->store), xb = store_sched(B->store);
     const int64_t ca = sps_hs_list_slots(xa), cb = sps_hs_list_slots(xb), nv = A->nnz + B->nnz;
-    if (nv > 0 && ca + cb <= sps_opt_int(opt, "small-sum") && g.depth <= SPS_HS_SMALL_DEPTH)
-    {
+    if (nv > 0 && ca + cb <= sps_opt_int(opt, "small-sum") && g.depth <= SPS_HS_SMALL_DEPTH) {
         const sps_status st = add_small(alpha, A, ta, beta, B, tb, opt, g, n, m, view, C);
-        return add_view(st, view, *C);
+        return add_view(st, view, *C); /* *C read after the call that sets it */
     }
     if (ca + cb >= INT32_MAX) /* the lists' indices and counts are 32-bit on both backends */
         return sps_error(ctx, SPS_ERR_UNSUPPORTED,

@@ -8,8 +8,9 @@
  * in one block of 256 or 512 threads for lists of up to SPS_HS_SMALL_SLOTS slots (listed and
  * sorted inside: cub::BlockRadixSort), else on a cooperative grid of resident blocks after
  * hs_list and hs_sort_pairs (hs_merge_pairs where both lists are in order already), a barrier
- * (the block's or the grid's) between steps and prefix sums across the launch.  The result is the general sum's tree and
- * schedule byte for byte (tests/test_hisparse.c, test_gpu_hisparse.c).
+ * (the block's or the grid's) between steps and prefix sums across the launch.  The result is
+ * the general sum's tree and schedule byte for byte (tests/test_hisparse.c,
+ * test_gpu_hisparse.c).
  *
  * Why a second path: the general sum queues some 70 launches, copies and stream-ordered
  * allocations and waits for the device four times; for a sum of a few thousand entries that

@@ -91,26 +91,20 @@ static void ref_spmv(const shape *s, sps_scalar t, const void *val, int trans, c
         }
 }
 
-/* a real scalar x as one value of type t (complex: imaginary part 0) */
-/* t = a^T (host CSR, values of vs bytes; t's arrays allocated) */
-static void csr_transpose(const tu_csr *a, size_t vs, tu_csr *t)
+/* t = a^T, through the library's host transpose (formats/csr_host.c); t's arrays allocated
+ * (tu_csr_free) */
+static void csr_transpose(const tu_csr *a, tu_csr *t)
 {
-    const sps_index n = (sps_index)a->info.rows, m = (sps_index)a->info.cols;
-    const int64_t nnz = a->info.nnz;
-    t->info = a->info, t->info.rows = m, t->info.cols = n;
-    t->rowptr = tu_xcalloc((size_t)m + 2, sizeof(sps_index));
-    t->col = tu_xcalloc((size_t)nnz + 1, sizeof(sps_index));
-    t->val = tu_xcalloc((size_t)nnz + 1, vs);
-    for (int64_t k = 0; k < nnz; k++) t->rowptr[a->col[k] + 2]++;
-    for (sps_index j = 0; j < m; j++) t->rowptr[j + 2] += t->rowptr[j + 1];
-    for (sps_index i = 0; i < n; i++)
-        for (sps_index k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) {
-            const sps_index at = t->rowptr[a->col[k] + 1]++;
-            t->col[at] = i;
-            memcpy((char *)t->val + (size_t)at * vs, (const char *)a->val + (size_t)k * vs, vs);
-        }
+    const sps_csr_host h = {.n = (sps_index)a->info.rows, .m = (sps_index)a->info.cols, .nnz = a->info.nnz,
+                            .t = a->info.scalar, .rowptr = a->rowptr, .col = a->col, .val = a->val};
+    sps_csr_host ht;
+    memset(t, 0, sizeof *t);
+    if (!TU_OK(g_ctx, sps_csr_host_transpose(g_ctx, &h, &ht))) return;
+    t->info = a->info, t->info.rows = ht.n, t->info.cols = ht.m;
+    t->rowptr = ht.rowptr, t->col = ht.col, t->val = ht.val; /* malloc'd: tu_csr_free frees them */
 }
 
+/* a real scalar x as one value of type t (complex: imaginary part 0) */
 static void put_real(sps_scalar t, void *p, double x)
 {
     memset(p, 0, 16);
@@ -255,9 +249,10 @@ static void check(const shape *s, sps_scalar t, int d)
                     /* its products, the transposed operands' sum a view of the plain sum's tree */
                     for (int mode = 0; mode < 2; mode++) {
                         double w = 0;
-                        TU_CHECK(tu_spmv_check(g_ctx, &want_c, Cm, (sps_op_mode)mode, mode, tu_rng_u64(&g_rng), &w, NULL),
-                                 "%s: (0.5 A%s + 3 B%s) x, op %s: off by %g", what, trans ? "^T" : "", trans ? "^T" : "",
-                                 mode ? "T" : "N", w);
+                        const uint64_t seed = tu_rng_u64(&g_rng);
+                        TU_CHECK(tu_spmv_check(g_ctx, &want_c, Cm, (sps_op_mode)mode, mode, seed, &w, NULL),
+                                 "%s: (0.5 A%s + 3 B%s) x, op %s: off by %g", what, trans ? "^T" : "",
+                                 trans ? "^T" : "", mode ? "T" : "N", w);
                     }
                     sps_matrix_info_t ci;
                     TU_CHECK(sps_matrix_info(Cm, &ci) == SPS_OK && ci.format == SPS_FMT_HISPARSE,
@@ -315,16 +310,18 @@ static void check(const shape *s, sps_scalar t, int d)
                         if (TU_OK(g_ctx, sps_matrix_add(beta, Cm, SPS_OP_T, alpha, Ah, SPS_OP_N, o, &V)) &&
                             TU_OK(g_ctx, sps_matrix_add(beta, Cm, SPS_OP_N, alpha, Ah, SPS_OP_T, o, &W)) &&
                             tu_export_csr(g_ctx, V, &ev) && tu_export_csr(g_ctx, W, &ew)) {
-                            csr_transpose(&ev, vs, &evt);
+                            csr_transpose(&ev, &evt);
                             TU_CHECK((ev.info.nnz > 0 || s->rowptr[s->n] == 0) && tu_same_csr(&evt, &ew),
                                      "%s: 3 (0.5 A^T + 3 B^T)^T + 0.5 A is not the transpose of 3 (0.5 A^T + 3 B^T) + "
-                                     "0.5 A^T (%lld / %lld entries)", what, (long long)ev.info.nnz, (long long)ew.info.nnz);
+                                     "0.5 A^T (%lld / %lld entries)",
+                                     what, (long long)ev.info.nnz, (long long)ew.info.nnz);
                             /* and V is 3 (0.5 A + 3 B) + 0.5 A of plain operands, bit for bit (the same sums) */
                             sps_matrix S2 = NULL, V2 = NULL;
                             if (TU_OK(g_ctx, sps_matrix_add(alpha, Am, SPS_OP_N, beta, Bm, SPS_OP_N, o, &S2)) &&
                                 TU_OK(g_ctx, sps_matrix_add(beta, S2, SPS_OP_N, alpha, Ah, SPS_OP_N, o, &V2)))
-                                TU_CHECK_EXPORT(g_ctx, V2, &ev, "%s: 3 (0.5 A^T + 3 B^T)^T + 0.5 A is not 3 (0.5 A + 3 B) "
-                                                "+ 0.5 A", what);
+                                TU_CHECK_EXPORT(g_ctx, V2, &ev,
+                                                "%s: 3 (0.5 A^T + 3 B^T)^T + 0.5 A is not 3 (0.5 A + 3 B) + 0.5 A",
+                                                what);
                             sps_matrix_destroy(S2), sps_matrix_destroy(V2);
                         }
                         tu_csr_free(&ev), tu_csr_free(&ew), tu_csr_free(&evt);
